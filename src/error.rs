@@ -1,0 +1,388 @@
+//! Errors that name the JavaScript exception the Fetch Standard throws.
+//!
+//! Every fallible operation in this crate returns [`Error`]. Its [`kind`](Error::kind)
+//! says which exception a browser would throw for the same input — a `TypeError` for an
+//! invalid header name, a `RangeError` for a status of 600, an `AbortError` when a signal
+//! fires — so code written against the spec's prose can match on it. The network cause,
+//! if any, is on [`std::error::Error::source`] and on [`Error::network_error`].
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// A boxed error that can cross threads: the cause behind an [`Error`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// A `Result` whose error is this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Which JavaScript exception the spec throws for an error.
+///
+/// The names match the JavaScript constructors (`TypeError`, `RangeError`, `SyntaxError`)
+/// and the [`DOMException`](https://webidl.spec.whatwg.org/#idl-DOMException-error-names)
+/// names (`AbortError`, `TimeoutError`, `InvalidStateError`, `NotSupportedError`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A JavaScript `TypeError`: invalid arguments, a network error, a used body.
+    TypeError,
+    /// A JavaScript `RangeError`: a status outside its range.
+    RangeError,
+    /// A JavaScript `SyntaxError`: a body that is not valid JSON.
+    SyntaxError,
+    /// A `DOMException` named `AbortError`: the operation was aborted.
+    AbortError,
+    /// A `DOMException` named `TimeoutError`: the operation timed out.
+    TimeoutError,
+    /// A `DOMException` named `InvalidStateError`.
+    InvalidStateError,
+    /// A `DOMException` named `NotSupportedError`.
+    NotSupportedError,
+    /// An abort reason supplied by the caller that is none of the above; the caller's
+    /// value is available through [`Error::payload`].
+    Custom,
+}
+
+impl ErrorKind {
+    /// The JavaScript name of the exception: `"TypeError"`, `"AbortError"`, and so on.
+    pub fn js_name(self) -> &'static str {
+        match self {
+            ErrorKind::TypeError => "TypeError",
+            ErrorKind::RangeError => "RangeError",
+            ErrorKind::SyntaxError => "SyntaxError",
+            ErrorKind::AbortError => "AbortError",
+            ErrorKind::TimeoutError => "TimeoutError",
+            ErrorKind::InvalidStateError => "InvalidStateError",
+            ErrorKind::NotSupportedError => "NotSupportedError",
+            ErrorKind::Custom => "Error",
+        }
+    }
+
+    /// Whether the spec throws this as a `DOMException` rather than a JavaScript
+    /// built-in error.
+    pub fn is_dom_exception(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::AbortError
+                | ErrorKind::TimeoutError
+                | ErrorKind::InvalidStateError
+                | ErrorKind::NotSupportedError
+        )
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.js_name())
+    }
+}
+
+/// Why a fetch ended in a [network error](https://fetch.spec.whatwg.org/#concept-network-error).
+///
+/// `fetch()` rejects a network error with a [`ErrorKind::TypeError`] whose
+/// [`source`](std::error::Error::source) is one of these.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NetworkError {
+    /// The URL's scheme is not one fetch can handle.
+    #[error("unsupported URL scheme {0:?}")]
+    UnsupportedScheme(String),
+    /// The URL's port is on the spec's [bad port](https://fetch.spec.whatwg.org/#bad-port) list.
+    #[error("port {0} is blocked")]
+    BadPort(u16),
+    /// A redirect chain longer than 20.
+    #[error("more than 20 redirects")]
+    TooManyRedirects,
+    /// A redirect was refused because the request's redirect mode is `error`.
+    #[error("redirect refused: the request's redirect mode is \"error\"")]
+    RedirectRefused,
+    /// A redirect's `Location` could not be parsed as a URL.
+    #[error("invalid Location header {0:?}")]
+    InvalidLocation(String),
+    /// A redirect needed the request body again, but the body was a stream.
+    #[error("cannot follow a redirect that needs a streamed request body again")]
+    StreamBodyOnRedirect,
+    /// A `data:` URL that the data: URL processor rejects.
+    #[error("invalid data: URL")]
+    InvalidDataUrl,
+    /// A `blob:` URL with no entry in the blob URL store, or a non-GET request for one.
+    #[error("invalid blob: URL")]
+    InvalidBlobUrl,
+    /// A `file:` URL while file fetches are disabled, or a file that cannot be read.
+    #[error("file: URL refused or unreadable")]
+    File(#[source] Option<std::io::Error>),
+    /// A request blocked by the spec's policy checks (mixed content, CORS, mode, and so on).
+    #[error("blocked: {0}")]
+    Blocked(Cow<'static, str>),
+    /// A CORS check or preflight failed.
+    #[error("CORS check failed: {0}")]
+    Cors(Cow<'static, str>),
+    /// The response body did not match the request's integrity metadata.
+    #[error("integrity metadata does not match the response body")]
+    Integrity,
+    /// Name resolution failed.
+    #[error("DNS lookup failed")]
+    Dns(#[source] BoxError),
+    /// The connection could not be established.
+    #[error("connect failed")]
+    Connect(#[source] BoxError),
+    /// The TLS handshake failed.
+    #[error("TLS handshake failed")]
+    Tls(#[source] BoxError),
+    /// The peer broke the HTTP protocol or closed the connection early.
+    #[error("HTTP protocol error")]
+    Protocol(#[source] BoxError),
+    /// A response body whose content coding could not be decoded.
+    #[error("content decoding failed")]
+    Decode(#[source] BoxError),
+    /// A response body shorter or longer than its `Content-Length`.
+    #[error("response body length does not match Content-Length")]
+    LengthMismatch,
+    /// A configured timeout fired.
+    #[error("{0} timeout elapsed")]
+    Timeout(TimeoutKind),
+    /// Any other network failure.
+    #[error("{0}")]
+    Other(Cow<'static, str>),
+}
+
+/// Which of a client's timeouts fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TimeoutKind {
+    /// Establishing the connection (DNS, TCP, TLS) took too long.
+    Connect,
+    /// The whole fetch took too long.
+    Total,
+    /// No bytes arrived for too long.
+    Idle,
+}
+
+impl fmt::Display for TimeoutKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeoutKind::Connect => "connect",
+            TimeoutKind::Total => "total",
+            TimeoutKind::Idle => "idle",
+        })
+    }
+}
+
+/// The error type of this crate.
+///
+/// Cheap to clone: an abort reason or a body error can be handed to several waiters.
+#[derive(Clone)]
+pub struct Error {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    message: Cow<'static, str>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+    payload: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Error {
+    /// An error of `kind` with a message saying what was wrong.
+    pub fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Error {
+        Error {
+            inner: Arc::new(Inner {
+                kind,
+                message: message.into(),
+                source: None,
+                payload: None,
+            }),
+        }
+    }
+
+    /// A `TypeError` with `message`.
+    pub fn type_error(message: impl Into<Cow<'static, str>>) -> Error {
+        Error::new(ErrorKind::TypeError, message)
+    }
+
+    /// A `RangeError` with `message`.
+    pub fn range_error(message: impl Into<Cow<'static, str>>) -> Error {
+        Error::new(ErrorKind::RangeError, message)
+    }
+
+    /// An `AbortError` `DOMException`, the default reason of an aborted signal.
+    pub fn abort_error() -> Error {
+        Error::new(ErrorKind::AbortError, "This operation was aborted")
+    }
+
+    /// A `TimeoutError` `DOMException`, the reason of a signal from
+    /// [`AbortSignal::timeout`](crate::AbortSignal::timeout).
+    pub fn timeout_error() -> Error {
+        Error::new(ErrorKind::TimeoutError, "The operation timed out")
+    }
+
+    /// A network error: a `TypeError` whose source is `cause`.
+    pub fn network(cause: NetworkError) -> Error {
+        Error::type_error("network error").with_source(cause)
+    }
+
+    /// An error of kind [`ErrorKind::Custom`] carrying a caller's value, for abort reasons
+    /// that are not exceptions (`controller.abort("why")` in JavaScript).
+    pub fn custom(
+        message: impl Into<Cow<'static, str>>,
+        payload: Arc<dyn Any + Send + Sync>,
+    ) -> Error {
+        Error::new(ErrorKind::Custom, message).with_payload(payload)
+    }
+
+    /// This error with `source` as its cause.
+    pub fn with_source(self, source: impl Into<BoxError>) -> Error {
+        let source: BoxError = source.into();
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                source: Some(Arc::from(source)),
+                ..inner
+            }),
+        }
+    }
+
+    /// This error carrying `payload`, a value the caller wants back unchanged (the
+    /// JavaScript value of an abort reason, for example).
+    pub fn with_payload(self, payload: Arc<dyn Any + Send + Sync>) -> Error {
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                payload: Some(payload),
+                ..inner
+            }),
+        }
+    }
+
+    fn into_inner(self) -> Inner {
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(shared) => Inner {
+                kind: shared.kind,
+                message: shared.message.clone(),
+                source: shared.source.clone(),
+                payload: shared.payload.clone(),
+            },
+        }
+    }
+
+    /// Which JavaScript exception the spec throws here.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// The message, without the cause.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// The value attached with [`Error::with_payload`] or [`Error::custom`], if any.
+    pub fn payload(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.inner.payload.as_ref()
+    }
+
+    /// The network error behind a rejected fetch, if any: the first [`NetworkError`] in the
+    /// chain of sources.
+    pub fn network_error(&self) -> Option<&NetworkError> {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = match &self.inner.source {
+            Some(source) => Some(source.as_ref()),
+            None => None,
+        };
+        while let Some(error) = source {
+            if let Some(network) = error.downcast_ref::<NetworkError>() {
+                return Some(network);
+            }
+            source = error.source();
+        }
+        None
+    }
+
+    /// Whether this is an `AbortError` or a `TimeoutError`: the fetch was cancelled.
+    pub fn is_abort(&self) -> bool {
+        matches!(self.kind(), ErrorKind::AbortError | ErrorKind::TimeoutError)
+    }
+
+    /// Whether both errors are the same value: clones of one error compare equal.
+    pub fn same(&self, other: &Error) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("Error");
+        debug.field("kind", &self.inner.kind);
+        debug.field("message", &self.inner.message);
+        if let Some(source) = &self.inner.source {
+            debug.field("source", source);
+        }
+        if self.inner.payload.is_some() {
+            debug.field("payload", &"..");
+        }
+        debug.finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.inner.kind, self.inner.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.inner.source {
+            Some(source) => Some(source.as_ref()),
+            None => None,
+        }
+    }
+}
+
+impl From<NetworkError> for Error {
+    fn from(cause: NetworkError) -> Error {
+        Error::network(cause)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_error_is_a_type_error_with_its_cause() {
+        let error = Error::network(NetworkError::BadPort(25));
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(matches!(
+            error.network_error(),
+            Some(NetworkError::BadPort(25))
+        ));
+        assert!(std::error::Error::source(&error).is_some());
+    }
+
+    #[test]
+    fn clones_are_the_same_error() {
+        let error = Error::abort_error();
+        let clone = error.clone();
+        assert!(error.same(&clone));
+        assert!(!error.same(&Error::abort_error()));
+        assert!(error.is_abort());
+    }
+
+    #[test]
+    fn payload_survives_with_source() {
+        let error =
+            Error::custom("reason", Arc::new(42_u32)).with_source(NetworkError::TooManyRedirects);
+        assert_eq!(error.kind(), ErrorKind::Custom);
+        let payload = error.payload().and_then(|p| p.downcast_ref::<u32>());
+        assert_eq!(payload, Some(&42));
+    }
+
+    #[test]
+    fn kind_names_match_javascript() {
+        assert_eq!(ErrorKind::TypeError.js_name(), "TypeError");
+        assert!(ErrorKind::AbortError.is_dom_exception());
+        assert!(!ErrorKind::RangeError.is_dom_exception());
+    }
+}
