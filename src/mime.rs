@@ -408,6 +408,139 @@ impl MimeType {
             .position(|(n, _)| n.eq_ignore_ascii_case(name))?;
         Some(self.parameters.remove(index).1)
     }
+
+    // MIME type groups: https://mimesniff.spec.whatwg.org/#mime-type-groups
+
+    /// Whether this is an [image MIME type](https://mimesniff.spec.whatwg.org/#image-mime-type):
+    /// its type is "`image`".
+    pub fn is_image(&self) -> bool {
+        self.type_ == "image"
+    }
+
+    /// Whether this is an
+    /// [audio or video MIME type](https://mimesniff.spec.whatwg.org/#audio-or-video-mime-type):
+    /// its type is "`audio`" or "`video`", or its essence is "`application/ogg`".
+    pub fn is_audio_or_video(&self) -> bool {
+        self.type_ == "audio" || self.type_ == "video" || self.essence_is("application", "ogg")
+    }
+
+    /// Whether this is a [font MIME type](https://mimesniff.spec.whatwg.org/#font-mime-type):
+    /// its type is "`font`", or its essence is one of the legacy `application/font-*` and
+    /// `application/vnd.ms-*` font types.
+    pub fn is_font(&self) -> bool {
+        self.type_ == "font"
+            || (self.type_ == "application"
+                && matches!(
+                    self.subtype.as_str(),
+                    "font-cff"
+                        | "font-otf"
+                        | "font-sfnt"
+                        | "font-ttf"
+                        | "font-woff"
+                        | "vnd.ms-fontobject"
+                        | "vnd.ms-opentype"
+                ))
+    }
+
+    /// Whether this is a
+    /// [ZIP-based MIME type](https://mimesniff.spec.whatwg.org/#zip-based-mime-type): its
+    /// subtype ends in "`+zip`" or its essence is "`application/zip`".
+    pub fn is_zip_based(&self) -> bool {
+        self.subtype.ends_with("+zip") || self.essence_is("application", "zip")
+    }
+
+    /// Whether this is an
+    /// [archive MIME type](https://mimesniff.spec.whatwg.org/#archive-mime-type): its essence
+    /// is "`application/x-rar-compressed`", "`application/zip`" or "`application/x-gzip`".
+    pub fn is_archive(&self) -> bool {
+        self.type_ == "application"
+            && matches!(self.subtype.as_str(), "x-rar-compressed" | "zip" | "x-gzip")
+    }
+
+    /// Whether this is an [XML MIME type](https://mimesniff.spec.whatwg.org/#xml-mime-type):
+    /// its subtype ends in "`+xml`" or its essence is "`text/xml`" or "`application/xml`".
+    pub fn is_xml(&self) -> bool {
+        self.subtype.ends_with("+xml")
+            || self.essence_is("text", "xml")
+            || self.essence_is("application", "xml")
+    }
+
+    /// Whether this is an [HTML MIME type](https://mimesniff.spec.whatwg.org/#html-mime-type):
+    /// its essence is "`text/html`".
+    pub fn is_html(&self) -> bool {
+        self.essence_is("text", "html")
+    }
+
+    /// Whether this is a
+    /// [scriptable MIME type](https://mimesniff.spec.whatwg.org/#scriptable-mime-type): an XML
+    /// MIME type, an HTML MIME type, or one whose essence is "`application/pdf`".
+    pub fn is_scriptable(&self) -> bool {
+        self.is_xml() || self.is_html() || self.essence_is("application", "pdf")
+    }
+
+    /// Whether this is a
+    /// [JavaScript MIME type](https://mimesniff.spec.whatwg.org/#javascript-mime-type): its
+    /// essence is one of the spec's sixteen JavaScript essences, such as "`text/javascript`".
+    ///
+    /// ```
+    /// use whatwg_fetch::mime::MimeType;
+    ///
+    /// assert!(MimeType::parse("text/javascript;charset=utf-8").unwrap().is_javascript());
+    /// assert!(!MimeType::parse("text/plain").unwrap().is_javascript());
+    /// ```
+    pub fn is_javascript(&self) -> bool {
+        JAVASCRIPT_MIME_TYPE_ESSENCES.contains(&self.essence().as_str())
+    }
+
+    /// Whether this is a [JSON MIME type](https://mimesniff.spec.whatwg.org/#json-mime-type):
+    /// its subtype ends in "`+json`" or its essence is "`application/json`" or
+    /// "`text/json`".
+    pub fn is_json(&self) -> bool {
+        self.subtype.ends_with("+json")
+            || self.essence_is("application", "json")
+            || self.essence_is("text", "json")
+    }
+
+    fn essence_is(&self, type_: &str, subtype: &str) -> bool {
+        self.type_ == type_ && self.subtype == subtype
+    }
+}
+
+/// The essences of a [JavaScript MIME type](https://mimesniff.spec.whatwg.org/#javascript-mime-type).
+const JAVASCRIPT_MIME_TYPE_ESSENCES: [&str; 16] = [
+    "application/ecmascript",
+    "application/javascript",
+    "application/x-ecmascript",
+    "application/x-javascript",
+    "text/ecmascript",
+    "text/javascript",
+    "text/javascript1.0",
+    "text/javascript1.1",
+    "text/javascript1.2",
+    "text/javascript1.3",
+    "text/javascript1.4",
+    "text/javascript1.5",
+    "text/jscript",
+    "text/livescript",
+    "text/x-ecmascript",
+    "text/x-javascript",
+];
+
+/// Whether `string` is a
+/// [JavaScript MIME type essence match](https://mimesniff.spec.whatwg.org/#javascript-mime-type-essence-match):
+/// an ASCII case-insensitive match for one of the JavaScript MIME type essences. Unlike
+/// [`MimeType::is_javascript`], parameters and surrounding whitespace make this false.
+///
+/// ```
+/// use whatwg_fetch::mime::is_javascript_mime_type_essence_match;
+///
+/// assert!(is_javascript_mime_type_essence_match("Text/JavaScript"));
+/// assert!(!is_javascript_mime_type_essence_match("text/javascript;charset=utf-8"));
+/// ```
+pub fn is_javascript_mime_type_essence_match(string: &str) -> bool {
+    JAVASCRIPT_MIME_TYPE_ESSENCES
+        .iter()
+        .any(|essence| essence.eq_ignore_ascii_case(string))
 }
 
 impl fmt::Display for MimeType {

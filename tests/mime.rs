@@ -214,3 +214,30 @@ proptest! {
         check_round_trip(&mime);
     }
 }
+
+#[test]
+fn mime_type_groups() {
+    let parse = |s: &str| MimeType::parse(s).unwrap();
+    assert!(parse("IMAGE/svg+xml").is_image());
+    assert!(parse("image/svg+xml").is_xml());
+    assert!(parse("image/svg+xml").is_scriptable());
+    assert!(parse("application/ogg").is_audio_or_video());
+    assert!(parse("video/mp4").is_audio_or_video());
+    assert!(!parse("application/oggx").is_audio_or_video());
+    assert!(parse("font/woff2").is_font());
+    assert!(parse("application/vnd.ms-opentype").is_font());
+    assert!(parse("application/epub+zip").is_zip_based());
+    assert!(!parse("application/epub+zip").is_archive());
+    assert!(parse("application/x-gzip").is_archive());
+    assert!(parse("text/html;charset=utf-8").is_html());
+    assert!(parse("application/pdf").is_scriptable());
+    assert!(!parse("text/plain").is_scriptable());
+    assert!(parse("text/x-JavaScript").is_javascript());
+    assert!(!parse("text/javascript2").is_javascript());
+    assert!(parse("application/ld+json").is_json());
+    assert!(parse("text/json").is_json());
+    assert!(!parse("text/jsonx").is_json());
+    assert!(whatwg_fetch::mime::is_javascript_mime_type_essence_match(
+        "APPLICATION/ECMASCRIPT"
+    ));
+}
