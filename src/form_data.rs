@@ -1070,6 +1070,21 @@ mod tests {
     }
 
     #[test]
+    fn chunks_share_file_bytes_and_concatenate_to_the_payload() {
+        let contents = Bytes::from(vec![1_u8; 4096]);
+        let mut form = FormData::new();
+        form.append("a", "1");
+        form.append_blob("f", Blob::from_bytes(contents.clone(), ""), None);
+        let chunks = multipart_form_data_chunks(&form, "B");
+        assert!(
+            chunks
+                .iter()
+                .any(|chunk| chunk.as_ptr() == contents.as_ptr())
+        );
+        assert_eq!(chunks.concat(), multipart_form_data_encode(&form, "B"));
+    }
+
+    #[test]
     fn find_finds_the_first_occurrence() {
         assert_eq!(find(b"xx\r\n--b\r\n--b", b"\r\n--b"), Some(2));
         assert_eq!(find(b"\r\n-", b"\r\n--b"), None);

@@ -347,6 +347,85 @@ fn to_multipart_boundaries_are_fresh_and_valid() {
     assert!(first_payload.ends_with(format!("--{first}--\r\n").as_bytes()));
 }
 
+/// The UTF-8 cases of WPT's html/semantics/forms/form-submission-0/multipart-formdata.window.js
+/// (its "formdata event" variant appends to a FormData as here): each is a name, a string or
+/// a filename (of an empty `text/plain` file), and the expected name, filename and value on
+/// the wire.
+#[test]
+fn multipart_escaping_matches_wpt() {
+    /// (name, value, filename, expected name, expected filename, expected value)
+    type Case<'a> = (
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+    );
+    let cases: &[Case<'_>] = &[
+        ("basic", Some("test"), None, "basic", None, "test"),
+        (
+            "basic",
+            None,
+            Some("file-test.txt"),
+            "basic",
+            Some("file-test.txt"),
+            "",
+        ),
+        ("a\0b", Some("c"), None, "a\0b", None, "c"),
+        ("a", Some("b\0c"), None, "a", None, "b\0c"),
+        ("a", None, Some("b\0c"), "a", Some("b\0c"), ""),
+        ("a\nb", Some("c"), None, "a%0D%0Ab", None, "c"),
+        ("a\rb", Some("c"), None, "a%0D%0Ab", None, "c"),
+        ("a\r\nb", Some("c"), None, "a%0D%0Ab", None, "c"),
+        ("a\n\rb", Some("c"), None, "a%0D%0A%0D%0Ab", None, "c"),
+        ("a", Some("b\nc"), None, "a", None, "b\r\nc"),
+        ("a", Some("b\rc"), None, "a", None, "b\r\nc"),
+        ("a", Some("b\r\nc"), None, "a", None, "b\r\nc"),
+        ("a", Some("b\n\rc"), None, "a", None, "b\r\n\r\nc"),
+        ("a", None, Some("b\nc"), "a", Some("b%0Ac"), ""),
+        ("a", None, Some("b\rc"), "a", Some("b%0Dc"), ""),
+        ("a", None, Some("b\r\nc"), "a", Some("b%0D%0Ac"), ""),
+        ("a", None, Some("b\n\rc"), "a", Some("b%0A%0Dc"), ""),
+        ("a\"b", Some("c"), None, "a%22b", None, "c"),
+        ("a", Some("b\"c"), None, "a", None, "b\"c"),
+        ("a", None, Some("b\"c"), "a", Some("b%22c"), ""),
+        ("a'b", Some("c"), None, "a'b", None, "c"),
+        ("a", Some("b'c"), None, "a", None, "b'c"),
+        ("a", None, Some("b'c"), "a", Some("b'c"), ""),
+        ("a\\b", Some("c"), None, "a\\b", None, "c"),
+        ("a", Some("b\\c"), None, "a", None, "b\\c"),
+        ("a", None, Some("b\\c"), "a", Some("b\\c"), ""),
+        ("\u{e1}b", Some("\u{e7}"), None, "\u{e1}b", None, "\u{e7}"),
+        ("a", None, Some("\u{259}.txt"), "a", Some("\u{259}.txt"), ""),
+    ];
+    for &(name, value, filename, expected_name, expected_filename, expected_value) in cases {
+        let mut form = FormData::new();
+        match (value, filename) {
+            (Some(value), _) => form.append(name, value),
+            (None, Some(filename)) => {
+                form.append_blob(name, file(b"", filename, "text/plain", 0), None)
+            }
+            (None, None) => unreachable!(),
+        }
+        let boundary = "----formdata-wpt0123456789abcdef";
+        let headers = match expected_filename {
+            None => format!("Content-Disposition: form-data; name=\"{expected_name}\"\r\n"),
+            Some(filename) => format!(
+                "Content-Disposition: form-data; name=\"{expected_name}\"; filename=\"{filename}\"\r\n\
+                 Content-Type: text/plain\r\n"
+            ),
+        };
+        let expected =
+            format!("--{boundary}\r\n{headers}\r\n{expected_value}\r\n--{boundary}--\r\n");
+        assert_eq!(
+            form.to_multipart_with_boundary(boundary),
+            expected.as_bytes(),
+            "name {name:?}, value {value:?}, filename {filename:?}"
+        );
+    }
+}
+
 // --- Round trips -----------------------------------------------------------------------
 
 fn round_trip(form: &FormData) -> FormData {
