@@ -1,1 +1,645 @@
-//! (in progress)
+//! [`Blob`] and [`File`], from the [File API](https://w3c.github.io/FileAPI/).
+//!
+//! A `Blob` is an immutable byte sequence with a MIME type string; a `File` is a `Blob` with
+//! a name and a last-modified time. Both hold their bytes in a [`Bytes`], so cloning and
+//! [slicing](Blob::slice) never copy.
+//!
+//! Reading is synchronous here: a `Blob` is always in memory, so [`Blob::bytes`] and
+//! [`Blob::text`] return at once. A stream over a blob is a [`Body`](crate::body) concern.
+
+use std::ops::Deref;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::{Bytes, BytesMut};
+
+/// A [`Blob`](https://w3c.github.io/FileAPI/#blob-section): immutable bytes and a type.
+///
+/// Clones share the bytes.
+///
+/// ```
+/// use whatwg_fetch::blob::{Blob, BlobPropertyBag};
+///
+/// let blob = Blob::new(
+///     ["hello, ", "world"],
+///     BlobPropertyBag { r#type: Some("Text/Plain".into()), ..Default::default() },
+/// );
+/// assert_eq!(blob.size(), 12);
+/// assert_eq!(blob.r#type(), "text/plain");
+/// assert_eq!(blob.slice(Some(-5), None, None).text(), "world");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blob {
+    /// The blob's byte sequence.
+    bytes: Bytes,
+    /// <https://w3c.github.io/FileAPI/#dfn-type>, initially the empty string.
+    r#type: String,
+}
+
+/// One item of the [`BlobPart`](https://w3c.github.io/FileAPI/#typedefdef-blobpart) sequence
+/// given to [`Blob::new`] and [`File::new`]: `(BufferSource or Blob or USVString)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlobPart {
+    /// A `BufferSource`: bytes copied as they are.
+    Bytes(Bytes),
+    /// A `USVString`: UTF-8 encoded, with line endings converted if
+    /// [`Endings::Native`] is asked for.
+    Text(String),
+    /// A `Blob` (or a `File`): its bytes; its type is ignored.
+    Blob(Blob),
+}
+
+impl From<&str> for BlobPart {
+    fn from(text: &str) -> BlobPart {
+        BlobPart::Text(text.to_owned())
+    }
+}
+
+impl From<String> for BlobPart {
+    fn from(text: String) -> BlobPart {
+        BlobPart::Text(text)
+    }
+}
+
+impl From<&String> for BlobPart {
+    fn from(text: &String) -> BlobPart {
+        BlobPart::Text(text.clone())
+    }
+}
+
+impl From<Vec<u8>> for BlobPart {
+    fn from(bytes: Vec<u8>) -> BlobPart {
+        BlobPart::Bytes(Bytes::from(bytes))
+    }
+}
+
+impl From<&[u8]> for BlobPart {
+    fn from(bytes: &[u8]) -> BlobPart {
+        BlobPart::Bytes(Bytes::copy_from_slice(bytes))
+    }
+}
+
+impl<const N: usize> From<&[u8; N]> for BlobPart {
+    fn from(bytes: &[u8; N]) -> BlobPart {
+        BlobPart::Bytes(Bytes::copy_from_slice(bytes))
+    }
+}
+
+impl From<Bytes> for BlobPart {
+    fn from(bytes: Bytes) -> BlobPart {
+        BlobPart::Bytes(bytes)
+    }
+}
+
+impl From<Blob> for BlobPart {
+    fn from(blob: Blob) -> BlobPart {
+        BlobPart::Blob(blob)
+    }
+}
+
+impl From<&Blob> for BlobPart {
+    fn from(blob: &Blob) -> BlobPart {
+        BlobPart::Blob(blob.clone())
+    }
+}
+
+impl From<File> for BlobPart {
+    fn from(file: File) -> BlobPart {
+        BlobPart::Blob(file.blob)
+    }
+}
+
+impl From<&File> for BlobPart {
+    fn from(file: &File) -> BlobPart {
+        BlobPart::Blob(file.blob.clone())
+    }
+}
+
+/// The [`EndingType`](https://w3c.github.io/FileAPI/#enumdef-endingtype) enum: what
+/// [`Blob::new`] does with line endings in text parts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Endings {
+    /// `"transparent"`: text parts are encoded unchanged. The default.
+    #[default]
+    Transparent,
+    /// `"native"`: CR, LF and CRLF in text parts become the platform's line ending (CRLF on
+    /// Windows, LF elsewhere), as [convert line endings to
+    /// native](https://w3c.github.io/FileAPI/#convert-line-endings-to-native) says.
+    Native,
+}
+
+/// The [`BlobPropertyBag`](https://w3c.github.io/FileAPI/#dfn-BlobPropertyBag) dictionary:
+/// options for [`Blob::new`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlobPropertyBag {
+    /// The blob's type. Default is `None`, the same as the empty string. A type with a
+    /// character outside U+0020 to U+007E becomes the empty string; any other is ASCII
+    /// lowercased.
+    pub r#type: Option<String>,
+    /// What to do with line endings in text parts. Default is [`Endings::Transparent`].
+    pub endings: Endings,
+}
+
+/// The [`FilePropertyBag`](https://w3c.github.io/FileAPI/#dfn-FilePropertyBag) dictionary:
+/// options for [`File::new`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilePropertyBag {
+    /// The file's type, as [`BlobPropertyBag::type`](BlobPropertyBag#structfield.type).
+    /// Default is `None`, the same as the empty string.
+    pub r#type: Option<String>,
+    /// What to do with line endings in text parts. Default is [`Endings::Transparent`].
+    pub endings: Endings,
+    /// The file's last-modified time in milliseconds since the Unix epoch. Default is
+    /// `None`: the current time.
+    pub last_modified: Option<i64>,
+}
+
+impl Blob {
+    /// The [`Blob(blobParts, options)`](https://w3c.github.io/FileAPI/#constructorBlob)
+    /// constructor: the bytes of `parts` in order, typed as `options` says.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::{Blob, BlobPart, BlobPropertyBag};
+    ///
+    /// let first = Blob::new(["ab"], BlobPropertyBag::default());
+    /// let blob = Blob::new(
+    ///     [BlobPart::from(&first), BlobPart::from(&b"\x00\xff"[..]), BlobPart::from("c")],
+    ///     BlobPropertyBag::default(),
+    /// );
+    /// assert_eq!(&blob.bytes()[..], b"ab\x00\xffc");
+    /// assert_eq!(blob.r#type(), "");
+    /// ```
+    pub fn new(
+        parts: impl IntoIterator<Item = impl Into<BlobPart>>,
+        options: BlobPropertyBag,
+    ) -> Blob {
+        // Step 1. If invoked with zero parameters, return a new Blob object consisting of 0
+        // bytes, with size set to 0, and with type set to the empty string.
+        // (Falls out of the steps below.)
+        // Step 2. Let bytes be the result of processing blob parts given blobParts and
+        // options.
+        let bytes = process_blob_parts(parts.into_iter().map(Into::into), options.endings);
+        // Step 3. If the type member of the options argument is not the empty string, run the
+        // following sub-steps: …
+        let t = normalize_type(options.r#type.as_deref().unwrap_or(""));
+        // Step 4. Return a Blob object referring to bytes as its associated byte sequence,
+        // with its size set to the length of bytes, and its type set to the value of t from
+        // the substeps above.
+        Blob { bytes, r#type: t }
+    }
+
+    /// A blob holding `bytes`, with `type` normalized as the
+    /// [constructor](https://w3c.github.io/FileAPI/#constructorBlob) does (a character
+    /// outside U+0020 to U+007E makes it empty; otherwise it is ASCII lowercased).
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::Blob;
+    ///
+    /// let blob = Blob::from_bytes(&b"{}"[..], "Application/JSON");
+    /// assert_eq!(blob.r#type(), "application/json");
+    /// assert_eq!(blob.size(), 2);
+    /// ```
+    pub fn from_bytes(bytes: impl Into<Bytes>, r#type: &str) -> Blob {
+        Blob {
+            bytes: bytes.into(),
+            r#type: normalize_type(r#type),
+        }
+    }
+
+    /// A blob holding `bytes` whose type is `type` exactly as given, for the places where a
+    /// spec sets the type attribute directly (`Body`'s `blob()` sets it to the serialized
+    /// MIME type; the multipart/form-data parser to a part's `Content-Type`).
+    pub(crate) fn with_raw_type(bytes: Bytes, r#type: String) -> Blob {
+        Blob { bytes, r#type }
+    }
+
+    /// The [`size`](https://w3c.github.io/FileAPI/#dfn-size) attribute: the number of bytes.
+    pub fn size(&self) -> u64 {
+        // A slice length always fits in a u64 on the platforms Rust supports.
+        u64::try_from(self.bytes.len()).unwrap_or(u64::MAX)
+    }
+
+    /// The [`type`](https://w3c.github.io/FileAPI/#dfn-type) attribute: the blob's MIME type
+    /// as given, or the empty string.
+    pub fn r#type(&self) -> &str {
+        &self.r#type
+    }
+
+    /// The blob's [`type`](https://w3c.github.io/FileAPI/#dfn-type); the same as
+    /// [`r#type`](Self::type) without the raw identifier.
+    pub fn content_type(&self) -> &str {
+        &self.r#type
+    }
+
+    /// The [`slice(start, end, contentType)`](https://w3c.github.io/FileAPI/#dfn-slice)
+    /// method: the bytes from `start` up to, not including, `end`, as a new blob of type
+    /// `content_type`.
+    ///
+    /// Negative indices count from the end; indices are clamped to the blob; a reversed
+    /// range gives an empty blob. Without `content_type` the slice's type is the empty
+    /// string, not this blob's type. No bytes are copied.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::Blob;
+    ///
+    /// let blob = Blob::from_bytes(&b"0123456789"[..], "text/plain");
+    /// assert_eq!(blob.slice(Some(2), Some(-2), None).text(), "234567");
+    /// assert_eq!(blob.slice(Some(-3), None, Some("A/B")).r#type(), "a/b");
+    /// assert_eq!(blob.slice(Some(8), Some(2), None).size(), 0);
+    /// assert_eq!(blob.slice(None, None, None).r#type(), "");
+    /// ```
+    pub fn slice(&self, start: Option<i64>, end: Option<i64>, content_type: Option<&str>) -> Blob {
+        // Step 1. Let sliceStart, sliceEnd, and sliceContentType be null.
+        // Step 2. If start is given, set sliceStart to start.
+        // Step 3. If end is given, set sliceEnd to end.
+        // Step 4. If contentType is given, set sliceContentType to contentType.
+        // Step 5. Return the result of slice blob given this, sliceStart, sliceEnd, and
+        // sliceContentType.
+        slice_blob(self, start, end, content_type)
+    }
+
+    /// The blob's bytes, as the [`bytes()`](https://w3c.github.io/FileAPI/#bytes-method-algo)
+    /// method resolves to. Shares the blob's buffer.
+    pub fn bytes(&self) -> Bytes {
+        self.bytes.clone()
+    }
+
+    /// The blob's bytes, borrowed.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The [`text()`](https://w3c.github.io/FileAPI/#text-method-algo) method: the bytes,
+    /// [UTF-8 decoded](https://encoding.spec.whatwg.org/#utf-8-decode): a leading byte order
+    /// mark is dropped and invalid sequences become U+FFFD.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::Blob;
+    ///
+    /// let blob = Blob::from_bytes(&b"\xEF\xBB\xBFcaf\xC3\xA9 \xFF"[..], "");
+    /// assert_eq!(blob.text(), "café \u{FFFD}");
+    /// ```
+    pub fn text(&self) -> String {
+        utf8_decode(&self.bytes)
+    }
+}
+
+impl From<File> for Blob {
+    fn from(file: File) -> Blob {
+        file.blob
+    }
+}
+
+impl From<&File> for Blob {
+    fn from(file: &File) -> Blob {
+        file.blob.clone()
+    }
+}
+
+/// A [`File`](https://w3c.github.io/FileAPI/#file-section): a [`Blob`] with a name and a
+/// last-modified time.
+///
+/// Dereferences to its [`Blob`], so `size()`, `type()`, `slice()` and `text()` work on it.
+///
+/// ```
+/// use whatwg_fetch::blob::{File, FilePropertyBag};
+///
+/// let file = File::new(
+///     ["a,b\n1,2\n"],
+///     "data.csv",
+///     FilePropertyBag {
+///         r#type: Some("text/csv".into()),
+///         last_modified: Some(1_700_000_000_000),
+///         ..Default::default()
+///     },
+/// );
+/// assert_eq!(file.name(), "data.csv");
+/// assert_eq!(file.last_modified(), 1_700_000_000_000);
+/// assert_eq!(file.r#type(), "text/csv");
+/// assert_eq!(file.size(), 8);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    /// The file's bytes and type.
+    blob: Blob,
+    /// <https://w3c.github.io/FileAPI/#dfn-name>.
+    name: String,
+    /// <https://w3c.github.io/FileAPI/#dfn-lastModified>, in milliseconds since the Unix
+    /// epoch.
+    last_modified: i64,
+}
+
+impl File {
+    /// The [`File(fileBits, fileName, options)`](https://w3c.github.io/FileAPI/#file-constructor)
+    /// constructor.
+    pub fn new(
+        parts: impl IntoIterator<Item = impl Into<BlobPart>>,
+        name: impl Into<String>,
+        options: FilePropertyBag,
+    ) -> File {
+        // Step 1. Let bytes be the result of processing blob parts given fileBits and
+        // options.
+        let bytes = process_blob_parts(parts.into_iter().map(Into::into), options.endings);
+        // Step 2. Let n be the fileName argument to the constructor.
+        let n = name.into();
+        // Step 3. Process FilePropertyBag dictionary argument by running the following
+        // substeps:
+        // Step 3.1. If the type member is provided and is not the empty string, let t be set
+        // to the type dictionary member. If t contains any characters outside the range
+        // U+0020 to U+007E, then set t to the empty string and return from these substeps.
+        // Step 3.2. Convert every character in t to ASCII lowercase.
+        let t = normalize_type(options.r#type.as_deref().unwrap_or(""));
+        // Step 3.3. If the lastModified member is provided, let d be set to the lastModified
+        // dictionary member. If it is not provided, set d to the current date and time
+        // represented as the number of milliseconds since the Unix Epoch.
+        let d = options.last_modified.unwrap_or_else(now_millis);
+        // Step 4. Return a new File object F such that: F refers to the bytes byte sequence;
+        // F.size is set to the number of total bytes in bytes; F.name is set to n; F.type is
+        // set to t; F.lastModified is set to d.
+        File {
+            blob: Blob { bytes, r#type: t },
+            name: n,
+            last_modified: d,
+        }
+    }
+
+    /// A file with `blob`'s bytes and type, named `name`, last modified at `last_modified`
+    /// (milliseconds since the Unix epoch). Nothing is copied or normalized.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::{Blob, File};
+    ///
+    /// let file = File::from_blob(Blob::from_bytes(&b"x"[..], "text/plain"), "x.txt", 0);
+    /// assert_eq!((file.name(), file.r#type(), file.last_modified()), ("x.txt", "text/plain", 0));
+    /// ```
+    pub fn from_blob(blob: Blob, name: impl Into<String>, last_modified: i64) -> File {
+        File {
+            blob,
+            name: name.into(),
+            last_modified,
+        }
+    }
+
+    /// The [`name`](https://w3c.github.io/FileAPI/#dfn-name) attribute.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The [`lastModified`](https://w3c.github.io/FileAPI/#dfn-lastModified) attribute, in
+    /// milliseconds since the Unix epoch.
+    pub fn last_modified(&self) -> i64 {
+        self.last_modified
+    }
+
+    /// The file as a [`Blob`] (its bytes and type).
+    pub fn as_blob(&self) -> &Blob {
+        &self.blob
+    }
+
+    /// The file's [`Blob`], dropping the name and last-modified time.
+    pub fn into_blob(self) -> Blob {
+        self.blob
+    }
+}
+
+impl Deref for File {
+    type Target = Blob;
+
+    fn deref(&self) -> &Blob {
+        &self.blob
+    }
+}
+
+impl AsRef<Blob> for File {
+    fn as_ref(&self) -> &Blob {
+        &self.blob
+    }
+}
+
+/// [Process blob parts](https://w3c.github.io/FileAPI/#process-blob-parts) given `parts`
+/// and the `endings` member of the options.
+fn process_blob_parts(parts: impl Iterator<Item = BlobPart>, endings: Endings) -> Bytes {
+    // Step 1. Let bytes be an empty sequence of bytes.
+    // Not in the spec: a single byte or blob part is shared rather than copied.
+    let mut single: Option<Bytes> = None;
+    let mut bytes = BytesMut::new();
+    let mut count = 0_usize;
+    let mut append = |chunk: Bytes, bytes: &mut BytesMut| {
+        count += 1;
+        match (count, single.take()) {
+            (1, _) => single = Some(chunk),
+            (_, Some(first)) => {
+                bytes.extend_from_slice(&first);
+                bytes.extend_from_slice(&chunk);
+            }
+            (_, None) => bytes.extend_from_slice(&chunk),
+        }
+    };
+    // Step 2. For each element in parts:
+    for element in parts {
+        match element {
+            // Step 2.1. If element is a USVString, run the following substeps:
+            BlobPart::Text(element) => {
+                // Step 2.1.1. Let s be element.
+                // Step 2.1.2. If the endings member of options is "native", set s to the
+                // result of converting line endings to native of element.
+                let s = match endings {
+                    Endings::Native => convert_line_endings_to_native(&element),
+                    Endings::Transparent => element,
+                };
+                // Step 2.1.3. Append the result of UTF-8 encoding s to bytes.
+                append(Bytes::from(s.into_bytes()), &mut bytes);
+            }
+            // Step 2.2. If element is a BufferSource, get a copy of the bytes held by the
+            // buffer source, and append those bytes to bytes.
+            BlobPart::Bytes(element) => append(element, &mut bytes),
+            // Step 2.3. If element is a Blob, append the bytes it represents to bytes.
+            BlobPart::Blob(element) => append(element.bytes, &mut bytes),
+        }
+    }
+    // Step 3. Return bytes.
+    match single {
+        Some(only) => only,
+        None => bytes.freeze(),
+    }
+}
+
+/// [Convert line endings to native](https://w3c.github.io/FileAPI/#convert-line-endings-to-native)
+/// in `s`: CR, LF and CRLF all become the platform's line ending.
+///
+/// ```
+/// # use whatwg_fetch::blob::convert_line_endings_to_native;
+/// let native = if cfg!(windows) { "\r\n" } else { "\n" };
+/// assert_eq!(convert_line_endings_to_native("a\rb\r\nc\n"), format!("a{native}b{native}c{native}"));
+/// ```
+pub fn convert_line_endings_to_native(s: &str) -> String {
+    // Step 1. Let native line ending be the code point U+000A LF.
+    // Step 2. If the underlying platform's conventions are to represent newlines as a
+    // carriage return and line feed sequence, set native line ending to the code point
+    // U+000D CR followed by the code point U+000A LF.
+    let native_line_ending = if cfg!(windows) { "\r\n" } else { "\n" };
+    // Step 3. Set result to the empty string.
+    let mut result = String::with_capacity(s.len());
+    // Step 4. Let position be a position variable for s, initially pointing at the start of
+    // s.
+    let mut position = s;
+    // Step 5. Let token be the result of collecting a sequence of code points that are not
+    // equal to U+000A LF or U+000D CR from s given position.
+    // Step 6. Append token to result.
+    let end = position.find(['\r', '\n']).unwrap_or(position.len());
+    let (token, rest) = position.split_at(end);
+    result.push_str(token);
+    position = rest;
+    // Step 7. While position is not past the end of s:
+    while !position.is_empty() {
+        // Step 7.1. If the code point at position within s equals U+000D CR:
+        if let Some(rest) = position.strip_prefix('\r') {
+            // Step 7.1.1. Append native line ending to result.
+            result.push_str(native_line_ending);
+            // Step 7.1.2. Advance position by 1.
+            // Step 7.1.3. If position is not past the end of s and the code point at position
+            // within s equals U+000A LF advance position by 1.
+            position = rest.strip_prefix('\n').unwrap_or(rest);
+        }
+        // Step 7.2. Otherwise if the code point at position within s equals U+000A LF,
+        // advance position by 1 and append native line ending to result.
+        else if let Some(rest) = position.strip_prefix('\n') {
+            position = rest;
+            result.push_str(native_line_ending);
+        }
+        // Step 7.3. Let token be the result of collecting a sequence of code points that are
+        // not equal to U+000A LF or U+000D CR from s given position.
+        // Step 7.4. Append token to result.
+        let end = position.find(['\r', '\n']).unwrap_or(position.len());
+        let (token, rest) = position.split_at(end);
+        result.push_str(token);
+        position = rest;
+    }
+    // Step 8. Return result.
+    result
+}
+
+/// [Slice blob](https://w3c.github.io/FileAPI/#slice-blob) given `blob`, `start`, `end` and
+/// `content_type`.
+pub(crate) fn slice_blob(
+    blob: &Blob,
+    start: Option<i64>,
+    end: Option<i64>,
+    content_type: Option<&str>,
+) -> Blob {
+    // i128 holds every sum below without overflow.
+    // Step 1. Let originalSize be blob's size.
+    let original_size = i128::from(blob.size());
+    // Step 2. … User agents must normalize start according to the following:
+    let relative_start = match start.map(i128::from) {
+        // a. If start is null, let relativeStart be 0.
+        None => 0,
+        // b. If start is negative, let relativeStart be max((originalSize + start), 0).
+        Some(start) if start < 0 => (original_size + start).max(0),
+        // c. Otherwise, let relativeStart be min(start, originalSize).
+        Some(start) => start.min(original_size),
+    };
+    // Step 3. … User agents must normalize end according to the following:
+    let relative_end = match end.map(i128::from) {
+        // a. If end is null, let relativeEnd be originalSize.
+        None => original_size,
+        // b. If end is negative, let relativeEnd be max((originalSize + end), 0).
+        Some(end) if end < 0 => (original_size + end).max(0),
+        // c. Otherwise, let relativeEnd be min(end, originalSize).
+        Some(end) => end.min(original_size),
+    };
+    // Step 4. … User agents must normalize contentType according to the following:
+    // a. If contentType is null, let relativeContentType be set to the empty string.
+    // b. Otherwise, let relativeContentType be set to contentType and run the substeps
+    // below: 1. If relativeContentType contains any characters outside the range of U+0020
+    // to U+007E, then set relativeContentType to the empty string and return from these
+    // substeps. 2. Convert every character in relativeContentType to ASCII lowercase.
+    let relative_content_type = normalize_type(content_type.unwrap_or(""));
+    // Step 5. Let span be max((relativeEnd - relativeStart), 0).
+    let span = (relative_end - relative_start).max(0);
+    // Step 6. Return a new Blob object S with the following characteristics: S refers to
+    // span consecutive bytes from blob's associated byte sequence, beginning with the byte at
+    // byte-order position relativeStart; S.size = span; S.type = relativeContentType.
+    // Both bounds lie in 0..=originalSize, so they fit in usize; `get` guards regardless.
+    let from = usize::try_from(relative_start).unwrap_or(0);
+    let to = usize::try_from(relative_start + span).unwrap_or(0);
+    let bytes = match blob.bytes.get(from..to) {
+        Some(_) => blob.bytes.slice(from..to),
+        None => Bytes::new(),
+    };
+    Blob {
+        bytes,
+        r#type: relative_content_type,
+    }
+}
+
+/// The type normalization shared by the `Blob` and `File` constructors and slice blob: "If
+/// t contains any characters outside the range U+0020 to U+007E, then set t to the empty
+/// string … Convert every character in t to ASCII lowercase."
+fn normalize_type(t: &str) -> String {
+    if t.chars().any(|c| !('\u{20}'..='\u{7E}').contains(&c)) {
+        return String::new();
+    }
+    t.to_ascii_lowercase()
+}
+
+/// [UTF-8 decode](https://encoding.spec.whatwg.org/#utf-8-decode): drop a leading byte order
+/// mark, then decode with replacement.
+///
+/// `String::from_utf8_lossy` replaces each maximal subpart of an ill-formed sequence with one
+/// U+FFFD, which is the Encoding Standard's rule.
+pub(crate) fn utf8_decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    utf8_decode_without_bom(bytes)
+}
+
+/// [UTF-8 decode without BOM](https://encoding.spec.whatwg.org/#utf-8-decode-without-bom):
+/// decode with replacement, keeping a leading byte order mark as U+FEFF.
+pub(crate) fn utf8_decode_without_bom(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The current time in milliseconds since the Unix epoch, what `Date.now()` returns.
+pub(crate) fn now_millis() -> i64 {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(since) => i64::try_from(since.as_millis()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_part_is_shared_not_copied() {
+        let source = Bytes::from_static(b"shared");
+        let blob = Blob::new([source.clone()], BlobPropertyBag::default());
+        assert_eq!(blob.bytes.as_ptr(), source.as_ptr());
+    }
+
+    #[test]
+    fn many_parts_concatenate_in_order() {
+        let blob = Blob::new(
+            [
+                BlobPart::from("a"),
+                BlobPart::from(vec![0_u8, 1]),
+                BlobPart::from(Blob::from_bytes(&b"z"[..], "x/y")),
+            ],
+            BlobPropertyBag::default(),
+        );
+        assert_eq!(blob.as_bytes(), b"a\x00\x01z");
+    }
+
+    #[test]
+    fn now_is_after_2020() {
+        assert!(now_millis() > 1_577_836_800_000);
+    }
+
+    #[test]
+    fn utf8_decode_keeps_bom_only_without_bom() {
+        assert_eq!(utf8_decode(b"\xEF\xBB\xBFa"), "a");
+        assert_eq!(utf8_decode_without_bom(b"\xEF\xBB\xBFa"), "\u{FEFF}a");
+        // Only one BOM is dropped.
+        assert_eq!(utf8_decode(b"\xEF\xBB\xBF\xEF\xBB\xBFa"), "\u{FEFF}a");
+    }
+}
