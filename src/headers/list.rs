@@ -1,0 +1,906 @@
+//! The [header list](https://fetch.spec.whatwg.org/#concept-header-list) and the algorithms
+//! the spec runs on one: get, append, set, combine, sort and combine, extract a length, extract
+//! a MIME type, determine nosniff.
+
+use bytes::Bytes;
+
+use super::sets::{is_http_tab_or_space_byte, normalize_header_value};
+use crate::error::{Error, Result};
+use crate::mime::MimeType;
+use crate::mime::is_token;
+
+/// A [header list](https://fetch.spec.whatwg.org/#concept-header-list): an ordered list of
+/// (name, value) byte pairs, possibly with repeated names.
+///
+/// Names keep the case they were given (see [`HeaderList::append`]); every lookup is
+/// byte-case-insensitive and allocates nothing. The list does not validate: it holds what
+/// the fetch algorithms and the network put in it. [`Headers`](super::Headers) is the
+/// validating, guarded view scripts use.
+///
+/// ```
+/// use whatwg_fetch::headers::HeaderList;
+/// let mut list = HeaderList::new();
+/// list.append("Accept", "text/html");
+/// list.append("accept", "*/*");
+/// assert_eq!(list.get("ACCEPT").as_deref(), Some(&b"text/html, */*"[..]));
+/// // The second name reuses the case of the first.
+/// assert_eq!(list.iter().nth(1), Some((&b"Accept"[..], &b"*/*"[..])));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderList {
+    /// The headers, in order: (name, value).
+    headers: Vec<(Bytes, Bytes)>,
+}
+
+/// The result of an algorithm that returns null, failure, or a value, as
+/// [extract a length](https://fetch.spec.whatwg.org/#header-list-extract-a-length) and
+/// [extract header list values](https://fetch.spec.whatwg.org/#extract-header-list-values) do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extracted<T> {
+    /// The header list does not contain the header (the spec's null); for extract a length,
+    /// also a value that is not a decimal number.
+    Null,
+    /// The header is present but its values conflict or do not parse (the spec's failure).
+    Failure,
+    /// The extracted value.
+    Value(T),
+}
+
+impl<T> Extracted<T> {
+    /// The value, if there is one: `None` for both null and failure.
+    pub fn value(self) -> Option<T> {
+        match self {
+            Extracted::Value(value) => Some(value),
+            Extracted::Null | Extracted::Failure => None,
+        }
+    }
+
+    /// Whether this is the spec's failure.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Extracted::Failure)
+    }
+
+    /// Whether this is the spec's null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Extracted::Null)
+    }
+}
+
+impl HeaderList {
+    /// An empty header list: « ».
+    pub fn new() -> HeaderList {
+        HeaderList::default()
+    }
+
+    /// An empty header list with room for `capacity` headers.
+    pub fn with_capacity(capacity: usize) -> HeaderList {
+        HeaderList {
+            headers: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The number of headers, counting repeated names separately.
+    pub fn len(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// Whether the list has no headers.
+    pub fn is_empty(&self) -> bool {
+        self.headers.is_empty()
+    }
+
+    /// Removes every header.
+    pub fn clear(&mut self) {
+        self.headers.clear();
+    }
+
+    /// The headers in order, as (name, value) with the names' stored case.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            inner: self.headers.iter(),
+        }
+    }
+
+    /// The headers in order, as cheap clones of the stored [`Bytes`].
+    pub fn iter_bytes(
+        &self,
+    ) -> impl ExactSizeIterator<Item = (&Bytes, &Bytes)> + DoubleEndedIterator {
+        self.headers.iter().map(|(name, value)| (name, value))
+    }
+
+    /// The values of the headers named `name` (byte-case-insensitively), in order.
+    pub fn values<'a>(&'a self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.headers
+            .iter()
+            .filter(move |(header_name, _)| header_name.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_ref())
+    }
+
+    /// Whether the list [contains](https://fetch.spec.whatwg.org/#header-list-contains) a header
+    /// whose name is a byte-case-insensitive match for `name`.
+    pub fn contains(&self, name: impl AsRef<[u8]>) -> bool {
+        let name = name.as_ref();
+        self.headers
+            .iter()
+            .any(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+    }
+
+    /// [Get](https://fetch.spec.whatwg.org/#concept-header-list-get) `name`: null, or the values
+    /// of all headers named `name`, separated from each other by 0x2C 0x20, in order.
+    ///
+    /// A single value is returned without copying.
+    pub fn get(&self, name: impl AsRef<[u8]>) -> Option<Bytes> {
+        let name = name.as_ref();
+        let mut values = self
+            .headers
+            .iter()
+            .filter(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value);
+        // Step 1. If list does not contain name, then return null.
+        let first = values.next()?;
+        // Step 2. Return the values of all headers in list whose name is a byte-case-insensitive
+        // match for name, separated from each other by 0x2C 0x20, in order.
+        let Some(second) = values.next() else {
+            return Some(first.clone());
+        };
+        let mut combined = Vec::with_capacity(first.len() + 2 + second.len());
+        combined.extend_from_slice(first);
+        for value in std::iter::once(second).chain(values) {
+            combined.extend_from_slice(b", ");
+            combined.extend_from_slice(value);
+        }
+        Some(Bytes::from(combined))
+    }
+
+    /// [Get, decode, and split](https://fetch.spec.whatwg.org/#concept-header-list-get-decode-split)
+    /// `name`: null, or the combined value split on commas outside quoted strings, each item
+    /// isomorphic decoded and stripped of HTTP tabs and spaces.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    /// let list: HeaderList = [("A", "nosniff,"), ("B", "sniff"), ("A", "\"1,2\", 3")].into_iter().collect();
+    /// assert_eq!(list.get_decode_split("a"), Some(vec!["nosniff".into(), "".into(), "\"1,2\"".into(), "3".into()]));
+    /// assert_eq!(list.get_decode_split("c"), None);
+    /// ```
+    pub fn get_decode_split(&self, name: impl AsRef<[u8]>) -> Option<Vec<String>> {
+        self.get_decode_split_bytes(name.as_ref()).map(|values| {
+            values
+                .iter()
+                .map(|value| isomorphic_decode(value))
+                .collect()
+        })
+    }
+
+    /// [Get, decode, and split](https://fetch.spec.whatwg.org/#concept-header-list-get-decode-split)
+    /// without the decoding: isomorphic decoding maps each byte to one code point, so splitting
+    /// the bytes gives the same items, still encoded.
+    pub(crate) fn get_decode_split_bytes(&self, name: &[u8]) -> Option<Vec<Vec<u8>>> {
+        // Step 1. Let value be the result of getting name from list.
+        // Step 2. If value is null, then return null.
+        let value = self.get(name)?;
+        // Step 3. Return the result of getting, decoding, and splitting value.
+        Some(get_decode_and_split_header_value_bytes(&value))
+    }
+
+    /// [Append](https://fetch.spec.whatwg.org/#concept-header-list-append) the header
+    /// (`name`, `value`). If the list already contains `name`, the new header takes the case of
+    /// the first such header's name.
+    pub fn append(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        let name = name.as_ref();
+        let value = Bytes::copy_from_slice(value.as_ref());
+        // Step 1. If list contains name, then set name to the first such header's name.
+        let name = match self.find(name) {
+            Some(existing) => existing.clone(),
+            None => Bytes::copy_from_slice(name),
+        };
+        // Step 2. Append (name, value) to list.
+        self.headers.push((name, value));
+    }
+
+    /// [Delete](https://fetch.spec.whatwg.org/#concept-header-list-delete) `name`: remove all
+    /// headers whose name is a byte-case-insensitive match for `name`.
+    pub fn delete(&mut self, name: impl AsRef<[u8]>) {
+        let name = name.as_ref();
+        self.headers
+            .retain(|(header_name, _)| !header_name.eq_ignore_ascii_case(name));
+    }
+
+    /// [Set](https://fetch.spec.whatwg.org/#concept-header-list-set) the header (`name`,
+    /// `value`): replace the value of the first header named `name` and remove the others, or
+    /// append it.
+    pub fn set(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        let name = name.as_ref();
+        let value = Bytes::copy_from_slice(value.as_ref());
+        // Step 1. If list contains name, then set the value of the first such header to value
+        // and remove the others.
+        if let Some(first) = self.position(name) {
+            let mut index = 0;
+            let mut value = Some(value);
+            self.headers.retain_mut(|(header_name, header_value)| {
+                let keep = if index == first {
+                    if let Some(value) = value.take() {
+                        *header_value = value;
+                    }
+                    true
+                } else {
+                    !header_name.eq_ignore_ascii_case(name)
+                };
+                index += 1;
+                keep
+            });
+        } else {
+            // Step 2. Otherwise, append (name, value) to list.
+            self.headers.push((Bytes::copy_from_slice(name), value));
+        }
+    }
+
+    /// [Combine](https://fetch.spec.whatwg.org/#concept-header-list-combine) the header
+    /// (`name`, `value`): append `, value` to the first header named `name`, or append it.
+    pub fn combine(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        let name = name.as_ref();
+        let value = value.as_ref();
+        // Step 1. If list contains name, then set the value of the first such header to its
+        // value, followed by 0x2C 0x20, followed by value.
+        if let Some((_, header_value)) = self
+            .headers
+            .iter_mut()
+            .find(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+        {
+            let mut combined = Vec::with_capacity(header_value.len() + 2 + value.len());
+            combined.extend_from_slice(header_value);
+            combined.extend_from_slice(b", ");
+            combined.extend_from_slice(value);
+            *header_value = Bytes::from(combined);
+        } else {
+            // Step 2. Otherwise, append (name, value) to list.
+            self.headers
+                .push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+        }
+    }
+
+    /// [Sort and combine](https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine):
+    /// a new list with byte-lowercased names in ascending byte order, each name once with its
+    /// values combined, except `set-cookie`, whose values stay separate headers in order.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    /// let list: HeaderList =
+    ///     [("X-B", "1"), ("Set-Cookie", "a=1"), ("x-a", "2"), ("x-b", "3"), ("set-cookie", "b=2")]
+    ///         .into_iter()
+    ///         .collect();
+    /// let sorted: Vec<_> = list.sort_and_combine().iter().map(|(n, v)| (n.to_vec(), v.to_vec())).collect();
+    /// assert_eq!(sorted, [
+    ///     (b"set-cookie".to_vec(), b"a=1".to_vec()),
+    ///     (b"set-cookie".to_vec(), b"b=2".to_vec()),
+    ///     (b"x-a".to_vec(), b"2".to_vec()),
+    ///     (b"x-b".to_vec(), b"1, 3".to_vec()),
+    /// ]);
+    /// ```
+    pub fn sort_and_combine(&self) -> HeaderList {
+        // Step 1. Let headers be a header list.
+        let mut headers = HeaderList::with_capacity(self.headers.len());
+        // Step 2. Let names be the result of convert header names to a sorted-lowercase set with
+        // all the names of the headers in list.
+        // (Each header is paired with its lowercased name and the list sorted stably, so each
+        // name's values stay together and in order: the same result as getting each name.)
+        let mut lowercased: Vec<(Bytes, &Bytes)> = self
+            .headers
+            .iter()
+            .map(|(name, value)| (lowercase_name(name), value))
+            .collect();
+        lowercased.sort_by(|(a, _), (b, _)| a.cmp(b));
+        // Step 3. For each name of names:
+        let mut rest = lowercased.as_slice();
+        while let Some(((name, _), _)) = rest.split_first() {
+            let count = rest.iter().take_while(|(other, _)| other == name).count();
+            let (group, after) = rest.split_at(count);
+            rest = after;
+            if name.as_ref() == b"set-cookie" {
+                // Step 3.1. If name is `set-cookie`, then:
+                // Step 3.1.1. Let values be a list of all values of headers in list whose name is
+                // a byte-case-insensitive match for name, in order.
+                // Step 3.1.2. For each value of values: append (name, value) to headers.
+                for (_, value) in group {
+                    headers.headers.push((name.clone(), Bytes::clone(value)));
+                }
+            } else {
+                // Step 3.2. Otherwise:
+                // Step 3.2.1. Let value be the result of getting name from list.
+                // Step 3.2.2. Assert: value is non-null.
+                // Step 3.2.3. Append (name, value) to headers.
+                let value = match group {
+                    [(_, value)] => Bytes::clone(value),
+                    _ => {
+                        let mut combined = Vec::new();
+                        for (index, (_, value)) in group.iter().enumerate() {
+                            if index > 0 {
+                                combined.extend_from_slice(b", ");
+                            }
+                            combined.extend_from_slice(value);
+                        }
+                        Bytes::from(combined)
+                    }
+                };
+                headers.headers.push((name.clone(), value));
+            }
+        }
+        // Step 4. Return headers.
+        headers
+    }
+
+    /// [Extract header list values](https://fetch.spec.whatwg.org/#extract-header-list-values)
+    /// given `name`: null if the list does not contain `name`, failure if a header's value does
+    /// not match the ABNF for `name`, or the values.
+    ///
+    /// The ABNF is known for the headers fetch reads this way:
+    /// `Access-Control-Allow-Methods`, `Access-Control-Allow-Headers`,
+    /// `Access-Control-Expose-Headers` and `Content-Encoding` are `#token` lists (each item a
+    /// value, empty items ignored); `Access-Control-Max-Age` is a single `delta-seconds`;
+    /// `Location`, `Access-Control-Allow-Origin` and `Access-Control-Allow-Credentials` are
+    /// single values taken whole. For any other name each header's value is one value.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::{Extracted, HeaderList};
+    /// let list: HeaderList = [("Access-Control-Allow-Methods", "PUT, ,PATCH"), ("Location", "/a"), ("Location", "/b")]
+    ///     .into_iter()
+    ///     .collect();
+    /// assert_eq!(
+    ///     list.extract_header_list_values("access-control-allow-methods"),
+    ///     Extracted::Value(vec!["PUT".into(), "PATCH".into()]),
+    /// );
+    /// assert_eq!(list.extract_header_list_values("Location"), Extracted::Failure);
+    /// assert_eq!(list.extract_header_list_values("Access-Control-Max-Age"), Extracted::Null);
+    /// ```
+    pub fn extract_header_list_values(&self, name: impl AsRef<[u8]>) -> Extracted<Vec<Bytes>> {
+        let name = name.as_ref();
+        // Step 1. If list does not contain name, then return null.
+        if !self.contains(name) {
+            return Extracted::Null;
+        }
+        let grammar = HeaderGrammar::of(name);
+        // Step 2. If the ABNF for name allows a single header and list contains more than one,
+        // then return failure.
+        if grammar.is_single() && self.values(name).nth(1).is_some() {
+            return Extracted::Failure;
+        }
+        // Step 3. Let values be an empty list.
+        let mut values = Vec::new();
+        // Step 4. For each header header list contains whose name is name:
+        for (header_name, value) in &self.headers {
+            if !header_name.eq_ignore_ascii_case(name) {
+                continue;
+            }
+            // Step 4.1. Let extract be the result of extracting header values from header.
+            // Step 4.2. If extract is failure, then return failure.
+            // Step 4.3. Append each value in extract, in order, to values.
+            if !grammar.extract_header_values(value, &mut values) {
+                return Extracted::Failure;
+            }
+        }
+        // Step 5. Return values.
+        Extracted::Value(values)
+    }
+
+    /// [Extract a length](https://fetch.spec.whatwg.org/#header-list-extract-a-length) from the
+    /// `Content-Length` headers: null when absent or not a decimal number, failure when the
+    /// values disagree, or the length.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::{Extracted, HeaderList};
+    /// let list: HeaderList = [("Content-Length", "42, 42")].into_iter().collect();
+    /// assert_eq!(list.extract_length(), Extracted::Value(42));
+    /// let list: HeaderList = [("Content-Length", "42"), ("Content-Length", "30")].into_iter().collect();
+    /// assert_eq!(list.extract_length(), Extracted::Failure);
+    /// ```
+    pub fn extract_length(&self) -> Extracted<u64> {
+        // Step 1. Let values be the result of getting, decoding, and splitting `Content-Length`
+        // from headers.
+        // Step 2. If values is null, then return null.
+        let Some(values) = self.get_decode_split_bytes(b"Content-Length") else {
+            return Extracted::Null;
+        };
+        // Step 3. Let candidateValue be null.
+        let mut candidate_value: Option<&[u8]> = None;
+        // Step 4. For each value of values:
+        for value in &values {
+            match candidate_value {
+                // Step 4.1. If candidateValue is null, then set candidateValue to value.
+                None => candidate_value = Some(value),
+                // Step 4.2. Otherwise, if value is not candidateValue, return failure.
+                Some(candidate) if candidate != value.as_slice() => return Extracted::Failure,
+                Some(_) => {}
+            }
+        }
+        // Step 5. If candidateValue is the empty string or has a code point that is not an
+        // ASCII digit, then return null.
+        let Some(candidate_value) = candidate_value else {
+            return Extracted::Null;
+        };
+        if candidate_value.is_empty() || !candidate_value.iter().all(u8::is_ascii_digit) {
+            return Extracted::Null;
+        }
+        // Step 6. Return candidateValue, interpreted as decimal number.
+        // DEVIATION: the spec's number is unbounded; a length beyond u64::MAX cannot describe
+        // any body, so it is treated as failure rather than wrapped or saturated.
+        let mut length: u64 = 0;
+        for &digit in candidate_value {
+            match length
+                .checked_mul(10)
+                .and_then(|length| length.checked_add(u64::from(digit - b'0')))
+            {
+                Some(next) => length = next,
+                None => return Extracted::Failure,
+            }
+        }
+        Extracted::Value(length)
+    }
+
+    /// [Extract a MIME type](https://fetch.spec.whatwg.org/#concept-header-extract-mime-type)
+    /// from the `Content-Type` headers: `None` for failure.
+    ///
+    /// The last parsable type other than `*/*` wins; a `charset` seen on an earlier value with
+    /// the same essence is kept when the winner has none.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    /// let list: HeaderList = [("Content-Type", "text/html;charset=gbk;a=b"), ("Content-Type", "text/html;x=y")]
+    ///     .into_iter()
+    ///     .collect();
+    /// let mime_type = list.extract_mime_type().map(|mime_type| mime_type.serialize());
+    /// assert_eq!(mime_type.as_deref(), Some("text/html;x=y;charset=gbk"));
+    /// ```
+    pub fn extract_mime_type(&self) -> Option<MimeType> {
+        // Step 1. Let charset be null.
+        let mut charset: Option<String> = None;
+        // Step 2. Let essence be null.
+        let mut essence: Option<String> = None;
+        // Step 3. Let mimeType be null.
+        let mut mime_type: Option<MimeType> = None;
+        // Step 4. Let values be the result of getting, decoding, and splitting `Content-Type`
+        // from headers.
+        // Step 5. If values is null, then return failure.
+        let values = self.get_decode_split_bytes(b"Content-Type")?;
+        // Step 6. For each value of values:
+        for value in &values {
+            // Step 6.1. Let temporaryMimeType be the result of parsing value.
+            // Step 6.2. If temporaryMimeType is failure or its essence is "*/*", then continue.
+            let Some(temporary_mime_type) = MimeType::parse_bytes(value) else {
+                continue;
+            };
+            let temporary_essence = temporary_mime_type.essence();
+            if temporary_essence == "*/*" {
+                continue;
+            }
+            // Step 6.3. Set mimeType to temporaryMimeType.
+            let mut new_mime_type = temporary_mime_type;
+            if essence.as_deref() != Some(temporary_essence.as_str()) {
+                // Step 6.4. If mimeType's essence is not essence, then:
+                // Step 6.4.1. Set charset to null.
+                // Step 6.4.2. If mimeType's parameters["charset"] exists, then set charset to
+                // mimeType's parameters["charset"].
+                charset = new_mime_type.parameter("charset").map(str::to_owned);
+                // Step 6.4.3. Set essence to mimeType's essence.
+                essence = Some(temporary_essence);
+            } else if new_mime_type.parameter("charset").is_none() {
+                // Step 6.5. Otherwise, if mimeType's parameters["charset"] does not exist, and
+                // charset is non-null, set mimeType's parameters["charset"] to charset.
+                if let Some(charset) = &charset {
+                    // Cannot fail: charset is the value of a parameter the parser accepted.
+                    let _ = new_mime_type.set_parameter("charset", charset);
+                }
+            }
+            mime_type = Some(new_mime_type);
+        }
+        // Step 7. If mimeType is null, then return failure.
+        // Step 8. Return mimeType.
+        mime_type
+    }
+
+    /// [Determine nosniff](https://fetch.spec.whatwg.org/#determine-nosniff): whether the first
+    /// `X-Content-Type-Options` value is an ASCII case-insensitive match for `nosniff`.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    /// let list: HeaderList = [("X-Content-Type-Options", "NOSNIFF, whatever")].into_iter().collect();
+    /// assert!(list.determine_nosniff());
+    /// ```
+    pub fn determine_nosniff(&self) -> bool {
+        // Step 1. Let values be the result of getting, decoding, and splitting
+        // `X-Content-Type-Options` from list.
+        // Step 2. If values is null, then return false.
+        let Some(values) = self.get_decode_split_bytes(b"X-Content-Type-Options") else {
+            return false;
+        };
+        // Step 3. If values[0] is an ASCII case-insensitive match for "nosniff", then return true.
+        // Step 4. Return false.
+        values
+            .first()
+            .is_some_and(|first| first.eq_ignore_ascii_case(b"nosniff"))
+    }
+
+    /// The first header whose name matches `name`, by index.
+    fn position(&self, name: &[u8]) -> Option<usize> {
+        self.headers
+            .iter()
+            .position(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+    }
+
+    /// The stored name of the first header whose name matches `name`.
+    fn find(&self, name: &[u8]) -> Option<&Bytes> {
+        self.headers
+            .iter()
+            .find(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+            .map(|(header_name, _)| header_name)
+    }
+
+    /// Appends without looking for an existing name: for building a list whose names are
+    /// already consistent (a copy, a conversion).
+    pub(crate) fn push(&mut self, name: Bytes, value: Bytes) {
+        self.headers.push((name, value));
+    }
+}
+
+/// `name` byte-lowercased, reusing the stored bytes when it already is.
+fn lowercase_name(name: &Bytes) -> Bytes {
+    if name.iter().any(u8::is_ascii_uppercase) {
+        Bytes::from(name.to_ascii_lowercase())
+    } else {
+        name.clone()
+    }
+}
+
+/// [Isomorphic decode](https://infra.spec.whatwg.org/#isomorphic-decode): each byte becomes the
+/// code point of the same value.
+pub(crate) fn isomorphic_decode(bytes: &[u8]) -> String {
+    bytes.iter().map(|&byte| char::from(byte)).collect()
+}
+
+/// [Collect an HTTP quoted string](https://fetch.spec.whatwg.org/#collect-an-http-quoted-string)
+/// from `input` at `position`, on bytes (every delimiter is ASCII, so this is the same as
+/// collecting from the isomorphic decoding). With `extract_value` false it returns the bytes from
+/// the opening quote to `position`, inclusive of the closing quote.
+pub(crate) fn collect_an_http_quoted_string(
+    input: &[u8],
+    position: &mut usize,
+    extract_value: bool,
+) -> Vec<u8> {
+    // Step 1. Let positionStart be position.
+    let position_start = *position;
+    // Step 2. Let value be the empty string.
+    let mut value = Vec::new();
+    // Step 3. Assert: the code point at position within input is U+0022 (").
+    debug_assert_eq!(input.get(*position), Some(&b'"'));
+    // Step 4. Advance position by 1.
+    *position += 1;
+    // Step 5. While true:
+    loop {
+        // Step 5.1. Append the result of collecting a sequence of code points that are not
+        // U+0022 (") or U+005C (\) from input, given position, to value.
+        let rest = input.get(*position..).unwrap_or_default();
+        let count = rest
+            .iter()
+            .take_while(|&&byte| byte != b'"' && byte != b'\\')
+            .count();
+        value.extend_from_slice(rest.get(..count).unwrap_or_default());
+        *position += count;
+        // Step 5.2. If position is past the end of input, then break.
+        // Step 5.3. Let quoteOrBackslash be the code point at position within input.
+        let Some(&quote_or_backslash) = input.get(*position) else {
+            break;
+        };
+        // Step 5.4. Advance position by 1.
+        *position += 1;
+        if quote_or_backslash == b'\\' {
+            // Step 5.5. If quoteOrBackslash is U+005C (\), then:
+            // Step 5.5.1. If position is past the end of input, then append U+005C (\) to value
+            // and break.
+            let Some(&escaped) = input.get(*position) else {
+                value.push(b'\\');
+                break;
+            };
+            // Step 5.5.2. Append the code point at position within input to value.
+            value.push(escaped);
+            // Step 5.5.3. Advance position by 1.
+            *position += 1;
+        } else {
+            // Step 5.6. Otherwise:
+            // Step 5.6.1. Assert: quoteOrBackslash is U+0022 (").
+            debug_assert_eq!(quote_or_backslash, b'"');
+            // Step 5.6.2. Break.
+            break;
+        }
+    }
+    // Step 6. If extract-value is true, then return value.
+    if extract_value {
+        return value;
+    }
+    // Step 7. Return the code points from positionStart to position, inclusive, within input.
+    input
+        .get(position_start..*position)
+        .unwrap_or_default()
+        .to_vec()
+}
+
+/// [Get, decode, and split](https://fetch.spec.whatwg.org/#header-value-get-decode-and-split)
+/// a header value, on bytes: the items are the isomorphic encodings of the spec's strings.
+pub(crate) fn get_decode_and_split_header_value_bytes(value: &[u8]) -> Vec<Vec<u8>> {
+    // Step 1. Let input be the result of isomorphic decoding value.
+    let input = value;
+    // Step 2. Let position be a position variable for input, initially pointing at the start of
+    // input.
+    let mut position = 0;
+    // Step 3. Let values be a list of strings, initially « ».
+    let mut values = Vec::new();
+    // Step 4. Let temporaryValue be the empty string.
+    let mut temporary_value = Vec::new();
+    // Step 5. While true:
+    loop {
+        // Step 5.1. Append the result of collecting a sequence of code points that are not
+        // U+0022 (") or U+002C (,) from input, given position, to temporaryValue.
+        let rest = input.get(position..).unwrap_or_default();
+        let count = rest
+            .iter()
+            .take_while(|&&byte| byte != b'"' && byte != b',')
+            .count();
+        temporary_value.extend_from_slice(rest.get(..count).unwrap_or_default());
+        position += count;
+        // Step 5.2. If position is not past the end of input and the code point at position
+        // within input is U+0022 ("):
+        if input.get(position) == Some(&b'"') {
+            // Step 5.2.1. Append the result of collecting an HTTP quoted string from input,
+            // given position, to temporaryValue.
+            temporary_value.extend(collect_an_http_quoted_string(input, &mut position, false));
+            // Step 5.2.2. If position is not past the end of input, then continue.
+            if position < input.len() {
+                continue;
+            }
+        }
+        // Step 5.3. Remove all HTTP tab or space from the start and end of temporaryValue.
+        let start = temporary_value
+            .iter()
+            .position(|&byte| !is_http_tab_or_space_byte(byte))
+            .unwrap_or(temporary_value.len());
+        let end = temporary_value
+            .iter()
+            .rposition(|&byte| !is_http_tab_or_space_byte(byte))
+            .map_or(start, |last| last + 1);
+        // Step 5.4. Append temporaryValue to values.
+        // Step 5.5. Set temporaryValue to the empty string.
+        values.push(temporary_value.get(start..end).unwrap_or_default().to_vec());
+        temporary_value.clear();
+        // Step 5.6. If position is past the end of input, then return values.
+        // Step 5.7. Assert: the code point at position within input is U+002C (,).
+        if position >= input.len() {
+            return values;
+        }
+        debug_assert_eq!(input.get(position), Some(&b','));
+        // Step 5.8. Advance position by 1.
+        position += 1;
+    }
+}
+
+/// [Get, decode, and split](https://fetch.spec.whatwg.org/#header-value-get-decode-and-split)
+/// a header value: split on commas outside quoted strings, each item isomorphic decoded and
+/// stripped of HTTP tabs and spaces.
+///
+/// The spec keeps this for a few blessed call sites; most code wants
+/// [`HeaderList::get_decode_split`].
+pub fn get_decode_and_split_header_value(value: &[u8]) -> Vec<String> {
+    get_decode_and_split_header_value_bytes(value)
+        .iter()
+        .map(|item| isomorphic_decode(item))
+        .collect()
+}
+
+/// The ABNF of a header's value, as far as
+/// [extract header values](https://fetch.spec.whatwg.org/#extract-header-values) needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HeaderGrammar {
+    /// `#token`: a comma-separated list of tokens; empty items are ignored.
+    TokenList,
+    /// `delta-seconds`, a single header: `1*DIGIT`.
+    DeltaSeconds,
+    /// A single header whose value is taken whole.
+    Single,
+    /// Unknown: each header's value is one value.
+    Any,
+}
+
+impl HeaderGrammar {
+    fn of(name: &[u8]) -> HeaderGrammar {
+        let is = |candidate: &[u8]| name.eq_ignore_ascii_case(candidate);
+        if is(b"Access-Control-Allow-Methods")
+            || is(b"Access-Control-Allow-Headers")
+            || is(b"Access-Control-Expose-Headers")
+            || is(b"Content-Encoding")
+        {
+            HeaderGrammar::TokenList
+        } else if is(b"Access-Control-Max-Age") {
+            HeaderGrammar::DeltaSeconds
+        } else if is(b"Location")
+            || is(b"Access-Control-Allow-Origin")
+            || is(b"Access-Control-Allow-Credentials")
+        {
+            HeaderGrammar::Single
+        } else {
+            HeaderGrammar::Any
+        }
+    }
+
+    fn is_single(self) -> bool {
+        matches!(self, HeaderGrammar::DeltaSeconds | HeaderGrammar::Single)
+    }
+
+    /// [Extract header values](https://fetch.spec.whatwg.org/#extract-header-values): append the
+    /// values parsed from `value` to `values`, or return false for failure.
+    fn extract_header_values(self, value: &[u8], values: &mut Vec<Bytes>) -> bool {
+        // Step 1. If parsing header's value, per the ABNF for header's name, fails, then return
+        // failure.
+        // Step 2. Return one or more values resulting from parsing header's value, per the ABNF
+        // for header's name.
+        match self {
+            HeaderGrammar::TokenList => {
+                // #element => [ element ] *( OWS "," OWS [ element ] ), where recipients ignore
+                // empty elements.
+                let mut items = Vec::new();
+                for item in value.split(|&byte| byte == b',') {
+                    let item = trim_tab_or_space(item);
+                    if item.is_empty() {
+                        continue;
+                    }
+                    if !is_token(item) {
+                        return false;
+                    }
+                    items.push(Bytes::copy_from_slice(item));
+                }
+                values.extend(items);
+                true
+            }
+            HeaderGrammar::DeltaSeconds => {
+                if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+                    return false;
+                }
+                values.push(Bytes::copy_from_slice(value));
+                true
+            }
+            HeaderGrammar::Single | HeaderGrammar::Any => {
+                values.push(Bytes::copy_from_slice(value));
+                true
+            }
+        }
+    }
+}
+
+/// `bytes` without leading and trailing HTTP tab or space bytes.
+fn trim_tab_or_space(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|&byte| !is_http_tab_or_space_byte(byte))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&byte| !is_http_tab_or_space_byte(byte))
+        .map_or(start, |last| last + 1);
+    bytes.get(start..end).unwrap_or_default()
+}
+
+impl<K: AsRef<[u8]>, V: AsRef<[u8]>> FromIterator<(K, V)> for HeaderList {
+    /// A list with each pair [appended](HeaderList::append), unvalidated.
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> HeaderList {
+        let mut list = HeaderList::new();
+        list.extend(iter);
+        list
+    }
+}
+
+impl<K: AsRef<[u8]>, V: AsRef<[u8]>> Extend<(K, V)> for HeaderList {
+    /// [Appends](HeaderList::append) each pair, unvalidated.
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (name, value) in iter {
+            self.append(name, value);
+        }
+    }
+}
+
+impl From<&http::HeaderMap> for HeaderList {
+    /// The headers of `map` in its iteration order (each name's values together, in order),
+    /// with lowercase names and each value [normalized](normalize_header_value).
+    fn from(map: &http::HeaderMap) -> HeaderList {
+        let mut list = HeaderList::with_capacity(map.len());
+        let mut previous: Option<(&http::HeaderName, Bytes)> = None;
+        for (name, value) in map {
+            // Reuse one allocation for a name's repeated values.
+            let name_bytes = match &previous {
+                Some((previous_name, bytes)) if *previous_name == name => bytes.clone(),
+                _ => Bytes::copy_from_slice(name.as_str().as_bytes()),
+            };
+            previous = Some((name, name_bytes.clone()));
+            list.push(
+                name_bytes,
+                Bytes::copy_from_slice(normalize_header_value(value.as_bytes())),
+            );
+        }
+        list
+    }
+}
+
+impl TryFrom<&HeaderList> for http::HeaderMap {
+    type Error = Error;
+
+    /// A map with every header of `list`, in order.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) if a name is not a valid
+    /// [`http::HeaderName`] or a value not a valid [`http::HeaderValue`] (the `http` crate
+    /// rejects control bytes other than tab, and 0x7F, that a header value may hold).
+    fn try_from(list: &HeaderList) -> Result<http::HeaderMap> {
+        let mut map = http::HeaderMap::with_capacity(list.len());
+        for (name, value) in list.iter() {
+            let header_name = http::HeaderName::from_bytes(name).map_err(|_| {
+                Error::type_error(format!(
+                    "{:?} is not a valid HTTP header name",
+                    String::from_utf8_lossy(name)
+                ))
+            })?;
+            let header_value = http::HeaderValue::from_bytes(value).map_err(|_| {
+                Error::type_error(format!(
+                    "{:?} is not a valid HTTP header value",
+                    String::from_utf8_lossy(value)
+                ))
+            })?;
+            map.append(header_name, header_value);
+        }
+        Ok(map)
+    }
+}
+
+impl IntoIterator for HeaderList {
+    type Item = (Bytes, Bytes);
+    type IntoIter = std::vec::IntoIter<(Bytes, Bytes)>;
+
+    /// The headers in order, as owned (name, value) pairs.
+    fn into_iter(self) -> std::vec::IntoIter<(Bytes, Bytes)> {
+        self.headers.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a HeaderList {
+    type Item = (&'a [u8], &'a [u8]);
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// An iterator over the headers of a [`HeaderList`] as (name, value) byte slices, from
+/// [`HeaderList::iter`].
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    inner: std::slice::Iter<'a, (Bytes, Bytes)>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner
+            .next()
+            .map(|(name, value)| (name.as_ref(), value.as_ref()))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner
+            .next_back()
+            .map(|(name, value)| (name.as_ref(), value.as_ref()))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
