@@ -1,1 +1,980 @@
-//! (in progress)
+//! Bodies: [Fetch § 2.2.6 Bodies](https://fetch.spec.whatwg.org/#bodies),
+//! [§ 5.3 BodyInit unions](https://fetch.spec.whatwg.org/#bodyinit-unions) and the
+//! consuming half of the [Body mixin](https://fetch.spec.whatwg.org/#body-mixin).
+//!
+//! A [`Body`] is the spec's *body*: a stream of [`Bytes`] plus its *source* and *length*. It
+//! is pulled, never pushed: bytes are produced only when the reader polls, so a slow reader
+//! holds back a fast producer. It implements [`futures_core::Stream`] and
+//! [`http_body::Body`].
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
+
+use bytes::{Bytes, BytesMut};
+use futures_core::Stream;
+use futures_util::StreamExt;
+use sync_wrapper::SyncWrapper;
+
+use crate::blob::Blob;
+use crate::error::{BoxError, Error, Result};
+use crate::form_data::{self, FormData};
+use crate::mime::MimeType;
+
+/// A boxed stream of body chunks, as a [`Body`] holds it.
+type BoxStream = Pin<Box<dyn Stream<Item = Result<Bytes>> + Send + 'static>>;
+
+/// A [body](https://fetch.spec.whatwg.org/#concept-body): a stream of bytes, with the
+/// spec's *source* and *length*.
+///
+/// Reading a body (polling it as a [`Stream`], or consuming it with [`Body::bytes`],
+/// [`Body::text`], [`Body::json`]) marks it *disturbed*; a disturbed body cannot be read
+/// again through a [`Request`](crate::request::Request) or
+/// [`Response`](crate::response::Response).
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::body::Body;
+///
+/// let body = Body::from("hello");
+/// assert_eq!(body.length(), Some(5));
+/// assert_eq!(body.text().await?, "hello");
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
+pub struct Body {
+    /// <https://fetch.spec.whatwg.org/#concept-body-stream>.
+    stream: Inner,
+    /// <https://fetch.spec.whatwg.org/#concept-body-source>, initially null.
+    ///
+    /// A Blob or FormData source is kept as the bytes it serializes to: re-extracting it
+    /// (on a redirect) must give the same bytes, boundary included.
+    source: Option<Bytes>,
+    /// <https://fetch.spec.whatwg.org/#concept-body-total-bytes>, initially null.
+    length: Option<u64>,
+    // Not in the spec: the ReadableStream's "disturbed" flag.
+    disturbed: bool,
+}
+
+enum Inner {
+    /// A stream that is already closed.
+    Empty,
+    /// A stream that enqueues these bytes, then closes.
+    Bytes(Bytes),
+    /// Any other stream.
+    Stream(SyncWrapper<BoxStream>),
+    /// One branch of a [tee](https://streams.spec.whatwg.org/#readable-stream-tee).
+    Tee(TeeBranch),
+    /// A stream that errored.
+    Errored(Error),
+}
+
+impl Body {
+    /// An empty body: its stream closes at once, its length is 0.
+    pub fn empty() -> Body {
+        Body {
+            stream: Inner::Empty,
+            source: Some(Bytes::new()),
+            length: Some(0),
+            disturbed: false,
+        }
+    }
+
+    /// A body holding `bytes`: the spec's
+    /// [byte sequence as a body](https://fetch.spec.whatwg.org/#byte-sequence-as-a-body).
+    pub fn from_bytes(bytes: impl Into<Bytes>) -> Body {
+        let bytes = bytes.into();
+        Body {
+            length: Some(bytes.len() as u64),
+            source: Some(bytes.clone()),
+            stream: if bytes.is_empty() {
+                Inner::Empty
+            } else {
+                Inner::Bytes(bytes)
+            },
+            disturbed: false,
+        }
+    }
+
+    /// A body read from `stream`: its source and length are null, so a redirect that
+    /// needs it again fails, as the spec says.
+    ///
+    /// Each item is one chunk; an `Err` errors the stream and is what a reader gets.
+    pub fn from_stream<S, E>(stream: S) -> Body
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        Body {
+            stream: Inner::Stream(SyncWrapper::new(Box::pin(
+                stream.map(|chunk| chunk.map_err(into_error)),
+            ))),
+            source: None,
+            length: None,
+            disturbed: false,
+        }
+    }
+
+    /// A body whose stream is already errored with `error`.
+    pub fn errored(error: Error) -> Body {
+        Body {
+            stream: Inner::Errored(error),
+            source: None,
+            length: None,
+            disturbed: false,
+        }
+    }
+
+    /// The body's [length](https://fetch.spec.whatwg.org/#concept-body-total-bytes): known
+    /// for bytes, strings, blobs and form data, `None` for streams.
+    pub fn length(&self) -> Option<u64> {
+        self.length
+    }
+
+    /// Sets the body's length: a network layer that knows the `Content-Length` says so.
+    pub fn set_length(&mut self, length: Option<u64>) {
+        self.length = length;
+    }
+
+    /// The body's [source](https://fetch.spec.whatwg.org/#concept-body-source) as bytes:
+    /// `None` for a stream body, which cannot be sent twice.
+    pub fn source(&self) -> Option<&Bytes> {
+        self.source.as_ref()
+    }
+
+    /// Whether the stream has been read from or cancelled
+    /// ([disturbed](https://streams.spec.whatwg.org/#is-readable-stream-disturbed)).
+    pub fn is_disturbed(&self) -> bool {
+        self.disturbed
+    }
+
+    /// Marks the stream disturbed without reading it: what cancelling a stream does.
+    pub fn cancel(&mut self) {
+        self.disturbed = true;
+        self.stream = Inner::Empty;
+    }
+
+    /// Takes this body's stream, source and length into a new body, leaving this one
+    /// disturbed and empty: what reading a body to its end through a reader does to the
+    /// object that held it.
+    ///
+    /// # Errors
+    /// A `TypeError` if this body is already disturbed
+    /// ([unusable](https://fetch.spec.whatwg.org/#body-unusable)).
+    pub fn take_stream(&mut self) -> Result<Body> {
+        if self.disturbed {
+            return Err(Error::type_error("body has already been used"));
+        }
+        self.disturbed = true;
+        let stream = std::mem::replace(&mut self.stream, Inner::Empty);
+        Ok(Body {
+            stream,
+            source: self.source.clone(),
+            length: self.length,
+            disturbed: false,
+        })
+    }
+
+    /// [Clone](https://fetch.spec.whatwg.org/#concept-body-clone) a body: tee its stream,
+    /// keep the first branch here and return a body with the second.
+    ///
+    /// Bytes-backed bodies share their bytes; stream bodies are teed, and a chunk read by
+    /// one branch is buffered for the other until it reads it.
+    pub fn clone_body(&mut self) -> Body {
+        // Step 1. Let « out1, out2 » be the result of teeing body's stream.
+        let (out1, out2) = tee(std::mem::replace(&mut self.stream, Inner::Empty));
+        // Step 2. Set body's stream to out1.
+        self.stream = out1;
+        // Step 3. Return a body whose stream is out2 and other members are copied from body.
+        Body {
+            stream: out2,
+            source: self.source.clone(),
+            length: self.length,
+            disturbed: false,
+        }
+    }
+
+    /// Reads the whole body: the spec's
+    /// [fully read](https://fetch.spec.whatwg.org/#body-fully-read).
+    ///
+    /// # Errors
+    /// The error the stream ended with.
+    pub async fn bytes(mut self) -> Result<Bytes> {
+        self.disturbed = true;
+        match std::mem::replace(&mut self.stream, Inner::Empty) {
+            Inner::Empty => return Ok(Bytes::new()),
+            Inner::Bytes(bytes) => return Ok(bytes),
+            Inner::Errored(error) => return Err(error),
+            stream => self.stream = stream,
+        }
+        let mut first: Option<Bytes> = None;
+        let mut buffer: Option<BytesMut> = None;
+        while let Some(chunk) = std::future::poll_fn(|cx| self.poll_chunk(cx)).await {
+            let chunk = chunk?;
+            if let Some(buffer) = buffer.as_mut() {
+                buffer.extend_from_slice(&chunk);
+            } else if let Some(previous) = first.take() {
+                let mut joined = BytesMut::with_capacity(previous.len() + chunk.len());
+                joined.extend_from_slice(&previous);
+                joined.extend_from_slice(&chunk);
+                buffer = Some(joined);
+            } else {
+                first = Some(chunk);
+            }
+        }
+        Ok(match (buffer, first) {
+            (Some(buffer), _) => buffer.freeze(),
+            (None, Some(first)) => first,
+            (None, None) => Bytes::new(),
+        })
+    }
+
+    /// Reads the whole body and [UTF-8 decodes](https://encoding.spec.whatwg.org/#utf-8-decode)
+    /// it: a leading BOM is dropped, invalid sequences become U+FFFD.
+    ///
+    /// # Errors
+    /// The error the stream ended with.
+    pub async fn text(self) -> Result<String> {
+        Ok(crate::blob::utf8_decode(&self.bytes().await?))
+    }
+
+    /// Reads the whole body and [parses it as JSON](https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value).
+    ///
+    /// # Errors
+    /// The stream's error, or a `SyntaxError` if the bytes are not JSON of type `T`.
+    pub async fn json<T: serde::de::DeserializeOwned + Send + 'static>(self) -> Result<T> {
+        parse_json_from_bytes(&self.bytes().await?)
+    }
+
+    fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes>>> {
+        self.disturbed = true;
+        let polled = match &mut self.stream {
+            Inner::Empty => return Poll::Ready(None),
+            Inner::Bytes(bytes) => {
+                let bytes = std::mem::take(bytes);
+                self.stream = Inner::Empty;
+                return Poll::Ready(Some(Ok(bytes)));
+            }
+            Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
+            Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
+            Inner::Tee(branch) => branch.poll_next(cx),
+        };
+        match polled {
+            Poll::Ready(None) => {
+                self.stream = Inner::Empty;
+                Poll::Ready(None)
+            }
+            Poll::Ready(Some(Err(error))) => {
+                self.stream = Inner::Errored(error.clone());
+                Poll::Ready(Some(Err(error)))
+            }
+            // An empty chunk is no chunk: keep polling so readers never see one.
+            Poll::Ready(Some(Ok(chunk))) if chunk.is_empty() => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            other => other,
+        }
+    }
+}
+
+impl Default for Body {
+    fn default() -> Body {
+        Body::empty()
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let stream = match &self.stream {
+            Inner::Empty => "empty",
+            Inner::Bytes(_) => "bytes",
+            Inner::Stream(_) => "stream",
+            Inner::Tee(_) => "tee",
+            Inner::Errored(_) => "errored",
+        };
+        f.debug_struct("Body")
+            .field("stream", &stream)
+            .field("length", &self.length)
+            .field("disturbed", &self.disturbed)
+            .finish()
+    }
+}
+
+impl Stream for Body {
+    type Item = Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut().poll_chunk(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.stream {
+            Inner::Empty => (0, Some(0)),
+            Inner::Bytes(_) => (1, Some(1)),
+            _ => (0, None),
+        }
+    }
+}
+
+impl http_body::Body for Body {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>>>> {
+        self.get_mut()
+            .poll_chunk(cx)
+            .map(|chunk| chunk.map(|chunk| chunk.map(http_body::Frame::data)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.stream, Inner::Empty)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match (&self.stream, self.length) {
+            (Inner::Empty, _) => http_body::SizeHint::with_exact(0),
+            (Inner::Bytes(bytes), _) => http_body::SizeHint::with_exact(bytes.len() as u64),
+            (_, Some(length)) => http_body::SizeHint::with_exact(length),
+            (_, None) => http_body::SizeHint::default(),
+        }
+    }
+}
+
+impl From<Bytes> for Body {
+    fn from(bytes: Bytes) -> Body {
+        Body::from_bytes(bytes)
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Body {
+        Body::from_bytes(bytes)
+    }
+}
+
+impl From<String> for Body {
+    fn from(text: String) -> Body {
+        Body::from_bytes(text)
+    }
+}
+
+impl From<&'static str> for Body {
+    fn from(text: &'static str) -> Body {
+        Body::from_bytes(Bytes::from_static(text.as_bytes()))
+    }
+}
+
+/// A stream error as this crate's [`Error`]: an `Error` passes through unchanged (an abort
+/// reason stays the same value), anything else becomes a `TypeError` with it as the cause.
+fn into_error(error: impl Into<BoxError>) -> Error {
+    let error: BoxError = error.into();
+    match error.downcast::<Error>() {
+        Ok(error) => *error,
+        Err(other) => Error::type_error("body stream errored").with_source(other),
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// Tee
+// ----------------------------------------------------------------------------------------
+
+/// [ReadableStreamDefaultTee](https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaulttee)
+/// for a Rust stream: whichever branch pulls reads one chunk from the source and enqueues
+/// it into both branches. A branch that is dropped is cancelled; the source is dropped only
+/// when both are.
+fn tee(stream: Inner) -> (Inner, Inner) {
+    match stream {
+        Inner::Empty => (Inner::Empty, Inner::Empty),
+        Inner::Bytes(bytes) => (Inner::Bytes(bytes.clone()), Inner::Bytes(bytes)),
+        Inner::Errored(error) => (Inner::Errored(error.clone()), Inner::Errored(error)),
+        Inner::Stream(stream) => tee_stream(stream.into_inner()),
+        Inner::Tee(branch) => tee_stream(Box::pin(branch)),
+    }
+}
+
+fn tee_stream(source: BoxStream) -> (Inner, Inner) {
+    let shared = Arc::new(Mutex::new(TeeState {
+        source: Some(source),
+        queues: [VecDeque::new(), VecDeque::new()],
+        cancelled: [false, false],
+        ended: false,
+    }));
+    let wakers = Arc::new(TeeWakers::default());
+    let branch = |index| {
+        Inner::Tee(TeeBranch {
+            shared: shared.clone(),
+            wakers: wakers.clone(),
+            index,
+        })
+    };
+    (branch(0), branch(1))
+}
+
+struct TeeState {
+    source: Option<BoxStream>,
+    queues: [VecDeque<Result<Bytes>>; 2],
+    cancelled: [bool; 2],
+    ended: bool,
+}
+
+/// The wakers of both branches: the source is polled with a waker that wakes both, since
+/// either branch may be the one waiting on it.
+#[derive(Default)]
+struct TeeWakers {
+    wakers: Mutex<[Option<Waker>; 2]>,
+}
+
+impl TeeWakers {
+    fn lock(&self) -> MutexGuard<'_, [Option<Waker>; 2]> {
+        self.wakers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Wake for TeeWakers {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let wakers = std::mem::take(&mut *self.lock());
+        for waker in wakers.into_iter().flatten() {
+            waker.wake();
+        }
+    }
+}
+
+struct TeeBranch {
+    shared: Arc<Mutex<TeeState>>,
+    wakers: Arc<TeeWakers>,
+    index: usize,
+}
+
+impl TeeBranch {
+    fn state(&self) -> MutexGuard<'_, TeeState> {
+        self.shared
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes>>> {
+        let index = self.index;
+        let other = 1 - index;
+        let mut state = self.state();
+        if let Some(chunk) = state.queues[index].pop_front() {
+            return Poll::Ready(Some(chunk));
+        }
+        if state.ended {
+            return Poll::Ready(None);
+        }
+        // Register before polling, so a wake-up that races the poll is not lost.
+        self.wakers.lock()[index] = Some(cx.waker().clone());
+        let waker = Waker::from(self.wakers.clone());
+        let polled = match state.source.as_mut() {
+            Some(source) => source.as_mut().poll_next(&mut Context::from_waker(&waker)),
+            None => Poll::Ready(None),
+        };
+        match polled {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(None) => {
+                state.ended = true;
+                state.source = None;
+                drop(state);
+                self.wake_other(other);
+                Poll::Ready(None)
+            }
+            Poll::Ready(Some(chunk)) => {
+                let failed = chunk.is_err();
+                if !state.cancelled[other] {
+                    state.queues[other].push_back(chunk.clone());
+                }
+                if failed {
+                    state.ended = true;
+                    state.source = None;
+                }
+                drop(state);
+                self.wake_other(other);
+                Poll::Ready(Some(chunk))
+            }
+        }
+    }
+
+    fn wake_other(&self, other: usize) {
+        let waker = self.wakers.lock()[other].take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl Stream for TeeBranch {
+    type Item = Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes>>> {
+        TeeBranch::poll_next(self.get_mut(), cx)
+    }
+}
+
+impl Drop for TeeBranch {
+    fn drop(&mut self) {
+        let index = self.index;
+        let mut state = self.state();
+        state.cancelled[index] = true;
+        state.queues[index].clear();
+        if state.cancelled[1 - index] {
+            // Both branches cancelled: cancel the source.
+            state.source = None;
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// Extract a body
+// ----------------------------------------------------------------------------------------
+
+/// The [`BodyInit`](https://fetch.spec.whatwg.org/#bodyinit) union: what a request or
+/// response body can be made from.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BodyInit {
+    /// A byte sequence (`BufferSource` in JavaScript).
+    Bytes(Bytes),
+    /// A string, sent as UTF-8 with type `text/plain;charset=UTF-8`.
+    Text(String),
+    /// A [`Blob`], sent with its type.
+    Blob(Blob),
+    /// A [`FormData`], sent as `multipart/form-data` with a fresh boundary.
+    FormData(FormData),
+    /// URL search parameters (`URLSearchParams`), sent as
+    /// `application/x-www-form-urlencoded;charset=UTF-8`.
+    UrlSearchParams(Vec<(String, String)>),
+    /// A stream: sent without a known length; it cannot be sent again on a redirect.
+    Stream(Body),
+    /// JavaScript's `null`: a member that is present but holds no body. Where the spec
+    /// tells an absent member from a null one (a `RequestInit` with only `body: null` is
+    /// not empty), pass this; everywhere else it means no body.
+    Null,
+}
+
+impl From<Bytes> for BodyInit {
+    fn from(bytes: Bytes) -> BodyInit {
+        BodyInit::Bytes(bytes)
+    }
+}
+
+impl From<Vec<u8>> for BodyInit {
+    fn from(bytes: Vec<u8>) -> BodyInit {
+        BodyInit::Bytes(bytes.into())
+    }
+}
+
+impl From<&'static [u8]> for BodyInit {
+    fn from(bytes: &'static [u8]) -> BodyInit {
+        BodyInit::Bytes(Bytes::from_static(bytes))
+    }
+}
+
+impl From<String> for BodyInit {
+    fn from(text: String) -> BodyInit {
+        BodyInit::Text(text)
+    }
+}
+
+impl From<&str> for BodyInit {
+    fn from(text: &str) -> BodyInit {
+        BodyInit::Text(text.to_owned())
+    }
+}
+
+impl From<Blob> for BodyInit {
+    fn from(blob: Blob) -> BodyInit {
+        BodyInit::Blob(blob)
+    }
+}
+
+impl From<FormData> for BodyInit {
+    fn from(form: FormData) -> BodyInit {
+        BodyInit::FormData(form)
+    }
+}
+
+impl From<Body> for BodyInit {
+    fn from(body: Body) -> BodyInit {
+        BodyInit::Stream(body)
+    }
+}
+
+impl From<&url::Url> for BodyInit {
+    /// The URL's query as URL search parameters.
+    fn from(url: &url::Url) -> BodyInit {
+        BodyInit::UrlSearchParams(url.query_pairs().into_owned().collect())
+    }
+}
+
+impl BodyInit {
+    /// A stream body from any stream of byte chunks.
+    pub fn stream<S, E>(stream: S) -> BodyInit
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        BodyInit::Stream(Body::from_stream(stream))
+    }
+
+    /// `None` for [`BodyInit::Null`], the body otherwise.
+    pub fn non_null(self) -> Option<BodyInit> {
+        match self {
+            BodyInit::Null => None,
+            body => Some(body),
+        }
+    }
+
+    /// Whether this is a stream body (a `ReadableStream` in JavaScript).
+    pub fn is_stream(&self) -> bool {
+        matches!(self, BodyInit::Stream(_))
+    }
+}
+
+/// A [body with type](https://fetch.spec.whatwg.org/#body-with-type): what
+/// [`extract_body`] returns.
+#[derive(Debug)]
+pub struct BodyWithType {
+    /// The body.
+    pub body: Body,
+    /// Its `Content-Type`, if the source has one.
+    pub r#type: Option<Bytes>,
+}
+
+/// [Extract](https://fetch.spec.whatwg.org/#concept-bodyinit-extract) a body with type
+/// from `object`.
+///
+/// # Errors
+/// A `TypeError` for a stream body when `keepalive` is true, or for a stream that is
+/// already disturbed.
+pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
+    // Steps 1–5 (choosing the stream) are folded into the switch below: a byte source
+    // becomes a bytes-backed stream, a stream stays itself.
+    // Step 7. Let source be null.
+    let source: Bytes;
+    // Step 9. Let type be null.
+    let mut r#type: Option<Bytes> = None;
+    // Step 10. Switch on object:
+    match object {
+        // Blob: Set source to object. Set length to object's size. If object's type
+        // attribute is not the empty byte sequence, set type to its value.
+        BodyInit::Blob(blob) => {
+            if !blob.r#type().is_empty() {
+                r#type = Some(Bytes::copy_from_slice(blob.r#type().as_bytes()));
+            }
+            source = blob.bytes();
+        }
+        // byte sequence / BufferSource: Set source to (a copy of) object.
+        BodyInit::Bytes(bytes) => source = bytes,
+        // Not in the spec: null is no BodyInit; callers skip it, and it extracts as nothing.
+        BodyInit::Null => source = Bytes::new(),
+        // FormData: run the multipart/form-data encoding algorithm; set type to
+        // `multipart/form-data; boundary=` followed by the boundary string.
+        BodyInit::FormData(form) => {
+            let boundary = form_data::generate_boundary();
+            source = form_data::multipart_form_data_encode(&form, &boundary);
+            r#type = Some(Bytes::from(format!(
+                "multipart/form-data; boundary={boundary}"
+            )));
+        }
+        // URLSearchParams: Set source to the result of running the
+        // application/x-www-form-urlencoded serializer with object's list.
+        BodyInit::UrlSearchParams(list) => {
+            let serialized = url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(list.iter())
+                .finish();
+            source = Bytes::from(serialized);
+            r#type = Some(Bytes::from_static(
+                b"application/x-www-form-urlencoded;charset=UTF-8",
+            ));
+        }
+        // scalar value string: Set source to the UTF-8 encoding of object. Set type to
+        // `text/plain;charset=UTF-8`.
+        BodyInit::Text(text) => {
+            source = Bytes::from(text);
+            r#type = Some(Bytes::from_static(b"text/plain;charset=UTF-8"));
+        }
+        // ReadableStream: If keepalive is true, then throw a TypeError. If object is
+        // disturbed or locked, then throw a TypeError.
+        BodyInit::Stream(body) => {
+            if keepalive {
+                return Err(Error::type_error(
+                    "a keepalive request cannot have a stream body",
+                ));
+            }
+            if body.is_disturbed() {
+                return Err(Error::type_error("the body stream is disturbed"));
+            }
+            return Ok(BodyWithType { body, r#type: None });
+        }
+    }
+    // Step 11. If source is a byte sequence, then set action to a step that returns source
+    // and length to source's length.
+    // Steps 12–14. The stream enqueues source and closes; return (body, type).
+    Ok(BodyWithType {
+        body: Body::from_bytes(source),
+        r#type,
+    })
+}
+
+// ----------------------------------------------------------------------------------------
+// Consuming
+// ----------------------------------------------------------------------------------------
+
+/// [Parse JSON from bytes](https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value):
+/// UTF-8 decode, then parse.
+///
+/// # Errors
+/// A `SyntaxError` when the text is not JSON (or not of type `T`).
+pub fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match serde_json::from_slice(bytes) {
+        Ok(value) => Ok(value),
+        // Invalid UTF-8 decodes to U+FFFD before parsing: retry on the decoded text so a
+        // string holding a replacement character still parses.
+        Err(_) if std::str::from_utf8(bytes).is_err() => {
+            serde_json::from_str(&crate::blob::utf8_decode(bytes)).map_err(json_error)
+        }
+        Err(error) => Err(json_error(error)),
+    }
+}
+
+fn json_error(error: serde_json::Error) -> Error {
+    Error::new(crate::ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
+}
+
+/// The `formData()` steps after the body is read: parse `bytes` by `mime_type`.
+///
+/// # Errors
+/// A `TypeError` when the MIME type is neither `multipart/form-data` (with a boundary)
+/// nor `application/x-www-form-urlencoded`, or when the multipart body is malformed.
+pub fn package_form_data(bytes: &[u8], mime_type: Option<&MimeType>) -> Result<FormData> {
+    // Step 1. Let mimeType be the result of get the MIME type with this.
+    // Step 2. If mimeType is non-null, then switch on mimeType's essence:
+    if let Some(mime_type) = mime_type {
+        match mime_type.essence().as_str() {
+            "multipart/form-data" => {
+                // Parse bytes, using the value of the `boundary` parameter from mimeType.
+                // If that fails for some reason, then throw a TypeError.
+                let Some(boundary) = mime_type.parameter("boundary") else {
+                    return Err(Error::type_error(
+                        "multipart/form-data body without a boundary parameter",
+                    ));
+                };
+                return form_data::multipart_form_data_parse(bytes, boundary.as_bytes());
+            }
+            "application/x-www-form-urlencoded" => {
+                // Let entries be the result of parsing bytes. Return a new FormData object
+                // whose entry list is entries.
+                return Ok(form_data::urlencoded_parse(bytes));
+            }
+            _ => {}
+        }
+    }
+    // Step 3. Throw a TypeError.
+    Err(Error::type_error(match mime_type {
+        Some(mime_type) => format!("cannot parse a body of type {mime_type} as form data"),
+        None => "cannot parse a body without a Content-Type as form data".to_owned(),
+    }))
+}
+
+impl Blob {
+    /// The blob's [get stream](https://w3c.github.io/FileAPI/#blob-get-stream): a body
+    /// that yields its bytes.
+    pub fn stream(&self) -> Body {
+        Body::from_bytes(self.bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(parts: &[&'static str]) -> Body {
+        let items: Vec<Result<Bytes>> = parts
+            .iter()
+            .map(|part| Ok(Bytes::from_static(part.as_bytes())))
+            .collect();
+        Body::from_stream(futures_util::stream::iter(items))
+    }
+
+    #[tokio::test]
+    async fn stream_chunks_concatenate() {
+        assert_eq!(chunks(&["a", "", "bc"]).text().await.unwrap(), "abc");
+    }
+
+    #[tokio::test]
+    async fn text_strips_bom_and_replaces_invalid_bytes() {
+        let body = Body::from(b"\xEF\xBB\xBFa\xFFb".to_vec());
+        assert_eq!(body.text().await.unwrap(), "a\u{FFFD}b");
+    }
+
+    #[tokio::test]
+    async fn take_twice_is_a_type_error() {
+        let mut body = Body::from("x");
+        let taken = body.take_stream().unwrap();
+        assert!(body.is_disturbed());
+        assert_eq!(
+            body.take_stream().unwrap_err().kind(),
+            crate::ErrorKind::TypeError
+        );
+        assert_eq!(taken.text().await.unwrap(), "x");
+    }
+
+    #[tokio::test]
+    async fn tee_gives_both_branches_every_chunk() {
+        let mut body = chunks(&["one", "two", "three"]);
+        let clone = body.clone_body();
+        assert_eq!(clone.text().await.unwrap(), "onetwothree");
+        assert_eq!(body.text().await.unwrap(), "onetwothree");
+    }
+
+    #[tokio::test]
+    async fn tee_interleaved_reads() {
+        let mut first = chunks(&["1", "2", "3"]);
+        let mut second = first.clone_body();
+        assert_eq!(first.next().await.unwrap().unwrap(), "1");
+        assert_eq!(second.next().await.unwrap().unwrap(), "1");
+        assert_eq!(second.next().await.unwrap().unwrap(), "2");
+        assert_eq!(first.next().await.unwrap().unwrap(), "2");
+        drop(second);
+        assert_eq!(first.next().await.unwrap().unwrap(), "3");
+        assert!(first.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn tee_of_a_tee() {
+        let mut a = chunks(&["x", "y"]);
+        let mut b = a.clone_body();
+        let c = b.clone_body();
+        assert_eq!(c.text().await.unwrap(), "xy");
+        assert_eq!(a.text().await.unwrap(), "xy");
+        assert_eq!(b.text().await.unwrap(), "xy");
+    }
+
+    #[tokio::test]
+    async fn tee_propagates_errors_to_both_branches() {
+        let items: Vec<Result<Bytes>> =
+            vec![Ok(Bytes::from_static(b"a")), Err(Error::abort_error())];
+        let mut body = Body::from_stream(futures_util::stream::iter(items));
+        let clone = body.clone_body();
+        let error = clone.bytes().await.unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::AbortError);
+        let other = body.bytes().await.unwrap_err();
+        assert!(error.same(&other), "both branches see the same reason");
+    }
+
+    #[tokio::test]
+    async fn tee_waits_for_a_pending_source() {
+        let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Bytes>>(1);
+        let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+            receiver.recv().await.map(|item| (item, receiver))
+        });
+        let mut body = Body::from_stream(stream);
+        let clone = body.clone_body();
+        let reader = tokio::spawn(clone.text());
+        let other = tokio::spawn(body.text());
+        tokio::task::yield_now().await;
+        sender.send(Ok(Bytes::from_static(b"late"))).await.unwrap();
+        drop(sender);
+        assert_eq!(reader.await.unwrap().unwrap(), "late");
+        assert_eq!(other.await.unwrap().unwrap(), "late");
+    }
+
+    #[tokio::test]
+    async fn stream_errors_keep_their_identity() {
+        let reason = Error::abort_error();
+        let items: Vec<Result<Bytes>> = vec![Err(reason.clone())];
+        let body = Body::from_stream(futures_util::stream::iter(items));
+        assert!(body.bytes().await.unwrap_err().same(&reason));
+    }
+
+    #[tokio::test]
+    async fn foreign_stream_errors_become_type_errors() {
+        let items: Vec<std::io::Result<Bytes>> = vec![Err(std::io::Error::other("boom"))];
+        let body = Body::from_stream(futures_util::stream::iter(items));
+        assert_eq!(
+            body.bytes().await.unwrap_err().kind(),
+            crate::ErrorKind::TypeError
+        );
+    }
+
+    #[test]
+    fn extract_text_sets_type_and_length() {
+        let extracted = extract_body(BodyInit::from("héllo"), false).unwrap();
+        assert_eq!(
+            extracted.r#type.as_deref(),
+            Some(&b"text/plain;charset=UTF-8"[..])
+        );
+        assert_eq!(extracted.body.length(), Some(6));
+    }
+
+    #[tokio::test]
+    async fn extract_url_search_params() {
+        let params = BodyInit::UrlSearchParams(vec![("a b".into(), "c&d".into())]);
+        let extracted = extract_body(params, false).unwrap();
+        assert_eq!(
+            extracted.r#type.as_deref(),
+            Some(&b"application/x-www-form-urlencoded;charset=UTF-8"[..])
+        );
+        assert_eq!(extracted.body.text().await.unwrap(), "a+b=c%26d");
+    }
+
+    #[test]
+    fn extract_stream_with_keepalive_is_a_type_error() {
+        let error = extract_body(BodyInit::Stream(chunks(&["x"])), true).unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+    }
+
+    #[test]
+    fn extract_disturbed_stream_is_a_type_error() {
+        let mut body = chunks(&["x"]);
+        body.cancel();
+        let error = extract_body(BodyInit::Stream(body), false).unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+    }
+
+    #[test]
+    fn stream_body_has_no_source_or_length() {
+        let body = chunks(&["x"]);
+        assert!(body.source().is_none());
+        assert_eq!(body.length(), None);
+    }
+
+    #[test]
+    fn json_errors_are_syntax_errors() {
+        let error = parse_json_from_bytes::<serde_json::Value>(b"{").unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::SyntaxError);
+        let value: serde_json::Value = parse_json_from_bytes(b"\xEF\xBB\xBF[1]").unwrap();
+        assert_eq!(value, serde_json::json!([1]));
+    }
+
+    #[test]
+    fn form_data_needs_a_form_type() {
+        let error = package_form_data(b"a=b", None).unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        let text = MimeType::parse("text/plain").unwrap();
+        assert_eq!(
+            package_form_data(b"a=b", Some(&text)).unwrap_err().kind(),
+            crate::ErrorKind::TypeError
+        );
+    }
+
+    #[test]
+    fn body_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Body>();
+        assert_send_sync::<BodyInit>();
+    }
+}

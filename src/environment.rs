@@ -1,1 +1,105 @@
-//! (in progress)
+//! The [environment settings object](https://html.spec.whatwg.org/multipage/webappapis.html#environment-settings-object)
+//! a request is made from: its API base URL and its origin.
+//!
+//! Two shapes matter in practice:
+//!
+//! - **Server-side** ([`Environment::server`], the default): no origin, like Deno and Node.
+//!   Relative URLs need a base URL, forbidden request-headers are not filtered, and no CORS
+//!   rules apply, since there is no page whose origin they would protect.
+//! - **Browser-like** ([`Environment::browser`]): an origin, as for a page or worker at
+//!   that URL. Forbidden request-headers are dropped by the `request` guard, `referrer`
+//!   must be same-origin, and CORS, `Origin` and response tainting apply.
+
+use url::{Origin, Url};
+
+/// The environment a [`Request`](crate::request::Request) is made from.
+///
+/// ```
+/// use whatwg_fetch::environment::Environment;
+///
+/// let page = Environment::browser("https://app.example/index.html".parse()?);
+/// assert!(page.is_browser_like());
+/// assert_eq!(page.base_url().map(|url| url.as_str()), Some("https://app.example/index.html"));
+/// assert!(!Environment::server().is_browser_like());
+/// # Ok::<(), url::ParseError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Environment {
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#api-base-url>, none by default.
+    base_url: Option<Url>,
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#concept-settings-object-origin>,
+    /// none (server-side) by default.
+    origin: Option<Origin>,
+}
+
+impl Environment {
+    /// The server-side environment: no base URL, no origin.
+    pub fn server() -> Environment {
+        Environment::default()
+    }
+
+    /// A browser-like environment for a document or worker at `url`: its origin is the
+    /// URL's origin and relative URLs resolve against it.
+    pub fn browser(url: Url) -> Environment {
+        Environment {
+            origin: Some(url.origin()),
+            base_url: Some(url),
+        }
+    }
+
+    /// This environment with `base_url` as its API base URL, against which relative request
+    /// URLs are parsed. The origin does not change.
+    pub fn with_base_url(mut self, base_url: Url) -> Environment {
+        self.base_url = Some(base_url);
+        self
+    }
+
+    /// The API base URL, if any.
+    pub fn base_url(&self) -> Option<&Url> {
+        self.base_url.as_ref()
+    }
+
+    /// The origin, if any: `None` in the server-side environment.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.origin.as_ref()
+    }
+
+    /// Whether this environment has an origin, so that the browser's rules apply.
+    pub fn is_browser_like(&self) -> bool {
+        self.origin.is_some()
+    }
+
+    /// Parses `input` against the API base URL.
+    pub(crate) fn parse_url(&self, input: &str) -> Result<Url, url::ParseError> {
+        Url::options().base_url(self.base_url.as_ref()).parse(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_environment_has_no_origin_or_base() {
+        let environment = Environment::server();
+        assert!(environment.origin().is_none());
+        assert!(environment.parse_url("/relative").is_err());
+        assert!(environment.parse_url("http://example.com/").is_ok());
+    }
+
+    #[test]
+    fn browser_environment_resolves_relative_urls() {
+        let environment =
+            Environment::browser(Url::parse("http://web-platform.test:8000/a/b.html").unwrap());
+        let url = environment.parse_url("../c").unwrap();
+        assert_eq!(url.as_str(), "http://web-platform.test:8000/c");
+        assert_eq!(
+            environment.origin(),
+            Some(
+                &Url::parse("http://web-platform.test:8000/")
+                    .unwrap()
+                    .origin()
+            )
+        );
+    }
+}

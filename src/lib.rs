@@ -12,6 +12,57 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+/// Defines a Web IDL enumeration: a Rust enum whose variants map one to one to the IDL
+/// strings, with `as_str`, `Display` and `FromStr` (a `TypeError` for any other string, as
+/// Web IDL's conversion throws).
+macro_rules! idl_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $value:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$variant_meta])* $variant, )+
+        }
+
+        impl $name {
+            /// The IDL string for this value.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $value, )+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = crate::Error;
+
+            /// Parses the IDL string.
+            ///
+            /// # Errors
+            /// A `TypeError` for a string that is not one of the enumeration's values.
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
+                match value {
+                    $( $value => Ok($name::$variant), )+
+                    _ => Err(crate::Error::type_error(format!(
+                        "{value:?} is not a valid value for enumeration {}",
+                        stringify!($name)
+                    ))),
+                }
+            }
+        }
+    };
+}
+
 pub mod abort;
 pub mod blob;
 pub mod body;
@@ -24,4 +75,21 @@ pub mod mime;
 pub mod request;
 pub mod response;
 
+pub use abort::{AbortController, AbortSignal};
+pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
+pub use body::{Body, BodyInit};
+pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
+pub use form_data::{FormData, FormDataEntryValue};
+pub use headers::{Headers, HeadersGuard, HeadersInit};
+pub use mime::MimeType;
+pub use request::{
+    ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDestination, RequestDuplex,
+    RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,
+};
+pub use response::{Response, ResponseInit, ResponseType};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,1 +1,1632 @@
-//! (in progress)
+//! Requests: the [request](https://fetch.spec.whatwg.org/#concept-request) concept and the
+//! [`Request` class](https://fetch.spec.whatwg.org/#request-class) (Fetch § 5.4).
+//!
+//! [`Request::new`] runs the constructor algorithm of `new Request(input, init)` step by
+//! step, so it accepts and rejects exactly what a browser does; [`RequestInit`] is the IDL
+//! dictionary, every member an `Option` because an absent member differs from a default.
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use url::Url;
+
+use crate::abort::AbortSignal;
+use crate::blob::Blob;
+use crate::body::{self, Body, BodyInit};
+use crate::environment::Environment;
+use crate::error::{Error, Result};
+use crate::form_data::FormData;
+use crate::headers::{self, Headers, HeadersGuard, HeadersInit};
+
+idl_enum! {
+    /// [`RequestDestination`](https://fetch.spec.whatwg.org/#requestdestination): the kind
+    /// of resource requested.
+    pub enum RequestDestination {
+        /// `""`: no particular destination, as for `fetch()`.
+        Empty = "",
+        /// `"audio"`.
+        Audio = "audio",
+        /// `"audioworklet"`.
+        AudioWorklet = "audioworklet",
+        /// `"document"`.
+        Document = "document",
+        /// `"embed"`.
+        Embed = "embed",
+        /// `"font"`.
+        Font = "font",
+        /// `"frame"`.
+        Frame = "frame",
+        /// `"iframe"`.
+        Iframe = "iframe",
+        /// `"image"`.
+        Image = "image",
+        /// `"json"`.
+        Json = "json",
+        /// `"manifest"`.
+        Manifest = "manifest",
+        /// `"object"`.
+        Object = "object",
+        /// `"paintworklet"`.
+        PaintWorklet = "paintworklet",
+        /// `"report"`.
+        Report = "report",
+        /// `"script"`.
+        Script = "script",
+        /// `"sharedworker"`.
+        SharedWorker = "sharedworker",
+        /// `"style"`.
+        Style = "style",
+        /// `"text"`.
+        Text = "text",
+        /// `"track"`.
+        Track = "track",
+        /// `"video"`.
+        Video = "video",
+        /// `"worker"`.
+        Worker = "worker",
+        /// `"xslt"`.
+        Xslt = "xslt",
+    }
+}
+
+idl_enum! {
+    /// [`RequestMode`](https://fetch.spec.whatwg.org/#concept-request-mode): whether the
+    /// request uses CORS or is restricted to same-origin URLs.
+    pub enum RequestMode {
+        /// `"navigate"`: only the user agent makes navigation requests.
+        Navigate = "navigate",
+        /// `"same-origin"`: a cross-origin URL is a network error.
+        SameOrigin = "same-origin",
+        /// `"no-cors"`: cross-origin responses are opaque.
+        NoCors = "no-cors",
+        /// `"cors"`: cross-origin requests use the CORS protocol.
+        Cors = "cors",
+    }
+}
+
+idl_enum! {
+    /// [`RequestCredentials`](https://fetch.spec.whatwg.org/#concept-request-credentials-mode):
+    /// whether cookies and HTTP authentication travel with the request.
+    pub enum RequestCredentials {
+        /// `"omit"`: never.
+        Omit = "omit",
+        /// `"same-origin"`: only to same-origin URLs.
+        SameOrigin = "same-origin",
+        /// `"include"`: always.
+        Include = "include",
+    }
+}
+
+idl_enum! {
+    /// [`RequestCache`](https://fetch.spec.whatwg.org/#concept-request-cache-mode): how the
+    /// request interacts with the HTTP cache.
+    pub enum RequestCache {
+        /// `"default"`.
+        Default = "default",
+        /// `"no-store"`.
+        NoStore = "no-store",
+        /// `"reload"`.
+        Reload = "reload",
+        /// `"no-cache"`.
+        NoCache = "no-cache",
+        /// `"force-cache"`.
+        ForceCache = "force-cache",
+        /// `"only-if-cached"`: only with mode `same-origin`.
+        OnlyIfCached = "only-if-cached",
+    }
+}
+
+idl_enum! {
+    /// [`RequestRedirect`](https://fetch.spec.whatwg.org/#concept-request-redirect-mode):
+    /// how redirects are handled.
+    pub enum RequestRedirect {
+        /// `"follow"`: follow up to 20 redirects.
+        Follow = "follow",
+        /// `"error"`: a redirect is a network error.
+        Error = "error",
+        /// `"manual"`: return the redirect response (opaque in a browser-like environment).
+        Manual = "manual",
+    }
+}
+
+idl_enum! {
+    /// [`RequestDuplex`](https://fetch.spec.whatwg.org/#dom-requestinit-duplex).
+    pub enum RequestDuplex {
+        /// `"half"`: the whole request is sent before the response is processed.
+        Half = "half",
+    }
+}
+
+idl_enum! {
+    /// [`RequestPriority`](https://fetch.spec.whatwg.org/#request-priority).
+    pub enum RequestPriority {
+        /// `"high"`.
+        High = "high",
+        /// `"low"`.
+        Low = "low",
+        /// `"auto"`.
+        Auto = "auto",
+    }
+}
+
+idl_enum! {
+    /// [`ReferrerPolicy`](https://w3c.github.io/webappsec-referrer-policy/#enumdef-referrerpolicy).
+    pub enum ReferrerPolicy {
+        /// `""`: the environment's default policy applies.
+        Empty = "",
+        /// `"no-referrer"`.
+        NoReferrer = "no-referrer",
+        /// `"no-referrer-when-downgrade"`.
+        NoReferrerWhenDowngrade = "no-referrer-when-downgrade",
+        /// `"same-origin"`.
+        SameOrigin = "same-origin",
+        /// `"origin"`.
+        Origin = "origin",
+        /// `"strict-origin"`.
+        StrictOrigin = "strict-origin",
+        /// `"origin-when-cross-origin"`.
+        OriginWhenCrossOrigin = "origin-when-cross-origin",
+        /// `"strict-origin-when-cross-origin"`.
+        StrictOriginWhenCrossOrigin = "strict-origin-when-cross-origin",
+        /// `"unsafe-url"`.
+        UnsafeUrl = "unsafe-url",
+    }
+}
+
+/// A request's [referrer](https://fetch.spec.whatwg.org/#concept-request-referrer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Referrer {
+    /// `"no-referrer"`: no `Referer` header.
+    NoReferrer,
+    /// `"client"`: the environment's default, computed when fetching.
+    Client,
+    /// A URL.
+    Url(Url),
+}
+
+/// A request's [origin](https://fetch.spec.whatwg.org/#concept-request-origin).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequestOrigin {
+    /// `"client"`: the origin of the request's client, resolved when fetching.
+    Client,
+    /// An origin.
+    Origin(url::Origin),
+}
+
+/// A request's [response tainting](https://fetch.spec.whatwg.org/#concept-request-response-tainting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseTainting {
+    /// `"basic"`.
+    Basic,
+    /// `"cors"`.
+    Cors,
+    /// `"opaque"`.
+    Opaque,
+}
+
+/// The [`RequestInit`](https://fetch.spec.whatwg.org/#requestinit) dictionary.
+///
+/// Every member is optional: `None` means the member is absent, which the constructor
+/// treats differently from any value.
+///
+/// ```
+/// use whatwg_fetch::request::{Request, RequestInit, RequestRedirect};
+///
+/// let request = Request::new("https://example.com/upload", RequestInit {
+///     method: Some("post".into()),
+///     body: Some("hello".into()),
+///     redirect: Some(RequestRedirect::Manual),
+///     ..Default::default()
+/// })?;
+/// assert_eq!(request.method(), "POST");
+/// assert_eq!(request.headers().get("content-type")?.as_deref(), Some("text/plain;charset=UTF-8"));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct RequestInit {
+    /// The method; normalized (`post` becomes `POST`) and checked.
+    pub method: Option<String>,
+    /// Headers to replace the input's.
+    pub headers: Option<HeadersInit>,
+    /// The body; [`BodyInit::Null`] is JavaScript's `null`.
+    pub body: Option<BodyInit>,
+    /// The referrer: a same-origin URL, `"about:client"`, or `""` for none.
+    pub referrer: Option<String>,
+    /// The referrer policy.
+    pub referrer_policy: Option<ReferrerPolicy>,
+    /// The mode; `navigate` is a `TypeError`.
+    pub mode: Option<RequestMode>,
+    /// The credentials mode.
+    pub credentials: Option<RequestCredentials>,
+    /// The cache mode.
+    pub cache: Option<RequestCache>,
+    /// The redirect mode.
+    pub redirect: Option<RequestRedirect>,
+    /// Subresource integrity metadata.
+    pub integrity: Option<String>,
+    /// Whether the request may outlive its environment.
+    pub keepalive: Option<bool>,
+    /// A signal that aborts the request. A request made from another request follows the
+    /// input's signal unless this is set; pass a signal that never aborts (a fresh
+    /// [`AbortController`](crate::abort::AbortController)'s) for JavaScript's `null`.
+    pub signal: Option<AbortSignal>,
+    /// Required (`half`) when the body is a stream.
+    pub duplex: Option<RequestDuplex>,
+    /// The priority hint.
+    pub priority: Option<RequestPriority>,
+    /// JavaScript's `window` member: `Some(None)` is `null`; `Some(Some(()))` stands for any
+    /// other value, which is a `TypeError`.
+    pub window: Option<Option<()>>,
+}
+
+impl RequestInit {
+    /// Whether no member is present: the spec's "init is empty".
+    pub fn is_empty(&self) -> bool {
+        let RequestInit {
+            method,
+            headers,
+            body,
+            referrer,
+            referrer_policy,
+            mode,
+            credentials,
+            cache,
+            redirect,
+            integrity,
+            keepalive,
+            signal,
+            duplex,
+            priority,
+            window,
+        } = self;
+        method.is_none()
+            && headers.is_none()
+            && body.is_none()
+            && referrer.is_none()
+            && referrer_policy.is_none()
+            && mode.is_none()
+            && credentials.is_none()
+            && cache.is_none()
+            && redirect.is_none()
+            && integrity.is_none()
+            && keepalive.is_none()
+            && signal.is_none()
+            && duplex.is_none()
+            && priority.is_none()
+            && window.is_none()
+    }
+}
+
+/// A [`RequestInfo`](https://fetch.spec.whatwg.org/#requestinfo): a URL or a [`Request`].
+#[derive(Debug)]
+pub enum RequestInfo {
+    /// A URL string, parsed against the environment's base URL.
+    Url(String),
+    /// A request to copy; its body is taken.
+    Request(Box<Request>),
+}
+
+impl From<&str> for RequestInfo {
+    fn from(url: &str) -> RequestInfo {
+        RequestInfo::Url(url.to_owned())
+    }
+}
+
+impl From<String> for RequestInfo {
+    fn from(url: String) -> RequestInfo {
+        RequestInfo::Url(url)
+    }
+}
+
+impl From<&String> for RequestInfo {
+    fn from(url: &String) -> RequestInfo {
+        RequestInfo::Url(url.clone())
+    }
+}
+
+impl From<Url> for RequestInfo {
+    fn from(url: Url) -> RequestInfo {
+        RequestInfo::Url(url.into())
+    }
+}
+
+impl From<&Url> for RequestInfo {
+    fn from(url: &Url) -> RequestInfo {
+        RequestInfo::Url(url.as_str().to_owned())
+    }
+}
+
+impl From<Request> for RequestInfo {
+    fn from(request: Request) -> RequestInfo {
+        RequestInfo::Request(Box::new(request))
+    }
+}
+
+/// The constructor's `input`, borrowed: a URL, or a request whose body may be taken.
+enum Input<'a> {
+    Url(&'a str),
+    Request(&'a mut Request),
+}
+
+/// A [request](https://fetch.spec.whatwg.org/#concept-request) and the
+/// [`Request`](https://fetch.spec.whatwg.org/#request) object around it.
+///
+/// `Request` is `Send + Sync`; its body is read once.
+pub struct Request {
+    /// <https://fetch.spec.whatwg.org/#concept-request-method>, initially `GET`.
+    pub(crate) method: String,
+    /// <https://fetch.spec.whatwg.org/#concept-request-url-list>: the request's URL first,
+    /// then every URL it was redirected to.
+    pub(crate) url_list: Vec<Url>,
+    /// <https://fetch.spec.whatwg.org/#concept-request-header-list>, held by the request's
+    /// `Headers` object with its guard.
+    pub(crate) headers: Headers,
+    /// <https://fetch.spec.whatwg.org/#concept-request-body>, initially null.
+    pub(crate) body: Option<Body>,
+    /// <https://fetch.spec.whatwg.org/#concept-request-client>.
+    pub(crate) client: Arc<Environment>,
+    /// <https://fetch.spec.whatwg.org/#request-keepalive-flag>, initially false.
+    pub(crate) keepalive: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-request-initiator-type>: `fetch` for requests
+    /// made by this constructor.
+    pub(crate) initiator_type: Option<&'static str>,
+    /// <https://fetch.spec.whatwg.org/#concept-request-destination>, initially the empty string.
+    pub(crate) destination: RequestDestination,
+    /// <https://fetch.spec.whatwg.org/#request-priority>, initially `auto`.
+    pub(crate) priority: RequestPriority,
+    /// <https://fetch.spec.whatwg.org/#concept-request-origin>, initially `client`.
+    pub(crate) origin: RequestOrigin,
+    /// <https://fetch.spec.whatwg.org/#concept-request-referrer>, initially `client`.
+    pub(crate) referrer: Referrer,
+    /// <https://fetch.spec.whatwg.org/#concept-request-referrer-policy>, initially the empty
+    /// string.
+    pub(crate) referrer_policy: ReferrerPolicy,
+    /// <https://fetch.spec.whatwg.org/#concept-request-mode>, initially `no-cors`.
+    pub(crate) mode: RequestMode,
+    /// <https://fetch.spec.whatwg.org/#use-cors-preflight-flag>, initially unset.
+    pub(crate) use_cors_preflight: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-request-credentials-mode>, initially
+    /// `same-origin`.
+    pub(crate) credentials_mode: RequestCredentials,
+    /// <https://fetch.spec.whatwg.org/#concept-request-use-url-credentials-flag>, initially
+    /// unset.
+    pub(crate) use_url_credentials: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-request-cache-mode>, initially `default`.
+    pub(crate) cache_mode: RequestCache,
+    /// <https://fetch.spec.whatwg.org/#concept-request-redirect-mode>, initially `follow`.
+    pub(crate) redirect_mode: RequestRedirect,
+    /// <https://fetch.spec.whatwg.org/#concept-request-integrity-metadata>, initially the
+    /// empty string.
+    pub(crate) integrity_metadata: String,
+    /// <https://fetch.spec.whatwg.org/#concept-request-reload-navigation-flag>.
+    pub(crate) reload_navigation: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-request-history-navigation-flag>.
+    pub(crate) history_navigation: bool,
+    /// <https://fetch.spec.whatwg.org/#unsafe-request-flag>, initially unset.
+    pub(crate) unsafe_request: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-request-redirect-count>, initially 0.
+    pub(crate) redirect_count: u8,
+    /// <https://fetch.spec.whatwg.org/#concept-request-response-tainting>, initially `basic`.
+    pub(crate) response_tainting: ResponseTainting,
+    /// <https://fetch.spec.whatwg.org/#concept-request-traversable-for-user-prompts>: whether
+    /// it is `no-traversable` (set by `window: null`).
+    pub(crate) no_traversable: bool,
+    /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
+    pub(crate) signal: AbortSignal,
+}
+
+impl Request {
+    /// A new request with the spec's defaults for `url`: method `GET`, no headers, no body,
+    /// mode `no-cors`, credentials `same-origin`, in the server-side environment.
+    ///
+    /// This is the spec's "new request", not the constructor: use [`Request::new`] to get
+    /// the constructor's checks and its `cors` default mode.
+    pub fn from_url(url: Url) -> Request {
+        Request::from_url_in(Arc::new(Environment::server()), url)
+    }
+
+    fn from_url_in(client: Arc<Environment>, url: Url) -> Request {
+        let mut headers = Headers::with_guard(HeadersGuard::Request);
+        headers.set_filters_forbidden_request_headers(client.is_browser_like());
+        Request {
+            method: "GET".to_owned(),
+            url_list: vec![url],
+            headers,
+            body: None,
+            client,
+            keepalive: false,
+            initiator_type: None,
+            destination: RequestDestination::Empty,
+            priority: RequestPriority::Auto,
+            origin: RequestOrigin::Client,
+            referrer: Referrer::Client,
+            referrer_policy: ReferrerPolicy::Empty,
+            mode: RequestMode::NoCors,
+            use_cors_preflight: false,
+            credentials_mode: RequestCredentials::SameOrigin,
+            use_url_credentials: false,
+            cache_mode: RequestCache::Default,
+            redirect_mode: RequestRedirect::Follow,
+            integrity_metadata: String::new(),
+            reload_navigation: false,
+            history_navigation: false,
+            unsafe_request: false,
+            redirect_count: 0,
+            response_tainting: ResponseTainting::Basic,
+            no_traversable: false,
+            signal: AbortSignal::any([]),
+        }
+    }
+
+    /// `new Request(input, init)` in the server-side [`Environment`].
+    ///
+    /// # Errors
+    /// A `TypeError` for every case where the constructor throws one: an unparsable URL or
+    /// one with credentials, an invalid or forbidden method, mode `navigate`,
+    /// `only-if-cached` without `same-origin`, invalid headers, a body on `GET`/`HEAD`, a
+    /// stream body without `duplex`, a used input body, a non-null `window`.
+    pub fn new(input: impl Into<RequestInfo>, init: RequestInit) -> Result<Request> {
+        Request::new_in(&Arc::new(Environment::server()), input, init)
+    }
+
+    /// `new Request(input, init)` made from `environment`: its base URL resolves relative
+    /// URLs, and its origin (if any) turns on the browser's header and referrer rules.
+    ///
+    /// # Errors
+    /// As [`Request::new`].
+    pub fn new_in(
+        environment: &Arc<Environment>,
+        input: impl Into<RequestInfo>,
+        init: RequestInit,
+    ) -> Result<Request> {
+        match input.into() {
+            RequestInfo::Url(url) => Request::construct(environment, Input::Url(&url), init),
+            RequestInfo::Request(mut request) => {
+                Request::construct(environment, Input::Request(&mut request), init)
+            }
+        }
+    }
+
+    /// `new Request(input, init)` where `input` is a request that stays with the caller:
+    /// its body is taken (the input's `body_used()` becomes true) unless `init` has a body.
+    ///
+    /// # Errors
+    /// As [`Request::new`], and a `TypeError` if the input's body is already used.
+    pub fn from_request_in(
+        environment: &Arc<Environment>,
+        input: &mut Request,
+        init: RequestInit,
+    ) -> Result<Request> {
+        Request::construct(environment, Input::Request(input), init)
+    }
+
+    /// The [`new Request(input, init)`](https://fetch.spec.whatwg.org/#dom-request)
+    /// constructor steps.
+    fn construct(
+        environment: &Arc<Environment>,
+        input: Input<'_>,
+        init: RequestInit,
+    ) -> Result<Request> {
+        let init_is_empty = init.is_empty();
+        let RequestInit {
+            method,
+            headers: init_headers,
+            body: init_body,
+            referrer,
+            referrer_policy,
+            mode,
+            credentials,
+            cache,
+            redirect,
+            integrity,
+            keepalive,
+            signal: init_signal,
+            duplex,
+            priority,
+            window,
+        } = init;
+
+        // Step 1. Let request be null.
+        // Step 2. Let fallbackMode be null.
+        let mut fallback_mode: Option<RequestMode> = None;
+        // Step 3. Let baseURL be this's relevant settings object's API base URL.
+        // Step 4. Let signal be null.
+        let mut signal: Option<AbortSignal> = None;
+        let mut input_request: Option<&mut Request> = None;
+        let source: Request;
+        match input {
+            // Step 5. If input is a string, then:
+            Input::Url(input) => {
+                // Step 5.1. Let parsedURL be the result of parsing input with baseURL.
+                // Step 5.2. If parsedURL is failure, then throw a TypeError.
+                let parsed_url = environment.parse_url(input).map_err(|error| {
+                    Error::type_error(format!("invalid URL {input:?}: {error}"))
+                })?;
+                // Step 5.3. If parsedURL includes credentials, then throw a TypeError.
+                if includes_credentials(&parsed_url) {
+                    return Err(Error::type_error(format!(
+                        "URL {input:?} includes credentials"
+                    )));
+                }
+                // Step 5.4. Set request to a new request whose URL is parsedURL.
+                source = Request::from_url_in(environment.clone(), parsed_url);
+                // Step 5.5. Set fallbackMode to "cors".
+                fallback_mode = Some(RequestMode::Cors);
+            }
+            // Step 6. Otherwise:
+            Input::Request(input) => {
+                // Step 6.1. Assert: input is a Request object.
+                // Step 6.2. Set request to input's request.
+                // Step 6.3. Set signal to input's signal.
+                signal = Some(input.signal.clone());
+                source = input.copy_without_body();
+                input_request = Some(input);
+            }
+        }
+
+        // Step 7. Let origin be this's relevant settings object's origin.
+        let origin = environment.origin();
+        // Steps 8–9. Let traversableForUserPrompts be "client". (Requests made here have no
+        // environment settings object for user prompts.)
+        let mut no_traversable = false;
+        // Step 10. If init["window"] exists and is non-null, then throw a TypeError.
+        if let Some(Some(())) = window {
+            return Err(Error::type_error("RequestInit's window must be null"));
+        }
+        // Step 11. If init["window"] exists, then set traversableForUserPrompts to
+        // "no-traversable".
+        if window.is_some() {
+            no_traversable = true;
+        }
+
+        // Step 12. Set request to a new request with the following properties: URL, method,
+        // a copy of the header list, unsafe-request flag set, client this's relevant
+        // settings object, ..., URL list a clone of request's URL list, initiator type
+        // "fetch".
+        let mut request = source;
+        request.unsafe_request = true;
+        request.client = environment.clone();
+        request.no_traversable = no_traversable;
+        request.initiator_type = Some("fetch");
+
+        // Step 13. If init is not empty, then:
+        if !init_is_empty {
+            // Step 13.1. If request's mode is "navigate", then set it to "same-origin".
+            if request.mode == RequestMode::Navigate {
+                request.mode = RequestMode::SameOrigin;
+            }
+            // Step 13.2. Unset request's reload-navigation flag.
+            request.reload_navigation = false;
+            // Step 13.3. Unset request's history-navigation flag.
+            request.history_navigation = false;
+            // Step 13.4. Set request's origin to "client".
+            request.origin = RequestOrigin::Client;
+            // Step 13.5. Set request's referrer to "client".
+            request.referrer = Referrer::Client;
+            // Step 13.6. Set request's referrer policy to the empty string.
+            request.referrer_policy = ReferrerPolicy::Empty;
+            // Step 13.7. Set request's URL to request's current URL.
+            // Step 13.8. Set request's URL list to « request's URL ».
+            let current_url = request.current_url().clone();
+            request.url_list = vec![current_url];
+        }
+
+        // Step 14. If init["referrer"] exists, then:
+        if let Some(referrer) = referrer {
+            // Step 14.2. If referrer is the empty string, then set request's referrer to
+            // "no-referrer".
+            if referrer.is_empty() {
+                request.referrer = Referrer::NoReferrer;
+            } else {
+                // Step 14.3.1. Let parsedReferrer be the result of parsing referrer with
+                // baseURL.
+                // Step 14.3.2. If parsedReferrer is failure, then throw a TypeError.
+                let parsed_referrer = environment.parse_url(&referrer).map_err(|error| {
+                    Error::type_error(format!("invalid referrer URL {referrer:?}: {error}"))
+                })?;
+                // Step 14.3.3. If one of the following is true — parsedReferrer's scheme is
+                // "about" and path is the string "client"; parsedReferrer's origin is not
+                // same origin with origin — then set request's referrer to "client".
+                // DEVIATION: with no origin (server-side) there is nothing to be same-origin
+                // with, so the URL is kept, as Deno and undici do.
+                let is_about_client =
+                    parsed_referrer.scheme() == "about" && parsed_referrer.path() == "client";
+                let cross_origin = origin.is_some_and(|origin| *origin != parsed_referrer.origin());
+                if is_about_client || cross_origin {
+                    request.referrer = Referrer::Client;
+                } else {
+                    // Step 14.3.4. Otherwise, set request's referrer to parsedReferrer.
+                    request.referrer = Referrer::Url(parsed_referrer);
+                }
+            }
+        }
+
+        // Step 15. If init["referrerPolicy"] exists, then set request's referrer policy to it.
+        if let Some(referrer_policy) = referrer_policy {
+            request.referrer_policy = referrer_policy;
+        }
+
+        // Step 16. Let mode be init["mode"] if it exists, and fallbackMode otherwise.
+        let mode = mode.or(fallback_mode);
+        // Step 17. If mode is "navigate", then throw a TypeError.
+        if mode == Some(RequestMode::Navigate) {
+            return Err(Error::type_error("a Request cannot have mode \"navigate\""));
+        }
+        // Step 18. If mode is non-null, set request's mode to mode.
+        if let Some(mode) = mode {
+            request.mode = mode;
+        }
+
+        // Step 19. If init["credentials"] exists, then set request's credentials mode to it.
+        if let Some(credentials) = credentials {
+            request.credentials_mode = credentials;
+        }
+        // Step 20. If init["cache"] exists, then set request's cache mode to it.
+        if let Some(cache) = cache {
+            request.cache_mode = cache;
+        }
+        // Step 21. If request's cache mode is "only-if-cached" and request's mode is not
+        // "same-origin", then throw a TypeError.
+        if request.cache_mode == RequestCache::OnlyIfCached
+            && request.mode != RequestMode::SameOrigin
+        {
+            return Err(Error::type_error(
+                "cache mode \"only-if-cached\" needs mode \"same-origin\"",
+            ));
+        }
+        // Step 22. If init["redirect"] exists, then set request's redirect mode to it.
+        if let Some(redirect) = redirect {
+            request.redirect_mode = redirect;
+        }
+        // Step 23. If init["integrity"] exists, then set request's integrity metadata to it.
+        if let Some(integrity) = integrity {
+            request.integrity_metadata = integrity;
+        }
+        // Step 24. If init["keepalive"] exists, then set request's keepalive to it.
+        if let Some(keepalive) = keepalive {
+            request.keepalive = keepalive;
+        }
+
+        // Step 25. If init["method"] exists, then:
+        if let Some(method) = method {
+            // Step 25.2. If method is not a method or method is a forbidden method, then
+            // throw a TypeError.
+            if !crate::mime::is_token(method.as_bytes()) {
+                return Err(Error::type_error(format!(
+                    "{method:?} is not a valid HTTP method"
+                )));
+            }
+            if headers::is_forbidden_method(method.as_bytes()) {
+                return Err(Error::type_error(format!(
+                    "{method:?} is a forbidden method"
+                )));
+            }
+            // Step 25.3. Normalize method.
+            // Step 25.4. Set request's method to method.
+            request.method = normalize_method(method);
+        }
+
+        // Step 26. If init["signal"] exists, then set signal to it.
+        if let Some(init_signal) = init_signal {
+            signal = Some(init_signal);
+        }
+        // Step 27. If init["priority"] exists, then: ... set request's priority to it.
+        if let Some(priority) = priority {
+            request.priority = priority;
+        }
+
+        // Step 28. Set this's request to request.
+        // Step 29. Let signals be « signal » if signal is non-null; otherwise « ».
+        // Step 30. Set this's signal to the result of creating a dependent abort signal
+        // from signals.
+        request.signal = AbortSignal::any(signal.as_ref());
+
+        // Step 31. Set this's headers to a new Headers object whose header list is
+        // request's header list and guard is "request".
+        request.headers.set_guard(HeadersGuard::Request);
+        request
+            .headers
+            .set_filters_forbidden_request_headers(environment.is_browser_like());
+
+        // Step 32. If this's request's mode is "no-cors", then:
+        if request.mode == RequestMode::NoCors {
+            // Step 32.1. If this's request's method is not a CORS-safelisted method, then
+            // throw a TypeError.
+            if !headers::is_cors_safelisted_method(request.method.as_bytes()) {
+                return Err(Error::type_error(format!(
+                    "method {:?} is not allowed in mode \"no-cors\"",
+                    request.method
+                )));
+            }
+            // Step 32.2. Set this's headers's guard to "request-no-cors".
+            request.headers.set_guard(HeadersGuard::RequestNoCors);
+        }
+
+        // Step 33. If init is not empty, then:
+        if !init_is_empty {
+            // Step 33.1. Let headers be a copy of this's headers and its associated header
+            // list.
+            // Step 33.2. If init["headers"] exists, then set headers to init["headers"].
+            let headers = match init_headers {
+                Some(init_headers) => init_headers,
+                None => HeadersInit::Headers(request.headers.clone()),
+            };
+            // Step 33.3. Empty this's headers's header list.
+            request.headers.header_list_mut().clear();
+            match headers {
+                // Step 33.4. If headers is a Headers object, then for each header of its
+                // header list, append header to this's headers.
+                HeadersInit::Headers(headers) => {
+                    for (name, value) in headers.header_list().iter() {
+                        request.headers.append(name, value)?;
+                    }
+                }
+                // Step 33.5. Otherwise, fill this's headers with headers.
+                headers => request.headers.fill(headers)?,
+            }
+        }
+
+        // Step 34. Let inputBody be input's request's body if input is a Request object;
+        // otherwise null.
+        let input_has_body = input_request
+            .as_ref()
+            .is_some_and(|input| input.body.is_some());
+        let init_body = init_body.and_then(BodyInit::non_null);
+        // Step 35. If either init["body"] exists and is non-null or inputBody is non-null,
+        // and request's method is `GET` or `HEAD`, then throw a TypeError.
+        if (init_body.is_some() || input_has_body)
+            && matches!(request.method.as_str(), "GET" | "HEAD")
+        {
+            return Err(Error::type_error(format!(
+                "a {} request cannot have a body",
+                request.method
+            )));
+        }
+
+        // Step 36. Let initBody be null.
+        let mut init_body_extracted: Option<Body> = None;
+        // Step 37. If init["body"] exists and is non-null, then:
+        if let Some(init_body) = init_body {
+            // Step 37.1. Let bodyWithType be the result of extracting init["body"], with
+            // keepalive set to request's keepalive.
+            let body_with_type = body::extract_body(init_body, request.keepalive)?;
+            // Step 37.2. Set initBody to bodyWithType's body.
+            init_body_extracted = Some(body_with_type.body);
+            // Step 37.3. Let type be bodyWithType's type.
+            // Step 37.4. If type is non-null and this's headers's header list does not
+            // contain `Content-Type`, then append (`Content-Type`, type) to this's headers.
+            if let Some(r#type) = body_with_type.r#type {
+                if !request.headers.header_list().contains("content-type") {
+                    request.headers.append(b"Content-Type", &r#type)?;
+                }
+            }
+        }
+
+        // Step 38. Let inputOrInitBody be initBody if it is non-null; otherwise inputBody.
+        let input_or_init_body_source_is_null = match (&init_body_extracted, &input_request) {
+            (Some(body), _) => Some(body.source().is_none()),
+            (None, Some(input)) => input.body.as_ref().map(|body| body.source().is_none()),
+            (None, None) => None,
+        };
+        // Step 39. If inputOrInitBody is non-null and inputOrInitBody's source is null,
+        // then:
+        if input_or_init_body_source_is_null == Some(true) {
+            // Step 39.1. If initBody is non-null and init["duplex"] does not exist, then
+            // throw a TypeError.
+            if init_body_extracted.is_some() && duplex.is_none() {
+                return Err(Error::type_error(
+                    "a request with a stream body needs duplex: \"half\"",
+                ));
+            }
+            // Step 39.2. If this's request's mode is neither "same-origin" nor "cors", then
+            // throw a TypeError.
+            if !matches!(request.mode, RequestMode::SameOrigin | RequestMode::Cors) {
+                return Err(Error::type_error(
+                    "a request with a stream body needs mode \"same-origin\" or \"cors\"",
+                ));
+            }
+            // Step 39.3. Set this's request's use-CORS-preflight flag.
+            request.use_cors_preflight = true;
+        }
+
+        // Step 40. Let finalBody be inputOrInitBody.
+        let mut final_body = init_body_extracted;
+        // Step 41. If initBody is null and inputBody is non-null, then:
+        if final_body.is_none() {
+            if let Some(input) = input_request {
+                if let Some(input_body) = input.body.as_mut() {
+                    // Step 41.1. If inputBody is unusable, then throw a TypeError.
+                    // Step 41.2. Set finalBody to the result of creating a proxy for
+                    // inputBody.
+                    final_body = Some(input_body.take_stream()?);
+                }
+            }
+        }
+
+        // Step 42. Set this's request's body to finalBody.
+        request.body = final_body;
+        Ok(request)
+    }
+
+    /// A copy of this request's fields with no body: the part of "clone a request" that is
+    /// not the body, and step 12's copy of the input.
+    fn copy_without_body(&self) -> Request {
+        Request {
+            method: self.method.clone(),
+            url_list: self.url_list.clone(),
+            headers: self.headers.clone(),
+            body: None,
+            client: self.client.clone(),
+            keepalive: self.keepalive,
+            initiator_type: self.initiator_type,
+            destination: self.destination,
+            priority: self.priority,
+            origin: self.origin.clone(),
+            referrer: self.referrer.clone(),
+            referrer_policy: self.referrer_policy,
+            mode: self.mode,
+            use_cors_preflight: self.use_cors_preflight,
+            credentials_mode: self.credentials_mode,
+            use_url_credentials: self.use_url_credentials,
+            cache_mode: self.cache_mode,
+            redirect_mode: self.redirect_mode,
+            integrity_metadata: self.integrity_metadata.clone(),
+            reload_navigation: self.reload_navigation,
+            history_navigation: self.history_navigation,
+            unsafe_request: self.unsafe_request,
+            redirect_count: self.redirect_count,
+            response_tainting: self.response_tainting,
+            no_traversable: self.no_traversable,
+            signal: self.signal.clone(),
+        }
+    }
+
+    /// The request's [current URL](https://fetch.spec.whatwg.org/#concept-request-current-url):
+    /// the last URL in its URL list.
+    pub fn current_url(&self) -> &Url {
+        // The URL list is never empty: every constructor starts it with one URL.
+        &self.url_list[self.url_list.len() - 1]
+    }
+
+    /// The [`method`](https://fetch.spec.whatwg.org/#dom-request-method), normalized.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The [`url`](https://fetch.spec.whatwg.org/#dom-request-url), serialized.
+    pub fn url(&self) -> &str {
+        self.url_list[0].as_str()
+    }
+
+    /// The request's URL list: its URL, then each URL it was redirected to.
+    pub fn url_list(&self) -> &[Url] {
+        &self.url_list
+    }
+
+    /// The [`headers`](https://fetch.spec.whatwg.org/#dom-request-headers), with guard
+    /// `request` (or `request-no-cors`).
+    pub fn headers(&self) -> &Headers {
+        &self.headers
+    }
+
+    /// The headers, mutable: changes go through the guard, as `request.headers.set()` does.
+    pub fn headers_mut(&mut self) -> &mut Headers {
+        &mut self.headers
+    }
+
+    /// The [`destination`](https://fetch.spec.whatwg.org/#dom-request-destination).
+    pub fn destination(&self) -> RequestDestination {
+        self.destination
+    }
+
+    /// The [`referrer`](https://fetch.spec.whatwg.org/#dom-request-referrer): `""` for no
+    /// referrer, `"about:client"` for the default, or the URL.
+    pub fn referrer(&self) -> &str {
+        match &self.referrer {
+            // Step 1. If this's request's referrer is "no-referrer", then return the empty
+            // string.
+            Referrer::NoReferrer => "",
+            // Step 2. If this's request's referrer is "client", then return "about:client".
+            Referrer::Client => "about:client",
+            // Step 3. Return this's request's referrer, serialized.
+            Referrer::Url(url) => url.as_str(),
+        }
+    }
+
+    /// The request's referrer as the spec holds it.
+    pub fn referrer_value(&self) -> &Referrer {
+        &self.referrer
+    }
+
+    /// The [`referrerPolicy`](https://fetch.spec.whatwg.org/#dom-request-referrerpolicy).
+    pub fn referrer_policy(&self) -> ReferrerPolicy {
+        self.referrer_policy
+    }
+
+    /// The [`mode`](https://fetch.spec.whatwg.org/#dom-request-mode).
+    pub fn mode(&self) -> RequestMode {
+        self.mode
+    }
+
+    /// The [`credentials`](https://fetch.spec.whatwg.org/#dom-request-credentials) mode.
+    pub fn credentials(&self) -> RequestCredentials {
+        self.credentials_mode
+    }
+
+    /// The [`cache`](https://fetch.spec.whatwg.org/#dom-request-cache) mode.
+    pub fn cache(&self) -> RequestCache {
+        self.cache_mode
+    }
+
+    /// The [`redirect`](https://fetch.spec.whatwg.org/#dom-request-redirect) mode.
+    pub fn redirect(&self) -> RequestRedirect {
+        self.redirect_mode
+    }
+
+    /// The [`integrity`](https://fetch.spec.whatwg.org/#dom-request-integrity) metadata.
+    pub fn integrity(&self) -> &str {
+        &self.integrity_metadata
+    }
+
+    /// [`keepalive`](https://fetch.spec.whatwg.org/#dom-request-keepalive).
+    pub fn keepalive(&self) -> bool {
+        self.keepalive
+    }
+
+    /// [`isReloadNavigation`](https://fetch.spec.whatwg.org/#dom-request-isreloadnavigation).
+    pub fn is_reload_navigation(&self) -> bool {
+        self.reload_navigation
+    }
+
+    /// [`isHistoryNavigation`](https://fetch.spec.whatwg.org/#dom-request-ishistorynavigation).
+    pub fn is_history_navigation(&self) -> bool {
+        self.history_navigation
+    }
+
+    /// The [`signal`](https://fetch.spec.whatwg.org/#dom-request-signal): aborts when the
+    /// signal the request was made with aborts.
+    pub fn signal(&self) -> &AbortSignal {
+        &self.signal
+    }
+
+    /// The [`duplex`](https://fetch.spec.whatwg.org/#dom-request-duplex): always `half`.
+    pub fn duplex(&self) -> RequestDuplex {
+        RequestDuplex::Half
+    }
+
+    /// The priority hint.
+    pub fn priority(&self) -> RequestPriority {
+        self.priority
+    }
+
+    /// The environment the request was made from.
+    pub fn environment(&self) -> &Arc<Environment> {
+        &self.client
+    }
+
+    /// The body, if any: a stream of bytes (the JavaScript `body` attribute).
+    pub fn body(&mut self) -> Option<&mut Body> {
+        self.body.as_mut()
+    }
+
+    /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused): whether the body has
+    /// been read.
+    pub fn body_used(&self) -> bool {
+        self.body.as_ref().is_some_and(Body::is_disturbed)
+    }
+
+    /// [`clone()`](https://fetch.spec.whatwg.org/#dom-request-clone): a copy whose body is a
+    /// tee of this one's.
+    ///
+    /// # Errors
+    /// A `TypeError` if the body has been used.
+    pub fn try_clone(&mut self) -> Result<Request> {
+        // Step 1. If this is unusable, then throw a TypeError.
+        if self.body_used() {
+            return Err(Error::type_error(
+                "cannot clone a Request whose body is used",
+            ));
+        }
+        // Step 2. Let clonedRequest be the result of cloning this's request.
+        let mut cloned = self.copy_without_body();
+        cloned.body = self.body.as_mut().map(Body::clone_body);
+        // Step 3. Assert: this's signal is non-null.
+        // Step 4. Let clonedSignal be the result of creating a dependent abort signal from
+        // « this's signal ».
+        cloned.signal = AbortSignal::any([&self.signal]);
+        // Step 5. Let clonedRequestObject be the result of creating a Request object, given
+        // clonedRequest, this's headers's guard, clonedSignal.
+        // Step 6. Return clonedRequestObject.
+        Ok(cloned)
+    }
+
+    fn consume(&mut self) -> Result<Option<Body>> {
+        consume_body(&mut self.body)
+    }
+
+    /// [`bytes()`](https://fetch.spec.whatwg.org/#dom-body-bytes): the whole body.
+    ///
+    /// The body is marked used at once; the returned future owns it.
+    ///
+    /// # Errors
+    /// A `TypeError` if the body is used, or the stream's error.
+    pub fn bytes(&mut self) -> impl Future<Output = Result<Bytes>> + Send + 'static {
+        read_bytes(self.consume())
+    }
+
+    /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8 decoded.
+    ///
+    /// # Errors
+    /// As [`Request::bytes`].
+    pub fn text(&mut self) -> impl Future<Output = Result<String>> + Send + 'static {
+        read_text(self.consume())
+    }
+
+    /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as JSON.
+    ///
+    /// # Errors
+    /// As [`Request::bytes`], and a `SyntaxError` for invalid JSON.
+    pub fn json<T: serde::de::DeserializeOwned + Send + 'static>(
+        &mut self,
+    ) -> impl Future<Output = Result<T>> + Send + 'static {
+        read_json(self.consume())
+    }
+
+    /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a [`Blob`] whose
+    /// type is the request's MIME type.
+    ///
+    /// # Errors
+    /// As [`Request::bytes`].
+    pub fn blob(&mut self) -> impl Future<Output = Result<Blob>> + Send + 'static {
+        read_blob(
+            self.consume(),
+            self.headers.header_list().extract_mime_type(),
+        )
+    }
+
+    /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body parsed by
+    /// its `Content-Type`.
+    ///
+    /// # Errors
+    /// As [`Request::bytes`], and a `TypeError` when the type is not a form type or the
+    /// body does not parse.
+    pub fn form_data(&mut self) -> impl Future<Output = Result<FormData>> + Send + 'static {
+        read_form_data(
+            self.consume(),
+            self.headers.header_list().extract_mime_type(),
+        )
+    }
+}
+
+impl fmt::Debug for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("method", &self.method)
+            .field("url", &self.current_url().as_str())
+            .field("headers", &self.headers)
+            .field("body", &self.body)
+            .field("mode", &self.mode)
+            .field("credentials", &self.credentials_mode)
+            .field("redirect", &self.redirect_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `url` [includes credentials](https://url.spec.whatwg.org/#include-credentials):
+/// a username or a password.
+pub(crate) fn includes_credentials(url: &Url) -> bool {
+    !url.username().is_empty() || url.password().is_some()
+}
+
+/// [Normalize](https://fetch.spec.whatwg.org/#concept-method-normalize) a method: a
+/// byte-case-insensitive match for `DELETE`, `GET`, `HEAD`, `OPTIONS`, `POST` or `PUT` is
+/// uppercased; any other method is kept as given.
+pub fn normalize_method(method: String) -> String {
+    const NORMALIZED: [&str; 6] = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"];
+    match NORMALIZED
+        .iter()
+        .find(|known| known.eq_ignore_ascii_case(&method))
+    {
+        Some(known) if *known != method => (*known).to_owned(),
+        _ => method,
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// The Body mixin, shared with Response
+// ----------------------------------------------------------------------------------------
+
+/// The synchronous half of [consume body](https://fetch.spec.whatwg.org/#concept-body-consume-body):
+/// the unusable check, then the body taken out so the read can run on its own.
+pub(crate) fn consume_body(body: &mut Option<Body>) -> Result<Option<Body>> {
+    match body.as_mut() {
+        // Step 1. If object is unusable, then return a promise rejected with a TypeError.
+        Some(body) if body.is_disturbed() => Err(Error::type_error("body has already been used")),
+        Some(body) => body.take_stream().map(Some),
+        // Step 5. If object's body is null, then run successSteps with an empty byte
+        // sequence.
+        None => Ok(None),
+    }
+}
+
+pub(crate) async fn read_bytes(body: Result<Option<Body>>) -> Result<Bytes> {
+    match body? {
+        Some(body) => body.bytes().await,
+        None => Ok(Bytes::new()),
+    }
+}
+
+pub(crate) async fn read_text(body: Result<Option<Body>>) -> Result<String> {
+    Ok(crate::blob::utf8_decode(&read_bytes(body).await?))
+}
+
+pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
+    body: Result<Option<Body>>,
+) -> Result<T> {
+    body::parse_json_from_bytes(&read_bytes(body).await?)
+}
+
+pub(crate) async fn read_blob(
+    body: Result<Option<Body>>,
+    mime_type: Option<crate::mime::MimeType>,
+) -> Result<Blob> {
+    let bytes = read_bytes(body).await?;
+    // Return a Blob whose contents are bytes and whose type attribute is the result of get
+    // the MIME type with this.
+    let r#type = mime_type
+        .map(|mime_type| mime_type.serialize())
+        .unwrap_or_default();
+    Ok(Blob::with_raw_type(bytes, r#type))
+}
+
+pub(crate) async fn read_form_data(
+    body: Result<Option<Body>>,
+    mime_type: Option<crate::mime::MimeType>,
+) -> Result<FormData> {
+    let bytes = read_bytes(body).await?;
+    body::package_form_data(&bytes, mime_type.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    fn request(url: &str, init: RequestInit) -> Result<Request> {
+        Request::new(url, init)
+    }
+
+    #[test]
+    fn normalize_method_uppercases_only_known_methods() {
+        assert_eq!(normalize_method("post".into()), "POST");
+        assert_eq!(normalize_method("patch".into()), "patch");
+        assert_eq!(normalize_method("GeT".into()), "GET");
+    }
+
+    #[test]
+    fn defaults_of_a_url_request() {
+        let request = request("https://example.com/a#frag", RequestInit::default()).unwrap();
+        assert_eq!(request.method(), "GET");
+        assert_eq!(request.url(), "https://example.com/a#frag");
+        assert_eq!(request.mode(), RequestMode::Cors);
+        assert_eq!(request.credentials(), RequestCredentials::SameOrigin);
+        assert_eq!(request.cache(), RequestCache::Default);
+        assert_eq!(request.redirect(), RequestRedirect::Follow);
+        assert_eq!(request.referrer(), "about:client");
+        assert_eq!(request.referrer_policy(), ReferrerPolicy::Empty);
+        assert_eq!(request.destination(), RequestDestination::Empty);
+        assert_eq!(request.duplex(), RequestDuplex::Half);
+        assert!(!request.keepalive());
+        assert!(!request.signal().aborted());
+    }
+
+    #[test]
+    fn constructor_type_errors() {
+        let cases: Vec<(&str, RequestInit)> = vec![
+            ("not a url", RequestInit::default()),
+            ("/relative", RequestInit::default()),
+            ("https://user:pass@example.com/", RequestInit::default()),
+            ("https://user@example.com/", RequestInit::default()),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("bad method".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("CONNECT".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("trace".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    mode: Some(RequestMode::Navigate),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    cache: Some(RequestCache::OnlyIfCached),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    body: Some("x".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("HEAD".into()),
+                    body: Some("x".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    window: Some(Some(())),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    referrer: Some("http://[".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    mode: Some(RequestMode::NoCors),
+                    method: Some("PUT".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("POST".into()),
+                    body: Some(BodyInit::stream(
+                        futures_util::stream::empty::<Result<Bytes>>(),
+                    )),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("POST".into()),
+                    mode: Some(RequestMode::NoCors),
+                    duplex: Some(RequestDuplex::Half),
+                    body: Some(BodyInit::stream(
+                        futures_util::stream::empty::<Result<Bytes>>(),
+                    )),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    method: Some("POST".into()),
+                    keepalive: Some(true),
+                    duplex: Some(RequestDuplex::Half),
+                    body: Some(BodyInit::stream(
+                        futures_util::stream::empty::<Result<Bytes>>(),
+                    )),
+                    ..Default::default()
+                },
+            ),
+        ];
+        for (index, (url, init)) in cases.into_iter().enumerate() {
+            let error = request(url, init).expect_err(&format!("case {index} ({url}) should fail"));
+            assert_eq!(error.kind(), ErrorKind::TypeError, "case {index}: {error}");
+        }
+    }
+
+    #[test]
+    fn only_if_cached_with_same_origin_is_allowed() {
+        let init = RequestInit {
+            cache: Some(RequestCache::OnlyIfCached),
+            mode: Some(RequestMode::SameOrigin),
+            ..Default::default()
+        };
+        assert!(request("https://example.com/", init).is_ok());
+    }
+
+    #[test]
+    fn stream_body_with_duplex_sets_the_preflight_flag() {
+        let init = RequestInit {
+            method: Some("POST".into()),
+            duplex: Some(RequestDuplex::Half),
+            body: Some(BodyInit::stream(
+                futures_util::stream::empty::<Result<Bytes>>(),
+            )),
+            ..Default::default()
+        };
+        let request = request("https://example.com/", init).unwrap();
+        assert!(request.use_cors_preflight);
+        assert!(request.headers().get("content-type").unwrap().is_none());
+    }
+
+    #[test]
+    fn null_window_and_null_body_are_allowed() {
+        let init = RequestInit {
+            window: Some(None),
+            body: Some(BodyInit::Null),
+            ..Default::default()
+        };
+        let request = request("https://example.com/", init).unwrap();
+        assert!(request.no_traversable);
+        assert!(request.body.is_none());
+    }
+
+    #[test]
+    fn referrer_rules() {
+        let empty = request(
+            "https://a.example/",
+            RequestInit {
+                referrer: Some(String::new()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(empty.referrer(), "");
+        let client = request(
+            "https://a.example/",
+            RequestInit {
+                referrer: Some("about:client".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(client.referrer(), "about:client");
+        // Server-side: no origin to compare with, the URL is kept.
+        let url = request(
+            "https://a.example/",
+            RequestInit {
+                referrer: Some("https://b.example/page".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(url.referrer(), "https://b.example/page");
+        // Browser-like: a cross-origin referrer falls back to the client.
+        let page = Arc::new(Environment::browser(
+            Url::parse("https://a.example/index.html").unwrap(),
+        ));
+        let cross = Request::new_in(
+            &page,
+            "/x",
+            RequestInit {
+                referrer: Some("https://b.example/page".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(cross.referrer(), "about:client");
+        let same = Request::new_in(
+            &page,
+            "/x",
+            RequestInit {
+                referrer: Some("/from".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(same.referrer(), "https://a.example/from");
+        assert_eq!(same.url(), "https://a.example/x");
+    }
+
+    #[tokio::test]
+    async fn body_sets_content_type_and_reads_once() {
+        let mut request = request(
+            "https://example.com/",
+            RequestInit {
+                method: Some("POST".into()),
+                body: Some("hi".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            request.headers().get("content-type").unwrap().as_deref(),
+            Some("text/plain;charset=UTF-8")
+        );
+        assert!(!request.body_used());
+        let text = request.text();
+        assert!(request.body_used(), "used as soon as text() is called");
+        assert_eq!(text.await.unwrap(), "hi");
+        assert_eq!(
+            request.text().await.unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+        assert_eq!(
+            request.try_clone().unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+    }
+
+    #[tokio::test]
+    async fn explicit_content_type_is_kept() {
+        let headers = HeadersInit::from(vec![("Content-Type", "application/x-thing")]);
+        let mut request = request(
+            "https://example.com/",
+            RequestInit {
+                method: Some("POST".into()),
+                headers: Some(headers),
+                body: Some("hi".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            request.headers().get("content-type").unwrap().as_deref(),
+            Some("application/x-thing")
+        );
+        let blob = request.blob().await.unwrap();
+        assert_eq!(blob.r#type(), "application/x-thing");
+    }
+
+    #[tokio::test]
+    async fn request_from_request_takes_the_body() {
+        let mut input = request(
+            "https://example.com/",
+            RequestInit {
+                method: Some("POST".into()),
+                body: Some("payload".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let environment = Arc::new(Environment::server());
+        let mut copy =
+            Request::from_request_in(&environment, &mut input, RequestInit::default()).unwrap();
+        assert!(input.body_used());
+        assert_eq!(copy.method(), "POST");
+        assert_eq!(copy.text().await.unwrap(), "payload");
+        // A used input cannot be copied again.
+        let error =
+            Request::from_request_in(&environment, &mut input, RequestInit::default()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        // Unless the init brings its own body.
+        let init = RequestInit {
+            body: Some("other".into()),
+            ..Default::default()
+        };
+        let mut replaced = Request::from_request_in(&environment, &mut input, init).unwrap();
+        assert_eq!(replaced.text().await.unwrap(), "other");
+    }
+
+    #[test]
+    fn non_empty_init_resets_navigation_state() {
+        let mut input = request("https://example.com/", RequestInit::default()).unwrap();
+        input.mode = RequestMode::Navigate;
+        input.reload_navigation = true;
+        let environment = Arc::new(Environment::server());
+        let copy =
+            Request::from_request_in(&environment, &mut input, RequestInit::default()).unwrap();
+        assert_eq!(copy.mode(), RequestMode::Navigate);
+        assert!(copy.is_reload_navigation());
+        let init = RequestInit {
+            cache: Some(RequestCache::NoStore),
+            ..Default::default()
+        };
+        let copy = Request::from_request_in(&environment, &mut input, init).unwrap();
+        assert_eq!(copy.mode(), RequestMode::SameOrigin);
+        assert!(!copy.is_reload_navigation());
+    }
+
+    #[tokio::test]
+    async fn clone_tees_the_body() {
+        let mut request = request(
+            "https://example.com/",
+            RequestInit {
+                method: Some("PUT".into()),
+                body: Some("data".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let mut clone = request.try_clone().unwrap();
+        assert_eq!(clone.text().await.unwrap(), "data");
+        assert_eq!(request.text().await.unwrap(), "data");
+    }
+
+    #[test]
+    fn signal_follows_the_input_and_the_init() {
+        let controller = crate::abort::AbortController::new();
+        let mut input = request(
+            "https://example.com/",
+            RequestInit {
+                signal: Some(controller.signal()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let environment = Arc::new(Environment::server());
+        let copy =
+            Request::from_request_in(&environment, &mut input, RequestInit::default()).unwrap();
+        let clone = input.try_clone().unwrap();
+        controller.abort(None);
+        assert!(input.signal().aborted());
+        assert!(copy.signal().aborted());
+        assert!(clone.signal().aborted());
+        assert_eq!(
+            copy.signal().reason().map(|reason| reason.kind()),
+            Some(ErrorKind::AbortError)
+        );
+    }
+
+    #[test]
+    fn browser_like_requests_drop_forbidden_headers() {
+        let init = || RequestInit {
+            headers: Some(HeadersInit::from(vec![
+                ("Host", "evil.example"),
+                ("X-Ok", "1"),
+            ])),
+            ..Default::default()
+        };
+        let server = request("https://example.com/", init()).unwrap();
+        assert!(server.headers().has("host").unwrap());
+        let page = Arc::new(Environment::browser(
+            Url::parse("https://example.com/").unwrap(),
+        ));
+        let browser = Request::new_in(&page, "/", init()).unwrap();
+        assert!(!browser.headers().has("host").unwrap());
+        assert!(browser.headers().has("x-ok").unwrap());
+    }
+
+    #[test]
+    fn no_cors_guard_keeps_only_safelisted_headers() {
+        let init = RequestInit {
+            mode: Some(RequestMode::NoCors),
+            headers: Some(HeadersInit::from(vec![
+                ("Accept", "text/html"),
+                ("X-Custom", "1"),
+            ])),
+            ..Default::default()
+        };
+        let request = request("https://example.com/", init).unwrap();
+        assert!(request.headers().has("accept").unwrap());
+        assert!(!request.headers().has("x-custom").unwrap());
+    }
+
+    #[test]
+    fn idl_enums_parse_their_strings() {
+        assert_eq!(
+            "no-cors".parse::<RequestMode>().unwrap(),
+            RequestMode::NoCors
+        );
+        assert_eq!("".parse::<ReferrerPolicy>().unwrap(), ReferrerPolicy::Empty);
+        assert_eq!(
+            "bogus".parse::<RequestCache>().unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+        assert_eq!(RequestRedirect::Manual.to_string(), "manual");
+    }
+
+    #[test]
+    fn request_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Request>();
+        assert_send_sync::<RequestInit>();
+    }
+}

@@ -1,1 +1,965 @@
-//! (in progress)
+//! Responses: the [response](https://fetch.spec.whatwg.org/#concept-response) concept, its
+//! [filtered responses](https://fetch.spec.whatwg.org/#concept-filtered-response), and the
+//! [`Response` class](https://fetch.spec.whatwg.org/#response-class) (Fetch § 5.5).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use bytes::Bytes;
+use url::Url;
+
+use crate::blob::Blob;
+use crate::body::{self, Body, BodyInit, BodyWithType};
+use crate::environment::Environment;
+use crate::error::{Error, Result};
+use crate::form_data::FormData;
+use crate::headers::{self, Extracted, HeaderList, Headers, HeadersGuard, HeadersInit};
+use crate::request::{read_blob, read_bytes, read_form_data, read_json, read_text};
+
+idl_enum! {
+    /// [`ResponseType`](https://fetch.spec.whatwg.org/#concept-response-type).
+    pub enum ResponseType {
+        /// `"basic"`: a same-origin response; forbidden response-headers are hidden.
+        Basic = "basic",
+        /// `"cors"`: a cross-origin response that passed the CORS check; only safelisted
+        /// and exposed headers are visible.
+        Cors = "cors",
+        /// `"default"`: a response made by `new Response()`, or fetched with no origin.
+        Default = "default",
+        /// `"error"`: a network error.
+        Error = "error",
+        /// `"opaque"`: a `no-cors` cross-origin response; nothing is visible.
+        Opaque = "opaque",
+        /// `"opaqueredirect"`: a redirect under redirect mode `manual`.
+        OpaqueRedirect = "opaqueredirect",
+    }
+}
+
+/// Whether `status` is a [null body status](https://fetch.spec.whatwg.org/#null-body-status):
+/// 101, 103, 204, 205 or 304.
+pub fn is_null_body_status(status: u16) -> bool {
+    matches!(status, 101 | 103 | 204 | 205 | 304)
+}
+
+/// Whether `status` is an [ok status](https://fetch.spec.whatwg.org/#ok-status): 200 to 299.
+pub fn is_ok_status(status: u16) -> bool {
+    (200..=299).contains(&status)
+}
+
+/// Whether `status` is a [redirect status](https://fetch.spec.whatwg.org/#redirect-status):
+/// 301, 302, 303, 307 or 308.
+pub fn is_redirect_status(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Whether `text` matches the [`reason-phrase`](https://httpwg.org/specs/rfc9112.html#status.line)
+/// production: tabs, spaces, visible ASCII and `obs-text` (U+0080 to U+00FF, as a
+/// JavaScript ByteString holds bytes).
+fn is_reason_phrase(text: &str) -> bool {
+    text.chars()
+        .all(|c| matches!(c, '\t' | ' ' | '\x21'..='\x7E' | '\u{80}'..='\u{FF}'))
+}
+
+/// The [`ResponseInit`](https://fetch.spec.whatwg.org/#responseinit) dictionary, with the
+/// IDL defaults: status 200, empty status text, no headers.
+#[derive(Debug)]
+pub struct ResponseInit {
+    /// The status, 200 to 599.
+    pub status: u16,
+    /// The status text; must match HTTP's `reason-phrase`.
+    pub status_text: String,
+    /// The headers.
+    pub headers: Option<HeadersInit>,
+}
+
+impl Default for ResponseInit {
+    fn default() -> ResponseInit {
+        ResponseInit {
+            status: 200,
+            status_text: String::new(),
+            headers: None,
+        }
+    }
+}
+
+/// A [response](https://fetch.spec.whatwg.org/#concept-response) and the
+/// [`Response`](https://fetch.spec.whatwg.org/#response) object around it.
+///
+/// A filtered response (types `basic`, `cors`, `opaque`, `opaqueredirect`) shows what the
+/// spec lets a page see; its internal response keeps the rest.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::response::{Response, ResponseInit};
+///
+/// let mut response = Response::new(Some("hi".into()), ResponseInit { status: 201, ..Default::default() })?;
+/// assert!(response.ok());
+/// assert_eq!(response.headers().get("content-type")?.as_deref(), Some("text/plain;charset=UTF-8"));
+/// assert_eq!(response.text().await?, "hi");
+/// assert!(response.body_used());
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
+pub struct Response {
+    /// <https://fetch.spec.whatwg.org/#concept-response-type>, initially `default`.
+    pub(crate) r#type: ResponseType,
+    /// <https://fetch.spec.whatwg.org/#concept-response-aborted>, initially unset.
+    pub(crate) aborted: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-response-url-list>, initially « ».
+    pub(crate) url_list: Vec<Url>,
+    /// <https://fetch.spec.whatwg.org/#concept-response-status>, initially 200.
+    pub(crate) status: u16,
+    /// <https://fetch.spec.whatwg.org/#concept-response-status-message>, initially empty; a
+    /// ByteString, each char one byte (U+0000 to U+00FF).
+    pub(crate) status_message: String,
+    /// <https://fetch.spec.whatwg.org/#concept-response-header-list>, held by the
+    /// response's `Headers` object with its guard.
+    pub(crate) headers: Headers,
+    /// <https://fetch.spec.whatwg.org/#concept-response-body>, initially null. For `basic`
+    /// and `cors` filtered responses the body lives here, shared with the internal
+    /// response as the spec's "refer to" says.
+    pub(crate) body: Option<Body>,
+    /// <https://fetch.spec.whatwg.org/#concept-response-cors-exposed-header-name-list>.
+    pub(crate) cors_exposed_header_names: Vec<Vec<u8>>,
+    /// <https://fetch.spec.whatwg.org/#concept-response-range-requested-flag>.
+    pub(crate) range_requested: bool,
+    /// <https://fetch.spec.whatwg.org/#response-request-includes-credentials>, initially true.
+    pub(crate) request_includes_credentials: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-response-timing-allow-passed>.
+    pub(crate) timing_allow_passed: bool,
+    /// <https://fetch.spec.whatwg.org/#concept-internal-response>, for filtered responses.
+    pub(crate) internal_response: Option<Box<Response>>,
+    // Not in the spec:
+    /// Why a network error happened: what `fetch()` rejects with.
+    pub(crate) error: Option<Error>,
+}
+
+impl Response {
+    /// A new response with the spec's defaults: type `default`, status 200, no headers, no
+    /// body.
+    fn new_response(guard: HeadersGuard) -> Response {
+        Response {
+            r#type: ResponseType::Default,
+            aborted: false,
+            url_list: Vec::new(),
+            status: 200,
+            status_message: String::new(),
+            headers: Headers::with_guard(guard),
+            body: None,
+            cors_exposed_header_names: Vec::new(),
+            range_requested: false,
+            request_includes_credentials: true,
+            timing_allow_passed: false,
+            internal_response: None,
+            error: None,
+        }
+    }
+
+    /// A [network error](https://fetch.spec.whatwg.org/#concept-network-error): type
+    /// `error`, status 0, no headers, no body; `cause` is what `fetch()` rejects with.
+    pub fn network_error(cause: Error) -> Response {
+        let mut response = Response::new_response(HeadersGuard::Immutable);
+        response.r#type = ResponseType::Error;
+        response.status = 0;
+        response.error = Some(cause);
+        response
+    }
+
+    /// An [aborted network error](https://fetch.spec.whatwg.org/#concept-aborted-network-error)
+    /// with the abort reason.
+    pub fn aborted_network_error(reason: Error) -> Response {
+        let mut response = Response::network_error(reason);
+        response.aborted = true;
+        response
+    }
+
+    /// `new Response(body, init)`: the [constructor steps](https://fetch.spec.whatwg.org/#dom-response).
+    ///
+    /// # Errors
+    /// A `RangeError` for a status outside 200–599; a `TypeError` for a status text that
+    /// is not a reason phrase, invalid headers, or a body with a null body status (101,
+    /// 103, 204, 205, 304).
+    pub fn new(body: Option<BodyInit>, init: ResponseInit) -> Result<Response> {
+        // Step 1. Set this's response to a new response.
+        // Step 2. Set this's headers to a new Headers object whose header list is this's
+        // response's header list and guard is "response".
+        let mut response = Response::new_response(HeadersGuard::Response);
+        // Step 3. Let bodyWithType be null.
+        // Step 4. If body is non-null, then set bodyWithType to the result of extracting body.
+        let body_with_type = match body.and_then(BodyInit::non_null) {
+            Some(body) => Some(body::extract_body(body, false)?),
+            None => None,
+        };
+        // Step 5. Perform initialize a response given this, init, and bodyWithType.
+        response.initialize(init, body_with_type)?;
+        Ok(response)
+    }
+
+    /// [Initialize a response](https://fetch.spec.whatwg.org/#initialize-a-response).
+    fn initialize(&mut self, init: ResponseInit, body: Option<BodyWithType>) -> Result<()> {
+        // Step 1. If init["status"] is not in the range 200 to 599, inclusive, then throw a
+        // RangeError.
+        if !(200..=599).contains(&init.status) {
+            return Err(Error::range_error(format!(
+                "status {} is outside the range 200 to 599",
+                init.status
+            )));
+        }
+        // Step 2. If init["statusText"] is not the empty string and does not match the
+        // reason-phrase token production, then throw a TypeError.
+        if !init.status_text.is_empty() && !is_reason_phrase(&init.status_text) {
+            return Err(Error::type_error(format!(
+                "status text {:?} is not a valid reason phrase",
+                init.status_text
+            )));
+        }
+        // Step 3. Set response's response's status to init["status"].
+        self.status = init.status;
+        // Step 4. Set response's response's status message to init["statusText"].
+        self.status_message = init.status_text;
+        // Step 5. If init["headers"] exists, then fill response's headers with
+        // init["headers"].
+        if let Some(headers) = init.headers {
+            self.headers.fill(headers)?;
+        }
+        // Step 6. If body is non-null, then:
+        if let Some(BodyWithType { body, r#type }) = body {
+            // Step 6.1. If response's status is a null body status, then throw a TypeError.
+            if is_null_body_status(self.status) {
+                return Err(Error::type_error(format!(
+                    "a response with status {} cannot have a body",
+                    self.status
+                )));
+            }
+            // Step 6.2. Set response's body to body's body.
+            self.body = Some(body);
+            // Step 6.3. If body's type is non-null and response's header list does not
+            // contain `Content-Type`, then append (`Content-Type`, body's type) to
+            // response's header list.
+            if let Some(r#type) = r#type {
+                if !self.headers.header_list().contains("content-type") {
+                    self.headers
+                        .header_list_mut()
+                        .append("Content-Type", &r#type);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Response.error()`](https://fetch.spec.whatwg.org/#dom-response-error): a network
+    /// error with immutable headers.
+    pub fn error() -> Response {
+        Response::network_error(Error::type_error("Response.error()"))
+    }
+
+    /// [`Response.redirect(url, status)`](https://fetch.spec.whatwg.org/#dom-response-redirect)
+    /// in the server-side environment: `url` must be absolute.
+    ///
+    /// # Errors
+    /// A `TypeError` for an unparsable URL; a `RangeError` if `status` is not a redirect
+    /// status.
+    pub fn redirect(url: &str, status: u16) -> Result<Response> {
+        Response::redirect_in(&Environment::server(), url, status)
+    }
+
+    /// [`Response.redirect(url, status)`](https://fetch.spec.whatwg.org/#dom-response-redirect),
+    /// parsing `url` against `environment`'s base URL.
+    ///
+    /// # Errors
+    /// As [`Response::redirect`].
+    pub fn redirect_in(environment: &Environment, url: &str, status: u16) -> Result<Response> {
+        // Step 1. Let parsedURL be the result of parsing url with current settings
+        // object's API base URL.
+        // Step 2. If parsedURL is failure, then throw a TypeError.
+        let parsed_url = environment
+            .parse_url(url)
+            .map_err(|error| Error::type_error(format!("invalid URL {url:?}: {error}")))?;
+        // Step 3. If status is not a redirect status, then throw a RangeError.
+        if !is_redirect_status(status) {
+            return Err(Error::range_error(format!(
+                "{status} is not a redirect status"
+            )));
+        }
+        // Step 4. Let responseObject be the result of creating a Response object, given a
+        // new response, "immutable", and the current realm.
+        let mut response = Response::new_response(HeadersGuard::Immutable);
+        // Step 5. Set responseObject's response's status to status.
+        response.status = status;
+        // Step 6. Let value be parsedURL, serialized and isomorphic encoded.
+        // Step 7. Append (`Location`, value) to responseObject's response's header list.
+        response
+            .headers
+            .header_list_mut()
+            .append("Location", parsed_url.as_str());
+        // Step 8. Return responseObject.
+        Ok(response)
+    }
+
+    /// [`Response.json(data, init)`](https://fetch.spec.whatwg.org/#dom-response-json): a
+    /// response whose body is `data` serialized as JSON, typed `application/json`.
+    ///
+    /// # Errors
+    /// A `TypeError` if `data` cannot be serialized, and the errors of [`Response::new`]
+    /// for `init`.
+    pub fn json<T: serde::Serialize + ?Sized>(data: &T, init: ResponseInit) -> Result<Response> {
+        // Step 1. Let bytes the result of running serialize a JavaScript value to JSON
+        // bytes on data.
+        let bytes = serde_json::to_vec(data).map_err(|error| {
+            Error::type_error("value cannot be serialized as JSON").with_source(error)
+        })?;
+        // Step 2. Let body be the result of extracting bytes.
+        let body = body::extract_body(BodyInit::Bytes(bytes.into()), false)?;
+        // Step 3. Let responseObject be the result of creating a Response object, given a
+        // new response, "response", and the current realm.
+        let mut response = Response::new_response(HeadersGuard::Response);
+        // Step 4. Perform initialize a response given responseObject, init, and (body,
+        // "application/json").
+        let body = BodyWithType {
+            body: body.body,
+            r#type: Some(Bytes::from_static(b"application/json")),
+        };
+        response.initialize(init, Some(body))?;
+        // Step 5. Return responseObject.
+        Ok(response)
+    }
+
+    /// A response made by a network layer: status, status message, headers and body as
+    /// received, for `url_list`. The headers get guard `immutable`, as a fetched
+    /// response's do.
+    pub fn from_network(
+        status: u16,
+        status_message: String,
+        headers: Headers,
+        body: Option<Body>,
+        url_list: Vec<Url>,
+    ) -> Response {
+        let mut response = Response::new_response(HeadersGuard::Immutable);
+        response.status = status;
+        response.status_message = status_message;
+        response.headers = headers;
+        response.headers.set_guard(HeadersGuard::Immutable);
+        response.body = body;
+        response.url_list = url_list;
+        response
+    }
+
+    /// Whether this is a [network error](https://fetch.spec.whatwg.org/#concept-network-error).
+    pub fn is_network_error(&self) -> bool {
+        self.r#type == ResponseType::Error
+    }
+
+    /// Whether this is an aborted network error.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Why this network error happened, if it is one.
+    pub fn network_error_cause(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    /// The [`type`](https://fetch.spec.whatwg.org/#dom-response-type).
+    pub fn r#type(&self) -> ResponseType {
+        self.r#type
+    }
+
+    /// The [`url`](https://fetch.spec.whatwg.org/#dom-response-url): the last URL of the
+    /// URL list without its fragment, or `""` if there is none.
+    pub fn url(&self) -> Cow<'_, str> {
+        match self.url_list.last() {
+            None => Cow::Borrowed(""),
+            Some(url) if url.fragment().is_none() => Cow::Borrowed(url.as_str()),
+            Some(url) => {
+                let mut url = url.clone();
+                url.set_fragment(None);
+                Cow::Owned(url.into())
+            }
+        }
+    }
+
+    /// The response's [URL list](https://fetch.spec.whatwg.org/#concept-response-url-list).
+    pub fn url_list(&self) -> &[Url] {
+        &self.url_list
+    }
+
+    /// [`redirected`](https://fetch.spec.whatwg.org/#dom-response-redirected): whether the
+    /// URL list has more than one URL.
+    pub fn redirected(&self) -> bool {
+        self.url_list.len() > 1
+    }
+
+    /// The [`status`](https://fetch.spec.whatwg.org/#dom-response-status).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// [`ok`](https://fetch.spec.whatwg.org/#dom-response-ok): whether the status is 200
+    /// to 299.
+    pub fn ok(&self) -> bool {
+        is_ok_status(self.status)
+    }
+
+    /// The [`statusText`](https://fetch.spec.whatwg.org/#dom-response-statustext).
+    pub fn status_text(&self) -> &str {
+        &self.status_message
+    }
+
+    /// The [`headers`](https://fetch.spec.whatwg.org/#dom-response-headers).
+    pub fn headers(&self) -> &Headers {
+        &self.headers
+    }
+
+    /// The headers, mutable: changes go through the guard (`immutable` for fetched
+    /// responses, `response` for constructed ones).
+    pub fn headers_mut(&mut self) -> &mut Headers {
+        &mut self.headers
+    }
+
+    /// The internal response of a filtered response.
+    pub fn internal_response(&self) -> Option<&Response> {
+        self.internal_response.as_deref()
+    }
+
+    /// The body, if any: a stream of bytes (the JavaScript `body` attribute).
+    pub fn body(&mut self) -> Option<&mut Body> {
+        self.body.as_mut()
+    }
+
+    /// Takes the body out, leaving none: for handing a response's stream to other code.
+    pub fn take_body(&mut self) -> Option<Body> {
+        self.body.take()
+    }
+
+    /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).
+    pub fn body_used(&self) -> bool {
+        self.body.as_ref().is_some_and(Body::is_disturbed)
+    }
+
+    /// [Clone a response](https://fetch.spec.whatwg.org/#concept-response-clone): the same
+    /// fields, the body teed.
+    fn clone_response(&mut self) -> Response {
+        // Step 1. If response is a filtered response, then return a new identical filtered
+        // response whose internal response is a clone of response's internal response.
+        let internal_response = self
+            .internal_response
+            .as_mut()
+            .map(|internal| Box::new(internal.clone_response()));
+        // Step 2. Let newResponse be a copy of response, except for its body.
+        // Step 3. If response's body is non-null, then set newResponse's body to the
+        // result of cloning response's body.
+        // Step 4. Return newResponse.
+        Response {
+            r#type: self.r#type,
+            aborted: self.aborted,
+            url_list: self.url_list.clone(),
+            status: self.status,
+            status_message: self.status_message.clone(),
+            headers: self.headers.clone(),
+            body: self.body.as_mut().map(Body::clone_body),
+            cors_exposed_header_names: self.cors_exposed_header_names.clone(),
+            range_requested: self.range_requested,
+            request_includes_credentials: self.request_includes_credentials,
+            timing_allow_passed: self.timing_allow_passed,
+            internal_response,
+            error: self.error.clone(),
+        }
+    }
+
+    /// [`clone()`](https://fetch.spec.whatwg.org/#dom-response-clone): a copy whose body is
+    /// a tee of this one's.
+    ///
+    /// # Errors
+    /// A `TypeError` if the body has been used.
+    pub fn try_clone(&mut self) -> Result<Response> {
+        // Step 1. If this is unusable, then throw a TypeError.
+        if self.body_used() {
+            return Err(Error::type_error(
+                "cannot clone a Response whose body is used",
+            ));
+        }
+        // Step 2. Let clonedResponse be the result of cloning this's response.
+        // Step 3. Return the result of creating a Response object, given clonedResponse,
+        // this's headers's guard.
+        Ok(self.clone_response())
+    }
+
+    fn consume(&mut self) -> Result<Option<Body>> {
+        crate::request::consume_body(&mut self.body)
+    }
+
+    /// [`bytes()`](https://fetch.spec.whatwg.org/#dom-body-bytes): the whole body.
+    ///
+    /// The body is marked used at once; the returned future owns it.
+    ///
+    /// # Errors
+    /// A `TypeError` if the body is used, or the stream's error.
+    pub fn bytes(&mut self) -> impl Future<Output = Result<Bytes>> + Send + 'static {
+        read_bytes(self.consume())
+    }
+
+    /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8 decoded.
+    ///
+    /// # Errors
+    /// As [`Response::bytes`].
+    pub fn text(&mut self) -> impl Future<Output = Result<String>> + Send + 'static {
+        read_text(self.consume())
+    }
+
+    /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as JSON.
+    ///
+    /// # Errors
+    /// As [`Response::bytes`], and a `SyntaxError` for invalid JSON.
+    pub fn json_body<T: serde::de::DeserializeOwned + Send + 'static>(
+        &mut self,
+    ) -> impl Future<Output = Result<T>> + Send + 'static {
+        read_json(self.consume())
+    }
+
+    /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a [`Blob`]
+    /// typed with the response's MIME type.
+    ///
+    /// # Errors
+    /// As [`Response::bytes`].
+    pub fn blob(&mut self) -> impl Future<Output = Result<Blob>> + Send + 'static {
+        read_blob(
+            self.consume(),
+            self.headers.header_list().extract_mime_type(),
+        )
+    }
+
+    /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body parsed by
+    /// its `Content-Type`.
+    ///
+    /// # Errors
+    /// As [`Response::bytes`], and a `TypeError` when the type is not a form type or the
+    /// body does not parse.
+    pub fn form_data(&mut self) -> impl Future<Output = Result<FormData>> + Send + 'static {
+        read_form_data(
+            self.consume(),
+            self.headers.header_list().extract_mime_type(),
+        )
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Filtered responses
+    // ------------------------------------------------------------------------------------
+
+    /// A filtered response of `r#type` around `self`, sharing its URL list, status and
+    /// status message, with `headers` as its header list.
+    fn filtered(mut self, r#type: ResponseType, headers: Headers) -> Response {
+        debug_assert!(self.internal_response.is_none() && !self.is_network_error());
+        let mut filtered = Response::new_response(HeadersGuard::Immutable);
+        filtered.r#type = r#type;
+        filtered.url_list = self.url_list.clone();
+        filtered.status = self.status;
+        filtered.status_message = self.status_message.clone();
+        filtered.headers = headers;
+        filtered.headers.set_guard(HeadersGuard::Immutable);
+        filtered.cors_exposed_header_names = self.cors_exposed_header_names.clone();
+        filtered.range_requested = self.range_requested;
+        filtered.request_includes_credentials = self.request_includes_credentials;
+        filtered.timing_allow_passed = self.timing_allow_passed;
+        if matches!(r#type, ResponseType::Basic | ResponseType::Cors) {
+            filtered.body = self.body.take();
+        }
+        filtered.internal_response = Some(Box::new(self));
+        filtered
+    }
+
+    /// A [basic filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-basic):
+    /// type `basic`, without the headers whose names are forbidden response-header names.
+    pub fn into_basic_filtered(self) -> Response {
+        let headers = filter_headers(&self.headers, |name| {
+            !headers::is_forbidden_response_header_name(name)
+        });
+        self.filtered(ResponseType::Basic, headers)
+    }
+
+    /// A [CORS filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-cors):
+    /// type `cors`, with only CORS-safelisted response-headers given the CORS-exposed
+    /// header-name list.
+    pub fn into_cors_filtered(self) -> Response {
+        let exposed = &self.cors_exposed_header_names;
+        let headers = filter_headers(&self.headers, |name| {
+            headers::is_cors_safelisted_response_header_name(name, exposed)
+        });
+        self.filtered(ResponseType::Cors, headers)
+    }
+
+    /// An [opaque filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-opaque):
+    /// type `opaque`, URL list « », status 0, no headers, no body.
+    pub fn into_opaque_filtered(self) -> Response {
+        let mut filtered = self.filtered(ResponseType::Opaque, Headers::new());
+        filtered.url_list = Vec::new();
+        filtered.status = 0;
+        filtered.status_message = String::new();
+        filtered
+    }
+
+    /// An [opaque-redirect filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-opaque-redirect):
+    /// type `opaqueredirect`, status 0, no headers, no body; the URL list is kept.
+    pub fn into_opaque_redirect_filtered(self) -> Response {
+        let mut filtered = self.filtered(ResponseType::OpaqueRedirect, Headers::new());
+        filtered.status = 0;
+        filtered.status_message = String::new();
+        filtered
+    }
+
+    /// The response's [location URL](https://fetch.spec.whatwg.org/#concept-response-location-url)
+    /// given the request's fragment: `None` when the status is not a redirect status or
+    /// there is no `Location`, `Some(Err)` when it does not parse.
+    pub fn location_url(&self, request_fragment: Option<&str>) -> Option<Result<Url>> {
+        // Step 1. If response's status is not a redirect status, then return null.
+        if !is_redirect_status(self.status) {
+            return None;
+        }
+        // Step 2. Let location be the result of extracting header list values given
+        // `Location` and response's header list.
+        let location = match self
+            .headers
+            .header_list()
+            .extract_header_list_values("location")
+        {
+            Extracted::Null => return None,
+            Extracted::Failure => return Some(Err(Error::type_error("invalid Location header"))),
+            Extracted::Value(values) => values,
+        };
+        // Step 3. If location is a header value, then set location to the result of
+        // parsing location with response's URL.
+        let [location] = location.as_slice() else {
+            return Some(Err(Error::type_error("more than one Location value")));
+        };
+        let location = String::from_utf8_lossy(location);
+        let base = self.url_list.last();
+        let mut parsed = match Url::options().base_url(base).parse(&location) {
+            Ok(url) => url,
+            Err(error) => {
+                return Some(Err(Error::type_error(format!(
+                    "invalid Location {location:?}: {error}"
+                ))));
+            }
+        };
+        // Step 4. If location is a URL whose fragment is null, then set location's
+        // fragment to requestFragment.
+        if parsed.fragment().is_none() {
+            parsed.set_fragment(request_fragment);
+        }
+        // Step 5. Return location.
+        Some(Ok(parsed))
+    }
+}
+
+/// A copy of `headers` holding only the headers whose name passes `keep`, with guard
+/// `immutable`: the header list of a filtered response.
+fn filter_headers(headers: &Headers, keep: impl Fn(&[u8]) -> bool) -> Headers {
+    let list: HeaderList = headers
+        .header_list()
+        .iter()
+        .filter(|(name, _)| keep(name))
+        .collect();
+    Headers::from_header_list(list, HeadersGuard::Immutable)
+}
+
+impl fmt::Debug for Response {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Response")
+            .field("type", &self.r#type)
+            .field("url", &self.url())
+            .field("status", &self.status)
+            .field("status_text", &self.status_message)
+            .field("headers", &self.headers)
+            .field("body", &self.body)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    #[test]
+    fn status_range_is_checked() {
+        for status in [0, 199, 600, 999] {
+            let error = Response::new(
+                None,
+                ResponseInit {
+                    status,
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::RangeError, "status {status}");
+        }
+        for status in [200, 404, 599] {
+            assert!(
+                Response::new(
+                    None,
+                    ResponseInit {
+                        status,
+                        ..Default::default()
+                    }
+                )
+                .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn status_text_must_be_a_reason_phrase() {
+        for text in ["\n", "a\rb", "\u{100}", "\0"] {
+            let init = ResponseInit {
+                status_text: text.into(),
+                ..Default::default()
+            };
+            assert_eq!(
+                Response::new(None, init).unwrap_err().kind(),
+                ErrorKind::TypeError,
+                "{text:?}"
+            );
+        }
+        let init = ResponseInit {
+            status_text: "OK \t\u{FF}~".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            Response::new(None, init).unwrap().status_text(),
+            "OK \t\u{FF}~"
+        );
+    }
+
+    #[test]
+    fn null_body_status_with_a_body_is_a_type_error() {
+        for status in [204, 205, 304] {
+            let init = ResponseInit {
+                status,
+                ..Default::default()
+            };
+            let error = Response::new(Some("x".into()), init).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::TypeError);
+            assert!(
+                Response::new(
+                    None,
+                    ResponseInit {
+                        status,
+                        ..Default::default()
+                    }
+                )
+                .is_ok()
+            );
+            assert!(
+                Response::new(
+                    Some(BodyInit::Null),
+                    ResponseInit {
+                        status,
+                        ..Default::default()
+                    }
+                )
+                .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn error_response() {
+        let mut response = Response::error();
+        assert_eq!(response.r#type(), ResponseType::Error);
+        assert_eq!(response.status(), 0);
+        assert!(!response.ok());
+        assert_eq!(response.url(), "");
+        assert_eq!(
+            response.headers_mut().append("a", "b").unwrap_err().kind(),
+            ErrorKind::TypeError,
+            "immutable guard"
+        );
+    }
+
+    #[test]
+    fn redirect_response() {
+        let response = Response::redirect("https://example.com/next", 301).unwrap();
+        assert_eq!(response.status(), 301);
+        assert_eq!(
+            response.headers().get("location").unwrap().as_deref(),
+            Some("https://example.com/next")
+        );
+        assert_eq!(
+            Response::redirect("https://example.com/", 200)
+                .unwrap_err()
+                .kind(),
+            ErrorKind::RangeError
+        );
+        assert_eq!(
+            Response::redirect("not a url", 302).unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+        let page = Environment::browser(Url::parse("https://example.com/dir/page").unwrap());
+        let relative = Response::redirect_in(&page, "other", 307).unwrap();
+        assert_eq!(
+            relative.headers().get("location").unwrap().as_deref(),
+            Some("https://example.com/dir/other")
+        );
+    }
+
+    #[tokio::test]
+    async fn json_response() {
+        let mut response =
+            Response::json(&serde_json::json!({"a": 1}), ResponseInit::default()).unwrap();
+        assert_eq!(
+            response.headers().get("content-type").unwrap().as_deref(),
+            Some("application/json")
+        );
+        let value: serde_json::Value = response.json_body().await.unwrap();
+        assert_eq!(value, serde_json::json!({"a": 1}));
+        let init = ResponseInit {
+            headers: Some(HeadersInit::from(vec![(
+                "Content-Type",
+                "application/x-custom",
+            )])),
+            ..Default::default()
+        };
+        let custom = Response::json(&[1, 2], init).unwrap();
+        assert_eq!(
+            custom.headers().get("content-type").unwrap().as_deref(),
+            Some("application/x-custom")
+        );
+        let error = Response::json(
+            &(),
+            ResponseInit {
+                status: 204,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+    }
+
+    #[tokio::test]
+    async fn clone_and_body_used() {
+        let mut response = Response::new(Some("body".into()), ResponseInit::default()).unwrap();
+        let mut clone = response.try_clone().unwrap();
+        assert_eq!(response.text().await.unwrap(), "body");
+        assert!(response.body_used());
+        assert!(!clone.body_used());
+        assert_eq!(
+            response.try_clone().unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+        assert_eq!(
+            response.text().await.unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+        assert_eq!(clone.text().await.unwrap(), "body");
+    }
+
+    #[tokio::test]
+    async fn empty_body_reads_as_empty() {
+        let mut response = Response::new(None, ResponseInit::default()).unwrap();
+        assert_eq!(response.text().await.unwrap(), "");
+        assert!(!response.body_used(), "a null body is never used");
+        assert_eq!(response.bytes().await.unwrap().len(), 0);
+    }
+
+    #[tokio::test]
+    async fn blob_takes_the_mime_type() {
+        let init = ResponseInit {
+            headers: Some(HeadersInit::from(vec![(
+                "Content-Type",
+                "TEXT/HTML; charset=\"utf-8\"",
+            )])),
+            ..Default::default()
+        };
+        let mut response = Response::new(Some("<p>".into()), init).unwrap();
+        let blob = response.blob().await.unwrap();
+        assert_eq!(blob.r#type(), "text/html;charset=utf-8");
+        assert_eq!(blob.size(), 3);
+    }
+
+    #[tokio::test]
+    async fn form_data_urlencoded() {
+        let init = ResponseInit {
+            headers: Some(HeadersInit::from(vec![(
+                "Content-Type",
+                "application/x-www-form-urlencoded",
+            )])),
+            ..Default::default()
+        };
+        let mut response = Response::new(Some("a=1&b=x+y".into()), init).unwrap();
+        let form = response.form_data().await.unwrap();
+        assert!(form.has("a"));
+        let mut plain = Response::new(Some("a=1".into()), ResponseInit::default()).unwrap();
+        assert_eq!(
+            plain.form_data().await.unwrap_err().kind(),
+            ErrorKind::TypeError
+        );
+    }
+
+    fn network_response() -> Response {
+        let mut headers = Headers::new();
+        headers.append("Content-Type", "text/plain").unwrap();
+        headers.append("Set-Cookie", "a=b").unwrap();
+        headers.append("X-Secret", "1").unwrap();
+        headers.append("X-Exposed", "2").unwrap();
+        let url = Url::parse("https://example.com/a#frag").unwrap();
+        Response::from_network(200, "OK".into(), headers, Some(Body::from("x")), vec![url])
+    }
+
+    #[test]
+    fn basic_filter_hides_set_cookie() {
+        let response = network_response().into_basic_filtered();
+        assert_eq!(response.r#type(), ResponseType::Basic);
+        assert!(!response.headers().has("set-cookie").unwrap());
+        assert!(response.headers().has("x-secret").unwrap());
+        assert_eq!(response.url(), "https://example.com/a");
+        assert!(response.body.is_some());
+        assert!(
+            response
+                .internal_response()
+                .is_some_and(|internal| internal.headers().has("set-cookie").unwrap())
+        );
+    }
+
+    #[test]
+    fn cors_filter_keeps_safelisted_and_exposed() {
+        let mut response = network_response();
+        response.cors_exposed_header_names = vec![b"x-exposed".to_vec()];
+        let response = response.into_cors_filtered();
+        assert_eq!(response.r#type(), ResponseType::Cors);
+        assert!(response.headers().has("content-type").unwrap());
+        assert!(response.headers().has("x-exposed").unwrap());
+        assert!(!response.headers().has("x-secret").unwrap());
+        assert!(!response.headers().has("set-cookie").unwrap());
+    }
+
+    #[test]
+    fn opaque_filters_hide_everything() {
+        let opaque = network_response().into_opaque_filtered();
+        assert_eq!(opaque.r#type(), ResponseType::Opaque);
+        assert_eq!(opaque.status(), 0);
+        assert_eq!(opaque.url(), "");
+        assert!(opaque.body.is_none());
+        assert!(!opaque.headers().has("content-type").unwrap());
+        let redirect = network_response().into_opaque_redirect_filtered();
+        assert_eq!(redirect.r#type(), ResponseType::OpaqueRedirect);
+        assert_eq!(redirect.status(), 0);
+        assert_eq!(redirect.url(), "https://example.com/a");
+    }
+
+    #[test]
+    fn location_url_rules() {
+        let mut headers = Headers::new();
+        headers.append("Location", "/next").unwrap();
+        let url = Url::parse("https://example.com/a/b").unwrap();
+        let response = Response::from_network(302, String::new(), headers, None, vec![url]);
+        let location = response.location_url(Some("keep")).unwrap().unwrap();
+        assert_eq!(location.as_str(), "https://example.com/next#keep");
+        let ok = Response::from_network(200, String::new(), Headers::new(), None, Vec::new());
+        assert!(ok.location_url(None).is_none());
+    }
+
+    #[test]
+    fn response_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Response>();
+    }
+}
