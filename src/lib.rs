@@ -69,6 +69,7 @@ pub mod body;
 pub mod data_url;
 pub mod environment;
 pub mod error;
+pub mod fetch;
 pub mod form_data;
 pub mod headers;
 pub mod mime;
