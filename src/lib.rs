@@ -21,6 +21,7 @@ pub mod error;
 pub mod form_data;
 pub mod headers;
 pub mod mime;
+pub mod net;
 pub mod request;
 pub mod response;
 
