@@ -296,6 +296,7 @@ impl HyperTransportBuilder {
                 self.http2,
             )?),
         };
+        let h2_for_https = tls.alpn_protocols.iter().any(|p| p == b"h2");
         let mut h1 = http1::Builder::new();
         h1.title_case_headers(self.http1_title_case_headers);
         let h2 = http2::Builder::new(TokioExecutor::new());
@@ -305,6 +306,8 @@ impl HyperTransportBuilder {
                     max_per_origin: self.max_connections_per_origin,
                     max_idle_per_origin: self.max_idle_per_origin,
                     idle_timeout: self.pool_idle_timeout,
+                    h2_for_https,
+                    h2_for_http: self.http2_prior_knowledge,
                 }),
                 connector: Connector {
                     overrides: self.overrides,

@@ -44,6 +44,10 @@ pub(crate) struct PoolConfig {
     pub(crate) max_per_origin: usize,
     pub(crate) max_idle_per_origin: usize,
     pub(crate) idle_timeout: Option<Duration>,
+    /// Whether `https:` connections offer `h2` by ALPN.
+    pub(crate) h2_for_https: bool,
+    /// Whether `http:` connections speak HTTP/2 by prior knowledge.
+    pub(crate) h2_for_http: bool,
 }
 
 /// The pool, cheap to clone.
@@ -68,9 +72,22 @@ struct Origin {
     waiters: VecDeque<oneshot::Sender<Grant>>,
     /// The origin's multiplexed HTTP/2 connection, if it has one.
     h2: Option<http2::SendRequest<RequestBody>>,
+    /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
+    /// answers in HTTP/1.1. While such a connection is being made, other requests wait
+    /// for it rather than open connections of their own.
+    h2_likely: bool,
+    /// Whether a connection expected to speak HTTP/2 is being made.
+    h2_connecting: bool,
 }
 
 impl Origin {
+    fn new(h2_likely: bool) -> Origin {
+        Origin {
+            h2_likely,
+            ..Origin::default()
+        }
+    }
+
     fn is_unused(&self) -> bool {
         self.total == 0 && self.idle.is_empty() && self.waiters.is_empty() && self.h2.is_none()
     }
@@ -106,6 +123,9 @@ pub(crate) struct Slot {
     shared: Arc<Shared>,
     key: Key,
     armed: bool,
+    /// Whether this slot makes the connection the origin's other requests wait for,
+    /// expecting HTTP/2.
+    h2_connect: bool,
 }
 
 /// A checked-out HTTP/1 connection. Dropping it closes the connection; call
@@ -158,7 +178,9 @@ impl Pool {
                 let mut origins = self.shared.lock();
                 let origin = match origins.get_mut(key) {
                     Some(origin) => origin,
-                    None => origins.entry(key.clone()).or_default(),
+                    None => origins
+                        .entry(key.clone())
+                        .or_insert_with(|| Origin::new(self.shared.h2_likely(key))),
                 };
                 if let Some(h2) = &origin.h2 {
                     if !h2.is_closed() {
@@ -186,9 +208,13 @@ impl Pool {
                         reused: true,
                     });
                 }
-                if origin.total < self.shared.config.max_per_origin {
+                if origin.total < self.shared.config.max_per_origin && !origin.h2_connecting {
                     origin.total += 1;
-                    let slot = self.shared.slot(key);
+                    let mut slot = self.shared.slot(key);
+                    if origin.h2_likely {
+                        origin.h2_connecting = true;
+                        slot.h2_connect = true;
+                    }
                     drop(origins);
                     drop(evicted);
                     return Checkout::Connect(slot);
@@ -202,15 +228,23 @@ impl Pool {
             match receiver.await {
                 Ok(Grant::Conn(pooled)) => return Checkout::Idle(pooled),
                 Ok(Grant::H2(tx)) => return Checkout::H2(tx),
-                Ok(Grant::Permit(slot)) => {
+                Ok(Grant::Permit(mut slot)) => {
                     // The origin may have gained an HTTP/2 connection meanwhile.
                     let h2 = {
-                        let origins = self.shared.lock();
-                        origins
-                            .get(key)
-                            .and_then(|o| o.h2.as_ref())
-                            .filter(|h2| !h2.is_closed())
-                            .cloned()
+                        let mut origins = self.shared.lock();
+                        match origins.get_mut(key) {
+                            Some(origin) => match &origin.h2 {
+                                Some(h2) if !h2.is_closed() => Some(h2.clone()),
+                                _ => {
+                                    if origin.h2_likely && !origin.h2_connecting {
+                                        origin.h2_connecting = true;
+                                        slot.h2_connect = true;
+                                    }
+                                    None
+                                }
+                            },
+                            None => None,
+                        }
                     };
                     return match h2 {
                         Some(h2) => {
@@ -233,6 +267,8 @@ impl Pool {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
             origin.h2 = Some(tx.clone());
+            origin.h2_likely = true;
+            origin.h2_connecting = false;
             std::mem::take(&mut origin.waiters)
         };
         for waiter in waiters {
@@ -256,6 +292,44 @@ impl Shared {
             shared: Arc::clone(self),
             key: key.clone(),
             armed: true,
+            h2_connect: false,
+        }
+    }
+
+    /// Whether a new connection to `key` will likely speak HTTP/2.
+    fn h2_likely(&self, key: &Key) -> bool {
+        if key.https {
+            self.config.h2_for_https
+        } else {
+            self.config.h2_for_http
+        }
+    }
+
+    /// The connection expected to speak HTTP/2 failed or spoke HTTP/1.1: let the
+    /// requests that waited for it connect, up to the cap.
+    fn h2_connect_ended(self: &Arc<Self>, key: &Key, spoke_h1: bool) {
+        let mut grants = Vec::new();
+        {
+            let mut origins = self.lock();
+            let Some(origin) = origins.get_mut(key) else {
+                return;
+            };
+            origin.h2_connecting = false;
+            if spoke_h1 {
+                origin.h2_likely = false;
+            }
+            while origin.total < self.config.max_per_origin {
+                let Some(waiter) = origin.waiters.pop_front() else {
+                    break;
+                };
+                origin.total += 1;
+                grants.push((waiter, self.slot(key)));
+            }
+        }
+        for (waiter, slot) in grants {
+            // A waiter that gave up hands the permit back; dropping it here, outside
+            // the lock, passes it on.
+            let _ = waiter.send(Grant::Permit(slot));
         }
     }
 
@@ -406,6 +480,9 @@ impl Drop for Slot {
     fn drop(&mut self) {
         if self.armed {
             self.armed = false;
+            if self.h2_connect {
+                self.shared.h2_connect_ended(&self.key, false);
+            }
             self.shared.free(&self.key);
         }
     }
@@ -413,7 +490,11 @@ impl Drop for Slot {
 
 impl Pooled {
     /// Wraps a new connection made under `slot`.
-    pub(crate) fn new(tx: http1::SendRequest<RequestBody>, slot: Slot) -> Pooled {
+    pub(crate) fn new(tx: http1::SendRequest<RequestBody>, mut slot: Slot) -> Pooled {
+        if slot.h2_connect {
+            slot.h2_connect = false;
+            slot.shared.h2_connect_ended(&slot.key, true);
+        }
         Pooled {
             tx,
             slot,
