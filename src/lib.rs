@@ -73,6 +73,7 @@ pub mod fetch;
 pub mod form_data;
 pub mod headers;
 pub mod mime;
+pub mod net;
 pub mod request;
 pub mod response;
 

@@ -1,0 +1,523 @@
+//! The bodies that cross the [`Transport`](super::Transport) boundary.
+//!
+//! [`RequestBody`] goes out: empty, one buffer, or a stream sent with backpressure
+//! (HTTP/1 `Transfer-Encoding: chunked` when its length is unknown). [`ResponseBody`]
+//! comes in: bytes leave the socket only when the reader polls, and the connection goes
+//! back to the pool only once the body has reached its end.
+
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+use http_body::{Body, Frame, SizeHint};
+use sync_wrapper::SyncWrapper;
+use tokio::time::{Instant, Sleep};
+
+use super::pool::Pooled;
+use crate::error::{BoxError, NetworkError, TimeoutKind};
+
+type BoxRequestStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
+type BoxResponseStream = Pin<Box<dyn Stream<Item = Result<Bytes, NetworkError>> + Send>>;
+
+/// A request body: empty, one buffer, or a stream of chunks.
+///
+/// The empty and buffered forms cost no allocation beyond the [`Bytes`] itself and are
+/// sent with a `Content-Length`; a stream has no known length and goes out over HTTP/1
+/// as `Transfer-Encoding: chunked` (unless the request carries its own
+/// `Content-Length`), pulled one chunk at a time as the connection can take it.
+///
+/// ```
+/// use whatwg_fetch::net::RequestBody;
+/// use http_body::Body;
+///
+/// assert!(RequestBody::empty().is_end_stream());
+/// assert_eq!(RequestBody::from("hello").size_hint().exact(), Some(5));
+/// ```
+pub struct RequestBody {
+    inner: RequestInner,
+}
+
+enum RequestInner {
+    Empty,
+    Full(Option<Bytes>),
+    Stream(SyncWrapper<BoxRequestStream>),
+}
+
+impl RequestBody {
+    /// A body with no bytes.
+    pub fn empty() -> RequestBody {
+        RequestBody {
+            inner: RequestInner::Empty,
+        }
+    }
+
+    /// A body of exactly `bytes`.
+    pub fn full(bytes: impl Into<Bytes>) -> RequestBody {
+        let bytes = bytes.into();
+        if bytes.is_empty() {
+            return RequestBody::empty();
+        }
+        RequestBody {
+            inner: RequestInner::Full(Some(bytes)),
+        }
+    }
+
+    /// A body streamed from `stream`, one chunk at a time, as the peer takes them.
+    ///
+    /// An error from the stream aborts the request: the connection is closed and the
+    /// transport reports a [`NetworkError::Protocol`] whose source chain holds it.
+    pub fn from_stream<S, E>(stream: S) -> RequestBody
+    where
+        S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        RequestBody {
+            inner: RequestInner::Stream(SyncWrapper::new(Box::pin(MapErr { stream }))),
+        }
+    }
+}
+
+impl Default for RequestBody {
+    fn default() -> RequestBody {
+        RequestBody::empty()
+    }
+}
+
+impl fmt::Debug for RequestBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            RequestInner::Empty => f.write_str("RequestBody::Empty"),
+            RequestInner::Full(bytes) => f
+                .debug_tuple("RequestBody::Full")
+                .field(&bytes.as_ref().map_or(0, Bytes::len))
+                .finish(),
+            RequestInner::Stream(_) => f.write_str("RequestBody::Stream"),
+        }
+    }
+}
+
+impl From<Bytes> for RequestBody {
+    fn from(bytes: Bytes) -> RequestBody {
+        RequestBody::full(bytes)
+    }
+}
+
+impl From<Vec<u8>> for RequestBody {
+    fn from(bytes: Vec<u8>) -> RequestBody {
+        RequestBody::full(bytes)
+    }
+}
+
+impl From<String> for RequestBody {
+    fn from(text: String) -> RequestBody {
+        RequestBody::full(text)
+    }
+}
+
+impl From<&'static str> for RequestBody {
+    fn from(text: &'static str) -> RequestBody {
+        RequestBody::full(Bytes::from_static(text.as_bytes()))
+    }
+}
+
+impl From<&'static [u8]> for RequestBody {
+    fn from(bytes: &'static [u8]) -> RequestBody {
+        RequestBody::full(Bytes::from_static(bytes))
+    }
+}
+
+impl Body for RequestBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match &mut self.inner {
+            RequestInner::Empty => Poll::Ready(None),
+            RequestInner::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            RequestInner::Stream(stream) => loop {
+                match ready!(stream.get_mut().as_mut().poll_next(cx)) {
+                    // An empty chunk would end a chunked message early: skip it.
+                    Some(Ok(chunk)) if chunk.is_empty() => continue,
+                    Some(Ok(chunk)) => return Poll::Ready(Some(Ok(Frame::data(chunk)))),
+                    Some(Err(error)) => return Poll::Ready(Some(Err(error))),
+                    None => return Poll::Ready(None),
+                }
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.inner {
+            RequestInner::Empty => true,
+            RequestInner::Full(bytes) => bytes.is_none(),
+            RequestInner::Stream(_) => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.inner {
+            RequestInner::Empty => SizeHint::with_exact(0),
+            RequestInner::Full(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            RequestInner::Stream(_) => SizeHint::default(),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A stream whose error type is boxed.
+    struct MapErr<S> {
+        #[pin]
+        stream: S,
+    }
+}
+
+impl<S, E> Stream for MapErr<S>
+where
+    S: Stream<Item = Result<Bytes, E>>,
+    E: Into<BoxError>,
+{
+    type Item = Result<Bytes, BoxError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.project()
+            .stream
+            .poll_next(cx)
+            .map(|item| item.map(|r| r.map_err(Into::into)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.stream.size_hint()
+    }
+}
+
+/// A response body, pulled from the connection only as it is read.
+///
+/// It is both an [`http_body::Body`] and a [`Stream`] of data chunks (trailers are
+/// skipped by the `Stream` view). Errors are [`NetworkError`]s:
+/// [`LengthMismatch`](NetworkError::LengthMismatch) when the peer closes before the
+/// declared `Content-Length`, [`Protocol`](NetworkError::Protocol) for a broken chunked
+/// body, [`Timeout`](NetworkError::Timeout)`(`[`Idle`](TimeoutKind::Idle)`)` when the read
+/// timeout passes without a byte, and [`Decode`](NetworkError::Decode) for a corrupt
+/// content coding (see [`decode`](super::decode)).
+///
+/// A body read to its end returns its HTTP/1 connection to the pool; a body dropped
+/// earlier closes the connection instead, so an unread body never leaks one.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use http_body_util::BodyExt;
+/// use whatwg_fetch::net::ResponseBody;
+///
+/// let body = ResponseBody::full("{}");
+/// assert_eq!(body.collect().await.unwrap().to_bytes(), "{}");
+/// # });
+/// ```
+pub struct ResponseBody {
+    inner: ResponseInner,
+}
+
+enum ResponseInner {
+    Empty,
+    Full(Option<Bytes>),
+    Incoming(IncomingBody),
+    Stream(SyncWrapper<BoxResponseStream>),
+}
+
+/// The body of a response read from a hyper connection.
+struct IncomingBody {
+    body: hyper::body::Incoming,
+    /// The HTTP/1 connection, given back to the pool at the end of the body.
+    conn: Option<Pooled>,
+    /// Whether the response declared a `Content-Length`: an early close is then a
+    /// length mismatch rather than a broken message.
+    declared_length: bool,
+    /// The read timeout and its timer, armed while waiting for bytes.
+    idle: Option<(Duration, Pin<Box<Sleep>>)>,
+    /// Set after an error or the end: the body yields nothing more.
+    done: bool,
+}
+
+impl ResponseBody {
+    /// A body with no bytes.
+    pub fn empty() -> ResponseBody {
+        ResponseBody {
+            inner: ResponseInner::Empty,
+        }
+    }
+
+    /// A body of exactly `bytes`, for tests and for transports that buffer.
+    pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {
+        ResponseBody {
+            inner: ResponseInner::Full(Some(bytes.into())),
+        }
+    }
+
+    /// A body streamed from `stream`.
+    pub fn from_stream<S>(stream: S) -> ResponseBody
+    where
+        S: Stream<Item = Result<Bytes, NetworkError>> + Send + 'static,
+    {
+        ResponseBody {
+            inner: ResponseInner::Stream(SyncWrapper::new(Box::pin(stream))),
+        }
+    }
+
+    pub(crate) fn incoming(
+        body: hyper::body::Incoming,
+        conn: Option<Pooled>,
+        declared_length: bool,
+        read_timeout: Option<Duration>,
+    ) -> ResponseBody {
+        let mut incoming = IncomingBody {
+            body,
+            conn,
+            declared_length,
+            idle: None,
+            done: false,
+        };
+        if incoming.body.is_end_stream() {
+            // Nothing to read (HEAD, 204, 304, `Content-Length: 0`): the connection is
+            // free as soon as the head has arrived.
+            incoming.finish();
+        } else if let Some(timeout) = read_timeout {
+            incoming.idle = Some((timeout, Box::pin(tokio::time::sleep(timeout))));
+        }
+        ResponseBody {
+            inner: ResponseInner::Incoming(incoming),
+        }
+    }
+}
+
+impl Default for ResponseBody {
+    fn default() -> ResponseBody {
+        ResponseBody::empty()
+    }
+}
+
+impl fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match &self.inner {
+            ResponseInner::Empty => "Empty",
+            ResponseInner::Full(_) => "Full",
+            ResponseInner::Incoming(_) => "Incoming",
+            ResponseInner::Stream(_) => "Stream",
+        };
+        f.debug_tuple("ResponseBody").field(&name).finish()
+    }
+}
+
+impl IncomingBody {
+    /// The body ended cleanly: give the connection back.
+    fn finish(&mut self) {
+        self.done = true;
+        self.idle = None;
+        if let Some(conn) = self.conn.take() {
+            conn.release();
+        }
+    }
+
+    /// The body failed: close the connection.
+    fn fail(&mut self, error: NetworkError) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        self.done = true;
+        self.idle = None;
+        self.conn = None;
+        Poll::Ready(Some(Err(error)))
+    }
+
+    fn poll_frame(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut self.body).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if self.body.is_end_stream() {
+                    self.finish();
+                } else if let Some((timeout, sleep)) = &mut self.idle {
+                    sleep.as_mut().reset(Instant::now() + *timeout);
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(error))) => {
+                let error = body_error(error, self.declared_length);
+                self.fail(error)
+            }
+            Poll::Ready(None) => {
+                self.finish();
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                if let Some((_, sleep)) = &mut self.idle {
+                    if sleep.as_mut().poll(cx).is_ready() {
+                        return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
+                    }
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// Maps an error hyper reports while reading a response body.
+///
+/// hyper reports a body cut short as an `UnexpectedEof` I/O error (or an incomplete
+/// message); with a declared `Content-Length` that is a length mismatch.
+fn body_error(error: hyper::Error, declared_length: bool) -> NetworkError {
+    if declared_length && (error.is_incomplete_message() || is_unexpected_eof(&error)) {
+        NetworkError::LengthMismatch
+    } else {
+        NetworkError::Protocol(Box::new(error))
+    }
+}
+
+fn is_unexpected_eof(error: &hyper::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = NetworkError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        match &mut self.inner {
+            ResponseInner::Empty => Poll::Ready(None),
+            ResponseInner::Full(bytes) => Poll::Ready(
+                bytes
+                    .take()
+                    .filter(|b| !b.is_empty())
+                    .map(|b| Ok(Frame::data(b))),
+            ),
+            ResponseInner::Incoming(incoming) => incoming.poll_frame(cx),
+            ResponseInner::Stream(stream) => stream
+                .get_mut()
+                .as_mut()
+                .poll_next(cx)
+                .map(|item| item.map(|r| r.map(Frame::data))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.inner {
+            ResponseInner::Empty => true,
+            ResponseInner::Full(bytes) => bytes.as_ref().is_none_or(Bytes::is_empty),
+            ResponseInner::Incoming(incoming) => incoming.done || incoming.body.is_end_stream(),
+            ResponseInner::Stream(_) => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.inner {
+            ResponseInner::Empty => SizeHint::with_exact(0),
+            ResponseInner::Full(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            ResponseInner::Incoming(incoming) if incoming.done => SizeHint::with_exact(0),
+            ResponseInner::Incoming(incoming) => incoming.body.size_hint(),
+            ResponseInner::Stream(_) => SizeHint::default(),
+        }
+    }
+}
+
+impl Stream for ResponseBody {
+    type Item = Result<Bytes, NetworkError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            match ready!(self.as_mut().poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) if data.is_empty() => continue,
+                    Ok(data) => return Poll::Ready(Some(Ok(data))),
+                    // Trailers: not part of the byte stream.
+                    Err(_trailers) => continue,
+                },
+                Some(Err(error)) => return Poll::Ready(Some(Err(error))),
+                None => return Poll::Ready(None),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn bodies_are_send_and_sync() {
+        assert_send_sync::<RequestBody>();
+        assert_send_sync::<ResponseBody>();
+    }
+
+    #[tokio::test]
+    async fn full_request_body_yields_once_with_exact_size() {
+        let mut body = RequestBody::from("abc");
+        assert_eq!(body.size_hint().exact(), Some(3));
+        assert!(!body.is_end_stream());
+        let frame = body.frame().await.and_then(|f| f.ok());
+        assert_eq!(
+            frame.and_then(|f| f.into_data().ok()),
+            Some(Bytes::from("abc"))
+        );
+        assert!(body.is_end_stream());
+        assert!(body.frame().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn empty_full_body_is_empty() {
+        let body = RequestBody::full(Vec::new());
+        assert!(body.is_end_stream());
+        assert_eq!(body.size_hint().exact(), Some(0));
+    }
+
+    #[tokio::test]
+    async fn stream_request_body_skips_empty_chunks() {
+        let chunks: Vec<Result<Bytes, std::io::Error>> =
+            vec![Ok(Bytes::from("a")), Ok(Bytes::new()), Ok(Bytes::from("b"))];
+        let body = RequestBody::from_stream(futures_util::stream::iter(chunks));
+        assert_eq!(body.size_hint().exact(), None);
+        let collected = body.collect().await.map(|c| c.to_bytes()).ok();
+        assert_eq!(collected, Some(Bytes::from("ab")));
+    }
+
+    #[tokio::test]
+    async fn response_body_streams_bytes() {
+        use futures_util::StreamExt;
+        let chunks: Vec<Result<Bytes, NetworkError>> =
+            vec![Ok(Bytes::from("x")), Ok(Bytes::from("y"))];
+        let mut body = ResponseBody::from_stream(futures_util::stream::iter(chunks));
+        assert_eq!(
+            body.next().await.and_then(|r| r.ok()),
+            Some(Bytes::from("x"))
+        );
+        assert_eq!(
+            body.next().await.and_then(|r| r.ok()),
+            Some(Bytes::from("y"))
+        );
+        assert!(body.next().await.is_none());
+    }
+}

@@ -1,0 +1,600 @@
+//! [`HyperTransport`]: the default [`Transport`], hyper 1.x connections under a pool of
+//! this crate's own.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
+use http::uri::{PathAndQuery, Scheme};
+use http::{HeaderValue, Request, Response, Uri, Version};
+use hyper::client::conn::{http1, http2};
+use hyper_util::rt::TokioExecutor;
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
+
+use super::body::{RequestBody, ResponseBody};
+use super::connect::{Connected, Connector};
+use super::decode::decode_response;
+use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
+use super::{SendOptions, Transport, TransportFuture};
+use crate::error::{Error, NetworkError, TimeoutKind};
+
+/// The default [`Transport`]: HTTP/1.1 and HTTP/2 over hyper, TLS through rustls.
+///
+/// Connections are pooled per origin (scheme, host, port). HTTP/1.1 connections are
+/// reused once a response body has been read to its end, capped per origin (requests
+/// beyond the cap wait their turn, first come first served), and closed after sitting
+/// idle too long. An `https:` origin whose server picks `h2` by ALPN gets one multiplexed
+/// HTTP/2 connection that every request shares. Cloning is cheap and shares the pool.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::time::Duration;
+/// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+///
+/// // A one-response server on 127.0.0.1.
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// let addr = listener.local_addr().unwrap();
+/// tokio::spawn(async move {
+///     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///     let (mut socket, _) = listener.accept().await.unwrap();
+///     let mut buf = [0; 1024];
+///     let _ = socket.read(&mut buf).await;
+///     socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi").await.unwrap();
+/// });
+///
+/// let transport = HyperTransport::builder()
+///     .max_connections_per_origin(8)
+///     .connect_timeout(Some(Duration::from_secs(5)))
+///     .build()
+///     .unwrap();
+/// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty()).unwrap();
+/// let response = transport.send(request, SendOptions::new()).await.unwrap();
+/// assert_eq!(response.status(), 200);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct HyperTransport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    pool: Pool,
+    connector: Connector,
+    read_timeout: Option<Duration>,
+}
+
+impl fmt::Debug for HyperTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HyperTransport").finish_non_exhaustive()
+    }
+}
+
+impl HyperTransport {
+    /// A transport with the defaults of [`HyperTransportBuilder`].
+    ///
+    /// # Errors
+    ///
+    /// As [`HyperTransportBuilder::build`].
+    pub fn new() -> Result<HyperTransport, Error> {
+        HyperTransport::builder().build()
+    }
+
+    /// A builder to configure a transport.
+    pub fn builder() -> HyperTransportBuilder {
+        HyperTransportBuilder::default()
+    }
+}
+
+/// Configures a [`HyperTransport`]. Each option documents its default.
+#[derive(Clone)]
+pub struct HyperTransportBuilder {
+    max_connections_per_origin: usize,
+    max_idle_per_origin: usize,
+    pool_idle_timeout: Option<Duration>,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+    http2: bool,
+    http2_prior_knowledge: bool,
+    http1_title_case_headers: bool,
+    overrides: HashMap<String, Vec<SocketAddr>>,
+    built_in_roots: bool,
+    extra_roots: Vec<CertificateDer<'static>>,
+    tls_config: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl Default for HyperTransportBuilder {
+    fn default() -> HyperTransportBuilder {
+        HyperTransportBuilder {
+            max_connections_per_origin: usize::MAX,
+            max_idle_per_origin: 64,
+            pool_idle_timeout: Some(Duration::from_secs(90)),
+            connect_timeout: Some(Duration::from_secs(30)),
+            read_timeout: None,
+            http2: true,
+            http2_prior_knowledge: false,
+            http1_title_case_headers: false,
+            overrides: HashMap::new(),
+            built_in_roots: true,
+            extra_roots: Vec::new(),
+            tls_config: None,
+        }
+    }
+}
+
+impl fmt::Debug for HyperTransportBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HyperTransportBuilder")
+            .field(
+                "max_connections_per_origin",
+                &self.max_connections_per_origin,
+            )
+            .field("max_idle_per_origin", &self.max_idle_per_origin)
+            .field("pool_idle_timeout", &self.pool_idle_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .field("http2", &self.http2)
+            .field("http2_prior_knowledge", &self.http2_prior_knowledge)
+            .field("http1_title_case_headers", &self.http1_title_case_headers)
+            .field("overrides", &self.overrides)
+            .field("built_in_roots", &self.built_in_roots)
+            .field("extra_roots", &self.extra_roots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HyperTransportBuilder {
+    /// The most HTTP/1.1 connections open at once to one origin, counting those being
+    /// connected; further requests wait in a first-come-first-served queue. `0` is
+    /// taken as `1`. An HTTP/2 origin uses one connection regardless.
+    ///
+    /// Default is no limit (`usize::MAX`).
+    pub fn max_connections_per_origin(mut self, max: usize) -> HyperTransportBuilder {
+        self.max_connections_per_origin = max.max(1);
+        self
+    }
+
+    /// The most idle HTTP/1.1 connections kept per origin; a connection finishing a
+    /// response beyond that is closed.
+    ///
+    /// Default is 64.
+    pub fn max_idle_per_origin(mut self, max: usize) -> HyperTransportBuilder {
+        self.max_idle_per_origin = max;
+        self
+    }
+
+    /// How long an idle connection is kept before it is closed; `None` keeps it until
+    /// the peer closes it.
+    ///
+    /// Default is 90 seconds.
+    pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// The longest a new connection may take: name resolution, TCP connect, TLS and
+    /// HTTP/2 handshakes. Past it, the request fails with
+    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Connect`]`)`.
+    ///
+    /// Default is 30 seconds.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest to wait for the response head once the request is handed to a
+    /// connection, and then between two pieces of the body. Past it, the request or the
+    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    ///
+    /// Default is `None`: wait as long as the connection stays open.
+    pub fn read_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// Whether to offer `h2` by ALPN on `https:` connections (HTTP/1.1 is always
+    /// offered).
+    ///
+    /// Default is `true`.
+    pub fn http2(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http2 = enabled;
+        self
+    }
+
+    /// Whether to speak HTTP/2 without negotiation on `http:` connections ("prior
+    /// knowledge", RFC 9113 §3.3).
+    ///
+    /// Default is `false`.
+    pub fn http2_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http2_prior_knowledge = enabled;
+        self
+    }
+
+    /// Whether HTTP/1.1 header names go out in title case (`Content-Type`) rather than
+    /// as `http::HeaderName` stores them (lowercase). hyper 1.x cannot send a caller's
+    /// own casing: its case-preserving map is private.
+    ///
+    /// Default is `false`.
+    pub fn http1_title_case_headers(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http1_title_case_headers = enabled;
+        self
+    }
+
+    /// Resolves `host` to `addr` instead of asking DNS. A port of 0 means the request
+    /// URL's port. Names compare ASCII case-insensitively.
+    pub fn resolve(self, host: &str, addr: SocketAddr) -> HyperTransportBuilder {
+        self.resolve_to_addrs(host, &[addr])
+    }
+
+    /// Resolves `host` to `addrs`, tried in order, instead of asking DNS. A port of 0
+    /// means the request URL's port.
+    pub fn resolve_to_addrs(mut self, host: &str, addrs: &[SocketAddr]) -> HyperTransportBuilder {
+        self.overrides
+            .insert(host.to_ascii_lowercase(), addrs.to_vec());
+        self
+    }
+
+    /// Whether to trust the Mozilla root certificates shipped by `webpki-roots`.
+    ///
+    /// Default is `true`.
+    pub fn tls_built_in_roots(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.built_in_roots = enabled;
+        self
+    }
+
+    /// Trusts one more root certificate, DER-encoded.
+    pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> HyperTransportBuilder {
+        self.extra_roots.push(CertificateDer::from(der.into()));
+        self
+    }
+
+    /// Trusts every certificate in a PEM document.
+    ///
+    /// # Errors
+    ///
+    /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
+    /// [`NetworkError::Tls`] source when the PEM is malformed or holds no certificate.
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<HyperTransportBuilder, Error> {
+        let mut found = false;
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| Error::network(NetworkError::Tls(Box::new(e))))?;
+            self.extra_roots.push(cert);
+            found = true;
+        }
+        if !found {
+            return Err(Error::network(NetworkError::Tls(
+                "no certificate in the PEM document".into(),
+            )));
+        }
+        Ok(self)
+    }
+
+    /// Uses `config` for TLS as it is, instead of the one built from the options above
+    /// (roots, `http2`). Its ALPN list decides whether HTTP/2 is offered.
+    ///
+    /// Default is `None`.
+    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
+        self.tls_config = Some(config);
+        self
+    }
+
+    /// Builds the transport.
+    ///
+    /// # Errors
+    ///
+    /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
+    /// [`NetworkError::Tls`] source when a root certificate is invalid.
+    pub fn build(self) -> Result<HyperTransport, Error> {
+        let tls = match self.tls_config {
+            Some(config) => config,
+            None => Arc::new(tls_config(
+                self.built_in_roots,
+                self.extra_roots,
+                self.http2,
+            )?),
+        };
+        let h2_for_https = tls.alpn_protocols.iter().any(|p| p == b"h2");
+        let mut h1 = http1::Builder::new();
+        h1.title_case_headers(self.http1_title_case_headers);
+        let h2 = http2::Builder::new(TokioExecutor::new());
+        Ok(HyperTransport {
+            inner: Arc::new(Inner {
+                pool: Pool::new(PoolConfig {
+                    max_per_origin: self.max_connections_per_origin,
+                    max_idle_per_origin: self.max_idle_per_origin,
+                    idle_timeout: self.pool_idle_timeout,
+                    h2_for_https,
+                    h2_for_http: self.http2_prior_knowledge,
+                }),
+                connector: Connector {
+                    overrides: self.overrides,
+                    tls,
+                    h1,
+                    h2,
+                    http2_prior_knowledge: self.http2_prior_knowledge,
+                    connect_timeout: self.connect_timeout,
+                },
+                read_timeout: self.read_timeout,
+            }),
+        })
+    }
+}
+
+fn tls_config(
+    built_in_roots: bool,
+    extra_roots: Vec<CertificateDer<'static>>,
+    http2: bool,
+) -> Result<rustls::ClientConfig, Error> {
+    let tls_error = |e: rustls::Error| Error::network(NetworkError::Tls(Box::new(e)));
+    let mut roots = rustls::RootCertStore::empty();
+    if built_in_roots {
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    }
+    for root in extra_roots {
+        roots.add(root).map_err(tls_error)?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(tls_error)?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
+    Ok(config)
+}
+
+impl Transport for HyperTransport {
+    fn send(&self, request: Request<RequestBody>, options: SendOptions) -> TransportFuture {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { inner.send(request, options).await })
+    }
+}
+
+impl Inner {
+    async fn send(
+        &self,
+        mut request: Request<RequestBody>,
+        options: SendOptions,
+    ) -> Result<Response<ResponseBody>, NetworkError> {
+        let key = origin_key(request.uri())?;
+        self.pool.start_reaper();
+        let mut checkout = self.pool.checkout(&key).await;
+        let mut h1_ready = false;
+        let mut h2_retried = false;
+        loop {
+            let mut pooled = match checkout {
+                Checkout::H2(tx) => {
+                    match self.send_h2(tx, request, &options).await {
+                        Ok(response) => return Ok(response),
+                        Err(Retry::Again(back)) if !h2_retried => {
+                            // The shared connection closed before taking the request.
+                            h2_retried = true;
+                            request = *back;
+                            checkout = self.pool.checkout(&key).await;
+                            continue;
+                        }
+                        Err(Retry::Again(_)) => {
+                            return Err(NetworkError::Protocol(
+                                "HTTP/2 connection closed before the request was sent".into(),
+                            ));
+                        }
+                        Err(Retry::Fail(error)) => return Err(error),
+                    }
+                }
+                Checkout::Connect(slot) => match self.connector.connect(&key).await? {
+                    Connected::H1(tx) => Pooled::new(tx, slot),
+                    Connected::H2(tx) => {
+                        self.pool.insert_h2(&key, &tx);
+                        drop(slot);
+                        checkout = Checkout::H2(tx);
+                        continue;
+                    }
+                },
+                Checkout::Idle(mut pooled) => {
+                    if pooled.tx.ready().await.is_err() {
+                        // Closed while idle: the request never touched it.
+                        checkout = Checkout::Connect(pooled.into_slot());
+                        continue;
+                    }
+                    pooled
+                }
+            };
+            if !h1_ready {
+                prepare_h1(&mut request, &key)?;
+                h1_ready = true;
+            }
+            let sent = pooled.tx.try_send_request(request);
+            let result = match self.read_timeout {
+                Some(timeout) => tokio::time::timeout(timeout, sent)
+                    .await
+                    .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?,
+                None => sent.await,
+            };
+            match result {
+                Ok(response) => return Ok(self.wrap(response, Some(pooled), &options)),
+                Err(mut error) => {
+                    // RFC 9112 §9.3.1: retry only what provably never reached the peer,
+                    // and only on a reused connection that the peer had closed.
+                    match error.take_message() {
+                        Some(back) if pooled.reused => {
+                            request = back;
+                            checkout = Checkout::Connect(pooled.into_slot());
+                            continue;
+                        }
+                        _ => return Err(request_error(error.into_error())),
+                    }
+                }
+            }
+        }
+    }
+
+    async fn send_h2(
+        &self,
+        mut tx: http2::SendRequest<RequestBody>,
+        mut request: Request<RequestBody>,
+        options: &SendOptions,
+    ) -> Result<Response<ResponseBody>, Retry> {
+        prepare_h2(&mut request);
+        if tx.ready().await.is_err() {
+            return Err(Retry::Again(Box::new(request)));
+        }
+        let sent = tx.try_send_request(request);
+        let result = match self.read_timeout {
+            Some(timeout) => tokio::time::timeout(timeout, sent)
+                .await
+                .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?,
+            None => sent.await,
+        };
+        match result {
+            Ok(response) => Ok(self.wrap(response, None, options)),
+            Err(mut error) => match error.take_message() {
+                Some(back) => Err(Retry::Again(Box::new(back))),
+                None => Err(Retry::Fail(request_error(error.into_error()))),
+            },
+        }
+    }
+
+    fn wrap(
+        &self,
+        response: Response<hyper::body::Incoming>,
+        conn: Option<Pooled>,
+        options: &SendOptions,
+    ) -> Response<ResponseBody> {
+        let (parts, body) = response.into_parts();
+        let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
+        let body = ResponseBody::incoming(body, conn, declared_length, self.read_timeout);
+        let response = Response::from_parts(parts, body);
+        if options.decode_content {
+            decode_response(response)
+        } else {
+            response
+        }
+    }
+}
+
+enum Retry {
+    /// The request never left; here it is back.
+    Again(Box<Request<RequestBody>>),
+    Fail(NetworkError),
+}
+
+/// The origin of an absolute request URI.
+fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
+    let scheme = uri
+        .scheme()
+        .ok_or(NetworkError::Other("request URI is not absolute".into()))?;
+    if *scheme != Scheme::HTTP && *scheme != Scheme::HTTPS {
+        return Err(NetworkError::UnsupportedScheme(scheme.as_str().to_owned()));
+    }
+    let authority = uri
+        .authority()
+        .ok_or(NetworkError::Other("request URI has no host".into()))?;
+    Ok(Key::new(scheme, authority))
+}
+
+/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2).
+fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<(), NetworkError> {
+    if !request.headers().contains_key(HOST) {
+        let authority = key.authority.as_str();
+        let host = authority.rsplit('@').next().unwrap_or(authority);
+        let value = HeaderValue::from_str(host)
+            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
+        request.headers_mut().insert(HOST, value);
+    }
+    let target = request
+        .uri()
+        .path_and_query()
+        .cloned()
+        .unwrap_or_else(|| PathAndQuery::from_static("/"));
+    *request.uri_mut() = Uri::from(target);
+    if request.version() != Version::HTTP_10 {
+        *request.version_mut() = Version::HTTP_11;
+    }
+    Ok(())
+}
+
+/// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).
+fn prepare_h2(request: &mut Request<RequestBody>) {
+    let headers = request.headers_mut();
+    for name in [CONNECTION, TRANSFER_ENCODING, UPGRADE] {
+        headers.remove(name);
+    }
+    headers.remove("keep-alive");
+    headers.remove("proxy-connection");
+    if headers
+        .get(TE)
+        .is_some_and(|te| !te.as_bytes().eq_ignore_ascii_case(b"trailers"))
+    {
+        headers.remove(TE);
+    }
+    *request.version_mut() = Version::HTTP_2;
+}
+
+/// Maps an error hyper reports before the response head arrived.
+fn request_error(error: hyper::Error) -> NetworkError {
+    if error.is_timeout() {
+        NetworkError::Timeout(TimeoutKind::Idle)
+    } else {
+        NetworkError::Protocol(Box::new(error))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn transport_is_send_and_sync() {
+        assert_send_sync::<HyperTransport>();
+        assert_send_sync::<HyperTransportBuilder>();
+    }
+
+    #[test]
+    fn origin_key_rejects_other_schemes() {
+        let uri: Uri = "ftp://example.com/".parse().unwrap();
+        assert!(matches!(
+            origin_key(&uri),
+            Err(NetworkError::UnsupportedScheme(s)) if s == "ftp"
+        ));
+        let uri: Uri = "/relative".parse().unwrap();
+        assert!(matches!(origin_key(&uri), Err(NetworkError::Other(_))));
+    }
+
+    #[test]
+    fn prepare_h1_sets_host_and_origin_form() {
+        let mut request = Request::get("http://user@Example.com:8080/a?b=c")
+            .body(RequestBody::empty())
+            .unwrap();
+        let key = origin_key(request.uri()).unwrap();
+        prepare_h1(&mut request, &key).unwrap();
+        assert_eq!(request.uri(), "/a?b=c");
+        assert_eq!(request.headers()[HOST], "Example.com:8080");
+    }
+
+    #[test]
+    fn prepare_h2_drops_connection_headers() {
+        let mut request = Request::get("https://example.com/")
+            .header("connection", "keep-alive")
+            .header("te", "gzip")
+            .body(RequestBody::empty())
+            .unwrap();
+        prepare_h2(&mut request);
+        assert!(request.headers().is_empty());
+        assert_eq!(request.version(), Version::HTTP_2);
+    }
+
+    #[test]
+    fn pem_without_certificates_is_an_error() {
+        let result = HyperTransport::builder().add_root_certificates_pem(b"nothing");
+        assert!(result.is_err());
+    }
+}

@@ -1,0 +1,116 @@
+//! The network layer: one HTTP request out, one response head and streaming body in.
+//!
+//! This module sits below the Fetch Standard's algorithms and knows none of them: it
+//! speaks [`http`] types. The spec's
+//! [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) calls
+//! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool
+//! over hyper 1.x (HTTP/1.1 and HTTP/2), TLS through rustls, a resolver override, and
+//! timeouts. Content decoding ([`decode`]) is an adapter over a [`ResponseBody`], applied
+//! only when asked for.
+//!
+//! The wire protocols are [RFC 9112](https://httpwg.org/specs/rfc9112.html) (HTTP/1.1)
+//! and [RFC 9113](https://httpwg.org/specs/rfc9113.html) (HTTP/2), with connection
+//! management after [RFC 9112 §9](https://httpwg.org/specs/rfc9112.html#connection.management):
+//! persistent connections, and a retry only of a request that provably never reached a
+//! reused connection the peer had closed (§9.3.1 leaves retrying anything else to the
+//! application).
+
+mod body;
+mod connect;
+mod decode;
+mod hyper_transport;
+mod pool;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub use body::{RequestBody, ResponseBody};
+pub use decode::{ContentCoding, decode, decode_response};
+pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
+
+use crate::error::NetworkError;
+
+/// The future a [`Transport`] returns: the response head with a body still to be read.
+pub type TransportFuture =
+    Pin<Box<dyn Future<Output = Result<http::Response<ResponseBody>, NetworkError>> + Send>>;
+
+/// Sends one HTTP request and returns the response head with a streaming body.
+///
+/// The spec layer holds an `Arc<dyn Transport>`; swap in another implementation to run
+/// fetch over another HTTP stack, a mock for tests, or a recording proxy.
+///
+/// The request's URI is absolute (`http://host:port/path?query`); the transport derives
+/// the origin, the `Host` header and the request target from it. Redirects, cookies,
+/// caching and content decoding (unless [`SendOptions::decode_content`]) are the
+/// caller's business.
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::net::{ResponseBody, RequestBody, SendOptions, Transport, TransportFuture};
+///
+/// /// Answers every request with `200 OK` and "mock".
+/// struct Mock;
+///
+/// impl Transport for Mock {
+///     fn send(&self, _request: http::Request<RequestBody>, _options: SendOptions) -> TransportFuture {
+///         Box::pin(async { Ok(http::Response::new(ResponseBody::full("mock"))) })
+///     }
+/// }
+///
+/// let transport: Arc<dyn Transport> = Arc::new(Mock);
+/// # let response = tokio::runtime::Builder::new_current_thread().build().unwrap()
+/// #     .block_on(transport.send(http::Request::new(RequestBody::empty()), SendOptions::new()));
+/// # assert!(response.is_ok());
+/// ```
+pub trait Transport: Send + Sync + 'static {
+    /// Sends `request` and resolves to the response head once it arrives.
+    ///
+    /// # Errors
+    ///
+    /// A [`NetworkError`] saying why no response came: [`Dns`](NetworkError::Dns),
+    /// [`Connect`](NetworkError::Connect), [`Tls`](NetworkError::Tls),
+    /// [`Protocol`](NetworkError::Protocol), [`Timeout`](NetworkError::Timeout),
+    /// [`UnsupportedScheme`](NetworkError::UnsupportedScheme), …
+    fn send(&self, request: http::Request<RequestBody>, options: SendOptions) -> TransportFuture;
+}
+
+impl<T: Transport + ?Sized> Transport for Arc<T> {
+    fn send(&self, request: http::Request<RequestBody>, options: SendOptions) -> TransportFuture {
+        (**self).send(request, options)
+    }
+}
+
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    fn send(&self, request: http::Request<RequestBody>, options: SendOptions) -> TransportFuture {
+        (**self).send(request, options)
+    }
+}
+
+/// Per-request choices the spec layer makes.
+///
+/// ```
+/// use whatwg_fetch::net::SendOptions;
+/// let options = SendOptions::new().with_decode_content(true);
+/// assert!(options.decode_content);
+/// ```
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct SendOptions {
+    /// Decode the response body per its `Content-Encoding` (see [`decode_response`]);
+    /// the headers stay as received. Default is `false`: the body comes as sent.
+    pub decode_content: bool,
+}
+
+impl SendOptions {
+    /// The defaults: no content decoding.
+    pub fn new() -> SendOptions {
+        SendOptions::default()
+    }
+
+    /// These options with [`decode_content`](SendOptions::decode_content) set.
+    pub fn with_decode_content(mut self, decode_content: bool) -> SendOptions {
+        self.decode_content = decode_content;
+        self
+    }
+}

@@ -1,0 +1,518 @@
+//! The connection pool: per-origin HTTP/1.1 connections with a cap and a FIFO queue,
+//! and at most one shared HTTP/2 connection per origin.
+//!
+//! Accounting. Each origin counts its HTTP/1 connections in `total`: idle ones, ones in
+//! use, and ones being connected. Outside the pool lock, a counted connection is always
+//! owned by a [`Slot`] guard (inside a [`Pooled`] or alone while connecting); dropping an
+//! armed `Slot` frees the count, handing it to the first waiter as a permit to connect.
+//! Idle connections sit in the pool without a guard. The lock is a `std::sync::Mutex`
+//! held only for short bookkeeping, never across an `.await`, and nothing that could
+//! re-enter the pool is dropped or sent while it is held.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use http::uri::{Authority, Scheme};
+use hyper::client::conn::{http1, http2};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::body::RequestBody;
+
+/// An origin: scheme, host and port.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Key {
+    pub(crate) https: bool,
+    /// The URL's authority; `http::uri::Authority` compares and hashes without case.
+    pub(crate) authority: Authority,
+}
+
+impl Key {
+    pub(crate) fn new(scheme: &Scheme, authority: &Authority) -> Key {
+        Key {
+            https: *scheme == Scheme::HTTPS,
+            authority: authority.clone(),
+        }
+    }
+}
+
+/// The pool's limits, from the transport's builder.
+#[derive(Clone, Debug)]
+pub(crate) struct PoolConfig {
+    pub(crate) max_per_origin: usize,
+    pub(crate) max_idle_per_origin: usize,
+    pub(crate) idle_timeout: Option<Duration>,
+    /// Whether `https:` connections offer `h2` by ALPN.
+    pub(crate) h2_for_https: bool,
+    /// Whether `http:` connections speak HTTP/2 by prior knowledge.
+    pub(crate) h2_for_http: bool,
+}
+
+/// The pool, cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Pool {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    origins: Mutex<HashMap<Key, Origin>>,
+    config: PoolConfig,
+    reaper_started: AtomicBool,
+}
+
+#[derive(Default)]
+struct Origin {
+    /// Idle HTTP/1 connections, most recently used last.
+    idle: VecDeque<Idle>,
+    /// HTTP/1 connections counted against the cap.
+    total: usize,
+    /// Requests waiting for a connection or a permit, first come first served.
+    waiters: VecDeque<oneshot::Sender<Grant>>,
+    /// The origin's multiplexed HTTP/2 connection, if it has one.
+    h2: Option<http2::SendRequest<RequestBody>>,
+    /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
+    /// answers in HTTP/1.1. While such a connection is being made, other requests wait
+    /// for it rather than open connections of their own.
+    h2_likely: bool,
+    /// Whether a connection expected to speak HTTP/2 is being made.
+    h2_connecting: bool,
+}
+
+impl Origin {
+    fn new(h2_likely: bool) -> Origin {
+        Origin {
+            h2_likely,
+            ..Origin::default()
+        }
+    }
+
+    fn is_unused(&self) -> bool {
+        self.total == 0 && self.idle.is_empty() && self.waiters.is_empty() && self.h2.is_none()
+    }
+}
+
+struct Idle {
+    tx: http1::SendRequest<RequestBody>,
+    since: Instant,
+}
+
+/// What a waiter receives.
+enum Grant {
+    /// A connection that just finished a response.
+    Conn(Pooled),
+    /// A freed place under the cap: connect a new connection.
+    Permit(Slot),
+    /// The origin now has an HTTP/2 connection.
+    H2(http2::SendRequest<RequestBody>),
+}
+
+/// What a checkout gives the caller.
+pub(crate) enum Checkout {
+    /// An idle connection; await `ready()` before use.
+    Idle(Pooled),
+    /// A place under the cap: connect, then wrap the connection with [`Pooled::new`].
+    Connect(Slot),
+    /// The origin's HTTP/2 connection.
+    H2(http2::SendRequest<RequestBody>),
+}
+
+/// One unit of an origin's connection count. Dropping it frees the count.
+pub(crate) struct Slot {
+    shared: Arc<Shared>,
+    key: Key,
+    armed: bool,
+    /// Whether this slot makes the connection the origin's other requests wait for,
+    /// expecting HTTP/2.
+    h2_connect: bool,
+}
+
+/// A checked-out HTTP/1 connection. Dropping it closes the connection; call
+/// [`Pooled::release`] to give it back.
+pub(crate) struct Pooled {
+    pub(crate) tx: http1::SendRequest<RequestBody>,
+    slot: Slot,
+    /// Whether this connection served an earlier request.
+    pub(crate) reused: bool,
+}
+
+impl Pool {
+    pub(crate) fn new(config: PoolConfig) -> Pool {
+        Pool {
+            shared: Arc::new(Shared {
+                origins: Mutex::new(HashMap::new()),
+                config,
+                reaper_started: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Starts the task that closes idle connections past the idle timeout, once. It
+    /// holds the pool weakly and ends with it. Call from inside a Tokio runtime.
+    pub(crate) fn start_reaper(&self) {
+        let Some(timeout) = self.shared.config.idle_timeout else {
+            return;
+        };
+        if self.shared.reaper_started.load(Ordering::Relaxed)
+            || self.shared.reaper_started.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            self.shared.reaper_started.store(false, Ordering::Release);
+            return;
+        };
+        let weak = Arc::downgrade(&self.shared);
+        let period = timeout.max(Duration::from_millis(100));
+        handle.spawn(reap(weak, period));
+    }
+
+    /// Finds a connection for `key`: the origin's HTTP/2 connection, an idle HTTP/1
+    /// connection, a permit to connect a new one, or a place in the queue until one
+    /// of those frees up.
+    pub(crate) async fn checkout(&self, key: &Key) -> Checkout {
+        loop {
+            let receiver = {
+                let mut evicted = Vec::new();
+                let mut origins = self.shared.lock();
+                let origin = match origins.get_mut(key) {
+                    Some(origin) => origin,
+                    None => origins
+                        .entry(key.clone())
+                        .or_insert_with(|| Origin::new(self.shared.h2_likely(key))),
+                };
+                if let Some(h2) = &origin.h2 {
+                    if !h2.is_closed() {
+                        return Checkout::H2(h2.clone());
+                    }
+                    origin.h2 = None;
+                }
+                let expired_before = self.shared.expired_before();
+                let mut found = None;
+                while let Some(idle) = origin.idle.pop_back() {
+                    if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
+                        evicted.push(self.shared.evict(key, origin, idle));
+                        continue;
+                    }
+                    found = Some(idle.tx);
+                    break;
+                }
+                if let Some(tx) = found {
+                    let slot = self.shared.slot(key);
+                    drop(origins);
+                    drop(evicted);
+                    return Checkout::Idle(Pooled {
+                        tx,
+                        slot,
+                        reused: true,
+                    });
+                }
+                if origin.total < self.shared.config.max_per_origin && !origin.h2_connecting {
+                    origin.total += 1;
+                    let mut slot = self.shared.slot(key);
+                    if origin.h2_likely {
+                        origin.h2_connecting = true;
+                        slot.h2_connect = true;
+                    }
+                    drop(origins);
+                    drop(evicted);
+                    return Checkout::Connect(slot);
+                }
+                let (sender, receiver) = oneshot::channel();
+                origin.waiters.push_back(sender);
+                drop(origins);
+                drop(evicted);
+                receiver
+            };
+            match receiver.await {
+                Ok(Grant::Conn(pooled)) => return Checkout::Idle(pooled),
+                Ok(Grant::H2(tx)) => return Checkout::H2(tx),
+                Ok(Grant::Permit(mut slot)) => {
+                    // The origin may have gained an HTTP/2 connection meanwhile.
+                    let h2 = {
+                        let mut origins = self.shared.lock();
+                        match origins.get_mut(key) {
+                            Some(origin) => match &origin.h2 {
+                                Some(h2) if !h2.is_closed() => Some(h2.clone()),
+                                _ => {
+                                    if origin.h2_likely && !origin.h2_connecting {
+                                        origin.h2_connecting = true;
+                                        slot.h2_connect = true;
+                                    }
+                                    None
+                                }
+                            },
+                            None => None,
+                        }
+                    };
+                    return match h2 {
+                        Some(h2) => {
+                            drop(slot);
+                            Checkout::H2(h2)
+                        }
+                        None => Checkout::Connect(slot),
+                    };
+                }
+                // The pool only drops a waiter's sender after removing it from the
+                // queue without sending, which it never does; try again regardless.
+                Err(_) => continue,
+            }
+        }
+    }
+
+    /// Records `tx` as the origin's HTTP/2 connection and hands it to every waiter.
+    pub(crate) fn insert_h2(&self, key: &Key, tx: &http2::SendRequest<RequestBody>) {
+        let waiters = {
+            let mut origins = self.shared.lock();
+            let origin = origins.entry(key.clone()).or_default();
+            origin.h2 = Some(tx.clone());
+            origin.h2_likely = true;
+            origin.h2_connecting = false;
+            std::mem::take(&mut origin.waiters)
+        };
+        for waiter in waiters {
+            // A waiter that gave up just drops the grant; an HTTP/2 handle holds no count.
+            let _ = waiter.send(Grant::H2(tx.clone()));
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Origin>> {
+        // The lock guards plain bookkeeping that stays consistent between statements,
+        // so a poisoned lock is still usable.
+        self.origins
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn slot(self: &Arc<Self>, key: &Key) -> Slot {
+        Slot {
+            shared: Arc::clone(self),
+            key: key.clone(),
+            armed: true,
+            h2_connect: false,
+        }
+    }
+
+    /// Whether a new connection to `key` will likely speak HTTP/2.
+    fn h2_likely(&self, key: &Key) -> bool {
+        if key.https {
+            self.config.h2_for_https
+        } else {
+            self.config.h2_for_http
+        }
+    }
+
+    /// The connection expected to speak HTTP/2 failed or spoke HTTP/1.1: let the
+    /// requests that waited for it connect, up to the cap.
+    fn h2_connect_ended(self: &Arc<Self>, key: &Key, spoke_h1: bool) {
+        let mut grants = Vec::new();
+        {
+            let mut origins = self.lock();
+            let Some(origin) = origins.get_mut(key) else {
+                return;
+            };
+            origin.h2_connecting = false;
+            if spoke_h1 {
+                origin.h2_likely = false;
+            }
+            while origin.total < self.config.max_per_origin {
+                let Some(waiter) = origin.waiters.pop_front() else {
+                    break;
+                };
+                origin.total += 1;
+                grants.push((waiter, self.slot(key)));
+            }
+        }
+        for (waiter, slot) in grants {
+            // A waiter that gave up hands the permit back; dropping it here, outside
+            // the lock, passes it on.
+            let _ = waiter.send(Grant::Permit(slot));
+        }
+    }
+
+    /// The instant before which an idle connection has expired.
+    fn expired_before(&self) -> Option<Instant> {
+        let timeout = self.config.idle_timeout?;
+        Instant::now().checked_sub(timeout)
+    }
+
+    /// Removes an idle connection's count under the lock. Returns what must be dropped
+    /// after the lock is released: the connection, and a freed count for a waiter.
+    fn evict(
+        self: &Arc<Self>,
+        key: &Key,
+        origin: &mut Origin,
+        idle: Idle,
+    ) -> (http1::SendRequest<RequestBody>, Option<Slot>) {
+        if origin.waiters.is_empty() {
+            origin.total = origin.total.saturating_sub(1);
+            (idle.tx, None)
+        } else {
+            // Dropped after the lock, this slot hands the count to the first waiter.
+            (idle.tx, Some(self.slot(key)))
+        }
+    }
+
+    /// Frees one count of `key`: the first waiter still waiting gets it as a permit;
+    /// with no waiter, the count goes down.
+    fn free(self: &Arc<Self>, key: &Key) {
+        let mut permit = Grant::Permit(self.slot(key));
+        loop {
+            let waiter = {
+                let mut origins = self.lock();
+                let Some(origin) = origins.get_mut(key) else {
+                    disarm(&mut permit);
+                    return;
+                };
+                match origin.waiters.pop_front() {
+                    Some(waiter) => waiter,
+                    None => {
+                        origin.total = origin.total.saturating_sub(1);
+                        if origin.is_unused() {
+                            origins.remove(key);
+                        }
+                        disarm(&mut permit);
+                        return;
+                    }
+                }
+            };
+            match waiter.send(permit) {
+                Ok(()) => return,
+                Err(back) => permit = back,
+            }
+        }
+    }
+
+    /// Gives a finished connection to the first waiter, or keeps it idle.
+    fn release(self: &Arc<Self>, pooled: Pooled) {
+        let key = pooled.slot.key.clone();
+        let mut grant = Grant::Conn(pooled);
+        loop {
+            let waiter = {
+                let mut origins = self.lock();
+                let origin = origins.entry(key.clone()).or_default();
+                match origin.waiters.pop_front() {
+                    Some(waiter) => waiter,
+                    None => {
+                        let mut pooled = match grant {
+                            Grant::Conn(pooled) => pooled,
+                            mut other => {
+                                // Only connections travel through here.
+                                disarm(&mut other);
+                                return;
+                            }
+                        };
+                        pooled.slot.armed = false;
+                        if origin.idle.len() < self.config.max_idle_per_origin {
+                            origin.idle.push_back(Idle {
+                                tx: pooled.tx,
+                                since: Instant::now(),
+                            });
+                            return;
+                        }
+                        origin.total = origin.total.saturating_sub(1);
+                        drop(origins);
+                        // Over the idle cap: close it.
+                        drop(pooled);
+                        return;
+                    }
+                }
+            };
+            match waiter.send(grant) {
+                Ok(()) => return,
+                Err(back) => grant = back,
+            }
+        }
+    }
+
+    /// Closes idle connections past the idle timeout, and closed ones.
+    fn evict_expired(self: &Arc<Self>) {
+        let expired_before = self.expired_before();
+        let mut evicted = Vec::new();
+        {
+            let mut origins = self.lock();
+            for (key, origin) in origins.iter_mut() {
+                let mut kept = VecDeque::with_capacity(origin.idle.len());
+                while let Some(idle) = origin.idle.pop_front() {
+                    if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
+                        evicted.push(self.evict(key, origin, idle));
+                    } else {
+                        kept.push_back(idle);
+                    }
+                }
+                origin.idle = kept;
+                if origin.h2.as_ref().is_some_and(|h2| h2.is_closed()) {
+                    origin.h2 = None;
+                }
+            }
+            origins.retain(|_, origin| !origin.is_unused());
+        }
+        drop(evicted);
+    }
+}
+
+/// Makes a grant's slot, if any, free nothing when dropped: its count was already
+/// settled under the lock.
+fn disarm(grant: &mut Grant) {
+    match grant {
+        Grant::Conn(pooled) => pooled.slot.armed = false,
+        Grant::Permit(slot) => slot.armed = false,
+        Grant::H2(_) => {}
+    }
+}
+
+async fn reap(shared: Weak<Shared>, period: Duration) {
+    let mut interval = tokio::time::interval_at(Instant::now() + period, period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        shared.evict_expired();
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.armed {
+            self.armed = false;
+            if self.h2_connect {
+                self.shared.h2_connect_ended(&self.key, false);
+            }
+            self.shared.free(&self.key);
+        }
+    }
+}
+
+impl Pooled {
+    /// Wraps a new connection made under `slot`.
+    pub(crate) fn new(tx: http1::SendRequest<RequestBody>, mut slot: Slot) -> Pooled {
+        if slot.h2_connect {
+            slot.h2_connect = false;
+            slot.shared.h2_connect_ended(&slot.key, true);
+        }
+        Pooled {
+            tx,
+            slot,
+            reused: false,
+        }
+    }
+
+    /// Gives the connection back to the pool, unless it is closed.
+    pub(crate) fn release(self) {
+        if self.tx.is_closed() {
+            return;
+        }
+        let shared = Arc::clone(&self.slot.shared);
+        shared.release(self);
+    }
+
+    /// Gives up the connection but keeps its place under the cap.
+    pub(crate) fn into_slot(self) -> Slot {
+        self.slot
+    }
+}

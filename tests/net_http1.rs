@@ -1,0 +1,523 @@
+//! The HTTP/1.1 transport against servers on 127.0.0.1: pooling, limits, failures,
+//! timeouts and streaming.
+
+mod net_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http_body_util::BodyExt;
+use net_support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+use whatwg_fetch::{NetworkError, TimeoutKind};
+
+fn transport() -> HyperTransport {
+    HyperTransport::builder()
+        .connect_timeout(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn sequential_requests_reuse_one_connection() {
+    let server = hyper_server(|_req| async { http::Response::new(full("hello")) }).await;
+    let transport = transport();
+    for _ in 0..5 {
+        let (status, body) = get_text(&transport, &server.url("/")).await;
+        assert_eq!(status, 200);
+        assert_eq!(body, "hello");
+    }
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn request_line_is_origin_form_with_a_host_header() {
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let server = raw_server(move |mut stream| {
+        let tx = tx.clone();
+        async move {
+            let head = read_head(&mut stream).await.unwrap();
+            tx.send(head).unwrap();
+            stream
+                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let transport = transport();
+    let response = transport
+        .send(get(&server.url("/a/b?c=d")), SendOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let head = rx.recv().await.unwrap();
+    assert!(head.starts_with("GET /a/b?c=d HTTP/1.1\r\n"), "{head}");
+    assert!(
+        head.contains(&format!("host: {}\r\n", server.addr)),
+        "{head}"
+    );
+}
+
+#[tokio::test]
+async fn title_case_headers_go_out_in_title_case() {
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let server = raw_server(move |mut stream| {
+        let tx = tx.clone();
+        async move {
+            let head = read_head(&mut stream).await.unwrap();
+            tx.send(head).unwrap();
+            stream
+                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .http1_title_case_headers(true)
+        .build()
+        .unwrap();
+    let request = http::Request::get(server.url("/"))
+        .header("x-custom-thing", "1")
+        .body(RequestBody::empty())
+        .unwrap();
+    transport.send(request, SendOptions::new()).await.unwrap();
+    let head = rx.recv().await.unwrap();
+    assert!(head.contains("X-Custom-Thing: 1\r\n"), "{head}");
+    assert!(head.contains("Host: "), "{head}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_origin_cap_holds_under_200_concurrent_requests() {
+    let server = hyper_server(|_req| async {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        http::Response::new(full("{\"ok\":true}"))
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .max_connections_per_origin(4)
+        .build()
+        .unwrap();
+    let url = server.url("/");
+    let mut tasks = Vec::new();
+    for _ in 0..200 {
+        let transport = transport.clone();
+        let url = url.clone();
+        tasks.push(tokio::spawn(
+            async move { get_text(&transport, &url).await },
+        ));
+    }
+    for task in tasks {
+        let (status, body) = task.await.unwrap();
+        assert_eq!(status, 200);
+        assert_eq!(body, "{\"ok\":true}");
+    }
+    assert!(
+        server.counts.max_live() <= 4,
+        "max live {}",
+        server.counts.max_live()
+    );
+    assert!(server.counts.accepts() >= 1);
+}
+
+#[tokio::test]
+async fn waiters_are_served_when_connections_fail() {
+    // Every connection serves one response and closes: the waiting requests must get
+    // permits to connect anew, never hang.
+    let server = raw_server(|mut stream| async move {
+        if read_head(&mut stream).await.is_some() {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok")
+                .await;
+        }
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .max_connections_per_origin(2)
+        .build()
+        .unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let transport = transport.clone();
+        let url = server.url("/");
+        tasks.push(tokio::spawn(
+            async move { get_text(&transport, &url).await },
+        ));
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().1, "ok");
+    }
+    assert_eq!(server.counts.accepts(), 20);
+    assert!(server.counts.max_live() <= 2);
+}
+
+#[tokio::test]
+async fn a_connection_the_server_closed_while_idle_is_not_used() {
+    // Keep-alive by the headers, but the server closes each connection shortly after
+    // its response.
+    let server = raw_server(|mut stream| async move {
+        if read_head(&mut stream).await.is_some() {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                .await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let transport = transport();
+    for _ in 0..3 {
+        let (status, body) = get_text(&transport, &server.url("/")).await;
+        assert_eq!((status.as_u16(), body.as_str()), (200, "ok"));
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    assert_eq!(server.counts.accepts(), 3);
+}
+
+#[tokio::test]
+async fn a_connection_closed_right_after_its_response_is_retried_safely() {
+    // The server closes as soon as the response is out, without saying so: the next
+    // request may race the close, and must then be retried on a new connection.
+    let server = raw_server(|mut stream| async move {
+        if read_head(&mut stream).await.is_some() {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                .await;
+        }
+    })
+    .await;
+    let transport = transport();
+    for _ in 0..20 {
+        let (status, body) = get_text(&transport, &server.url("/")).await;
+        assert_eq!((status.as_u16(), body.as_str()), (200, "ok"));
+    }
+    assert_eq!(server.counts.accepts(), 20);
+}
+
+#[tokio::test]
+async fn a_dropped_body_closes_its_connection() {
+    let server =
+        hyper_server(|_req| async { http::Response::new(full(vec![b'x'; 256 * 1024])) }).await;
+    let transport = transport();
+    let response = transport
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    drop(response);
+    let (status, body) = get_text(&transport, &server.url("/")).await;
+    assert_eq!(status, 200);
+    assert_eq!(body.len(), 256 * 1024);
+    assert_eq!(server.counts.accepts(), 2);
+    // The dropped connection is closed, not left open on the server.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(server.counts.live.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_head_response_frees_its_connection_at_once() {
+    let server = hyper_server(|_req| async {
+        let mut response = http::Response::new(full(""));
+        response
+            .headers_mut()
+            .insert("content-length", http::HeaderValue::from_static("1000"));
+        response
+    })
+    .await;
+    let transport = transport();
+    for _ in 0..3 {
+        let request = http::Request::head(server.url("/"))
+            .body(RequestBody::empty())
+            .unwrap();
+        let response = transport.send(request, SendOptions::new()).await.unwrap();
+        // The body is never read, yet the connection is reused.
+        drop(response);
+    }
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn a_garbage_response_is_a_protocol_error() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let _ = stream.write_all(b"this is not http\r\n\r\n").await;
+    })
+    .await;
+    let error = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_connection_closed_before_the_response_is_a_protocol_error() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+    })
+    .await;
+    let error = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_truncated_chunked_body_is_a_protocol_error() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel")
+            .await;
+    })
+    .await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    let error = read_all(response.into_body()).await.unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_its_content_length_is_a_length_mismatch() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort")
+            .await;
+    })
+    .await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    let error = read_all(response.into_body()).await.unwrap_err();
+    assert!(matches!(error, NetworkError::LengthMismatch), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_stalled_response_head_hits_the_read_timeout() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .read_timeout(Some(Duration::from_millis(100)))
+        .build()
+        .unwrap();
+    let error = transport
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, NetworkError::Timeout(TimeoutKind::Idle)),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_stalled_body_hits_the_read_timeout() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc")
+            .await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .read_timeout(Some(Duration::from_millis(150)))
+        .build()
+        .unwrap();
+    let response = transport
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    assert_eq!(body.next().await.unwrap().unwrap(), "abc");
+    let error = body.next().await.unwrap().unwrap_err();
+    assert!(
+        matches!(error, NetworkError::Timeout(TimeoutKind::Idle)),
+        "{error:?}"
+    );
+    assert!(body.next().await.is_none());
+}
+
+#[tokio::test]
+async fn a_listener_that_never_accepts_hits_the_connect_timeout() {
+    // A listener with a backlog of one that never accepts: once its queue is full,
+    // further handshakes get no answer.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    for _ in 0..8 {
+        if let Ok(Ok(stream)) = tokio::time::timeout(
+            Duration::from_millis(100),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            fillers.push(stream);
+        }
+    }
+    let transport = HyperTransport::builder()
+        .connect_timeout(Some(Duration::from_millis(200)))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let error = transport
+        .send(get(&format!("http://{addr}/")), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, NetworkError::Timeout(TimeoutKind::Connect)),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+    drop(listener);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_connect_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let error = transport()
+        .send(get(&format!("http://{addr}/")), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, NetworkError::Connect(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn resolver_overrides_map_names_to_addresses() {
+    let server = hyper_server(|req| async move {
+        let host = req.headers()["host"].to_str().unwrap().to_owned();
+        http::Response::new(full(host))
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .resolve("Web-Platform.Test", server.addr)
+        .resolve("other.test", std::net::SocketAddr::new(server.addr.ip(), 0))
+        .build()
+        .unwrap();
+    let (_, host) = get_text(&transport, "http://web-platform.test:1/").await;
+    assert_eq!(host, "web-platform.test:1");
+    let url = format!("http://other.test:{}/", server.addr.port());
+    let (_, host) = get_text(&transport, &url).await;
+    assert_eq!(host, format!("other.test:{}", server.addr.port()));
+}
+
+#[tokio::test]
+async fn other_schemes_are_refused() {
+    let error = transport()
+        .send(get("ftp://127.0.0.1/"), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, NetworkError::UnsupportedScheme(_)),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_upload_goes_out_chunked_as_it_is_produced() {
+    let (seen_tx, mut seen_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let server = raw_server(move |mut stream| {
+        let seen_tx = seen_tx.clone();
+        async move {
+            let head = read_head(&mut stream).await.unwrap();
+            seen_tx.send(head.into_bytes()).unwrap();
+            let mut buf = vec![0u8; 1024];
+            let mut body = Vec::new();
+            while !body.ends_with(b"0\r\n\r\n") {
+                let n = stream.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    break;
+                }
+                body.extend_from_slice(&buf[..n]);
+                seen_tx.send(buf[..n].to_vec()).unwrap();
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\ndone")
+                .await;
+        }
+    })
+    .await;
+    let (chunk_tx, chunk_rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(1);
+    let upload = RequestBody::from_stream(tokio_stream(chunk_rx));
+    let request = http::Request::post(server.url("/upload"))
+        .body(upload)
+        .unwrap();
+    let transport = transport();
+    let pending = tokio::spawn(async move { transport.send(request, SendOptions::new()).await });
+
+    let head = String::from_utf8(seen_rx.recv().await.unwrap()).unwrap();
+    assert!(head.contains("transfer-encoding: chunked\r\n"), "{head}");
+    chunk_tx.send(Ok(Bytes::from("first"))).await.unwrap();
+    // The first chunk reaches the server while the stream is still open.
+    let mut arrived = Vec::new();
+    while !String::from_utf8_lossy(&arrived).contains("first") {
+        arrived.extend(seen_rx.recv().await.unwrap());
+    }
+    assert_eq!(String::from_utf8_lossy(&arrived), "5\r\nfirst\r\n");
+    chunk_tx.send(Ok(Bytes::from("second"))).await.unwrap();
+    drop(chunk_tx);
+    let response = pending.await.unwrap().unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "done");
+}
+
+#[tokio::test]
+async fn a_download_is_pulled_only_as_it_is_read() {
+    // An endless body: the server produces only what the client's reading lets
+    // through the connection, so what it produced stays bounded while nobody reads.
+    let produced = Arc::new(AtomicUsize::new(0));
+    let counter = produced.clone();
+    let server = hyper_server(move |_req| {
+        let counter = counter.clone();
+        async move {
+            let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
+            let stream = futures_util::stream::repeat_with(move || {
+                counter.fetch_add(chunk.len(), Ordering::SeqCst);
+                Ok::<_, whatwg_fetch::BoxError>(hyper::body::Frame::data(chunk.clone()))
+            });
+            http::Response::new(BodyExt::boxed(http_body_util::StreamBody::new(stream)))
+        }
+    })
+    .await;
+    let transport = transport();
+    let response = transport
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = produced.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let idle = produced.load(Ordering::SeqCst);
+    assert_eq!(before, idle, "the server kept producing while nobody read");
+    assert!(idle < 64 * 1024 * 1024, "produced {idle} bytes unread");
+    let mut read = 0;
+    while read < idle + 4 * 1024 * 1024 {
+        read += body.next().await.unwrap().unwrap().len();
+    }
+    assert!(produced.load(Ordering::SeqCst) > idle);
+    drop(body);
+}
+
+/// A `Stream` over a Tokio channel receiver.
+fn tokio_stream<T: Send + 'static>(
+    mut rx: mpsc::Receiver<T>,
+) -> impl futures_core::Stream<Item = T> + Send + 'static {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}

@@ -1,0 +1,170 @@
+//! Servers on 127.0.0.1 for the network layer's tests.
+#![allow(dead_code)]
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use whatwg_fetch::BoxError;
+use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport};
+
+pub type ServerBody = BoxBody<Bytes, BoxError>;
+pub type Handler = Arc<
+    dyn Fn(Request<Incoming>) -> Pin<Box<dyn Future<Output = Response<ServerBody>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Connection counts a test server keeps.
+#[derive(Clone, Default)]
+pub struct Counts {
+    pub accepts: Arc<AtomicUsize>,
+    pub live: Arc<AtomicUsize>,
+    pub max_live: Arc<AtomicUsize>,
+}
+
+impl Counts {
+    pub fn accepts(&self) -> usize {
+        self.accepts.load(Ordering::SeqCst)
+    }
+
+    pub fn max_live(&self) -> usize {
+        self.max_live.load(Ordering::SeqCst)
+    }
+
+    fn opened(&self) {
+        self.accepts.fetch_add(1, Ordering::SeqCst);
+        let live = self.live.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_live.fetch_max(live, Ordering::SeqCst);
+    }
+
+    fn closed(&self) {
+        self.live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub struct Server {
+    pub addr: SocketAddr,
+    pub counts: Counts,
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+pub fn full(body: impl Into<Bytes>) -> ServerBody {
+    http_body_util::Full::new(body.into())
+        .map_err(|never: Infallible| match never {})
+        .boxed()
+}
+
+/// An HTTP/1.1 hyper server calling `handler` for each request.
+pub async fn hyper_server<F, Fut>(handler: F) -> Server
+where
+    F: Fn(Request<Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Response<ServerBody>> + Send + 'static,
+{
+    let handler: Handler = Arc::new(move |req| Box::pin(handler(req)));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let counts = Counts::default();
+    let server_counts = counts.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            server_counts.opened();
+            let handler = handler.clone();
+            let counts = server_counts.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| {
+                    let handler = handler.clone();
+                    async move { Ok::<_, Infallible>(handler(req).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+                counts.closed();
+            });
+        }
+    });
+    Server { addr, counts }
+}
+
+/// A raw TCP server running `script` on each accepted connection.
+pub async fn raw_server<F, Fut>(script: F) -> Server
+where
+    F: Fn(TcpStream) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let counts = Counts::default();
+    let server_counts = counts.clone();
+    let script = Arc::new(script);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            server_counts.opened();
+            let script = script.clone();
+            let counts = server_counts.clone();
+            tokio::spawn(async move {
+                script(stream).await;
+                counts.closed();
+            });
+        }
+    });
+    Server { addr, counts }
+}
+
+/// Reads up to the end of a request head; `None` at EOF.
+pub async fn read_head<S: AsyncRead + Unpin>(stream: &mut S) -> Option<String> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte).await {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    Some(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// Whether a stream is still writable by the peer: a read that sees EOF means closed.
+pub async fn is_closed<S: AsyncRead + AsyncWrite + Unpin>(stream: &mut S) -> bool {
+    let mut buf = [0u8; 1];
+    matches!(stream.read(&mut buf).await, Ok(0) | Err(_))
+}
+
+pub fn get(url: &str) -> http::Request<RequestBody> {
+    http::Request::get(url).body(RequestBody::empty()).unwrap()
+}
+
+/// Sends a GET and reads the whole body.
+pub async fn get_text(transport: &impl Transport, url: &str) -> (http::StatusCode, String) {
+    let response = transport.send(get(url), SendOptions::new()).await.unwrap();
+    let status = response.status();
+    let body = read_all(response.into_body()).await.unwrap();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+pub async fn read_all(body: ResponseBody) -> Result<Bytes, whatwg_fetch::NetworkError> {
+    Ok(body.collect().await?.to_bytes())
+}
