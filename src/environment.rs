@@ -12,6 +12,8 @@
 
 use url::{Origin, Url};
 
+use crate::fetch::blob_url::BlobUrlStore;
+
 /// The environment a [`Request`](crate::request::Request) is made from.
 ///
 /// ```
@@ -30,6 +32,9 @@ pub struct Environment {
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#concept-settings-object-origin>,
     /// none (server-side) by default.
     origin: Option<Origin>,
+    /// The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore) that `blob:` URLs
+    /// fetched from this environment resolve in.
+    blob_url_store: BlobUrlStore,
 }
 
 impl Environment {
@@ -44,6 +49,7 @@ impl Environment {
         Environment {
             origin: Some(url.origin()),
             base_url: Some(url),
+            blob_url_store: BlobUrlStore::default(),
         }
     }
 
@@ -67,6 +73,12 @@ impl Environment {
     /// Whether this environment has an origin, so that the browser's rules apply.
     pub fn is_browser_like(&self) -> bool {
         self.origin.is_some()
+    }
+
+    /// The blob URL store of this environment: where `URL.createObjectURL` puts blobs and
+    /// where fetching a `blob:` URL finds them.
+    pub fn blob_url_store(&self) -> &BlobUrlStore {
+        &self.blob_url_store
     }
 
     /// Parses `input` against the API base URL.

@@ -66,6 +66,7 @@ macro_rules! idl_enum {
 pub mod abort;
 pub mod blob;
 pub mod body;
+pub mod client;
 pub mod data_url;
 pub mod environment;
 pub mod error;
@@ -80,6 +81,7 @@ pub mod response;
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
 pub use body::{Body, BodyInit};
+pub use client::{Client, ClientBuilder, fetch};
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
 pub use form_data::{FormData, FormDataEntryValue};

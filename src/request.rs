@@ -851,7 +851,7 @@ impl Request {
 
     /// A copy of this request's fields with no body: the part of "clone a request" that is
     /// not the body, and step 12's copy of the input.
-    fn copy_without_body(&self) -> Request {
+    pub(crate) fn copy_without_body(&self) -> Request {
         Request {
             method: self.method.clone(),
             url_list: self.url_list.clone(),

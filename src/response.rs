@@ -587,6 +587,37 @@ impl Response {
         self.filtered(ResponseType::Cors, headers)
     }
 
+    /// A basic filtered response that keeps every header: what a server-side fetch (no
+    /// origin, so no page to hide `Set-Cookie` from) returns.
+    pub(crate) fn into_basic_filtered_unfiltered_headers(self) -> Response {
+        let headers = filter_headers(&self.headers, |_| true);
+        self.filtered(ResponseType::Basic, headers)
+    }
+
+    /// The internal response of a filtered response, or this response itself.
+    pub(crate) fn internal_response_or_self(&self) -> &Response {
+        self.internal_response.as_deref().unwrap_or(self)
+    }
+
+    /// As [`Response::internal_response_or_self`], mutable.
+    pub(crate) fn internal_response_mut(&mut self) -> &mut Response {
+        match self.internal_response {
+            Some(ref mut internal) => internal,
+            None => self,
+        }
+    }
+
+    /// Where the internal response's body is: on this response for unfiltered, `basic` and
+    /// `cors` responses (which share it), on the internal response for opaque ones.
+    pub(crate) fn body_slot_mut(&mut self) -> &mut Option<Body> {
+        match (self.r#type, self.internal_response.as_mut()) {
+            (ResponseType::Opaque | ResponseType::OpaqueRedirect, Some(internal)) => {
+                &mut internal.body
+            }
+            _ => &mut self.body,
+        }
+    }
+
     /// An [opaque filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-opaque):
     /// type `opaque`, URL list « », status 0, no headers, no body.
     pub fn into_opaque_filtered(self) -> Response {

@@ -1,8 +1,346 @@
-//! The [fetch](https://fetch.spec.whatwg.org/#fetching) algorithm and the spec checks it
-//! runs: bad ports, referrer, CORS, integrity, nosniff.
+//! [Fetching](https://fetch.spec.whatwg.org/#fetching): the fetch algorithm, main fetch
+//! and fetch response handover, plus the spec checks they run (bad ports, referrer, CORS,
+//! integrity, nosniff) in submodules.
+//!
+//! The algorithms return a network-error [`Response`] as the spec does, so "if response is
+//! a network error" reads as written. Aborting is done from outside: the `fetch()` method
+//! races these futures against the request's signal and drops them when it fires, which
+//! ends every stage (DNS, connect, TLS, headers) at once.
 
 pub mod bad_port;
+pub mod blob_url;
 pub mod checks;
 pub mod cors;
+pub(crate) mod http;
 pub mod integrity;
+pub(crate) mod redirect;
 pub mod referrer;
+pub(crate) mod scheme;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::error::{Error, NetworkError};
+use crate::net::Transport;
+use crate::request::{
+    Request, RequestDestination, RequestMode, RequestOrigin, RequestRedirect, ResponseTainting,
+};
+use crate::response::{Response, is_null_body_status};
+
+/// What a fetch needs from the client that runs it: the network, and the options that
+/// shape the requests it sends.
+pub(crate) struct FetchContext {
+    /// The network layer HTTP-network fetch sends requests through.
+    pub(crate) transport: Arc<dyn Transport>,
+    /// The environment default `User-Agent` value.
+    pub(crate) user_agent: Bytes,
+    /// Whether `file:` URLs may be fetched.
+    pub(crate) allow_file_urls: bool,
+    /// The CORS-preflight cache.
+    pub(crate) preflight_cache: cors::CorsPreflightCache,
+}
+
+/// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and
+/// the client context it is fetched in.
+pub(crate) struct FetchParams<'a> {
+    /// <https://fetch.spec.whatwg.org/#fetch-params-request>.
+    pub(crate) request: Request,
+    // Not in the spec: the client's network and options.
+    pub(crate) context: &'a FetchContext,
+}
+
+/// A [network error](https://fetch.spec.whatwg.org/#concept-network-error) for `cause`.
+pub(crate) fn network_error(cause: NetworkError) -> Response {
+    Response::network_error(Error::network(cause))
+}
+
+/// Whether `scheme` is an [HTTP(S) scheme](https://fetch.spec.whatwg.org/#http-scheme).
+pub(crate) fn is_http_scheme(scheme: &str) -> bool {
+    scheme == "http" || scheme == "https"
+}
+
+/// [Fetch](https://fetch.spec.whatwg.org/#concept-fetch) `request`: run main fetch and
+/// return its response (a filtered response, or a network error).
+pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response {
+    // Step 1. Assert: request's mode is "navigate" or processEarlyHintsResponse is null.
+    // Steps 2–3. Let taskDestination be null; let crossOriginIsolatedCapability be false.
+    let mut request = request;
+    // Step 4. Populate request from client given request.
+    populate_request_from_client(&mut request);
+    // Steps 5–7. (Task destinations and timing info: this implementation is async.)
+    // Step 8. Let fetchParams be a new fetch params whose request is request.
+    // Step 9. If request's body is a byte sequence, then set request's body to request's
+    // body as a body. (Bodies are always bodies here.)
+    // Step 10. (WebDriver BiDi.)
+    // Step 11. (Preloaded resources: there is no document to preload for.)
+    // Step 12. If request's header list does not contain `Accept`, then:
+    if !request.headers.header_list().contains("accept") {
+        // Step 12.1. Let value be `*/*`.
+        // Step 12.3. Otherwise, the user agent should set value to the first matching
+        // statement, if any, switching on request's destination.
+        let value: &'static [u8] = match request.destination {
+            RequestDestination::Document
+            | RequestDestination::Frame
+            | RequestDestination::Iframe => {
+                b"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+            }
+            RequestDestination::Image => b"image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+            RequestDestination::Json => b"application/json,*/*;q=0.5",
+            RequestDestination::Style => b"text/css,*/*;q=0.1",
+            RequestDestination::Text => b"text/plain,*/*;q=0.5",
+            _ => b"*/*",
+        };
+        // Step 12.4. Append (`Accept`, value) to request's header list.
+        request
+            .headers
+            .header_list_mut()
+            .push(Bytes::from_static(b"Accept"), Bytes::from_static(value));
+    }
+    // Step 13. (Accept-Language: emulated languages only.)
+    // Step 14. If request's header list does not contain `Accept-Language`, then user
+    // agents should append one. DEVIATION: a library has no user language to announce, so
+    // none is sent, as Deno and undici do.
+    // Steps 15–16. (Internal priority and fetch records.)
+    let mut fetch_params = FetchParams { request, context };
+    // Step 17. Run main fetch given fetchParams.
+    main_fetch(&mut fetch_params, false).await
+}
+
+/// [Populate request from client](https://fetch.spec.whatwg.org/#populate-request-from-client).
+fn populate_request_from_client(request: &mut Request) {
+    // Step 1. (Traversable for user prompts: there are no user prompts here.)
+    // Step 2. If request's origin is "client":
+    if request.origin == RequestOrigin::Client {
+        // Step 2.1. Assert: request's client is non-null.
+        // Step 2.2. Set request's origin to request's client's origin.
+        // A server-side client has no origin: the request keeps "client", which no URL is
+        // same origin with, and main fetch treats every URL as its own.
+        if let Some(origin) = request.client.origin() {
+            request.origin = RequestOrigin::Origin(origin.clone());
+        }
+    }
+    // Step 3. (Policy container: the environment's referrer policy is applied in main
+    // fetch.)
+}
+
+/// Whether `request`'s current URL is same origin with its origin. In a server-side
+/// environment (no origin) every URL counts as same origin: there is no page whose origin
+/// CORS would protect.
+pub(crate) fn is_same_origin_with_request(request: &Request, url: &url::Url) -> bool {
+    match &request.origin {
+        RequestOrigin::Origin(origin) => *origin == url.origin(),
+        RequestOrigin::Client => !request.client.is_browser_like(),
+    }
+}
+
+/// [Main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch).
+pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bool) -> Response {
+    // Step 1. Let request be fetchParams's request.
+    let request = &mut fetch_params.request;
+    // Step 2. Let response be null.
+    let mut response: Option<Response> = None;
+    // Step 3. (local-URLs-only flag: never set by this API.)
+    // Step 4. TODO(spec): Run report Content Security Policy violations for request.
+    // Steps 5–6. TODO(spec): Upgrade request to a potentially trustworthy URL / mixed
+    // content upgrade.
+    // Step 7. If should request be blocked due to a bad port, ... returns blocked, then set
+    // response to a network error.
+    if bad_port::should_request_be_blocked_due_to_bad_port(request) {
+        let port = request.current_url().port_or_known_default().unwrap_or(0);
+        response = Some(network_error(NetworkError::BadPort(port)));
+    }
+    // Step 8. If request's referrer policy is the empty string, then set request's
+    // referrer policy to request's policy container's referrer policy.
+    referrer::apply_default_referrer_policy(request);
+    // Step 9. If request's referrer is not "no-referrer", then set request's referrer to
+    // the result of invoking determine request's referrer.
+    if request.referrer != crate::request::Referrer::NoReferrer {
+        request.referrer = match referrer::determine_request_referrer(request) {
+            Some(url) => crate::request::Referrer::Url(url),
+            None => crate::request::Referrer::NoReferrer,
+        };
+    }
+    // Step 10. TODO(spec): HSTS upgrade of request's current URL.
+    // Step 11. If recursive is false, then run the remaining steps in parallel.
+    // Step 12. If response is null, then set response to the result of running the steps
+    // corresponding to the first matching statement:
+    let response = match response {
+        Some(response) => response,
+        None => {
+            let current_url = request.current_url();
+            let same_origin = is_same_origin_with_request(request, current_url);
+            if (same_origin && request.response_tainting == ResponseTainting::Basic)
+                || current_url.scheme() == "data"
+                || request.mode == RequestMode::Navigate
+            {
+                // Set request's response tainting to "basic". Return the result of running
+                // scheme fetch given fetchParams.
+                request.response_tainting = ResponseTainting::Basic;
+                scheme::scheme_fetch(fetch_params).await
+            } else if request.mode == RequestMode::SameOrigin {
+                // request's mode is "same-origin": Return a network error.
+                network_error(NetworkError::Blocked(
+                    "cross-origin request in mode \"same-origin\"".into(),
+                ))
+            } else if request.mode == RequestMode::NoCors {
+                // If request's redirect mode is not "follow", then return a network error.
+                if request.redirect_mode != RequestRedirect::Follow {
+                    network_error(NetworkError::Blocked(
+                        "a no-cors request must follow redirects".into(),
+                    ))
+                } else {
+                    // Set request's response tainting to "opaque". Return the result of
+                    // running scheme fetch given fetchParams.
+                    request.response_tainting = ResponseTainting::Opaque;
+                    scheme::scheme_fetch(fetch_params).await
+                }
+            } else if !is_http_scheme(current_url.scheme()) {
+                // request's current URL's scheme is not an HTTP(S) scheme: Return a network
+                // error.
+                network_error(NetworkError::Blocked(
+                    format!("cross-origin {}: request", current_url.scheme()).into(),
+                ))
+            } else if request.use_cors_preflight
+                || (request.unsafe_request
+                    && (!crate::headers::is_cors_safelisted_method(request.method.as_bytes())
+                        || !crate::headers::cors_unsafe_request_header_names(
+                            request.headers.header_list(),
+                        )
+                        .is_empty()))
+            {
+                // Set request's response tainting to "cors".
+                request.response_tainting = ResponseTainting::Cors;
+                // Let corsWithPreflightResponse be the result of running HTTP fetch given
+                // fetchParams and true.
+                let cors_with_preflight_response = http::http_fetch(fetch_params, true).await;
+                // If corsWithPreflightResponse is a network error, then clear cache entries
+                // using request.
+                if cors_with_preflight_response.is_network_error() {
+                    fetch_params
+                        .context
+                        .preflight_cache
+                        .clear_cache_entries(&fetch_params.request);
+                }
+                // Return corsWithPreflightResponse.
+                cors_with_preflight_response
+            } else {
+                // Otherwise: Set request's response tainting to "cors". Return the result of
+                // running HTTP fetch given fetchParams.
+                request.response_tainting = ResponseTainting::Cors;
+                http::http_fetch(fetch_params, false).await
+            }
+        }
+    };
+    let request = &mut fetch_params.request;
+    // Step 13. If recursive is true, then return response.
+    if recursive {
+        return response;
+    }
+    let mut response = response;
+    // Step 14. If response is not a network error and response is not a filtered response,
+    // then:
+    if !response.is_network_error() && response.internal_response.is_none() {
+        // Step 14.1. If request's response tainting is "cors", then set the CORS-exposed
+        // header-name list.
+        if request.response_tainting == ResponseTainting::Cors {
+            cors::set_cors_exposed_header_names(request, &mut response);
+        }
+        // Step 14.2. Set response to the following filtered response with response as its
+        // internal response, depending on request's response tainting.
+        response = match request.response_tainting {
+            ResponseTainting::Basic if request.client.is_browser_like() => {
+                response.into_basic_filtered()
+            }
+            // DEVIATION: with no origin (server-side), the basic filter keeps
+            // `Set-Cookie`: there is no page to hide it from, and server code reads it, as
+            // in Deno and undici.
+            ResponseTainting::Basic => response.into_basic_filtered_unfiltered_headers(),
+            ResponseTainting::Cors => response.into_cors_filtered(),
+            ResponseTainting::Opaque => response.into_opaque_filtered(),
+        };
+    }
+    // Step 15. Let internalResponse be response, if response is a network error;
+    // otherwise response's internal response.
+    // Step 16. If internalResponse's URL list is empty, then set it to a clone of request's
+    // URL list.
+    {
+        let internal_response = response.internal_response_mut();
+        if internal_response.url_list.is_empty() {
+            internal_response.url_list = request.url_list.clone();
+        }
+    }
+    if response.url_list.is_empty()
+        && matches!(
+            response.r#type,
+            crate::ResponseType::Basic | crate::ResponseType::Cors
+        )
+    {
+        response.url_list = request.url_list.clone();
+    }
+    // Steps 17–18. (Redirect taint and navigation timing allow values.)
+    // Step 19. If request's timing allow failed flag is unset, then set internalResponse's
+    // timing allow passed flag.
+    // Step 20. If response is not a network error and any of the following returns blocked
+    // — mixed content, CSP, MIME type, nosniff — then set response and internalResponse to
+    // a network error.
+    if !response.is_network_error() {
+        let internal_response = response.internal_response_or_self();
+        if checks::should_response_be_blocked_due_to_mime_type(internal_response, request)
+            || checks::should_response_be_blocked_due_to_nosniff(internal_response, request)
+        {
+            response = network_error(NetworkError::Blocked(
+                "response blocked by its MIME type".into(),
+            ));
+        }
+    }
+    // Step 21. If response's type is "opaque", internalResponse's status is a range
+    // status, internalResponse's range-requested flag is set, and request's header list
+    // does not contain `Range`, then set response and internalResponse to a network error.
+    if response.r#type == crate::ResponseType::Opaque {
+        let internal_response = response.internal_response_or_self();
+        if matches!(internal_response.status, 206 | 416)
+            && internal_response.range_requested
+            && !request.headers.header_list().contains("range")
+        {
+            response = network_error(NetworkError::Blocked(
+                "a ranged opaque response to a request without Range".into(),
+            ));
+        }
+    }
+    // Step 22. If response is not a network error and either request's method is `HEAD`
+    // or `CONNECT`, or internalResponse's status is a null body status, set
+    // internalResponse's body to null and disregard any enqueuing toward it.
+    if !response.is_network_error()
+        && (request.method == "HEAD"
+            || request.method == "CONNECT"
+            || is_null_body_status(response.internal_response_or_self().status))
+    {
+        *response.body_slot_mut() = None;
+    }
+    // Step 23. If request's integrity metadata is not the empty string, then:
+    if !request.integrity_metadata.is_empty() && !response.is_network_error() {
+        // Step 23.1. Let processBodyError be this step: run fetch response handover given
+        // fetchParams and a network error.
+        // Step 23.2. If response's body is null, then run processBodyError and abort these
+        // steps.
+        let Some(body) = response.body.take() else {
+            return network_error(NetworkError::Integrity);
+        };
+        // Step 23.3–4. Fully read response's body given processBody and processBodyError.
+        let bytes = match body.bytes().await {
+            Ok(bytes) => bytes,
+            Err(_) => return network_error(NetworkError::Integrity),
+        };
+        // processBody: If bytes do not match request's integrity metadata, then run
+        // processBodyError and abort these steps.
+        if !integrity::bytes_match_metadata_list(&bytes, &request.integrity_metadata) {
+            return network_error(NetworkError::Integrity);
+        }
+        // Set response's body to bytes as a body. Run fetch response handover given
+        // fetchParams and response.
+        response.body = Some(crate::body::Body::from_bytes(bytes));
+    }
+    // Step 24. Otherwise, run fetch response handover given fetchParams and response.
+    response
+}

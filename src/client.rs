@@ -1,0 +1,450 @@
+//! [`Client`]: where `fetch()` runs — an environment, a network, and options — and the
+//! [`fetch()` method](https://fetch.spec.whatwg.org/#fetch-method) itself.
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+use tokio::time::{Instant, Sleep};
+use url::Url;
+
+use crate::abort::{AbortSignal, Aborted};
+use crate::body::Body;
+use crate::environment::Environment;
+use crate::error::{Error, NetworkError, Result, TimeoutKind};
+use crate::fetch::{FetchContext, cors::CorsPreflightCache};
+use crate::net::{HyperTransport, HyperTransportBuilder, Transport};
+use crate::request::{Request, RequestInfo, RequestInit};
+use crate::response::Response;
+
+/// The `User-Agent` sent when a request has none: this crate's name and version.
+pub const DEFAULT_USER_AGENT: &str = concat!("whatwg-fetch/", env!("CARGO_PKG_VERSION"));
+
+/// Runs [`fetch()`](https://fetch.spec.whatwg.org/#fetch-method) on a shared, lazily built
+/// default [`Client`]: server-side environment, pooled connections, default options.
+///
+/// # Errors
+/// As [`Client::fetch`].
+///
+/// ```no_run
+/// # async fn run() -> Result<(), whatwg_fetch::Error> {
+/// use whatwg_fetch::{RequestInit, fetch};
+///
+/// let mut response = fetch("https://example.com/", RequestInit::default()).await?;
+/// println!("{} {}", response.status(), response.text().await?);
+/// # Ok(())
+/// # }
+/// ```
+pub async fn fetch(input: impl Into<RequestInfo>, init: RequestInit) -> Result<Response> {
+    static DEFAULT: OnceLock<Result<Client>> = OnceLock::new();
+    let client = DEFAULT.get_or_init(|| Client::builder().build());
+    match client {
+        Ok(client) => client.fetch(input, init).await,
+        Err(error) => Err(error.clone()),
+    }
+}
+
+/// Fetches with one environment, one connection pool and one set of options.
+///
+/// Cheap to clone: clones share the pool. Build one with [`Client::builder`].
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::{Client, RequestInit};
+///
+/// let client = Client::builder().build()?;
+/// let mut response = client.fetch("data:,Hello%2C%20World!", RequestInit::default()).await?;
+/// assert_eq!(response.text().await?, "Hello, World!");
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    environment: Arc<Environment>,
+    context: FetchContext,
+    total_timeout: Option<Duration>,
+}
+
+impl Client {
+    /// A builder with the defaults documented on each option.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The environment requests are made from.
+    pub fn environment(&self) -> &Arc<Environment> {
+        &self.inner.environment
+    }
+
+    /// The [`fetch(input, init)`](https://fetch.spec.whatwg.org/#fetch-method) method:
+    /// construct a request, fetch it, and return the response once its head has arrived.
+    /// The body streams as it is read.
+    ///
+    /// # Errors
+    /// - the `TypeError` of [`Request::new`] for an invalid `input` or `init`;
+    /// - a `TypeError` whose [`network_error`](Error::network_error) says why for a
+    ///   network error (DNS, connect, TLS, protocol, bad port, CORS, too many redirects, a
+    ///   client timeout as [`NetworkError::Timeout`]);
+    /// - the signal's reason (an `AbortError` by default) when the request's signal aborts
+    ///   before the response arrives. A signal that aborts later errors the body instead.
+    pub async fn fetch(
+        &self,
+        input: impl Into<RequestInfo>,
+        init: RequestInit,
+    ) -> Result<Response> {
+        // Step 1. Let p be a new promise.
+        // Step 2. Let requestObject be the result of invoking the initial value of Request
+        // as constructor with input and init as arguments. If this throws an exception,
+        // reject p with it and return p.
+        let request = Request::new_in(&self.inner.environment, input, init)?;
+        self.fetch_request(request).await
+    }
+
+    /// Fetches an already constructed [`Request`]: the steps of the `fetch()` method after
+    /// the request object is made.
+    ///
+    /// # Errors
+    /// As [`Client::fetch`], less the constructor's errors.
+    pub async fn fetch_request(&self, request: Request) -> Result<Response> {
+        // Step 3. Let request be requestObject's request.
+        let signal = request.signal.clone();
+        // Step 4. If requestObject's signal is aborted, then abort the fetch() call with p,
+        // request, null, and requestObject's signal's abort reason. Return p.
+        if let Some(reason) = signal.reason() {
+            return Err(reason);
+        }
+        let deadline = self
+            .inner
+            .total_timeout
+            .map(|timeout| Instant::now() + timeout);
+        // Steps 5–12. Add the abort steps to requestObject's signal, then fetch request
+        // with processResponse. Aborting drops the fetch wherever it is (resolving,
+        // connecting, waiting for headers) and rejects with the signal's reason.
+        let fetching = crate::fetch::fetch(request, &self.inner.context);
+        let response = tokio::select! {
+            biased;
+            reason = signal.aborted_future() => return Err(reason),
+            () = sleep_until(deadline) => {
+                return Err(Error::network(NetworkError::Timeout(TimeoutKind::Total)));
+            }
+            response = fetching => response,
+        };
+        // processResponse given response:
+        // Step 12.3.1. If locallyAborted is true, then abort these steps.
+        // Step 12.3.2. If response's aborted flag is set, then reject p with the abort
+        // reason.
+        // Step 12.3.3. If response is a network error, then reject p with a TypeError.
+        if response.is_network_error() {
+            return Err(response
+                .network_error_cause()
+                .cloned()
+                .unwrap_or_else(|| Error::type_error("network error")));
+        }
+        // Step 12.3.4. Set responseObject to the result of creating a Response object,
+        // given response, "immutable", and relevantRealm.
+        // Step 12.3.5. Resolve p with responseObject.
+        Ok(abortable(response, signal, deadline))
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("environment", &self.inner.environment)
+            .field("total_timeout", &self.inner.total_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The response with its body made to end in the signal's reason if the signal aborts
+/// while the body is still being read ("abort the fetch() call" errors the response's
+/// stream), and in a total-timeout error past the deadline.
+fn abortable(mut response: Response, signal: AbortSignal, deadline: Option<Instant>) -> Response {
+    let slot = response.body_slot_mut();
+    if let Some(body) = slot.take() {
+        let length = body.length();
+        let mut wrapped = Body::from_stream(AbortableBody {
+            body,
+            aborted: signal.aborted_future(),
+            deadline: deadline.map(|deadline| Box::pin(tokio::time::sleep_until(deadline))),
+            done: false,
+        });
+        wrapped.set_length(length);
+        *slot = Some(wrapped);
+    }
+    response
+}
+
+/// A response body that races the request's signal and the client's deadline.
+struct AbortableBody {
+    body: Body,
+    aborted: Aborted,
+    deadline: Option<Pin<Box<Sleep>>>,
+    done: bool,
+}
+
+impl Stream for AbortableBody {
+    type Item = Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes>>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(reason) = Pin::new(&mut this.aborted).poll(cx) {
+            this.done = true;
+            this.body.cancel();
+            return Poll::Ready(Some(Err(reason)));
+        }
+        if let Some(deadline) = this.deadline.as_mut() {
+            if deadline.as_mut().poll(cx).is_ready() {
+                this.done = true;
+                this.body.cancel();
+                return Poll::Ready(Some(Err(Error::network(NetworkError::Timeout(
+                    TimeoutKind::Total,
+                )))));
+            }
+        }
+        let polled = Pin::new(&mut this.body).poll_next(cx);
+        if matches!(polled, Poll::Ready(None) | Poll::Ready(Some(Err(_)))) {
+            this.done = true;
+        }
+        polled
+    }
+}
+
+/// Builds a [`Client`]. Every option has a documented default.
+///
+/// ```
+/// use std::time::Duration;
+/// use whatwg_fetch::Client;
+///
+/// let client = Client::builder()
+///     .max_connections_per_origin(8)
+///     .connect_timeout(Duration::from_secs(5))
+///     .timeout(Duration::from_secs(30))
+///     .user_agent("my-app/1.0")
+///     .build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
+pub struct ClientBuilder {
+    environment: Environment,
+    transport: Option<Arc<dyn Transport>>,
+    hyper: HyperTransportBuilder,
+    user_agent: Bytes,
+    total_timeout: Option<Duration>,
+    allow_file_urls: bool,
+    pem_roots: Vec<Vec<u8>>,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> ClientBuilder {
+        ClientBuilder {
+            environment: Environment::server(),
+            transport: None,
+            hyper: HyperTransport::builder(),
+            user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
+            total_timeout: None,
+            allow_file_urls: false,
+            pem_roots: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("environment", &self.environment)
+            .field("user_agent", &self.user_agent)
+            .field("total_timeout", &self.total_timeout)
+            .field("allow_file_urls", &self.allow_file_urls)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// Makes requests from a browser-like environment at `url`: its origin turns on CORS,
+    /// the `Origin` and `Referer` headers, forbidden request-headers and response
+    /// tainting, exactly as a page at `url` sees them; relative URLs resolve against it.
+    ///
+    /// Default is the server-side environment: no origin, no base URL.
+    pub fn origin(mut self, url: Url) -> ClientBuilder {
+        self.environment = Environment::browser(url);
+        self
+    }
+
+    /// Makes requests from `environment`.
+    pub fn environment(mut self, environment: Environment) -> ClientBuilder {
+        self.environment = environment;
+        self
+    }
+
+    /// The `User-Agent` sent when a request sets none.
+    ///
+    /// Default is [`DEFAULT_USER_AGENT`] (`whatwg-fetch/<version>`).
+    pub fn user_agent(mut self, user_agent: impl Into<Bytes>) -> ClientBuilder {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// The longest a whole fetch may take, body included; past it the fetch or its body
+    /// fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Total`]`)`.
+    ///
+    /// Default is no limit.
+    pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.total_timeout = Some(timeout);
+        self
+    }
+
+    /// The longest DNS, TCP connect and TLS handshake may take together; past it the fetch
+    /// fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Connect`]`)`.
+    ///
+    /// Default is 30 seconds.
+    pub fn connect_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.connect_timeout(Some(timeout));
+        self
+    }
+
+    /// The longest to wait for the response head, and then between two pieces of the
+    /// body; past it the fetch or its body fails with
+    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    ///
+    /// Default is no limit.
+    pub fn read_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.read_timeout(Some(timeout));
+        self
+    }
+
+    /// The most connections open at once to one origin; further requests wait their turn.
+    ///
+    /// Default is no limit.
+    pub fn max_connections_per_origin(mut self, max: usize) -> ClientBuilder {
+        self.hyper = self.hyper.max_connections_per_origin(max);
+        self
+    }
+
+    /// The most idle connections kept per origin.
+    ///
+    /// Default is 64.
+    pub fn max_idle_per_origin(mut self, max: usize) -> ClientBuilder {
+        self.hyper = self.hyper.max_idle_per_origin(max);
+        self
+    }
+
+    /// How long an idle connection is kept; `None` keeps it until the peer closes it.
+    ///
+    /// Default is 90 seconds.
+    pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> ClientBuilder {
+        self.hyper = self.hyper.pool_idle_timeout(timeout);
+        self
+    }
+
+    /// Whether `http:` URLs speak HTTP/2 without negotiation.
+    ///
+    /// Default is `false`.
+    pub fn http2_prior_knowledge(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.http2_prior_knowledge(enabled);
+        self
+    }
+
+    /// Resolves `host` to `addr` instead of asking DNS (a port of 0 keeps the URL's port).
+    pub fn resolve(mut self, host: &str, addr: SocketAddr) -> ClientBuilder {
+        self.hyper = self.hyper.resolve(host, addr);
+        self
+    }
+
+    /// Trusts every certificate in a PEM document as a root, besides the built-in ones.
+    pub fn add_root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> ClientBuilder {
+        self.pem_roots.push(pem.into());
+        self
+    }
+
+    /// Trusts one more root certificate, DER-encoded.
+    pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> ClientBuilder {
+        self.hyper = self.hyper.add_root_certificate_der(der);
+        self
+    }
+
+    /// Whether to trust the Mozilla root certificates built into the crate.
+    ///
+    /// Default is `true`.
+    pub fn tls_built_in_roots(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.tls_built_in_roots(enabled);
+        self
+    }
+
+    /// Whether `file:` URLs may be fetched (`GET` only).
+    ///
+    /// Default is `false`: a `file:` URL is a network error.
+    pub fn allow_file_urls(mut self, allowed: bool) -> ClientBuilder {
+        self.allow_file_urls = allowed;
+        self
+    }
+
+    /// Sends requests through `transport` instead of the built-in hyper pool; the
+    /// connection options above then do not apply.
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> ClientBuilder {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// Builds the client.
+    ///
+    /// # Errors
+    /// A `TypeError` when a PEM root certificate cannot be read, or the TLS configuration
+    /// cannot be built.
+    pub fn build(self) -> Result<Client> {
+        let transport: Arc<dyn Transport> = match self.transport {
+            Some(transport) => transport,
+            None => {
+                let mut hyper = self.hyper;
+                for pem in &self.pem_roots {
+                    hyper = hyper.add_root_certificates_pem(pem)?;
+                }
+                Arc::new(hyper.build()?)
+            }
+        };
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                environment: Arc::new(self.environment),
+                context: FetchContext {
+                    transport,
+                    user_agent: self.user_agent,
+                    allow_file_urls: self.allow_file_urls,
+                    preflight_cache: CorsPreflightCache::default(),
+                },
+                total_timeout: self.total_timeout,
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Client>();
+        assert_send_sync::<Response>();
+        assert_send_sync::<Error>();
+    }
+}

@@ -1,0 +1,433 @@
+//! [HTTP fetch](https://fetch.spec.whatwg.org/#http-fetch),
+//! [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch)
+//! and [HTTP-network fetch](https://fetch.spec.whatwg.org/#http-network-fetch).
+//!
+//! HTTP-network fetch is the one place the spec layer meets the network: it turns the
+//! request into an `http::Request` for the client's [`Transport`](crate::net::Transport) and
+//! the answer back into a [`Response`].
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+
+use super::{FetchParams, cors, network_error, redirect};
+use crate::body::Body;
+use crate::error::{Error, NetworkError};
+use crate::headers::{HeaderList, Headers, HeadersGuard};
+use crate::net::{RequestBody, SendOptions};
+use crate::request::{
+    Referrer, Request, RequestCache, RequestCredentials, RequestRedirect, ResponseTainting,
+};
+use crate::response::{Response, is_redirect_status};
+
+/// The `Accept-Encoding` this implementation sends: every coding the network layer
+/// decodes.
+const ACCEPT_ENCODING: &[u8] = b"gzip, deflate, br, zstd";
+
+/// [HTTP fetch](https://fetch.spec.whatwg.org/#concept-http-fetch).
+pub(crate) async fn http_fetch(
+    fetch_params: &mut FetchParams<'_>,
+    make_cors_preflight: bool,
+) -> Response {
+    // Step 1. Let request be fetchParams's request.
+    // Step 2. Let response and internalResponse be null.
+    // Step 3. (Service workers: none here.)
+    // Step 4. If response is null, then:
+    // Step 4.1. If makeCORSPreflight is true and one of these conditions is true: there is
+    // no method cache entry match for request's method using request, and either request's
+    // method is not a CORS-safelisted method or request's use-CORS-preflight flag is set;
+    // there is at least one item in the CORS-unsafe request-header names with request's
+    // header list for which there is no header-name cache entry match using request. Then:
+    if make_cors_preflight {
+        let request = &fetch_params.request;
+        let cache = &fetch_params.context.preflight_cache;
+        let method_needs_preflight = !cache.method_cache_entry_match(&request.method, request)
+            && (!crate::headers::is_cors_safelisted_method(request.method.as_bytes())
+                || request.use_cors_preflight);
+        let headers_need_preflight =
+            crate::headers::cors_unsafe_request_header_names(request.headers.header_list())
+                .iter()
+                .any(|name| !cache.header_name_cache_entry_match(name, request));
+        if method_needs_preflight || headers_need_preflight {
+            // Step 4.1.1. Let preflightResponse be the result of running CORS-preflight
+            // fetch given request.
+            // Step 4.1.2. If preflightResponse is a network error, then return
+            // preflightResponse.
+            if let Some(error) = cors_preflight_fetch(fetch_params).await {
+                return error;
+            }
+        }
+    }
+    // Step 4.2. (Service-workers mode.)
+    // Step 4.3. Set response and internalResponse to the result of running
+    // HTTP-network-or-cache fetch given fetchParams.
+    let mut response = http_network_or_cache_fetch(fetch_params, false, false).await;
+    let request = &fetch_params.request;
+    // Step 4.4. If request's response tainting is "cors" and a CORS check for request and
+    // response returns failure, then return a network error.
+    if request.response_tainting == ResponseTainting::Cors
+        && !response.is_network_error()
+        && !cors::cors_check(request, &response)
+    {
+        return network_error(NetworkError::Cors(
+            "the response failed the CORS check".into(),
+        ));
+    }
+    // Step 4.5. If the TAO check for request and response returns failure, then set
+    // request's timing allow failed flag. (Timing is not exposed.)
+    // Step 5. If either request's response tainting or response's type is "opaque", and
+    // the cross-origin resource policy check returns blocked, then return a network error.
+    if (request.response_tainting == ResponseTainting::Opaque
+        || response.r#type == crate::ResponseType::Opaque)
+        && !response.is_network_error()
+        && !super::checks::cross_origin_resource_policy_check(request, &response)
+    {
+        return network_error(NetworkError::Blocked(
+            "blocked by Cross-Origin-Resource-Policy".into(),
+        ));
+    }
+    // Step 6. If internalResponse's status is a redirect status:
+    if !response.is_network_error() && is_redirect_status(response.status) {
+        // Step 6.1. (Navigation timing allow values.)
+        // Step 6.2. (RST_STREAM for HTTP/2 bodies.)
+        // Step 6.3. Switch on request's redirect mode:
+        match request.redirect_mode {
+            // "error": Set response to a network error.
+            RequestRedirect::Error => {
+                response = network_error(NetworkError::RedirectRefused);
+            }
+            // "manual": If request's mode is "navigate", then set fetchParams's
+            // controller's next manual redirect steps. Otherwise, set response to an
+            // opaque-redirect filtered response whose internal response is internalResponse.
+            RequestRedirect::Manual => {
+                // DEVIATION: with no origin (server-side), the actual redirect response is
+                // returned, status and Location visible, as Deno and undici do: server code
+                // follows redirects itself.
+                if request.client.is_browser_like() {
+                    response = response.into_opaque_redirect_filtered();
+                }
+            }
+            // "follow": Set response to the result of running HTTP-redirect fetch given
+            // fetchParams and response.
+            RequestRedirect::Follow => {
+                response = Box::pin(redirect::http_redirect_fetch(fetch_params, response)).await;
+            }
+        }
+    }
+    // Step 7. Return response.
+    response
+}
+
+/// [CORS-preflight fetch](https://fetch.spec.whatwg.org/#cors-preflight-fetch): `None` when
+/// the preflight succeeded (and was cached), or the network error to return.
+async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response> {
+    let request = &fetch_params.request;
+    // Steps 1–5. Let preflight be a new request for the OPTIONS method, with the
+    // `Access-Control-Request-*` headers.
+    let preflight = cors::cors_preflight_request(request);
+    // Step 6. Let response be the result of running HTTP-network-or-cache fetch given a new
+    // fetch params whose request is preflight.
+    let mut preflight_params = FetchParams {
+        request: preflight,
+        context: fetch_params.context,
+    };
+    let response = Box::pin(http_network_or_cache_fetch(
+        &mut preflight_params,
+        false,
+        false,
+    ))
+    .await;
+    if response.is_network_error() {
+        return Some(response);
+    }
+    // Steps 7–8. Check the response and create cache entries.
+    match cors::check_cors_preflight_response(
+        request,
+        &response,
+        &fetch_params.context.preflight_cache,
+    ) {
+        Ok(()) => None,
+        Err(error) => Some(network_error(error)),
+    }
+}
+
+/// Whether the request carries credentials: the `includeCredentials` of
+/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch).
+fn include_credentials(request: &Request) -> bool {
+    request.credentials_mode == RequestCredentials::Include
+        || (request.credentials_mode == RequestCredentials::SameOrigin
+            && request.response_tainting == ResponseTainting::Basic)
+}
+
+/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch).
+pub(crate) async fn http_network_or_cache_fetch(
+    fetch_params: &mut FetchParams<'_>,
+    is_authentication_fetch: bool,
+    is_new_connection_fetch: bool,
+) -> Response {
+    let _ = is_authentication_fetch;
+    // Step 1. Let request be fetchParams's request.
+    let request = &mut fetch_params.request;
+    // Steps 2–7. Let httpFetchParams, httpRequest, response, storedResponse, httpCache be
+    // null; let the revalidatingFlag be unset.
+    // Step 8.1. If request's traversable for user prompts is "no-traversable" and
+    // request's redirect mode is "error", then set httpRequest to request.
+    // Step 8.2. Otherwise: set httpRequest to a clone of request.
+    //
+    // The clone keeps a spare body for a redirect or an authentication retry. A body whose
+    // source is null cannot be sent twice anyway, so it is moved rather than teed, as the
+    // spec encourages.
+    let mut http_request = request.copy_without_body();
+    http_request.body = match request.body.as_mut() {
+        Some(body) if body.source().is_some() => Some(body.clone_body()),
+        // The request keeps a stand-in with no source, so a redirect still sees a stream
+        // body that cannot be sent again.
+        Some(body) => Some(std::mem::replace(
+            body,
+            Body::errored(Error::type_error(
+                "the request body stream was already sent",
+            )),
+        )),
+        None => None,
+    };
+    // Step 8.3. Let includeCredentials be true if request's credentials mode is "include",
+    // or "same-origin" with response tainting "basic".
+    let include_credentials = include_credentials(&http_request);
+    // Step 8.4. (Cross-Origin-Embedder-Policy: none.)
+    // Step 8.5. Let contentLength be httpRequest's body's length, if httpRequest's body is
+    // non-null; otherwise null.
+    let content_length = http_request.body.as_ref().and_then(Body::length);
+    // Step 8.6. Let contentLengthHeaderValue be null.
+    // Step 8.7. If httpRequest's body is null and httpRequest's method is `POST` or `PUT`,
+    // then set contentLengthHeaderValue to `0`.
+    // Step 8.8. If contentLength is non-null, then set contentLengthHeaderValue to
+    // contentLength, serialized and isomorphic encoded.
+    let content_length_header_value = match content_length {
+        Some(length) => Some(Bytes::from(length.to_string())),
+        None if http_request.body.is_none()
+            && matches!(http_request.method.as_str(), "POST" | "PUT") =>
+        {
+            Some(Bytes::from_static(b"0"))
+        }
+        None => None,
+    };
+    let header_list = http_request.headers.header_list_mut();
+    // Step 8.9. If contentLengthHeaderValue is non-null, then append (`Content-Length`,
+    // contentLengthHeaderValue) to httpRequest's header list.
+    if let Some(value) = content_length_header_value {
+        header_list.push(Bytes::from_static(b"Content-Length"), value);
+    }
+    // Step 8.10. TODO(spec): the 64 KiB in-flight keepalive limit (needs fetch groups).
+    // Step 8.11. If httpRequest's referrer is a URL, then append (`Referer`,
+    // referrerValue) to httpRequest's header list.
+    if let Referrer::Url(referrer) = &http_request.referrer {
+        let value = Bytes::copy_from_slice(referrer.as_str().as_bytes());
+        http_request
+            .headers
+            .header_list_mut()
+            .push(Bytes::from_static(b"Referer"), value);
+    }
+    // Step 8.12. Append a request `Origin` header for httpRequest.
+    cors::append_request_origin_header(&mut http_request);
+    // Step 8.13. TODO(spec): Append the Fetch metadata headers for httpRequest.
+    // Step 8.14. (Prefetch.)
+    let context = fetch_params.context;
+    let header_list = http_request.headers.header_list_mut();
+    // Step 8.15. If httpRequest's header list does not contain `User-Agent`, then user
+    // agents should append (`User-Agent`, the environment default `User-Agent` value).
+    if !header_list.contains("user-agent") {
+        header_list.push(
+            Bytes::from_static(b"User-Agent"),
+            context.user_agent.clone(),
+        );
+    }
+    // Step 8.16. If httpRequest's cache mode is "default" and httpRequest's header list
+    // contains `If-Modified-Since`, `If-None-Match`, `If-Unmodified-Since`, `If-Match`, or
+    // `If-Range`, then set httpRequest's cache mode to "no-store".
+    if http_request.cache_mode == RequestCache::Default
+        && [
+            "if-modified-since",
+            "if-none-match",
+            "if-unmodified-since",
+            "if-match",
+            "if-range",
+        ]
+        .iter()
+        .any(|name| header_list.contains(name))
+    {
+        http_request.cache_mode = RequestCache::NoStore;
+    }
+    // Step 8.17. If httpRequest's cache mode is "no-cache", httpRequest's prevent no-cache
+    // cache-control header modification flag is unset, and httpRequest's header list does
+    // not contain `Cache-Control`, then append (`Cache-Control`, `max-age=0`).
+    if http_request.cache_mode == RequestCache::NoCache && !header_list.contains("cache-control") {
+        header_list.push(
+            Bytes::from_static(b"Cache-Control"),
+            Bytes::from_static(b"max-age=0"),
+        );
+    }
+    // Step 8.18. If httpRequest's cache mode is "no-store" or "reload", then: append
+    // (`Pragma`, `no-cache`) and (`Cache-Control`, `no-cache`) if absent.
+    if matches!(
+        http_request.cache_mode,
+        RequestCache::NoStore | RequestCache::Reload
+    ) {
+        if !header_list.contains("pragma") {
+            header_list.push(
+                Bytes::from_static(b"Pragma"),
+                Bytes::from_static(b"no-cache"),
+            );
+        }
+        if !header_list.contains("cache-control") {
+            header_list.push(
+                Bytes::from_static(b"Cache-Control"),
+                Bytes::from_static(b"no-cache"),
+            );
+        }
+    }
+    // Step 8.19. If httpRequest's header list contains `Range`, then append
+    // (`Accept-Encoding`, `identity`) to httpRequest's header list.
+    if header_list.contains("range") {
+        header_list.append("Accept-Encoding", "identity");
+    }
+    // Step 8.20. Modify httpRequest's header list per HTTP. Do not append a given header if
+    // httpRequest's header list contains that header's name. (`Accept-Encoding` here;
+    // `Host` and `Connection` are the network layer's.)
+    if !header_list.contains("accept-encoding") {
+        header_list.push(
+            Bytes::from_static(b"Accept-Encoding"),
+            Bytes::from_static(ACCEPT_ENCODING),
+        );
+    }
+    // Step 8.21. If includeCredentials is true, then: TODO(spec): append a request
+    // `Cookie` header (there is no cookie store yet) and the `Authorization` value from an
+    // authentication entry.
+    let _ = include_credentials;
+    // Step 8.22. (Proxy authentication.)
+    // Steps 8.23–8.26. Set httpCache to the result of determining the HTTP cache partition:
+    // there is no HTTP cache, so httpCache is null and httpRequest's cache mode becomes
+    // "no-store".
+    let only_if_cached = http_request.cache_mode == RequestCache::OnlyIfCached;
+    // Step 9. If aborted, then return the appropriate network error for fetchParams.
+    // Step 10. If response is null, then:
+    // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a network
+    // error.
+    if only_if_cached {
+        return network_error(NetworkError::Blocked(
+            "only-if-cached and nothing is cached".into(),
+        ));
+    }
+    // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch given
+    // httpFetchParams, includeCredentials, and isNewConnectionFetch.
+    let mut response =
+        http_network_fetch(&mut http_request, context, is_new_connection_fetch).await;
+    if response.is_network_error() {
+        return response;
+    }
+    // Step 11. Set response's URL list to a clone of httpRequest's URL list.
+    response.url_list = http_request.url_list.clone();
+    // Step 12. If httpRequest's header list contains `Range`, then set response's
+    // range-requested flag.
+    if http_request.headers.header_list().contains("range") {
+        response.range_requested = true;
+    }
+    // Step 13. Set response's request-includes-credentials to includeCredentials.
+    response.request_includes_credentials = include_credentials;
+    // Step 14. If response's status is 401, ... and request's traversable for user prompts
+    // is a traversable navigable: there are no user prompts here.
+    // Step 15. If response's status is 407, then: if request's traversable for user prompts
+    // is "no-traversable", then return a network error.
+    if response.status == 407 {
+        return network_error(NetworkError::Blocked(
+            "proxy authentication required".into(),
+        ));
+    }
+    // Step 16. If response's status is 421, isNewConnectionFetch is false, and request's
+    // body is null or has a source, then run HTTP-network-or-cache fetch again on a new
+    // connection. TODO(spec): the network layer cannot force a new connection yet.
+    // Step 17. (Authentication entries.)
+    // Step 18. Return response.
+    response
+}
+
+/// [HTTP-network fetch](https://fetch.spec.whatwg.org/#http-network-fetch): send `request`
+/// through the client's transport.
+async fn http_network_fetch(
+    request: &mut Request,
+    context: &super::FetchContext,
+    force_new_connection: bool,
+) -> Response {
+    let _ = force_new_connection;
+    // Steps 1–7. (Offline clients, timing info, network partition keys.)
+    // Step 8. Switch on request's mode: obtain a connection (the transport's pool).
+    // Step 9.2. If connection is an HTTP/1.x connection, request's body is non-null, and
+    // request's body's source is null, then return a network error.
+    // DEVIATION: a server-side client sends stream bodies over HTTP/1.1 with chunked
+    // encoding, as Deno and undici do; a browser-like one refuses them on plain http (h2
+    // needs TLS here), as browsers do.
+    let streaming_body = request
+        .body
+        .as_ref()
+        .is_some_and(|body| body.source().is_none());
+    if streaming_body
+        && request.client.is_browser_like()
+        && request.current_url().scheme() == "http"
+    {
+        return network_error(NetworkError::Blocked(
+            "streaming request bodies need HTTP/2".into(),
+        ));
+    }
+    // Step 9.4. Set response to the result of making an HTTP request over connection using
+    // request.
+    let http_request = match to_http_request(request) {
+        Ok(http_request) => http_request,
+        Err(error) => return Response::network_error(error),
+    };
+    let options = SendOptions::new().with_decode_content(true);
+    let http_response = match context.transport.send(http_request, options).await {
+        Ok(response) => response,
+        Err(error) => return network_error(error),
+    };
+    // Steps 10–17. Set response's body to a new body whose stream is pulled from the
+    // connection, decoded per its content codings.
+    from_http_response(http_response)
+}
+
+/// The request as the network layer takes it: method, URL without fragment, the header
+/// list in order, and the body.
+fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, Error> {
+    let mut url = request.current_url().clone();
+    url.set_fragment(None);
+    let uri: http::Uri = url.as_str().parse().map_err(|error| {
+        Error::type_error(format!("URL {url} cannot be sent: {error}")).with_source(error)
+    })?;
+    let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|error| {
+        Error::type_error(format!("method {:?} cannot be sent", request.method)).with_source(error)
+    })?;
+    let headers = http::HeaderMap::try_from(request.headers.header_list())?;
+    // httpRequest is used once: its body is handed to the connection. A body with a
+    // source goes as one buffer; a stream is pulled chunk by chunk as the connection
+    // takes it.
+    let body = match request.body.take() {
+        None => RequestBody::empty(),
+        Some(body) => match body.source() {
+            Some(source) => RequestBody::full(source.clone()),
+            None => RequestBody::from_stream(body),
+        },
+    };
+    let mut http_request = http::Request::new(body);
+    *http_request.method_mut() = method;
+    *http_request.uri_mut() = uri;
+    *http_request.headers_mut() = headers;
+    Ok(http_request)
+}
+
+/// A response made from what the network layer returned.
+fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -> Response {
+    let status = http_response.status().as_u16();
+    let status_message = crate::net::status_text(&http_response);
+    let (parts, body) = http_response.into_parts();
+    let headers =
+        Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
+    let body = Body::from_stream(body.map(|chunk| chunk.map_err(Error::network)));
+    Response::from_network(status, status_message, headers, Some(body), Vec::new())
+}

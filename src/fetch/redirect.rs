@@ -1,0 +1,150 @@
+//! [HTTP-redirect fetch](https://fetch.spec.whatwg.org/#http-redirect-fetch).
+
+use super::{FetchParams, is_http_scheme, main_fetch, network_error, referrer};
+use crate::error::NetworkError;
+use crate::headers::{is_cors_non_wildcard_request_header_name, is_request_body_header_name};
+use crate::request::{
+    RequestMode, RequestOrigin, RequestRedirect, ResponseTainting, includes_credentials,
+};
+use crate::response::Response;
+
+/// [HTTP-redirect fetch](https://fetch.spec.whatwg.org/#http-redirect-fetch): follow the
+/// redirect `response` for fetchParams's request.
+pub(crate) async fn http_redirect_fetch(
+    fetch_params: &mut FetchParams<'_>,
+    response: Response,
+) -> Response {
+    // Step 1. Let request be fetchParams's request.
+    let request = &mut fetch_params.request;
+    // Step 2. Let internalResponse be response, if response is not a filtered response;
+    // otherwise response's internal response.
+    let internal_response = response.internal_response_or_self();
+    // Step 3. Let locationURL be internalResponse's location URL given request's current
+    // URL's fragment.
+    let location_url = internal_response.location_url(request.current_url().fragment());
+    let location_url = match location_url {
+        // Step 4. If locationURL is null, then return response.
+        None => return response,
+        // Step 5. If locationURL is failure, then return a network error.
+        Some(Err(_)) => {
+            let location = internal_response
+                .headers
+                .header_list()
+                .get("location")
+                .map(|value| String::from_utf8_lossy(&value).into_owned())
+                .unwrap_or_default();
+            return network_error(NetworkError::InvalidLocation(location));
+        }
+        Some(Ok(url)) => url,
+    };
+    // Step 6. If locationURL's scheme is not an HTTP(S) scheme, then return a network
+    // error.
+    if !is_http_scheme(location_url.scheme()) {
+        return network_error(NetworkError::UnsupportedScheme(
+            location_url.scheme().to_owned(),
+        ));
+    }
+    // Step 7. If request's redirect count is 20, then return a network error.
+    if request.redirect_count == 20 {
+        return network_error(NetworkError::TooManyRedirects);
+    }
+    // Step 8. Increase request's redirect count by 1.
+    request.redirect_count += 1;
+    // Step 9. If request's mode is "cors", locationURL includes credentials, and request's
+    // origin is not same origin with locationURL's origin, then return a network error.
+    let location_origin = location_url.origin();
+    let origin_is_same = match &request.origin {
+        RequestOrigin::Origin(origin) => *origin == location_origin,
+        RequestOrigin::Client => !request.client.is_browser_like(),
+    };
+    if request.mode == RequestMode::Cors && includes_credentials(&location_url) && !origin_is_same {
+        return network_error(NetworkError::Blocked(
+            "a CORS redirect to a URL with credentials".into(),
+        ));
+    }
+    // Step 10. If request's response tainting is "cors" and locationURL includes
+    // credentials, then return a network error.
+    if request.response_tainting == ResponseTainting::Cors && includes_credentials(&location_url) {
+        return network_error(NetworkError::Blocked(
+            "a CORS redirect to a URL with credentials".into(),
+        ));
+    }
+    let status = internal_response.status;
+    // Step 11. If internalResponse's status is not 303, request's body is non-null, and
+    // request's body's source is null, then return a network error.
+    if status != 303
+        && request
+            .body
+            .as_ref()
+            .is_some_and(|body| body.source().is_none())
+    {
+        return network_error(NetworkError::StreamBodyOnRedirect);
+    }
+    // Step 12. If one of the following is true — internalResponse's status is 301 or 302
+    // and request's method is `POST`; internalResponse's status is 303 and request's
+    // method is not `GET` or `HEAD` — then:
+    if ((status == 301 || status == 302) && request.method == "POST")
+        || (status == 303 && request.method != "GET" && request.method != "HEAD")
+    {
+        // Step 12.1. Set request's method to `GET` and request's body to null.
+        request.method = "GET".to_owned();
+        request.body = None;
+        // Step 12.2. For each headerName of request-body-header name, delete headerName
+        // from request's header list.
+        remove_headers(request, is_request_body_header_name);
+    }
+    // Step 13. If request's current URL's origin is not same origin with locationURL's
+    // origin, then for each headerName of CORS non-wildcard request-header name, delete
+    // headerName from request's header list.
+    if request.current_url().origin() != location_origin {
+        remove_headers(request, is_cors_non_wildcard_request_header_name);
+        // Not in the spec, which leaves cookies to the cookie store: a `Cookie` or
+        // `Proxy-Authorization` header a server-side caller set is not sent to another
+        // origin either, as undici and Deno do.
+        remove_headers(request, |name| {
+            name.eq_ignore_ascii_case(b"cookie")
+                || name.eq_ignore_ascii_case(b"proxy-authorization")
+        });
+    }
+    // Step 14. If request's body is non-null, then set request's body to the body of the
+    // result of safely extracting request's body's source.
+    if let Some(source) = request
+        .body
+        .as_ref()
+        .and_then(|body| body.source().cloned())
+    {
+        request.body = Some(crate::body::Body::from_bytes(source));
+    }
+    // Steps 15–17. (Timing info.)
+    // Step 18. Append locationURL to request's URL list.
+    request.url_list.push(location_url);
+    // Step 19. Invoke set request's referrer policy on redirect on request and
+    // internalResponse.
+    referrer::set_request_referrer_policy_on_redirect(
+        request,
+        response.internal_response_or_self(),
+    );
+    // Step 20. Let recursive be true.
+    // Step 21. If request's redirect mode is "manual", then: assert request's mode is
+    // "navigate"; set recursive to false.
+    let recursive = request.redirect_mode != RequestRedirect::Manual;
+    // The redirect response's body is not read: dropping it closes (or frees) its
+    // connection before the next request.
+    drop(response);
+    // Step 22. Return the result of running main fetch given fetchParams and recursive.
+    Box::pin(main_fetch(fetch_params, recursive)).await
+}
+
+/// Deletes every header whose name matches `predicate` from request's header list.
+fn remove_headers(request: &mut crate::request::Request, predicate: impl Fn(&[u8]) -> bool) {
+    let names: Vec<Vec<u8>> = request
+        .headers
+        .header_list()
+        .iter()
+        .filter(|(name, _)| predicate(name))
+        .map(|(name, _)| name.to_vec())
+        .collect();
+    for name in names {
+        request.headers.header_list_mut().delete(&name);
+    }
+}
