@@ -521,3 +521,62 @@ fn tokio_stream<T: Send + 'static>(
 ) -> impl futures_core::Stream<Item = T> + Send + 'static {
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }
+
+#[tokio::test]
+async fn the_system_resolver_answers_for_localhost() {
+    let server = hyper_server(|_req| async { http::Response::new(full("ok")) }).await;
+    let url = format!("http://localhost:{}/", server.addr.port());
+    let (_, body) = get_text(&transport(), &url).await;
+    assert_eq!(body, "ok");
+}
+
+#[tokio::test]
+async fn addresses_are_tried_in_order_until_one_connects() {
+    let server = hyper_server(|_req| async { http::Response::new(full("ok")) }).await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_addr = closed.local_addr().unwrap();
+    drop(closed);
+    let transport = HyperTransport::builder()
+        .resolve_to_addrs("multi.test", &[closed_addr, server.addr])
+        .build()
+        .unwrap();
+    let (_, body) = get_text(&transport, "http://multi.test/").await;
+    assert_eq!(body, "ok");
+}
+
+#[tokio::test]
+async fn an_upload_stream_error_fails_the_request() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+    let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
+        Ok(Bytes::from("part")),
+        Err(std::io::Error::other("upload source failed")),
+    ];
+    let request = http::Request::post(server.url("/"))
+        .body(RequestBody::from_stream(futures_util::stream::iter(chunks)))
+        .unwrap();
+    let error = tokio::time::timeout(
+        Duration::from_secs(5),
+        transport().send(request, SendOptions::new()),
+    )
+    .await
+    .unwrap()
+    .unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+    // The caller's error is in the source chain.
+    let mut source = std::error::Error::source(&error);
+    let mut found = false;
+    while let Some(cause) = source {
+        found |= cause.to_string().contains("upload source failed");
+        source = cause.source();
+    }
+    assert!(found, "{error:?}");
+}

@@ -418,7 +418,7 @@ impl Inner {
                 None => sent.await,
             };
             match result {
-                Ok(response) => return Ok(self.wrap(response, Some(pooled), &options)),
+                Ok(response) => return Ok(self.wrap(response, Some(pooled), None, &options)),
                 Err(mut error) => {
                     // RFC 9112 §9.3.1: retry only what provably never reached the peer,
                     // and only on a reused connection that the peer had closed.
@@ -453,7 +453,7 @@ impl Inner {
             None => sent.await,
         };
         match result {
-            Ok(response) => Ok(self.wrap(response, None, options)),
+            Ok(response) => Ok(self.wrap(response, None, Some(tx), options)),
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
                 None => Err(Retry::Fail(request_error(error.into_error()))),
@@ -465,11 +465,12 @@ impl Inner {
         &self,
         response: Response<hyper::body::Incoming>,
         conn: Option<Pooled>,
+        h2: Option<http2::SendRequest<RequestBody>>,
         options: &SendOptions,
     ) -> Response<ResponseBody> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
-        let body = ResponseBody::incoming(body, conn, declared_length, self.read_timeout);
+        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
             decode_response(response)
