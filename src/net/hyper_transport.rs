@@ -366,11 +366,17 @@ impl Inner {
         let key = origin_key(request.uri())?;
         self.pool.start_reaper();
         let mut checkout = self.pool.checkout(&key).await;
-        let mut h1_ready = false;
+        // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
+        let mut h1_ready: Option<bool> = None;
         let mut h2_retried = false;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
+                    if let Some(added_host) = h1_ready.take() {
+                        // Prepared for an HTTP/1.1 connection that failed unused, and
+                        // the new one speaks HTTP/2: give back the absolute target.
+                        undo_h1(&mut request, &key, added_host)?;
+                    }
                     match self.send_h2(tx, request, &options).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Again(back)) if !h2_retried => {
@@ -406,9 +412,8 @@ impl Inner {
                     pooled
                 }
             };
-            if !h1_ready {
-                prepare_h1(&mut request, &key)?;
-                h1_ready = true;
+            if h1_ready.is_none() {
+                h1_ready = Some(prepare_h1(&mut request, &key)?);
             }
             let sent = pooled.tx.try_send_request(request);
             let result = match self.read_timeout {
@@ -500,9 +505,11 @@ fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
     Ok(Key::new(scheme, authority))
 }
 
-/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2).
-fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<(), NetworkError> {
-    if !request.headers().contains_key(HOST) {
+/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2). Returns
+/// whether it added `Host`.
+fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, NetworkError> {
+    let add_host = !request.headers().contains_key(HOST);
+    if add_host {
         let authority = key.authority.as_str();
         let host = authority.rsplit('@').next().unwrap_or(authority);
         let value = HeaderValue::from_str(host)
@@ -517,6 +524,34 @@ fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<(), Netwo
     *request.uri_mut() = Uri::from(target);
     if request.version() != Version::HTTP_10 {
         *request.version_mut() = Version::HTTP_11;
+    }
+    Ok(add_host)
+}
+
+/// Undoes [`prepare_h1`]: the absolute URI again, without the `Host` header it added.
+fn undo_h1(
+    request: &mut Request<RequestBody>,
+    key: &Key,
+    added_host: bool,
+) -> Result<(), NetworkError> {
+    let target = request
+        .uri()
+        .path_and_query()
+        .cloned()
+        .unwrap_or_else(|| PathAndQuery::from_static("/"));
+    let scheme = if key.https {
+        Scheme::HTTPS
+    } else {
+        Scheme::HTTP
+    };
+    *request.uri_mut() = Uri::builder()
+        .scheme(scheme)
+        .authority(key.authority.clone())
+        .path_and_query(target)
+        .build()
+        .map_err(|e| NetworkError::Other(e.to_string().into()))?;
+    if added_host {
+        request.headers_mut().remove(HOST);
     }
     Ok(())
 }
@@ -579,6 +614,18 @@ mod tests {
         prepare_h1(&mut request, &key).unwrap();
         assert_eq!(request.uri(), "/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
+    }
+
+    #[test]
+    fn undo_h1_restores_the_absolute_uri() {
+        let mut request = Request::get("https://example.com:8443/a?b")
+            .body(RequestBody::empty())
+            .unwrap();
+        let key = origin_key(request.uri()).unwrap();
+        let added = prepare_h1(&mut request, &key).unwrap();
+        undo_h1(&mut request, &key, added).unwrap();
+        assert_eq!(request.uri(), "https://example.com:8443/a?b");
+        assert!(request.headers().get(HOST).is_none());
     }
 
     #[test]
