@@ -186,7 +186,8 @@ impl HyperTransportBuilder {
     }
 
     /// The longest to wait for the response head once the request is handed to a
-    /// connection, and then between two pieces of the body. Past it, the request or the
+    /// connection (sending the request body included), and then between two pieces of
+    /// the response body. Past it, the request or the
     /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
     ///
     /// Default is `None`: wait as long as the connection stays open.
