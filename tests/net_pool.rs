@@ -211,3 +211,27 @@ async fn separate_origins_get_separate_connections() {
     assert_eq!(a.counts.accepts(), 1);
     assert_eq!(b.counts.accepts(), 1);
 }
+
+#[tokio::test]
+async fn the_longest_durations_are_accepted_without_overflow() {
+    // A body in two pieces, so the read timer is re-armed between them.
+    let server = raw_server(|mut stream| async move {
+        while read_head(&mut stream).await.is_some() {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\no")
+                .await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = stream.write_all(b"k").await;
+        }
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .pool_idle_timeout(Some(Duration::MAX))
+        .read_timeout(Some(Duration::MAX))
+        .connect_timeout(Some(Duration::MAX))
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        assert_eq!(get_text(&transport, &server.url("/")).await.1, "ok");
+    }
+}

@@ -353,7 +353,11 @@ impl IncomingBody {
                 if self.body.is_end_stream() {
                     self.finish();
                 } else if let Some((timeout, sleep)) = &mut self.idle {
-                    sleep.as_mut().reset(Instant::now() + *timeout);
+                    // A deadline past what `Instant` can hold never comes: keep the
+                    // far-off one the timer already has.
+                    if let Some(deadline) = Instant::now().checked_add(*timeout) {
+                        sleep.as_mut().reset(deadline);
+                    }
                 }
                 Poll::Ready(Some(Ok(frame)))
             }

@@ -481,7 +481,11 @@ fn disarm(grant: &mut Grant) {
 }
 
 async fn reap(shared: Weak<Shared>, period: Duration) {
-    let mut interval = tokio::time::interval_at(Instant::now() + period, period);
+    let Some(start) = Instant::now().checked_add(period) else {
+        // An idle timeout too long to ever pass.
+        return;
+    };
+    let mut interval = tokio::time::interval_at(start, period);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
