@@ -235,3 +235,28 @@ async fn the_longest_durations_are_accepted_without_overflow() {
         assert_eq!(get_text(&transport, &server.url("/")).await.1, "ok");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_requests_from_fifty_tasks_all_complete() {
+    let server = hyper_server(|_req| async { http::Response::new(full("{\"id\":1}")) }).await;
+    let transport = HyperTransport::new().unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..50 {
+        let transport = transport.clone();
+        let url = server.url("/json");
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..40 {
+                let (status, body) = get_text(&transport, &url).await;
+                assert_eq!((status.as_u16(), body.as_str()), (200, "{\"id\":1}"));
+            }
+        }));
+    }
+    for task in tasks {
+        tokio::time::timeout(Duration::from_secs(60), task)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    // Every task found a connection of its own and kept reusing it.
+    assert!(server.counts.accepts() <= 50, "{}", server.counts.accepts());
+}
