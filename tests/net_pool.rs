@@ -260,3 +260,33 @@ async fn thousands_of_requests_from_fifty_tasks_all_complete() {
     // Every task found a connection of its own and kept reusing it.
     assert!(server.counts.accepts() <= 50, "{}", server.counts.accepts());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_handed_to_a_waiter_and_closed_by_the_peer_is_retried_safely() {
+    // Each connection serves one response and closes without saying so; the waiters
+    // behind the cap receive such connections and must recover without an error.
+    let server = raw_server(|mut stream| async move {
+        if read_head(&mut stream).await.is_some() {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                .await;
+        }
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .max_connections_per_origin(1)
+        .build()
+        .unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let transport = transport.clone();
+        let url = server.url("/");
+        tasks.push(tokio::spawn(
+            async move { get_text(&transport, &url).await },
+        ));
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().1, "ok");
+    }
+    assert_eq!(server.counts.accepts(), 30);
+}

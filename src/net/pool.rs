@@ -523,10 +523,11 @@ impl Pooled {
     }
 
     /// Gives the connection back to the pool, unless it is closed.
-    pub(crate) fn release(self) {
+    pub(crate) fn release(mut self) {
         if self.tx.is_closed() {
             return;
         }
+        self.reused = true;
         let shared = Arc::clone(&self.slot.shared);
         shared.release(self);
     }
