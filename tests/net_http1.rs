@@ -580,3 +580,21 @@ async fn an_upload_stream_error_fails_the_request() {
     }
     assert!(found, "{error:?}");
 }
+
+#[tokio::test]
+async fn a_resolver_function_answers_whole_domains() {
+    let server = hyper_server(|req| async move {
+        let host = req.headers()["host"].to_str().unwrap().to_owned();
+        http::Response::new(full(host))
+    })
+    .await;
+    let addr = server.addr;
+    let transport = HyperTransport::builder()
+        .resolve_with(move |host| host.ends_with(".wpt.test").then(|| vec![addr]))
+        .build()
+        .unwrap();
+    for host in ["www.wpt.test", "WWW2.wpt.test"] {
+        let (_, seen) = get_text(&transport, &format!("http://{host}/")).await;
+        assert_eq!(seen, host);
+    }
+}

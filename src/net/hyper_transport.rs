@@ -16,7 +16,7 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
 use super::body::{RequestBody, ResponseBody};
-use super::connect::{Connected, Connector};
+use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::{SendOptions, Transport, TransportFuture};
@@ -101,6 +101,7 @@ pub struct HyperTransportBuilder {
     http2_prior_knowledge: bool,
     http1_title_case_headers: bool,
     overrides: HashMap<String, Vec<SocketAddr>>,
+    resolve_fn: Option<ResolveFn>,
     built_in_roots: bool,
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
@@ -118,6 +119,7 @@ impl Default for HyperTransportBuilder {
             http2_prior_knowledge: false,
             http1_title_case_headers: false,
             overrides: HashMap::new(),
+            resolve_fn: None,
             built_in_roots: true,
             extra_roots: Vec::new(),
             tls_config: None,
@@ -140,6 +142,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("http2_prior_knowledge", &self.http2_prior_knowledge)
             .field("http1_title_case_headers", &self.http1_title_case_headers)
             .field("overrides", &self.overrides)
+            .field("resolve_fn", &self.resolve_fn.is_some())
             .field("built_in_roots", &self.built_in_roots)
             .field("extra_roots", &self.extra_roots.len())
             .finish_non_exhaustive()
@@ -238,6 +241,34 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name
+    /// and returns its addresses (a port of 0 means the request URL's port), or `None`
+    /// to fall through to DNS. Names given to [`resolve`](Self::resolve) are answered
+    /// first. For instance, every subdomain of a test domain to one address:
+    ///
+    /// ```
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    /// let transport = HyperTransport::builder()
+    ///     .resolve_with(move |host| {
+    ///         (host == "web-platform.test" || host.ends_with(".web-platform.test"))
+    ///             .then(|| vec![local])
+    ///     })
+    ///     .build();
+    /// assert!(transport.is_ok());
+    /// ```
+    ///
+    /// Default is `None`: DNS through the system resolver.
+    pub fn resolve_with<F>(mut self, resolve: F) -> HyperTransportBuilder
+    where
+        F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
+    {
+        self.resolve_fn = Some(Arc::new(resolve));
+        self
+    }
+
     /// Whether to trust the Mozilla root certificates shipped by `webpki-roots`.
     ///
     /// Default is `true`.
@@ -312,6 +343,7 @@ impl HyperTransportBuilder {
                 }),
                 connector: Connector {
                     overrides: self.overrides,
+                    resolve_fn: self.resolve_fn,
                     tls,
                     h1,
                     h2,

@@ -194,7 +194,11 @@ impl Pool {
                     }
                     origin.h2 = None;
                 }
-                let expired_before = self.shared.expired_before();
+                let expired_before = if origin.idle.is_empty() {
+                    None
+                } else {
+                    self.shared.expired_before()
+                };
                 let mut found = None;
                 while let Some(idle) = origin.idle.pop_back() {
                     if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
