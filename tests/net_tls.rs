@@ -286,3 +286,22 @@ async fn http2_prior_knowledge_speaks_h2_over_plain_tcp() {
     let (_, body) = get_text(&transport, &format!("http://{addr}/")).await;
     assert_eq!(body, "HTTP/2.0");
 }
+
+#[tokio::test]
+async fn an_idle_h2_connection_is_let_go_after_the_idle_timeout() {
+    let pki = pki();
+    let (addr, accepts) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let transport = client(&pki, addr)
+        .pool_idle_timeout(Some(std::time::Duration::from_millis(100)))
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/", addr.port());
+    // A body still being read keeps the connection usable past the timeout.
+    let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let body = read_all(response.into_body()).await.unwrap();
+    assert!(body.starts_with(b"HTTP/2.0"));
+    let (_, body) = get_text(&transport, &url).await;
+    assert!(body.starts_with("HTTP/2.0"));
+    assert_eq!(accepts.load(Ordering::SeqCst), 2);
+}

@@ -16,6 +16,8 @@ use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
 use tokio::time::{Instant, Sleep};
 
+use hyper::client::conn::http2;
+
 use super::pool::Pooled;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
@@ -236,6 +238,9 @@ struct IncomingBody {
     body: hyper::body::Incoming,
     /// The HTTP/1 connection, given back to the pool at the end of the body.
     conn: Option<Pooled>,
+    /// A handle on the HTTP/2 connection, keeping it open while this body is read even
+    /// if the pool lets go of it.
+    h2: Option<http2::SendRequest<RequestBody>>,
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
@@ -273,12 +278,14 @@ impl ResponseBody {
     pub(crate) fn incoming(
         body: hyper::body::Incoming,
         conn: Option<Pooled>,
+        h2: Option<http2::SendRequest<RequestBody>>,
         declared_length: bool,
         read_timeout: Option<Duration>,
     ) -> ResponseBody {
         let mut incoming = IncomingBody {
             body,
             conn,
+            h2,
             declared_length,
             idle: None,
             done: false,
@@ -319,6 +326,7 @@ impl IncomingBody {
     fn finish(&mut self) {
         self.done = true;
         self.idle = None;
+        self.h2 = None;
         if let Some(conn) = self.conn.take() {
             conn.release();
         }
@@ -329,6 +337,7 @@ impl IncomingBody {
         self.done = true;
         self.idle = None;
         self.conn = None;
+        self.h2 = None;
         Poll::Ready(Some(Err(error)))
     }
 
@@ -344,7 +353,11 @@ impl IncomingBody {
                 if self.body.is_end_stream() {
                     self.finish();
                 } else if let Some((timeout, sleep)) = &mut self.idle {
-                    sleep.as_mut().reset(Instant::now() + *timeout);
+                    // A deadline past what `Instant` can hold never comes: keep the
+                    // far-off one the timer already has.
+                    if let Some(deadline) = Instant::now().checked_add(*timeout) {
+                        sleep.as_mut().reset(deadline);
+                    }
                 }
                 Poll::Ready(Some(Ok(frame)))
             }

@@ -17,6 +17,9 @@ use super::body::RequestBody;
 use super::pool::Key;
 use crate::error::{NetworkError, TimeoutKind};
 
+/// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
+pub(crate) type ResolveFn = Arc<dyn Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync>;
+
 /// A connection's request handle, by the protocol it speaks.
 pub(crate) enum Connected {
     H1(http1::SendRequest<RequestBody>),
@@ -27,6 +30,8 @@ pub(crate) enum Connected {
 pub(crate) struct Connector {
     /// Host names (lowercase) mapped to addresses; port 0 means the URL's port.
     pub(crate) overrides: HashMap<String, Vec<SocketAddr>>,
+    /// Consulted after `overrides`, before DNS.
+    pub(crate) resolve_fn: Option<ResolveFn>,
     pub(crate) tls: Arc<rustls::ClientConfig>,
     pub(crate) h1: http1::Builder,
     pub(crate) h2: http2::Builder<TokioExecutor>,
@@ -86,14 +91,15 @@ impl Connector {
         } else {
             host
         };
+        let with_port = |addr: &SocketAddr| match addr.port() {
+            0 => SocketAddr::new(addr.ip(), port),
+            _ => *addr,
+        };
         if let Some(addrs) = self.overrides.get(name) {
-            return Ok(addrs
-                .iter()
-                .map(|addr| match addr.port() {
-                    0 => SocketAddr::new(addr.ip(), port),
-                    _ => *addr,
-                })
-                .collect());
+            return Ok(addrs.iter().map(with_port).collect());
+        }
+        if let Some(addrs) = self.resolve_fn.as_ref().and_then(|f| f(name)) {
+            return Ok(addrs.iter().map(with_port).collect());
         }
         let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
             .await

@@ -16,7 +16,7 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
 use super::body::{RequestBody, ResponseBody};
-use super::connect::{Connected, Connector};
+use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::{SendOptions, Transport, TransportFuture};
@@ -101,6 +101,7 @@ pub struct HyperTransportBuilder {
     http2_prior_knowledge: bool,
     http1_title_case_headers: bool,
     overrides: HashMap<String, Vec<SocketAddr>>,
+    resolve_fn: Option<ResolveFn>,
     built_in_roots: bool,
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
@@ -118,6 +119,7 @@ impl Default for HyperTransportBuilder {
             http2_prior_knowledge: false,
             http1_title_case_headers: false,
             overrides: HashMap::new(),
+            resolve_fn: None,
             built_in_roots: true,
             extra_roots: Vec::new(),
             tls_config: None,
@@ -140,6 +142,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("http2_prior_knowledge", &self.http2_prior_knowledge)
             .field("http1_title_case_headers", &self.http1_title_case_headers)
             .field("overrides", &self.overrides)
+            .field("resolve_fn", &self.resolve_fn.is_some())
             .field("built_in_roots", &self.built_in_roots)
             .field("extra_roots", &self.extra_roots.len())
             .finish_non_exhaustive()
@@ -186,7 +189,8 @@ impl HyperTransportBuilder {
     }
 
     /// The longest to wait for the response head once the request is handed to a
-    /// connection, and then between two pieces of the body. Past it, the request or the
+    /// connection (sending the request body included), and then between two pieces of
+    /// the response body. Past it, the request or the
     /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
     ///
     /// Default is `None`: wait as long as the connection stays open.
@@ -234,6 +238,34 @@ impl HyperTransportBuilder {
     pub fn resolve_to_addrs(mut self, host: &str, addrs: &[SocketAddr]) -> HyperTransportBuilder {
         self.overrides
             .insert(host.to_ascii_lowercase(), addrs.to_vec());
+        self
+    }
+
+    /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name
+    /// and returns its addresses (a port of 0 means the request URL's port), or `None`
+    /// to fall through to DNS. Names given to [`resolve`](Self::resolve) are answered
+    /// first. For instance, every subdomain of a test domain to one address:
+    ///
+    /// ```
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    /// let transport = HyperTransport::builder()
+    ///     .resolve_with(move |host| {
+    ///         (host == "web-platform.test" || host.ends_with(".web-platform.test"))
+    ///             .then(|| vec![local])
+    ///     })
+    ///     .build();
+    /// assert!(transport.is_ok());
+    /// ```
+    ///
+    /// Default is `None`: DNS through the system resolver.
+    pub fn resolve_with<F>(mut self, resolve: F) -> HyperTransportBuilder
+    where
+        F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
+    {
+        self.resolve_fn = Some(Arc::new(resolve));
         self
     }
 
@@ -311,6 +343,7 @@ impl HyperTransportBuilder {
                 }),
                 connector: Connector {
                     overrides: self.overrides,
+                    resolve_fn: self.resolve_fn,
                     tls,
                     h1,
                     h2,
@@ -366,11 +399,17 @@ impl Inner {
         let key = origin_key(request.uri())?;
         self.pool.start_reaper();
         let mut checkout = self.pool.checkout(&key).await;
-        let mut h1_ready = false;
+        // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
+        let mut h1_ready: Option<bool> = None;
         let mut h2_retried = false;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
+                    if let Some(added_host) = h1_ready.take() {
+                        // Prepared for an HTTP/1.1 connection that failed unused, and
+                        // the new one speaks HTTP/2: give back the absolute target.
+                        undo_h1(&mut request, &key, added_host)?;
+                    }
                     match self.send_h2(tx, request, &options).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Again(back)) if !h2_retried => {
@@ -406,9 +445,8 @@ impl Inner {
                     pooled
                 }
             };
-            if !h1_ready {
-                prepare_h1(&mut request, &key)?;
-                h1_ready = true;
+            if h1_ready.is_none() {
+                h1_ready = Some(prepare_h1(&mut request, &key)?);
             }
             let sent = pooled.tx.try_send_request(request);
             let result = match self.read_timeout {
@@ -418,7 +456,7 @@ impl Inner {
                 None => sent.await,
             };
             match result {
-                Ok(response) => return Ok(self.wrap(response, Some(pooled), &options)),
+                Ok(response) => return Ok(self.wrap(response, Some(pooled), None, &options)),
                 Err(mut error) => {
                     // RFC 9112 §9.3.1: retry only what provably never reached the peer,
                     // and only on a reused connection that the peer had closed.
@@ -453,7 +491,7 @@ impl Inner {
             None => sent.await,
         };
         match result {
-            Ok(response) => Ok(self.wrap(response, None, options)),
+            Ok(response) => Ok(self.wrap(response, None, Some(tx), options)),
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
                 None => Err(Retry::Fail(request_error(error.into_error()))),
@@ -465,11 +503,12 @@ impl Inner {
         &self,
         response: Response<hyper::body::Incoming>,
         conn: Option<Pooled>,
+        h2: Option<http2::SendRequest<RequestBody>>,
         options: &SendOptions,
     ) -> Response<ResponseBody> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
-        let body = ResponseBody::incoming(body, conn, declared_length, self.read_timeout);
+        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
             decode_response(response)
@@ -499,9 +538,11 @@ fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
     Ok(Key::new(scheme, authority))
 }
 
-/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2).
-fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<(), NetworkError> {
-    if !request.headers().contains_key(HOST) {
+/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2). Returns
+/// whether it added `Host`.
+fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, NetworkError> {
+    let add_host = !request.headers().contains_key(HOST);
+    if add_host {
         let authority = key.authority.as_str();
         let host = authority.rsplit('@').next().unwrap_or(authority);
         let value = HeaderValue::from_str(host)
@@ -516,6 +557,34 @@ fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<(), Netwo
     *request.uri_mut() = Uri::from(target);
     if request.version() != Version::HTTP_10 {
         *request.version_mut() = Version::HTTP_11;
+    }
+    Ok(add_host)
+}
+
+/// Undoes [`prepare_h1`]: the absolute URI again, without the `Host` header it added.
+fn undo_h1(
+    request: &mut Request<RequestBody>,
+    key: &Key,
+    added_host: bool,
+) -> Result<(), NetworkError> {
+    let target = request
+        .uri()
+        .path_and_query()
+        .cloned()
+        .unwrap_or_else(|| PathAndQuery::from_static("/"));
+    let scheme = if key.https {
+        Scheme::HTTPS
+    } else {
+        Scheme::HTTP
+    };
+    *request.uri_mut() = Uri::builder()
+        .scheme(scheme)
+        .authority(key.authority.clone())
+        .path_and_query(target)
+        .build()
+        .map_err(|e| NetworkError::Other(e.to_string().into()))?;
+    if added_host {
+        request.headers_mut().remove(HOST);
     }
     Ok(())
 }
@@ -578,6 +647,18 @@ mod tests {
         prepare_h1(&mut request, &key).unwrap();
         assert_eq!(request.uri(), "/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
+    }
+
+    #[test]
+    fn undo_h1_restores_the_absolute_uri() {
+        let mut request = Request::get("https://example.com:8443/a?b")
+            .body(RequestBody::empty())
+            .unwrap();
+        let key = origin_key(request.uri()).unwrap();
+        let added = prepare_h1(&mut request, &key).unwrap();
+        undo_h1(&mut request, &key, added).unwrap();
+        assert_eq!(request.uri(), "https://example.com:8443/a?b");
+        assert!(request.headers().get(HOST).is_none());
     }
 
     #[test]

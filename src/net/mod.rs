@@ -14,6 +14,32 @@
 //! persistent connections, and a retry only of a request that provably never reached a
 //! reused connection the peer had closed (§9.3.1 leaves retrying anything else to the
 //! application).
+//!
+//! # How [`HyperTransport`] works
+//!
+//! - **Pool.** Keyed by origin (scheme, host, port). Each HTTP/1.1 connection serves one
+//!   request at a time and goes back to the pool only when its response body reaches its
+//!   end; a body dropped earlier closes its connection. An idle connection is reused
+//!   most-recently-used first, after `SendRequest::ready()`. A per-origin cap
+//!   ([`HyperTransportBuilder::max_connections_per_origin`]) counts connections in use,
+//!   idle and being made; requests beyond it wait in a first-come-first-served queue and
+//!   receive either a finished connection or a permit to connect. Idle connections are
+//!   closed past [`HyperTransportBuilder::pool_idle_timeout`] by one background task per
+//!   transport that holds the pool weakly.
+//! - **Retry.** A request is sent again only when hyper hands it back unsent
+//!   (`TrySendError::take_message`) from a reused connection, or when a reused idle
+//!   connection turns out closed before the request is given to it. Nothing else is
+//!   retried.
+//! - **HTTP/2.** An `https:` origin whose server picks `h2` by ALPN (or an `http:` origin
+//!   with [`HyperTransportBuilder::http2_prior_knowledge`]) gets one multiplexed
+//!   connection. While the first connection to such an origin is being made, other
+//!   requests wait for it rather than open their own; if it speaks HTTP/1.1 they connect
+//!   in parallel under the cap.
+//! - **Tasks.** One task per connection drives it (hyper's HTTP/2 adds its own per
+//!   stream); the pool's lock is never held across an `.await`.
+//! - **Header case.** hyper 1.x sends header names as `http::HeaderName` holds them
+//!   (lowercase); its case-preserving map is private, so the only other choice is
+//!   [`HyperTransportBuilder::http1_title_case_headers`].
 
 mod body;
 mod connect;

@@ -78,6 +78,8 @@ struct Origin {
     h2_likely: bool,
     /// Whether a connection expected to speak HTTP/2 is being made.
     h2_connecting: bool,
+    /// When a request last took the HTTP/2 connection.
+    h2_used: Option<Instant>,
 }
 
 impl Origin {
@@ -164,7 +166,7 @@ impl Pool {
             return;
         };
         let weak = Arc::downgrade(&self.shared);
-        let period = timeout.max(Duration::from_millis(100));
+        let period = (timeout / 2).max(Duration::from_millis(50));
         handle.spawn(reap(weak, period));
     }
 
@@ -184,11 +186,19 @@ impl Pool {
                 };
                 if let Some(h2) = &origin.h2 {
                     if !h2.is_closed() {
-                        return Checkout::H2(h2.clone());
+                        let h2 = h2.clone();
+                        if self.shared.config.idle_timeout.is_some() {
+                            origin.h2_used = Some(Instant::now());
+                        }
+                        return Checkout::H2(h2);
                     }
                     origin.h2 = None;
                 }
-                let expired_before = self.shared.expired_before();
+                let expired_before = if origin.idle.is_empty() {
+                    None
+                } else {
+                    self.shared.expired_before()
+                };
                 let mut found = None;
                 while let Some(idle) = origin.idle.pop_back() {
                     if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
@@ -267,6 +277,7 @@ impl Pool {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
             origin.h2 = Some(tx.clone());
+            origin.h2_used = Some(Instant::now());
             origin.h2_likely = true;
             origin.h2_connecting = false;
             std::mem::take(&mut origin.waiters)
@@ -432,6 +443,7 @@ impl Shared {
     fn evict_expired(self: &Arc<Self>) {
         let expired_before = self.expired_before();
         let mut evicted = Vec::new();
+        let mut h2_evicted = Vec::new();
         {
             let mut origins = self.lock();
             for (key, origin) in origins.iter_mut() {
@@ -444,13 +456,21 @@ impl Shared {
                     }
                 }
                 origin.idle = kept;
-                if origin.h2.as_ref().is_some_and(|h2| h2.is_closed()) {
-                    origin.h2 = None;
+                let h2_expired = origin
+                    .h2_used
+                    .zip(expired_before)
+                    .is_some_and(|(used, before)| used < before);
+                if origin.h2.as_ref().is_some_and(|h2| h2.is_closed()) || h2_expired {
+                    // A body still being read holds its own handle: the connection
+                    // closes once the last one ends.
+                    h2_evicted.extend(origin.h2.take());
+                    origin.h2_used = None;
                 }
             }
             origins.retain(|_, origin| !origin.is_unused());
         }
         drop(evicted);
+        drop(h2_evicted);
     }
 }
 
@@ -465,7 +485,11 @@ fn disarm(grant: &mut Grant) {
 }
 
 async fn reap(shared: Weak<Shared>, period: Duration) {
-    let mut interval = tokio::time::interval_at(Instant::now() + period, period);
+    let Some(start) = Instant::now().checked_add(period) else {
+        // An idle timeout too long to ever pass.
+        return;
+    };
+    let mut interval = tokio::time::interval_at(start, period);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
@@ -503,10 +527,11 @@ impl Pooled {
     }
 
     /// Gives the connection back to the pool, unless it is closed.
-    pub(crate) fn release(self) {
+    pub(crate) fn release(mut self) {
         if self.tx.is_closed() {
             return;
         }
+        self.reused = true;
         let shared = Arc::clone(&self.slot.shared);
         shared.release(self);
     }

@@ -168,3 +168,15 @@ pub async fn get_text(transport: &impl Transport, url: &str) -> (http::StatusCod
 pub async fn read_all(body: ResponseBody) -> Result<Bytes, whatwg_fetch::NetworkError> {
     Ok(body.collect().await?.to_bytes())
 }
+
+/// Waits until `condition` holds, polling, for at most five seconds.
+pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    while tokio::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    condition()
+}
