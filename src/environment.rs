@@ -12,6 +12,8 @@
 
 use url::{Origin, Url};
 
+use crate::request::ReferrerPolicy;
+
 /// The environment a [`Request`](crate::request::Request) is made from.
 ///
 /// ```
@@ -23,13 +25,27 @@ use url::{Origin, Url};
 /// assert!(!Environment::server().is_browser_like());
 /// # Ok::<(), url::ParseError>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Environment {
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#api-base-url>, none by default.
     base_url: Option<Url>,
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#concept-settings-object-origin>,
     /// none (server-side) by default.
     origin: Option<Origin>,
+    /// The [policy container](https://html.spec.whatwg.org/multipage/browsers.html#policy-container)'s
+    /// [referrer policy](https://html.spec.whatwg.org/multipage/browsers.html#policy-container-referrer-policy),
+    /// initially `strict-origin-when-cross-origin`.
+    referrer_policy: ReferrerPolicy,
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment {
+            base_url: None,
+            origin: None,
+            referrer_policy: ReferrerPolicy::StrictOriginWhenCrossOrigin,
+        }
+    }
 }
 
 impl Environment {
@@ -44,6 +60,7 @@ impl Environment {
         Environment {
             origin: Some(url.origin()),
             base_url: Some(url),
+            ..Environment::default()
         }
     }
 
@@ -52,6 +69,19 @@ impl Environment {
     pub fn with_base_url(mut self, base_url: Url) -> Environment {
         self.base_url = Some(base_url);
         self
+    }
+
+    /// This environment with `policy` as its policy container's referrer policy: the one a
+    /// request whose referrer policy is the empty string gets when it is fetched.
+    pub fn with_referrer_policy(mut self, policy: ReferrerPolicy) -> Environment {
+        self.referrer_policy = policy;
+        self
+    }
+
+    /// The policy container's referrer policy: `strict-origin-when-cross-origin` unless set
+    /// with [`Environment::with_referrer_policy`].
+    pub fn referrer_policy(&self) -> ReferrerPolicy {
+        self.referrer_policy
     }
 
     /// The API base URL, if any.
