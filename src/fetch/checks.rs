@@ -446,6 +446,36 @@ mod tests {
     }
 
     #[test]
+    fn nosniff_blocks_scripts_per_the_wpt_header_vectors() {
+        // fetch/nosniff/parsing-nosniff.window.js loads a script served as text/html with
+        // each header block; it must be blocked exactly when the block means nosniff.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/wpt-data/fetch/nosniff/resources/x-content-type-options.json"
+        );
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|error| panic!("cannot read WPT vectors {path}: {error}"));
+        let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(cases.len(), 15);
+        let script = request(RequestDestination::Script);
+        for case in cases {
+            let input = case["input"].as_str().unwrap();
+            let nosniff = case["nosniff"].as_bool().unwrap();
+            let mut headers = vec![("Content-Type", "text/html")];
+            for line in input.split("\r\n") {
+                let (name, value) = line.split_once(':').unwrap();
+                headers.push((name, value.trim_matches([' ', '\t'])));
+            }
+            let response = response("https://a.example/x", &headers);
+            assert_eq!(
+                should_response_be_blocked_due_to_nosniff(&response, &script),
+                nosniff,
+                "input {input:?}"
+            );
+        }
+    }
+
+    #[test]
     fn nosniff_blocks_style_that_is_not_css() {
         let style = request(RequestDestination::Style);
         let with = |content_type: &str| {

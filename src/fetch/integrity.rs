@@ -120,7 +120,10 @@ pub fn parse_metadata(metadata: &str) -> Vec<IntegrityMetadata> {
         // Step 2.3. Let base64-value be the empty string.
         // Step 2.4. Let algorithm-and-value be the result of splitting algorithm-expression on
         // U+002D (-).
-        let mut algorithm_and_value = algorithm_expression.split('-');
+        // DEVIATION: split on the first U+002D only, so that a base64url value, whose
+        // alphabet has `-`, is kept whole rather than cut at its first `-` (as
+        // implementations read the digest up to `?`).
+        let mut algorithm_and_value = algorithm_expression.splitn(2, '-');
         // Step 2.5. Let algorithm be algorithm-and-value[0].
         let algorithm = algorithm_and_value.next().unwrap_or_default();
         // Step 2.6. If algorithm is not a valid SRI hash algorithm token, then continue.

@@ -15,7 +15,7 @@ use crate::response::Response;
 /// The longest serialized referrer URL sent whole; a longer one is cut down to its origin.
 const MAX_REFERRER_URL_LENGTH: usize = 4096;
 
-/// Main fetch's step: "If request's referrer policy is the empty string, then set request's
+/// [Main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch)'s step 8: "If request's referrer policy is the empty string, then set request's
 /// referrer policy to request's policy container's referrer policy."
 ///
 /// The policy container is the request's environment's: `strict-origin-when-cross-origin`
