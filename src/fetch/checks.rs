@@ -105,10 +105,8 @@ pub(crate) enum EmbedderPolicyValue {
     /// `unsafe-none`: the default.
     UnsafeNone,
     /// `require-corp`.
-    #[allow(dead_code)]
     RequireCorp,
     /// `credentialless`.
-    #[allow(dead_code)]
     Credentialless,
 }
 

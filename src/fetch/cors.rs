@@ -17,8 +17,9 @@ use crate::headers::{
     Extracted, cors_unsafe_request_header_names, is_cors_non_wildcard_request_header_name,
     is_cors_safelisted_method,
 };
-use crate::request::RequestCredentials;
-use crate::request::{ReferrerPolicy, Request, RequestMode, RequestOrigin, ResponseTainting};
+use crate::request::{
+    ReferrerPolicy, Request, RequestCredentials, RequestMode, RequestOrigin, ResponseTainting,
+};
 use crate::response::{Response, is_ok_status};
 
 /// The imposed limit on a CORS-preflight cache entry's max-age, in seconds: two hours, as in
@@ -462,6 +463,7 @@ fn parse_delta_seconds(value: &[u8]) -> Option<u64> {
     }))
 }
 
+/// A CORS network error with a fixed message.
 fn cors_error(message: &'static str) -> NetworkError {
     NetworkError::Cors(Cow::Borrowed(message))
 }
