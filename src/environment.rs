@@ -13,6 +13,7 @@
 use url::{Origin, Url};
 
 use crate::fetch::blob_url::BlobUrlStore;
+use crate::request::ReferrerPolicy;
 
 /// The environment a [`Request`](crate::request::Request) is made from.
 ///
@@ -25,7 +26,7 @@ use crate::fetch::blob_url::BlobUrlStore;
 /// assert!(!Environment::server().is_browser_like());
 /// # Ok::<(), url::ParseError>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Environment {
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#api-base-url>, none by default.
     base_url: Option<Url>,
@@ -35,6 +36,21 @@ pub struct Environment {
     /// The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore) that `blob:` URLs
     /// fetched from this environment resolve in.
     blob_url_store: BlobUrlStore,
+    /// The [policy container](https://html.spec.whatwg.org/multipage/browsers.html#policy-container)'s
+    /// [referrer policy](https://html.spec.whatwg.org/multipage/browsers.html#policy-container-referrer-policy),
+    /// initially `strict-origin-when-cross-origin`.
+    referrer_policy: ReferrerPolicy,
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment {
+            base_url: None,
+            origin: None,
+            referrer_policy: ReferrerPolicy::StrictOriginWhenCrossOrigin,
+            blob_url_store: BlobUrlStore::default(),
+        }
+    }
 }
 
 impl Environment {
@@ -49,7 +65,7 @@ impl Environment {
         Environment {
             origin: Some(url.origin()),
             base_url: Some(url),
-            blob_url_store: BlobUrlStore::default(),
+            ..Environment::default()
         }
     }
 
@@ -58,6 +74,19 @@ impl Environment {
     pub fn with_base_url(mut self, base_url: Url) -> Environment {
         self.base_url = Some(base_url);
         self
+    }
+
+    /// This environment with `policy` as its policy container's referrer policy: the one a
+    /// request whose referrer policy is the empty string gets when it is fetched.
+    pub fn with_referrer_policy(mut self, policy: ReferrerPolicy) -> Environment {
+        self.referrer_policy = policy;
+        self
+    }
+
+    /// The policy container's referrer policy: `strict-origin-when-cross-origin` unless set
+    /// with [`Environment::with_referrer_policy`].
+    pub fn referrer_policy(&self) -> ReferrerPolicy {
+        self.referrer_policy
     }
 
     /// The API base URL, if any.

@@ -409,6 +409,8 @@ pub struct Request {
     pub(crate) redirect_count: u8,
     /// <https://fetch.spec.whatwg.org/#concept-request-response-tainting>, initially `basic`.
     pub(crate) response_tainting: ResponseTainting,
+    /// <https://fetch.spec.whatwg.org/#timing-allow-failed>, initially unset.
+    pub(crate) timing_allow_failed: bool,
     /// <https://fetch.spec.whatwg.org/#concept-request-traversable-for-user-prompts>: whether
     /// it is `no-traversable` (set by `window: null`).
     pub(crate) no_traversable: bool,
@@ -454,6 +456,7 @@ impl Request {
             unsafe_request: false,
             redirect_count: 0,
             response_tainting: ResponseTainting::Basic,
+            timing_allow_failed: false,
             no_traversable: false,
             signal: AbortSignal::any([]),
         }
@@ -877,6 +880,7 @@ impl Request {
             unsafe_request: self.unsafe_request,
             redirect_count: self.redirect_count,
             response_tainting: self.response_tainting,
+            timing_allow_failed: self.timing_allow_failed,
             no_traversable: self.no_traversable,
             signal: self.signal.clone(),
         }

@@ -39,15 +39,7 @@ pub(crate) async fn http_fetch(
     // header list for which there is no header-name cache entry match using request. Then:
     if make_cors_preflight {
         let request = &fetch_params.request;
-        let cache = &fetch_params.context.preflight_cache;
-        let method_needs_preflight = !cache.method_cache_entry_match(&request.method, request)
-            && (!crate::headers::is_cors_safelisted_method(request.method.as_bytes())
-                || request.use_cors_preflight);
-        let headers_need_preflight =
-            crate::headers::cors_unsafe_request_header_names(request.headers.header_list())
-                .iter()
-                .any(|name| !cache.header_name_cache_entry_match(name, request));
-        if method_needs_preflight || headers_need_preflight {
+        if cors::cors_preflight_needed(request, &fetch_params.context.preflight_cache) {
             // Step 4.1.1. Let preflightResponse be the result of running CORS-preflight
             // fetch given request.
             // Step 4.1.2. If preflightResponse is a network error, then return
@@ -73,13 +65,25 @@ pub(crate) async fn http_fetch(
         ));
     }
     // Step 4.5. If the TAO check for request and response returns failure, then set
-    // request's timing allow failed flag. (Timing is not exposed.)
+    // request's timing allow failed flag.
+    if !response.is_network_error() && !cors::tao_check(request, &response) {
+        fetch_params.request.timing_allow_failed = true;
+    }
+    let request = &fetch_params.request;
     // Step 5. If either request's response tainting or response's type is "opaque", and
     // the cross-origin resource policy check returns blocked, then return a network error.
     if (request.response_tainting == ResponseTainting::Opaque
         || response.r#type == crate::ResponseType::Opaque)
         && !response.is_network_error()
-        && !super::checks::cross_origin_resource_policy_check(request, &response)
+        && cors::request_origin(request).is_some_and(|origin| {
+            !super::checks::cross_origin_resource_policy_check(
+                &origin,
+                &request.client,
+                request.destination,
+                response.internal_response_or_self(),
+                false,
+            )
+        })
     {
         return network_error(NetworkError::Blocked(
             "blocked by Cross-Origin-Resource-Policy".into(),

@@ -281,6 +281,9 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
     // Steps 17–18. (Redirect taint and navigation timing allow values.)
     // Step 19. If request's timing allow failed flag is unset, then set internalResponse's
     // timing allow passed flag.
+    if !request.timing_allow_failed {
+        response.internal_response_mut().timing_allow_passed = true;
+    }
     // Step 20. If response is not a network error and any of the following returns blocked
     // — mixed content, CSP, MIME type, nosniff — then set response and internalResponse to
     // a network error.
