@@ -1075,6 +1075,17 @@ mod tests {
         assert_eq!(kind, Ok(Some(crate::ErrorKind::TimeoutError)));
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn dropping_a_timeout_signal_stops_its_timer() {
+        let signal = AbortSignal::timeout(60_000);
+        let timer = signal.shared.lock().timer.clone();
+        let timer = timer.expect("timer task inside a runtime");
+        assert!(!timer.is_finished());
+        drop(signal);
+        tokio::task::yield_now().await;
+        assert!(timer.is_finished());
+    }
+
     #[test]
     fn panicking_algorithm_does_not_stop_the_abort_steps() {
         let controller = AbortController::new();

@@ -642,3 +642,67 @@ async fn aborted_future_loses_a_race_cleanly() {
     controller.abort(None);
     assert_eq!(signal.aborted_future().await.kind(), ErrorKind::AbortError);
 }
+
+#[test]
+fn abort_events_of_any_signals_fire_in_creation_order() {
+    let controller = AbortController::new();
+    let mut signals = vec![controller.signal()];
+    signals.push(AbortSignal::any([&controller.signal()]));
+    signals.push(AbortSignal::any([&controller.signal()]));
+    signals.push(AbortSignal::any([&signals[0]]));
+    signals.push(AbortSignal::any([&signals[1]]));
+    let log = Log::default();
+    for (i, signal) in signals.iter().enumerate() {
+        let log = log.clone();
+        signal.on_abort_event(move |_| log.push(i.to_string()));
+    }
+    controller.abort(None);
+    assert_eq!(log.entries().concat(), "01234");
+}
+
+#[test]
+fn reentrant_abort_from_a_listener_fires_dependents_once() {
+    let controller = Arc::new(AbortController::new());
+    let dependent = AbortSignal::any([&controller.signal()]);
+    let reentrant = Arc::clone(&controller);
+    controller
+        .signal()
+        .on_abort_event(move |_| reentrant.abort(None));
+    let count = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&count);
+    dependent.on_abort_event(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    controller.abort(None);
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn any_racing_an_abort_on_another_thread_always_ends_aborted() {
+    for _ in 0..20 {
+        let controller = Arc::new(AbortController::new());
+        let source = controller.signal();
+        let reason = custom_reason("raced");
+        let creators: Vec<_> = (0..3)
+            .map(|_| {
+                let source = source.clone();
+                std::thread::spawn(move || {
+                    let own = AbortController::new();
+                    (0..200)
+                        .map(|_| AbortSignal::any([&own.signal(), &source]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let aborter = {
+            let (controller, reason) = (Arc::clone(&controller), reason.clone());
+            std::thread::spawn(move || controller.abort(Some(reason)))
+        };
+        aborter.join().unwrap();
+        for creator in creators {
+            for signal in creator.join().unwrap() {
+                assert!(signal.reason().unwrap().same(&reason));
+            }
+        }
+    }
+}
