@@ -312,7 +312,7 @@ fn run_the_abort_steps(signal: &Arc<Shared>, reason: &Error, panic: &mut Option<
     // Not in the spec: wake the pending futures of `AbortSignal::aborted_future`.
     let wakers = mem::take(&mut signal.lock().wakers);
     for waker in wakers.into_values() {
-        waker.wake();
+        guarded(panic, || waker.wake());
     }
 }
 
