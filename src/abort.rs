@@ -39,6 +39,11 @@
 //! [`AbortSignal::timeout`] by its timer) until it is aborted or they are removed. An
 //! algorithm or listener that owns a clone of the signal it is registered on, or of one of
 //! that signal's sources, therefore keeps that signal alive until it runs or is removed.
+//!
+//! A dependent signal does hold strongly those of its sources that came from
+//! [`AbortSignal::timeout`], until it is aborted, so that
+//! `AbortSignal::any([&AbortSignal::timeout(ms)])` is aborted when the time is up even though
+//! nothing else holds the timeout signal.
 
 use std::any::Any;
 use std::cmp::Ordering as CmpOrdering;
@@ -104,8 +109,15 @@ struct State {
     link: Weak<Link>,
     /// The length of `dependent_signals` at which dead entries are next pruned.
     prune_at: usize,
+    /// Whether this signal came from [`AbortSignal::timeout`], and so can be aborted by its
+    /// timer with no controller.
+    has_timer: bool,
     /// The timer task of [`AbortSignal::timeout`] when it runs on a tokio runtime.
     timer: Option<tokio::task::AbortHandle>,
+    /// The source signals that came from [`AbortSignal::timeout`], held strongly until this
+    /// signal is aborted: often nothing else holds them (`any([&timeout(ms), ..])`), and their
+    /// timers must keep running for this signal.
+    timer_sources: Vec<Arc<Shared>>,
 }
 
 /// How a signal is reached by what may abort it later: its source signals, or the timer of
@@ -205,7 +217,7 @@ fn guarded(panic: &mut Option<Panic>, callback: impl FnOnce()) {
 /// [Signal abort](https://dom.spec.whatwg.org/#abortsignal-signal-abort) on `signal` with
 /// an optional `reason`.
 fn signal_abort(signal: &Arc<Shared>, reason: Option<Error>) {
-    let (reason, dependent_signals) = {
+    let (reason, dependent_signals, timer_sources) = {
         let mut state = signal.lock();
         // Step 1. If signal is aborted, then return.
         if state.reason.is_some() {
@@ -220,8 +232,15 @@ fn signal_abort(signal: &Arc<Shared>, reason: Option<Error>) {
         // Nothing reads an aborted signal's dependent signals again ("signal abort" returns
         // at step 1 and "create a dependent abort signal" at step 2), so take them out, to
         // use them without the lock.
-        (reason, mem::take(&mut state.dependent_signals))
+        (
+            reason,
+            mem::take(&mut state.dependent_signals),
+            mem::take(&mut state.timer_sources),
+        )
     };
+    // Not in the spec: an aborted signal no longer needs its timeout sources. Released
+    // without the lock held, as releasing may drop them (and their callbacks).
+    drop(timer_sources);
 
     // Step 3. Let dependentSignalsToAbort be a new list.
     let mut dependent_signals_to_abort = Vec::new();
@@ -237,7 +256,9 @@ fn signal_abort(signal: &Arc<Shared>, reason: Option<Error>) {
             // Step 4.1.1. Set dependentSignal's abort reason to signal's abort reason.
             state.reason = Some(reason.clone());
             state.update_keepalive(&dependent_signal);
+            let timer_sources = mem::take(&mut state.timer_sources);
             drop(state);
+            drop(timer_sources);
             // Step 4.1.2. Append dependentSignal to dependentSignalsToAbort.
             dependent_signals_to_abort.push(dependent_signal);
         }
@@ -291,7 +312,7 @@ fn run_the_abort_steps(signal: &Arc<Shared>, reason: &Error, panic: &mut Option<
     // Not in the spec: wake the pending futures of `AbortSignal::aborted_future`.
     let wakers = mem::take(&mut signal.lock().wakers);
     for waker in wakers.into_values() {
-        waker.wake();
+        guarded(panic, || waker.wake());
     }
 }
 
@@ -460,6 +481,7 @@ impl AbortSignal {
         // (The timer holds the signal's link, which holds the signal strongly while it has
         // listeners or algorithms.)
         let link = signal.shared.new_link();
+        signal.shared.lock().has_timer = true;
         let duration = Duration::from_millis(milliseconds);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
@@ -672,7 +694,8 @@ fn create_a_dependent_abort_signal(signals: &[&AbortSignal]) -> AbortSignal {
     result_signal.shared.lock().dependent = true;
 
     let link = result_signal.shared.new_link();
-    let mut source_signals: Vec<Arc<Shared>> = Vec::new();
+    // resultSignal's source signals, each with whether it came from AbortSignal::timeout.
+    let mut source_signals: Vec<(Arc<Shared>, bool)> = Vec::new();
     // Not in the spec: the reason of a source found aborted by another thread since step 2.
     let mut aborted_meanwhile: Option<Error> = None;
 
@@ -715,8 +738,17 @@ fn create_a_dependent_abort_signal(signals: &[&AbortSignal]) -> AbortSignal {
             }
         }
     }
-    result_signal.shared.lock().source_signals =
-        source_signals.iter().map(Arc::downgrade).collect();
+    {
+        let mut state = result_signal.shared.lock();
+        state.source_signals = source_signals
+            .iter()
+            .map(|(signal, _)| Arc::downgrade(signal))
+            .collect();
+        state.timer_sources = source_signals
+            .into_iter()
+            .filter_map(|(signal, has_timer)| has_timer.then_some(signal))
+            .collect();
+    }
     if let Some(reason) = aborted_meanwhile {
         // DEVIATION: the spec runs these steps without interruption, so a source it finds
         // not aborted at step 2 is still not aborted at step 4. Another thread may abort a
@@ -732,12 +764,15 @@ fn create_a_dependent_abort_signal(signals: &[&AbortSignal]) -> AbortSignal {
 /// Appends `source_signal` to the result's `source_signals` and the result's `link` to
 /// `source_signal`'s dependent signals, unless it is there already (both are sets).
 fn append_source_signal(
-    source_signals: &mut Vec<Arc<Shared>>,
+    source_signals: &mut Vec<(Arc<Shared>, bool)>,
     source_signal: &Arc<Shared>,
     link: &Arc<Link>,
     aborted_meanwhile: &mut Option<Error>,
 ) {
-    if source_signals.iter().any(|s| Arc::ptr_eq(s, source_signal)) {
+    if source_signals
+        .iter()
+        .any(|(s, _)| Arc::ptr_eq(s, source_signal))
+    {
         return;
     }
     let mut state = source_signal.lock();
@@ -750,8 +785,9 @@ fn append_source_signal(
         return;
     }
     state.append_dependent_signal(Arc::clone(link));
+    let has_timer = state.has_timer;
     drop(state);
-    source_signals.push(Arc::clone(source_signal));
+    source_signals.push((Arc::clone(source_signal), has_timer));
 }
 
 /// The step of [`AbortSignal::timeout`] that runs when the timeout elapses: signal abort
@@ -1037,6 +1073,17 @@ mod tests {
         drop(signal);
         let kind = receiver.recv_timeout(Duration::from_secs(10));
         assert_eq!(kind, Ok(Some(crate::ErrorKind::TimeoutError)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn dropping_a_timeout_signal_stops_its_timer() {
+        let signal = AbortSignal::timeout(60_000);
+        let timer = signal.shared.lock().timer.clone();
+        let timer = timer.expect("timer task inside a runtime");
+        assert!(!timer.is_finished());
+        drop(signal);
+        tokio::task::yield_now().await;
+        assert!(timer.is_finished());
     }
 
     #[test]

@@ -26,6 +26,14 @@ fn custom_reason(value: &'static str) -> Error {
     Error::custom("caller's reason", Arc::new(value))
 }
 
+/// Awaits the abort of `signal`, failing the test if it takes more than a minute (of paused
+/// time, in the tests that pause it) instead of hanging.
+async fn aborted_within_a_minute(signal: &AbortSignal) -> Error {
+    tokio::time::timeout(Duration::from_secs(60), signal.aborted_future())
+        .await
+        .expect("the signal was not aborted within a minute")
+}
+
 #[test]
 fn signal_types_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync + 'static>() {}
@@ -492,7 +500,7 @@ async fn timeout_aborts_with_timeout_error_after_the_delay() {
     tokio::time::sleep(Duration::from_millis(999)).await;
     assert!(!signal.aborted());
 
-    let reason = signal.aborted_future().await;
+    let reason = aborted_within_a_minute(&signal).await;
     assert_eq!(start.elapsed(), Duration::from_millis(1_000));
     assert_eq!(reason.kind(), ErrorKind::TimeoutError);
     assert!(reason.same(&signal.reason().unwrap()));
@@ -504,7 +512,7 @@ async fn timeout_zero_aborts_on_the_next_tick() {
     let signal = AbortSignal::timeout(0);
     assert!(!signal.aborted());
     assert_eq!(
-        signal.aborted_future().await.kind(),
+        aborted_within_a_minute(&signal).await.kind(),
         ErrorKind::TimeoutError
     );
 }
@@ -526,10 +534,59 @@ async fn any_with_a_timeout_takes_the_timeout_reason() {
     let controller = AbortController::new();
     let timeout = AbortSignal::timeout(10);
     let signal = AbortSignal::any([&controller.signal(), &timeout]);
-    let reason = signal.aborted_future().await;
+    let reason = aborted_within_a_minute(&signal).await;
     assert_eq!(reason.kind(), ErrorKind::TimeoutError);
     assert!(reason.same(&timeout.reason().unwrap()));
     assert!(!controller.signal().aborted());
+}
+
+#[tokio::test(start_paused = true)]
+async fn any_keeps_an_otherwise_dropped_timeout_running() {
+    let start = tokio::time::Instant::now();
+    let signal = AbortSignal::any([&AbortSignal::timeout(10)]);
+    let flattened = AbortSignal::any([&AbortSignal::any([&AbortSignal::timeout(20)])]);
+    assert_eq!(
+        aborted_within_a_minute(&signal).await.kind(),
+        ErrorKind::TimeoutError
+    );
+    assert_eq!(start.elapsed(), Duration::from_millis(10));
+    assert_eq!(
+        aborted_within_a_minute(&flattened).await.kind(),
+        ErrorKind::TimeoutError
+    );
+    assert_eq!(start.elapsed(), Duration::from_millis(20));
+}
+
+#[test]
+fn any_keeps_an_otherwise_dropped_timeout_running_outside_a_runtime() {
+    let signal = AbortSignal::any([&AbortSignal::timeout(5)]);
+    let reason = block_on(signal.aborted_future(), Duration::from_secs(10));
+    assert_eq!(reason.map(|r| r.kind()), Some(ErrorKind::TimeoutError));
+}
+
+/// Runs `future` on this thread, outside any runtime; `None` if it is not done in `limit`.
+fn block_on<F: std::future::Future>(future: F, limit: Duration) -> Option<F::Output> {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let deadline = std::time::Instant::now() + limit;
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return Some(output);
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::park_timeout(deadline - now);
+    }
 }
 
 #[tokio::test]
@@ -584,4 +641,68 @@ async fn aborted_future_loses_a_race_cleanly() {
     }
     controller.abort(None);
     assert_eq!(signal.aborted_future().await.kind(), ErrorKind::AbortError);
+}
+
+#[test]
+fn abort_events_of_any_signals_fire_in_creation_order() {
+    let controller = AbortController::new();
+    let mut signals = vec![controller.signal()];
+    signals.push(AbortSignal::any([&controller.signal()]));
+    signals.push(AbortSignal::any([&controller.signal()]));
+    signals.push(AbortSignal::any([&signals[0]]));
+    signals.push(AbortSignal::any([&signals[1]]));
+    let log = Log::default();
+    for (i, signal) in signals.iter().enumerate() {
+        let log = log.clone();
+        signal.on_abort_event(move |_| log.push(i.to_string()));
+    }
+    controller.abort(None);
+    assert_eq!(log.entries().concat(), "01234");
+}
+
+#[test]
+fn reentrant_abort_from_a_listener_fires_dependents_once() {
+    let controller = Arc::new(AbortController::new());
+    let dependent = AbortSignal::any([&controller.signal()]);
+    let reentrant = Arc::clone(&controller);
+    controller
+        .signal()
+        .on_abort_event(move |_| reentrant.abort(None));
+    let count = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&count);
+    dependent.on_abort_event(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    controller.abort(None);
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn any_racing_an_abort_on_another_thread_always_ends_aborted() {
+    for _ in 0..20 {
+        let controller = Arc::new(AbortController::new());
+        let source = controller.signal();
+        let reason = custom_reason("raced");
+        let creators: Vec<_> = (0..3)
+            .map(|_| {
+                let source = source.clone();
+                std::thread::spawn(move || {
+                    let own = AbortController::new();
+                    (0..200)
+                        .map(|_| AbortSignal::any([&own.signal(), &source]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let aborter = {
+            let (controller, reason) = (Arc::clone(&controller), reason.clone());
+            std::thread::spawn(move || controller.abort(Some(reason)))
+        };
+        aborter.join().unwrap();
+        for creator in creators {
+            for signal in creator.join().unwrap() {
+                assert!(signal.reason().unwrap().same(&reason));
+            }
+        }
+    }
 }
