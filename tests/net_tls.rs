@@ -305,3 +305,38 @@ async fn an_idle_h2_connection_is_let_go_after_the_idle_timeout() {
     assert!(body.starts_with("HTTP/2.0"));
     assert_eq!(accepts.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test]
+async fn fetch_over_https_with_a_test_ca_and_h2() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let client = whatwg_fetch::Client::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificates_pem(pki.ca_pem.as_bytes().to_vec())
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/page", addr.port());
+    let mut response = client
+        .fetch(url.as_str(), whatwg_fetch::RequestInit::default())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.status_text(), "", "HTTP/2 has no reason phrase");
+    assert_eq!(response.text().await.unwrap(), format!("HTTP/2.0 {url}"));
+
+    let untrusted = whatwg_fetch::Client::builder()
+        .tls_built_in_roots(false)
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let error = untrusted
+        .fetch(url.as_str(), whatwg_fetch::RequestInit::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Tls(_))),
+        "{error:?}"
+    );
+}
