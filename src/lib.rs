@@ -63,6 +63,76 @@ macro_rules! idl_enum {
     };
 }
 
+/// The consuming methods of the [Body mixin](https://fetch.spec.whatwg.org/#body-mixin),
+/// for a type with `body: Option<Body>` and `headers: Headers` fields; `$json` names the
+/// JSON method (`Response::json` is the static constructor, so its reader is `json_body`).
+macro_rules! body_mixin {
+    ($json:ident) => {
+        fn consume(&mut self) -> $crate::Result<Option<$crate::body::Body>> {
+            $crate::request::consume_body(&mut self.body)
+        }
+
+        /// [`bytes()`](https://fetch.spec.whatwg.org/#dom-body-bytes): the whole body.
+        ///
+        /// The body is marked used at once; the returned future owns it.
+        ///
+        /// # Errors
+        /// A `TypeError` if the body is used, or the stream's error.
+        pub fn bytes(
+            &mut self,
+        ) -> impl std::future::Future<Output = $crate::Result<bytes::Bytes>> + Send + 'static {
+            $crate::request::read_bytes(self.consume())
+        }
+
+        /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8
+        /// decoded.
+        ///
+        /// # Errors
+        /// As [`bytes`](Self::bytes).
+        pub fn text(
+            &mut self,
+        ) -> impl std::future::Future<Output = $crate::Result<String>> + Send + 'static {
+            $crate::request::read_text(self.consume())
+        }
+
+        /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as
+        /// JSON.
+        ///
+        /// # Errors
+        /// As [`bytes`](Self::bytes), and a `SyntaxError` for invalid JSON.
+        pub fn $json<T: serde::de::DeserializeOwned + Send + 'static>(
+            &mut self,
+        ) -> impl std::future::Future<Output = $crate::Result<T>> + Send + 'static {
+            $crate::request::read_json(self.consume())
+        }
+
+        /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a
+        /// [`Blob`](crate::Blob) typed with the MIME type of the headers.
+        ///
+        /// # Errors
+        /// As [`bytes`](Self::bytes).
+        pub fn blob(
+            &mut self,
+        ) -> impl std::future::Future<Output = $crate::Result<$crate::Blob>> + Send + 'static {
+            let mime_type = self.headers.header_list().extract_mime_type();
+            $crate::request::read_blob(self.consume(), mime_type)
+        }
+
+        /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body
+        /// parsed by its `Content-Type`.
+        ///
+        /// # Errors
+        /// As [`bytes`](Self::bytes), and a `TypeError` when the type is not a form type or
+        /// the body does not parse.
+        pub fn form_data(
+            &mut self,
+        ) -> impl std::future::Future<Output = $crate::Result<$crate::FormData>> + Send + 'static {
+            let mime_type = self.headers.header_list().extract_mime_type();
+            $crate::request::read_form_data(self.consume(), mime_type)
+        }
+    };
+}
+
 pub mod abort;
 pub mod blob;
 pub mod body;

@@ -8,13 +8,10 @@ use std::fmt;
 use bytes::Bytes;
 use url::Url;
 
-use crate::blob::Blob;
 use crate::body::{self, Body, BodyInit, BodyWithType};
 use crate::environment::Environment;
 use crate::error::{Error, Result};
-use crate::form_data::FormData;
 use crate::headers::{self, Extracted, HeaderList, Headers, HeadersGuard, HeadersInit};
-use crate::request::{read_blob, read_bytes, read_form_data, read_json, read_text};
 
 idl_enum! {
     /// [`ResponseType`](https://fetch.spec.whatwg.org/#concept-response-type).
@@ -484,62 +481,7 @@ impl Response {
         Ok(self.clone_response())
     }
 
-    fn consume(&mut self) -> Result<Option<Body>> {
-        crate::request::consume_body(&mut self.body)
-    }
-
-    /// [`bytes()`](https://fetch.spec.whatwg.org/#dom-body-bytes): the whole body.
-    ///
-    /// The body is marked used at once; the returned future owns it.
-    ///
-    /// # Errors
-    /// A `TypeError` if the body is used, or the stream's error.
-    pub fn bytes(&mut self) -> impl Future<Output = Result<Bytes>> + Send + 'static {
-        read_bytes(self.consume())
-    }
-
-    /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8 decoded.
-    ///
-    /// # Errors
-    /// As [`Response::bytes`].
-    pub fn text(&mut self) -> impl Future<Output = Result<String>> + Send + 'static {
-        read_text(self.consume())
-    }
-
-    /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as JSON.
-    ///
-    /// # Errors
-    /// As [`Response::bytes`], and a `SyntaxError` for invalid JSON.
-    pub fn json_body<T: serde::de::DeserializeOwned + Send + 'static>(
-        &mut self,
-    ) -> impl Future<Output = Result<T>> + Send + 'static {
-        read_json(self.consume())
-    }
-
-    /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a [`Blob`]
-    /// typed with the response's MIME type.
-    ///
-    /// # Errors
-    /// As [`Response::bytes`].
-    pub fn blob(&mut self) -> impl Future<Output = Result<Blob>> + Send + 'static {
-        read_blob(
-            self.consume(),
-            self.headers.header_list().extract_mime_type(),
-        )
-    }
-
-    /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body parsed by
-    /// its `Content-Type`.
-    ///
-    /// # Errors
-    /// As [`Response::bytes`], and a `TypeError` when the type is not a form type or the
-    /// body does not parse.
-    pub fn form_data(&mut self) -> impl Future<Output = Result<FormData>> + Send + 'static {
-        read_form_data(
-            self.consume(),
-            self.headers.header_list().extract_mime_type(),
-        )
-    }
+    body_mixin!(json_body);
 
     // ------------------------------------------------------------------------------------
     // Filtered responses
