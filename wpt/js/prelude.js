@@ -1,0 +1,15 @@
+// Helpers shared by the binding scripts; evaluated first. `__wpt_expose` puts an interface
+// object on the global as Web IDL does: writable, configurable, not enumerable.
+(() => {
+  "use strict";
+  Object.defineProperty(globalThis, "__wpt_expose", {
+    value(name, value) {
+      Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+    },
+    writable: false, enumerable: false, configurable: true,
+  });
+  // https://w3c.github.io/hr-time/#the-performance-attribute (millisecond resolution here).
+  const timeOrigin = Date.now();
+  const performance = { now() { return Date.now() - timeOrigin; }, get timeOrigin() { return timeOrigin; } };
+  Object.defineProperty(globalThis, "performance", { value: performance, writable: true, enumerable: true, configurable: true });
+})();

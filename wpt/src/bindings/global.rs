@@ -1,0 +1,45 @@
+//! The worker global scope's native side (`wpt/js/global.js`): the state the event loop
+//! shares with the bindings, and `console`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rquickjs::{Ctx, Function, Object};
+use tokio::sync::{Notify, oneshot};
+
+/// State shared by the bindings and the event loop of one test file.
+#[derive(Default)]
+pub struct State {
+    /// Pending timers by handle; sending cancels one.
+    pub timers: RefCell<HashMap<u32, oneshot::Sender<()>>>,
+    /// The completion record (JSON) once testharness.js has completed.
+    pub completion: RefCell<Option<String>>,
+    /// Notified when `completion` is set.
+    pub completed: Notify,
+}
+
+impl State {
+    /// Records the completion JSON and wakes the event loop.
+    pub fn complete(&self, json: String) {
+        let mut c = self.completion.borrow_mut();
+        if c.is_none() {
+            *c = Some(json);
+            self.completed.notify_one();
+        }
+    }
+}
+
+/// The state handle the bindings keep.
+pub type SharedState = Rc<State>;
+
+/// Registers `console_log(text)`, which writes to stderr.
+pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<()> {
+    native.set(
+        "console_log",
+        Function::new(ctx.clone(), |text: String| {
+            eprintln!("{text}");
+        })?,
+    )?;
+    Ok(())
+}
