@@ -27,10 +27,20 @@
     return s;
   }
   class DOMException {
-    constructor(message = undefined, name = undefined) {
+    // constructor(optional DOMString message = "", optional (DOMExceptionOptions or DOMString) options = {})
+    constructor(message = undefined, options = undefined) {
       message = message === undefined ? "" : String(message);
-      name = name === undefined ? "Error" : String(name);
-      state.set(this, { message, name });
+      let name = "Error";
+      let cause;
+      if (options !== null && (typeof options === "object" || typeof options === "function")) {
+        // DOMExceptionOptions: members in lexicographic order.
+        if (options.cause !== undefined) cause = options.cause;
+        const n = options.name;
+        if (n !== undefined) name = String(n);
+      } else if (options !== undefined) {
+        name = String(options);
+      }
+      state.set(this, { message, name, cause });
       // Not in Web IDL, but what every engine does: a stack for debugging.
       const stack = new Error(message).stack;
       if (stack !== undefined) {
@@ -40,13 +50,14 @@
     get name() { return internals(this, "name").name; }
     get message() { return internals(this, "message").message; }
     get code() { return LEGACY_CODES[internals(this, "code").name] || 0; }
+    get cause() { return internals(this, "cause").cause; }
   }
   for (const [k, v] of Object.entries(CONSTANTS)) {
     const desc = { value: v, writable: false, enumerable: true, configurable: false };
     Object.defineProperty(DOMException, k, desc);
     Object.defineProperty(DOMException.prototype, k, desc);
   }
-  for (const k of ["name", "message", "code"]) {
+  for (const k of ["name", "message", "code", "cause"]) {
     Object.defineProperty(DOMException.prototype, k, { enumerable: true });
   }
   Object.setPrototypeOf(DOMException.prototype, Error.prototype);

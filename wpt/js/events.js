@@ -130,6 +130,22 @@
   // Used by the runtime (and later by bindings such as AbortSignal) to fire trusted events.
   function fire(target, event) { E(event).isTrusted = true; return dispatch(target, event); }
 
+  // https://dom.spec.whatwg.org/#interface-customevent
+  const details = new WeakMap();
+  class CustomEvent extends Event {
+    constructor(type, eventInitDict = undefined) {
+      super(type, eventInitDict);
+      details.set(this, eventInitDict == null || eventInitDict.detail === undefined ? null : eventInitDict.detail);
+    }
+    get detail() {
+      if (!details.has(this)) throw new TypeError("Illegal invocation");
+      return details.get(this);
+    }
+    initCustomEvent(type, bubbles = false, cancelable = false, detail = null) {
+      this.initEvent(type, bubbles, cancelable);
+      details.set(this, detail);
+    }
+  }
   class ErrorEvent extends Event {
     constructor(type, init = {}) {
       super(type, init);
@@ -149,7 +165,7 @@
     get promise() { return this.__init.promise; }
     get reason() { return this.__init.reason; }
   }
-  for (const C of [Event, EventTarget, ErrorEvent, PromiseRejectionEvent]) {
+  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent]) {
     Object.defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });
     __wpt_expose(C.name, C);
   }

@@ -19,7 +19,7 @@
     constructor(url, base = undefined) {
       if (arguments.length < 1) throw new TypeError("URL constructor: 1 argument required");
       const parts = native.url_parse(usv(url), base === undefined ? undefined : usv(base));
-      if (parts === null) throw new TypeError(`Invalid URL: ${url}`);
+      if (parts == null) throw new TypeError(`Invalid URL: ${url}`);
       const state = { r: record(parts), query: null };
       urls.set(this, state);
       state.query = newParams(native.urlencoded_parse(state.r.search.slice(1)), this);
@@ -28,12 +28,12 @@
       try { return new URL(url, base); } catch (_) { return null; }
     }
     static canParse(url, base = undefined) {
-      return native.url_parse(usv(url), base === undefined ? undefined : usv(base)) !== null;
+      return native.url_parse(usv(url), base === undefined ? undefined : usv(base)) != null;
     }
     get href() { return U(this).r.href; }
     set href(v) {
       const parts = native.url_parse(usv(v), undefined);
-      if (parts === null) throw new TypeError(`Invalid URL: ${v}`);
+      if (parts == null) throw new TypeError(`Invalid URL: ${v}`);
       const s = U(this);
       s.r = record(parts);
       P(s.query).list = native.urlencoded_parse(s.r.search.slice(1));
