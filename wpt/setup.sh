@@ -13,7 +13,7 @@ WPTSERVE_VERSION="4.0.3"
 STREAMS_VERSION="4.3.0"
 # The web-platform-tests commit used by --fetch-suite.
 WPT_REPO="https://github.com/web-platform-tests/wpt.git"
-WPT_COMMIT="${WPT_COMMIT:-0b2cb5c2d8e8b0b1a2c3f0b6d0b0e8d0f6a4c1e2}"
+WPT_COMMIT="${WPT_COMMIT:-d1655f32e1b75a6f052a26647f1c108b7b4f689e}"
 WPT_DIRS=(common fetch mimesniff resources xhr interfaces)
 
 fetch_suite=0

@@ -146,24 +146,30 @@
       details.set(this, detail);
     }
   }
+  // https://html.spec.whatwg.org/multipage/webappapis.html#errorevent and #promiserejectionevent
+  const inits = new WeakMap();
+  const I = self => { const i = inits.get(self); if (!i) throw new TypeError("Illegal invocation"); return i; };
   class ErrorEvent extends Event {
-    constructor(type, init = {}) {
+    constructor(type, init = undefined) {
       super(type, init);
-      this.__init = init;
+      const i = init == null ? {} : init;
+      inits.set(this, { colno: (i.colno ?? 0) >>> 0, error: i.error, filename: String(i.filename ?? ""),
+        lineno: (i.lineno ?? 0) >>> 0, message: String(i.message ?? "") });
     }
-    get message() { return this.__init.message ?? ""; }
-    get filename() { return this.__init.filename ?? ""; }
-    get lineno() { return this.__init.lineno ?? 0; }
-    get colno() { return this.__init.colno ?? 0; }
-    get error() { return this.__init.error; }
+    get message() { return I(this).message; }
+    get filename() { return I(this).filename; }
+    get lineno() { return I(this).lineno; }
+    get colno() { return I(this).colno; }
+    get error() { return I(this).error; }
   }
   class PromiseRejectionEvent extends Event {
     constructor(type, init) {
       super(type, init);
-      this.__init = init;
+      if (init == null || typeof init.promise !== "object") throw new TypeError("PromiseRejectionEvent: init.promise is required");
+      inits.set(this, { promise: init.promise, reason: init.reason });
     }
-    get promise() { return this.__init.promise; }
-    get reason() { return this.__init.reason; }
+    get promise() { return I(this).promise; }
+    get reason() { return I(this).reason; }
   }
   for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent]) {
     Object.defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });

@@ -8,8 +8,9 @@
     },
     writable: false, enumerable: false, configurable: true,
   });
-  // https://w3c.github.io/hr-time/#the-performance-attribute (millisecond resolution here).
-  const timeOrigin = Date.now();
-  const performance = { now() { return Date.now() - timeOrigin; }, get timeOrigin() { return timeOrigin; } };
+  // https://w3c.github.io/hr-time/#the-performance-attribute, from the runtime's monotonic clock.
+  const native = globalThis.__wpt_native;
+  const timeOrigin = Date.now() - native.now();
+  const performance = { now() { return native.now(); }, get timeOrigin() { return timeOrigin; } };
   Object.defineProperty(globalThis, "performance", { value: performance, writable: true, enumerable: true, configurable: true });
 })();

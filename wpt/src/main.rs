@@ -254,27 +254,27 @@ fn run(o: Options) -> Result<ExitCode, String> {
         println!("{} runs, {} files not run", jobs.len(), not_run.len());
         return Ok(ExitCode::SUCCESS);
     }
-    if !polyfill_path().exists() {
-        return Err(format!(
-            "{} is missing: run wpt/setup.sh",
-            polyfill_path().display()
-        ));
-    }
-
-    let mut server = if o.no_server || o.command == "serve" && false {
-        None
-    } else {
-        Some(start_server(&suite)?)
-    };
     if o.command == "serve" {
+        let _server = start_server(&suite)?;
         println!(
-            "serving {} on http://web-platform.test:8000 (ports 8000 8001 8443 8444 9000); Ctrl-C stops",
+            "serving {} as http://web-platform.test:8000 (ports 8000 8001 8443 8444 9000, all on 127.0.0.1); Ctrl-C stops",
             suite.display()
         );
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         }
     }
+    if !polyfill_path().exists() {
+        return Err(format!(
+            "{} is missing: run wpt/setup.sh",
+            polyfill_path().display()
+        ));
+    }
+    let mut server = if o.no_server {
+        None
+    } else {
+        Some(start_server(&suite)?)
+    };
 
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let parallel = o

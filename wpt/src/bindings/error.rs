@@ -7,6 +7,7 @@ use rquickjs::{Ctx, Exception, Value, function::Constructor};
 use whatwg_fetch::{Error, ErrorKind};
 
 /// Throws `error` in `ctx` as the exception its kind names; returns the error to propagate.
+#[cfg_attr(not(test), allow(dead_code))] // Used by the bindings of the crate's interfaces.
 pub fn throw(ctx: &Ctx<'_>, error: &Error) -> rquickjs::Error {
     match to_value(ctx, error) {
         Ok(value) => ctx.throw(value),
@@ -15,6 +16,7 @@ pub fn throw(ctx: &Ctx<'_>, error: &Error) -> rquickjs::Error {
 }
 
 /// The JavaScript exception object for `error`, for rejecting a promise with it.
+#[cfg_attr(not(test), allow(dead_code))] // Used by the bindings of the crate's interfaces.
 pub fn to_value<'js>(ctx: &Ctx<'js>, error: &Error) -> rquickjs::Result<Value<'js>> {
     let message = error.to_string();
     let kind = error.kind();

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Instant;
 
 use rquickjs::{Ctx, Function, Object};
 use tokio::sync::{Notify, oneshot};
@@ -33,8 +34,14 @@ impl State {
 /// The state handle the bindings keep.
 pub type SharedState = Rc<State>;
 
-/// Registers `console_log(text)`, which writes to stderr.
+/// Registers `console_log(text)`, which writes to stderr, and `now()`, the milliseconds since
+/// the global was created on a monotonic clock (`performance.now()`).
 pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<()> {
+    let origin = Instant::now();
+    native.set(
+        "now",
+        Function::new(ctx.clone(), move || origin.elapsed().as_secs_f64() * 1000.0)?,
+    )?;
     native.set(
         "console_log",
         Function::new(ctx.clone(), |text: String| {

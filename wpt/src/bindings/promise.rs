@@ -9,6 +9,7 @@ use rquickjs::{Ctx, IntoJs, Promise};
 /// the crate error to.
 ///
 /// The promise settles from the event loop, as a task, never synchronously.
+#[cfg_attr(not(test), allow(dead_code))] // Used by the bindings of the crate's interfaces.
 pub fn future_to_promise<'js, F, T>(ctx: &Ctx<'js>, future: F) -> rquickjs::Result<Promise<'js>>
 where
     F: Future<Output = Result<T, whatwg_fetch::Error>> + 'js,

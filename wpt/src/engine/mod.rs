@@ -19,7 +19,7 @@ use rquickjs::{
     Value,
 };
 
-use crate::bindings::{self, global::State, harness::COMPLETE_LINE};
+use crate::bindings::{self, global::SharedState, global::State, harness::COMPLETE_LINE};
 use crate::job::Job;
 
 /// How long the harness gets to report after `timeout()` is called at the deadline.
@@ -152,80 +152,16 @@ async fn run(job: Job) -> i32 {
     rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= at.get())))
         .await;
 
-    // Unhandled rejections become `unhandledrejection` events once the microtask queue is
-    // empty (https://html.spec.whatwg.org/multipage/webappapis.html#unhandled-promise-rejections).
     let state = Rc::new(State::default());
-    let rejections: Rc<RefCell<Vec<Rejection>>> = Rc::default();
-    let flush_scheduled = Rc::new(Cell::new(false));
-    {
-        let rejections = rejections.clone();
-        let flush_scheduled = flush_scheduled.clone();
-        rt.set_host_promise_rejection_tracker(Some(Box::new(
-            move |ctx, promise, reason, handled| {
-                rejections.borrow_mut().push((
-                    Persistent::save(&ctx, promise),
-                    Persistent::save(&ctx, reason),
-                    handled,
-                ));
-                if flush_scheduled.replace(true) {
-                    return;
-                }
-                let rejections = rejections.clone();
-                let flush_scheduled = flush_scheduled.clone();
-                let ctx2 = ctx.clone();
-                // A spawned task first runs once the job queue is empty.
-                ctx.spawn(async move {
-                    flush_scheduled.set(false);
-                    let batch: Vec<Rejection> = rejections.borrow_mut().drain(..).collect();
-                    let Ok(list) = rquickjs::Array::new(ctx2.clone()) else {
-                        return;
-                    };
-                    for (i, (p, r, h)) in batch.into_iter().enumerate() {
-                        let (Ok(p), Ok(r)) = (p.restore(&ctx2), r.restore(&ctx2)) else {
-                            continue;
-                        };
-                        let Ok(entry) = rquickjs::Array::new(ctx2.clone()) else {
-                            return;
-                        };
-                        let _ = entry.set(0, p);
-                        let _ = entry.set(1, r);
-                        let _ = entry.set(2, h);
-                        let _ = list.set(i, entry);
-                    }
-                    let dispatched = ctx2
-                        .globals()
-                        .get::<_, Function>("__wpt_dispatch_rejections")
-                        .and_then(|f| f.call::<_, ()>((list,)));
-                    if dispatched.is_err() {
-                        let _ = ctx2.catch();
-                    }
-                });
-            },
-        )))
-        .await;
-    }
+    track_rejections(&rt).await;
 
     let state2 = state.clone();
     let job2 = job.clone();
     context
         .with(move |ctx| {
-            let setup = (|| -> rquickjs::Result<()> {
-                let j = Object::new(ctx.clone())?;
-                j.set("location", job2.location.as_str())?;
-                j.set("title", job2.title.clone())?;
-                ctx.globals().set("__wpt_job", j)?;
-                bindings::register_natives(&ctx, &state2)
-            })();
-            if setup.is_err() {
-                let e = ctx.catch();
-                state2.complete(fail_harness(&format!("cannot install the globals: {e:?}")));
+            if let Err(e) = install_globals(&ctx, &state2, &job2.location, job2.title.as_deref()) {
+                state2.complete(fail_harness(&e));
                 return;
-            }
-            for (name, text) in bindings::SCRIPTS {
-                if let Err(e) = eval_script(&ctx, name, text) {
-                    state2.complete(fail_harness(&format!("{name}: {e}")));
-                    return;
-                }
             }
             for s in &polyfills {
                 if let (name, Ok(text)) = (&s.name, &s.text) {
@@ -317,6 +253,88 @@ async fn run(job: Job) -> i32 {
     0
 }
 
+/// Unhandled rejections become `unhandledrejection` events once the microtask queue is empty
+/// (<https://html.spec.whatwg.org/multipage/webappapis.html#unhandled-promise-rejections>).
+async fn track_rejections(rt: &AsyncRuntime) {
+    let rejections: Rc<RefCell<Vec<Rejection>>> = Rc::default();
+    let flush_scheduled = Rc::new(Cell::new(false));
+    {
+        let rejections = rejections.clone();
+        let flush_scheduled = flush_scheduled.clone();
+        rt.set_host_promise_rejection_tracker(Some(Box::new(
+            move |ctx, promise, reason, handled| {
+                rejections.borrow_mut().push((
+                    Persistent::save(&ctx, promise),
+                    Persistent::save(&ctx, reason),
+                    handled,
+                ));
+                if flush_scheduled.replace(true) {
+                    return;
+                }
+                let rejections = rejections.clone();
+                let flush_scheduled = flush_scheduled.clone();
+                let ctx2 = ctx.clone();
+                // A spawned task first runs once the job queue is empty.
+                ctx.spawn(async move {
+                    flush_scheduled.set(false);
+                    let batch: Vec<Rejection> = rejections.borrow_mut().drain(..).collect();
+                    let Ok(list) = rquickjs::Array::new(ctx2.clone()) else {
+                        return;
+                    };
+                    for (i, (p, r, h)) in batch.into_iter().enumerate() {
+                        let (Ok(p), Ok(r)) = (p.restore(&ctx2), r.restore(&ctx2)) else {
+                            continue;
+                        };
+                        let Ok(entry) = rquickjs::Array::new(ctx2.clone()) else {
+                            return;
+                        };
+                        let _ = entry.set(0, p);
+                        let _ = entry.set(1, r);
+                        let _ = entry.set(2, h);
+                        let _ = list.set(i, entry);
+                    }
+                    let dispatched = ctx2
+                        .globals()
+                        .get::<_, Function>("__wpt_dispatch_rejections")
+                        .and_then(|f| f.call::<_, ()>((list,)));
+                    if dispatched.is_err() {
+                        let _ = ctx2.catch();
+                    }
+                });
+            },
+        )))
+        .await;
+    }
+}
+
+/// Installs the worker global scope and every binding in `ctx` (before the streams
+/// implementation and testharness.js); `__wpt_native` stays until [`bindings::remove_natives`].
+///
+/// # Errors
+/// A binding that fails to install, with the exception.
+pub fn install_globals(
+    ctx: &Ctx<'_>,
+    state: &SharedState,
+    location: &str,
+    title: Option<&str>,
+) -> Result<(), String> {
+    let setup = (|| -> rquickjs::Result<()> {
+        let j = Object::new(ctx.clone())?;
+        j.set("location", location)?;
+        j.set("title", title)?;
+        ctx.globals().set("__wpt_job", j)?;
+        bindings::register_natives(ctx, state)
+    })();
+    if setup.is_err() {
+        let e = ctx.catch();
+        return Err(format!("cannot install the globals: {e:?}"));
+    }
+    for (name, text) in bindings::SCRIPTS {
+        eval_script(ctx, name, text).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
 fn network_error<'js>(ctx: &Ctx<'js>, why: &str) -> Value<'js> {
     let made = ctx
         .globals()
@@ -327,5 +345,182 @@ fn network_error<'js>(ctx: &Ctx<'js>, why: &str) -> Value<'js> {
     match made {
         Ok(v) => v,
         Err(_) => ctx.catch(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The globals and the shared binding helpers, in a real engine but without the server.
+
+    use super::*;
+    use crate::bindings::{error, promise};
+    use whatwg_fetch::{Error, ErrorKind};
+
+    /// Runs `script` in a fresh global scope, drives the event loop until idle, and returns
+    /// `globalThis.result` as JSON.
+    fn run_js(script: &'static str, native: impl for<'js> FnOnce(&Ctx<'js>) + 'static) -> String {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async move {
+            let rt = AsyncRuntime::new().unwrap();
+            let context = AsyncContext::full(&rt).await.unwrap();
+            track_rejections(&rt).await;
+            let state: SharedState = Rc::new(State::default());
+            context
+                .with(|ctx| {
+                    install_globals(
+                        &ctx,
+                        &state,
+                        "http://web-platform.test:8000/a/b.any.worker.js?x=1",
+                        None,
+                    )
+                    .unwrap();
+                    native(&ctx);
+                    bindings::remove_natives(&ctx).unwrap();
+                    if let Err(e) = eval_script(&ctx, "test.js", script) {
+                        panic!("test.js: {e}");
+                    }
+                })
+                .await;
+            tokio::time::timeout(Duration::from_secs(5), rt.idle())
+                .await
+                .unwrap();
+            context
+                .with(|ctx| {
+                    ctx.eval::<String, _>("JSON.stringify(globalThis.result)")
+                        .unwrap()
+                })
+                .await
+        })
+    }
+
+    #[test]
+    fn worker_scope_shape() {
+        let r = run_js(
+            "result = [self === globalThis, self instanceof DedicatedWorkerGlobalScope, \
+             self instanceof WorkerGlobalScope, self instanceof EventTarget, GLOBAL.isWorker(), \
+             location.pathname, location.search, location.protocol, typeof __wpt_native, \
+             Object.getOwnPropertyDescriptor(self, 'URL').enumerable, performance.now() > 0];",
+            |_| {},
+        );
+        assert_eq!(
+            r,
+            r#"[true,true,true,true,true,"/a/b.any.worker.js","?x=1","http:","undefined",false,true]"#
+        );
+    }
+
+    #[test]
+    fn crate_errors_map_to_the_exception_their_kind_names() {
+        let r = run_js(
+            "try { thrower(); } catch (e) { errors.push(e); } \
+             result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
+             e instanceof RangeError, e.name, e.code ?? null]);",
+            |ctx| {
+                let errs = rquickjs::Array::new(ctx.clone()).unwrap();
+                let kinds = [
+                    Error::type_error("bad header"),
+                    Error::range_error("status 600"),
+                    Error::new(ErrorKind::AbortError, "aborted"),
+                    Error::new(ErrorKind::TimeoutError, "timed out"),
+                    Error::new(ErrorKind::SyntaxError, "not JSON"),
+                ];
+                for (i, e) in kinds.iter().enumerate() {
+                    errs.set(i, error::to_value(ctx, e).unwrap()).unwrap();
+                }
+                ctx.globals().set("errors", errs).unwrap();
+                let thrower = Function::new(ctx.clone(), |ctx: Ctx<'_>| -> rquickjs::Result<()> {
+                    Err(error::throw(
+                        &ctx,
+                        &Error::new(ErrorKind::NotSupportedError, "no"),
+                    ))
+                })
+                .unwrap();
+                ctx.globals().set("thrower", thrower).unwrap();
+            },
+        );
+        assert_eq!(
+            r,
+            r#"[[false,true,false,"TypeError",null],[false,false,true,"RangeError",null],[true,false,false,"AbortError",20],[true,false,false,"TimeoutError",23],[false,false,false,"SyntaxError",null],[true,false,false,"NotSupportedError",9]]"#
+        );
+    }
+
+    #[test]
+    fn futures_become_promises_settled_as_tasks() {
+        let r = run_js(
+            "result = []; ok.then(v => result.push(['ok', v])); \
+             bad.catch(e => result.push(['bad', e.name, e instanceof DOMException])); \
+             Promise.resolve().then(() => result.push('microtask first'));",
+            |ctx| {
+                let ok = promise::future_to_promise(ctx, async { Ok::<_, Error>(42) }).unwrap();
+                let bad = promise::future_to_promise(ctx, async {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    Err::<u32, _>(Error::new(ErrorKind::AbortError, "stop"))
+                })
+                .unwrap();
+                ctx.globals().set("ok", ok).unwrap();
+                ctx.globals().set("bad", bad).unwrap();
+            },
+        );
+        assert_eq!(
+            r,
+            r#"["microtask first",["ok",42],["bad","AbortError",true]]"#
+        );
+    }
+
+    #[test]
+    fn timers_run_as_tasks_in_order_and_clear() {
+        let r = run_js(
+            "result = []; setTimeout(() => result.push('t10'), 10); \
+             const c = setTimeout(() => result.push('cleared'), 0); clearTimeout(c); \
+             clearTimeout(null); clearTimeout(undefined); \
+             setTimeout(() => result.push('t0'), null); \
+             let n = 0; const i = setInterval(() => { result.push('i' + n); if (++n == 2) clearInterval(i); }, 1); \
+             queueMicrotask(() => result.push('micro'));",
+            |_| {},
+        );
+        let v: Vec<String> = serde_json::from_str(&r).unwrap();
+        assert_eq!(v.first().map(String::as_str), Some("micro"));
+        assert!(!v.contains(&"cleared".to_owned()));
+        assert_eq!(v.iter().filter(|s| s.starts_with('i')).count(), 2);
+        assert_eq!(v.last().map(String::as_str), Some("t10"));
+    }
+
+    #[test]
+    fn errors_and_rejections_reach_global_listeners() {
+        let r = run_js(
+            "result = []; addEventListener('error', e => result.push(['error', e.message])); \
+             addEventListener('unhandledrejection', e => result.push(['rejection', e.reason.message])); \
+             setTimeout(() => { throw new TypeError('from a timer'); }, 0); \
+             Promise.reject(new Error('nobody handles this')); \
+             const handled = Promise.reject(new Error('handled')); handled.catch(() => {});",
+            |_| {},
+        );
+        assert_eq!(
+            r,
+            r#"[["rejection","nobody handles this"],["error","from a timer"]]"#
+        );
+    }
+
+    #[test]
+    fn url_encoding_and_events_globals() {
+        let r = run_js(
+            "const u = new URL('../x?a=1#h', 'http://web-platform.test:8000/a/b'); \
+             u.searchParams.append('b', 'c d'); \
+             const ev = new Event('x', { cancelable: true }); const t = new EventTarget(); \
+             let seen = 0; t.addEventListener('x', e => { seen++; e.preventDefault(); }, { once: true }); \
+             const notCanceled = t.dispatchEvent(ev); t.dispatchEvent(new Event('x')); \
+             let threw = null; try { new URL('nope'); } catch (e) { threw = e.name; } \
+             result = [u.href, u.origin, new TextDecoder().decode(new TextEncoder().encode('h\\u00e9')), \
+             new TextEncoder().encode('\\ud800').length, seen, notCanceled, threw, \
+             new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams())];",
+            |_| {},
+        );
+        assert_eq!(
+            r,
+            r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]"]"#
+        );
     }
 }
