@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -143,7 +143,7 @@ impl Server {
         }
         std::fs::create_dir_all(&config.cert_dir)
             .map_err(|e| format!("{}: {e}", config.cert_dir))?;
-        let cfg_path = PathBuf::from(&config.cert_dir).join("../serve-config.json");
+        let cfg_path = Path::new(&config.cert_dir).with_file_name("serve-config.json");
         let json = serde_json::to_string_pretty(config).map_err(|e| e.to_string())?;
         std::fs::write(&cfg_path, json).map_err(|e| format!("{}: {e}", cfg_path.display()))?;
         let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
