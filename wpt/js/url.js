@@ -84,12 +84,16 @@
             list.push([usv(p[0]), usv(p[1])]);
           }
         } else {
+          // record<USVString, USVString>: a key seen again (after USV conversion) keeps its
+          // place and takes the later value.
+          const record = new Map();
           for (const key of Reflect.ownKeys(init)) {
             const desc = Reflect.getOwnPropertyDescriptor(init, key);
             if (desc === undefined || !desc.enumerable) continue;
-            if (typeof key === "symbol") throw new TypeError("URLSearchParams: record keys must be strings");
-            list.push([usv(key), usv(init[key])]);
+            if (typeof key === "symbol") continue;
+            record.set(usv(key), usv(init[key]));
           }
+          list = [...record];
         }
       } else {
         let s = usv(init);

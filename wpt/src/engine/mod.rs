@@ -515,12 +515,13 @@ mod tests {
              let threw = null; try { new URL('nope'); } catch (e) { threw = e.name; } \
              result = [u.href, u.origin, new TextDecoder().decode(new TextEncoder().encode('h\\u00e9')), \
              new TextEncoder().encode('\\ud800').length, seen, notCanceled, threw, \
-             new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams())];",
+             new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams()), \
+             [...new URLSearchParams({'\\uD835x': '1', 'xx': '2', '\\uD83Dx': '3'})].join('|')];",
             |_| {},
         );
         assert_eq!(
             r,
-            r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]"]"#
+            r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2"]"#
         );
     }
 }
