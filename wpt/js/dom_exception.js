@@ -57,10 +57,6 @@
     Object.defineProperty(DOMException, k, desc);
     Object.defineProperty(DOMException.prototype, k, desc);
   }
-  for (const k of ["name", "message", "code", "cause"]) {
-    Object.defineProperty(DOMException.prototype, k, { enumerable: true });
-  }
   Object.setPrototypeOf(DOMException.prototype, Error.prototype);
-  Object.defineProperty(DOMException.prototype, Symbol.toStringTag, { value: "DOMException", configurable: true });
-  __wpt_expose("DOMException", DOMException);
+  __wpt_interface(DOMException);
 })();

@@ -58,8 +58,5 @@
     }
   }
   function D(self) { const s = dec.get(self); if (!s) throw new TypeError("Illegal invocation"); return s; }
-  for (const C of [TextEncoder, TextDecoder]) {
-    Object.defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });
-    __wpt_expose(C.name, C);
-  }
+  for (const C of [TextEncoder, TextDecoder]) __wpt_interface(C);
 })();

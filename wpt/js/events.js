@@ -171,10 +171,7 @@
     get promise() { return I(this).promise; }
     get reason() { return I(this).reason; }
   }
-  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent]) {
-    Object.defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });
-    __wpt_expose(C.name, C);
-  }
+  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent]) __wpt_interface(C);
   Object.defineProperty(globalThis, "__wpt_fire_event", { value: fire, configurable: true });
   // Report an exception the way HTML's "report an exception" does: an `error` event at the global.
   Object.defineProperty(globalThis, "__wpt_report_exception", {

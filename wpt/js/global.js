@@ -38,7 +38,7 @@
     get hash() { return url.hash; }
     toString() { return url.href; }
   }
-  __wpt_expose("WorkerLocation", WorkerLocation);
+  __wpt_interface(WorkerLocation);
   const location = Object.create(WorkerLocation.prototype);
   Object.defineProperty(globalThis, "location", { get() { return location; }, enumerable: true, configurable: true });
 

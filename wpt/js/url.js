@@ -54,9 +54,6 @@
       enumerable: true, configurable: true,
     });
   }
-  for (const k of ["href", "origin", "searchParams", "toString", "toJSON"]) {
-    Object.defineProperty(URL.prototype, k, { enumerable: true });
-  }
 
   function newParams(list, url) {
     const p = Object.create(URLSearchParams.prototype);
@@ -164,11 +161,5 @@
     return it;
   }
   Object.defineProperty(URLSearchParams.prototype, Symbol.iterator, { value: URLSearchParams.prototype.entries, writable: true, configurable: true });
-  for (const k of ["size", "append", "delete", "get", "getAll", "has", "set", "sort", "toString", "forEach", "entries", "keys", "values"]) {
-    Object.defineProperty(URLSearchParams.prototype, k, { enumerable: true });
-  }
-  for (const C of [URL, URLSearchParams]) {
-    Object.defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });
-    __wpt_expose(C.name, C);
-  }
+  for (const C of [URL, URLSearchParams]) __wpt_interface(C);
 })();

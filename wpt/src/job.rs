@@ -23,6 +23,9 @@ pub struct Job {
     pub timeout_ms: u64,
     /// `META: title=`.
     pub title: Option<String>,
+    /// The test CA that signed the server's certificate, for the engine's HTTPS client to trust.
+    #[serde(default)]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// The origin a file with `protocol` is served from.
@@ -66,6 +69,7 @@ impl Job {
             polyfills,
             timeout_ms,
             title: meta.title.clone(),
+            ca_cert: None,
         })
     }
 }

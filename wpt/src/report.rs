@@ -119,14 +119,16 @@ pub fn html(report: &Report, diff: &Diff) -> String {
     h.push_str("<h2>Summary</h2>\n<table><tr><th>directory</th><th>files</th><th>not run</th><th>harness errors</th><th>subtests</th><th>passed</th><th>%</th></tr>\n");
     for (d, c) in dirs
         .iter()
-        .map(|(d, c)| (d.as_str(), c))
-        .chain(std::iter::once(("total", &total)))
+        .map(|(d, c)| (Some(d.as_str()), c))
+        .chain(std::iter::once((None, &total)))
     {
+        let name = match d {
+            Some(d) => format!("<a href=\"#{}\">{}</a>", esc(d), esc(d)),
+            None => "<b>total</b>".to_owned(),
+        };
         let _ = writeln!(
             h,
-            "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
-            esc(d),
-            esc(d),
+            "<tr><td>{name}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
             c.files,
             c.not_run,
             c.harness_errors,

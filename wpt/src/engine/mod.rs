@@ -400,15 +400,19 @@ mod tests {
     #[test]
     fn worker_scope_shape() {
         let r = run_js(
-            "result = [self === globalThis, self instanceof DedicatedWorkerGlobalScope, \
+            "class Headersless { toString() { return Object.prototype.toString.call(this); } } \
+             __wpt_interface(Headersless); \
+             result = [self === globalThis, self instanceof DedicatedWorkerGlobalScope, \
              self instanceof WorkerGlobalScope, self instanceof EventTarget, GLOBAL.isWorker(), \
              location.pathname, location.search, location.protocol, typeof __wpt_native, \
-             Object.getOwnPropertyDescriptor(self, 'URL').enumerable, performance.now() > 0];",
+             Object.getOwnPropertyDescriptor(self, 'URL').enumerable, performance.now() > 0, \
+             Object.getOwnPropertyDescriptor(EventTarget.prototype, 'addEventListener').enumerable, \
+             Object.getOwnPropertyDescriptor(URL.prototype, 'href').enumerable, String(new Headersless())];",
             |_| {},
         );
         assert_eq!(
             r,
-            r#"[true,true,true,true,true,"/a/b.any.worker.js","?x=1","http:","undefined",false,true]"#
+            r#"[true,true,true,true,true,"/a/b.any.worker.js","?x=1","http:","undefined",false,true,true,true,"[object Headersless]"]"#
         );
     }
 
