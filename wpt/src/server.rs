@@ -136,6 +136,8 @@ impl Server {
         config: &ServerConfig,
         log: &Path,
     ) -> Result<Server, String> {
+        let pid_file = Path::new(&config.cert_dir).with_file_name("wptserve.pid");
+        stop_stale_server(&pid_file);
         if let Some(p) = config.all_ports().into_iter().find(|p| port_answers(*p)) {
             return Err(format!(
                 "port {p} is already in use (another server running? pass --no-server to use it)"
@@ -155,6 +157,7 @@ impl Server {
             .stderr(log_file)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e} (run wpt/setup.sh)", python.display()))?;
+        let _ = std::fs::write(&pid_file, child.id().to_string());
         let stdout = child.stdout.take();
         let mut server = Server { child: Some(child) };
         // Wait for READY (or the process ending), with a cap.
@@ -214,6 +217,43 @@ impl Server {
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+/// Stops a server a previous run started and could not stop (it was killed itself): the pid
+/// file names it, and it is only signalled if that process still runs `serve.py` and has
+/// been orphaned.
+fn stop_stale_server(pid_file: &Path) {
+    let Ok(pid) = std::fs::read_to_string(pid_file) else {
+        return;
+    };
+    let _ = std::fs::remove_file(pid_file);
+    let pid = pid.trim();
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return;
+    }
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    if !String::from_utf8_lossy(&cmdline).contains("serve.py") {
+        return;
+    }
+    // Only an orphan: a server whose runner is still alive (`wpt serve`) is left alone.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let ppid = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(1));
+    if ppid != Some("1") {
+        let _ = std::fs::write(pid_file, pid);
+        return;
+    }
+    let _ = Command::new("kill").arg("-TERM").arg(pid).status();
+    let deadline = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < deadline && Path::new(&format!("/proc/{pid}")).exists() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .arg(pid)
+        .stderr(Stdio::null())
+        .status();
 }
 
 impl Drop for Server {
