@@ -420,6 +420,7 @@ mod tests {
     fn crate_errors_map_to_the_exception_their_kind_names() {
         let r = run_js(
             "try { thrower(); } catch (e) { errors.push(e); } \
+             if (back !== reason) throw new Error('abort reason lost its identity'); \
              result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
              e instanceof RangeError, e.name, e.code ?? null]);",
             |ctx| {
@@ -443,6 +444,11 @@ mod tests {
                 })
                 .unwrap();
                 ctx.globals().set("thrower", thrower).unwrap();
+                // An abort reason travels through a crate error and comes back as itself.
+                let reason: Value = ctx.eval("globalThis.reason = { why: 'mine' }").unwrap();
+                let carried = error::custom(ctx, reason).unwrap();
+                let back = error::to_value(ctx, &carried.clone()).unwrap();
+                ctx.globals().set("back", back).unwrap();
             },
         );
         assert_eq!(
