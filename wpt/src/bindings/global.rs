@@ -1,7 +1,7 @@
 //! The worker global scope's native side (`wpt/js/global.js`): the state the event loop
 //! shares with the bindings, and `console`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
@@ -18,9 +18,20 @@ pub struct State {
     pub completion: RefCell<Option<String>>,
     /// Notified when `completion` is set.
     pub completed: Notify,
+    /// Rust streams handed to JavaScript, by handle.
+    pub streams: RefCell<HashMap<u32, super::streams::ByteStream>>,
+    /// The last handle given out.
+    pub last_handle: Cell<u32>,
 }
 
 impl State {
+    /// A new handle for a value kept on the Rust side.
+    pub fn next_handle(&self) -> u32 {
+        let h = self.last_handle.get().wrapping_add(1);
+        self.last_handle.set(h);
+        h
+    }
+
     /// Records the completion JSON and wakes the event loop.
     pub fn complete(&self, json: String) {
         let mut c = self.completion.borrow_mut();

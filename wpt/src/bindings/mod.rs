@@ -16,6 +16,7 @@ pub mod error;
 pub mod global;
 pub mod harness;
 pub mod promise;
+pub mod streams;
 pub mod timers;
 pub mod url;
 
@@ -34,6 +35,7 @@ pub const SCRIPTS: &[Script] = &[
     ("events.js", include_str!("../../js/events.js")),
     ("url.js", include_str!("../../js/url.js")),
     ("encoding.js", include_str!("../../js/encoding.js")),
+    ("streams.js", include_str!("../../js/streams.js")),
     ("global.js", include_str!("../../js/global.js")),
 ];
 
@@ -46,6 +48,7 @@ pub fn register_natives<'js>(ctx: &Ctx<'js>, state: &global::SharedState) -> rqu
     url::register(ctx, &native)?;
     encoding::register(ctx, &native)?;
     timers::register(ctx, &native, state)?;
+    streams::register(ctx, &native, state)?;
     global::register(ctx, &native)?;
     harness::register(ctx, &native, state)?;
     ctx.globals().set("__wpt_native", native)?;

@@ -353,12 +353,17 @@ mod tests {
     //! The globals and the shared binding helpers, in a real engine but without the server.
 
     use super::*;
-    use crate::bindings::{error, promise};
+    use crate::bindings::{error, promise, streams};
+    use bytes::Bytes;
+    use futures_util::StreamExt;
     use whatwg_fetch::{Error, ErrorKind};
 
     /// Runs `script` in a fresh global scope, drives the event loop until idle, and returns
     /// `globalThis.result` as JSON.
-    fn run_js(script: &'static str, native: impl for<'js> FnOnce(&Ctx<'js>) + 'static) -> String {
+    fn run_js(
+        script: &'static str,
+        native: impl for<'js> FnOnce(&Ctx<'js>, &SharedState) + 'static,
+    ) -> String {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -378,7 +383,7 @@ mod tests {
                         None,
                     )
                     .unwrap();
-                    native(&ctx);
+                    native(&ctx, &state);
                     bindings::remove_natives(&ctx).unwrap();
                     if let Err(e) = eval_script(&ctx, "test.js", script) {
                         panic!("test.js: {e}");
@@ -408,7 +413,7 @@ mod tests {
              Object.getOwnPropertyDescriptor(self, 'URL').enumerable, performance.now() > 0, \
              Object.getOwnPropertyDescriptor(EventTarget.prototype, 'addEventListener').enumerable, \
              Object.getOwnPropertyDescriptor(URL.prototype, 'href').enumerable, String(new Headersless())];",
-            |_| {},
+            |_, _| {},
         );
         assert_eq!(
             r,
@@ -423,7 +428,7 @@ mod tests {
              if (back !== reason) throw new Error('abort reason lost its identity'); \
              result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
              e instanceof RangeError, e.name, e.code ?? null]);",
-            |ctx| {
+            |ctx, _| {
                 let errs = rquickjs::Array::new(ctx.clone()).unwrap();
                 let kinds = [
                     Error::type_error("bad header"),
@@ -463,7 +468,7 @@ mod tests {
             "result = []; ok.then(v => result.push(['ok', v])); \
              bad.catch(e => result.push(['bad', e.name, e instanceof DOMException])); \
              Promise.resolve().then(() => result.push('microtask first'));",
-            |ctx| {
+            |ctx, _| {
                 let ok = promise::future_to_promise(ctx, async { Ok::<_, Error>(42) }).unwrap();
                 let bad = promise::future_to_promise(ctx, async {
                     tokio::time::sleep(Duration::from_millis(5)).await;
@@ -489,7 +494,7 @@ mod tests {
              setTimeout(() => result.push('t0'), null); \
              let n = 0; const i = setInterval(() => { result.push('i' + n); if (++n == 2) clearInterval(i); }, 1); \
              queueMicrotask(() => result.push('micro'));",
-            |_| {},
+            |_, _| {},
         );
         let v: Vec<String> = serde_json::from_str(&r).unwrap();
         assert_eq!(v.first().map(String::as_str), Some("micro"));
@@ -506,7 +511,7 @@ mod tests {
              setTimeout(() => { throw new TypeError('from a timer'); }, 0); \
              Promise.reject(new Error('nobody handles this')); \
              const handled = Promise.reject(new Error('handled')); handled.catch(() => {});",
-            |_| {},
+            |_, _| {},
         );
         assert_eq!(
             r,
@@ -527,11 +532,65 @@ mod tests {
              new TextEncoder().encode('\\ud800').length, seen, notCanceled, threw, \
              new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams()), \
              [...new URLSearchParams({'\\uD835x': '1', 'xx': '2', '\\uD83Dx': '3'})].join('|')];",
-            |_| {},
+            |_, _| {},
         );
         assert_eq!(
             r,
             r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2"]"#
+        );
+    }
+
+    #[test]
+    fn rust_streams_are_pulled_one_chunk_per_read() {
+        let r = run_js(
+            "result = []; (async () => { \
+               result.push(['polls before a read', polls()]); \
+               const reader = body.getReader(); let r; \
+               while (!(r = await reader.read()).done) result.push(new TextDecoder().decode(r.value)); \
+               result.push(['polls', polls()]); \
+               const b = bad.getReader(); result.push(new TextDecoder().decode((await b.read()).value)); \
+               try { await b.read(); } catch (e) { result.push(e.name); } \
+             })();",
+            |ctx, state| {
+                let path = crate::polyfill_path();
+                let Ok(polyfill) = std::fs::read_to_string(&path) else {
+                    panic!(
+                        "the streams implementation is missing at {}: run wpt/setup.sh",
+                        path.display()
+                    );
+                };
+                eval_script(ctx, "polyfill.js", &polyfill).unwrap();
+                let polls = Rc::new(Cell::new(0u32));
+                let counter = polls.clone();
+                let chunks = [
+                    Bytes::from_static(b"ab"),
+                    Bytes::new(),
+                    Bytes::from_static(b"c"),
+                ];
+                let body = futures_util::stream::iter(chunks.map(Ok)).chain(
+                    futures_util::stream::poll_fn(move |_| {
+                        counter.set(counter.get() + 1);
+                        std::task::Poll::Ready(None)
+                    }),
+                );
+                let seen = polls.clone();
+                let body = body.inspect(move |_| seen.set(seen.get() + 1));
+                let stream = streams::readable_stream(ctx, state, Box::pin(body)).unwrap();
+                ctx.globals().set("body", stream).unwrap();
+                let bad = futures_util::stream::iter([
+                    Ok(Bytes::from_static(b"x")),
+                    Err(Error::type_error("broken")),
+                ]);
+                let stream = streams::readable_stream(ctx, state, Box::pin(bad)).unwrap();
+                ctx.globals().set("bad", stream).unwrap();
+                let polls = Function::new(ctx.clone(), move || polls.get()).unwrap();
+                ctx.globals().set("polls", polls).unwrap();
+            },
+        );
+        // Three chunks (the empty one skipped) and the end: four polls, none before the read.
+        assert_eq!(
+            r,
+            r#"[["polls before a read",0],"ab","c",["polls",4],"x","TypeError"]"#
         );
     }
 }
