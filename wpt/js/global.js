@@ -120,6 +120,78 @@
     },
     configurable: true,
   });
+  // https://html.spec.whatwg.org/multipage/structured-data.html#dom-structuredclone, for the
+  // JavaScript values this scope has (no platform objects besides DOMException).
+  const ERRORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  const dataCloneError = what => new DOMException(`${what} could not be cloned.`, "DataCloneError");
+  function clone(value, memory) {
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
+      if (typeof value === "symbol") throw dataCloneError("A symbol");
+      return value;
+    }
+    if (memory.has(value)) return memory.get(value);
+    const tag = Object.prototype.toString.call(value);
+    let out;
+    const remember = v => { memory.set(value, v); return v; };
+    if (typeof value === "function") throw dataCloneError("A function");
+    if (value instanceof DOMException) return remember(new DOMException(value.message, value.name));
+    switch (tag) {
+      case "[object Boolean]": return remember(Object(Boolean.prototype.valueOf.call(value)));
+      case "[object Number]": return remember(Object(Number.prototype.valueOf.call(value)));
+      case "[object BigInt]": return remember(Object(BigInt.prototype.valueOf.call(value)));
+      case "[object String]": return remember(Object(String.prototype.valueOf.call(value)));
+      case "[object Date]": return remember(new Date(Date.prototype.getTime.call(value)));
+      case "[object RegExp]": return remember(new RegExp(value.source, value.flags));
+      case "[object ArrayBuffer]": return remember(ArrayBuffer.prototype.slice.call(value, 0));
+      case "[object Map]": {
+        out = remember(new Map());
+        for (const [k, v] of Map.prototype.entries.call(value)) out.set(clone(k, memory), clone(v, memory));
+        return out;
+      }
+      case "[object Set]": {
+        out = remember(new Set());
+        for (const v of Set.prototype.values.call(value)) out.add(clone(v, memory));
+        return out;
+      }
+      case "[object Error]": {
+        const name = ERRORS[value.name] ? value.name : "Error";
+        out = remember(new ERRORS[name]());
+        const message = Object.getOwnPropertyDescriptor(value, "message");
+        if (message !== undefined) out.message = String(message.value);
+        if ("cause" in value) out.cause = clone(value.cause, memory);
+        return out;
+      }
+    }
+    if (ArrayBuffer.isView(value)) {
+      const buffer = clone(value.buffer, memory);
+      const C = value.constructor;
+      out = C === DataView ? new DataView(buffer, value.byteOffset, value.byteLength)
+        : new C(buffer, value.byteOffset, value.length);
+      return remember(out);
+    }
+    if (tag === "[object Promise]" || tag === "[object WeakMap]" || tag === "[object WeakSet]" || tag === "[object WeakRef]") {
+      throw dataCloneError(tag.slice(8, -1));
+    }
+    if (Array.isArray(value)) {
+      out = remember(new Array(value.length));
+    } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null || tag === "[object Object]") {
+      out = remember({});
+    } else {
+      throw dataCloneError(tag.slice(8, -1));
+    }
+    for (const key of Object.keys(value)) out[key] = clone(value[key], memory);
+    return out;
+  }
+  define("structuredClone", function structuredClone(value, options = undefined) {
+    if (arguments.length < 1) throw new TypeError("structuredClone: 1 argument required");
+    const transfer = options == null || options.transfer === undefined ? [] : [...options.transfer];
+    if (transfer.some(t => !(t instanceof ArrayBuffer))) throw dataCloneError("A transferred value");
+    const result = clone(value, new Map());
+    for (const t of transfer) {
+      if (typeof t.transfer === "function") t.transfer();
+    }
+    return result;
+  });
   define("reportError", function reportError(e) { __wpt_report_exception(e); });
 
   // https://html.spec.whatwg.org/multipage/webappapis.html#atob

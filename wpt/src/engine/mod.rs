@@ -522,7 +522,10 @@ mod tests {
     #[test]
     fn url_encoding_and_events_globals() {
         let r = run_js(
-            "const u = new URL('../x?a=1#h', 'http://web-platform.test:8000/a/b'); \
+            "function cloned() { const o = { a: [1, new Map([[1, new Uint8Array([7])]])], d: new Date(5) }; o.self = o; \
+               const c = structuredClone(o); let e = null; try { structuredClone(() => {}); } catch (x) { e = x.name; } \
+               return [c !== o, c.self === c, c.a[1].get(1)[0], c.d.getTime(), e].join(','); } \
+             const u = new URL('../x?a=1#h', 'http://web-platform.test:8000/a/b'); \
              u.searchParams.append('b', 'c d'); \
              const ev = new Event('x', { cancelable: true }); const t = new EventTarget(); \
              let seen = 0; t.addEventListener('x', e => { seen++; e.preventDefault(); }, { once: true }); \
@@ -531,12 +534,12 @@ mod tests {
              result = [u.href, u.origin, new TextDecoder().decode(new TextEncoder().encode('h\\u00e9')), \
              new TextEncoder().encode('\\ud800').length, seen, notCanceled, threw, \
              new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams()), \
-             [...new URLSearchParams({'\\uD835x': '1', 'xx': '2', '\\uD83Dx': '3'})].join('|')];",
+             [...new URLSearchParams({'\\uD835x': '1', 'xx': '2', '\\uD83Dx': '3'})].join('|'), cloned()];",
             |_, _| {},
         );
         assert_eq!(
             r,
-            r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2"]"#
+            r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2","true,true,7,5,DataCloneError"]"#
         );
     }
 
