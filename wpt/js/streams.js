@@ -1,0 +1,31 @@
+// The JavaScript side of wpt/src/bindings/streams.rs: a byte ReadableStream over a Rust stream.
+// `ReadableStream` is looked up when a stream is made, after the streams implementation loaded.
+(() => {
+  "use strict";
+  const native = globalThis.__wpt_native;
+  Object.defineProperty(globalThis, "__wpt_readable_from_native", {
+    value(handle) {
+      return new ReadableStream({
+        type: "bytes",
+        async pull(controller) {
+          for (;;) {
+            const chunk = await native.stream_pull(handle);
+            if (chunk == null) {
+              controller.close();
+              // A pending read into the caller's buffer is answered with zero bytes.
+              if (controller.byobRequest) controller.byobRequest.respond(0);
+              return;
+            }
+            if (chunk.byteLength === 0) continue;
+            controller.enqueue(chunk);
+            return;
+          }
+        },
+        cancel() {
+          native.stream_cancel(handle);
+        },
+      });
+    },
+    configurable: true,
+  });
+})();

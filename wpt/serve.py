@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Serve the web-platform-tests suite with wptserve, configured like WPT's `tools/serve`.
+
+Usage: serve.py CONFIG.json
+
+CONFIG.json is written by the `wpt` runner (see wpt/src/server.rs):
+
+    {
+      "doc_root": "/path/to/suite",
+      "bind_address": "127.0.0.1",
+      "browser_host": "web-platform.test",
+      "alternate_hosts": {"alt": "not-web-platform.test"},
+      "subdomains": ["www", "www1", ..., "www.www1", ...],
+      "not_subdomains": ["nonexistent", ...],
+      "ports": {"http": [8000, 8001], "https": [8443, 8444], "h2": [9000]},
+      "cert_dir": "/path/to/cache/certs",
+      "hosts": ["web-platform.test", "www.web-platform.test", ...]
+    }
+
+It generates a private test CA and one host certificate whose subjectAltName lists every host
+explicitly (a wildcard does not cover two-level names), starts the stash, one wptserve server
+per port, and prints "READY" once every server is listening. SIGTERM/SIGINT stop it.
+"""
+
+import datetime
+import hashlib
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import types
+
+
+def ensure_certs(cert_dir, hosts):
+    """Create (or reuse) the CA and the host certificate for `hosts`; return their paths."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    os.makedirs(cert_dir, exist_ok=True)
+    ca_cert_path = os.path.join(cert_dir, "cacert.pem")
+    ca_key_path = os.path.join(cert_dir, "cakey.pem")
+    host_cert_path = os.path.join(cert_dir, "host.pem")
+    host_key_path = os.path.join(cert_dir, "host.key")
+    stamp_path = os.path.join(cert_dir, "hosts.sha256")
+    stamp = hashlib.sha256("\n".join(sorted(hosts)).encode("utf-8")).hexdigest()
+
+    paths = {"ca_cert_path": ca_cert_path, "cert_path": host_cert_path, "key_path": host_key_path}
+    if all(os.path.exists(p) for p in (ca_cert_path, host_cert_path, host_key_path, stamp_path)):
+        with open(stamp_path) as f:
+            if f.read().strip() == stamp:
+                return paths
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    not_before = now - datetime.timedelta(days=1)
+    not_after = now + datetime.timedelta(days=3650)
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "whatwg-fetch wpt test CA")])
+    ca_cert = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                          data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                          crl_sign=True, encipher_only=False, decipher_only=False),
+            critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    host_key = ec.generate_private_key(ec.SECP256R1())
+    sans = [x509.DNSName(h) for h in hosts]
+    host_cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])]))
+        .issuer_name(ca_name)
+        .public_key(host_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    def write(path, data):
+        with open(path, "wb") as f:
+            f.write(data)
+
+    pem = serialization.Encoding.PEM
+    nopass = serialization.NoEncryption()
+    pkcs8 = serialization.PrivateFormat.PKCS8
+    write(ca_key_path, ca_key.private_bytes(pem, pkcs8, nopass))
+    write(ca_cert_path, ca_cert.public_bytes(pem))
+    write(host_key_path, host_key.private_bytes(pem, pkcs8, nopass))
+    write(host_cert_path, host_cert.public_bytes(pem))
+    write(stamp_path, stamp.encode("ascii"))
+    return paths
+
+
+def install_tools_shim():
+    """A few xhr handlers import `tools.wpt.utils.load_source`, which the suite subset lacks."""
+    if "tools.wpt.utils" in sys.modules:
+        return
+    try:
+        import tools.wpt.utils  # noqa: F401  (a full checkout has it)
+        return
+    except ImportError:
+        pass
+    import importlib.util
+
+    def load_source(name, path):
+        spec = importlib.util.spec_from_file_location(name or "wpt_handler", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    tools = types.ModuleType("tools")
+    wpt = types.ModuleType("tools.wpt")
+    utils = types.ModuleType("tools.wpt.utils")
+    utils.load_source = load_source
+    tools.__path__ = []
+    wpt.__path__ = []
+    tools.wpt = wpt
+    wpt.utils = utils
+    sys.modules.update({"tools": tools, "tools.wpt": wpt, "tools.wpt.utils": utils})
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[1], encoding="utf-8") as f:
+        cfg = json.load(f)
+
+    doc_root = cfg["doc_root"]
+    # Handlers import helpers from the suite root (e.g. `from fetch.api.resources ...`).
+    sys.path.insert(0, doc_root)
+    install_tools_shim()
+
+    from wptserve import handlers, server, stash
+    from wptserve.config import ConfigBuilder
+
+    # wptserve logs through the root logger.
+    logging.basicConfig(level=logging.DEBUG if cfg.get("verbose") else logging.WARNING,
+                        stream=sys.stderr)
+    logger = logging.getLogger()
+
+    certs = ensure_certs(cfg["cert_dir"], cfg["hosts"])
+
+    builder = ConfigBuilder(
+        logger,
+        subdomains=set(cfg["subdomains"]),
+        not_subdomains=set(cfg["not_subdomains"]),
+        browser_host=cfg["browser_host"],
+        alternate_hosts=cfg["alternate_hosts"],
+        doc_root=doc_root,
+        server_host=cfg["bind_address"],
+        ports=cfg["ports"],
+        ssl={
+            "type": "pregenerated",
+            "pregenerated": {
+                "host_key_path": certs["key_path"],
+                "host_cert_path": certs["cert_path"],
+                "ca_cert_path": certs["ca_cert_path"],
+            },
+        },
+        logging={"level": "warning", "suppress_handler_traceback": False},
+    )
+
+    from wptserve import routes as default_routes
+    routes = [
+        ("GET", "/resources/WebIDLParser.js",
+         handlers.handler(lambda request, response: _webidl_parser(doc_root, request, response))),
+    ] + list(default_routes.routes)
+
+    stop = threading.Event()
+    servers = []
+    stash_server = stash.StashServer((cfg["bind_address"], 0), authkey=os.urandom(16).hex())
+    with stash_server, builder as config:
+        ssl_config = config.ssl_config
+        for scheme, ports in config.ports.items():
+            for port in ports:
+                use_ssl = scheme in ("https", "h2")
+                httpd = server.WebTestHttpd(
+                    host=cfg["bind_address"],
+                    port=port,
+                    doc_root=doc_root,
+                    routes=routes,
+                    config=config,
+                    use_ssl=use_ssl,
+                    key_file=ssl_config["key_path"] if use_ssl else None,
+                    certificate=ssl_config["cert_path"] if use_ssl else None,
+                    http2=(scheme == "h2"),
+                    handler_cls=(server.Http2WebTestRequestHandler if scheme == "h2"
+                                 else server.Http1WebTestRequestHandler),
+                )
+                httpd.start()
+                servers.append(httpd)
+
+        def on_signal(signum, frame):
+            stop.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        print("READY", flush=True)
+        while not stop.wait(0.5):
+            pass
+        # Request threads can hang on shutdown: stop the listeners in the background and leave
+        # after a short grace period whatever happens.
+        stopper = threading.Thread(target=lambda: [s.stop() for s in servers], daemon=True)
+        stopper.start()
+        stopper.join(2.0)
+    os._exit(0)
+
+
+def _webidl_parser(doc_root, request, response):
+    """`/resources/WebIDLParser.js` is served from resources/webidl2/lib/webidl2.js, as in WPT."""
+    path = os.path.join(doc_root, "resources", "webidl2", "lib", "webidl2.js")
+    with open(path, "rb") as f:
+        body = f.read()
+    response.headers.set("Content-Type", "text/javascript; charset=utf-8")
+    response.content = body
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,83 @@
+//! Rust byte streams as JavaScript `ReadableStream`s (`wpt/js/streams.js`): each `pull`
+//! awaits one chunk from the Rust stream, so bytes move only as fast as the script reads
+//! (<https://fetch.spec.whatwg.org/#concept-body-stream>; pull, don't push).
+//!
+//! A crate body (a `Stream` of `Bytes`) is handed over with [`readable_stream`]; the returned
+//! value is a byte `ReadableStream` from the streams implementation.
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use rquickjs::{Ctx, Function, IntoJs, Object, TypedArray, Value};
+
+use super::global::SharedState;
+use super::promise::future_to_promise;
+
+/// A stream of body chunks, as the crate produces them.
+pub type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, whatwg_fetch::Error>>>>;
+
+/// One chunk on its way to JavaScript, as a `Uint8Array`.
+struct Chunk(Bytes);
+
+impl<'js> IntoJs<'js> for Chunk {
+    fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+        Ok(TypedArray::<u8>::new_copy(ctx.clone(), &self.0)?.into_value())
+    }
+}
+
+/// Wraps `stream` in a JavaScript byte `ReadableStream`.
+///
+/// # Errors
+/// The streams implementation is missing or throws.
+#[cfg_attr(not(test), allow(dead_code))] // Used by the bindings of the crate's interfaces.
+pub fn readable_stream<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    stream: ByteStream,
+) -> rquickjs::Result<Value<'js>> {
+    let handle = state.next_handle();
+    state.streams.borrow_mut().insert(handle, stream);
+    let make: Function = ctx.globals().get("__wpt_readable_from_native")?;
+    make.call((handle,))
+}
+
+/// Registers `stream_pull(handle)` (a promise of the next chunk, `null` at the end, rejected
+/// with the stream's error) and `stream_cancel(handle)`.
+pub fn register<'js>(
+    ctx: &Ctx<'js>,
+    native: &Object<'js>,
+    state: &SharedState,
+) -> rquickjs::Result<()> {
+    let pulls = state.clone();
+    native.set(
+        "stream_pull",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, handle: u32| {
+            let state = pulls.clone();
+            future_to_promise(&ctx, async move {
+                // Taken out while awaiting: a ReadableStream never pulls twice at once.
+                let Some(mut stream) = state.streams.borrow_mut().remove(&handle) else {
+                    return Ok(None);
+                };
+                let next = stream.next().await;
+                match next {
+                    Some(Ok(bytes)) => {
+                        state.streams.borrow_mut().insert(handle, stream);
+                        Ok(Some(Chunk(bytes)))
+                    }
+                    Some(Err(e)) => Err(e),
+                    None => Ok(None),
+                }
+            })
+        })?,
+    )?;
+    let cancels = state.clone();
+    native.set(
+        "stream_cancel",
+        Function::new(ctx.clone(), move |handle: u32| {
+            // Dropping the Rust stream cancels it.
+            cancels.streams.borrow_mut().remove(&handle);
+        })?,
+    )?;
+    Ok(())
+}

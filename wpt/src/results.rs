@@ -1,0 +1,355 @@
+//! Results of a run, the checked-in expectations, and the comparison between them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::bindings::harness::{COMPLETE_LINE, SUBTEST_LINE};
+
+/// One subtest's result, as testharness.js reports it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Subtest {
+    /// The subtest's name.
+    pub name: String,
+    /// `PASS`, `FAIL`, `TIMEOUT`, `NOTRUN` or `PRECONDITION_FAILED`.
+    pub status: String,
+    /// The failure message, if any.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// One run of one test file (one variant).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileReport {
+    /// The path plus the variant: the expectations key.
+    pub id: String,
+    /// The path relative to the suite root.
+    pub path: String,
+    /// Harness status: `OK`, `ERROR`, `TIMEOUT`, `PRECONDITION_FAILED`, or `CRASH` when the
+    /// engine died without reporting.
+    pub harness: String,
+    /// The harness message, if any.
+    pub message: Option<String>,
+    /// Every subtest.
+    pub subtests: Vec<Subtest>,
+    /// Wall time of the file.
+    pub duration_ms: u64,
+}
+
+/// A file found but not run, and why.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NotRun {
+    /// The path relative to the suite root.
+    pub path: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
+/// Everything a run produced; what `--json` writes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Report {
+    /// The suite root used.
+    pub suite: String,
+    /// Files run, by id.
+    pub files: Vec<FileReport>,
+    /// Files not run.
+    pub not_run: Vec<NotRun>,
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    status: String,
+    message: Option<String>,
+    subtests: Option<Vec<Subtest>>,
+}
+
+/// Builds a file's report from its child's stdout. `killed` says the runner killed it at the
+/// hard deadline; `stderr` explains a crash.
+pub fn from_child_output(
+    id: &str,
+    path: &str,
+    stdout: &str,
+    stderr: &str,
+    killed: bool,
+    duration_ms: u64,
+) -> FileReport {
+    let mut streamed = Vec::new();
+    let mut completion = None;
+    for line in stdout.lines() {
+        if let Some(json) = line.strip_prefix(SUBTEST_LINE) {
+            if let Ok(s) = serde_json::from_str::<Subtest>(json) {
+                streamed.push(s);
+            }
+        } else if let Some(json) = line.strip_prefix(COMPLETE_LINE) {
+            completion = serde_json::from_str::<Completion>(json).ok();
+        }
+    }
+    let (harness, message, subtests) = match completion {
+        Some(c) => (c.status, c.message, c.subtests.unwrap_or(streamed)),
+        None => {
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+            if killed {
+                (
+                    "TIMEOUT".to_owned(),
+                    Some("killed at the hard deadline".to_owned()),
+                    streamed,
+                )
+            } else {
+                (
+                    "CRASH".to_owned(),
+                    Some(if tail.is_empty() {
+                        "the engine exited without a result".to_owned()
+                    } else {
+                        tail
+                    }),
+                    streamed,
+                )
+            }
+        }
+    };
+    FileReport {
+        id: id.to_owned(),
+        path: path.to_owned(),
+        harness,
+        message,
+        subtests,
+        duration_ms,
+    }
+}
+
+/// What is expected of one file: the subtests expected not to pass, and the harness status
+/// when it is not `OK`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileExpectation {
+    /// The expected harness status, when not `OK`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<String>,
+    /// Subtests expected not to pass.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub fail: BTreeSet<String>,
+}
+
+/// The expectations file: file id → expectation. A file absent is expected to pass fully.
+pub type Expectations = BTreeMap<String, FileExpectation>;
+
+/// One difference between a run and the expectations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The file id.
+    pub id: String,
+    /// The subtest, or `None` for the harness status.
+    pub subtest: Option<String>,
+    /// What happened (`FAIL: message`, `harness ERROR`, …).
+    pub detail: String,
+}
+
+/// How a run differs from the expectations.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Diff {
+    /// Subtests that should pass and did not; harness statuses worse than expected.
+    pub regressions: Vec<Change>,
+    /// Subtests expected to fail that passed; harness `OK` where an error was expected.
+    pub unexpected_passes: Vec<Change>,
+    /// Expected failures naming subtests the run did not have.
+    pub stale: Vec<Change>,
+}
+
+/// Compares the files of a run with the expectations.
+pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
+    let mut d = Diff::default();
+    let none = FileExpectation::default();
+    for f in files {
+        let e = expectations.get(&f.id).unwrap_or(&none);
+        let expected_harness = e.harness.as_deref().unwrap_or("OK");
+        if f.harness != expected_harness {
+            let change = Change {
+                id: f.id.clone(),
+                subtest: None,
+                detail: format!(
+                    "harness {} (expected {expected_harness}){}",
+                    f.harness,
+                    f.message
+                        .as_ref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+            };
+            if f.harness == "OK" {
+                d.unexpected_passes.push(change);
+            } else {
+                d.regressions.push(change);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for s in &f.subtests {
+            seen.insert(s.name.as_str());
+            let expected_fail = e.fail.contains(&s.name);
+            let passed = s.status == "PASS";
+            let change = || Change {
+                id: f.id.clone(),
+                subtest: Some(s.name.clone()),
+                detail: match &s.message {
+                    Some(m) => format!("{}: {m}", s.status),
+                    None => s.status.clone(),
+                },
+            };
+            if !passed && !expected_fail {
+                d.regressions.push(change());
+            } else if passed && expected_fail {
+                d.unexpected_passes.push(change());
+            }
+        }
+        for name in &e.fail {
+            if !seen.contains(name.as_str()) {
+                d.stale.push(Change {
+                    id: f.id.clone(),
+                    subtest: Some(name.clone()),
+                    detail: "not in this run".to_owned(),
+                });
+            }
+        }
+    }
+    d
+}
+
+/// Rewrites the expectations of the files in this run to what the run did; files not in
+/// the run keep their entries.
+pub fn update(expectations: &mut Expectations, files: &[FileReport]) {
+    for f in files {
+        let e = FileExpectation {
+            harness: (f.harness != "OK").then(|| f.harness.clone()),
+            fail: f
+                .subtests
+                .iter()
+                .filter(|s| s.status != "PASS")
+                .map(|s| s.name.clone())
+                .collect(),
+        };
+        if e == FileExpectation::default() {
+            expectations.remove(&f.id);
+        } else {
+            expectations.insert(f.id.clone(), e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(name: &str, status: &str) -> Subtest {
+        Subtest {
+            name: name.into(),
+            status: status.into(),
+            message: (status != "PASS").then(|| "why".into()),
+        }
+    }
+
+    fn file(id: &str, harness: &str, subtests: Vec<Subtest>) -> FileReport {
+        FileReport {
+            id: id.into(),
+            path: id.into(),
+            harness: harness.into(),
+            message: None,
+            subtests,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn diff_finds_regressions_unexpected_passes_and_stale_names() {
+        let mut exp = Expectations::new();
+        exp.insert(
+            "a.any.js".into(),
+            FileExpectation {
+                harness: None,
+                fail: ["x".into(), "gone".into()].into(),
+            },
+        );
+        exp.insert(
+            "b.any.js".into(),
+            FileExpectation {
+                harness: Some("ERROR".into()),
+                fail: BTreeSet::new(),
+            },
+        );
+        let run = vec![
+            file("a.any.js", "OK", vec![st("x", "PASS"), st("y", "FAIL")]),
+            file("b.any.js", "OK", vec![]),
+            file("c.any.js", "ERROR", vec![st("z", "TIMEOUT")]),
+        ];
+        let d = diff(&exp, &run);
+        let r: Vec<_> = d
+            .regressions
+            .iter()
+            .map(|c| (c.id.as_str(), c.subtest.as_deref()))
+            .collect();
+        assert_eq!(
+            r,
+            [
+                ("a.any.js", Some("y")),
+                ("c.any.js", None),
+                ("c.any.js", Some("z"))
+            ]
+        );
+        let u: Vec<_> = d
+            .unexpected_passes
+            .iter()
+            .map(|c| (c.id.as_str(), c.subtest.as_deref()))
+            .collect();
+        assert_eq!(u, [("a.any.js", Some("x")), ("b.any.js", None)]);
+        assert_eq!(d.stale.len(), 1);
+        assert_eq!(d.regressions[0].detail, "FAIL: why");
+    }
+
+    #[test]
+    fn update_then_diff_is_clean_and_drops_passing_files() {
+        let mut exp = Expectations::new();
+        exp.insert(
+            "old.any.js".into(),
+            FileExpectation {
+                harness: Some("ERROR".into()),
+                fail: BTreeSet::new(),
+            },
+        );
+        exp.insert(
+            "fixed.any.js".into(),
+            FileExpectation {
+                harness: None,
+                fail: ["x".into()].into(),
+            },
+        );
+        let run = vec![
+            file("fixed.any.js", "OK", vec![st("x", "PASS")]),
+            file(
+                "new.any.js",
+                "TIMEOUT",
+                vec![st("p", "PASS"), st("q", "NOTRUN")],
+            ),
+        ];
+        update(&mut exp, &run);
+        assert!(!exp.contains_key("fixed.any.js"));
+        assert!(exp.contains_key("old.any.js"));
+        assert_eq!(exp["new.any.js"].harness.as_deref(), Some("TIMEOUT"));
+        assert_eq!(exp["new.any.js"].fail, ["q".to_owned()].into());
+        assert_eq!(diff(&exp, &run), Diff::default());
+        let json = serde_json::to_string(&exp).unwrap();
+        assert!(json.contains("\"old.any.js\":{\"harness\":\"ERROR\"}"));
+    }
+
+    #[test]
+    fn child_output_is_parsed_with_or_without_completion() {
+        let out = "noise\nWPT-SUBTEST {\"name\":\"a\",\"status\":\"PASS\",\"message\":null}\n\
+                   WPT-COMPLETE {\"status\":\"OK\",\"message\":null,\"stack\":null,\"subtests\":[{\"name\":\"a\",\"status\":\"PASS\",\"message\":null},{\"name\":\"b\",\"status\":\"FAIL\",\"message\":\"m\"}]}\n";
+        let f = from_child_output("x.any.js", "x.any.js", out, "", false, 5);
+        assert_eq!(f.harness, "OK");
+        assert_eq!(f.subtests.len(), 2);
+        let partial = "WPT-SUBTEST {\"name\":\"a\",\"status\":\"PASS\",\"message\":null}\n";
+        let k = from_child_output("x.any.js", "x.any.js", partial, "", true, 5);
+        assert_eq!((k.harness.as_str(), k.subtests.len()), ("TIMEOUT", 1));
+        let c = from_child_output("x.any.js", "x.any.js", "", "thread panicked", false, 5);
+        assert_eq!(c.harness, "CRASH");
+        assert_eq!(c.message.as_deref(), Some("thread panicked"));
+    }
+}
