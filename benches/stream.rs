@@ -3,7 +3,7 @@
 //! through `fetch()` without keeping it.
 //!
 //! ```text
-//! cargo bench --bench stream -- [--size-mib 256] [--rounds 5] [--memory-mib 1024]
+//! cargo bench --bench stream -- [--size-mib 256] [--rounds 7] [--memory-mib 1024]
 //!                               [--clients fetch,hyper] [--order both|forward|reverse]
 //! ```
 //!
@@ -39,7 +39,7 @@ const USAGE: &str = "usage: stream [--size-mib MIB] [--rounds R] [--memory-mib M
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         size_mib: 256,
-        rounds: 5,
+        rounds: 7,
         memory_mib: 1024,
         clients: vec![FETCH, HYPER],
         forward: true,
