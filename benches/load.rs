@@ -79,6 +79,9 @@ struct Measured {
     rps: Vec<f64>,
     client_cpu: Option<f64>,
     server_cpu: Option<f64>,
+    /// Client CPU time per request (probe, warm-up and measured rounds), in microseconds:
+    /// steadier than req/s on a busy machine, since it does not count time spent waiting.
+    client_us_per_request: Option<f64>,
 }
 
 async fn measure(
@@ -97,10 +100,13 @@ async fn measure(
         (server::cpu_seconds(None), server::cpu_seconds(server_tid));
     let server_cpu = server::cpu_percent(server_before, server_after, seconds);
     let process_cpu = server::cpu_percent(process_before, process_after, seconds);
+    let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
+    let requests = (1 + options.n * (options.rounds + 1)) as f64;
     Ok(Measured {
         rps,
-        client_cpu: process_cpu.zip(server_cpu).map(|(p, s)| p - s),
+        client_cpu,
         server_cpu,
+        client_us_per_request: client_cpu.map(|cpu| cpu / 100.0 * seconds / requests * 1e6),
     })
 }
 
@@ -108,14 +114,22 @@ fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "?".to_owned(), |value| format!("{value:.0}%"))
 }
 
-fn print_ratios(label: &str, medians: &BTreeMap<&str, f64>) {
+/// Prints `fetch / other` for req/s and `other / fetch` for CPU per request (both above 1
+/// when `fetch()` is the faster).
+fn print_ratios(label: &str, medians: &BTreeMap<&str, f64>, cpu: &BTreeMap<&str, f64>) {
     let Some(fetch) = medians.get(clients::ALL[0]).copied() else {
         return;
     };
     for other in &clients::ALL[1..] {
         if let Some(&base) = medians.get(other) {
             if base > 0.0 {
-                eprintln!("  {label}: fetch / {other} = {:.3}", fetch / base);
+                eprint!("  {label}: fetch / {other} = {:.3} (req/s)", fetch / base);
+                match (cpu.get(clients::ALL[0]), cpu.get(other)) {
+                    (Some(&ours), Some(&theirs)) if ours > 0.0 => {
+                        eprintln!(", {:.3} (CPU per request, {other} / fetch)", theirs / ours);
+                    }
+                    _ => eprintln!(),
+                }
             }
         }
     }
@@ -153,9 +167,11 @@ fn main() {
     }
 
     let mut all_rounds: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut all_cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for (label, order) in &passes {
         eprintln!("\npass {label}: {}", order.join(", "));
         let mut medians = BTreeMap::new();
+        let mut cpu = BTreeMap::new();
         for name in order {
             let measured = match runtime.block_on(measure(name, &url, &options, server.tid)) {
                 Ok(measured) => measured,
@@ -166,22 +182,30 @@ fn main() {
             };
             let median = clients::median(&measured.rps);
             eprintln!(
-                "  {name:<18} median {median:>8.0} req/s  rounds {:?}  client CPU {} server CPU {}",
+                "  {name:<18} median {median:>8.0} req/s  rounds {:?}  client CPU {} ({} µs/request) server CPU {}",
                 measured.rps,
                 percent(measured.client_cpu),
+                measured
+                    .client_us_per_request
+                    .map_or_else(|| "?".to_owned(), |us| format!("{us:.1}")),
                 percent(measured.server_cpu),
             );
             medians.insert(*name, median);
+            if let Some(us) = measured.client_us_per_request {
+                cpu.insert(*name, us);
+                all_cpu.entry(*name).or_default().push(us);
+            }
             all_rounds
                 .entry(name)
                 .or_default()
                 .extend_from_slice(&measured.rps);
         }
-        print_ratios(label, &medians);
+        print_ratios(label, &medians, &cpu);
     }
 
     eprintln!("\nall passes (median of every measured round):");
     let mut medians = BTreeMap::new();
+    let mut cpu = BTreeMap::new();
     for name in &options.clients {
         let rps = all_rounds.get(name).map_or(&[][..], Vec::as_slice);
         let median = clients::median(rps);
@@ -190,10 +214,13 @@ fn main() {
             rps.len()
         );
         medians.insert(*name, median);
+        if let Some(us) = all_cpu.get(name) {
+            cpu.insert(*name, clients::median(us));
+        }
         println!(
             "{}",
             clients::json_line(name, rps, options.n, options.concurrency)
         );
     }
-    print_ratios("all", &medians);
+    print_ratios("all", &medians, &cpu);
 }
