@@ -1,0 +1,226 @@
+//! Load benchmark: `fetch()` against raw hyper and reqwest on the workload of
+//! `../shared/bench` (764-byte JSON body, N GETs with CONCURRENCY in flight, median req/s).
+//!
+//! ```text
+//! cargo bench --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
+//!                             [--clients fetch,hyper,reqwest] [--order both|forward|reverse]
+//! ```
+//!
+//! The server runs in this process, on a current-thread runtime in its own thread; the
+//! clients run on a multi-thread runtime. With `--order both` (the default) every client is
+//! measured in the given order and then in the reverse order, and each pass is printed.
+
+#[path = "support/clients.rs"]
+mod clients;
+#[path = "support/server.rs"]
+mod server;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use clients::Bench;
+
+struct Options {
+    n: usize,
+    concurrency: usize,
+    rounds: usize,
+    clients: Vec<&'static str>,
+    forward: bool,
+    reverse: bool,
+}
+
+const USAGE: &str = "usage: load [--n N] [--concurrency C] [--rounds R] \
+[--clients fetch,hyper,reqwest] [--order both|forward|reverse]";
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        n: 5000,
+        concurrency: 50,
+        rounds: 7,
+        clients: clients::ALL.to_vec(),
+        forward: true,
+        reverse: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        let number = |text: String| {
+            text.parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{text:?} is not a positive number"))
+        };
+        match arg.as_str() {
+            "--bench" => {} // passed by `cargo bench`
+            "--n" | "-n" => options.n = number(value()?)?,
+            "--concurrency" | "-c" => options.concurrency = number(value()?)?,
+            "--rounds" => options.rounds = number(value()?)?,
+            "--clients" => options.clients = clients::parse_list(&value()?)?,
+            "--order" => match value()?.as_str() {
+                "both" => (options.forward, options.reverse) = (true, true),
+                "forward" => (options.forward, options.reverse) = (true, false),
+                "reverse" => (options.forward, options.reverse) = (false, true),
+                other => return Err(format!("unknown order {other:?}\n{USAGE}")),
+            },
+            _ => return Err(format!("unknown argument {arg:?}\n{USAGE}")),
+        }
+    }
+    if options.clients.is_empty() {
+        return Err(format!("no clients\n{USAGE}"));
+    }
+    Ok(options)
+}
+
+/// What one client measured in one pass.
+struct Measured {
+    rps: Vec<f64>,
+    client_cpu: Option<f64>,
+    server_cpu: Option<f64>,
+    /// Client CPU time per request (probe, warm-up and measured rounds), in microseconds:
+    /// steadier than req/s on a busy machine, since it does not count time spent waiting.
+    client_us_per_request: Option<f64>,
+}
+
+async fn measure(
+    name: &str,
+    url: &str,
+    options: &Options,
+    server_tid: Option<u64>,
+) -> Result<Measured, String> {
+    let bench = Bench::new(name, url, options.concurrency)?;
+    let (process_before, server_before) =
+        (server::cpu_seconds(None), server::cpu_seconds(server_tid));
+    let start = Instant::now();
+    let rps = clients::run(&bench, url, options.n, options.concurrency, options.rounds).await?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (process_after, server_after) =
+        (server::cpu_seconds(None), server::cpu_seconds(server_tid));
+    let server_cpu = server::cpu_percent(server_before, server_after, seconds);
+    let process_cpu = server::cpu_percent(process_before, process_after, seconds);
+    let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
+    let requests = (1 + options.n * (options.rounds + 1)) as f64;
+    Ok(Measured {
+        rps,
+        client_cpu,
+        server_cpu,
+        client_us_per_request: client_cpu.map(|cpu| cpu / 100.0 * seconds / requests * 1e6),
+    })
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "?".to_owned(), |value| format!("{value:.0}%"))
+}
+
+/// Prints `fetch / other` for req/s and `other / fetch` for CPU per request (both above 1
+/// when `fetch()` is the faster).
+fn print_ratios(label: &str, medians: &BTreeMap<&str, f64>, cpu: &BTreeMap<&str, f64>) {
+    let Some(fetch) = medians.get(clients::ALL[0]).copied() else {
+        return;
+    };
+    for other in &clients::ALL[1..] {
+        if let Some(&base) = medians.get(other) {
+            if base > 0.0 {
+                eprint!("  {label}: fetch / {other} = {:.3} (req/s)", fetch / base);
+                match (cpu.get(clients::ALL[0]), cpu.get(other)) {
+                    (Some(&ours), Some(&theirs)) if ours > 0.0 => {
+                        eprintln!(", {:.3} (CPU per request, {other} / fetch)", theirs / ours);
+                    }
+                    _ => eprintln!(),
+                }
+            }
+        }
+    }
+}
+
+fn main() {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    let server = server::start();
+    let url = format!("http://{}/", server.addr);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let workers = std::thread::available_parallelism().map_or(1, |p| p.get());
+    eprintln!(
+        "load: {url}, N={} concurrency={} rounds={} (after 1 probe + 1 warm-up round), \
+         client runtime workers={workers}, server: current-thread runtime in this process",
+        options.n, options.concurrency, options.rounds
+    );
+
+    let mut passes: Vec<(&str, Vec<&'static str>)> = Vec::new();
+    if options.forward {
+        passes.push(("forward", options.clients.clone()));
+    }
+    if options.reverse {
+        let mut reversed = options.clients.clone();
+        reversed.reverse();
+        passes.push(("reverse", reversed));
+    }
+
+    let mut all_rounds: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut all_cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for (label, order) in &passes {
+        eprintln!("\npass {label}: {}", order.join(", "));
+        let mut medians = BTreeMap::new();
+        let mut cpu = BTreeMap::new();
+        for name in order {
+            let measured = match runtime.block_on(measure(name, &url, &options, server.tid)) {
+                Ok(measured) => measured,
+                Err(error) => {
+                    eprintln!("{name}: {error}");
+                    std::process::exit(1);
+                }
+            };
+            let median = clients::median(&measured.rps);
+            eprintln!(
+                "  {name:<18} median {median:>8.0} req/s  rounds {:?}  client CPU {} ({} µs/request) server CPU {}",
+                measured.rps,
+                percent(measured.client_cpu),
+                measured
+                    .client_us_per_request
+                    .map_or_else(|| "?".to_owned(), |us| format!("{us:.1}")),
+                percent(measured.server_cpu),
+            );
+            medians.insert(*name, median);
+            if let Some(us) = measured.client_us_per_request {
+                cpu.insert(*name, us);
+                all_cpu.entry(*name).or_default().push(us);
+            }
+            all_rounds
+                .entry(name)
+                .or_default()
+                .extend_from_slice(&measured.rps);
+        }
+        print_ratios(label, &medians, &cpu);
+    }
+
+    eprintln!("\nall passes (median of every measured round):");
+    let mut medians = BTreeMap::new();
+    let mut cpu = BTreeMap::new();
+    for name in &options.clients {
+        let rps = all_rounds.get(name).map_or(&[][..], Vec::as_slice);
+        let median = clients::median(rps);
+        eprintln!(
+            "  {name:<18} median {median:>8.0} req/s over {} rounds",
+            rps.len()
+        );
+        medians.insert(*name, median);
+        if let Some(us) = all_cpu.get(name) {
+            cpu.insert(*name, clients::median(us));
+        }
+        println!(
+            "{}",
+            clients::json_line(name, rps, options.n, options.concurrency)
+        );
+    }
+    print_ratios("all", &medians, &cpu);
+}

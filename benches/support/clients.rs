@@ -1,0 +1,226 @@
+//! The load workload of `../shared/bench` (its `rust/src/bin/client.rs`, same steps), for
+//! `fetch()` and the two Rust reference clients.
+//!
+//! One probe request, one warm-up round, then the measured rounds; a round is N `GET`s with
+//! CONCURRENCY workers pulling from one shared counter; every body is read in full, parsed
+//! as JSON (`serde_json::Value`) and its `items` counted; a wrong total fails the round.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::{Client as HyperClient, connect::HttpConnector};
+use hyper_util::rt::TokioExecutor;
+use whatwg_fetch::{Client, RequestInit};
+
+/// The clients, by the names printed in results.
+pub const ALL: [&str; 3] = ["whatwg-fetch", "hyper-util-legacy", "reqwest"];
+
+/// The printed name for a name or short name (`fetch`, `hyper`, `reqwest`).
+pub fn canonical(name: &str) -> Result<&'static str, String> {
+    match name {
+        "whatwg-fetch" | "fetch" => Ok(ALL[0]),
+        "hyper-util-legacy" | "hyper" => Ok(ALL[1]),
+        "reqwest" => Ok(ALL[2]),
+        other => Err(format!(
+            "unknown client {other:?} (expected fetch, hyper or reqwest)"
+        )),
+    }
+}
+
+/// Parses a comma-separated list of client names.
+pub fn parse_list(list: &str) -> Result<Vec<&'static str>, String> {
+    list.split(',')
+        .filter(|name| !name.is_empty())
+        .map(canonical)
+        .collect()
+}
+
+/// One client under test. Each keeps up to CONCURRENCY connections alive.
+#[derive(Clone)]
+pub enum Bench {
+    /// `Client::fetch()`, its pool capped at CONCURRENCY connections per origin.
+    Fetch(Client),
+    /// reqwest 0.13 without TLS, as the shared anchors build it.
+    Reqwest(reqwest::Client),
+    /// hyper-util's legacy pooled `Client`, HTTP/1.1, TCP_NODELAY.
+    Hyper(HyperClient<HttpConnector, Empty<Bytes>>, hyper::Uri),
+}
+
+impl Bench {
+    /// Builds the client named `name` for requests to `url`.
+    pub fn new(name: &str, url: &str, concurrency: usize) -> Result<Bench, String> {
+        Ok(match canonical(name)? {
+            "whatwg-fetch" => Bench::Fetch(
+                Client::builder()
+                    .max_connections_per_origin(concurrency)
+                    .build()
+                    .map_err(|error| error.to_string())?,
+            ),
+            "reqwest" => Bench::Reqwest(
+                reqwest::Client::builder()
+                    .no_proxy()
+                    .pool_max_idle_per_host(usize::MAX)
+                    .build()
+                    .map_err(|error| error.to_string())?,
+            ),
+            _ => {
+                let mut connector = HttpConnector::new();
+                connector.set_nodelay(true); // reqwest sets TCP_NODELAY too
+                let client = HyperClient::builder(TokioExecutor::new()).build(connector);
+                let uri = url.parse().map_err(|error| format!("{error}"))?;
+                Bench::Hyper(client, uri)
+            }
+        })
+    }
+
+    /// One request: the number of `items` in the JSON body.
+    async fn get_items(&self, url: &str) -> Result<usize, String> {
+        match self {
+            Bench::Fetch(client) => {
+                let mut response = client
+                    .fetch(url, RequestInit::default())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                if response.status() != 200 {
+                    return Err(format!("status {}", response.status()));
+                }
+                let value: serde_json::Value = response
+                    .json_body()
+                    .await
+                    .map_err(|error| error.to_string())?;
+                count_items(&value)
+            }
+            Bench::Reqwest(client) => {
+                let response = client
+                    .get(url)
+                    .send()
+                    .await
+                    .map_err(|error| error.to_string())?;
+                if response.status() != 200 {
+                    return Err(format!("status {}", response.status()));
+                }
+                let body = response.bytes().await.map_err(|error| error.to_string())?;
+                parse_and_count(&body)
+            }
+            Bench::Hyper(client, uri) => {
+                let response = client
+                    .get(uri.clone())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                if response.status() != 200 {
+                    return Err(format!("status {}", response.status()));
+                }
+                let body = response
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|error| error.to_string())?;
+                parse_and_count(&body.to_bytes())
+            }
+        }
+    }
+}
+
+fn parse_and_count(body: &[u8]) -> Result<usize, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|error| error.to_string())?;
+    count_items(&value)
+}
+
+fn count_items(value: &serde_json::Value) -> Result<usize, String> {
+    value
+        .get("items")
+        .and_then(|items| items.as_array())
+        .map(Vec::len)
+        .ok_or_else(|| "body has no items array".to_owned())
+}
+
+/// One round: `n` requests, `concurrency` in flight. Returns (seconds, items counted).
+async fn round(
+    bench: &Bench,
+    url: &Arc<str>,
+    n: usize,
+    concurrency: usize,
+) -> Result<(f64, usize), String> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency {
+        let (bench, url, next) = (bench.clone(), url.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut counted = 0usize;
+            while next.fetch_add(1, Ordering::Relaxed) < n {
+                counted += bench.get_items(&url).await?;
+            }
+            Ok::<usize, String>(counted)
+        }));
+    }
+    let mut counted = 0;
+    for task in tasks {
+        counted += task.await.map_err(|error| error.to_string())??;
+    }
+    Ok((start.elapsed().as_secs_f64(), counted))
+}
+
+/// Probe, warm-up round, then `rounds` measured rounds: the req/s of each measured round.
+pub async fn run(
+    bench: &Bench,
+    url: &str,
+    n: usize,
+    concurrency: usize,
+    rounds: usize,
+) -> Result<Vec<f64>, String> {
+    let url: Arc<str> = Arc::from(url);
+    let per_body = bench
+        .get_items(&url)
+        .await
+        .map_err(|error| format!("probe request failed: {error}"))?;
+    let mut rps = Vec::with_capacity(rounds);
+    for r in 0..=rounds {
+        let (seconds, counted) = round(bench, &url, n, concurrency)
+            .await
+            .map_err(|error| format!("request failed: {error}"))?;
+        if counted != n * per_body {
+            return Err(format!(
+                "counted {counted} items, expected {}",
+                n * per_body
+            ));
+        }
+        if r > 0 {
+            rps.push((n as f64 / seconds).round());
+        }
+    }
+    Ok(rps)
+}
+
+/// The median (mean of the middle two for an even count); 0 for none.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let m = sorted.len() / 2;
+    match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[m],
+        _ => (sorted[m - 1] + sorted[m]) / 2.0,
+    }
+}
+
+/// The result line of the comparison's client contract.
+pub fn json_line(client: &str, rps: &[f64], n: usize, concurrency: usize) -> String {
+    let workers = std::thread::available_parallelism().map_or(1, |p| p.get());
+    let mut line = serde_json::json!({
+        "client": client,
+        "rps_median": median(rps),
+        "rounds": rps,
+        "n": n,
+        "concurrency": concurrency,
+        "runtime_workers": workers,
+    });
+    if client == ALL[0] {
+        line["version"] = env!("CARGO_PKG_VERSION").into();
+    }
+    line.to_string()
+}
