@@ -527,6 +527,14 @@ impl AbortSignal {
         self.shared.lock().reason.clone()
     }
 
+    /// Whether this signal is aborted or could still be: false only for a signal that is not
+    /// aborted and follows no source signal, as one from `AbortSignal::any([])` (a request
+    /// made without a signal has one), which no controller or timer can reach.
+    pub fn can_abort(&self) -> bool {
+        let state = self.shared.lock();
+        state.reason.is_some() || !state.dependent || !state.source_signals.is_empty()
+    }
+
     /// [`throwIfAborted()`](https://dom.spec.whatwg.org/#dom-abortsignal-throwifaborted):
     /// `Err` with the abort reason if this signal is aborted.
     ///
@@ -692,6 +700,11 @@ fn create_a_dependent_abort_signal(signals: &[&AbortSignal]) -> AbortSignal {
 
     // Step 3. Set resultSignal's dependent to true.
     result_signal.shared.lock().dependent = true;
+    // Not in the spec: with no signals there is nothing to follow, and nothing can ever
+    // abort the result; it needs no link.
+    if signals.is_empty() {
+        return result_signal;
+    }
 
     let link = result_signal.shared.new_link();
     // resultSignal's source signals, each with whether it came from AbortSignal::timeout.

@@ -65,6 +65,8 @@ enum Inner {
     Bytes(Bytes),
     /// Any other stream.
     Stream(SyncWrapper<BoxStream>),
+    /// A response body from the network layer, read as the reader polls.
+    Net(crate::net::ResponseBody),
     /// One branch of a [tee](https://streams.spec.whatwg.org/#readable-stream-tee).
     Tee(TeeBranch),
     /// A stream that errored.
@@ -111,6 +113,17 @@ impl Body {
             stream: Inner::Stream(SyncWrapper::new(Box::pin(
                 stream.map(|chunk| chunk.map_err(into_error)),
             ))),
+            source: None,
+            length: None,
+            disturbed: false,
+        }
+    }
+
+    /// A body read from a network layer's response body, chunk by chunk as it is polled;
+    /// its source and length are null, as a network response's are.
+    pub fn from_network(body: crate::net::ResponseBody) -> Body {
+        Body {
+            stream: Inner::Net(body),
             source: None,
             length: None,
             disturbed: false,
@@ -259,6 +272,9 @@ impl Body {
             }
             Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
             Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
+            Inner::Net(body) => Pin::new(body)
+                .poll_next(cx)
+                .map(|chunk| chunk.map(|chunk| chunk.map_err(Error::network))),
             Inner::Tee(branch) => branch.poll_next(cx),
         };
         match polled {
@@ -291,7 +307,7 @@ impl fmt::Debug for Body {
         let stream = match &self.stream {
             Inner::Empty => "empty",
             Inner::Bytes(_) => "bytes",
-            Inner::Stream(_) => "stream",
+            Inner::Stream(_) | Inner::Net(_) => "stream",
             Inner::Tee(_) => "tee",
             Inner::Errored(_) => "errored",
         };
@@ -394,6 +410,7 @@ fn tee(stream: Inner) -> (Inner, Inner) {
         Inner::Bytes(bytes) => (Inner::Bytes(bytes.clone()), Inner::Bytes(bytes)),
         Inner::Errored(error) => (Inner::Errored(error.clone()), Inner::Errored(error)),
         Inner::Stream(stream) => tee_stream(stream.into_inner()),
+        Inner::Net(body) => tee_stream(Box::pin(body.map(|chunk| chunk.map_err(Error::network)))),
         Inner::Tee(branch) => tee_stream(Box::pin(branch)),
     }
 }

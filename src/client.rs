@@ -131,13 +131,19 @@ impl Client {
         // with processResponse. Aborting drops the fetch wherever it is (resolving,
         // connecting, waiting for headers) and rejects with the signal's reason.
         let fetching = crate::fetch::fetch(request, &self.inner.context);
-        let response = tokio::select! {
-            biased;
-            reason = signal.aborted_future() => return Err(reason),
-            () = sleep_until(deadline) => {
-                return Err(Error::network(NetworkError::Timeout(TimeoutKind::Total)));
+        let can_abort = signal.can_abort();
+        let response = if can_abort || deadline.is_some() {
+            tokio::select! {
+                biased;
+                reason = signal.aborted_future(), if can_abort => return Err(reason),
+                () = sleep_until(deadline) => {
+                    return Err(Error::network(NetworkError::Timeout(TimeoutKind::Total)));
+                }
+                response = fetching => response,
             }
-            response = fetching => response,
+        } else {
+            // Nothing can abort this fetch: no need to watch for it.
+            fetching.await
         };
         // processResponse given response:
         // Step 12.3.1. If locallyAborted is true, then abort these steps.
@@ -153,6 +159,9 @@ impl Client {
         // Step 12.3.4. Set responseObject to the result of creating a Response object,
         // given response, "immutable", and relevantRealm.
         // Step 12.3.5. Resolve p with responseObject.
+        if !can_abort && deadline.is_none() {
+            return Ok(response);
+        }
         Ok(abortable(response, signal, deadline))
     }
 }

@@ -196,6 +196,15 @@ impl Headers {
         self.guard
     }
 
+    /// A copy whose header list has room for `extra` more headers.
+    pub(crate) fn clone_with_spare_capacity(&self, extra: usize) -> Headers {
+        Headers {
+            header_list: self.header_list.clone_with_spare_capacity(extra),
+            guard: self.guard,
+            filters_forbidden_request_headers: self.filters_forbidden_request_headers,
+        }
+    }
+
     /// Sets the guard, as the `Request` and `Response` constructors and `Response.error()` do.
     #[allow(dead_code)] // For the Request and Response constructors.
     pub(crate) fn set_guard(&mut self, guard: HeadersGuard) {

@@ -5,6 +5,7 @@
 //! step, so it accepts and rejects exactly what a browser does; [`RequestInit`] is the IDL
 //! dictionary, every member an `Option` because an absent member differs from a default.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -355,7 +356,7 @@ enum Input<'a> {
 /// `Request` is `Send + Sync`; its body is read once.
 pub struct Request {
     /// <https://fetch.spec.whatwg.org/#concept-request-method>, initially `GET`.
-    pub(crate) method: String,
+    pub(crate) method: Cow<'static, str>,
     /// <https://fetch.spec.whatwg.org/#concept-request-url-list>: the request's URL first,
     /// then every URL it was redirected to.
     pub(crate) url_list: Vec<Url>,
@@ -425,14 +426,14 @@ impl Request {
     /// This is the spec's "new request", not the constructor: use [`Request::new`] to get
     /// the constructor's checks and its `cors` default mode.
     pub fn from_url(url: Url) -> Request {
-        Request::from_url_in(Arc::new(Environment::server()), url)
+        Request::from_url_in(Arc::new(Environment::server()), url, AbortSignal::any([]))
     }
 
-    fn from_url_in(client: Arc<Environment>, url: Url) -> Request {
+    fn from_url_in(client: Arc<Environment>, url: Url, signal: AbortSignal) -> Request {
         let mut headers = Headers::with_guard(HeadersGuard::Request);
         headers.set_filters_forbidden_request_headers(client.is_browser_like());
         Request {
-            method: "GET".to_owned(),
+            method: Cow::Borrowed("GET"),
             url_list: vec![url],
             headers,
             body: None,
@@ -458,7 +459,7 @@ impl Request {
             response_tainting: ResponseTainting::Basic,
             timing_allow_failed: false,
             no_traversable: false,
-            signal: AbortSignal::any([]),
+            signal,
         }
     }
 
@@ -537,6 +538,7 @@ impl Request {
         // Step 4. Let signal be null.
         let mut signal: Option<AbortSignal> = None;
         let mut input_request: Option<&mut Request> = None;
+        let mut signal_is_made = false;
         let source: Request;
         match input {
             // Step 5. If input is a string, then:
@@ -553,7 +555,11 @@ impl Request {
                     )));
                 }
                 // Step 5.4. Set request to a new request whose URL is parsedURL.
-                source = Request::from_url_in(environment.clone(), parsed_url);
+                // (Its signal is made here, as step 30 would make it: the input has none to
+                // follow, so it depends on init["signal"] alone.)
+                let dependent = AbortSignal::any(init_signal.as_ref());
+                source = Request::from_url_in(environment.clone(), parsed_url, dependent);
+                signal_is_made = true;
                 // Step 5.5. Set fallbackMode to "cors".
                 fallback_mode = Some(RequestMode::Cors);
             }
@@ -723,7 +729,9 @@ impl Request {
         // Step 29. Let signals be « signal » if signal is non-null; otherwise « ».
         // Step 30. Set this's signal to the result of creating a dependent abort signal
         // from signals.
-        request.signal = AbortSignal::any(signal.as_ref());
+        if !signal_is_made {
+            request.signal = AbortSignal::any(signal.as_ref());
+        }
 
         // Step 31. Set this's headers to a new Headers object whose header list is
         // request's header list and guard is "request".
@@ -779,7 +787,7 @@ impl Request {
         // Step 35. If either init["body"] exists and is non-null or inputBody is non-null,
         // and request's method is `GET` or `HEAD`, then throw a TypeError.
         if (init_body.is_some() || input_has_body)
-            && matches!(request.method.as_str(), "GET" | "HEAD")
+            && matches!(request.method.as_ref(), "GET" | "HEAD")
         {
             return Err(Error::type_error(format!(
                 "a {} request cannot have a body",
@@ -858,7 +866,8 @@ impl Request {
         Request {
             method: self.method.clone(),
             url_list: self.url_list.clone(),
-            headers: self.headers.clone(),
+            // Room for the headers fetching appends (Accept-Encoding, User-Agent, …).
+            headers: self.headers.clone_with_spare_capacity(6),
             body: None,
             client: self.client.clone(),
             keepalive: self.keepalive,
@@ -1071,14 +1080,14 @@ pub(crate) fn includes_credentials(url: &Url) -> bool {
 /// [Normalize](https://fetch.spec.whatwg.org/#concept-method-normalize) a method: a
 /// byte-case-insensitive match for `DELETE`, `GET`, `HEAD`, `OPTIONS`, `POST` or `PUT` is
 /// uppercased; any other method is kept as given.
-pub fn normalize_method(method: String) -> String {
+pub fn normalize_method(method: String) -> Cow<'static, str> {
     const NORMALIZED: [&str; 6] = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"];
     match NORMALIZED
         .iter()
         .find(|known| known.eq_ignore_ascii_case(&method))
     {
-        Some(known) if *known != method => (*known).to_owned(),
-        _ => method,
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(method),
     }
 }
 

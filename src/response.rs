@@ -108,7 +108,7 @@ pub struct Response {
     pub(crate) status: u16,
     /// <https://fetch.spec.whatwg.org/#concept-response-status-message>, initially empty; a
     /// ByteString, each char one byte (U+0000 to U+00FF).
-    pub(crate) status_message: String,
+    pub(crate) status_message: Cow<'static, str>,
     /// <https://fetch.spec.whatwg.org/#concept-response-header-list>, held by the
     /// response's `Headers` object with its guard.
     pub(crate) headers: Headers,
@@ -140,7 +140,7 @@ impl Response {
             aborted: false,
             url_list: Vec::new(),
             status: 200,
-            status_message: String::new(),
+            status_message: Cow::Borrowed(""),
             headers: Headers::with_guard(guard),
             body: None,
             cors_exposed_header_names: Vec::new(),
@@ -213,7 +213,7 @@ impl Response {
         // Step 3. Set response's response's status to init["status"].
         self.status = init.status;
         // Step 4. Set response's response's status message to init["statusText"].
-        self.status_message = init.status_text;
+        self.status_message = Cow::Owned(init.status_text);
         // Step 5. If init["headers"] exists, then fill response's headers with
         // init["headers"].
         if let Some(headers) = init.headers {
@@ -326,14 +326,14 @@ impl Response {
     /// response's do.
     pub fn from_network(
         status: u16,
-        status_message: String,
+        status_message: impl Into<Cow<'static, str>>,
         headers: Headers,
         body: Option<Body>,
         url_list: Vec<Url>,
     ) -> Response {
         let mut response = Response::new_response(HeadersGuard::Immutable);
         response.status = status;
-        response.status_message = status_message;
+        response.status_message = status_message.into();
         response.headers = headers;
         response.headers.set_guard(HeadersGuard::Immutable);
         response.body = body;
@@ -529,11 +529,12 @@ impl Response {
         self.filtered(ResponseType::Cors, headers)
     }
 
-    /// A basic filtered response that keeps every header: what a server-side fetch (no
-    /// origin, so no page to hide `Set-Cookie` from) returns.
-    pub(crate) fn into_basic_filtered_unfiltered_headers(self) -> Response {
-        let headers = filter_headers(&self.headers, |_| true);
-        self.filtered(ResponseType::Basic, headers)
+    /// The response typed `basic` but not filtered: what a server-side fetch (no origin, so
+    /// no page to hide `Set-Cookie` from) returns. A basic filtered response that kept every
+    /// header would show exactly this, so none is made.
+    pub(crate) fn into_basic_unfiltered(mut self) -> Response {
+        self.r#type = ResponseType::Basic;
+        self
     }
 
     /// The internal response of a filtered response, or this response itself.
@@ -566,7 +567,7 @@ impl Response {
         let mut filtered = self.filtered(ResponseType::Opaque, Headers::new());
         filtered.url_list = Vec::new();
         filtered.status = 0;
-        filtered.status_message = String::new();
+        filtered.status_message = Cow::Borrowed("");
         filtered
     }
 
@@ -575,7 +576,7 @@ impl Response {
     pub fn into_opaque_redirect_filtered(self) -> Response {
         let mut filtered = self.filtered(ResponseType::OpaqueRedirect, Headers::new());
         filtered.status = 0;
-        filtered.status_message = String::new();
+        filtered.status_message = Cow::Borrowed("");
         filtered
     }
 
@@ -874,7 +875,7 @@ mod tests {
         headers.append("X-Secret", "1").unwrap();
         headers.append("X-Exposed", "2").unwrap();
         let url = Url::parse("https://example.com/a#frag").unwrap();
-        Response::from_network(200, "OK".into(), headers, Some(Body::from("x")), vec![url])
+        Response::from_network(200, "OK", headers, Some(Body::from("x")), vec![url])
     }
 
     #[test]

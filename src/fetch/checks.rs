@@ -74,14 +74,19 @@ pub(crate) fn should_response_be_blocked_due_to_mime_type(
     response: &Response,
     request: &Request,
 ) -> bool {
+    // Step 3. Let destination be request's destination.
+    let destination = request.destination;
+    // Only a script-like destination can be blocked (step 4): skip parsing the MIME type
+    // for any other.
+    if !is_script_like(destination) {
+        return false;
+    }
     // Step 1. Let mimeType be the result of extracting a MIME type from response's header
     // list.
     // Step 2. If mimeType is failure, then return allowed.
     let Some(mime_type) = response.headers.header_list().extract_mime_type() else {
         return false;
     };
-    // Step 3. Let destination be request's destination.
-    let destination = request.destination;
     // Step 4. If destination is script-like and one of the following is true, then return
     // blocked: mimeType's essence starts with "audio/", "image/", or "video/"; mimeType's
     // essence is "text/csv".

@@ -269,7 +269,7 @@ pub(crate) fn cors_preflight_request(request: &Request) -> Request {
     // (Requests have no initiator or WebDriver id here. The client is kept: it is the
     // environment whose origin, referrer and partition the preflight shares.)
     let mut preflight = Request::from_url(request.current_url().clone());
-    preflight.method = "OPTIONS".to_owned();
+    preflight.method = "OPTIONS".into();
     preflight.url_list = request.url_list.clone();
     preflight.client = request.client.clone();
     preflight.destination = request.destination;
@@ -727,7 +727,7 @@ mod tests {
     fn new_request(method: &str, url: &str) -> Request {
         let mut request = Request::from_url(Url::parse(url).unwrap());
         request.client = page();
-        request.method = method.to_owned();
+        request.method = method.to_owned().into();
         request
     }
 
@@ -799,7 +799,7 @@ mod tests {
     #[test]
     fn server_side_requests_have_no_origin() {
         let mut request = Request::from_url(Url::parse("https://b.example/").unwrap());
-        request.method = "POST".to_owned();
+        request.method = "POST".into();
         request.response_tainting = ResponseTainting::Cors;
         assert_eq!(serialize_request_origin(&request), None);
         assert_eq!(with_origin_header(request), None);

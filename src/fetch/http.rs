@@ -7,7 +7,6 @@
 //! the answer back into a [`Response`].
 
 use bytes::Bytes;
-use futures_util::StreamExt;
 
 use super::{FetchParams, cors, network_error, redirect};
 use crate::body::Body;
@@ -208,7 +207,7 @@ pub(crate) async fn http_network_or_cache_fetch(
     let content_length_header_value = match content_length {
         Some(length) => Some(Bytes::from(length.to_string())),
         None if http_request.body.is_none()
-            && matches!(http_request.method.as_str(), "POST" | "PUT") =>
+            && matches!(http_request.method.as_ref(), "POST" | "PUT") =>
         {
             Some(Bytes::from_static(b"0"))
         }
@@ -328,7 +327,8 @@ pub(crate) async fn http_network_or_cache_fetch(
         return response;
     }
     // Step 11. Set response's URL list to a clone of httpRequest's URL list.
-    response.url_list = http_request.url_list.clone();
+    // (httpRequest is not used again: its URL list moves.)
+    response.url_list = std::mem::take(&mut http_request.url_list);
     // Step 12. If httpRequest's header list contains `Range`, then set response's
     // range-requested flag.
     if http_request.headers.header_list().contains("range") {
@@ -399,9 +399,12 @@ async fn http_network_fetch(
 /// The request as the network layer takes it: method, URL without fragment, the header
 /// list in order, and the body.
 fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, Error> {
-    let mut url = request.current_url().clone();
-    url.set_fragment(None);
-    let uri: http::Uri = url.as_str().parse().map_err(|error| {
+    let url = request.current_url();
+    let without_fragment = match url.fragment() {
+        Some(_) => &url[..url::Position::AfterQuery],
+        None => url.as_str(),
+    };
+    let uri: http::Uri = without_fragment.parse().map_err(|error| {
         Error::type_error(format!("URL {url} cannot be sent: {error}")).with_source(error)
     })?;
     let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|error| {
@@ -432,6 +435,6 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     let (parts, body) = http_response.into_parts();
     let headers =
         Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
-    let body = Body::from_stream(body.map(|chunk| chunk.map_err(Error::network)));
+    let body = Body::from_network(body);
     Response::from_network(status, status_message, headers, Some(body), Vec::new())
 }

@@ -255,7 +255,7 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
             // DEVIATION: with no origin (server-side), the basic filter keeps
             // `Set-Cookie`: there is no page to hide it from, and server code reads it, as
             // in Deno and undici.
-            ResponseTainting::Basic => response.into_basic_filtered_unfiltered_headers(),
+            ResponseTainting::Basic => response.into_basic_unfiltered(),
             ResponseTainting::Cors => response.into_cors_filtered(),
             ResponseTainting::Opaque => response.into_opaque_filtered(),
         };

@@ -87,7 +87,7 @@ pub(crate) async fn http_redirect_fetch(
         || (status == 303 && request.method != "GET" && request.method != "HEAD")
     {
         // Step 12.1. Set request's method to `GET` and request's body to null.
-        request.method = "GET".to_owned();
+        request.method = "GET".into();
         request.body = None;
         // Step 12.2. For each headerName of request-body-header name, delete headerName
         // from request's header list.

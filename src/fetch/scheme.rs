@@ -16,12 +16,12 @@ use crate::response::Response;
 /// fetch makes them.
 fn new_response(
     status: u16,
-    status_message: &str,
+    status_message: &'static str,
     header_list: HeaderList,
     body: Option<crate::body::Body>,
 ) -> Response {
     let headers = Headers::from_header_list(header_list, HeadersGuard::Immutable);
-    Response::from_network(status, status_message.to_owned(), headers, body, Vec::new())
+    Response::from_network(status, status_message, headers, body, Vec::new())
 }
 
 /// [Scheme fetch](https://fetch.spec.whatwg.org/#scheme-fetch).

@@ -533,6 +533,13 @@ impl HeaderList {
             .map(|(header_name, _)| header_name)
     }
 
+    /// A copy with room for `extra` more headers, so appending them does not reallocate.
+    pub(crate) fn clone_with_spare_capacity(&self, extra: usize) -> HeaderList {
+        let mut headers = Vec::with_capacity(self.headers.len() + extra);
+        headers.extend(self.headers.iter().cloned());
+        HeaderList { headers }
+    }
+
     /// Appends without looking for an existing name: for building a list whose names are
     /// already consistent (a copy, a conversion).
     pub(crate) fn push(&mut self, name: Bytes, value: Bytes) {
@@ -812,7 +819,7 @@ impl From<&http::HeaderMap> for HeaderList {
             // Reuse one allocation for a name's repeated values.
             let name_bytes = match &previous {
                 Some((previous_name, bytes)) if *previous_name == name => bytes.clone(),
-                _ => Bytes::copy_from_slice(name.as_str().as_bytes()),
+                _ => name_bytes(name),
             };
             previous = Some((name, name_bytes.clone()));
             list.push(
@@ -821,6 +828,42 @@ impl From<&http::HeaderMap> for HeaderList {
             );
         }
         list
+    }
+}
+
+/// The bytes of a header name: shared static bytes for the names responses carry most,
+/// a copy for any other.
+fn name_bytes(name: &http::HeaderName) -> Bytes {
+    const COMMON: [&str; 24] = [
+        "accept-ranges",
+        "access-control-allow-origin",
+        "age",
+        "cache-control",
+        "connection",
+        "content-encoding",
+        "content-language",
+        "content-length",
+        "content-range",
+        "content-type",
+        "date",
+        "etag",
+        "expires",
+        "keep-alive",
+        "last-modified",
+        "location",
+        "server",
+        "set-cookie",
+        "strict-transport-security",
+        "transfer-encoding",
+        "vary",
+        "via",
+        "x-content-type-options",
+        "x-frame-options",
+    ];
+    let name = name.as_str();
+    match COMMON.iter().find(|common| **common == name) {
+        Some(common) => Bytes::from_static(common.as_bytes()),
+        None => Bytes::copy_from_slice(name.as_bytes()),
     }
 }
 
@@ -836,19 +879,21 @@ impl TryFrom<&HeaderList> for http::HeaderMap {
     /// rejects control bytes other than tab, and 0x7F, that a header value may hold).
     fn try_from(list: &HeaderList) -> Result<http::HeaderMap> {
         let mut map = http::HeaderMap::with_capacity(list.len());
-        for (name, value) in list.iter() {
+        for (name, value) in list.iter_bytes() {
             let header_name = http::HeaderName::from_bytes(name).map_err(|_| {
                 Error::type_error(format!(
                     "{:?} is not a valid HTTP header name",
                     String::from_utf8_lossy(name)
                 ))
             })?;
-            let header_value = http::HeaderValue::from_bytes(value).map_err(|_| {
-                Error::type_error(format!(
-                    "{:?} is not a valid HTTP header value",
-                    String::from_utf8_lossy(value)
-                ))
-            })?;
+            // The value's bytes are shared, not copied.
+            let header_value =
+                http::HeaderValue::from_maybe_shared(value.clone()).map_err(|_| {
+                    Error::type_error(format!(
+                        "{:?} is not a valid HTTP header value",
+                        String::from_utf8_lossy(value)
+                    ))
+                })?;
             map.append(header_name, header_value);
         }
         Ok(map)

@@ -144,21 +144,21 @@ impl SendOptions {
 /// The status text of a response as received: HTTP/1's reason phrase (hyper keeps a
 /// non-canonical one in the response's extensions and drops a canonical one, which is
 /// restored here), and the empty string for HTTP/2, which has none.
-pub fn status_text<B>(response: &http::Response<B>) -> String {
+pub fn status_text<B>(response: &http::Response<B>) -> std::borrow::Cow<'static, str> {
     if response.version() >= http::Version::HTTP_2 {
-        return String::new();
+        return std::borrow::Cow::Borrowed("");
     }
     match response.extensions().get::<hyper::ext::ReasonPhrase>() {
         // A reason phrase is bytes; each byte is one char, as a JavaScript ByteString.
-        Some(reason) => reason
-            .as_bytes()
-            .iter()
-            .map(|&byte| char::from(byte))
-            .collect(),
-        None => response
-            .status()
-            .canonical_reason()
-            .unwrap_or_default()
-            .to_owned(),
+        Some(reason) => std::borrow::Cow::Owned(
+            reason
+                .as_bytes()
+                .iter()
+                .map(|&byte| char::from(byte))
+                .collect(),
+        ),
+        None => {
+            std::borrow::Cow::Borrowed(response.status().canonical_reason().unwrap_or_default())
+        }
     }
 }
