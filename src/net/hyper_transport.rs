@@ -410,7 +410,8 @@ impl Inner {
                         // the new one speaks HTTP/2: give back the absolute target.
                         undo_h1(&mut request, &key, added_host)?;
                     }
-                    match self.send_h2(tx, request, &options).await {
+                    // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
+                    match Box::pin(self.send_h2(tx, request, &options)).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Again(back)) if !h2_retried => {
                             // The shared connection closed before taking the request.
@@ -427,7 +428,9 @@ impl Inner {
                         Err(Retry::Fail(error)) => return Err(error),
                     }
                 }
-                Checkout::Connect(slot) => match self.connector.connect(&key).await? {
+                // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
+                // that sending over a pooled connection does not copy it around.
+                Checkout::Connect(slot) => match Box::pin(self.connector.connect(&key)).await? {
                     Connected::H1(tx) => Pooled::new(tx, slot),
                     Connected::H2(tx) => {
                         self.pool.insert_h2(&key, &tx);
@@ -449,12 +452,9 @@ impl Inner {
                 h1_ready = Some(prepare_h1(&mut request, &key)?);
             }
             let sent = pooled.tx.try_send_request(request);
-            let result = match self.read_timeout {
-                Some(timeout) => tokio::time::timeout(timeout, sent)
-                    .await
-                    .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?,
-                None => sent.await,
-            };
+            let result = ReadTimeout::new(sent, self.read_timeout)
+                .await
+                .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
             match result {
                 Ok(response) => return Ok(self.wrap(response, Some(pooled), None, &options)),
                 Err(mut error) => {
@@ -484,12 +484,9 @@ impl Inner {
             return Err(Retry::Again(Box::new(request)));
         }
         let sent = tx.try_send_request(request);
-        let result = match self.read_timeout {
-            Some(timeout) => tokio::time::timeout(timeout, sent)
-                .await
-                .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?,
-            None => sent.await,
-        };
+        let result = ReadTimeout::new(sent, self.read_timeout)
+            .await
+            .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?;
         match result {
             Ok(response) => Ok(self.wrap(response, None, Some(tx), options)),
             Err(mut error) => match error.take_message() {
@@ -515,6 +512,46 @@ impl Inner {
         } else {
             response
         }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// `future`, failing with `Err(())` if it takes longer than the read timeout. The timer
+    /// is boxed and made only when there is a timeout, so the common case carries no timer
+    /// in its state.
+    struct ReadTimeout<F> {
+        #[pin]
+        future: F,
+        sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    }
+}
+
+impl<F: Future> ReadTimeout<F> {
+    fn new(future: F, timeout: Option<Duration>) -> ReadTimeout<F> {
+        ReadTimeout {
+            future,
+            sleep: timeout.map(|timeout| Box::pin(tokio::time::sleep(timeout))),
+        }
+    }
+}
+
+impl<F: Future> Future for ReadTimeout<F> {
+    type Output = Result<F::Output, ()>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        if let std::task::Poll::Ready(output) = this.future.poll(cx) {
+            return std::task::Poll::Ready(Ok(output));
+        }
+        if let Some(sleep) = this.sleep.as_mut() {
+            if sleep.as_mut().poll(cx).is_ready() {
+                return std::task::Poll::Ready(Err(()));
+            }
+        }
+        std::task::Poll::Pending
     }
 }
 
