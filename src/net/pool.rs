@@ -10,6 +10,11 @@
 //! re-enter the pool is dropped or sent while it is held.
 
 use std::collections::{HashMap, VecDeque};
+
+/// The pool's map from origin to its connections. Looked up twice per request (checkout
+/// and release), so it hashes with foldhash rather than SipHash: keys are the origins the
+/// client itself fetches, so the speed costs no safety that matters here.
+type OriginMap = HashMap<Key, Origin, foldhash::fast::RandomState>;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
@@ -57,7 +62,7 @@ pub(crate) struct Pool {
 }
 
 struct Shared {
-    origins: Mutex<HashMap<Key, Origin>>,
+    origins: Mutex<OriginMap>,
     config: PoolConfig,
     reaper_started: AtomicBool,
 }
@@ -143,7 +148,7 @@ impl Pool {
     pub(crate) fn new(config: PoolConfig) -> Pool {
         Pool {
             shared: Arc::new(Shared {
-                origins: Mutex::new(HashMap::new()),
+                origins: Mutex::new(OriginMap::default()),
                 config,
                 reaper_started: AtomicBool::new(false),
             }),
@@ -290,7 +295,7 @@ impl Pool {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Origin>> {
+    fn lock(&self) -> MutexGuard<'_, OriginMap> {
         // The lock guards plain bookkeeping that stays consistent between statements,
         // so a poisoned lock is still usable.
         self.origins
