@@ -153,6 +153,13 @@ async fn run(job: Job) -> i32 {
         .await;
 
     let state = Rc::new(State::default());
+    match build_client(&job) {
+        Ok(client) => *state.client.borrow_mut() = Some(client),
+        Err(e) => {
+            println!("{COMPLETE_LINE}{}", fail_harness(&e));
+            return 0;
+        }
+    }
     track_rejections(&rt).await;
 
     let state2 = state.clone();
@@ -251,6 +258,25 @@ async fn run(job: Job) -> i32 {
         ),
     }
     0
+}
+
+/// The test page's fetch client: its origin and base URL are the test's (`location`, https
+/// for `.https.` files), every suite host name resolves to the local server
+/// ([`crate::server::resolves_to_server`]), and the test CA is trusted.
+fn build_client(job: &Job) -> Result<whatwg_fetch::Client, String> {
+    let location =
+        url::Url::parse(&job.location).map_err(|e| format!("{}: {e}", job.location))?;
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let mut builder = whatwg_fetch::Client::builder()
+        .origin(location)
+        .resolve_with(move |host| crate::server::resolves_to_server(host).then(|| vec![local]));
+    if let Some(ca) = &job.ca_cert {
+        let pem = std::fs::read(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
+        builder = builder.add_root_certificates_pem(pem);
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the fetch client: {e}"))
 }
 
 /// Unhandled rejections become `unhandledrejection` events once the microtask queue is empty

@@ -1,0 +1,110 @@
+// The Body mixin — https://fetch.spec.whatwg.org/#body-mixin — and the BodyInit union, over
+// wpt/src/bindings/body.rs. Reading, consuming and "unusable" live in the crate; a
+// ReadableStream given as a body is read by the crate one chunk at a time, when it asks.
+(() => {
+  "use strict";
+  const native = globalThis.__wpt_native;
+  const idl = globalThis.__wpt_idl;
+  let paramsBrand, paramsEntries;
+
+  // A script's ReadableStream for the crate: `read()` (one chunk, a Uint8Array, or null at
+  // the end), `cancel()`, and whether it was disturbed or locked when converted.
+  function streamBody(stream) {
+    const unusable = stream.locked || stream._disturbed === true;
+    let reader;
+    const read = () => {
+      if (reader === undefined) reader = stream.getReader();
+      return reader.read().then(({ value, done }) => {
+        if (done) return null;
+        if (!(value instanceof Uint8Array)) throw new TypeError("a body stream chunk is not a Uint8Array");
+        return value;
+      });
+    };
+    const cancel = () => { if (reader !== undefined) reader.cancel().catch(() => {}); };
+    return ["stream", read, cancel, unusable, stream];
+  }
+  const isStream = v => typeof ReadableStream === "function" && v instanceof ReadableStream;
+
+  // BodyInit = ReadableStream or Blob or BufferSource or FormData or URLSearchParams or
+  // USVString; null stays null.
+  function convert(v) {
+    if (v === null) return null;
+    if (isStream(v)) return streamBody(v);
+    const blob = idl.maybeSlot(v, "Blob");
+    if (blob !== undefined) return ["blob", blob.n];
+    const bytes = idl.bufferSource(v);
+    if (bytes !== undefined) return ["bytes", bytes];
+    const form = idl.maybeSlot(v, "FormData");
+    if (form !== undefined) return ["form", form.n];
+    if (idl.isObject(v)) {
+      if (paramsBrand === undefined) {
+        paramsBrand = Object.getOwnPropertyDescriptor(URLSearchParams.prototype, "size").get;
+        paramsEntries = URLSearchParams.prototype.entries;
+      }
+      let isParams = true;
+      try { paramsBrand.call(v); } catch (_) { isParams = false; }
+      if (isParams) return ["params", [...paramsEntries.call(v)]];
+    }
+    return ["text", idl.usvString(v)];
+  }
+
+  // Before the crate uses the body: a stream the script took with `body` goes back to it.
+  function sync(s) {
+    if (s.stream && !s.synced) {
+      const [, read, cancel] = streamBody(s.stream);
+      native.body_set_stream(s.n, read, cancel);
+      s.synced = true;
+    }
+  }
+
+  const results = {
+    arrayBuffer: v => v, bytes: v => v, json: v => v, text: v => v,
+    blob: n => idl.wrapBlob(n), formData: n => idl.wrapFormData(n),
+  };
+
+  // The Body mixin on C.prototype, for objects whose slot (of `kind`) has `n`, and `stream`
+  // once the body was handed to the script.
+  function mixin(C, kind) {
+    const proto = C.prototype;
+    Object.defineProperty(proto, "body", {
+      get() {
+        const s = idl.slot(this, kind);
+        if (s.stream === undefined) {
+          s.stream = native.body_take_stream(s.n);
+          s.synced = false;
+        }
+        return s.stream;
+      },
+      enumerable: true, configurable: true,
+    });
+    Object.defineProperty(proto, "bodyUsed", {
+      get() {
+        const s = idl.slot(this, kind);
+        return native.body_used(s.n) || (s.stream != null && s.stream._disturbed === true);
+      },
+      enumerable: true, configurable: true,
+    });
+    for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
+      const f = {
+        [name]() {
+          try {
+            const s = idl.slot(this, kind);
+            if (s.stream != null && (s.stream.locked || s.stream._disturbed === true)) {
+              throw new TypeError(`${kind}.${name}: the body is locked or disturbed`);
+            }
+            sync(s);
+            return native.body_consume(s.n, name).then(results[name]);
+          } catch (e) {
+            return Promise.reject(e);
+          }
+        },
+      }[name];
+      Object.defineProperty(proto, name, { value: f, writable: true, enumerable: true, configurable: true });
+    }
+  }
+
+  idl.bodyInit = convert;
+  idl.isStream = isStream;
+  idl.syncBody = sync;
+  idl.bodyMixin = mixin;
+})();

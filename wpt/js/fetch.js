@@ -1,0 +1,21 @@
+// fetch() — https://fetch.spec.whatwg.org/#fetch-method
+// Makes the request with the initial Request constructor, then fetches it through the test
+// page's client (wpt/src/bindings/fetch.rs); everything after the constructor is the crate's.
+(() => {
+  "use strict";
+  const native = globalThis.__wpt_native;
+  const idl = globalThis.__wpt_idl;
+  const RequestCtor = globalThis.Request;
+  function fetch(input, init = undefined) {
+    try {
+      if (arguments.length < 1) throw new TypeError("fetch: 1 argument required");
+      const request = new RequestCtor(input, init);
+      const s = idl.slot(request, "Request");
+      idl.syncBody(s);
+      return native.fetch(s.n).then(n => idl.wrapResponse(n));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  Object.defineProperty(globalThis, "fetch", { value: fetch, writable: true, enumerable: true, configurable: true });
+})();
