@@ -21,7 +21,9 @@
       });
     };
     const cancel = () => { if (reader !== undefined) reader.cancel().catch(() => {}); };
-    return ["stream", read, cancel, unusable, stream];
+    // The crate takes the stream (to read it fully, tee it or send it): it is locked now.
+    const lock = () => { if (reader === undefined) reader = stream.getReader(); };
+    return ["stream", read, cancel, unusable, stream, lock];
   }
   const isStream = v => typeof ReadableStream === "function" && v instanceof ReadableStream;
 
@@ -51,11 +53,15 @@
   // Before the crate uses the body: a stream the script took with `body` goes back to it.
   function sync(s) {
     if (s.stream && !s.synced) {
-      const [, read, cancel] = streamBody(s.stream);
+      const [, read, cancel, , , lock] = streamBody(s.stream);
       native.body_set_stream(s.n, read, cancel);
       s.synced = true;
+      s.lock = lock;
     }
+    if (s.lock !== undefined) s.lock();
   }
+  // Whether the script's stream (if it has the body's stream) is locked or disturbed.
+  const unusable = s => s.stream != null && (s.stream.locked || s.stream._disturbed === true);
 
   const results = {
     arrayBuffer: v => v, bytes: v => v, json: v => v, text: v => v,
@@ -66,32 +72,37 @@
   // once the body was handed to the script.
   function mixin(C, kind) {
     const proto = C.prototype;
-    Object.defineProperty(proto, "body", {
-      get() {
+    const accessors = {
+      get body() {
         const s = idl.slot(this, kind);
         if (s.stream === undefined) {
+          const used = native.body_used(s.n);
           s.stream = native.body_take_stream(s.n);
           s.synced = false;
+          // A body the crate read (or is reading) has a stream that is locked and disturbed.
+          if (used && s.stream !== null) {
+            s.stream.getReader().read().catch(() => {});
+            s.synced = true;
+          }
         }
         return s.stream;
       },
-      enumerable: true, configurable: true,
-    });
-    Object.defineProperty(proto, "bodyUsed", {
-      get() {
+      get bodyUsed() {
         const s = idl.slot(this, kind);
         return native.body_used(s.n) || (s.stream != null && s.stream._disturbed === true);
       },
-      enumerable: true, configurable: true,
-    });
+    };
+    for (const k of ["body", "bodyUsed"]) {
+      const d = Object.getOwnPropertyDescriptor(accessors, k);
+      d.enumerable = true;
+      Object.defineProperty(proto, k, d);
+    }
     for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
       const f = {
         [name]() {
           try {
             const s = idl.slot(this, kind);
-            if (s.stream != null && (s.stream.locked || s.stream._disturbed === true)) {
-              throw new TypeError(`${kind}.${name}: the body is locked or disturbed`);
-            }
+            if (unusable(s)) throw new TypeError(`${kind}.${name}: the body is locked or disturbed`);
             sync(s);
             return native.body_consume(s.n, name).then(results[name]);
           } catch (e) {
@@ -106,5 +117,6 @@
   idl.bodyInit = convert;
   idl.isStream = isStream;
   idl.syncBody = sync;
+  idl.bodyUnusable = unusable;
   idl.bodyMixin = mixin;
 })();

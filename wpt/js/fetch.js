@@ -17,5 +17,7 @@
       return Promise.reject(e);
     }
   }
-  Object.defineProperty(globalThis, "fetch", { value: fetch, writable: true, enumerable: true, configurable: true });
+  // An operation of the WindowOrWorkerGlobalScope mixin: global.js puts it on
+  // WorkerGlobalScope.prototype.
+  idl.fetch = fetch;
 })();

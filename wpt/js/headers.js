@@ -39,7 +39,7 @@
     get(name) {
       const n = H(this);
       if (arguments.length < 1) throw new TypeError("Headers.get: 1 argument required");
-      return native.headers_get(n, idl.byteString(name));
+      return native.headers_get(n, idl.byteString(name)) ?? null;
     }
     getSetCookie() { return native.headers_get_set_cookie(H(this)); }
     has(name) {

@@ -17,6 +17,11 @@
         const d = Object.getOwnPropertyDescriptor(C.prototype, key);
         if (d.configurable && !d.enumerable) Object.defineProperty(C.prototype, key, { enumerable: true });
       }
+      for (const key of Object.getOwnPropertyNames(C)) {
+        if (key === "length" || key === "name" || key === "prototype") continue;
+        const d = Object.getOwnPropertyDescriptor(C, key);
+        if (d.configurable && !d.enumerable) Object.defineProperty(C, key, { enumerable: true });
+      }
       Object.defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
       globalThis.__wpt_expose(name, C);
     },

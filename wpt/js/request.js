@@ -41,12 +41,18 @@
       const inputSlot = idl.maybeSlot(input, "Request");
       const info = inputSlot !== undefined ? inputSlot.n : idl.usvString(input);
       const converted = convertInit(init);
-      if (inputSlot !== undefined) idl.syncBody(inputSlot);
+      const initBody = converted.body === undefined || converted.body === null ? null : converted.body;
+      if (inputSlot !== undefined && initBody === null) {
+        // The crate sees a body the script locked or disturbed through its stream only here.
+        if (idl.bodyUnusable(inputSlot)) throw new TypeError("Request constructor: the input's body is locked or disturbed");
+        idl.syncBody(inputSlot);
+      }
       const n = native.request_new(info, converted);
       const s = { n, stream: undefined, synced: false };
-      if (Array.isArray(converted.body) && converted.body[0] === "stream") {
-        s.stream = converted.body[4];
+      if (Array.isArray(initBody) && initBody[0] === "stream") {
+        s.stream = initBody[4];
         s.synced = true;
+        s.lock = initBody[5];
       }
       idl.setSlot(this, ["Request"], s);
     }
@@ -76,13 +82,12 @@
     get duplex() { return attrs(this).duplex; }
     clone() {
       const s = R(this);
-      if (s.stream != null && (s.stream.locked || s.stream._disturbed === true)) {
-        throw new TypeError("Request.clone: the body is locked or disturbed");
-      }
+      if (idl.bodyUnusable(s)) throw new TypeError("Request.clone: the body is locked or disturbed");
       idl.syncBody(s);
       const n = native.request_clone(s.n);
       s.stream = undefined;
       s.synced = false;
+      s.lock = undefined;
       return idl.create(Request, ["Request"], { n, stream: undefined, synced: false });
     }
   }

@@ -18,8 +18,8 @@
     return [status, statusText, headers];
   }
 
-  function wrap(n, stream = undefined) {
-    return idl.create(Response, ["Response"], { n, stream, synced: stream !== undefined });
+  function wrap(n) {
+    return idl.create(Response, ["Response"], { n, stream: undefined, synced: false });
   }
 
   class Response {
@@ -28,8 +28,8 @@
       const b = body === undefined ? null : idl.bodyInit(body);
       const [status, statusText, headers] = convertInit(init);
       const n = native.response_new(b, status, statusText, headers);
-      const stream = Array.isArray(b) && b[0] === "stream" ? b[4] : undefined;
-      idl.setSlot(this, ["Response"], { n, stream, synced: stream !== undefined });
+      const isStream = Array.isArray(b) && b[0] === "stream";
+      idl.setSlot(this, ["Response"], { n, stream: isStream ? b[4] : undefined, synced: isStream, lock: isStream ? b[5] : undefined });
     }
     static error() { return wrap(native.response_error()); }
     static redirect(url, status = 302) {
@@ -54,13 +54,12 @@
     }
     clone() {
       const s = R(this);
-      if (s.stream != null && (s.stream.locked || s.stream._disturbed === true)) {
-        throw new TypeError("Response.clone: the body is locked or disturbed");
-      }
+      if (idl.bodyUnusable(s)) throw new TypeError("Response.clone: the body is locked or disturbed");
       idl.syncBody(s);
       const n = native.response_clone(s.n);
       s.stream = undefined;
       s.synced = false;
+      s.lock = undefined;
       return wrap(n);
     }
   }

@@ -20,7 +20,7 @@ use super::blob::{Buffer, U8, bytes_of};
 use super::error::custom;
 use super::global::SharedState;
 use super::handle::{self, Native};
-use super::promise::future_to_promise;
+use super::promise::future_to_promise_now;
 use super::streams::readable_stream;
 
 type Reply = Option<Result<Bytes, Error>>;
@@ -205,28 +205,28 @@ macro_rules! consume {
     ($ctx:expr, $r:expr, $kind:expr) => {{
         let mut r = handle::borrow_mut($ctx, &$r)?;
         match $kind {
-            "text" => future_to_promise($ctx, r.text()),
+            "text" => future_to_promise_now($ctx, r.text()),
             "bytes" => {
                 let f = r.bytes();
-                future_to_promise($ctx, async move { f.await.map(U8) })
+                future_to_promise_now($ctx, async move { f.await.map(U8) })
             }
             "arrayBuffer" => {
                 let f = r.bytes();
-                future_to_promise($ctx, async move { f.await.map(Buffer) })
+                future_to_promise_now($ctx, async move { f.await.map(Buffer) })
             }
             "json" => {
                 let f = r.text();
-                future_to_promise($ctx, async move { f.await.map(JsonText) })
+                future_to_promise_now($ctx, async move { f.await.map(JsonText) })
             }
             "blob" => {
                 let f = r.blob();
-                future_to_promise($ctx, async move {
+                future_to_promise_now($ctx, async move {
                     f.await.map(|b| NewHandle(Native::Blob(b)))
                 })
             }
             "formData" => {
                 let f = r.form_data();
-                future_to_promise($ctx, async move {
+                future_to_promise_now($ctx, async move {
                     f.await.map(|b| {
                         NewHandle(Native::FormData(std::rc::Rc::new(std::cell::RefCell::new(b))))
                     })
@@ -274,7 +274,16 @@ pub fn register<'js>(
     native.set(
         "body_take_stream",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, h: Value<'js>| {
-            let body = with_body(&ctx, &h, |b| b.map(|b| std::mem::replace(b, Body::empty())))?;
+            // A used body stays (disturbed) in the crate; the script gets an empty stream.
+            let body = with_body(&ctx, &h, |b| {
+                b.map(|b| {
+                    if b.is_disturbed() {
+                        Body::empty()
+                    } else {
+                        std::mem::replace(b, Body::empty())
+                    }
+                })
+            })?;
             match body {
                 Some(body) => readable_stream(&ctx, &streams, Box::pin(body)),
                 None => Ok(Value::new_null(ctx.clone())),

@@ -10,7 +10,7 @@ use whatwg_fetch::{Client, Request, Response};
 
 use super::global::SharedState;
 use super::handle::{self, Native};
-use super::promise::future_to_promise;
+use super::promise::future_to_promise_now;
 
 /// The test file's client: made by the engine from the job (origin, resolver, test CA), or a
 /// server-side one when none was set (the engine's own tests).
@@ -53,7 +53,7 @@ pub fn register<'js>(
             let placeholder = Request::from_url(r.current_url().clone());
             let request = mem::replace(&mut *r, placeholder);
             let client = client(&ctx, &st)?;
-            future_to_promise(&ctx, async move {
+            future_to_promise_now(&ctx, async move {
                 client.fetch_request(request).await.map(Fetched)
             })
         })?,
