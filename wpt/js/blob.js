@@ -85,6 +85,21 @@
   __wpt_interface(Blob);
   __wpt_interface(File);
 
+  // https://w3c.github.io/FileAPI/#creating-revoking: static operations of URL.
+  const statics = {
+    createObjectURL(obj) {
+      if (arguments.length < 1) throw new TypeError("URL.createObjectURL: 1 argument required");
+      return native.blob_url_create(idl.slot(obj, "Blob").n);
+    },
+    revokeObjectURL(url) {
+      if (arguments.length < 1) throw new TypeError("URL.revokeObjectURL: 1 argument required");
+      native.blob_url_revoke(idl.usvString(url));
+    },
+  };
+  for (const [k, f] of Object.entries(statics)) {
+    Object.defineProperty(URL, k, { value: f, writable: true, enumerable: true, configurable: true });
+  }
+
   // A Blob or File object for a native handle (`isFile` for a File).
   function wrap(n, isFile = false) {
     return isFile ? idl.create(File, ["Blob", "File"], { n }) : idl.create(Blob, ["Blob"], { n });

@@ -63,10 +63,6 @@
   // Whether the script's stream (if it has the body's stream) is locked or disturbed.
   const unusable = s => s.stream != null && (s.stream.locked || s.stream._disturbed === true);
 
-  const results = {
-    arrayBuffer: v => v, bytes: v => v, json: v => v, text: v => v,
-    blob: n => idl.wrapBlob(n), formData: n => idl.wrapFormData(n),
-  };
 
   // The Body mixin on C.prototype, for objects whose slot (of `kind`) has `n`, and `stream`
   // once the body was handed to the script.
@@ -104,7 +100,7 @@
             const s = idl.slot(this, kind);
             if (unusable(s)) throw new TypeError(`${kind}.${name}: the body is locked or disturbed`);
             sync(s);
-            return native.body_consume(s.n, name).then(results[name]);
+            return native.body_consume(s.n, name);
           } catch (e) {
             return Promise.reject(e);
           }

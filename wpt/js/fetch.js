@@ -8,11 +8,12 @@
   const RequestCtor = globalThis.Request;
   function fetch(input, init = undefined) {
     try {
+      if (this !== undefined && this !== null && this !== globalThis) throw new TypeError("Illegal invocation");
       if (arguments.length < 1) throw new TypeError("fetch: 1 argument required");
       const request = new RequestCtor(input, init);
       const s = idl.slot(request, "Request");
       idl.syncBody(s);
-      return native.fetch(s.n).then(n => idl.wrapResponse(n));
+      return native.fetch(s.n);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -73,7 +73,8 @@ fn parts<'js>(ctx: &Ctx<'js>, parts: Vec<Value<'js>>) -> rquickjs::Result<Vec<Bl
 /// Registers `blob_new(parts, type, endings)`, `file_new(parts, name, type, endings,
 /// lastModified)`, `blob_size`, `blob_type`, `file_name`, `file_last_modified`,
 /// `blob_slice(h, start, end, contentType)`, `blob_text`, `blob_bytes`, `blob_array_buffer`
-/// (promises) and `blob_stream(h)`.
+/// (promises), `blob_stream(h)`, and `blob_url_create(h)` / `blob_url_revoke(url)` (the blob URL
+/// store of the test's environment).
 pub fn register<'js>(
     ctx: &Ctx<'js>,
     native: &Object<'js>,
@@ -181,6 +182,29 @@ pub fn register<'js>(
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let blob = handle::blob(&ctx, &h)?;
             future_to_promise(&ctx, async move { Ok(Buffer(blob.bytes())) })
+        })?,
+    )?;
+    let st = state.clone();
+    native.set(
+        "blob_url_create",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, h: Value<'js>| {
+            let blob = handle::blob(&ctx, &h)?;
+            let client = super::fetch::client(&ctx, &st)?;
+            let environment = client.environment();
+            Ok::<_, rquickjs::Error>(
+                environment
+                    .blob_url_store()
+                    .create_object_url(environment, blob),
+            )
+        })?,
+    )?;
+    let st = state.clone();
+    native.set(
+        "blob_url_revoke",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, url: String| {
+            let client = super::fetch::client(&ctx, &st)?;
+            client.environment().blob_url_store().revoke_object_url(&url);
+            Ok::<_, rquickjs::Error>(())
         })?,
     )?;
     let streams = state.clone();

@@ -188,16 +188,20 @@ struct JsonText(String);
 
 impl<'js> IntoJs<'js> for JsonText {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-        ctx.json_parse(self.0)
+        // JSON.parse itself, which takes any string (NUL included) and throws a SyntaxError.
+        let json: Object = ctx.globals().get("JSON")?;
+        let parse: Function = json.get("parse")?;
+        parse.call((self.0,))
     }
 }
 
-/// A crate value that becomes a new handle on the way out.
-struct NewHandle(Native);
+/// A crate value that becomes a new interface object on the way out (through the script's
+/// wrapper function of that name).
+struct NewObject(&'static str, Native);
 
-impl<'js> IntoJs<'js> for NewHandle {
+impl<'js> IntoJs<'js> for NewObject {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-        handle::new(ctx, self.0)
+        handle::wrapped(ctx, self.0, self.1)
     }
 }
 
@@ -221,14 +225,17 @@ macro_rules! consume {
             "blob" => {
                 let f = r.blob();
                 future_to_promise_now($ctx, async move {
-                    f.await.map(|b| NewHandle(Native::Blob(b)))
+                    f.await.map(|b| NewObject("wrapBlob", Native::Blob(b)))
                 })
             }
             "formData" => {
                 let f = r.form_data();
                 future_to_promise_now($ctx, async move {
                     f.await.map(|b| {
-                        NewHandle(Native::FormData(std::rc::Rc::new(std::cell::RefCell::new(b))))
+                        NewObject(
+                            "wrapFormData",
+                            Native::FormData(std::rc::Rc::new(std::cell::RefCell::new(b))),
+                        )
                     })
                 })
             }

@@ -33,7 +33,11 @@ struct Fetched(Response);
 
 impl<'js> IntoJs<'js> for Fetched {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-        handle::new(ctx, Native::Response(Rc::new(RefCell::new(self.0))))
+        handle::wrapped(
+            ctx,
+            "wrapResponse",
+            Native::Response(Rc::new(RefCell::new(self.0))),
+        )
     }
 }
 

@@ -85,6 +85,18 @@ pub fn new<'js>(ctx: &Ctx<'js>, native: Native) -> rquickjs::Result<Value<'js>> 
     Ok(Class::instance(ctx.clone(), Handle(native))?.into_value())
 }
 
+/// Wraps `native` in a new handle and that in the interface object the script's `make`
+/// function (a property of the `__wpt_idl` helpers, such as `wrapResponse`) creates for it.
+///
+/// # Errors
+/// An engine failure, or a missing wrapper function.
+pub fn wrapped<'js>(ctx: &Ctx<'js>, make: &str, native: Native) -> rquickjs::Result<Value<'js>> {
+    let h = new(ctx, native)?;
+    let idl: rquickjs::Object = ctx.globals().get("__wpt_idl")?;
+    let f: rquickjs::Function = idl.get(make)?;
+    f.call((h,))
+}
+
 /// The native value of `value`, a handle.
 ///
 /// # Errors
