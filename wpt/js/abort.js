@@ -64,18 +64,8 @@
       if (native.signal_aborted(s.n)) throw reasonOf(s);
     }
     get onabort() { return S(this).onabort; }
-    set onabort(v) {
-      const s = S(this);
-      const handler = typeof v === "function" || (idl.isObject(v)) ? v : null;
-      if (s.onabort === null && handler !== null && s.listener === undefined) {
-        s.listener = function (event) {
-          const h = s.onabort;
-          if (typeof h === "function") return h.call(this, event);
-        };
-        this.addEventListener("abort", s.listener);
-      }
-      s.onabort = handler;
-    }
+    // An event handler attribute: the dispatch in events.js calls it after the listeners.
+    set onabort(v) { S(this).onabort = idl.isObject(v) ? v : null; }
   }
 
   class AbortController {

@@ -41,31 +41,42 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
     native.set(
         "controller_new",
         Function::new(ctx.clone(), |ctx: Ctx<'js>| {
-            handle::new(&ctx, Native::Controller(std::rc::Rc::new(AbortController::new())))
+            handle::new(
+                &ctx,
+                Native::Controller(std::rc::Rc::new(AbortController::new())),
+            )
         })?,
     )?;
     native.set(
         "controller_signal",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
-            match handle::get(&ctx, &h)? {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>| match handle::get(&ctx, &h)? {
                 Native::Controller(c) => handle::new(&ctx, Native::Signal(c.signal())),
-                _ => Err(rquickjs::Exception::throw_type(&ctx, "not an AbortController")),
-            }
-        })?,
+                _ => Err(rquickjs::Exception::throw_type(
+                    &ctx,
+                    "not an AbortController",
+                )),
+            },
+        )?,
     )?;
     native.set(
         "controller_abort",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, r: Value<'js>| {
-            match handle::get(&ctx, &h)? {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>, r: Value<'js>| match handle::get(&ctx, &h)? {
                 Native::Controller(c) => {
                     if !c.signal().aborted() {
                         c.abort(Some(reason(&ctx, r)?));
                     }
                     Ok(())
                 }
-                _ => Err(rquickjs::Exception::throw_type(&ctx, "not an AbortController")),
-            }
-        })?,
+                _ => Err(rquickjs::Exception::throw_type(
+                    &ctx,
+                    "not an AbortController",
+                )),
+            },
+        )?,
     )?;
     native.set(
         "signal_abort",
@@ -98,12 +109,13 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
     )?;
     native.set(
         "signal_reason",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
-            match handle::signal(&ctx, &h)?.reason() {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>| match handle::signal(&ctx, &h)?.reason() {
                 Some(e) => to_value(&ctx, &e),
                 None => Ok(Value::new_undefined(ctx.clone())),
-            }
-        })?,
+            },
+        )?,
     )?;
     native.set(
         "signal_wait",

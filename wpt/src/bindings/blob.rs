@@ -128,21 +128,29 @@ pub fn register<'js>(
     )?;
     native.set(
         "file_name",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
-            match handle::get(&ctx, &h)? {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>| match handle::get(&ctx, &h)? {
                 Native::File(f) => Ok(f.name().to_owned()),
-                _ => Err(Exception::throw_type(&ctx, "Illegal invocation: not a File")),
-            }
-        })?,
+                _ => Err(Exception::throw_type(
+                    &ctx,
+                    "Illegal invocation: not a File",
+                )),
+            },
+        )?,
     )?;
     native.set(
         "file_last_modified",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
-            match handle::get(&ctx, &h)? {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>| match handle::get(&ctx, &h)? {
                 Native::File(f) => Ok(f.last_modified() as f64),
-                _ => Err(Exception::throw_type(&ctx, "Illegal invocation: not a File")),
-            }
-        })?,
+                _ => Err(Exception::throw_type(
+                    &ctx,
+                    "Illegal invocation: not a File",
+                )),
+            },
+        )?,
     )?;
     native.set(
         "blob_slice",
@@ -203,7 +211,10 @@ pub fn register<'js>(
         "blob_url_revoke",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, url: String| {
             let client = super::fetch::client(&ctx, &st)?;
-            client.environment().blob_url_store().revoke_object_url(&url);
+            client
+                .environment()
+                .blob_url_store()
+                .revoke_object_url(&url);
             Ok::<_, rquickjs::Error>(())
         })?,
     )?;

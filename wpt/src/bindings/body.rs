@@ -159,7 +159,8 @@ pub fn body_init<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Opt
         "stream" => {
             let unusable: bool = list.get(3)?;
             if unusable {
-                let mut body = Body::from_stream(futures_util::stream::empty::<Result<Bytes, Error>>());
+                let mut body =
+                    Body::from_stream(futures_util::stream::empty::<Result<Bytes, Error>>());
                 body.cancel();
                 BodyInit::Stream(body)
             } else {
@@ -179,7 +180,10 @@ fn with_body<'js, T>(
     match handle::get(ctx, h)? {
         Native::Request(r) => Ok(f(handle::borrow_mut(ctx, &r)?.body())),
         Native::Response(r) => Ok(f(handle::borrow_mut(ctx, &r)?.body())),
-        _ => Err(Exception::throw_type(ctx, "Illegal invocation: not a Request or Response")),
+        _ => Err(Exception::throw_type(
+            ctx,
+            "Illegal invocation: not a Request or Response",
+        )),
     }
 }
 
@@ -254,16 +258,17 @@ pub fn register<'js>(
 ) -> rquickjs::Result<()> {
     native.set(
         "body_consume",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, kind: String| {
-            match handle::get(&ctx, &h)? {
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, h: Value<'js>, kind: String| match handle::get(&ctx, &h)? {
                 Native::Request(r) => consume!(&ctx, r, kind.as_str()),
                 Native::Response(r) => consume!(&ctx, r, kind.as_str()),
                 _ => Err(Exception::throw_type(
                     &ctx,
                     "Illegal invocation: not a Request or Response",
                 )),
-            }
-        })?,
+            },
+        )?,
     )?;
     native.set(
         "body_used",

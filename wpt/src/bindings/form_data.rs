@@ -34,12 +34,19 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
     native.set(
         "form_data_new",
         Function::new(ctx.clone(), |ctx: Ctx<'js>| {
-            handle::new(&ctx, Native::FormData(Rc::new(RefCell::new(FormData::new()))))
+            handle::new(
+                &ctx,
+                Native::FormData(Rc::new(RefCell::new(FormData::new()))),
+            )
         })?,
     )?;
     for set in [false, true] {
         native.set(
-            if set { "form_data_set" } else { "form_data_append" },
+            if set {
+                "form_data_set"
+            } else {
+                "form_data_append"
+            },
             Function::new(
                 ctx.clone(),
                 move |ctx: Ctx<'js>, h: Value<'js>, name: String, value: String| {

@@ -21,7 +21,10 @@ pub fn headers_init<'js>(value: Value<'js>) -> rquickjs::Result<Option<HeadersIn
         return Ok(None);
     }
     let Some(list) = value.as_array() else {
-        return Err(rquickjs::Exception::throw_type(value.ctx(), "malformed HeadersInit"));
+        return Err(rquickjs::Exception::throw_type(
+            value.ctx(),
+            "malformed HeadersInit",
+        ));
     };
     let kind: String = list.get(0)?;
     let items: Vec<Vec<String>> = list.get(1)?;
@@ -56,7 +59,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
                 Some(init) => Headers::from_init(init).map_err(|e| throw(&ctx, &e))?,
                 None => Headers::new(),
             };
-            handle::new(&ctx, Native::Headers(HeadersRef::Own(Rc::new(RefCell::new(headers)))))
+            handle::new(
+                &ctx,
+                Native::Headers(HeadersRef::Own(Rc::new(RefCell::new(headers)))),
+            )
         })?,
     )?;
     native.set(

@@ -28,10 +28,7 @@ where
 /// already known (a body already used or errored, a fetch whose signal is already aborted)
 /// settles the promise before this returns, as the spec's "a promise rejected with" does.
 #[cfg_attr(not(test), allow(dead_code))] // Used by the bindings of the crate's interfaces.
-pub fn future_to_promise_now<'js, F, T>(
-    ctx: &Ctx<'js>,
-    future: F,
-) -> rquickjs::Result<Promise<'js>>
+pub fn future_to_promise_now<'js, F, T>(ctx: &Ctx<'js>, future: F) -> rquickjs::Result<Promise<'js>>
 where
     F: Future<Output = Result<T, whatwg_fetch::Error>> + 'js,
     T: IntoJs<'js> + 'js,
@@ -55,9 +52,7 @@ fn settle<'js, T: IntoJs<'js>>(
     reject: Function<'js>,
 ) {
     let settled = match outcome {
-        Ok(value) => value
-            .into_js(ctx)
-            .and_then(|v| resolve.call::<_, ()>((v,))),
+        Ok(value) => value.into_js(ctx).and_then(|v| resolve.call::<_, ()>((v,))),
         Err(error) => super::error::to_value(ctx, &error).and_then(|v| reject.call::<_, ()>((v,))),
     };
     if settled.is_err() {

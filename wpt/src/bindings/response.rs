@@ -14,7 +14,11 @@ use super::global::SharedState;
 use super::handle::{self, HeadersRef, Native};
 use super::headers::headers_init;
 
-fn response_init<'js>(status: u16, status_text: String, headers: Value<'js>) -> rquickjs::Result<ResponseInit> {
+fn response_init<'js>(
+    status: u16,
+    status_text: String,
+    headers: Value<'js>,
+) -> rquickjs::Result<ResponseInit> {
     Ok(ResponseInit {
         status,
         status_text,
@@ -39,7 +43,11 @@ pub fn register<'js>(
         "response_new",
         Function::new(
             ctx.clone(),
-            |ctx: Ctx<'js>, body: Value<'js>, status: u16, status_text: String, headers: Value<'js>| {
+            |ctx: Ctx<'js>,
+             body: Value<'js>,
+             status: u16,
+             status_text: String,
+             headers: Value<'js>| {
                 let body = body_init(&ctx, body)?;
                 let init = response_init(status, status_text, headers)?;
                 wrap(&ctx, Response::new(body, init))
@@ -48,21 +56,30 @@ pub fn register<'js>(
     )?;
     native.set(
         "response_error",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>| wrap(&ctx, Ok(Response::error())))?,
+        Function::new(ctx.clone(), |ctx: Ctx<'js>| {
+            wrap(&ctx, Ok(Response::error()))
+        })?,
     )?;
     let st = state.clone();
     native.set(
         "response_redirect",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, url: String, status: u16| {
-            let environment = client(&ctx, &st)?.environment().clone();
-            wrap(&ctx, Response::redirect_in(&environment, &url, status))
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, url: String, status: u16| {
+                let environment = client(&ctx, &st)?.environment().clone();
+                wrap(&ctx, Response::redirect_in(&environment, &url, status))
+            },
+        )?,
     )?;
     native.set(
         "response_json",
         Function::new(
             ctx.clone(),
-            |ctx: Ctx<'js>, data: Value<'js>, status: u16, status_text: String, headers: Value<'js>| {
+            |ctx: Ctx<'js>,
+             data: Value<'js>,
+             status: u16,
+             status_text: String,
+             headers: Value<'js>| {
                 let init = response_init(status, status_text, headers)?;
                 let Some(json) = ctx.json_stringify(data)? else {
                     return Err(throw(
