@@ -20,10 +20,15 @@
         return value;
       });
     };
-    const cancel = () => { if (reader !== undefined) reader.cancel().catch(() => {}); };
+    // Called when the crate drops the body before its end; `holder.reason()`, if set, gives
+    // the reason (the abort reason of the fetch that was sending it).
+    const holder = { reason: undefined };
+    const cancel = () => {
+      if (reader !== undefined) reader.cancel(holder.reason === undefined ? undefined : holder.reason()).catch(() => {});
+    };
     // The crate takes the stream (to read it fully, tee it or send it): it is locked now.
     const lock = () => { if (reader === undefined) reader = stream.getReader(); };
-    return ["stream", read, cancel, unusable, stream, lock];
+    return ["stream", read, cancel, unusable, stream, lock, holder];
   }
   const isStream = v => typeof ReadableStream === "function" && v instanceof ReadableStream;
 
@@ -53,10 +58,11 @@
   // Before the crate uses the body: a stream the script took with `body` goes back to it.
   function sync(s) {
     if (s.stream && !s.synced) {
-      const [, read, cancel, , , lock] = streamBody(s.stream);
+      const [, read, cancel, , , lock, holder] = streamBody(s.stream);
       native.body_set_stream(s.n, read, cancel);
       s.synced = true;
       s.lock = lock;
+      s.cancelHolder = holder;
     }
     if (s.lock !== undefined) s.lock();
   }

@@ -13,6 +13,12 @@
       const request = new RequestCtor(input, init);
       const s = idl.slot(request, "Request");
       idl.syncBody(s);
+      if (s.cancelHolder !== undefined) {
+        // A stream body the crate drops because the fetch was aborted is cancelled with the
+        // abort reason.
+        const signal = request.signal;
+        s.cancelHolder.reason = () => (signal.aborted ? signal.reason : undefined);
+      }
       return native.fetch(s.n);
     } catch (e) {
       return Promise.reject(e);

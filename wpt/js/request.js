@@ -53,6 +53,7 @@
         s.stream = initBody[4];
         s.synced = true;
         s.lock = initBody[5];
+        s.cancelHolder = initBody[6];
       }
       idl.setSlot(this, ["Request"], s);
     }

@@ -29,7 +29,7 @@
       const [status, statusText, headers] = convertInit(init);
       const n = native.response_new(b, status, statusText, headers);
       const isStream = Array.isArray(b) && b[0] === "stream";
-      idl.setSlot(this, ["Response"], { n, stream: isStream ? b[4] : undefined, synced: isStream, lock: isStream ? b[5] : undefined });
+      idl.setSlot(this, ["Response"], { n, stream: isStream ? b[4] : undefined, synced: isStream, lock: isStream ? b[5] : undefined, cancelHolder: isStream ? b[6] : undefined });
     }
     static error() { return wrap(native.response_error()); }
     static redirect(url, status = 302) {
