@@ -7,12 +7,15 @@
 //! JavaScript (`response.body`) becomes a byte `ReadableStream` pulled one chunk per read
 //! ([`super::streams::readable_stream`]).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures_util::{Stream, future::Future};
-use rquickjs::{Ctx, Exception, Function, IntoJs, Object, Promise, Value};
+use rquickjs::{Ctx, Exception, Function, IntoJs, Object, Persistent, Promise, Value};
 use tokio::sync::{mpsc, oneshot};
 use whatwg_fetch::{Body, BodyInit, Error};
 
@@ -25,11 +28,50 @@ use super::streams::readable_stream;
 
 type Reply = Option<Result<Bytes, Error>>;
 
+thread_local! {
+    /// The `cancel()` of each script stream the crate holds and has not read to its end, by id.
+    static CANCELS: RefCell<HashMap<u64, Persistent<Function<'static>>>> = RefCell::new(HashMap::new());
+    /// Ids of the streams the crate dropped before their end, not cancelled yet.
+    static DROPPED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
 /// The Rust side of a script's stream: asks for one chunk per poll.
 struct JsStream {
+    id: u64,
     demand: mpsc::Sender<oneshot::Sender<Reply>>,
     pending: Option<oneshot::Receiver<Reply>>,
     done: bool,
+}
+
+impl Drop for JsStream {
+    fn drop(&mut self) {
+        if !self.done {
+            let id = self.id;
+            // Only ever dropped on the engine's thread; elsewhere the reader task cancels.
+            let _ = DROPPED.try_with(|d| d.borrow_mut().push(id));
+        }
+    }
+}
+
+/// Calls `cancel()` on the script stream `id` if it was not cancelled yet.
+fn cancel_stream(ctx: &Ctx<'_>, id: u64) {
+    let Some(cancel) = CANCELS.with(|c| c.borrow_mut().remove(&id)) else {
+        return;
+    };
+    let called = cancel
+        .restore(ctx)
+        .and_then(|cancel| cancel.call::<_, ()>(()));
+    if called.is_err() {
+        let _ = ctx.catch();
+    }
+}
+
+/// Cancels, at once, the script streams the crate dropped before their end (a fetch that
+/// was aborted drops its request body): the spec cancels the body in the same step.
+pub fn cancel_dropped_streams(ctx: &Ctx<'_>) {
+    for id in DROPPED.with(|d| std::mem::take(&mut *d.borrow_mut())) {
+        cancel_stream(ctx, id);
+    }
 }
 
 impl Stream for JsStream {
@@ -100,6 +142,9 @@ async fn read_chunk<'js>(ctx: &Ctx<'js>, read: &Function<'js>) -> Result<Option<
 /// A crate body over a script's stream: `read()` gives the next chunk, `cancel()` is called
 /// if the body is dropped before its end.
 pub fn js_stream_body<'js>(ctx: &Ctx<'js>, read: Function<'js>, cancel: Function<'js>) -> Body {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    CANCELS.with(|c| c.borrow_mut().insert(id, Persistent::save(ctx, cancel)));
     let (demand, mut requests) = mpsc::channel::<oneshot::Sender<Reply>>(1);
     let ctx2 = ctx.clone();
     ctx.spawn(async move {
@@ -108,14 +153,14 @@ pub fn js_stream_body<'js>(ctx: &Ctx<'js>, read: Function<'js>, cancel: Function
             let end = !matches!(chunk, Ok(Some(_)));
             let _ = reply.send(chunk.transpose());
             if end {
+                CANCELS.with(|c| c.borrow_mut().remove(&id));
                 return;
             }
         }
-        if cancel.call::<_, ()>(()).is_err() {
-            let _ = ctx2.catch();
-        }
+        cancel_stream(&ctx2, id);
     });
     Body::from_stream(JsStream {
+        id,
         demand,
         pending: None,
         done: false,

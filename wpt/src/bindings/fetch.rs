@@ -53,13 +53,18 @@ pub fn register<'js>(
         "fetch",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, h: Value<'js>| {
             let r = handle::request(&ctx, &h)?;
-            let mut r = handle::borrow_mut(&ctx, &r)?;
-            let placeholder = Request::from_url(r.current_url().clone());
-            let request = mem::replace(&mut *r, placeholder);
+            let request = {
+                let mut r = handle::borrow_mut(&ctx, &r)?;
+                let placeholder = Request::from_url(r.current_url().clone());
+                mem::replace(&mut *r, placeholder)
+            };
             let client = client(&ctx, &st)?;
-            future_to_promise_now(&ctx, async move {
+            let promise = future_to_promise_now(&ctx, async move {
                 client.fetch_request(request).await.map(Fetched)
-            })
+            });
+            // A fetch that ended at once (its signal was already aborted) dropped its body.
+            super::body::cancel_dropped_streams(&ctx);
+            promise
         })?,
     )?;
     Ok(())
