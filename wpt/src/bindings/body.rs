@@ -188,7 +188,11 @@ pub fn body_init<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Opt
         "text" => BodyInit::Text(list.get(1)?),
         "bytes" => BodyInit::Bytes(bytes_of(ctx, &list.get(1)?)?),
         "blob" => BodyInit::Blob(handle::blob(ctx, &list.get(1)?)?),
-        "form" => BodyInit::FormData(handle::form_data(ctx, &list.get(1)?)?.borrow().clone()),
+        "form" => {
+            let form = handle::form_data(ctx, &list.get(1)?)?;
+            let form = handle::borrow(ctx, &form)?.clone();
+            BodyInit::FormData(form)
+        }
         "params" => {
             let pairs: Vec<Vec<String>> = list.get(1)?;
             BodyInit::UrlSearchParams(
@@ -256,38 +260,24 @@ impl<'js> IntoJs<'js> for NewObject {
 
 macro_rules! consume {
     ($ctx:expr, $r:expr, $kind:expr) => {{
-        let mut r = handle::borrow_mut($ctx, &$r)?;
+        // The future owns the body; the borrow ends before it is polled (which may run
+        // script through a promise's `then` lookup).
+        macro_rules! start {
+            ($method:ident, $map:expr) => {{
+                let f = handle::borrow_mut($ctx, &$r)?.$method();
+                future_to_promise_now($ctx, async move { f.await.map($map) })
+            }};
+        }
         match $kind {
-            "text" => future_to_promise_now($ctx, r.text()),
-            "bytes" => {
-                let f = r.bytes();
-                future_to_promise_now($ctx, async move { f.await.map(U8) })
-            }
-            "arrayBuffer" => {
-                let f = r.bytes();
-                future_to_promise_now($ctx, async move { f.await.map(Buffer) })
-            }
-            "json" => {
-                let f = r.text();
-                future_to_promise_now($ctx, async move { f.await.map(JsonText) })
-            }
-            "blob" => {
-                let f = r.blob();
-                future_to_promise_now($ctx, async move {
-                    f.await.map(|b| NewObject("wrapBlob", Native::Blob(b)))
-                })
-            }
-            "formData" => {
-                let f = r.form_data();
-                future_to_promise_now($ctx, async move {
-                    f.await.map(|b| {
-                        NewObject(
-                            "wrapFormData",
-                            Native::FormData(std::rc::Rc::new(std::cell::RefCell::new(b))),
-                        )
-                    })
-                })
-            }
+            "text" => start!(text, |t| t),
+            "bytes" => start!(bytes, U8),
+            "arrayBuffer" => start!(bytes, Buffer),
+            "json" => start!(text, JsonText),
+            "blob" => start!(blob, |b| NewObject("wrapBlob", Native::Blob(b))),
+            "formData" => start!(form_data, |f| NewObject(
+                "wrapFormData",
+                Native::FormData(std::rc::Rc::new(std::cell::RefCell::new(f)))
+            )),
             _ => Err(Exception::throw_type($ctx, "unknown body method")),
         }
     }};

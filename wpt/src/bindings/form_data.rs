@@ -99,7 +99,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "form_data_has",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let f = handle::form_data(&ctx, &h)?;
-            let has = f.borrow().has(&name);
+            let has = handle::borrow(&ctx, &f)?.has(&name);
             Ok::<_, rquickjs::Error>(has)
         })?,
     )?;
@@ -107,7 +107,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "form_data_get",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let f = handle::form_data(&ctx, &h)?;
-            let value = f.borrow().get(&name).cloned();
+            let value = handle::borrow(&ctx, &f)?.get(&name).cloned();
             match value {
                 Some(v) => entry_value(&ctx, &v),
                 None => Ok(Value::new_null(ctx.clone())),
@@ -118,8 +118,11 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "form_data_get_all",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let f = handle::form_data(&ctx, &h)?;
-            let values: Vec<FormDataEntryValue> =
-                f.borrow().get_all(&name).into_iter().cloned().collect();
+            let values: Vec<FormDataEntryValue> = handle::borrow(&ctx, &f)?
+                .get_all(&name)
+                .into_iter()
+                .cloned()
+                .collect();
             let list = Array::new(ctx.clone())?;
             for (i, v) in values.iter().enumerate() {
                 list.set(i, entry_value(&ctx, v)?)?;
@@ -131,8 +134,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "form_data_entries",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let f = handle::form_data(&ctx, &h)?;
-            let entries: Vec<(String, FormDataEntryValue)> = f
-                .borrow()
+            let entries: Vec<(String, FormDataEntryValue)> = handle::borrow(&ctx, &f)?
                 .iter()
                 .map(|(n, v)| (n.to_owned(), v.clone()))
                 .collect();

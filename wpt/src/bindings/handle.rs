@@ -3,7 +3,7 @@
 //! `FormData`, `AbortController`, `AbortSignal`). The scripts keep a handle in a private slot
 //! and pass it back to the operations, which match on its kind.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 use rquickjs::class::{JsClass, Readable, Trace, Tracer};
@@ -26,12 +26,15 @@ pub enum HeadersRef {
 
 impl HeadersRef {
     /// Runs `f` on the headers.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Headers) -> T) -> T {
-        match self {
-            HeadersRef::Own(h) => f(&mut h.borrow_mut()),
-            HeadersRef::Request(r) => f(r.borrow_mut().headers_mut()),
-            HeadersRef::Response(r) => f(r.borrow_mut().headers_mut()),
-        }
+    ///
+    /// # Errors
+    /// A `TypeError` if the object holding them is in use (a re-entrant call).
+    pub fn with<T>(&self, ctx: &Ctx<'_>, f: impl FnOnce(&mut Headers) -> T) -> rquickjs::Result<T> {
+        Ok(match self {
+            HeadersRef::Own(h) => f(&mut *borrow_mut(ctx, h)?),
+            HeadersRef::Request(r) => f(borrow_mut(ctx, r)?.headers_mut()),
+            HeadersRef::Response(r) => f(borrow_mut(ctx, r)?.headers_mut()),
+        })
     }
 }
 
@@ -191,6 +194,15 @@ pub fn signal<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> rquickjs::Result<Abort
 /// A `TypeError` when the value is in use.
 pub fn borrow_mut<'a, T>(ctx: &Ctx<'_>, cell: &'a RefCell<T>) -> rquickjs::Result<RefMut<'a, T>> {
     cell.try_borrow_mut()
+        .map_err(|_| Exception::throw_type(ctx, "the object is in use"))
+}
+
+/// Borrows a cell, or throws if it is mutably borrowed (a re-entrant call).
+///
+/// # Errors
+/// A `TypeError` when the value is in use.
+pub fn borrow<'a, T>(ctx: &Ctx<'_>, cell: &'a RefCell<T>) -> rquickjs::Result<Ref<'a, T>> {
+    cell.try_borrow()
         .map_err(|_| Exception::throw_type(ctx, "the object is in use"))
 }
 

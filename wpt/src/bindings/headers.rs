@@ -71,8 +71,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
             ctx.clone(),
             |ctx: Ctx<'js>, h: Value<'js>, name: String, value: String| {
                 let h = handle::headers(&ctx, &h)?;
-                h.with(|h| h.append(latin1_bytes(&name), latin1_bytes(&value)))
-                    .map_err(|e| throw(&ctx, &e))
+                h.with(&ctx, |h| {
+                    h.append(latin1_bytes(&name), latin1_bytes(&value))
+                })?
+                .map_err(|e| throw(&ctx, &e))
             },
         )?,
     )?;
@@ -82,7 +84,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
             ctx.clone(),
             |ctx: Ctx<'js>, h: Value<'js>, name: String, value: String| {
                 let h = handle::headers(&ctx, &h)?;
-                h.with(|h| h.set(latin1_bytes(&name), latin1_bytes(&value)))
+                h.with(&ctx, |h| h.set(latin1_bytes(&name), latin1_bytes(&value)))?
                     .map_err(|e| throw(&ctx, &e))
             },
         )?,
@@ -91,7 +93,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "headers_delete",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let h = handle::headers(&ctx, &h)?;
-            h.with(|h| h.delete(latin1_bytes(&name)))
+            h.with(&ctx, |h| h.delete(latin1_bytes(&name)))?
                 .map_err(|e| throw(&ctx, &e))
         })?,
     )?;
@@ -99,7 +101,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "headers_get",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let h = handle::headers(&ctx, &h)?;
-            h.with(|h| h.get_bytes(latin1_bytes(&name)))
+            h.with(&ctx, |h| h.get_bytes(latin1_bytes(&name)))?
                 .map(|v| v.map(|v| latin1_string(&v)))
                 .map_err(|e| throw(&ctx, &e))
         })?,
@@ -108,7 +110,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "headers_has",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>, name: String| {
             let h = handle::headers(&ctx, &h)?;
-            h.with(|h| h.has(latin1_bytes(&name)))
+            h.with(&ctx, |h| h.has(latin1_bytes(&name)))?
                 .map_err(|e| throw(&ctx, &e))
         })?,
     )?;
@@ -116,23 +118,23 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<(
         "headers_get_set_cookie",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let h = handle::headers(&ctx, &h)?;
-            Ok::<_, rquickjs::Error>(h.with(|h| {
+            h.with(&ctx, |h| {
                 h.get_set_cookie_bytes()
                     .iter()
                     .map(|v| latin1_string(v))
                     .collect::<Vec<_>>()
-            }))
+            })
         })?,
     )?;
     native.set(
         "headers_entries",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let h = handle::headers(&ctx, &h)?;
-            let pairs: Vec<(String, String)> = h.with(|h| {
+            let pairs: Vec<(String, String)> = h.with(&ctx, |h| {
                 h.iter_bytes()
                     .map(|(n, v)| (n, latin1_string(&v)))
                     .collect()
-            });
+            })?;
             let list = Array::new(ctx.clone())?;
             for (i, (n, v)) in pairs.into_iter().enumerate() {
                 let pair = Array::new(ctx.clone())?;

@@ -92,7 +92,7 @@ pub fn register<'js>(
         "request_attrs",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let r = handle::request(&ctx, &h)?;
-            let r = r.borrow();
+            let r = handle::borrow(&ctx, &r)?;
             let o = Object::new(ctx.clone())?;
             o.set("method", r.method())?;
             o.set("url", r.url())?;
@@ -122,7 +122,7 @@ pub fn register<'js>(
         "request_signal",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let r = handle::request(&ctx, &h)?;
-            let signal = r.borrow().signal().clone();
+            let signal = handle::borrow(&ctx, &r)?.signal().clone();
             handle::new(&ctx, Native::Signal(signal))
         })?,
     )?;

@@ -97,7 +97,7 @@ pub fn register<'js>(
         "response_attrs",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let r = handle::response(&ctx, &h)?;
-            let r = r.borrow();
+            let r = handle::borrow(&ctx, &r)?;
             let o = Object::new(ctx.clone())?;
             o.set("type", r.r#type().as_str())?;
             o.set("url", r.url().into_owned())?;
