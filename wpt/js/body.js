@@ -5,7 +5,9 @@
   "use strict";
   const native = globalThis.__wpt_native;
   const idl = globalThis.__wpt_idl;
-  let paramsBrand, paramsEntries;
+  // URLSearchParams (url.js) as it was defined: its brand check and its pairs.
+  const paramsBrand = Object.getOwnPropertyDescriptor(URLSearchParams.prototype, "size").get;
+  const paramsEntries = URLSearchParams.prototype.entries;
 
   // A script's ReadableStream for the crate: `read()` (one chunk, a Uint8Array, or null at
   // the end), `cancel()`, and whether it was disturbed or locked when converted.
@@ -44,10 +46,6 @@
     const form = idl.maybeSlot(v, "FormData");
     if (form !== undefined) return ["form", form.n];
     if (idl.isObject(v)) {
-      if (paramsBrand === undefined) {
-        paramsBrand = Object.getOwnPropertyDescriptor(URLSearchParams.prototype, "size").get;
-        paramsEntries = URLSearchParams.prototype.entries;
-      }
       let isParams = true;
       try { paramsBrand.call(v); } catch (_) { isParams = false; }
       if (isParams) return ["params", [...paramsEntries.call(v)]];

@@ -284,7 +284,7 @@ macro_rules! consume {
 }
 
 /// Registers `body_consume(h, kind)` (a promise; kind is the method name), `body_used(h)`,
-/// `body_has(h)`, `body_take_stream(h)` (the crate body as a `ReadableStream`, leaving an
+/// `body_take_stream(h)` (the crate body as a `ReadableStream`, leaving an
 /// empty body) and `body_set_stream(h, read, cancel)` (a script's stream as the body again).
 pub fn register<'js>(
     ctx: &Ctx<'js>,
@@ -309,12 +309,6 @@ pub fn register<'js>(
         "body_used",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             with_body(&ctx, &h, |b| b.is_some_and(|b| b.is_disturbed()))
-        })?,
-    )?;
-    native.set(
-        "body_has",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
-            with_body(&ctx, &h, |b| b.is_some())
         })?,
     )?;
     let streams = state.clone();
