@@ -379,6 +379,30 @@ impl ClientBuilder {
         self
     }
 
+    /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name and
+    /// returns its addresses (a port of 0 keeps the URL's port), or `None` to ask DNS. Names
+    /// given to [`resolve`](Self::resolve) are answered first.
+    ///
+    /// ```
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let local = SocketAddr::from(([127, 0, 0, 1], 0));
+    /// let client = Client::builder()
+    ///     .resolve_with(move |host| host.ends_with(".test").then(|| vec![local]))
+    ///     .build();
+    /// assert!(client.is_ok());
+    /// ```
+    ///
+    /// Default is `None`: DNS through the system resolver.
+    pub fn resolve_with<F>(mut self, resolve: F) -> ClientBuilder
+    where
+        F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
+    {
+        self.hyper = self.hyper.resolve_with(resolve);
+        self
+    }
+
     /// Trusts every certificate in a PEM document as a root, besides the built-in ones.
     pub fn add_root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> ClientBuilder {
         self.pem_roots.push(pem.into());

@@ -604,7 +604,10 @@ impl Response {
         let [location] = location.as_slice() else {
             return Some(Err(Error::type_error("more than one Location value")));
         };
-        let location = String::from_utf8_lossy(location);
+        // The header value is bytes and the URL parser takes a string: UTF-8 sequences are
+        // decoded, and any other byte is percent-encoded as itself (as browsers do), not
+        // replaced with U+FFFD.
+        let location = utf8_or_percent_encoded(location);
         let base = self.url_list.last();
         let mut parsed = match Url::options().base_url(base).parse(&location) {
             Ok(url) => url,
@@ -622,6 +625,19 @@ impl Response {
         // Step 5. Return location.
         Some(Ok(parsed))
     }
+}
+
+/// `bytes` as a string for the URL parser: valid UTF-8 decoded, every byte of an invalid
+/// sequence percent-encoded (`%FF`).
+fn utf8_or_percent_encoded(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// A copy of `headers` holding only the headers whose name passes `keep`, with guard
@@ -929,6 +945,30 @@ mod tests {
         assert_eq!(location.as_str(), "https://example.com/next#keep");
         let ok = Response::from_network(200, String::new(), Headers::new(), None, Vec::new());
         assert!(ok.location_url(None).is_none());
+    }
+
+    #[test]
+    fn location_bytes_that_are_not_utf8_are_percent_encoded() {
+        let url = Url::parse("http://example.com/a/b").unwrap();
+        for (location, expected) in [
+            (&b"top.txt?\xff"[..], "http://example.com/a/top.txt?%FF"),
+            (
+                b"top.txt?\xe2\x98\x83",
+                "http://example.com/a/top.txt?%E2%98%83",
+            ),
+            (
+                b"top.txt?%\xe2\x98\x83",
+                "http://example.com/a/top.txt?%%E2%98%83",
+            ),
+            (b"/\xc3\xa9\xc3", "http://example.com/%C3%A9%C3"),
+        ] {
+            let mut headers = Headers::new();
+            headers.append("Location", location).unwrap();
+            let response =
+                Response::from_network(301, String::new(), headers, None, vec![url.clone()]);
+            let parsed = response.location_url(None).unwrap().unwrap();
+            assert_eq!(parsed.as_str(), expected, "{location:?}");
+        }
     }
 
     #[test]

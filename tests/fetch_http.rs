@@ -829,3 +829,36 @@ async fn body_can_be_a_body_stream_from_another_response() {
         .unwrap();
     assert!(text.ends_with("\n\nok"), "{text}");
 }
+
+#[tokio::test]
+async fn a_resolver_function_maps_whole_domains_to_the_server() {
+    let server = server().await;
+    let ip = server.addr.ip();
+    let client = Client::builder()
+        .resolve_with(move |host| {
+            (host == "example.test" || host.ends_with(".example.test"))
+                .then(|| vec![std::net::SocketAddr::new(ip, 0)])
+        })
+        .build()
+        .unwrap();
+    let port = server.addr.port();
+    for host in ["example.test", "www1.www2.example.test"] {
+        let mut response = client
+            .fetch(
+                format!("http://{host}:{port}/headers"),
+                RequestInit::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{host}");
+        assert_eq!(response.text().await.unwrap(), "ok");
+    }
+    let error = client
+        .fetch(
+            format!("http://elsewhere.invalid:{port}/"),
+            RequestInit::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+}

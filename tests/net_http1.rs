@@ -709,3 +709,38 @@ async fn a_request_the_peer_read_before_closing_is_not_sent_again() {
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
     assert_eq!(server.counts.accepts(), 1);
 }
+
+#[tokio::test]
+async fn a_null_body_response_that_carries_a_body_is_not_reused() {
+    // A 204 (or 205, or 304) has no body whatever its headers say; bytes a server sends
+    // after one anyway would be read as the next response on that connection.
+    let server = raw_server(|mut stream| async move {
+        while let Some(head) = read_head(&mut stream).await {
+            if head.starts_with("GET /null") {
+                let head = b"HTTP/1.1 204 No Content\r\nContent-Length: 11\r\n\r\n";
+                if stream.write_all(head).await.is_err() {
+                    return;
+                }
+                // The stray body comes a little later, as from a server that writes the
+                // head and the content separately.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if stream.write_all(b"hello-world").await.is_err() {
+                    return;
+                }
+            } else if stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    let transport = transport();
+    let (status, body) = get_text(&transport, &server.url("/null")).await;
+    assert_eq!((status.as_u16(), body.as_str()), (204, ""));
+    let (status, body) = get_text(&transport, &server.url("/next")).await;
+    assert_eq!((status.as_u16(), body.as_str()), (200, "ok"));
+    assert_eq!(server.counts.accepts(), 2);
+}

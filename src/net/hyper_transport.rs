@@ -505,6 +505,11 @@ impl Inner {
     ) -> Response<ResponseBody> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
+        // A 204, 205 or 304 response ends at its head whatever its headers say (RFC 9112
+        // §6.3, RFC 9110 §15.3.6). A server that declares a body on one may send it anyway,
+        // even after the head, and the next response on the connection would be read from
+        // those bytes: such a connection is closed rather than reused.
+        let conn = conn.filter(|_| !declares_a_body_it_cannot_have(&parts));
         let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
@@ -553,6 +558,18 @@ impl<F: Future> Future for ReadTimeout<F> {
         }
         std::task::Poll::Pending
     }
+}
+
+/// Whether a response with a status that never has a body (204, 205, 304) declares one
+/// anyway: a `Content-Length` other than 0, or a `Transfer-Encoding`.
+fn declares_a_body_it_cannot_have(parts: &http::response::Parts) -> bool {
+    matches!(parts.status.as_u16(), 204 | 205 | 304)
+        && (parts.headers.contains_key(http::header::TRANSFER_ENCODING)
+            || parts
+                .headers
+                .get_all(CONTENT_LENGTH)
+                .iter()
+                .any(|value| value.as_bytes().iter().any(|&b| b != b'0')))
 }
 
 enum Retry {

@@ -17,6 +17,8 @@
     __wpt_expose(C.name, C);
   }
   Object.setPrototypeOf(globalThis, DedicatedWorkerGlobalScope.prototype);
+  // https://fetch.spec.whatwg.org/#fetch-method, from wpt/js/fetch.js.
+  Object.defineProperty(WorkerGlobalScope.prototype, "fetch", { value: __wpt_idl.fetch, writable: true, enumerable: true, configurable: true });
 
   const define = (name, value) => Object.defineProperty(globalThis, name,
     { value, writable: true, enumerable: true, configurable: true });

@@ -9,7 +9,9 @@
         type: "bytes",
         async pull(controller) {
           for (;;) {
-            const chunk = await native.stream_pull(handle);
+            // A boolean crosses the promise, then the chunk is taken: resolving with an
+            // object would consult a `then` a script may have put on Object.prototype.
+            const chunk = (await native.stream_pull(handle)) ? native.stream_chunk(handle) : null;
             if (chunk == null) {
               controller.close();
               // A pending read into the caller's buffer is answered with zero bytes.

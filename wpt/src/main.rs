@@ -188,13 +188,10 @@ fn plan(
                         .filter(|(p, _)| p.trim_matches('/') == f.path)
                         .all(|(_, v)| *v == variant);
                     if wanted {
-                        jobs.push(Job::new(
-                            &f.path,
-                            &variant,
-                            &meta,
-                            polyfills.clone(),
-                            timeout,
-                        )?);
+                        let mut job =
+                            Job::new(&f.path, &variant, &meta, polyfills.clone(), timeout)?;
+                        job.ca_cert = Some(cache_dir().join("certs/cacert.pem"));
+                        jobs.push(job);
                     }
                 }
             }

@@ -22,6 +22,8 @@ pub struct State {
     pub streams: RefCell<HashMap<u32, super::streams::ByteStream>>,
     /// The last handle given out.
     pub last_handle: Cell<u32>,
+    /// The client `fetch()` and the `Request` constructor use: the test page's environment.
+    pub client: RefCell<Option<whatwg_fetch::Client>>,
 }
 
 impl State {

@@ -11,11 +11,20 @@
 //! [`whatwg_fetch::Error`] to the JavaScript exception its [`whatwg_fetch::ErrorKind`]
 //! names, and [`promise::future_to_promise`] turns a Rust future into a promise.
 
+pub mod abort;
+pub mod blob;
+pub mod body;
 pub mod encoding;
 pub mod error;
+pub mod fetch;
+pub mod form_data;
 pub mod global;
+pub mod handle;
 pub mod harness;
+pub mod headers;
 pub mod promise;
+pub mod request;
+pub mod response;
 pub mod streams;
 pub mod timers;
 pub mod url;
@@ -36,6 +45,14 @@ pub const SCRIPTS: &[Script] = &[
     ("url.js", include_str!("../../js/url.js")),
     ("encoding.js", include_str!("../../js/encoding.js")),
     ("streams.js", include_str!("../../js/streams.js")),
+    ("abort.js", include_str!("../../js/abort.js")),
+    ("blob.js", include_str!("../../js/blob.js")),
+    ("form_data.js", include_str!("../../js/form_data.js")),
+    ("headers.js", include_str!("../../js/headers.js")),
+    ("body.js", include_str!("../../js/body.js")),
+    ("request.js", include_str!("../../js/request.js")),
+    ("response.js", include_str!("../../js/response.js")),
+    ("fetch.js", include_str!("../../js/fetch.js")),
     ("global.js", include_str!("../../js/global.js")),
 ];
 
@@ -50,6 +67,14 @@ pub fn register_natives<'js>(ctx: &Ctx<'js>, state: &global::SharedState) -> rqu
     timers::register(ctx, &native, state)?;
     streams::register(ctx, &native, state)?;
     global::register(ctx, &native)?;
+    abort::register(ctx, &native)?;
+    blob::register(ctx, &native, state)?;
+    form_data::register(ctx, &native)?;
+    headers::register(ctx, &native)?;
+    body::register(ctx, &native, state)?;
+    request::register(ctx, &native, state)?;
+    response::register(ctx, &native, state)?;
+    fetch::register(ctx, &native, state)?;
     harness::register(ctx, &native, state)?;
     ctx.globals().set("__wpt_native", native)?;
     Ok(())

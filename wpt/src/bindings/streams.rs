@@ -5,7 +5,10 @@
 //! A crate body (a `Stream` of `Bytes`) is handed over with [`readable_stream`]; the returned
 //! value is a byte `ReadableStream` from the streams implementation.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::pin::Pin;
+use std::rc::Rc;
 
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
@@ -42,33 +45,47 @@ pub fn readable_stream<'js>(
     make.call((handle,))
 }
 
-/// Registers `stream_pull(handle)` (a promise of the next chunk, `null` at the end, rejected
-/// with the stream's error) and `stream_cancel(handle)`.
+/// Registers `stream_pull(handle)` (a promise of `true` once the next chunk is ready, `false`
+/// at the end, rejected with the stream's error), `stream_chunk(handle)` (that chunk, taken)
+/// and `stream_cancel(handle)`.
+///
+/// The promise settles with a boolean, not the chunk: resolving a promise with an object
+/// looks up its `then`, which a script may have put on `Object.prototype`.
 pub fn register<'js>(
     ctx: &Ctx<'js>,
     native: &Object<'js>,
     state: &SharedState,
 ) -> rquickjs::Result<()> {
+    let ready: Rc<RefCell<HashMap<u32, Bytes>>> = Rc::default();
     let pulls = state.clone();
+    let filled = ready.clone();
     native.set(
         "stream_pull",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, handle: u32| {
             let state = pulls.clone();
+            let filled = filled.clone();
             future_to_promise(&ctx, async move {
                 // Taken out while awaiting: a ReadableStream never pulls twice at once.
                 let Some(mut stream) = state.streams.borrow_mut().remove(&handle) else {
-                    return Ok(None);
+                    return Ok(false);
                 };
                 let next = stream.next().await;
                 match next {
                     Some(Ok(bytes)) => {
                         state.streams.borrow_mut().insert(handle, stream);
-                        Ok(Some(Chunk(bytes)))
+                        filled.borrow_mut().insert(handle, bytes);
+                        Ok(true)
                     }
                     Some(Err(e)) => Err(e),
-                    None => Ok(None),
+                    None => Ok(false),
                 }
             })
+        })?,
+    )?;
+    native.set(
+        "stream_chunk",
+        Function::new(ctx.clone(), move |handle: u32| {
+            ready.borrow_mut().remove(&handle).map(Chunk)
         })?,
     )?;
     let cancels = state.clone();

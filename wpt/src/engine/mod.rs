@@ -153,6 +153,13 @@ async fn run(job: Job) -> i32 {
         .await;
 
     let state = Rc::new(State::default());
+    match build_client(&job) {
+        Ok(client) => *state.client.borrow_mut() = Some(client),
+        Err(e) => {
+            println!("{COMPLETE_LINE}{}", fail_harness(&e));
+            return 0;
+        }
+    }
     track_rejections(&rt).await;
 
     let state2 = state.clone();
@@ -251,6 +258,24 @@ async fn run(job: Job) -> i32 {
         ),
     }
     0
+}
+
+/// The test page's fetch client: its origin and base URL are the test's (`location`, https
+/// for `.https.` files), every suite host name resolves to the local server
+/// ([`crate::server::resolves_to_server`]), and the test CA is trusted.
+fn build_client(job: &Job) -> Result<whatwg_fetch::Client, String> {
+    let location = url::Url::parse(&job.location).map_err(|e| format!("{}: {e}", job.location))?;
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let mut builder = whatwg_fetch::Client::builder()
+        .origin(location)
+        .resolve_with(move |host| crate::server::resolves_to_server(host).then(|| vec![local]));
+    if let Some(ca) = &job.ca_cert {
+        let pem = std::fs::read(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
+        builder = builder.add_root_certificates_pem(pem);
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the fetch client: {e}"))
 }
 
 /// Unhandled rejections become `unhandledrejection` events once the microtask queue is empty
@@ -540,6 +565,64 @@ mod tests {
         assert_eq!(
             r,
             r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2","true,true,7,5,DataCloneError"]"#
+        );
+    }
+
+    fn load_polyfill(ctx: &Ctx<'_>) {
+        let path = crate::polyfill_path();
+        let Ok(polyfill) = std::fs::read_to_string(&path) else {
+            panic!(
+                "the streams implementation is missing at {}: run wpt/setup.sh",
+                path.display()
+            );
+        };
+        eval_script(ctx, "polyfill.js", &polyfill).unwrap();
+    }
+
+    #[test]
+    fn fetch_interfaces_over_the_crate() {
+        let r = run_js(
+            "result = []; (async () => { \
+               const h = new Headers([['A', '1']]); h.append('a', '\\u00ff'); \
+               result.push(h.get('A'), h.get('missing'), [...h].join('|')); \
+               try { h.append('b', '\\u0100'); } catch (e) { result.push(e.name); } \
+               const c = new AbortController(); const why = { why: 1 }; let fired = []; \
+               const dep = AbortSignal.any([c.signal]); \
+               c.signal.onabort = () => fired.push('source'); dep.addEventListener('abort', () => fired.push('dependent')); \
+               c.abort(why); result.push(c.signal.reason === why, dep.reason === why, fired.join(',')); \
+               const d = new AbortController(); d.abort(); result.push(d.signal.reason === d.signal.reason, d.signal.reason.name); \
+               let pulls = 0; const s = new ReadableStream({ pull(ctl) { pulls++; \
+                 if (pulls > 2) ctl.close(); else ctl.enqueue(new TextEncoder().encode('x' + pulls)); } }, { highWaterMark: 0 }); \
+               const r = new Response(s); result.push(r.body === s, r.bodyUsed, pulls); \
+               result.push(await r.text(), r.bodyUsed, pulls); \
+               const locked = new Response('x'); locked.body.getReader(); \
+               try { await locked.text(); } catch (e) { result.push(e.name); } \
+               const b = new Blob(['ab', new Uint8Array([99])], { type: 'Text/Plain' }); \
+               result.push(b.size, b.type, await b.text()); \
+               const fd = new FormData(); fd.append('f', b, 'x.txt'); \
+               result.push(fd.get('f').name, fd.get('f') instanceof File); \
+               const req = new Request('/path?q', { method: 'post', body: 'hi' }); \
+               result.push(req.url, req.method, req.headers.get('content-type'), await req.clone().text(), await req.text()); \
+               try { await req.text(); } catch (e) { result.push(e.name); } \
+               const j = Response.json({ a: 1 }); result.push((await j.json()).a, j.headers.get('content-type')); \
+               try { await new Response('{').json(); } catch (e) { result.push(e.name); } \
+               try { await fetch('/x', { signal: AbortSignal.abort(why) }); } catch (e) { result.push(e === why); } \
+             })();",
+            |ctx, state| {
+                load_polyfill(ctx);
+                let origin =
+                    url::Url::parse("http://web-platform.test:8000/a/b.any.worker.js").unwrap();
+                *state.client.borrow_mut() = Some(
+                    whatwg_fetch::Client::builder()
+                        .origin(origin)
+                        .build()
+                        .unwrap(),
+                );
+            },
+        );
+        assert_eq!(
+            r,
+            r#"["1, ÿ",null,"a,1, ÿ","TypeError",true,true,"source,dependent",true,"AbortError",true,false,0,"x1x2",true,3,"TypeError",3,"text/plain","abc","x.txt",true,"http://web-platform.test:8000/path?q","POST","text/plain;charset=UTF-8","hi","hi","TypeError",1,"application/json","SyntaxError",true]"#
         );
     }
 
