@@ -30,8 +30,13 @@ use results::{Expectations, NotRun, Report};
 const DEFAULT_PATHS: &[&str] = &[
     "fetch/api",
     "fetch/data-urls",
-    "fetch/content-type",
+    "fetch/content-encoding",
     "fetch/content-length",
+    "fetch/content-type",
+    "fetch/h1-parsing",
+    "fetch/range",
+    "fetch/http-cache",
+    "fetch/security",
     "mimesniff",
 ];
 
