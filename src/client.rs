@@ -258,6 +258,7 @@ pub struct ClientBuilder {
     transport: Option<Arc<dyn Transport>>,
     hyper: HyperTransportBuilder,
     user_agent: Bytes,
+    accept_language: Option<Bytes>,
     total_timeout: Option<Duration>,
     allow_file_urls: bool,
     pem_roots: Vec<Vec<u8>>,
@@ -270,6 +271,7 @@ impl Default for ClientBuilder {
             transport: None,
             hyper: HyperTransport::builder(),
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
+            accept_language: Some(Bytes::from_static(b"*")),
             total_timeout: None,
             allow_file_urls: false,
             pem_roots: Vec::new(),
@@ -310,6 +312,14 @@ impl ClientBuilder {
     /// Default is [`DEFAULT_USER_AGENT`] (`whatwg-fetch/<version>`).
     pub fn user_agent(mut self, user_agent: impl Into<Bytes>) -> ClientBuilder {
         self.user_agent = user_agent.into();
+        self
+    }
+
+    /// The `Accept-Language` sent when a request sets none; `None` sends none.
+    ///
+    /// Default is `*` (any language), as Deno and undici send.
+    pub fn accept_language(mut self, accept_language: Option<impl Into<Bytes>>) -> ClientBuilder {
+        self.accept_language = accept_language.map(Into::into);
         self
     }
 
@@ -460,6 +470,7 @@ impl ClientBuilder {
                 context: FetchContext {
                     transport,
                     user_agent: self.user_agent,
+                    accept_language: self.accept_language,
                     allow_file_urls: self.allow_file_urls,
                     preflight_cache: CorsPreflightCache::default(),
                 },

@@ -167,6 +167,7 @@ async fn default_request_headers() {
         .unwrap();
     assert!(text.starts_with("GET /echo\n"), "{text}");
     assert!(text.contains("\naccept: */*\n"), "{text}");
+    assert!(text.contains("\naccept-language: *\n"), "{text}");
     assert!(
         text.contains("\naccept-encoding: gzip, deflate, br, zstd\n"),
         "{text}"
@@ -195,6 +196,7 @@ async fn user_headers_win_over_defaults() {
         headers: Some(HeadersInit::from(vec![
             ("Accept", "text/plain"),
             ("User-Agent", "mine"),
+            ("Accept-Language", "fr"),
         ])),
         ..Default::default()
     };
@@ -206,6 +208,8 @@ async fn user_headers_win_over_defaults() {
         .await
         .unwrap();
     assert!(text.contains("\naccept: text/plain\n"), "{text}");
+    assert!(text.contains("\naccept-language: fr\n"), "{text}");
+    assert!(!text.contains("\naccept-language: *\n"), "{text}");
     assert!(text.contains("\nuser-agent: mine\n"), "{text}");
     assert!(!text.contains("*/*"), "{text}");
 }

@@ -37,6 +37,8 @@ pub(crate) struct FetchContext {
     pub(crate) user_agent: Bytes,
     /// Whether `file:` URLs may be fetched.
     pub(crate) allow_file_urls: bool,
+    /// The `Accept-Language` appended to requests without one, if any.
+    pub(crate) accept_language: Option<Bytes>,
     /// The CORS-preflight cache.
     pub(crate) preflight_cache: cors::CorsPreflightCache,
 }
@@ -99,8 +101,17 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
     }
     // Step 13. (Accept-Language: emulated languages only.)
     // Step 14. If request's header list does not contain `Accept-Language`, then user
-    // agents should append one. DEVIATION: a library has no user language to announce, so
-    // none is sent, as Deno and undici do.
+    // agents should append (`Accept-Language`, an appropriate header value). A library has
+    // no user language to announce: the client's value (default `*`, as Deno and undici
+    // send) stands for "any".
+    if let Some(value) = &context.accept_language {
+        if !request.headers.header_list().contains("accept-language") {
+            request
+                .headers
+                .header_list_mut()
+                .push(Bytes::from_static(b"Accept-Language"), value.clone());
+        }
+    }
     // Steps 15–16. (Internal priority and fetch records.)
     let mut fetch_params = FetchParams { request, context };
     // Step 17. Run main fetch given fetchParams.
