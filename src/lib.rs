@@ -143,6 +143,7 @@ pub mod error;
 pub mod fetch;
 pub mod form_data;
 pub mod headers;
+pub mod interop;
 pub mod mime;
 pub mod net;
 pub mod request;
