@@ -66,7 +66,7 @@ enum Inner {
     /// Any other stream.
     Stream(SyncWrapper<BoxStream>),
     /// A response body from the network layer, read as the reader polls.
-    Net(crate::net::ResponseBody),
+    Net(Box<crate::net::ResponseBody>),
     /// One branch of a [tee](https://streams.spec.whatwg.org/#readable-stream-tee).
     Tee(TeeBranch),
     /// A stream that errored.
@@ -123,7 +123,7 @@ impl Body {
     /// its source and length are null, as a network response's are.
     pub fn from_network(body: crate::net::ResponseBody) -> Body {
         Body {
-            stream: Inner::Net(body),
+            stream: Inner::Net(Box::new(body)),
             source: None,
             length: None,
             disturbed: false,
@@ -272,7 +272,7 @@ impl Body {
             }
             Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
             Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
-            Inner::Net(body) => Pin::new(body)
+            Inner::Net(body) => Pin::new(&mut **body)
                 .poll_next(cx)
                 .map(|chunk| chunk.map(|chunk| chunk.map_err(Error::network))),
             Inner::Tee(branch) => branch.poll_next(cx),
