@@ -74,7 +74,7 @@ struct Jar {
 /// let store = CookieStore::default();
 /// let url = Url::parse("https://example.com/a/b").unwrap();
 /// store.set_cookie_from_header(&url, b"id=1; Path=/a");
-/// store.set_cookie_from_header(&url, b"theme=dark");
+/// store.set_cookie_from_header(&url, b"theme=dark; Path=/");
 /// assert_eq!(store.cookie_header_for(&url).as_deref(), Some(&b"id=1; theme=dark"[..]));
 /// let other = Url::parse("https://example.com/").unwrap();
 /// assert_eq!(store.cookie_header_for(&other).as_deref(), Some(&b"theme=dark"[..]));
