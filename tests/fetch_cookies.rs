@@ -10,7 +10,7 @@ use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
 use support::{Server, ServerBody, full, hyper_server};
 use whatwg_fetch::cookie::CookieStore;
-use whatwg_fetch::{Client, RequestCredentials, RequestInit, RequestMode};
+use whatwg_fetch::{Client, HeadersInit, RequestCredentials, RequestInit, RequestMode};
 
 /// Answers with the request's `Cookie` header as the body; every `set=VALUE` in the query
 /// becomes a `Set-Cookie: VALUE`. CORS allows the request's origin with credentials.
@@ -178,6 +178,15 @@ async fn server_side_client_keeps_no_cookies_unless_asked() {
     assert_eq!(
         sent_cookie(&with_store, &page.url("/echo"), RequestInit::default()).await,
         "a=1"
+    );
+    // A request's own Cookie header is joined with the stored cookies in one header.
+    let init = RequestInit {
+        headers: Some(HeadersInit::from(vec![("cookie", "mine=0")])),
+        ..Default::default()
+    };
+    assert_eq!(
+        sent_cookie(&with_store, &page.url("/echo"), init).await,
+        "mine=0; a=1"
     );
     // A browser-like client can opt out.
     let no_store = Client::builder()

@@ -438,10 +438,21 @@ fn append_a_request_cookie_header(request: &mut Request, cookie_store: &CookieSt
         return;
     };
     // Step 8. Append (`Cookie`, value) to request's header list.
-    request
-        .headers
-        .header_list_mut()
-        .push(Bytes::from_static(b"Cookie"), Bytes::from(value));
+    let header_list = request.headers.header_list_mut();
+    // DEVIATION: a server-side request may carry its own `Cookie` header (it is a
+    // forbidden request-header only in a browser-like environment); the stored cookies
+    // join it in one header, as RFC 6265 §5.4 allows only one `Cookie` header per request.
+    if header_list.contains("cookie") {
+        let mut combined = Vec::new();
+        for existing in header_list.values(b"cookie") {
+            combined.extend_from_slice(existing);
+            combined.extend_from_slice(b"; ");
+        }
+        combined.extend_from_slice(&value);
+        header_list.set("Cookie", combined);
+        return;
+    }
+    header_list.push(Bytes::from_static(b"Cookie"), Bytes::from(value));
 }
 
 /// [Parse and store response `Set-Cookie` headers](https://fetch.spec.whatwg.org/#parse-and-store-response-set-cookie-headers)
