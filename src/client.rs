@@ -16,6 +16,7 @@ use url::Url;
 
 use crate::abort::{AbortSignal, Aborted};
 use crate::body::Body;
+use crate::cookie::CookieStore;
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{FetchContext, cors::CorsPreflightCache};
@@ -84,6 +85,12 @@ impl Client {
     /// The environment requests are made from.
     pub fn environment(&self) -> &Arc<Environment> {
         &self.inner.environment
+    }
+
+    /// The cookie store credentialed fetches use, if cookies are enabled (see
+    /// [`ClientBuilder::cookie_store`]).
+    pub fn cookie_store(&self) -> Option<&Arc<CookieStore>> {
+        self.inner.context.cookie_store.as_ref()
     }
 
     /// The [`fetch(input, init)`](https://fetch.spec.whatwg.org/#fetch-method) method:
@@ -262,6 +269,16 @@ pub struct ClientBuilder {
     total_timeout: Option<Duration>,
     allow_file_urls: bool,
     pem_roots: Vec<Vec<u8>>,
+    cookie_store: CookieChoice,
+}
+
+/// What [`ClientBuilder::cookie_store`] and [`ClientBuilder::cookie_store_with`] chose.
+enum CookieChoice {
+    /// Enabled for a browser-like environment, disabled for a server-side one.
+    Default,
+    Disabled,
+    Enabled,
+    Shared(Arc<CookieStore>),
 }
 
 impl Default for ClientBuilder {
@@ -275,6 +292,7 @@ impl Default for ClientBuilder {
             total_timeout: None,
             allow_file_urls: false,
             pem_roots: Vec::new(),
+            cookie_store: CookieChoice::Default,
         }
     }
 }
@@ -441,6 +459,42 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether the client keeps cookies: with a cookie store, credentialed fetches (see
+    /// [`RequestCredentials`](crate::RequestCredentials)) send a `Cookie` header from it
+    /// and store the response's `Set-Cookie` headers in it, as a browser does (see
+    /// [`crate::cookie`] for what the store implements). `true` gives the client a new
+    /// empty store; `false` disables cookies.
+    ///
+    /// Default is enabled for a browser-like client (one made with
+    /// [`origin`](Self::origin), or an [`environment`](Self::environment) with an origin),
+    /// disabled for a server-side one, as in Deno, undici and reqwest.
+    pub fn cookie_store(mut self, enabled: bool) -> ClientBuilder {
+        self.cookie_store = if enabled {
+            CookieChoice::Enabled
+        } else {
+            CookieChoice::Disabled
+        };
+        self
+    }
+
+    /// Keeps cookies in `store`, which other clients (or the caller) may share: see
+    /// [`cookie_store`](Self::cookie_store).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = Arc::new(CookieStore::default());
+    /// let one = Client::builder().cookie_store_with(store.clone()).build()?;
+    /// let two = Client::builder().cookie_store_with(store.clone()).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn cookie_store_with(mut self, store: Arc<CookieStore>) -> ClientBuilder {
+        self.cookie_store = CookieChoice::Shared(store);
+        self
+    }
+
     /// Sends requests through `transport` instead of the built-in hyper pool; the
     /// connection options above then do not apply.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> ClientBuilder {
@@ -464,6 +518,14 @@ impl ClientBuilder {
                 Arc::new(hyper.build()?)
             }
         };
+        let cookie_store = match self.cookie_store {
+            CookieChoice::Default if self.environment.is_browser_like() => {
+                Some(Arc::new(CookieStore::default()))
+            }
+            CookieChoice::Default | CookieChoice::Disabled => None,
+            CookieChoice::Enabled => Some(Arc::new(CookieStore::default())),
+            CookieChoice::Shared(store) => Some(store),
+        };
         Ok(Client {
             inner: Arc::new(ClientInner {
                 environment: Arc::new(self.environment),
@@ -473,6 +535,7 @@ impl ClientBuilder {
                     accept_language: self.accept_language,
                     allow_file_urls: self.allow_file_urls,
                     preflight_cache: CorsPreflightCache::default(),
+                    cookie_store,
                 },
                 total_timeout: self.total_timeout,
             }),

@@ -137,6 +137,7 @@ pub mod abort;
 pub mod blob;
 pub mod body;
 pub mod client;
+pub mod cookie;
 pub mod data_url;
 pub mod environment;
 pub mod error;

@@ -10,6 +10,7 @@ use bytes::Bytes;
 
 use super::{FetchParams, cors, network_error, redirect};
 use crate::body::Body;
+use crate::cookie::CookieStore;
 use crate::error::{Error, NetworkError};
 use crate::headers::{HeaderList, Headers, HeadersGuard};
 use crate::net::{RequestBody, SendOptions};
@@ -301,10 +302,15 @@ pub(crate) async fn http_network_or_cache_fetch(
             Bytes::from_static(ACCEPT_ENCODING),
         );
     }
-    // Step 8.21. If includeCredentials is true, then: TODO(spec): append a request
-    // `Cookie` header (there is no cookie store yet) and the `Authorization` value from an
-    // authentication entry.
-    let _ = include_credentials;
+    // Step 8.21. If includeCredentials is true, then:
+    if include_credentials {
+        // Step 8.21.1. Append a request `Cookie` header for httpRequest.
+        if let Some(cookie_store) = &context.cookie_store {
+            append_a_request_cookie_header(&mut http_request, cookie_store);
+        }
+        // Step 8.21.2. TODO(spec): the `Authorization` value from an authentication entry
+        // (there are no authentication entries yet).
+    }
     // Step 8.22. (Proxy authentication.)
     // Steps 8.23–8.26. Set httpCache to the result of determining the HTTP cache partition:
     // there is no HTTP cache, so httpCache is null and httpRequest's cache mode becomes
@@ -321,8 +327,13 @@ pub(crate) async fn http_network_or_cache_fetch(
     }
     // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch given
     // httpFetchParams, includeCredentials, and isNewConnectionFetch.
-    let mut response =
-        http_network_fetch(&mut http_request, context, is_new_connection_fetch).await;
+    let mut response = http_network_fetch(
+        &mut http_request,
+        context,
+        include_credentials,
+        is_new_connection_fetch,
+    )
+    .await;
     if response.is_network_error() {
         return response;
     }
@@ -358,6 +369,7 @@ pub(crate) async fn http_network_or_cache_fetch(
 async fn http_network_fetch(
     request: &mut Request,
     context: &super::FetchContext,
+    include_credentials: bool,
     force_new_connection: bool,
 ) -> Response {
     let _ = force_new_connection;
@@ -391,9 +403,76 @@ async fn http_network_fetch(
         Ok(response) => response,
         Err(error) => return network_error(error),
     };
+    // Step 18 (done before the body is read, as its result does not depend on it). If
+    // includeCredentials is true, then the user agent should parse and store response
+    // `Set-Cookie` headers given request and response.
+    if include_credentials {
+        if let Some(cookie_store) = &context.cookie_store {
+            parse_and_store_response_set_cookie_headers(
+                request,
+                http_response.headers(),
+                cookie_store,
+            );
+        }
+    }
     // Steps 10–17. Set response's body to a new body whose stream is pulled from the
     // connection, decoded per its content codings.
     from_http_response(http_response)
+}
+
+/// [Append a request `Cookie` header](https://fetch.spec.whatwg.org/#append-a-request-cookie-header)
+/// for `request`, from `cookie_store`.
+fn append_a_request_cookie_header(request: &mut Request, cookie_store: &CookieStore) {
+    // Step 1. If the user agent is configured to disable cookies for request, then it
+    // should return. (A client without a cookie store never gets here.)
+    // Step 2. Let sameSite be the result of determining the same-site mode for request.
+    // (SameSite is not enforced: see the `cookie` module.)
+    // Step 3. Let isSecure be true if request's current URL's scheme is "https".
+    // Step 4. Let httpOnlyAllowed be true.
+    // Step 5. Let cookies be the result of running retrieve cookies given isSecure,
+    // request's current URL's host, request's current URL's path, httpOnlyAllowed, and
+    // sameSite.
+    // Step 6. If cookies is empty, then return.
+    // Step 7. Let value be the result of running serialize cookies given cookies.
+    let Some(value) = cookie_store.cookie_header_for(request.current_url()) else {
+        return;
+    };
+    // Step 8. Append (`Cookie`, value) to request's header list.
+    let header_list = request.headers.header_list_mut();
+    // DEVIATION: a server-side request may carry its own `Cookie` header (it is a
+    // forbidden request-header only in a browser-like environment); the stored cookies
+    // join it in one header, as RFC 6265 §5.4 allows only one `Cookie` header per request.
+    if header_list.contains("cookie") {
+        let mut combined = Vec::new();
+        for existing in header_list.values(b"cookie") {
+            combined.extend_from_slice(existing);
+            combined.extend_from_slice(b"; ");
+        }
+        combined.extend_from_slice(&value);
+        header_list.set("Cookie", combined);
+        return;
+    }
+    header_list.push(Bytes::from_static(b"Cookie"), Bytes::from(value));
+}
+
+/// [Parse and store response `Set-Cookie` headers](https://fetch.spec.whatwg.org/#parse-and-store-response-set-cookie-headers)
+/// given `request` and the response's `headers`, into `cookie_store`.
+fn parse_and_store_response_set_cookie_headers(
+    request: &Request,
+    headers: &http::HeaderMap,
+    cookie_store: &CookieStore,
+) {
+    // Step 1. If the user agent is configured to disable cookies for request, then it
+    // should return. (A client without a cookie store never gets here.)
+    // Steps 2–5. allowNonHostOnlyCookieForPublicSuffix is false (there is no public
+    // suffix list); isSecure is whether the current URL is https; httpOnlyAllowed is true;
+    // sameSiteStrictOrLaxAllowed is not enforced.
+    // Step 6. For each header of response's header list: if header's name is not a
+    // byte-case-insensitive match for `Set-Cookie`, then continue; parse and store a
+    // cookie given header's value and request's current URL; garbage collect cookies.
+    for value in headers.get_all(http::header::SET_COOKIE) {
+        cookie_store.set_cookie_from_header(request.current_url(), value.as_bytes());
+    }
 }
 
 /// The request as the network layer takes it: method, URL without fragment, the header

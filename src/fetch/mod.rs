@@ -41,6 +41,8 @@ pub(crate) struct FetchContext {
     pub(crate) accept_language: Option<Bytes>,
     /// The CORS-preflight cache.
     pub(crate) preflight_cache: cors::CorsPreflightCache,
+    /// The cookie store credentialed fetches read and write; `None` disables cookies.
+    pub(crate) cookie_store: Option<Arc<crate::cookie::CookieStore>>,
 }
 
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and
