@@ -3,20 +3,29 @@
 //!
 //! What it does, and what it leaves out:
 //!
-//! - Only `GET` responses are stored, keyed by the request URL without its fragment, with
-//!   the request's values of the response's `Vary` header names; `Vary: *` is never stored.
+//! - Only `GET` responses are stored, keyed by whether the request carries credentials
+//!   (credentialed and anonymous responses are kept apart, as Firefox does) and the request
+//!   URL without its fragment, with the request's values of the response's `Vary` header
+//!   names; `Vary: *` is never stored.
 //! - Freshness per [RFC 9111 §4.2](https://httpwg.org/specs/rfc9111.html#expiration.model):
 //!   `Cache-Control: max-age`, else `Expires` − `Date`, else 10% of `Date` −
-//!   `Last-Modified` for the heuristically cacheable statuses; the age counts `Age`, the
-//!   response delay and the time resident. `s-maxage` is ignored (this cache is private).
-//!   A response with `no-cache`, or one that is stale, is validated with `If-None-Match` /
-//!   `If-Modified-Since` before it is used; request `Cache-Control: no-cache` / `max-age=N` and
-//!   `Pragma: no-cache` are honoured. `max-stale`, `min-fresh` and `stale-while-revalidate` are
-//!   not: a stale response is always validated (or refetched).
+//!   `Last-Modified` for the heuristically cacheable statuses (or `public`); the age counts
+//!   `Age`, the response delay and the time resident. `s-maxage` is ignored (this cache is
+//!   private). A response with `no-cache`, or one that is stale, is validated with
+//!   `If-None-Match` / `If-Modified-Since` before it is used (by the caller, HTTP-network-or-
+//!   cache fetch). The request directives `no-cache`, `no-store`, `max-age`, `min-fresh`,
+//!   `max-stale` (not past `must-revalidate`) and `only-if-cached` (a 504 when nothing is
+//!   stored), and `Pragma: no-cache`, are honoured. `stale-while-revalidate` is not: a stale
+//!   response is always validated (or refetched) first.
 //! - Not stored: `no-store` on the request or the response, requests with `Authorization`
-//!   (unless `public`, `s-maxage` or `must-revalidate`), requests with `Range`, partial content
-//!   (206), statuses not heuristically cacheable without explicit freshness, and responses
-//!   that would be stale at once and have no validator.
+//!   (unless `public`, `s-maxage` or `must-revalidate`), requests with `Range`, partial
+//!   content (206), 304 responses (they only freshen a stored one), statuses not
+//!   heuristically cacheable without explicit freshness, and responses that would be stale
+//!   at once and have no validator. Responses to `POST` with a `Content-Location` are not
+//!   stored for `GET`.
+//! - `HEAD` is not answered from stored `GET` responses, and a redirect response is stored
+//!   only if its body is read to the end (following a redirect drops the body), so in
+//!   practice only bodiless redirects are stored.
 //! - A response is stored only once its body has been read to the end, and only if the body
 //!   is at most [`HttpCache::DEFAULT_MAX_ENTRY_BYTES`]; an errored or cancelled body stores
 //!   nothing.
@@ -637,7 +646,8 @@ fn is_storable(
     now: SystemTime,
 ) -> bool {
     let directives = cache_control(headers);
-    if status == 206 || directives.no_store || cache_control(request_headers).no_store {
+    if matches!(status, 206 | 304) || directives.no_store || cache_control(request_headers).no_store
+    {
         return false;
     }
     if request_headers.contains("authorization")
@@ -868,6 +878,7 @@ mod tests {
         assert!(is_storable(200, &fresh, &none, now));
         assert!(is_storable(500, &fresh, &none, now));
         assert!(!is_storable(206, &fresh, &none, now));
+        assert!(!is_storable(304, &fresh, &none, now));
         assert!(!is_storable(
             200,
             &list(&[("Cache-Control", "max-age=60, no-store")]),
