@@ -35,7 +35,7 @@ impl Log {
 /// Routes (each may carry a query to make a new URL):
 /// `/fresh` (max-age=3600), `/etag` (max-age=0, ETag "v1"; 304 to a matching
 /// If-None-Match), `/no-store`, `/vary` (Vary: Accept-Language; the body is the
-/// request's Accept-Language), anything else a plain 200 without freshness.
+/// request's Accept-Language), `/redirect` (a fresh 302 to `/fresh`), anything else a plain 200 without freshness.
 async fn cache_server() -> (Server, Log) {
     let log = Log::default();
     let server_log = log.clone();
@@ -90,6 +90,12 @@ fn route(log: &Log, request: &HyperRequest<Incoming>) -> HyperResponse<ServerBod
             .header("cache-control", "max-age=3600")
             .header("vary", "Accept-Language")
             .body(full(header("accept-language").unwrap_or_default()))
+            .unwrap(),
+        "/redirect" => builder
+            .status(302)
+            .header("location", "/fresh")
+            .header("cache-control", "max-age=3600")
+            .body(full(""))
             .unwrap(),
         _ => builder.body(full("plain")).unwrap(),
     }
@@ -349,5 +355,20 @@ async fn a_request_only_if_cached_directive_gets_a_504_when_nothing_is_stored() 
     assert_eq!(log.count("GET", "/fresh"), 0);
     get_text(&client, &url, RequestInit::default()).await;
     assert_eq!(get_text(&client, &url, directive()).await, "fresh");
+    assert_eq!(log.count("GET", "/fresh"), 1);
+}
+
+#[tokio::test]
+async fn a_fresh_redirect_with_an_empty_body_is_stored_though_it_is_followed() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/redirect");
+    for _ in 0..2 {
+        assert_eq!(
+            get_text(&client, &url, RequestInit::default()).await,
+            "fresh"
+        );
+    }
+    assert_eq!(log.count("GET", "/redirect"), 1);
     assert_eq!(log.count("GET", "/fresh"), 1);
 }

@@ -23,10 +23,10 @@
 //!   heuristically cacheable without explicit freshness, and responses that would be stale
 //!   at once and have no validator. Responses to `POST` with a `Content-Location` are not
 //!   stored for `GET`.
-//! - `HEAD` is not answered from stored `GET` responses, and a redirect response is stored
-//!   only if its body is read to the end (following a redirect drops the body), so in
-//!   practice only bodiless redirects are stored.
-//! - A response is stored only once its body has been read to the end, and only if the body
+//! - `HEAD` is not answered from stored `GET` responses.
+//! - A response is stored only once its body has been read to the end (or at once when its
+//!   body is known to be empty: a null body status or `Content-Length: 0`, which covers the
+//!   usual redirect, whose body a followed redirect never reads), and only if the body
 //!   is at most [`HttpCache::DEFAULT_MAX_ENTRY_BYTES`]; an errored or cancelled body stores
 //!   nothing.
 //! - Bounded by entry count and total bytes; the least recently used entries are evicted.
@@ -302,7 +302,12 @@ impl HttpCache {
                 self.insert(url, entry);
                 return;
             }
-            Some(body) if is_null_body_status(response.status) => {
+            // A body known to be empty (a null body status, or `Content-Length: 0`, as
+            // redirects often have) is stored at once: a followed redirect is never read.
+            Some(body)
+                if is_null_body_status(response.status)
+                    || header_list.extract_length().value() == Some(0) =>
+            {
                 self.insert(url.clone(), entry);
                 response.body = Some(body);
                 return;
