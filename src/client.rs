@@ -263,6 +263,7 @@ impl Stream for AbortableBody {
 pub struct ClientBuilder {
     environment: Environment,
     transport: Option<Arc<dyn Transport>>,
+    http_cache: Option<bool>,
     hyper: HyperTransportBuilder,
     user_agent: Bytes,
     accept_language: Option<Bytes>,
@@ -286,6 +287,7 @@ impl Default for ClientBuilder {
         ClientBuilder {
             environment: Environment::server(),
             transport: None,
+            http_cache: None,
             hyper: HyperTransport::builder(),
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
             accept_language: Some(Bytes::from_static(b"*")),
@@ -322,6 +324,18 @@ impl ClientBuilder {
     /// Makes requests from `environment`.
     pub fn environment(mut self, environment: Environment) -> ClientBuilder {
         self.environment = environment;
+        self
+    }
+
+    /// Whether the client keeps an in-memory private
+    /// [HTTP cache](crate::fetch::http_cache::HttpCache) (RFC 9111) that fetches use as the
+    /// spec's HTTP-network-or-cache fetch says, honouring each request's cache mode.
+    ///
+    /// Default is on for a browser-like environment (see [`ClientBuilder::origin`]) and off
+    /// for a server-side one, as in Deno and undici, which have no HTTP cache; without a
+    /// cache every request behaves as cache mode `"no-store"`.
+    pub fn http_cache(mut self, enabled: bool) -> ClientBuilder {
+        self.http_cache = Some(enabled);
         self
     }
 
@@ -526,11 +540,16 @@ impl ClientBuilder {
             CookieChoice::Enabled => Some(Arc::new(CookieStore::default())),
             CookieChoice::Shared(store) => Some(store),
         };
+        let http_cache = self
+            .http_cache
+            .unwrap_or_else(|| self.environment.is_browser_like())
+            .then(|| Arc::new(crate::fetch::http_cache::HttpCache::default()));
         Ok(Client {
             inner: Arc::new(ClientInner {
                 environment: Arc::new(self.environment),
                 context: FetchContext {
                     transport,
+                    http_cache,
                     user_agent: self.user_agent,
                     accept_language: self.accept_language,
                     allow_file_urls: self.allow_file_urls,

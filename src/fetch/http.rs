@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 
-use super::{FetchParams, cors, network_error, redirect};
+use super::{FetchParams, cors, http_cache, network_error, redirect};
 use crate::body::Body;
 use crate::cookie::CookieStore;
 use crate::error::{Error, NetworkError};
@@ -312,28 +312,171 @@ pub(crate) async fn http_network_or_cache_fetch(
         // (there are no authentication entries yet).
     }
     // Step 8.22. (Proxy authentication.)
-    // Steps 8.23–8.26. Set httpCache to the result of determining the HTTP cache partition:
-    // there is no HTTP cache, so httpCache is null and httpRequest's cache mode becomes
-    // "no-store".
-    let only_if_cached = http_request.cache_mode == RequestCache::OnlyIfCached;
+    // Step 8.23. Set httpCache to the result of determining the HTTP cache partition, given
+    // httpRequest: the client's cache (one partition per client), if it has one.
+    let http_cache = context.http_cache.as_ref();
+    let Some(http_cache) = http_cache else {
+        // Step 8.24. If httpCache is null, then set httpRequest's cache mode to
+        // "no-store".
+        // DEVIATION: "only-if-cached" still fails below, as nothing can be cached.
+        let only_if_cached = http_request.cache_mode == RequestCache::OnlyIfCached;
+        // Step 9. If aborted, then return the appropriate network error for fetchParams.
+        // Step 10. If response is null, then:
+        // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a
+        // network error.
+        if only_if_cached {
+            return network_error(NetworkError::Blocked(
+                "only-if-cached and nothing is cached".into(),
+            ));
+        }
+        // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch given
+        // httpFetchParams, includeCredentials, and isNewConnectionFetch.
+        let response = http_network_fetch(
+            &mut http_request,
+            context,
+            include_credentials,
+            is_new_connection_fetch,
+        )
+        .await;
+        return finish_http_network_or_cache_fetch(http_request, response, include_credentials);
+    };
+    let mut response: Option<Response> = None;
+    let mut stored_response = None;
+    let mut revalidating_flag = false;
+    // Step 8.25. If httpRequest's cache mode is neither "no-store" nor "reload", then:
+    if !matches!(
+        http_request.cache_mode,
+        RequestCache::NoStore | RequestCache::Reload
+    ) {
+        // Step 8.25.1. Set storedResponse to the result of selecting a response from the
+        // httpCache, possibly needing validation, as per the "Constructing Responses from
+        // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
+        stored_response = http_cache.select(&http_request);
+        // Step 8.25.2. If storedResponse is non-null, then:
+        if let Some(stored) = &stored_response {
+            // Step 8.25.2.1. If cache mode is "default", storedResponse is a
+            // stale-while-revalidate response, ...: stale-while-revalidate is not
+            // supported; a stale response is always validated.
+            // Step 8.25.2.2.1. If storedResponse is a stale response, then set the
+            // revalidatingFlag. (A response that must be validated before use counts.)
+            revalidating_flag = stored.stale || http_request.cache_mode == RequestCache::NoCache;
+            // Step 8.25.2.2.2. If the revalidatingFlag is set and httpRequest's cache mode
+            // is neither "force-cache" nor "only-if-cached", then:
+            if revalidating_flag
+                && !matches!(
+                    http_request.cache_mode,
+                    RequestCache::ForceCache | RequestCache::OnlyIfCached
+                )
+            {
+                let stored_headers = stored.header_list();
+                let etag = stored_headers.get("etag");
+                let last_modified = stored_headers.get("last-modified");
+                let header_list = http_request.headers.header_list_mut();
+                // If storedResponse's header list contains `ETag`, then append
+                // (`If-None-Match`, `ETag`'s value) to httpRequest's header list.
+                if let Some(etag) = etag {
+                    header_list.push(Bytes::from_static(b"If-None-Match"), etag);
+                }
+                // If storedResponse's header list contains `Last-Modified`, then append
+                // (`If-Modified-Since`, `Last-Modified`'s value) to httpRequest's header
+                // list.
+                if let Some(last_modified) = last_modified {
+                    header_list.push(Bytes::from_static(b"If-Modified-Since"), last_modified);
+                }
+            } else {
+                // Step 8.25.2.2.3. Otherwise, set response to storedResponse and set
+                // response's cache state to "local".
+                response = Some(stored.to_response());
+            }
+        }
+    }
     // Step 9. If aborted, then return the appropriate network error for fetchParams.
     // Step 10. If response is null, then:
-    // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a network
-    // error.
-    if only_if_cached {
-        return network_error(NetworkError::Blocked(
-            "only-if-cached and nothing is cached".into(),
-        ));
-    }
-    // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch given
-    // httpFetchParams, includeCredentials, and isNewConnectionFetch.
-    let mut response = http_network_fetch(
-        &mut http_request,
-        context,
-        include_credentials,
-        is_new_connection_fetch,
-    )
-    .await;
+    let response = match response {
+        Some(response) => response,
+        None => {
+            // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a
+            // network error.
+            if http_request.cache_mode == RequestCache::OnlyIfCached {
+                return network_error(NetworkError::Blocked(
+                    "only-if-cached and nothing is cached".into(),
+                ));
+            }
+            // Per HTTP caching, a request `Cache-Control: only-if-cached` that nothing
+            // stored answers gets a 504 (Gateway Timeout) from the cache.
+            if http_cache::requests_only_if_cached(&http_request) {
+                let response = http_cache::gateway_timeout();
+                return finish_http_network_or_cache_fetch(
+                    http_request,
+                    response,
+                    include_credentials,
+                );
+            }
+            // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch
+            // given httpFetchParams, includeCredentials, and isNewConnectionFetch.
+            let request_time = std::time::SystemTime::now();
+            let mut forward_response = http_network_fetch(
+                &mut http_request,
+                context,
+                include_credentials,
+                is_new_connection_fetch,
+            )
+            .await;
+            let response_time = std::time::SystemTime::now();
+            if forward_response.is_network_error() {
+                return forward_response;
+            }
+            // Step 10.3. If httpRequest's method is unsafe and forwardResponse's status is
+            // in the range 200 to 399, inclusive, invalidate appropriate stored responses in
+            // httpCache and set storedResponse to null.
+            if !matches!(
+                http_request.method.as_ref(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE"
+            ) && (200..=399).contains(&forward_response.status)
+            {
+                http_cache.invalidate(&http_request, &forward_response);
+                stored_response = None;
+            }
+            match stored_response {
+                // Step 10.4. If the revalidatingFlag is set and forwardResponse's status is
+                // 304, then: update storedResponse's header list using forwardResponse's
+                // header list (in the cache as well); set response to storedResponse and
+                // its cache state to "validated".
+                Some(stored) if revalidating_flag && forward_response.status == 304 => http_cache
+                    .freshen(
+                        stored,
+                        forward_response.headers.header_list(),
+                        request_time,
+                        response_time,
+                    ),
+                // Step 10.5. If response is null, then: set response to forwardResponse;
+                // store httpRequest and forwardResponse in httpCache, as per the "Storing
+                // Responses in Caches" chapter of HTTP Caching. (Once its body has been
+                // read to the end.)
+                _ => {
+                    if http_request.cache_mode != RequestCache::NoStore {
+                        http_cache.store(
+                            &http_request,
+                            &mut forward_response,
+                            request_time,
+                            response_time,
+                        );
+                    }
+                    forward_response
+                }
+            }
+        }
+    };
+    finish_http_network_or_cache_fetch(http_request, response, include_credentials)
+}
+
+/// The steps of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch)
+/// after the response is found (steps 11–18).
+fn finish_http_network_or_cache_fetch(
+    mut http_request: Request,
+    mut response: Response,
+    include_credentials: bool,
+) -> Response {
     if response.is_network_error() {
         return response;
     }

@@ -12,6 +12,7 @@ pub mod blob_url;
 pub mod checks;
 pub mod cors;
 pub(crate) mod http;
+pub mod http_cache;
 pub mod integrity;
 pub(crate) mod redirect;
 pub mod referrer;
@@ -33,6 +34,8 @@ use crate::response::{Response, is_null_body_status};
 pub(crate) struct FetchContext {
     /// The network layer HTTP-network fetch sends requests through.
     pub(crate) transport: Arc<dyn Transport>,
+    /// The HTTP cache, if the client has one.
+    pub(crate) http_cache: Option<Arc<http_cache::HttpCache>>,
     /// The environment default `User-Agent` value.
     pub(crate) user_agent: Bytes,
     /// Whether `file:` URLs may be fetched.
