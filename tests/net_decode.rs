@@ -273,3 +273,31 @@ async fn decoding_yields_bytes_before_the_body_is_complete() {
     }
     assert_eq!(len, 200_000);
 }
+
+/// `data` in a zstd frame whose window is 2^`window_log` bytes.
+async fn zstd_with_window(window_log: u32, data: &[u8]) -> Vec<u8> {
+    use async_compression::tokio::write::ZstdEncoder;
+    let params = [async_compression::zstd::CParameter::window_log(window_log)];
+    let mut encoder = ZstdEncoder::with_quality_and_params(
+        Vec::new(),
+        async_compression::Level::Default,
+        &params,
+    );
+    encoder.write_all(data).await.unwrap();
+    encoder.shutdown().await.unwrap();
+    encoder.into_inner()
+}
+
+#[tokio::test]
+async fn a_zstd_window_over_8_mib_is_refused_and_8_mib_is_accepted() {
+    // RFC 9659: a zstd content coding's window is at most 8 MiB.
+    let data = vec![b'z'; 64 * 1024];
+    let accepted = zstd_with_window(23, &data).await;
+    let body = decode(ResponseBody::full(accepted), &[ContentCoding::Zstd]);
+    assert_eq!(read_all(body).await.unwrap().len(), data.len());
+
+    let refused = zstd_with_window(27, &data).await;
+    let body = decode(ResponseBody::full(refused), &[ContentCoding::Zstd]);
+    let error = read_all(body).await.unwrap_err();
+    assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
+}

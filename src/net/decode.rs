@@ -148,6 +148,9 @@ pub fn decode_response(response: Response<ResponseBody>) -> Response<ResponseBod
 
 type IoStream = Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>>;
 
+/// The largest zstd window accepted, as a power of two: 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)).
+const ZSTD_WINDOW_LOG_MAX: u32 = 23;
+
 /// Size of the buffer each decoder writes into.
 const CHUNK: usize = 16 * 1024;
 
@@ -228,7 +231,15 @@ fn decoder(coding: ContentCoding, input: IoStream, prefix: Bytes) -> IoStream {
             CHUNK,
         )),
         ContentCoding::Zstd => {
-            Box::pin(ReaderStream::with_capacity(ZstdDecoder::new(reader), CHUNK))
+            // RFC 9659 §3: a zstd content coding uses a window of at most 8 MiB, and a
+            // decoder may refuse a larger one; browsers do, and so does this.
+            let params = [async_compression::zstd::DParameter::window_log_max(
+                ZSTD_WINDOW_LOG_MAX,
+            )];
+            Box::pin(ReaderStream::with_capacity(
+                ZstdDecoder::with_params(reader, &params),
+                CHUNK,
+            ))
         }
         ContentCoding::Identity => Box::pin(ReaderStream::with_capacity(reader, CHUNK)),
     }

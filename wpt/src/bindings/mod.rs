@@ -14,6 +14,7 @@
 pub mod abort;
 pub mod blob;
 pub mod body;
+pub mod crypto;
 pub mod encoding;
 pub mod error;
 pub mod fetch;
@@ -44,6 +45,7 @@ pub const SCRIPTS: &[Script] = &[
     ("events.js", include_str!("../../js/events.js")),
     ("url.js", include_str!("../../js/url.js")),
     ("encoding.js", include_str!("../../js/encoding.js")),
+    ("crypto.js", include_str!("../../js/crypto.js")),
     ("streams.js", include_str!("../../js/streams.js")),
     ("abort.js", include_str!("../../js/abort.js")),
     ("blob.js", include_str!("../../js/blob.js")),
@@ -64,6 +66,7 @@ pub fn register_natives<'js>(ctx: &Ctx<'js>, state: &global::SharedState) -> rqu
     let native = Object::new(ctx.clone())?;
     url::register(ctx, &native)?;
     encoding::register(ctx, &native)?;
+    crypto::register(ctx, &native)?;
     timers::register(ctx, &native, state)?;
     streams::register(ctx, &native, state)?;
     global::register(ctx, &native)?;
