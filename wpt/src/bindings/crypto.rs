@@ -5,6 +5,8 @@
 use rquickjs::{Ctx, Function, Object, TypedArray};
 use sha2::Digest;
 
+use super::encoding::copy_bytes;
+
 /// The digest of `bytes` under the [algorithm name](https://w3c.github.io/webcrypto/#algorithm-name)
 /// `algorithm` (ASCII case-insensitive), or `None` for an algorithm not supported here.
 pub fn digest(algorithm: &str, bytes: &[u8]) -> Option<Vec<u8>> {
@@ -14,13 +16,6 @@ pub fn digest(algorithm: &str, bytes: &[u8]) -> Option<Vec<u8>> {
         "SHA-512" => Some(sha2::Sha512::digest(bytes).to_vec()),
         _ => None,
     }
-}
-
-fn copy_bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
-    // SAFETY: the slice is copied at once; no JavaScript runs while it is borrowed.
-    unsafe { array.as_bytes() }
-        .map(<[u8]>::to_vec)
-        .unwrap_or_default()
 }
 
 /// Registers `crypto_digest` and `crypto_random_bytes`.

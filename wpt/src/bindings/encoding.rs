@@ -58,7 +58,8 @@ pub fn utf8_encode_into(source: &str, capacity: usize) -> (usize, usize, Vec<u8>
     (read, written, bytes)
 }
 
-fn copy_bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
+/// A copy of a `Uint8Array`'s bytes (empty if its buffer is detached).
+pub(crate) fn copy_bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
     // SAFETY: the slice is copied at once; no JavaScript runs while it is borrowed.
     unsafe { array.as_bytes() }
         .map(<[u8]>::to_vec)
