@@ -4,6 +4,13 @@
 //! a name and a last-modified time. Both hold their bytes in a [`Bytes`], so cloning and
 //! [slicing](Blob::slice) never copy.
 //!
+//! A blob's type is a [MIME type](crate::mime), parsed and serialized: `"Text/HTML;
+//! Charset=UTF-8"` becomes `"text/html;charset=UTF-8"` and a string that is not a MIME type
+//! becomes `""`. This follows the MIME Sniffing Standard's tests and the File API's own
+//! pending correction ([w3c/FileAPI#43](https://github.com/w3c/FileAPI/issues/43)) rather
+//! than the File API's older "lowercase any printable ASCII" text, so a type keeps its
+//! parameter values' case and always round-trips through `Content-Type`.
+//!
 //! Reading is synchronous here: a `Blob` is always in memory, so [`Blob::bytes`] and
 //! [`Blob::text`] return at once. A stream over a blob is a [`Body`](crate::body) concern.
 
@@ -11,6 +18,8 @@ use std::ops::Deref;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
+
+use crate::mime::MimeType;
 
 /// A [`Blob`](https://w3c.github.io/FileAPI/#blob-section): immutable bytes and a type.
 ///
@@ -131,9 +140,10 @@ pub enum Endings {
 /// options for [`Blob::new`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlobPropertyBag {
-    /// The blob's type. Default is `None`, the same as the empty string. A type with a
-    /// character outside U+0020 to U+007E becomes the empty string; any other is ASCII
-    /// lowercased.
+    /// The blob's type. Default is `None`, the same as the empty string. The type is
+    /// parsed as a MIME type and serialized (`"Text/HTML; Charset=UTF-8"` becomes
+    /// `"text/html;charset=UTF-8"`); one that is not a valid MIME type becomes the empty
+    /// string. See the [module documentation](self) for why.
     pub r#type: Option<String>,
     /// What to do with line endings in text parts. Default is [`Endings::Transparent`].
     pub endings: Endings,
@@ -179,7 +189,7 @@ impl Blob {
         // options.
         let bytes = process_blob_parts(parts.into_iter().map(Into::into), options.endings);
         // Step 3. If the type member of the options argument is not the empty string, run the
-        // following sub-steps: …
+        // following sub-steps: … (as amended by w3c/FileAPI#43, see `normalize_type`).
         let t = normalize_type(options.r#type.as_deref().unwrap_or(""));
         // Step 4. Return a Blob object referring to bytes as its associated byte sequence,
         // with its size set to the length of bytes, and its type set to the value of t from
@@ -188,8 +198,8 @@ impl Blob {
     }
 
     /// A blob holding `bytes`, with `type` normalized as the
-    /// [constructor](https://w3c.github.io/FileAPI/#constructorBlob) does (a character
-    /// outside U+0020 to U+007E makes it empty; otherwise it is ASCII lowercased).
+    /// [constructor](https://w3c.github.io/FileAPI/#constructorBlob) does (parsed as a MIME
+    /// type and serialized; the empty string if it does not parse).
     ///
     /// ```
     /// use whatwg_fetch::blob::Blob;
@@ -347,6 +357,7 @@ impl File {
         // to the type dictionary member. If t contains any characters outside the range
         // U+0020 to U+007E, then set t to the empty string and return from these substeps.
         // Step 3.2. Convert every character in t to ASCII lowercase.
+        // (Both as amended by w3c/FileAPI#43: parse and serialize, see `normalize_type`.)
         let t = normalize_type(options.r#type.as_deref().unwrap_or(""));
         // Step 3.3. If the lastModified member is provided, let d be set to the lastModified
         // dictionary member. If it is not provided, set d to the current date and time
@@ -553,6 +564,7 @@ pub(crate) fn slice_blob(
     // below: 1. If relativeContentType contains any characters outside the range of U+0020
     // to U+007E, then set relativeContentType to the empty string and return from these
     // substeps. 2. Convert every character in relativeContentType to ASCII lowercase.
+    // (As amended by w3c/FileAPI#43: parse and serialize, see `normalize_type`.)
     let relative_content_type = normalize_type(content_type.unwrap_or(""));
     // Step 5. Let span be max((relativeEnd - relativeStart), 0).
     let span = (relative_end - relative_start).max(0);
@@ -572,14 +584,25 @@ pub(crate) fn slice_blob(
     }
 }
 
-/// The type normalization shared by the `Blob` and `File` constructors and slice blob: "If
-/// t contains any characters outside the range U+0020 to U+007E, then set t to the empty
-/// string … Convert every character in t to ASCII lowercase."
+/// The type normalization shared by the `Blob` and `File` constructors and slice blob.
+///
+/// The File API text still says "if t contains any characters outside the range U+0020 to
+/// U+007E, then set t to the empty string … convert every character in t to ASCII
+/// lowercase". Its editors agree that this is out of date
+/// ([w3c/FileAPI#43](https://github.com/w3c/FileAPI/issues/43)): a blob's type is meant to
+/// be a MIME type, stored parsed and exposed serialized, so that parameter values keep their
+/// case and `Content-Type` values built from a blob round-trip. The MIME Sniffing
+/// Standard's tests (`mimesniff/mime-types/parsing.any.js`) check exactly that, so this
+/// [parses](MimeType::parse) `t` and [serializes](MimeType::serialize) the result; a type
+/// that is not a valid MIME type becomes the empty string.
 fn normalize_type(t: &str) -> String {
-    if t.chars().any(|c| !('\u{20}'..='\u{7E}').contains(&c)) {
+    // Step 1 (as amended). If t is the empty string, it stays so.
+    if t.is_empty() {
         return String::new();
     }
-    t.to_ascii_lowercase()
+    // Step 2 (as amended). Let mimeType be the result of parsing t. If it is failure, t is
+    // the empty string; otherwise t is mimeType, serialized.
+    MimeType::parse(t).map_or_else(String::new, |mime_type| mime_type.serialize())
 }
 
 /// [UTF-8 decode](https://encoding.spec.whatwg.org/#utf-8-decode): drop a leading byte order

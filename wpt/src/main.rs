@@ -45,9 +45,11 @@ const TIMEOUT_MS: u64 = 10_000;
 const TIMEOUT_LONG_MS: u64 = 60_000;
 
 const USAGE: &str = "\
-usage: wpt [options] [paths…]      run tests (default: fetch/api fetch/data-urls fetch/content-type
-                                   fetch/content-length mimesniff); a path is a directory or file
-                                   under the suite root, a file may carry its variant (x.any.js?1-10)
+usage: wpt [options] [paths…]      run tests (default: fetch/api, fetch/data-urls,
+                                   content-encoding, content-length, content-type, h1-parsing,
+                                   range, http-cache and security under fetch/, and mimesniff);
+                                   a path is a directory or file under the suite root, a file may
+                                   carry its variant (x.any.js?1-10)
        wpt serve [--suite DIR]     start the WPT server and wait (for manual runs)
        wpt list [paths…]           list what would run and what would not
 
