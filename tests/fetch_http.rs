@@ -866,3 +866,72 @@ async fn a_resolver_function_maps_whole_domains_to_the_server() {
         .unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TypeError);
 }
+
+/// A server answering `421 Misdirected Request` to the first `misdirected` requests, then
+/// echoing the body; it counts requests.
+async fn misdirecting_server(misdirected: usize) -> (Server, Arc<std::sync::atomic::AtomicUsize>) {
+    let requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = Arc::clone(&requests);
+    let server = hyper_server(move |request: HyperRequest<Incoming>| {
+        let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            let status = if n < misdirected { 421 } else { 200 };
+            HyperResponse::builder()
+                .status(status)
+                .body(full(body))
+                .unwrap()
+        }
+    })
+    .await;
+    (server, requests)
+}
+
+#[tokio::test]
+async fn misdirected_request_is_retried_once_on_a_new_connection() {
+    let (server, requests) = misdirecting_server(1).await;
+    let mut response = client()
+        .fetch(server.url("/"), post("payload"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.text().await.unwrap(),
+        "payload",
+        "the body went again"
+    );
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(
+        server.counts.accepts(),
+        2,
+        "the retry used a new connection"
+    );
+
+    // Only once: a second 421 is the response.
+    let (server, requests) = misdirecting_server(2).await;
+    let response = client().fetch(server.url("/"), post("x")).await.unwrap();
+    assert_eq!(response.status(), 421);
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn misdirected_stream_body_is_not_retried() {
+    let (server, requests) = misdirecting_server(1).await;
+    let stream = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"s"))]);
+    let response = client()
+        .fetch(
+            server.url("/"),
+            RequestInit {
+                duplex: Some(whatwg_fetch::RequestDuplex::Half),
+                ..post(Body::from_stream(stream))
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        421,
+        "a body without a source cannot be sent again"
+    );
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

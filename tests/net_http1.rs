@@ -744,3 +744,84 @@ async fn a_null_body_response_that_carries_a_body_is_not_reused() {
     assert_eq!((status.as_u16(), body.as_str()), (200, "ok"));
     assert_eq!(server.counts.accepts(), 2);
 }
+
+/// A server that answers each request on a connection with the next of `responses`,
+/// written as is, and closes the connection after the last.
+async fn scripted_server(responses: &'static [&'static [u8]]) -> Server {
+    raw_server(move |mut stream| async move {
+        for response in responses {
+            if read_head(&mut stream).await.is_none() {
+                return;
+            }
+            let _ = stream.write_all(response).await;
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_head_ended_by_the_close_is_a_response() {
+    let server =
+        scripted_server(&[b"HTTP/1.0 200 NANANA\nCONTENT-LENGTH:  0\nfoo: 1\nfoo: 2\n"]).await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(whatwg_fetch::net::status_text(&response), "NANANA");
+    let foo: Vec<_> = response.headers().get_all("foo").iter().collect();
+    assert_eq!(foo, ["1", "2"]);
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "");
+
+    // Cut short in the middle of a line, or after a CR.
+    for head in [
+        &b"HTTP/1.1 280 HELLO\r\nfoo: 3"[..],
+        b"HTTP/1.1 280 HELLO\r\nfoo: 3\r",
+    ] {
+        let server = raw_server(move |mut stream| async move {
+            if read_head(&mut stream).await.is_some() {
+                let _ = stream.write_all(head).await;
+            }
+        })
+        .await;
+        let response = transport()
+            .send(get(&server.url("/")), SendOptions::new())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 280);
+        assert_eq!(response.headers()["foo"], "3");
+        assert_eq!(read_all(response.into_body()).await.unwrap(), "");
+    }
+}
+
+#[tokio::test]
+async fn a_head_ended_by_the_close_on_a_reused_connection() {
+    let server = scripted_server(&[
+        b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nfirst",
+        b"HTTP/1.1 201 Created\r\nx: y\r\n",
+    ])
+    .await;
+    let transport = transport();
+    let (status, body) = get_text(&transport, &server.url("/1")).await;
+    assert_eq!((status.as_u16(), body.as_str()), (200, "first"));
+    let (status, body) = get_text(&transport, &server.url("/2")).await;
+    assert_eq!((status.as_u16(), body.as_str()), (201, ""));
+    assert_eq!(server.counts.accepts(), 1, "both on one connection");
+}
+
+#[tokio::test]
+async fn a_body_cut_short_is_still_an_error() {
+    let server = scripted_server(&[b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nab"]).await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    assert!(read_all(response.into_body()).await.is_err());
+    // A head with a declared body the close cuts off: the body is short, not empty.
+    let server = scripted_server(&[b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n"]).await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    assert!(read_all(response.into_body()).await.is_err());
+}

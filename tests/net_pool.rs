@@ -304,3 +304,28 @@ async fn waiters_handed_connections_the_peer_closes_never_hang() {
     }
     assert!(succeeded >= 15, "{succeeded} of 30 succeeded");
 }
+
+#[tokio::test]
+async fn a_new_connection_request_never_reuses_a_pooled_one() {
+    let server = hyper_server(|_req| async { http::Response::new(full("ok")) }).await;
+    let transport = HyperTransport::builder().build().unwrap();
+    let url = server.url("/");
+    get_text(&transport, &url).await;
+    get_text(&transport, &url).await;
+    assert_eq!(server.counts.accepts(), 1, "the idle connection is reused");
+    let fresh = SendOptions::new().with_new_connection(true);
+    let response = transport.send(get(&url), fresh.clone()).await.unwrap();
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "ok");
+    assert_eq!(server.counts.accepts(), 2, "a new connection was made");
+    // Both connections are now idle; at a cap of one, a new-connection request closes
+    // the idle one to make room instead of waiting forever.
+    let capped = HyperTransport::builder()
+        .max_connections_per_origin(1)
+        .build()
+        .unwrap();
+    get_text(&capped, &url).await;
+    let accepts = server.counts.accepts();
+    let response = capped.send(get(&url), fresh).await.unwrap();
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "ok");
+    assert_eq!(server.counts.accepts(), accepts + 1);
+}

@@ -168,6 +168,46 @@ pub(crate) async fn http_network_or_cache_fetch(
     is_authentication_fetch: bool,
     is_new_connection_fetch: bool,
 ) -> Response {
+    // Steps 1–15.
+    let response = http_network_or_cache_response(
+        fetch_params,
+        is_authentication_fetch,
+        is_new_connection_fetch,
+    )
+    .await;
+    // Step 16. If all of the following are true: response's status is 421;
+    // isNewConnectionFetch is false; request's body is null, or request's body is non-null
+    // and request's body's source is non-null, then:
+    let request = &fetch_params.request;
+    if response.status == 421
+        && !is_new_connection_fetch
+        && request
+            .body
+            .as_ref()
+            .is_none_or(|body| body.source().is_some())
+    {
+        // The misdirected response is done with: its connection closes.
+        drop(response);
+        // Step 16.1. If fetchParams is canceled, then return the appropriate network error
+        // for fetchParams. (A canceled fetch is dropped at its next await instead.)
+        // Step 16.2. Set response to the result of running HTTP-network-or-cache fetch given
+        // fetchParams, isAuthenticationFetch, and true. (Step 16 of that run does nothing,
+        // as isNewConnectionFetch is true.)
+        return http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await;
+    }
+    // Step 17. If isAuthenticationFetch is true, then create an authentication entry for
+    // request and the given realm. (There are no authentication entries.)
+    // Step 18. Return response.
+    response
+}
+
+/// Steps 1–15 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch):
+/// everything up to the `421 Misdirected Request` retry.
+async fn http_network_or_cache_response(
+    fetch_params: &mut FetchParams<'_>,
+    is_authentication_fetch: bool,
+    is_new_connection_fetch: bool,
+) -> Response {
     let _ = is_authentication_fetch;
     // Step 1. Let request be fetchParams's request.
     let request = &mut fetch_params.request;
@@ -471,7 +511,7 @@ pub(crate) async fn http_network_or_cache_fetch(
 }
 
 /// The steps of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch)
-/// after the response is found (steps 11–18).
+/// after the response is found (steps 11–15).
 fn finish_http_network_or_cache_fetch(
     mut http_request: Request,
     mut response: Response,
@@ -499,11 +539,7 @@ fn finish_http_network_or_cache_fetch(
             "proxy authentication required".into(),
         ));
     }
-    // Step 16. If response's status is 421, isNewConnectionFetch is false, and request's
-    // body is null or has a source, then run HTTP-network-or-cache fetch again on a new
-    // connection. TODO(spec): the network layer cannot force a new connection yet.
-    // Step 17. (Authentication entries.)
-    // Step 18. Return response.
+    // Steps 16–18: in `http_network_or_cache_fetch`.
     response
 }
 
@@ -515,9 +551,10 @@ async fn http_network_fetch(
     include_credentials: bool,
     force_new_connection: bool,
 ) -> Response {
-    let _ = force_new_connection;
     // Steps 1–7. (Offline clients, timing info, network partition keys.)
-    // Step 8. Switch on request's mode: obtain a connection (the transport's pool).
+    // Step 6. Let newConnection be "yes" if forceNewConnection is true; otherwise "no".
+    // Step 8. Switch on request's mode: obtain a connection given networkPartitionKey,
+    // request's current URL, includeCredentials, and newConnection (the transport's pool).
     // Step 9.2. If connection is an HTTP/1.x connection, request's body is non-null, and
     // request's body's source is null, then return a network error.
     // DEVIATION: a server-side client sends stream bodies over HTTP/1.1 with chunked
@@ -541,7 +578,9 @@ async fn http_network_fetch(
         Ok(http_request) => http_request,
         Err(error) => return Response::network_error(error),
     };
-    let options = SendOptions::new().with_decode_content(true);
+    let options = SendOptions::new()
+        .with_decode_content(true)
+        .with_new_connection(force_new_connection);
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,
         Err(error) => return network_error(error),

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use hyper::client::conn::{http1, http2};
@@ -14,6 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 use super::body::RequestBody;
+use super::io::{HeadAtEof, Http1};
 use super::pool::Key;
 use crate::error::{NetworkError, TimeoutKind};
 
@@ -22,7 +24,7 @@ pub(crate) type ResolveFn = Arc<dyn Fn(&str) -> Option<Vec<SocketAddr>> + Send +
 
 /// A connection's request handle, by the protocol it speaks.
 pub(crate) enum Connected {
-    H1(http1::SendRequest<RequestBody>),
+    H1(Http1),
     H2(http2::SendRequest<RequestBody>),
 }
 
@@ -118,6 +120,8 @@ impl Connector {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        let head_expected = Arc::new(AtomicBool::new(false));
+        let io = HeadAtEof::new(io, Arc::clone(&head_expected));
         let (tx, conn) = self
             .h1
             .handshake(TokioIo::new(io))
@@ -128,7 +132,7 @@ impl Connector {
         tokio::spawn(async move {
             let _ = conn.await;
         });
-        Ok(Connected::H1(tx))
+        Ok(Connected::H1(Http1::new(tx, head_expected)))
     }
 
     async fn handshake_h2<T>(&self, io: T) -> Result<Connected, NetworkError>

@@ -398,7 +398,7 @@ impl Inner {
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let key = origin_key(request.uri())?;
         self.pool.start_reaper();
-        let mut checkout = self.pool.checkout(&key).await;
+        let mut checkout = self.pool.checkout(&key, options.new_connection).await;
         // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
         let mut h1_ready: Option<bool> = None;
         let mut h2_retried = false;
@@ -417,7 +417,7 @@ impl Inner {
                             // The shared connection closed before taking the request.
                             h2_retried = true;
                             request = *back;
-                            checkout = self.pool.checkout(&key).await;
+                            checkout = self.pool.checkout(&key, options.new_connection).await;
                             continue;
                         }
                         Err(Retry::Again(_)) => {

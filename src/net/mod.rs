@@ -26,6 +26,14 @@
 //!   receive either a finished connection or a permit to connect. Idle connections are
 //!   closed past [`HyperTransportBuilder::pool_idle_timeout`] by one background task per
 //!   transport that holds the pool weakly.
+//! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
+//!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
+//!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
+//!   Request`.
+//! - **Heads ended by a close.** A response head that the server ends by closing the
+//!   connection, without the empty line, is read as a complete head, as browsers do (an
+//!   HTTP/1.1 leniency hyper lacks; see `HeadAtEof` in `net/io.rs`). A body cut short is
+//!   still an error.
 //! - **Retry.** A request is sent again only when hyper hands it back unsent
 //!   (`TrySendError::take_message`) from a reused connection, or when a reused idle
 //!   connection turns out closed before the request is given to it. Nothing else is
@@ -45,6 +53,7 @@ mod body;
 mod connect;
 mod decode;
 mod hyper_transport;
+mod io;
 mod pool;
 
 use std::future::Future;
@@ -126,6 +135,10 @@ pub struct SendOptions {
     /// Decode the response body per its `Content-Encoding` (see [`decode_response`]);
     /// the headers stay as received. Default is `false`: the body comes as sent.
     pub decode_content: bool,
+    /// Send the request over a new connection, never a pooled or shared one: what
+    /// [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) asks
+    /// for when a `421 Misdirected Request` is retried. Default is `false`.
+    pub new_connection: bool,
 }
 
 impl SendOptions {
@@ -137,6 +150,12 @@ impl SendOptions {
     /// These options with [`decode_content`](SendOptions::decode_content) set.
     pub fn with_decode_content(mut self, decode_content: bool) -> SendOptions {
         self.decode_content = decode_content;
+        self
+    }
+
+    /// These options with [`new_connection`](SendOptions::new_connection) set.
+    pub fn with_new_connection(mut self, new_connection: bool) -> SendOptions {
+        self.new_connection = new_connection;
         self
     }
 }

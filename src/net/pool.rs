@@ -20,11 +20,12 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use http::uri::{Authority, Scheme};
-use hyper::client::conn::{http1, http2};
+use hyper::client::conn::http2;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::body::RequestBody;
+use super::io::Http1;
 
 /// An origin: scheme, host and port.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -101,7 +102,7 @@ impl Origin {
 }
 
 struct Idle {
-    tx: http1::SendRequest<RequestBody>,
+    tx: Http1,
     since: Instant,
 }
 
@@ -138,7 +139,7 @@ pub(crate) struct Slot {
 /// A checked-out HTTP/1 connection. Dropping it closes the connection; call
 /// [`Pooled::release`] to give it back.
 pub(crate) struct Pooled {
-    pub(crate) tx: http1::SendRequest<RequestBody>,
+    pub(crate) tx: Http1,
     slot: Slot,
     /// Whether this connection served an earlier request.
     pub(crate) reused: bool,
@@ -177,8 +178,10 @@ impl Pool {
 
     /// Finds a connection for `key`: the origin's HTTP/2 connection, an idle HTTP/1
     /// connection, a permit to connect a new one, or a place in the queue until one
-    /// of those frees up.
-    pub(crate) async fn checkout(&self, key: &Key) -> Checkout {
+    /// of those frees up. With `new_connection`, only a permit to connect will do: the
+    /// HTTP/2 connection and idle connections are passed over, and an idle connection
+    /// handed over from the queue is closed to make room.
+    pub(crate) async fn checkout(&self, key: &Key, new_connection: bool) -> Checkout {
         loop {
             let receiver = {
                 let mut evicted = Vec::new();
@@ -189,7 +192,7 @@ impl Pool {
                         .entry(key.clone())
                         .or_insert_with(|| Origin::new(self.shared.h2_likely(key))),
                 };
-                if let Some(h2) = &origin.h2 {
+                if let Some(h2) = origin.h2.as_ref().filter(|_| !new_connection) {
                     if !h2.is_closed() {
                         let h2 = h2.clone();
                         if self.shared.config.idle_timeout.is_some() {
@@ -204,8 +207,11 @@ impl Pool {
                 } else {
                     self.shared.expired_before()
                 };
+                // A new connection takes an idle one's place only when the cap is reached.
+                let take_idle =
+                    !new_connection || origin.total >= self.shared.config.max_per_origin;
                 let mut found = None;
-                while let Some(idle) = origin.idle.pop_back() {
+                while let Some(idle) = origin.idle.pop_back().filter(|_| take_idle) {
                     if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
                         evicted.push(self.shared.evict(key, origin, idle));
                         continue;
@@ -217,6 +223,11 @@ impl Pool {
                     let slot = self.shared.slot(key);
                     drop(origins);
                     drop(evicted);
+                    if new_connection {
+                        // Closed to make room for the new connection.
+                        drop(tx);
+                        return Checkout::Connect(slot);
+                    }
                     return Checkout::Idle(Pooled {
                         tx,
                         slot,
@@ -241,7 +252,12 @@ impl Pool {
                 receiver
             };
             match receiver.await {
+                // Its place under the cap is this request's: the connection closes.
+                Ok(Grant::Conn(pooled)) if new_connection => {
+                    return Checkout::Connect(pooled.into_slot());
+                }
                 Ok(Grant::Conn(pooled)) => return Checkout::Idle(pooled),
+                Ok(Grant::H2(_)) if new_connection => continue,
                 Ok(Grant::H2(tx)) => return Checkout::H2(tx),
                 Ok(Grant::Permit(mut slot)) => {
                     // The origin may have gained an HTTP/2 connection meanwhile.
@@ -249,7 +265,7 @@ impl Pool {
                         let mut origins = self.shared.lock();
                         match origins.get_mut(key) {
                             Some(origin) => match &origin.h2 {
-                                Some(h2) if !h2.is_closed() => Some(h2.clone()),
+                                Some(h2) if !h2.is_closed() && !new_connection => Some(h2.clone()),
                                 _ => {
                                     if origin.h2_likely && !origin.h2_connecting {
                                         origin.h2_connecting = true;
@@ -362,7 +378,7 @@ impl Shared {
         key: &Key,
         origin: &mut Origin,
         idle: Idle,
-    ) -> (http1::SendRequest<RequestBody>, Option<Slot>) {
+    ) -> (Http1, Option<Slot>) {
         if origin.waiters.is_empty() {
             origin.total = origin.total.saturating_sub(1);
             (idle.tx, None)
@@ -519,7 +535,7 @@ impl Drop for Slot {
 
 impl Pooled {
     /// Wraps a new connection made under `slot`.
-    pub(crate) fn new(tx: http1::SendRequest<RequestBody>, mut slot: Slot) -> Pooled {
+    pub(crate) fn new(tx: Http1, mut slot: Slot) -> Pooled {
         if slot.h2_connect {
             slot.h2_connect = false;
             slot.shared.h2_connect_ended(&slot.key, true);

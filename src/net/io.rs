@@ -1,0 +1,251 @@
+//! An HTTP/1.1 connection's byte stream, with the one leniency browsers have that hyper
+//! lacks: a response head that the server ends by closing the connection, with no empty
+//! line after its last header, is still a response.
+//!
+//! Servers that write `HTTP/1.0 200 OK\nContent-Length: 0\n` and close exist (old CGI
+//! scripts, embedded devices, hand-written test servers); browsers read the head up to the
+//! close. hyper waits for the empty line and reports the close as an incomplete message.
+//! [`HeadAtEof`] sits between the connection and hyper: while a response head is expected,
+//! it watches for the head's end, and if the stream ends first after some bytes of a head
+//! it hands hyper the missing line ending and empty line once, then the end of the stream.
+//! Nothing else changes: the bytes are passed through untouched, and a head that has ended
+//! turns the watch off until [`Http1::try_send_request`] sends the next request.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, ready};
+
+use hyper::client::conn::http1;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::body::RequestBody;
+
+/// An HTTP/1.1 connection's request handle, with the flag its [`HeadAtEof`] reads.
+pub(crate) struct Http1 {
+    sender: http1::SendRequest<RequestBody>,
+    head_expected: Arc<AtomicBool>,
+}
+
+impl Http1 {
+    /// The handle of a connection whose stream is `HeadAtEof` with `head_expected`.
+    pub(crate) fn new(
+        sender: http1::SendRequest<RequestBody>,
+        head_expected: Arc<AtomicBool>,
+    ) -> Http1 {
+        Http1 {
+            sender,
+            head_expected,
+        }
+    }
+
+    /// Waits until the connection can take a request; fails if it has closed.
+    pub(crate) async fn ready(&mut self) -> hyper::Result<()> {
+        self.sender.ready().await
+    }
+
+    /// Whether the connection has closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+
+    /// Sends `request`; from now on a response head is expected.
+    pub(crate) fn try_send_request(
+        &mut self,
+        request: http::Request<RequestBody>,
+    ) -> impl Future<
+        Output = Result<
+            http::Response<hyper::body::Incoming>,
+            hyper::client::conn::TrySendError<http::Request<RequestBody>>,
+        >,
+    > + use<> {
+        self.head_expected.store(true, Ordering::Relaxed);
+        self.sender.try_send_request(request)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A connection's stream that ends a response head cut short by the end of the stream
+    /// (see the [module documentation](self)).
+    pub(crate) struct HeadAtEof<T> {
+        #[pin]
+        io: T,
+        head_expected: Arc<AtomicBool>,
+        // Bytes of the expected head read so far, and the last two of them.
+        seen: usize,
+        last: [u8; 2],
+    }
+}
+
+impl<T> HeadAtEof<T> {
+    /// Wraps `io`; `head_expected` is shared with the connection's [`Http1`].
+    pub(crate) fn new(io: T, head_expected: Arc<AtomicBool>) -> HeadAtEof<T> {
+        HeadAtEof {
+            io,
+            head_expected,
+            seen: 0,
+            last: [0; 2],
+        }
+    }
+}
+
+impl<T: AsyncRead> AsyncRead for HeadAtEof<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.project();
+        if !this.head_expected.load(Ordering::Relaxed) {
+            return this.io.poll_read(cx, buf);
+        }
+        let before = buf.filled().len();
+        ready!(this.io.poll_read(cx, buf))?;
+        let new = buf.filled().get(before..).unwrap_or_default();
+        if new.is_empty() {
+            // The end of the stream. After part of a head, finish the head.
+            if *this.seen > 0 {
+                let ending = head_ending(*this.last);
+                if buf.remaining() >= ending.len() {
+                    buf.put_slice(ending);
+                }
+            }
+            this.head_expected.store(false, Ordering::Relaxed);
+            *this.seen = 0;
+            *this.last = [0; 2];
+            return Poll::Ready(Ok(()));
+        }
+        if head_ends(*this.last, new) {
+            this.head_expected.store(false, Ordering::Relaxed);
+            *this.seen = 0;
+            *this.last = [0; 2];
+        } else {
+            *this.seen += new.len();
+            *this.last = match new {
+                [.., a, b] => [*a, *b],
+                [b] => [this.last[1], *b],
+                [] => *this.last,
+            };
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite> AsyncWrite for HeadAtEof<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_shutdown(cx)
+    }
+}
+
+/// Whether `new`, read after bytes ending in `last`, holds the end of a head: an empty
+/// line, `\n\n` or `\n\r\n` (RFC 9112 §2.2 lets a recipient take a bare LF as a line end).
+fn head_ends(last: [u8; 2], new: &[u8]) -> bool {
+    let byte_before = |i: usize, back: usize| -> u8 {
+        match i.checked_sub(back) {
+            Some(j) => new.get(j).copied().unwrap_or(0),
+            // back - i bytes before `new`: last[1] is one before, last[0] two before.
+            None => match back - i {
+                1 => last[1],
+                2 => last[0],
+                _ => 0,
+            },
+        }
+    };
+    new.iter().enumerate().any(|(i, &byte)| {
+        byte == b'\n'
+            && (byte_before(i, 1) == b'\n'
+                || (byte_before(i, 1) == b'\r' && byte_before(i, 2) == b'\n'))
+    })
+}
+
+/// What finishes a head whose bytes so far end in `last`: the current line's end, if it
+/// is open, then the empty line.
+fn head_ending(last: [u8; 2]) -> &'static [u8] {
+    match last {
+        [b'\r', b'\n'] => b"\r\n",
+        [_, b'\n'] => b"\n",
+        [_, b'\r'] => b"\n\r\n",
+        _ => b"\r\n\r\n",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn head_ends_finds_empty_lines_across_reads() {
+        assert!(head_ends([0, 0], b"HTTP/1.1 200 OK\r\n\r\nbody"));
+        assert!(head_ends([0, 0], b"HTTP/1.1 200 OK\n\n"));
+        assert!(!head_ends([0, 0], b"HTTP/1.1 200 OK\r\nA: b\r\n"));
+        assert!(head_ends([b'\r', b'\n'], b"\r\n"));
+        assert!(head_ends([b'\n', b'\r'], b"\n"));
+        assert!(head_ends([0, b'\n'], b"\n"));
+        assert!(!head_ends([0, b'\r'], b"\n"));
+        assert!(!head_ends([0, 0], b""));
+    }
+
+    #[test]
+    fn head_ending_closes_the_open_line_then_the_head() {
+        assert_eq!(head_ending(*b"\r\n"), b"\r\n");
+        assert_eq!(head_ending(*b"0\n"), b"\n");
+        assert_eq!(head_ending(*b"0\r"), b"\n\r\n");
+        assert_eq!(head_ending(*b"OK"), b"\r\n\r\n");
+    }
+
+    async fn read_through(input: &[u8], expected: bool) -> (Vec<u8>, bool) {
+        let flag = Arc::new(AtomicBool::new(expected));
+        let mut io = HeadAtEof::new(input, Arc::clone(&flag));
+        let mut out = Vec::new();
+        io.read_to_end(&mut out).await.unwrap();
+        (out, flag.load(Ordering::Relaxed))
+    }
+
+    #[tokio::test]
+    async fn a_head_cut_short_is_finished_once() {
+        let (out, _) = read_through(b"HTTP/1.0 200 OK\nA: 1\n", true).await;
+        assert_eq!(out, b"HTTP/1.0 200 OK\nA: 1\n\n");
+        let (out, _) = read_through(b"HTTP/1.1 204 No Content", true).await;
+        assert_eq!(out, b"HTTP/1.1 204 No Content\r\n\r\n");
+    }
+
+    #[tokio::test]
+    async fn complete_heads_and_bodies_pass_untouched() {
+        let whole = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        let (out, flag) = read_through(whole, true).await;
+        assert_eq!(out, whole);
+        assert!(!flag, "the watch ends with the head");
+        // A body cut short is not a head: nothing is added.
+        let (out, _) = read_through(b"abc", false).await;
+        assert_eq!(out, b"abc");
+        // Nothing read at all: the peer closed before answering, left to hyper.
+        let (out, _) = read_through(b"", true).await;
+        assert_eq!(out, b"");
+    }
+}
