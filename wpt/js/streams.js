@@ -26,6 +26,11 @@
         cancel() {
           native.stream_cancel(handle);
         },
+      }, {
+        // One chunk ahead, as Fetch reads a body from the network in parallel with the
+        // script: an error after the last chunk read reaches the stream (and its readers'
+        // `closed`) without waiting for another read.
+        highWaterMark: 1,
       });
     },
     configurable: true,
