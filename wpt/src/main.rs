@@ -33,6 +33,7 @@ const DEFAULT_PATHS: &[&str] = &[
     "fetch/content-encoding",
     "fetch/content-length",
     "fetch/content-type",
+    "fetch/cross-origin-resource-policy",
     "fetch/h1-parsing",
     "fetch/range",
     "fetch/http-cache",
@@ -46,8 +47,9 @@ const TIMEOUT_LONG_MS: u64 = 60_000;
 
 const USAGE: &str = "\
 usage: wpt [options] [paths…]      run tests (default: fetch/api, fetch/data-urls,
-                                   content-encoding, content-length, content-type, h1-parsing,
-                                   range, http-cache and security under fetch/, and mimesniff);
+                                   content-encoding, content-length, content-type,
+                                   cross-origin-resource-policy, h1-parsing, range, http-cache
+                                   and security under fetch/, and mimesniff);
                                    a path is a directory or file under the suite root, a file may
                                    carry its variant (x.any.js?1-10)
        wpt serve [--suite DIR]     start the WPT server and wait (for manual runs)
