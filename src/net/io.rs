@@ -176,10 +176,8 @@ fn head_ends(last: [u8; 2], new: &[u8]) -> bool {
             },
         }
     };
-    new.iter().enumerate().any(|(i, &byte)| {
-        byte == b'\n'
-            && (byte_before(i, 1) == b'\n'
-                || (byte_before(i, 1) == b'\r' && byte_before(i, 2) == b'\n'))
+    memchr::memchr_iter(b'\n', new).any(|i| {
+        byte_before(i, 1) == b'\n' || (byte_before(i, 1) == b'\r' && byte_before(i, 2) == b'\n')
     })
 }
 
