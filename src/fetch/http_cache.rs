@@ -549,7 +549,7 @@ impl HttpCache {
             if has_content_coding(header_list) {
                 return;
             }
-            let declared = usize::try_from(last - first + 1).unwrap_or(usize::MAX);
+            let declared = usize::try_from((last - first).saturating_add(1)).unwrap_or(usize::MAX);
             (
                 Some(Extent {
                     first,
@@ -682,7 +682,10 @@ fn combine(old: &Entry, new: Entry) -> Entry {
     let (upper_first, upper_end) = upper.held();
     let mut body = BytesMut::from(&lower.body[..]);
     if upper_end > lower_end {
-        let skip = usize::try_from(lower_end - upper_first).unwrap_or(usize::MAX);
+        let skip = lower_end
+            .checked_sub(upper_first)
+            .and_then(|skip| usize::try_from(skip).ok())
+            .unwrap_or(usize::MAX);
         body.extend_from_slice(upper.body.get(skip..).unwrap_or_default());
     }
     let mut headers = old.headers.clone();
