@@ -53,17 +53,21 @@ fn seen(range: Option<&str>, if_range: Option<&str>) -> Seen {
 /// If-None-Match), `/no-store`, `/vary` (Vary: Accept-Language; the body is the
 /// request's Accept-Language), `/redirect` (a fresh 302 to `/fresh`), anything else a plain 200 without freshness.
 ///
-/// Range routes, all fresh for an hour, of the representation `0123456789`: `/ranges`
-/// (ETag "r1"; 206 to one byte range, unless If-Range is not "r1"), `/ranges-no-etag`
-/// (the same without ETag), `/partial-then-whole` (a 206 of bytes 0-4 to the first request,
-/// then 200s that ignore Range), `/short-rest` (ETag "r1"; a 206 to `bytes=4-` that
-/// holds only 2 of the 6 bytes its Content-Range says), `/short-206` (a 206 saying
-/// `bytes 4-9/10` but holding the 5 bytes `01234`, then 200s), `/eleven` (a 200 of
-/// `0123456789A` that ignores Range).
+/// Range routes, of the representation `0123456789` unless said otherwise:
+/// - `/ranges`: fresh, ETag "r1"; a 206 to one byte range, unless If-Range is not "r1".
+/// - `/ranges-no-etag`: the same without ETag.
+/// - `/partial-then-whole`: fresh; a 206 of bytes 0-4 to the first request, then 200s that
+///   ignore Range.
+/// - `/short-rest`: as `/ranges`, but its 206 to `bytes=4-` holds only 2 of the 6 bytes its
+///   Content-Range says.
+/// - `/four`: `0123`; its 206 to `bytes=0-3` is fresh with ETag "f" and an unknown
+///   complete length, any other range gets a 416.
+/// - `/short-206`: a fresh 206 saying `bytes 4-9/10` but holding the 5 bytes `01234` to
+///   the first request, then 200s.
+/// - `/eleven`: a fresh 200 of `0123456789A` that ignores Range.
 ///
 /// `POST` and `PATCH` routes: `/post-here` (fresh, Content-Location: its own path and
-/// query; body
-/// "posted"), `/post-elsewhere` (fresh, Content-Location: `/elsewhere`),
+/// query; body "posted"), `/post-elsewhere` (fresh, Content-Location: `/elsewhere`),
 /// `/post-no-freshness` (Content-Location: itself, no freshness); a `GET` of them is
 /// answered "got".
 async fn cache_server() -> (Server, Log) {
@@ -173,6 +177,21 @@ fn route(log: &Log, request: &HyperRequest<Incoming>) -> HyperResponse<ServerBod
             .body(full("01234"))
             .unwrap(),
         "/short-206" => builder.body(full("0123456789")).unwrap(),
+        "/four" => match range.as_deref() {
+            Some("bytes=0-3") => builder
+                .status(206)
+                .header("cache-control", "max-age=3600")
+                .header("etag", "\"f\"")
+                .header("content-range", "bytes 0-3/*")
+                .body(full("0123"))
+                .unwrap(),
+            Some(_) => builder
+                .status(416)
+                .header("content-range", "bytes */4")
+                .body(full(""))
+                .unwrap(),
+            None => builder.body(full("0123")).unwrap(),
+        },
         "/eleven" => builder
             .header("cache-control", "max-age=3600")
             .body(full("0123456789A"))
@@ -778,4 +797,23 @@ async fn a_post_response_naming_another_resource_or_without_freshness_is_not_sto
     // Nor for the resource it names.
     get_text(&client, &server.url("/elsewhere"), RequestInit::default()).await;
     assert_eq!(log.count("GET", "/elsewhere"), 1);
+}
+
+#[tokio::test]
+async fn a_416_to_the_request_for_the_rest_means_asking_again_for_all() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/four");
+    let response = get(&client, &url, range("bytes=0-3")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-3/*", "0123"));
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123"));
+    assert_eq!(
+        log.ranges("/four"),
+        [
+            seen(Some("bytes=0-3"), None),
+            seen(Some("bytes=4-"), Some("\"f\"")),
+            seen(None, None),
+        ]
+    );
 }

@@ -35,8 +35,8 @@
 //!   the strong `ETag` if there is one): a 206 of exactly those bytes with the same strong
 //!   `ETag` and complete length is combined with the stored bytes into a 200 (its body
 //!   errors if the 206's content is not the length its `Content-Range` says); any other
-//!   206 is dropped and the request sent again without `Range`; any other response is
-//!   used as it is.
+//!   206, or a 416, is dropped and the request sent again without `Range`; any other
+//!   response is used as it is.
 //! - Left out of partial content: a range request that a stored part covers only in part
 //!   goes to the network for all of its range (the 206 it gets is then combined as above);
 //!   an incomplete response missing bytes at both ends is not completed (a request for all
@@ -217,10 +217,10 @@ impl StoredResponse {
 pub(crate) enum Completion {
     /// The stored and the new bytes combined: the complete response.
     Combined(Response),
-    /// Not a 206: a response of its own, to be used (and stored) as any other.
+    /// Neither a 206 nor a 416: a response of its own, to be used (and stored) as any other.
     Forward(Response),
-    /// A 206 that cannot be combined with the stored bytes: the request must be sent again
-    /// without `Range`.
+    /// A 206 that cannot be combined with the stored bytes, or a 416 (Range Not
+    /// Satisfiable): the request must be sent again without `Range`.
     Refetch,
 }
 
@@ -402,8 +402,12 @@ impl HttpCache {
         let header_list = request.headers.header_list_mut();
         header_list.delete("range");
         header_list.delete("if-range");
-        if forward.status != 206 {
-            return Completion::Forward(forward);
+        match forward.status {
+            206 => {}
+            // The stored bytes were all there is (its complete length was not known): the
+            // request for all of it is sent again.
+            416 => return Completion::Refetch,
+            _ => return Completion::Forward(forward),
         }
         let forward_headers = forward.headers.header_list();
         let entry = &stored.entry;
