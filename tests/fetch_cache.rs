@@ -15,12 +15,17 @@ use whatwg_fetch::{
     Client, ErrorKind, HeadersInit, RequestCache, RequestInit, RequestMode, Response,
 };
 
-/// What the server saw: requests per method and path, and the `If-None-Match` of each.
+/// What the server saw: requests per method and path, the `If-None-Match` of each, and
+/// the `Range` and `If-Range` of each request to a path.
 #[derive(Clone, Default)]
 struct Log {
     counts: Arc<Mutex<HashMap<String, usize>>>,
     if_none_match: Arc<Mutex<Vec<Option<String>>>>,
+    ranges: Arc<Mutex<HashMap<String, Vec<Seen>>>>,
 }
+
+/// The `Range` and `If-Range` of a request.
+type Seen = (Option<String>, Option<String>);
 
 impl Log {
     fn count(&self, method: &str, path: &str) -> usize {
@@ -30,12 +35,41 @@ impl Log {
             .copied()
             .unwrap_or(0)
     }
+
+    /// The `Range` and `If-Range` of each request to `path`, in order.
+    fn ranges(&self, path: &str) -> Vec<Seen> {
+        let ranges = self.ranges.lock().unwrap();
+        ranges.get(path).cloned().unwrap_or_default()
+    }
+}
+
+/// The `Range` and `If-Range` of a logged request, for comparing with [`Log::ranges`].
+fn seen(range: Option<&str>, if_range: Option<&str>) -> Seen {
+    (range.map(str::to_owned), if_range.map(str::to_owned))
 }
 
 /// Routes (each may carry a query to make a new URL):
 /// `/fresh` (max-age=3600), `/etag` (max-age=0, ETag "v1"; 304 to a matching
 /// If-None-Match), `/no-store`, `/vary` (Vary: Accept-Language; the body is the
 /// request's Accept-Language), `/redirect` (a fresh 302 to `/fresh`), anything else a plain 200 without freshness.
+///
+/// Range routes, of the representation `0123456789` unless said otherwise:
+/// - `/ranges`: fresh, ETag "r1"; a 206 to one byte range, unless If-Range is not "r1".
+/// - `/ranges-no-etag`: the same without ETag.
+/// - `/partial-then-whole`: fresh; a 206 of bytes 0-4 to the first request, then 200s that
+///   ignore Range.
+/// - `/short-rest`: as `/ranges`, but its 206 to `bytes=4-` holds only 2 of the 6 bytes its
+///   Content-Range says.
+/// - `/four`: `0123`; its 206 to `bytes=0-3` is fresh with ETag "f" and an unknown
+///   complete length, any other range gets a 416.
+/// - `/short-206`: a fresh 206 saying `bytes 4-9/10` but holding the 5 bytes `01234` to
+///   the first request, then 200s.
+/// - `/eleven`: a fresh 200 of `0123456789A` that ignores Range.
+///
+/// `POST` and `PATCH` routes: `/post-here` (fresh, Content-Location: its own path and
+/// query; body "posted"), `/post-elsewhere` (fresh, Content-Location: `/elsewhere`),
+/// `/post-no-freshness` (Content-Location: itself, no freshness); a `GET` of them is
+/// answered "got".
 async fn cache_server() -> (Server, Log) {
     let log = Log::default();
     let server_log = log.clone();
@@ -60,6 +94,15 @@ fn route(log: &Log, request: &HyperRequest<Incoming>) -> HyperResponse<ServerBod
             .get(name)
             .map(|value| value.to_str().unwrap().to_owned())
     };
+    let range = header("range");
+    let if_range = header("if-range");
+    log.ranges
+        .lock()
+        .unwrap()
+        .entry(path.clone())
+        .or_default()
+        .push((range.clone(), if_range.clone()));
+    let count = log.count(request.method().as_str(), &path);
     let if_none_match = header("if-none-match");
     log.if_none_match
         .lock()
@@ -97,7 +140,120 @@ fn route(log: &Log, request: &HyperRequest<Incoming>) -> HyperResponse<ServerBod
             .header("cache-control", "max-age=3600")
             .body(full(""))
             .unwrap(),
+        "/ranges" => ranged(
+            builder,
+            range.as_deref(),
+            if_range.as_deref(),
+            Some("\"r1\""),
+        ),
+        "/ranges-no-etag" => ranged(builder, range.as_deref(), if_range.as_deref(), None),
+        "/partial-then-whole" if count == 1 => builder
+            .status(206)
+            .header("cache-control", "max-age=3600")
+            .header("content-range", "bytes 0-4/10")
+            .body(full("01234"))
+            .unwrap(),
+        "/partial-then-whole" => builder
+            .header("cache-control", "max-age=3600")
+            .body(full("0123456789"))
+            .unwrap(),
+        "/short-rest" if range.as_deref() == Some("bytes=4-") => builder
+            .status(206)
+            .header("cache-control", "max-age=3600")
+            .header("etag", "\"r1\"")
+            .header("content-range", "bytes 4-9/10")
+            .body(full("45"))
+            .unwrap(),
+        "/short-rest" => ranged(
+            builder,
+            range.as_deref(),
+            if_range.as_deref(),
+            Some("\"r1\""),
+        ),
+        "/short-206" if count == 1 => builder
+            .status(206)
+            .header("cache-control", "max-age=3600")
+            .header("content-range", "bytes 4-9/10")
+            .body(full("01234"))
+            .unwrap(),
+        "/short-206" => builder.body(full("0123456789")).unwrap(),
+        "/four" => match range.as_deref() {
+            Some("bytes=0-3") => builder
+                .status(206)
+                .header("cache-control", "max-age=3600")
+                .header("etag", "\"f\"")
+                .header("content-range", "bytes 0-3/*")
+                .body(full("0123"))
+                .unwrap(),
+            Some(_) => builder
+                .status(416)
+                .header("content-range", "bytes */4")
+                .body(full(""))
+                .unwrap(),
+            None => builder.body(full("0123")).unwrap(),
+        },
+        "/eleven" => builder
+            .header("cache-control", "max-age=3600")
+            .body(full("0123456789A"))
+            .unwrap(),
+        "/post-here" | "/post-elsewhere" | "/post-no-freshness"
+            if request.method() != hyper::Method::GET =>
+        {
+            let builder = match path.as_str() {
+                "/post-elsewhere" => builder
+                    .header("cache-control", "max-age=3600")
+                    .header("content-location", "/elsewhere"),
+                "/post-no-freshness" => builder.header("content-location", "/post-no-freshness"),
+                _ => builder
+                    .header("cache-control", "private, max-age=3600")
+                    .header("content-location", request.uri().to_string()),
+            };
+            builder.body(full("posted")).unwrap()
+        }
+        "/post-here" | "/post-elsewhere" | "/post-no-freshness" => builder
+            .header("cache-control", "max-age=3600")
+            .body(full("got"))
+            .unwrap(),
         _ => builder.body(full("plain")).unwrap(),
+    }
+}
+
+/// A fresh `0123456789` with `etag` (if any): a 206 of the one byte range `range` asks
+/// for, unless `If-Range` is there and is not `etag`; otherwise a 200.
+fn ranged(
+    builder: hyper::http::response::Builder,
+    range: Option<&str>,
+    if_range: Option<&str>,
+    etag: Option<&str>,
+) -> HyperResponse<ServerBody> {
+    const REPRESENTATION: &str = "0123456789";
+    let mut builder = builder.header("cache-control", "max-age=3600");
+    if let Some(etag) = etag {
+        builder = builder.header("etag", etag);
+    }
+    let length = REPRESENTATION.len();
+    let bounds = range
+        .filter(|_| if_range.is_none() || if_range == etag)
+        .and_then(|range| range.strip_prefix("bytes="))
+        .and_then(|spec| spec.split_once('-'))
+        .and_then(|(first, last)| match (first, last) {
+            ("", suffix) => {
+                let suffix = suffix.parse::<usize>().ok()?;
+                Some((length - suffix.min(length), length - 1))
+            }
+            (first, "") => Some((first.parse().ok()?, length - 1)),
+            (first, last) => Some((
+                first.parse().ok()?,
+                last.parse::<usize>().ok()?.min(length - 1),
+            )),
+        });
+    match bounds {
+        Some((first, last)) if first <= last => builder
+            .status(206)
+            .header("content-range", format!("bytes {first}-{last}/{length}"))
+            .body(full(&REPRESENTATION[first..=last]))
+            .unwrap(),
+        _ => builder.body(full(REPRESENTATION)).unwrap(),
     }
 }
 
@@ -371,4 +527,293 @@ async fn a_fresh_redirect_with_an_empty_body_is_stored_though_it_is_followed() {
     }
     assert_eq!(log.count("GET", "/redirect"), 1);
     assert_eq!(log.count("GET", "/fresh"), 1);
+}
+
+fn range(value: &'static str) -> RequestInit {
+    RequestInit {
+        headers: Some(HeadersInit::from(vec![("Range", value)])),
+        ..Default::default()
+    }
+}
+
+/// A response's status, `Content-Range`, `Content-Length` and text.
+async fn parts(mut response: Response) -> (u16, Option<String>, Option<String>, String) {
+    let header = |name: &str| response.headers().get(name).unwrap();
+    let content_range = header("content-range");
+    let content_length = header("content-length");
+    (
+        response.status(),
+        content_range,
+        content_length,
+        response.text().await.unwrap(),
+    )
+}
+
+fn partial(content_range: &str, text: &str) -> (u16, Option<String>, Option<String>, String) {
+    (
+        206,
+        Some(content_range.to_owned()),
+        Some(text.len().to_string()),
+        text.to_owned(),
+    )
+}
+
+fn whole(text: &str) -> (u16, Option<String>, Option<String>, String) {
+    (200, None, Some(text.len().to_string()), text.to_owned())
+}
+
+#[tokio::test]
+async fn a_stored_complete_response_answers_byte_ranges() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/eleven");
+    assert_eq!(
+        get_text(&client, &url, RequestInit::default()).await,
+        "0123456789A"
+    );
+    for (value, content_range, text) in [
+        ("bytes=0-1", "bytes 0-1/11", "01"),
+        ("bytes=1-", "bytes 1-10/11", "123456789A"),
+        ("bytes=-1", "bytes 10-10/11", "A"),
+        ("bytes=-20", "bytes 0-10/11", "0123456789A"),
+        ("bytes=5-100", "bytes 5-10/11", "56789A"),
+    ] {
+        let response = get(&client, &url, range(value)).await;
+        assert_eq!(
+            parts(response).await,
+            partial(content_range, text),
+            "{value}"
+        );
+    }
+    // With only-if-cached too.
+    let only_if_cached = RequestInit {
+        cache: Some(RequestCache::OnlyIfCached),
+        mode: Some(RequestMode::SameOrigin),
+        ..range("bytes=0-1")
+    };
+    let response = get(&client, &url, only_if_cached).await;
+    assert_eq!(parts(response).await, partial("bytes 0-1/11", "01"));
+    assert_eq!(log.count("GET", "/eleven"), 1);
+    assert_eq!(log.ranges("/eleven"), [seen(None, None)]);
+    // An unsatisfiable range, or more than one, is the server's to answer.
+    for value in ["bytes=11-", "bytes=0-1,3-4"] {
+        let response = get(&client, &url, range(value)).await;
+        assert_eq!(parts(response).await, whole("0123456789A"));
+    }
+    assert_eq!(
+        log.ranges("/eleven"),
+        [
+            seen(None, None),
+            seen(Some("bytes=11-"), None),
+            seen(Some("bytes=0-1,3-4"), None),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_stored_206_answers_ranges_within_it_and_is_combined_with_one_it_meets() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/ranges");
+    let response = get(&client, &url, range("bytes=2-5")).await;
+    assert_eq!(parts(response).await, partial("bytes 2-5/10", "2345"));
+    // Within the stored bytes: from the cache.
+    let response = get(&client, &url, range("bytes=3-4")).await;
+    assert_eq!(parts(response).await, partial("bytes 3-4/10", "34"));
+    assert_eq!(log.count("GET", "/ranges"), 1);
+    // Not within: from the server, and combined with the stored bytes (same ETag).
+    let response = get(&client, &url, range("bytes=0-2")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-2/10", "012"));
+    let response = get(&client, &url, range("bytes=0-5")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-5/10", "012345"));
+    assert_eq!(
+        log.ranges("/ranges"),
+        [seen(Some("bytes=2-5"), None), seen(Some("bytes=0-2"), None)]
+    );
+}
+
+#[tokio::test]
+async fn a_stored_206_is_completed_with_a_range_request_for_the_rest() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/ranges");
+    let response = get(&client, &url, range("bytes=0-3")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-3/10", "0123"));
+    // The rest is asked for, conditional on the stored strong validator, and combined.
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(
+        log.ranges("/ranges"),
+        [
+            seen(Some("bytes=0-3"), None),
+            seen(Some("bytes=4-"), Some("\"r1\"")),
+        ]
+    );
+    // The combined response is stored, complete.
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    let response = get(&client, &url, range("bytes=8-")).await;
+    assert_eq!(parts(response).await, partial("bytes 8-9/10", "89"));
+    assert_eq!(log.count("GET", "/ranges"), 2);
+}
+
+#[tokio::test]
+async fn a_stored_end_of_a_representation_is_completed_with_a_request_for_its_start() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/ranges");
+    let response = get(&client, &url, range("bytes=-4")).await;
+    assert_eq!(parts(response).await, partial("bytes 6-9/10", "6789"));
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(
+        log.ranges("/ranges"),
+        [
+            seen(Some("bytes=-4"), None),
+            seen(Some("bytes=0-5"), Some("\"r1\"")),
+        ]
+    );
+    get_text(&client, &url, RequestInit::default()).await;
+    assert_eq!(log.count("GET", "/ranges"), 2);
+}
+
+#[tokio::test]
+async fn without_a_strong_validator_a_206_for_the_rest_is_not_combined_but_refetched() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/ranges-no-etag");
+    let response = get(&client, &url, range("bytes=0-3")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-3/10", "0123"));
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(
+        log.ranges("/ranges-no-etag"),
+        [
+            seen(Some("bytes=0-3"), None),
+            seen(Some("bytes=4-"), None),
+            seen(None, None),
+        ]
+    );
+    // The whole response from the second request is stored.
+    get_text(&client, &url, RequestInit::default()).await;
+    assert_eq!(log.count("GET", "/ranges-no-etag"), 3);
+}
+
+#[tokio::test]
+async fn a_200_to_the_request_for_the_rest_is_the_response_and_replaces_the_stored_part() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/partial-then-whole");
+    let response = get(&client, &url, range("bytes=-5")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-4/10", "01234"));
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(
+        log.ranges("/partial-then-whole"),
+        [seen(Some("bytes=-5"), None), seen(Some("bytes=5-"), None)]
+    );
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(log.count("GET", "/partial-then-whole"), 2);
+}
+
+#[tokio::test]
+async fn a_206_for_the_rest_with_fewer_bytes_than_its_content_range_errors_the_body() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/short-rest");
+    get_text(&client, &url, range("bytes=0-3")).await;
+    let mut response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(response.status(), 200);
+    let error = response.text().await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert_eq!(
+        log.ranges("/short-rest"),
+        [
+            seen(Some("bytes=0-3"), None),
+            seen(Some("bytes=4-"), Some("\"r1\"")),
+        ]
+    );
+    // Nothing combined was stored; the stored part is still there.
+    let response = get(&client, &url, range("bytes=1-2")).await;
+    assert_eq!(parts(response).await, partial("bytes 1-2/10", "12"));
+    assert_eq!(log.count("GET", "/short-rest"), 2);
+}
+
+#[tokio::test]
+async fn a_206_holding_fewer_bytes_than_its_content_range_says_keeps_those_it_holds() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/short-206");
+    // `bytes 4-9/10`, but 5 bytes: they are kept as bytes 4 to 8.
+    let response = get(&client, &url, range("bytes=-5")).await;
+    assert_eq!(parts(response).await, partial("bytes 4-9/10", "01234"));
+    let response = get(&client, &url, range("bytes=6-8")).await;
+    assert_eq!(parts(response).await, partial("bytes 6-8/10", "234"));
+    assert_eq!(log.count("GET", "/short-206"), 1);
+    // Byte 9 was never received: the server is asked.
+    let response = get(&client, &url, range("bytes=6-")).await;
+    assert_eq!(parts(response).await, whole("0123456789"));
+    assert_eq!(log.count("GET", "/short-206"), 2);
+}
+
+#[tokio::test]
+async fn a_fresh_post_or_patch_response_naming_its_target_as_content_location_answers_get() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    for method in ["POST", "PATCH"] {
+        let url = server.url(&format!("/post-here?{method}"));
+        let init = RequestInit {
+            method: Some(method.into()),
+            body: Some("abc".into()),
+            ..Default::default()
+        };
+        assert_eq!(get_text(&client, &url, init).await, "posted");
+        assert_eq!(
+            get_text(&client, &url, RequestInit::default()).await,
+            "posted"
+        );
+    }
+    assert_eq!(log.count("POST", "/post-here"), 1);
+    assert_eq!(log.count("PATCH", "/post-here"), 1);
+    assert_eq!(log.count("GET", "/post-here"), 0);
+}
+
+#[tokio::test]
+async fn a_post_response_naming_another_resource_or_without_freshness_is_not_stored() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    for path in ["/post-elsewhere", "/post-no-freshness"] {
+        let url = server.url(path);
+        let init = RequestInit {
+            method: Some("POST".into()),
+            body: Some("abc".into()),
+            ..Default::default()
+        };
+        assert_eq!(get_text(&client, &url, init).await, "posted");
+        assert_eq!(get_text(&client, &url, RequestInit::default()).await, "got");
+        assert_eq!(log.count("GET", path), 1);
+    }
+    // Nor for the resource it names.
+    get_text(&client, &server.url("/elsewhere"), RequestInit::default()).await;
+    assert_eq!(log.count("GET", "/elsewhere"), 1);
+}
+
+#[tokio::test]
+async fn a_416_to_the_request_for_the_rest_means_asking_again_for_all() {
+    let (server, log) = cache_server().await;
+    let client = page(&server);
+    let url = server.url("/four");
+    let response = get(&client, &url, range("bytes=0-3")).await;
+    assert_eq!(parts(response).await, partial("bytes 0-3/*", "0123"));
+    let response = get(&client, &url, RequestInit::default()).await;
+    assert_eq!(parts(response).await, whole("0123"));
+    assert_eq!(
+        log.ranges("/four"),
+        [
+            seen(Some("bytes=0-3"), None),
+            seen(Some("bytes=4-"), Some("\"f\"")),
+            seen(None, None),
+        ]
+    );
 }

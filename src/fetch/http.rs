@@ -392,8 +392,19 @@ async fn http_network_or_cache_response(
         // httpCache, possibly needing validation, as per the "Constructing Responses from
         // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
         stored_response = http_cache.select(&http_request);
+        // An incomplete stored response (partial content) does not answer a request for
+        // all of it: it is completed with a range request for the rest, per HTTP Caching.
+        if let Some(stored) = stored_response
+            .as_ref()
+            .filter(|stored| stored.is_incomplete())
+        {
+            stored.request_the_rest(&mut http_request);
+        }
         // Step 8.25.2. If storedResponse is non-null, then:
-        if let Some(stored) = &stored_response {
+        if let Some(stored) = stored_response
+            .as_ref()
+            .filter(|stored| !stored.is_incomplete())
+        {
             // Step 8.25.2.1. If cache mode is "default", storedResponse is a
             // stale-while-revalidate response, ...: stale-while-revalidate is not
             // supported; a stale response is always validated.
@@ -462,6 +473,31 @@ async fn http_network_or_cache_response(
                 is_new_connection_fetch,
             )
             .await;
+            // The response to a request for the rest of an incomplete stored response is
+            // combined with it, per HTTP Caching; a 206 that cannot be means asking again
+            // for all of it.
+            if let Some(stored) = stored_response.take_if(|stored| stored.is_incomplete()) {
+                match http_cache.complete(stored, &mut http_request, forward_response, request_time)
+                {
+                    http_cache::Completion::Combined(response) => {
+                        return finish_http_network_or_cache_fetch(
+                            http_request,
+                            response,
+                            include_credentials,
+                        );
+                    }
+                    http_cache::Completion::Forward(response) => forward_response = response,
+                    http_cache::Completion::Refetch => {
+                        forward_response = http_network_fetch(
+                            &mut http_request,
+                            context,
+                            include_credentials,
+                            is_new_connection_fetch,
+                        )
+                        .await;
+                    }
+                }
+            }
             let response_time = std::time::SystemTime::now();
             if forward_response.is_network_error() {
                 return forward_response;
