@@ -553,7 +553,7 @@ impl ClientBuilder {
                     user_agent: self.user_agent,
                     accept_language: self.accept_language,
                     allow_file_urls: self.allow_file_urls,
-                    preflight_cache: CorsPreflightCache::default(),
+                    preflight_cache: Arc::new(CorsPreflightCache::default()),
                     cookie_store,
                 },
                 total_timeout: self.total_timeout,

@@ -412,6 +412,8 @@ pub struct Request {
     pub(crate) response_tainting: ResponseTainting,
     /// <https://fetch.spec.whatwg.org/#timing-allow-failed>, initially unset.
     pub(crate) timing_allow_failed: bool,
+    /// <https://fetch.spec.whatwg.org/#no-cache-prevent-cache-control>, initially unset.
+    pub(crate) prevent_no_cache_cache_control_header_modification: bool,
     /// <https://fetch.spec.whatwg.org/#concept-request-traversable-for-user-prompts>: whether
     /// it is `no-traversable` (set by `window: null`).
     pub(crate) no_traversable: bool,
@@ -458,6 +460,7 @@ impl Request {
             redirect_count: 0,
             response_tainting: ResponseTainting::Basic,
             timing_allow_failed: false,
+            prevent_no_cache_cache_control_header_modification: false,
             no_traversable: false,
             signal,
         }
@@ -890,6 +893,8 @@ impl Request {
             redirect_count: self.redirect_count,
             response_tainting: self.response_tainting,
             timing_allow_failed: self.timing_allow_failed,
+            prevent_no_cache_cache_control_header_modification: self
+                .prevent_no_cache_cache_control_header_modification,
             no_traversable: self.no_traversable,
             signal: self.signal.clone(),
         }

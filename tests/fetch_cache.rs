@@ -817,3 +817,89 @@ async fn a_416_to_the_request_for_the_rest_means_asking_again_for_all() {
         ]
     );
 }
+
+/// A server for stale-while-revalidate: `/swr` is stale at once (max-age=0) with a 60 s
+/// `stale-while-revalidate` window, `/swr-past` has a zero window; each body is the
+/// number of requests to that path so far. It records each request's `Cache-Control`.
+async fn swr_server() -> (Server, Arc<Mutex<Vec<(String, Option<String>)>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server_seen = Arc::clone(&seen);
+    let server = hyper_server(move |request: HyperRequest<Incoming>| {
+        let seen = Arc::clone(&server_seen);
+        async move {
+            let path = request.uri().path().to_owned();
+            let cache_control = request
+                .headers()
+                .get("cache-control")
+                .map(|value| value.to_str().unwrap().to_owned());
+            let count = {
+                let mut seen = seen.lock().unwrap();
+                seen.push((path.clone(), cache_control));
+                seen.iter().filter(|(p, _)| *p == path).count()
+            };
+            let window = if path == "/swr" { 60 } else { 0 };
+            HyperResponse::builder()
+                .header(
+                    "cache-control",
+                    format!("max-age=0, stale-while-revalidate={window}"),
+                )
+                .body(full(count.to_string()))
+                .unwrap()
+        }
+    })
+    .await;
+    (server, seen)
+}
+
+#[tokio::test]
+async fn stale_while_revalidate_serves_the_stale_response_and_revalidates_in_the_background() {
+    let (server, seen) = swr_server().await;
+    let client = page(&server);
+    let url = server.url("/swr");
+    assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
+    // Stale, within the window: the stored response at once, and a revalidation behind it.
+    assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
+    let revalidated = support::eventually(|| seen.lock().unwrap().len() == 2).await;
+    assert!(
+        revalidated,
+        "the background revalidation reached the server"
+    );
+    // The revalidation is a no-cache fetch that adds no `Cache-Control: max-age=0`.
+    assert_eq!(seen.lock().unwrap()[1], ("/swr".to_owned(), None));
+    // Its response replaces the stored one once read: a later fetch gets a newer body.
+    let mut replaced = false;
+    for _ in 0..200 {
+        if get_text(&client, &url, RequestInit::default()).await != "1" {
+            replaced = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(replaced, "the revalidated response was stored");
+}
+
+#[tokio::test]
+async fn stale_while_revalidate_is_only_for_the_default_cache_mode() {
+    let (server, seen) = swr_server().await;
+    let client = page(&server);
+    let url = server.url("/swr");
+    assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
+    let text = get_text(&client, &url, cache_mode(RequestCache::NoCache)).await;
+    assert_eq!(text, "2", "no-cache goes to the network first");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        2,
+        "and starts no background fetch"
+    );
+}
+
+#[tokio::test]
+async fn past_the_window_a_stale_response_is_validated_first() {
+    let (server, seen) = swr_server().await;
+    let client = page(&server);
+    let url = server.url("/swr-past");
+    assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
+    assert_eq!(get_text(&client, &url, RequestInit::default()).await, "2");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}

@@ -303,7 +303,10 @@ async fn http_network_or_cache_response(
     // Step 8.17. If httpRequest's cache mode is "no-cache", httpRequest's prevent no-cache
     // cache-control header modification flag is unset, and httpRequest's header list does
     // not contain `Cache-Control`, then append (`Cache-Control`, `max-age=0`).
-    if http_request.cache_mode == RequestCache::NoCache && !header_list.contains("cache-control") {
+    if http_request.cache_mode == RequestCache::NoCache
+        && !http_request.prevent_no_cache_cache_control_header_modification
+        && !header_list.contains("cache-control")
+    {
         header_list.push(
             Bytes::from_static(b"Cache-Control"),
             Bytes::from_static(b"max-age=0"),
@@ -406,8 +409,36 @@ async fn http_network_or_cache_response(
             .filter(|stored| !stored.is_incomplete())
         {
             // Step 8.25.2.1. If cache mode is "default", storedResponse is a
-            // stale-while-revalidate response, ...: stale-while-revalidate is not
-            // supported; a stale response is always validated.
+            // stale-while-revalidate response, and httpRequest's client is non-null, then:
+            // (The revalidation runs on the current Tokio runtime; without one, the stale
+            // response is validated first, as below.)
+            let runtime = tokio::runtime::Handle::try_current().ok().filter(|_| {
+                http_request.cache_mode == RequestCache::Default && stored.stale_while_revalidate
+            });
+            if let Some(runtime) = runtime {
+                // Step 8.25.2.1.1. Set response to storedResponse.
+                // Step 8.25.2.1.2. Set response's cache state to "local".
+                let stored_response = stored.to_response();
+                // Step 8.25.2.1.3. Let revalidateRequest be a clone of request. (A request
+                // whose response is stored is a GET: it has no body.)
+                let mut revalidate_request = fetch_params.request.copy_without_body();
+                // Step 8.25.2.1.4. Set revalidateRequest's cache mode set to "no-cache".
+                revalidate_request.cache_mode = RequestCache::NoCache;
+                // Step 8.25.2.1.5. Set revalidateRequest's prevent no-cache cache-control
+                // header modification flag.
+                revalidate_request.prevent_no_cache_cache_control_header_modification = true;
+                // Step 8.25.2.1.6. Set revalidateRequest's service-workers mode set to
+                // "none". (There are no service workers.)
+                // Step 8.25.2.1.7. In parallel, run main fetch given a new fetch params whose
+                // request is revalidateRequest.
+                runtime.spawn(revalidate(revalidate_request, context.clone()));
+                return finish_http_network_or_cache_fetch(
+                    http_request,
+                    stored_response,
+                    include_credentials,
+                );
+            }
+            // Step 8.25.2.2. Otherwise:
             // Step 8.25.2.2.1. If storedResponse is a stale response, then set the
             // revalidatingFlag. (A response that must be validated before use counts.)
             revalidating_flag = stored.stale || http_request.cache_mode == RequestCache::NoCache;
@@ -544,6 +575,26 @@ async fn http_network_or_cache_response(
         }
     };
     finish_http_network_or_cache_fetch(http_request, response, include_credentials)
+}
+
+/// The in-parallel [main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch) of
+/// step 8.25.2.1 of HTTP-network-or-cache fetch, revalidating a stale-while-revalidate
+/// response: "this fetch is only meant to update the state of httpCache", so its response
+/// body is read to the end (which is when the cache stores a response) and dropped.
+fn revalidate(
+    request: Request,
+    context: super::FetchContext,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        let mut fetch_params = FetchParams {
+            request,
+            context: &context,
+        };
+        let mut response = super::main_fetch(&mut fetch_params, false).await;
+        if let Some(body) = response.body.take() {
+            let _ = body.bytes().await;
+        }
+    })
 }
 
 /// The steps of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch)

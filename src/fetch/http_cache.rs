@@ -20,8 +20,11 @@
 //!   `If-None-Match` / `If-Modified-Since` before it is used (by the caller, HTTP-network-or-
 //!   cache fetch). The request directives `no-cache`, `no-store`, `max-age`, `min-fresh`,
 //!   `max-stale` (not past `must-revalidate`) and `only-if-cached` (a 504 when nothing is
-//!   stored), and `Pragma: no-cache`, are honoured. `stale-while-revalidate` is not: a stale
-//!   response is always validated (or refetched) first.
+//!   stored), and `Pragma: no-cache`, are honoured. A stale response is validated (or
+//!   refetched) before use, except within its `stale-while-revalidate` window
+//!   ([RFC 5861](https://httpwg.org/specs/rfc5861.html#stale-while-revalidate)) for a
+//!   request in the `default` cache mode: then it is used at once and validated in the
+//!   background, on the current Tokio runtime (without one, it is validated first).
 //! - Partial content ([RFC 9111 §3.3–3.4](https://httpwg.org/specs/rfc9111.html#incomplete.responses)):
 //!   a request with one byte range (`Range: bytes=a-b`, `a-` or `-n`) is answered with a 206
 //!   from a stored complete 200 response, or from a stored 206 that holds every byte of the
@@ -49,7 +52,8 @@
 //! - Not stored: `no-store` on the request or the response, requests with `Authorization`
 //!   (unless `public`, `s-maxage` or `must-revalidate`), 304 responses (they only freshen
 //!   a stored one), statuses not heuristically cacheable without explicit freshness, and
-//!   responses that would be stale at once and have no validator.
+//!   responses that would be stale at once and have neither a validator nor a
+//!   `stale-while-revalidate` window.
 //! - `HEAD` is not answered from stored `GET` responses.
 //! - A response is stored only once its body has been read to the end (or at once when its
 //!   body is known to be empty: a null body status or `Content-Length: 0`, which covers the
@@ -167,6 +171,10 @@ pub(crate) struct StoredResponse {
     /// Whether it is a [stale response](https://fetch.spec.whatwg.org/#concept-stale-response)
     /// (or must be validated before use).
     pub(crate) stale: bool,
+    /// Whether it is a [stale-while-revalidate response](https://fetch.spec.whatwg.org/#concept-stale-while-revalidate-response):
+    /// stale, but within its `stale-while-revalidate` window, so it may be used while it is
+    /// revalidated in the background.
+    pub(crate) stale_while_revalidate: bool,
     entry: Entry,
     serve: Serve,
 }
@@ -344,10 +352,14 @@ impl HttpCache {
         let entry = entry.clone();
         drop(inner);
         let stale = needs_validation(&entry, request_headers, now);
+        let stale_while_revalidate = stale
+            && serve == Serve::Whole
+            && is_stale_while_revalidate(&entry, request_headers, now);
         Some(StoredResponse {
             id: entry.id,
             url,
             stale,
+            stale_while_revalidate,
             entry,
             serve,
         })
@@ -1040,6 +1052,9 @@ struct CacheControl {
     max_stale: Option<Option<u64>>,
     min_fresh: Option<u64>,
     only_if_cached: bool,
+    /// `stale-while-revalidate` (RFC 5861 §3): seconds a stale response may still be used
+    /// while it is revalidated in the background.
+    stale_while_revalidate: Option<u64>,
 }
 
 /// Parses every `Cache-Control` header of `headers` (names are case-insensitive; an
@@ -1071,6 +1086,10 @@ fn cache_control(headers: &HeaderList) -> CacheControl {
                 "must-revalidate" => directives.must_revalidate = true,
                 "public" => directives.public = true,
                 "only-if-cached" => directives.only_if_cached = true,
+                "stale-while-revalidate" => {
+                    directives.stale_while_revalidate =
+                        argument.and_then(|window| window.parse().ok());
+                }
                 _ => {}
             }
         }
@@ -1186,6 +1205,33 @@ fn needs_validation(entry: &Entry, request_headers: &HeaderList, now: SystemTime
     }
 }
 
+/// Whether a stored response that needs validation may still be used while it is validated
+/// in the background: it is stale only by age, by less than its `stale-while-revalidate`
+/// window ([RFC 5861 §3](https://httpwg.org/specs/rfc5861.html#stale-while-revalidate)),
+/// and neither the response (`no-cache`, `must-revalidate`) nor the request (`no-cache`,
+/// `Pragma: no-cache`, `max-age`, `min-fresh`) asks for a validated response.
+fn is_stale_while_revalidate(entry: &Entry, request_headers: &HeaderList, now: SystemTime) -> bool {
+    let response = cache_control(&entry.headers);
+    let request = cache_control(request_headers);
+    let Some(window) = response.stale_while_revalidate else {
+        return false;
+    };
+    if response.no_cache
+        || response.must_revalidate
+        || request.no_cache
+        || request.max_age.is_some()
+        || request.min_fresh.is_some()
+        || request_headers
+            .values(b"pragma")
+            .any(|value| value.eq_ignore_ascii_case(b"no-cache"))
+    {
+        return false;
+    }
+    let age = current_age(&entry.headers, entry.request_time, entry.response_time, now);
+    let lifetime = freshness_lifetime(entry.status, &entry.headers, entry.response_time);
+    age >= lifetime && age - lifetime < Duration::from_secs(window)
+}
+
 /// Whether a response may be [stored](https://httpwg.org/specs/rfc9111.html#response.cacheability).
 fn is_storable(
     status: u16,
@@ -1206,9 +1252,12 @@ fn is_storable(
     if !explicit && !directives.public && !is_heuristically_cacheable(status) {
         return false;
     }
-    // A response that is stale at once and cannot be validated is of no use.
+    // A response that is stale at once and cannot be validated is of no use, unless it may
+    // be used stale while it is revalidated.
     let has_validator = headers.contains("etag") || headers.contains("last-modified");
-    has_validator || freshness_lifetime(status, headers, now) > Duration::ZERO
+    has_validator
+        || freshness_lifetime(status, headers, now) > Duration::ZERO
+        || directives.stale_while_revalidate.is_some_and(|window| window > 0)
 }
 
 /// The request's values for the response's `Vary` names, or `None` for `Vary: *`.

@@ -30,7 +30,8 @@ use crate::request::{
 use crate::response::{Response, is_null_body_status};
 
 /// What a fetch needs from the client that runs it: the network, and the options that
-/// shape the requests it sends.
+/// shape the requests it sends. Clones share the network, the caches and the cookie store.
+#[derive(Clone)]
 pub(crate) struct FetchContext {
     /// The network layer HTTP-network fetch sends requests through.
     pub(crate) transport: Arc<dyn Transport>,
@@ -43,7 +44,7 @@ pub(crate) struct FetchContext {
     /// The `Accept-Language` appended to requests without one, if any.
     pub(crate) accept_language: Option<Bytes>,
     /// The CORS-preflight cache.
-    pub(crate) preflight_cache: cors::CorsPreflightCache,
+    pub(crate) preflight_cache: Arc<cors::CorsPreflightCache>,
     /// The cookie store credentialed fetches read and write; `None` disables cookies.
     pub(crate) cookie_store: Option<Arc<crate::cookie::CookieStore>>,
 }

@@ -38,6 +38,7 @@ const DEFAULT_PATHS: &[&str] = &[
     "fetch/range",
     "fetch/http-cache",
     "fetch/security",
+    "fetch/stale-while-revalidate",
     "mimesniff",
 ];
 
@@ -48,8 +49,9 @@ const TIMEOUT_LONG_MS: u64 = 60_000;
 const USAGE: &str = "\
 usage: wpt [options] [paths…]      run tests (default: fetch/api, fetch/data-urls,
                                    content-encoding, content-length, content-type,
-                                   cross-origin-resource-policy, h1-parsing, range, http-cache
-                                   and security under fetch/, and mimesniff);
+                                   cross-origin-resource-policy, h1-parsing, range, http-cache,
+                                   security and stale-while-revalidate under fetch/, and
+                                   mimesniff);
                                    a path is a directory or file under the suite root, a file may
                                    carry its variant (x.any.js?1-10)
        wpt serve [--suite DIR]     start the WPT server and wait (for manual runs)
