@@ -240,26 +240,32 @@ pub(crate) fn origin_scheme(origin: &Origin) -> Option<&str> {
     }
 }
 
-/// The [registrable domain](https://url.spec.whatwg.org/#host-registrable-domain) of `host`.
-///
-/// DEVIATION: without the Public Suffix List, only its implicit `*` rule applies: a domain's
-/// public suffix is its last label, so its registrable domain is its last two labels. This
-/// treats `a.example.co.uk` and `b.co.uk` as same site, which the full list would not.
+/// The [registrable domain](https://url.spec.whatwg.org/#host-registrable-domain) of `host`:
+/// its public suffix on the [Public Suffix List](https://publicsuffix.org/) (compiled in, from
+/// the `psl` crate) and the label before it; `None` for an IP address, an opaque host, or a
+/// host that is itself a public suffix.
 pub(crate) fn registrable_domain(host: &Host<String>) -> Option<String> {
-    // IP addresses and opaque hosts have no registrable domain.
+    // Step 1. If host's public suffix is null or host's public suffix equals host, then
+    // return null. (The public suffix of a host that is not a domain is null; `psl` returns
+    // no registrable domain when the host is its public suffix.)
     let Host::Domain(domain) = host else {
         return None;
     };
-    // A trailing dot is kept on the result, as the public suffix keeps it.
-    let (name, trailing_dot) = match domain.strip_suffix('.') {
-        Some(name) => (name, "."),
-        None => (domain.as_str(), ""),
-    };
-    let mut labels = name.rsplit('.');
-    let public_suffix = labels.next().filter(|label| !label.is_empty())?;
-    // If host's public suffix is host, return null.
-    let label = labels.next().filter(|label| !label.is_empty())?;
-    Some(format!("{label}.{public_suffix}{trailing_dot}"))
+    // Step 2. Let trailingDot be "." if host ends with "."; otherwise the empty string.
+    // Step 3. Let registrableDomain be the registrable domain determined by running the
+    // Public Suffix List algorithm with host as domain.
+    // Step 4. Assert: registrableDomain is an ASCII string that ends with trailingDot.
+    // (`psl` keeps the trailing dot of a fully qualified host on the result. Hosts are
+    // lowercase and IDNA-encoded by the URL parser, as the list's lookup expects.)
+    let registrable_domain = psl::domain(domain.as_bytes())?;
+    let registrable_domain = std::str::from_utf8(registrable_domain.as_bytes()).ok()?;
+    debug_assert_eq!(
+        registrable_domain.ends_with('.'),
+        domain.ends_with('.'),
+        "the registrable domain of {domain:?} keeps its trailing dot"
+    );
+    // Step 5. Return registrableDomain.
+    Some(registrable_domain.to_owned())
 }
 
 /// Whether two origins are [schemelessly same site](https://html.spec.whatwg.org/multipage/browsers.html#schemelessly-same-site).
@@ -639,12 +645,34 @@ mod tests {
     }
 
     #[test]
-    fn registrable_domains_use_the_default_rule() {
+    fn registrable_domains_follow_the_public_suffix_list() {
         let domain = |host: &str| registrable_domain(&Host::Domain(host.to_owned()));
+        // Hosts under no listed suffix fall back to the list's implicit `*` rule.
         assert_eq!(domain("www.a.example").as_deref(), Some("a.example"));
         assert_eq!(domain("a.example").as_deref(), Some("a.example"));
         assert_eq!(domain("a.example.").as_deref(), Some("a.example."));
         assert_eq!(domain("localhost"), None);
+        // The URL Standard's examples (https://url.spec.whatwg.org/#example-host-psl).
+        assert_eq!(domain("com"), None);
+        assert_eq!(domain("example.com").as_deref(), Some("example.com"));
+        assert_eq!(
+            domain("sub.www.example.com").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(domain("example.com.").as_deref(), Some("example.com."));
+        assert_eq!(domain("github.io"), None);
+        assert_eq!(
+            domain("whatwg.github.io").as_deref(),
+            Some("whatwg.github.io")
+        );
+        assert_eq!(domain("xn--kgbechtv"), None);
+        assert_eq!(
+            domain("sub.example.xn--kgbechtv").as_deref(),
+            Some("example.xn--kgbechtv")
+        );
+        // Multi-label public suffixes.
+        assert_eq!(domain("a.example.co.uk").as_deref(), Some("example.co.uk"));
+        assert_eq!(domain("co.uk"), None);
         assert_eq!(
             registrable_domain(&Host::Ipv4("127.0.0.1".parse().unwrap())),
             None
@@ -672,6 +700,18 @@ mod tests {
         assert!(!is_same_site(
             &origin("http://127.0.0.1"),
             &origin("http://127.0.0.2")
+        ));
+        assert!(!is_same_site(
+            &origin("https://a.example.co.uk"),
+            &origin("https://b.example2.co.uk")
+        ));
+        assert!(!is_same_site(
+            &origin("https://a.github.io"),
+            &origin("https://b.github.io")
+        ));
+        assert!(!is_same_site(
+            &origin("https://a.example"),
+            &origin("https://a.example.")
         ));
         let opaque = origin("data:text/plain,x");
         assert!(is_same_site(&opaque, &opaque.clone()));

@@ -272,7 +272,8 @@ async fn http_network_or_cache_response(
     }
     // Step 8.12. Append a request `Origin` header for httpRequest.
     cors::append_request_origin_header(&mut http_request);
-    // Step 8.13. TODO(spec): Append the Fetch metadata headers for httpRequest.
+    // Step 8.13. Append the Fetch metadata headers for httpRequest.
+    super::metadata::append_the_fetch_metadata_headers_for_a_request(&mut http_request);
     // Step 8.14. (Prefetch.)
     let context = fetch_params.context;
     let header_list = http_request.headers.header_list_mut();

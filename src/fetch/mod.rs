@@ -14,6 +14,7 @@ pub mod cors;
 pub(crate) mod http;
 pub mod http_cache;
 pub mod integrity;
+pub(crate) mod metadata;
 pub(crate) mod redirect;
 pub mod referrer;
 pub(crate) mod scheme;
