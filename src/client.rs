@@ -312,8 +312,9 @@ impl fmt::Debug for ClientBuilder {
 
 impl ClientBuilder {
     /// Makes requests from a browser-like environment at `url`: its origin turns on CORS,
-    /// the `Origin` and `Referer` headers, forbidden request-headers and response
-    /// tainting, exactly as a page at `url` sees them; relative URLs resolve against it.
+    /// the `Origin`, `Referer` and `Sec-Fetch-*` headers, forbidden request-headers and
+    /// response tainting, exactly as a page at `url` sees them; relative URLs resolve
+    /// against it.
     ///
     /// Default is the server-side environment: no origin, no base URL.
     pub fn origin(mut self, url: Url) -> ClientBuilder {

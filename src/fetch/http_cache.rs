@@ -1257,7 +1257,9 @@ fn is_storable(
     let has_validator = headers.contains("etag") || headers.contains("last-modified");
     has_validator
         || freshness_lifetime(status, headers, now) > Duration::ZERO
-        || directives.stale_while_revalidate.is_some_and(|window| window > 0)
+        || directives
+            .stale_while_revalidate
+            .is_some_and(|window| window > 0)
 }
 
 /// The request's values for the response's `Vary` names, or `None` for `Vary: *`.

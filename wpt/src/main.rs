@@ -35,6 +35,7 @@ const DEFAULT_PATHS: &[&str] = &[
     "fetch/content-type",
     "fetch/cross-origin-resource-policy",
     "fetch/h1-parsing",
+    "fetch/metadata",
     "fetch/range",
     "fetch/http-cache",
     "fetch/security",
@@ -49,7 +50,8 @@ const TIMEOUT_LONG_MS: u64 = 60_000;
 const USAGE: &str = "\
 usage: wpt [options] [paths…]      run tests (default: fetch/api, fetch/data-urls,
                                    content-encoding, content-length, content-type,
-                                   cross-origin-resource-policy, h1-parsing, range, http-cache,
+                                   cross-origin-resource-policy, h1-parsing, metadata, range,
+                                   http-cache,
                                    security and stale-while-revalidate under fetch/, and
                                    mimesniff);
                                    a path is a directory or file under the suite root, a file may
