@@ -340,3 +340,21 @@ async fn fetch_over_https_with_a_test_ca_and_h2() {
         "{error:?}"
     );
 }
+
+#[tokio::test]
+async fn a_new_connection_request_does_not_share_the_h2_connection() {
+    let pki = pki();
+    let (addr, accepts) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let transport = client(&pki, addr).build().unwrap();
+    let url = format!("https://localhost:{}/", addr.port());
+    get_text(&transport, &url).await;
+    assert_eq!(accepts.load(Ordering::SeqCst), 1);
+    let fresh = SendOptions::new().with_new_connection(true);
+    let response = transport.send(get(&url), fresh).await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    read_all(response.into_body()).await.unwrap();
+    assert_eq!(accepts.load(Ordering::SeqCst), 2, "a second connection");
+    // The new connection is the one later requests share.
+    get_text(&transport, &url).await;
+    assert_eq!(accepts.load(Ordering::SeqCst), 2);
+}
