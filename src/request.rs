@@ -304,6 +304,10 @@ impl RequestInit {
 pub enum RequestInfo {
     /// A URL string, parsed against the environment's base URL.
     Url(String),
+    /// A URL already parsed: used as it is, since parsing its serialization against any
+    /// base URL gives it back (the URL Standard's parser and serializer are idempotent).
+    /// This skips the parse a string costs on every request.
+    Parsed(Url),
     /// A request to copy; its body is taken.
     Request(Box<Request>),
 }
@@ -328,13 +332,13 @@ impl From<&String> for RequestInfo {
 
 impl From<Url> for RequestInfo {
     fn from(url: Url) -> RequestInfo {
-        RequestInfo::Url(url.into())
+        RequestInfo::Parsed(url)
     }
 }
 
 impl From<&Url> for RequestInfo {
     fn from(url: &Url) -> RequestInfo {
-        RequestInfo::Url(url.as_str().to_owned())
+        RequestInfo::Parsed(url.clone())
     }
 }
 
@@ -347,6 +351,13 @@ impl From<Request> for RequestInfo {
 /// The constructor's `input`, borrowed: a URL, or a request whose body may be taken.
 enum Input<'a> {
     Url(&'a str),
+    Parsed(Url),
+    Request(&'a mut Request),
+}
+
+/// The constructor's input after steps 5.1–5.2: a URL, or the request to copy.
+enum Parsed<'a> {
+    Url(Url),
     Request(&'a mut Request),
 }
 
@@ -489,6 +500,7 @@ impl Request {
     ) -> Result<Request> {
         match input.into() {
             RequestInfo::Url(url) => Request::construct(environment, Input::Url(&url), init),
+            RequestInfo::Parsed(url) => Request::construct(environment, Input::Parsed(url), init),
             RequestInfo::Request(mut request) => {
                 Request::construct(environment, Input::Request(&mut request), init)
             }
@@ -543,18 +555,24 @@ impl Request {
         let mut input_request: Option<&mut Request> = None;
         let mut signal_is_made = false;
         let source: Request;
+        // Step 5.1. Let parsedURL be the result of parsing input with baseURL.
+        // Step 5.2. If parsedURL is failure, then throw a TypeError.
+        // (A URL parsed already is what parsing its serialization would give.)
+        let input = match input {
+            Input::Url(input) => Parsed::Url(environment.parse_url(input).map_err(|error| {
+                Error::type_error(format!("invalid URL {input:?}: {error}"))
+            })?),
+            Input::Parsed(url) => Parsed::Url(url),
+            Input::Request(request) => Parsed::Request(request),
+        };
         match input {
             // Step 5. If input is a string, then:
-            Input::Url(input) => {
-                // Step 5.1. Let parsedURL be the result of parsing input with baseURL.
-                // Step 5.2. If parsedURL is failure, then throw a TypeError.
-                let parsed_url = environment.parse_url(input).map_err(|error| {
-                    Error::type_error(format!("invalid URL {input:?}: {error}"))
-                })?;
+            Parsed::Url(parsed_url) => {
                 // Step 5.3. If parsedURL includes credentials, then throw a TypeError.
                 if includes_credentials(&parsed_url) {
                     return Err(Error::type_error(format!(
-                        "URL {input:?} includes credentials"
+                        "URL {:?} includes credentials",
+                        parsed_url.as_str()
                     )));
                 }
                 // Step 5.4. Set request to a new request whose URL is parsedURL.
@@ -567,7 +585,7 @@ impl Request {
                 fallback_mode = Some(RequestMode::Cors);
             }
             // Step 6. Otherwise:
-            Input::Request(input) => {
+            Parsed::Request(input) => {
                 // Step 6.1. Assert: input is a Request object.
                 // Step 6.2. Set request to input's request.
                 // Step 6.3. Set signal to input's signal.
@@ -1165,6 +1183,25 @@ mod tests {
         assert_eq!(normalize_method("post".into()), "POST");
         assert_eq!(normalize_method("patch".into()), "patch");
         assert_eq!(normalize_method("GeT".into()), "GET");
+    }
+
+    #[test]
+    fn a_parsed_url_is_used_as_it_is() {
+        let url = Url::parse("https://example.com/a/../b?q=1#f").unwrap();
+        let from_url = Request::new(&url, RequestInit::default()).unwrap();
+        let from_string = request(url.as_str(), RequestInit::default()).unwrap();
+        assert_eq!(from_url.url(), from_string.url());
+        assert_eq!(from_url.url(), "https://example.com/b?q=1#f");
+        // Relative to a browser-like environment, a parsed URL stays what it is.
+        let page = Arc::new(Environment::browser(
+            Url::parse("https://app.example/x/").unwrap(),
+        ));
+        let in_page = Request::new_in(&page, url.clone(), RequestInit::default()).unwrap();
+        assert_eq!(in_page.url(), url.as_str());
+        // Credentials are still refused.
+        let with_credentials = Url::parse("https://user:pass@example.com/").unwrap();
+        let error = Request::new(with_credentials, RequestInit::default()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
     }
 
     #[test]
