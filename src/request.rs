@@ -559,9 +559,11 @@ impl Request {
         // Step 5.2. If parsedURL is failure, then throw a TypeError.
         // (A URL parsed already is what parsing its serialization would give.)
         let input = match input {
-            Input::Url(input) => Parsed::Url(environment.parse_url(input).map_err(|error| {
-                Error::type_error(format!("invalid URL {input:?}: {error}"))
-            })?),
+            Input::Url(input) => {
+                Parsed::Url(environment.parse_url(input).map_err(|error| {
+                    Error::type_error(format!("invalid URL {input:?}: {error}"))
+                })?)
+            }
             Input::Parsed(url) => Parsed::Url(url),
             Input::Request(request) => Parsed::Request(request),
         };
