@@ -233,6 +233,109 @@ mod tests {
         assert_eq!(out, b"HTTP/1.1 204 No Content\r\n\r\n");
     }
 
+    /// A stream handing out `bytes` in pieces of the given sizes, then its end.
+    struct Pieces {
+        bytes: Vec<u8>,
+        sizes: Vec<usize>,
+    }
+
+    impl AsyncRead for Pieces {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            let this = &mut *self;
+            let size = if this.sizes.is_empty() {
+                this.bytes.len()
+            } else {
+                this.sizes.remove(0)
+            };
+            let n = size.max(1).min(this.bytes.len()).min(buf.remaining());
+            buf.put_slice(&this.bytes[..n]);
+            this.bytes.drain(..n);
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    fn read_in_pieces(bytes: &[u8], sizes: Vec<usize>) -> Vec<u8> {
+        let flag = Arc::new(AtomicBool::new(true));
+        let mut io = HeadAtEof::new(
+            Pieces {
+                bytes: bytes.to_vec(),
+                sizes,
+            },
+            flag,
+        );
+        let mut out = Vec::new();
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(io.read_to_end(&mut out))
+            .unwrap();
+        out
+    }
+
+    proptest::proptest! {
+        /// A response whose head ends, read in any pieces, comes through byte for byte,
+        /// whether its body is whole or cut short.
+        #[test]
+        fn a_complete_head_is_never_touched(
+            headers in proptest::collection::vec("[a-z]{1,8}: [ -~]{0,12}", 0..5),
+            crlf in proptest::bool::ANY,
+            body in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+            sizes in proptest::collection::vec(1usize..40, 0..20),
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let mut head = format!("HTTP/1.1 200 OK{eol}");
+            for header in &headers {
+                head.push_str(header);
+                head.push_str(eol);
+            }
+            head.push_str(eol);
+            let mut response = head.into_bytes();
+            response.extend_from_slice(&body);
+            proptest::prop_assert_eq!(read_in_pieces(&response, sizes), response);
+        }
+
+        /// A head cut short anywhere after its first byte gets exactly one ending, and
+        /// the result is a head hyper can parse.
+        #[test]
+        fn a_head_cut_short_gets_one_ending(
+            headers in proptest::collection::vec("[a-z]{1,8}: [!-~]{1,12}", 0..5),
+            cut in proptest::num::usize::ANY,
+            sizes in proptest::collection::vec(1usize..40, 0..20),
+        ) {
+            let mut head = "HTTP/1.1 204 No Content\r\n".to_owned();
+            for header in &headers {
+                head.push_str(header);
+                head.push_str("\r\n");
+            }
+            let bytes = head.as_bytes();
+            let cut = 1 + cut % bytes.len();
+            let truncated = &bytes[..cut];
+            let out = read_in_pieces(truncated, sizes);
+            proptest::prop_assert!(out.starts_with(truncated));
+            proptest::prop_assert!(out.len() - truncated.len() <= 4);
+            // Parseable unless the cut fell inside the status code or a header name.
+            let last_line = truncated.rsplit(|&b| b == b'\n').next().unwrap_or_default();
+            let parseable = if truncated.contains(&b'\n') {
+                last_line.is_empty() || last_line.windows(2).any(|w| w == b": ")
+            } else {
+                truncated.len() >= "HTTP/1.1 204".len()
+            };
+            if parseable {
+                let mut parsed = [httparse::EMPTY_HEADER; 8];
+                let mut response = httparse::Response::new(&mut parsed);
+                let status = response.parse(&out);
+                proptest::prop_assert!(
+                    matches!(status, Ok(httparse::Status::Complete(n)) if n == out.len()),
+                    "{:?} for {:?}", status, String::from_utf8_lossy(&out)
+                );
+            }
+        }
+    }
+
     #[tokio::test]
     async fn complete_heads_and_bodies_pass_untouched() {
         let whole = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
