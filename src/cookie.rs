@@ -3,10 +3,11 @@
 //! [append a request `Cookie` header](https://fetch.spec.whatwg.org/#append-a-request-cookie-header)
 //! and [parse and store response `Set-Cookie` headers](https://fetch.spec.whatwg.org/#parse-and-store-response-set-cookie-headers).
 //!
+//! Public suffixes are rejected (RFC 6265 §5.3 step 5) with the
+//! [Public Suffix List](https://publicsuffix.org/) compiled in: `example.com` cannot set a
+//! cookie for `Domain=com` or `Domain=co.uk`.
+//!
 //! What it does not do:
-//! - no public suffix list (RFC 6265 §5.3 step 5): a `Domain` attribute is accepted whenever
-//!   the request host domain-matches it, so a cookie for `Domain=com` from `example.com` is
-//!   stored. Use the store only with hosts you trust to set cookies for one another.
 //! - `SameSite` is parsed and kept ([`SameSite`]) but not enforced: there is no top-level
 //!   site or redirect taint to compare with, so every fetch counts as same-site
 //!   ("strict-or-less" in fetch's
@@ -140,18 +141,30 @@ impl CookieStore {
             return;
         };
         let canonicalized_host = canonicalized_host(&request_host);
-        // Step 1. Create a new cookie with name cookie-name, value cookie-value.
-        // Step 2. If the cookie-attribute-list contains an attribute with an attribute-name
+        // Step 1. A user agent MAY ignore a received cookie in its entirety. (It does not.)
+        // Step 2. Create a new cookie with name cookie-name, value cookie-value.
+        // Step 3. If the cookie-attribute-list contains an attribute with an attribute-name
         // of "Max-Age": set the cookie's persistent-flag to true and its expiry-time to the
         // attribute-value of the last such attribute. Otherwise, if it contains "Expires",
         // likewise with the last "Expires". Otherwise the persistent-flag is false.
         let expiry_time = parsed.max_age.or(parsed.expires);
-        // Step 3. If the cookie-attribute-list contains an attribute with an attribute-name
+        // Step 4. If the cookie-attribute-list contains an attribute with an attribute-name
         // of "Domain", let the domain-attribute be the attribute-value of the last such
         // attribute. Otherwise, let the domain-attribute be the empty string.
-        let domain_attribute = parsed.domain.unwrap_or_default();
-        // Step 4. (Public suffixes: no list here; see the module documentation.)
-        // Step 5. If the domain-attribute is non-empty:
+        let mut domain_attribute = parsed.domain.unwrap_or_default();
+        // Step 5. If the user agent is configured to reject "public suffixes" and the
+        // domain-attribute is a public suffix (on the Public Suffix List, compiled in):
+        if !domain_attribute.is_empty() && is_public_suffix(&domain_attribute) {
+            // If the domain-attribute is identical to the canonicalized request-host: let
+            // the domain-attribute be the empty string.
+            if domain_attribute == canonicalized_host {
+                domain_attribute = String::new();
+            } else {
+                // Otherwise: ignore the cookie entirely and abort these steps.
+                return;
+            }
+        }
+        // Step 6. If the domain-attribute is non-empty:
         let (host_only, domain) = if !domain_attribute.is_empty() {
             // If the canonicalized request-host does not domain-match the
             // domain-attribute: ignore the cookie entirely and abort these steps.
@@ -166,18 +179,18 @@ impl CookieStore {
             // canonicalized request-host.
             (true, canonicalized_host)
         };
-        // Step 6. If the cookie-attribute-list contains "Path", set the cookie's path to the
+        // Step 7. If the cookie-attribute-list contains "Path", set the cookie's path to the
         // attribute-value of the last such attribute; otherwise to the default-path of the
         // request-uri.
         let path = parsed.path.unwrap_or_else(|| default_path(url));
-        // Step 7. If the cookie-attribute-list contains "Secure", set the secure-only-flag.
+        // Step 8. If the cookie-attribute-list contains "Secure", set the secure-only-flag.
         // RFC 6265bis: a Secure cookie from a non-secure URL is ignored (fetch's isSecure:
         // the scheme is "https").
         if parsed.secure && url.scheme() != "https" {
             return;
         }
-        // Step 8. If the cookie-attribute-list contains "HttpOnly", set the http-only-flag.
-        // Step 9. (Non-HTTP APIs: every caller here is an HTTP API.)
+        // Step 9. If the cookie-attribute-list contains "HttpOnly", set the http-only-flag.
+        // Step 10. (Non-HTTP APIs: every caller here is an HTTP API.)
         let mut jar = self.jar();
         jar.next_creation_time += 1;
         let mut cookie = Cookie {
@@ -192,7 +205,7 @@ impl CookieStore {
             host_only,
             same_site: parsed.same_site,
         };
-        // Step 10. If the cookie store contains a cookie with the same name, domain, and
+        // Step 11. If the cookie store contains a cookie with the same name, domain, and
         // path as the newly created cookie: update the creation-time of the newly created
         // cookie to match the creation-time of the old-cookie, and remove the old-cookie
         // from the cookie store.
@@ -202,7 +215,7 @@ impl CookieStore {
             let old = jar.cookies.remove(index);
             cookie.creation_time = old.creation_time;
         }
-        // Step 11. Insert the newly created cookie into the cookie store.
+        // Step 12. Insert the newly created cookie into the cookie store.
         jar.cookies.push(cookie);
         // "The user agent MUST evict all expired cookies from the cookie store if, at any
         // time, an expired cookie exists in the cookie store." (This is how Max-Age=0
@@ -294,6 +307,17 @@ fn evict_expired(jar: &mut Jar, now: i64) {
 /// the URL parser already lowercases and punycodes domains.
 fn canonicalized_host(host: &Host<&str>) -> String {
     host.to_string()
+}
+
+/// Whether `domain` (lowercase, as a `Domain` attribute is kept) is a public suffix: the
+/// whole of it is a rule of the Public Suffix List, or matches the list's default rule `*`
+/// (a single label, such as `com` or `localhost`).
+fn is_public_suffix(domain: &str) -> bool {
+    let domain = domain.strip_suffix('.').unwrap_or(domain);
+    if domain.is_empty() || domain.parse::<std::net::IpAddr>().is_ok() {
+        return false;
+    }
+    psl::suffix(domain.as_bytes()).is_some_and(|suffix| suffix.as_bytes() == domain.as_bytes())
 }
 
 /// [Domain matching](https://www.rfc-editor.org/rfc/rfc6265#section-5.1.3): whether the
@@ -820,6 +844,44 @@ mod tests {
         store.set_cookie_at(&u, b"c=x; Max-Age=0", NOW);
         store.set_cookie_at(&u, b"d=x; Max-Age=-1", NOW);
         assert_eq!(header(&store, "http://example.com/", NOW), None);
+    }
+
+    #[test]
+    fn public_suffixes_are_rejected_as_cookie_domains() {
+        let store = CookieStore::default();
+        store.set_cookie_at(&url("http://www.example.com/"), b"a=1; Domain=com", NOW);
+        store.set_cookie_at(
+            &url("http://shop.example.co.uk/"),
+            b"b=2; Domain=co.uk",
+            NOW,
+        );
+        store.set_cookie_at(
+            &url("http://user.github.io/"),
+            b"c=3; Domain=github.io",
+            NOW,
+        );
+        assert!(store.is_empty(), "no cookie for a public suffix");
+        // The registrable domain itself is fine.
+        store.set_cookie_at(
+            &url("http://shop.example.co.uk/"),
+            b"d=4; Domain=example.co.uk",
+            NOW,
+        );
+        assert_eq!(
+            header(&store, "http://other.example.co.uk/", NOW).as_deref(),
+            Some("d=4")
+        );
+        assert_eq!(header(&store, "http://example2.co.uk/", NOW), None);
+        // A public suffix that is the request host itself gives a host-only cookie.
+        let store = CookieStore::default();
+        store.set_cookie_at(&url("http://localhost/"), b"e=5; Domain=localhost", NOW);
+        assert_eq!(
+            header(&store, "http://localhost/", NOW).as_deref(),
+            Some("e=5")
+        );
+        assert_eq!(header(&store, "http://a.localhost/", NOW), None);
+        assert!(is_public_suffix("com") && is_public_suffix("co.uk") && is_public_suffix("com."));
+        assert!(!is_public_suffix("example.com") && !is_public_suffix("127.0.0.1"));
     }
 
     #[test]
