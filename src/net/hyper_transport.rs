@@ -7,7 +7,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
+use http::header::{
+    CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TE, TRANSFER_ENCODING, UPGRADE,
+};
 use http::uri::{PathAndQuery, Scheme};
 use http::{HeaderValue, Request, Response, Uri, Version};
 use hyper::client::conn::{http1, http2};
@@ -19,6 +21,7 @@ use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
+use super::proxy::Proxy;
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
 
@@ -105,6 +108,7 @@ pub struct HyperTransportBuilder {
     built_in_roots: bool,
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
+    proxies: Vec<Proxy>,
 }
 
 impl Default for HyperTransportBuilder {
@@ -123,6 +127,7 @@ impl Default for HyperTransportBuilder {
             built_in_roots: true,
             extra_roots: Vec::new(),
             tls_config: None,
+            proxies: Vec::new(),
         }
     }
 }
@@ -145,6 +150,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("resolve_fn", &self.resolve_fn.is_some())
             .field("built_in_roots", &self.built_in_roots)
             .field("extra_roots", &self.extra_roots.len())
+            .field("proxies", &self.proxies)
             .finish_non_exhaustive()
     }
 }
@@ -313,6 +319,17 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Sends the requests that `proxy` carries through it (see [`Proxy`]). May be
+    /// called several times: the first proxy that carries a request's URL is used, and
+    /// a request no proxy carries connects directly. Connections through a proxy are
+    /// pooled apart from direct ones.
+    ///
+    /// Default is no proxy; the environment is not read (see [`Proxy::from_env`]).
+    pub fn proxy(mut self, proxy: Proxy) -> HyperTransportBuilder {
+        self.proxies.push(proxy);
+        self
+    }
+
     /// Builds the transport.
     ///
     /// # Errors
@@ -349,6 +366,7 @@ impl HyperTransportBuilder {
                     h2,
                     http2_prior_knowledge: self.http2_prior_knowledge,
                     connect_timeout: self.connect_timeout,
+                    proxies: self.proxies.into_boxed_slice(),
                 },
                 read_timeout: self.read_timeout,
             }),
@@ -396,7 +414,10 @@ impl Inner {
         mut request: Request<RequestBody>,
         options: SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        let key = origin_key(request.uri())?;
+        let mut key = origin_key(request.uri())?;
+        if !self.connector.proxies.is_empty() {
+            key.proxy = self.connector.proxy_for(&key);
+        }
         self.pool.start_reaper();
         let mut checkout = self.pool.checkout(&key, options.new_connection).await;
         // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
@@ -449,7 +470,11 @@ impl Inner {
                 }
             };
             if h1_ready.is_none() {
-                h1_ready = Some(prepare_h1(&mut request, &key)?);
+                h1_ready = Some(if key.forwards_to_proxy() {
+                    prepare_h1_for_proxy(&mut request, &key, self.connector.proxy(&key))?
+                } else {
+                    prepare_h1(&mut request, &key)?
+                });
             }
             let sent = pooled.tx.try_send_request(request);
             let result = ReadTimeout::new(sent, self.read_timeout)
@@ -615,6 +640,49 @@ fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, Net
     Ok(add_host)
 }
 
+/// An `http:` request to a proxy keeps its absolute-form target (RFC 9112 §3.2.2),
+/// without userinfo, and carries `Host` and the proxy's `Proxy-Authorization`. Returns
+/// whether it added `Host`.
+fn prepare_h1_for_proxy(
+    request: &mut Request<RequestBody>,
+    key: &Key,
+    proxy: Option<&Proxy>,
+) -> Result<bool, NetworkError> {
+    let authority = key.authority.as_str();
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    let add_host = !request.headers().contains_key(HOST);
+    if add_host {
+        let value = HeaderValue::from_str(host)
+            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
+        request.headers_mut().insert(HOST, value);
+    }
+    if let Some(authorization) = proxy.and_then(|proxy| proxy.authorization.as_ref()) {
+        if !request.headers().contains_key(PROXY_AUTHORIZATION) {
+            request
+                .headers_mut()
+                .insert(PROXY_AUTHORIZATION, authorization.clone());
+        }
+    }
+    if host.len() != authority.len() || request.uri().path_and_query().is_none() {
+        // Userinfo is never sent (RFC 9110 §4.2.4), and the path is at least `/`.
+        let target = request
+            .uri()
+            .path_and_query()
+            .cloned()
+            .unwrap_or_else(|| PathAndQuery::from_static("/"));
+        *request.uri_mut() = Uri::builder()
+            .scheme(Scheme::HTTP)
+            .authority(host)
+            .path_and_query(target)
+            .build()
+            .map_err(|e| NetworkError::Other(e.to_string().into()))?;
+    }
+    if request.version() != Version::HTTP_10 {
+        *request.version_mut() = Version::HTTP_11;
+    }
+    Ok(add_host)
+}
+
 /// Undoes [`prepare_h1`]: the absolute URI again, without the `Host` header it added.
 fn undo_h1(
     request: &mut Request<RequestBody>,
@@ -701,6 +769,22 @@ mod tests {
         prepare_h1(&mut request, &key).unwrap();
         assert_eq!(request.uri(), "/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
+    }
+
+    #[test]
+    fn prepare_h1_for_proxy_keeps_the_absolute_form() {
+        let proxy = Proxy::http("http://u:p@proxy:3128").unwrap();
+        let mut request = Request::get("http://user:pw@Example.com:8080/a?b=c")
+            .body(RequestBody::empty())
+            .unwrap();
+        let mut key = origin_key(request.uri()).unwrap();
+        key.proxy = Some(0);
+        assert!(key.forwards_to_proxy());
+        prepare_h1_for_proxy(&mut request, &key, Some(&proxy)).unwrap();
+        assert_eq!(request.uri(), "http://Example.com:8080/a?b=c");
+        assert_eq!(request.headers()[HOST], "Example.com:8080");
+        assert_eq!(request.headers()[PROXY_AUTHORIZATION], "Basic dTpw");
+        assert_eq!(request.version(), Version::HTTP_11);
     }
 
     #[test]

@@ -45,6 +45,13 @@
 //!   in parallel under the cap.
 //! - **Tasks.** One task per connection drives it (hyper's HTTP/2 adds its own per
 //!   stream); the pool's lock is never held across an `.await`.
+//! - **Proxies.** With [`HyperTransportBuilder::proxy`], a request whose URL a
+//!   [`Proxy`] carries goes through it: an `http:` one to the proxy in absolute-form
+//!   (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization` when the proxy has
+//!   credentials), an `https:` one through a `CONNECT host:port` tunnel on a connection
+//!   of its own, with TLS and ALPN to the origin inside it. A refused tunnel is a
+//!   [`NetworkError::Connect`] whose source is a [`ProxyRefused`]. The pool keys such
+//!   connections by origin and proxy. With no proxy configured, no request pays for it.
 //! - **Header case.** hyper 1.x sends header names as `http::HeaderName` holds them
 //!   (lowercase); its case-preserving map is private, so the only other choice is
 //!   [`HyperTransportBuilder::http1_title_case_headers`].
@@ -55,6 +62,7 @@ mod decode;
 mod hyper_transport;
 mod io;
 mod pool;
+mod proxy;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -63,6 +71,7 @@ use std::sync::Arc;
 pub use body::{RequestBody, ResponseBody};
 pub use decode::{ContentCoding, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
+pub use proxy::{Proxy, ProxyRefused};
 
 use crate::error::NetworkError;
 

@@ -27,12 +27,15 @@ use tokio::time::Instant;
 use super::body::RequestBody;
 use super::io::Http1;
 
-/// An origin: scheme, host and port.
+/// An origin (scheme, host and port), and the proxy that reaches it, if any.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
     pub(crate) https: bool,
     /// The URL's authority; `http::uri::Authority` compares and hashes without case.
     pub(crate) authority: Authority,
+    /// The index of the proxy that carries requests to this origin, in the transport's
+    /// list; `None` for a direct connection.
+    pub(crate) proxy: Option<usize>,
 }
 
 impl Key {
@@ -40,7 +43,14 @@ impl Key {
         Key {
             https: *scheme == Scheme::HTTPS,
             authority: authority.clone(),
+            proxy: None,
         }
+    }
+
+    /// Whether requests go to a proxy in absolute-form (an `http:` origin through a
+    /// proxy), rather than to the origin or through a tunnel.
+    pub(crate) fn forwards_to_proxy(&self) -> bool {
+        self.proxy.is_some() && !self.https
     }
 }
 
@@ -333,7 +343,8 @@ impl Shared {
         if key.https {
             self.config.h2_for_https
         } else {
-            self.config.h2_for_http
+            // A proxy is spoken to in HTTP/1.1.
+            self.config.h2_for_http && key.proxy.is_none()
         }
     }
 
