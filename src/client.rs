@@ -20,7 +20,7 @@ use crate::cookie::CookieStore;
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{FetchContext, cors::CorsPreflightCache};
-use crate::net::{HyperTransport, HyperTransportBuilder, Transport};
+use crate::net::{HyperTransport, HyperTransportBuilder, Proxy, Transport};
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::response::Response;
 
@@ -270,6 +270,7 @@ pub struct ClientBuilder {
     total_timeout: Option<Duration>,
     allow_file_urls: bool,
     pem_roots: Vec<Vec<u8>>,
+    proxy_from_env: bool,
     cookie_store: CookieChoice,
 }
 
@@ -294,6 +295,7 @@ impl Default for ClientBuilder {
             total_timeout: None,
             allow_file_urls: false,
             pem_roots: Vec::new(),
+            proxy_from_env: false,
             cookie_store: CookieChoice::Default,
         }
     }
@@ -306,6 +308,7 @@ impl fmt::Debug for ClientBuilder {
             .field("user_agent", &self.user_agent)
             .field("total_timeout", &self.total_timeout)
             .field("allow_file_urls", &self.allow_file_urls)
+            .field("proxy_from_env", &self.proxy_from_env)
             .finish_non_exhaustive()
     }
 }
@@ -458,6 +461,35 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends the requests `proxy` carries through it (see [`Proxy`]). May be called
+    /// several times: the first proxy that carries a request's URL is used.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::Proxy;
+    ///
+    /// let client = Client::builder()
+    ///     .proxy(Proxy::all("http://proxy.internal:3128")?.no_proxy("localhost"))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is no proxy.
+    pub fn proxy(mut self, proxy: Proxy) -> ClientBuilder {
+        self.hyper = self.hyper.proxy(proxy);
+        self
+    }
+
+    /// Whether to use the proxies the environment names (`http_proxy`, `https_proxy`,
+    /// `all_proxy`, `no_proxy`, as [`Proxy::from_env`] reads them), after any given to
+    /// [`proxy`](Self::proxy). The variables are read by [`build`](Self::build).
+    ///
+    /// Default is `false`: the environment is never read unless asked.
+    pub fn proxy_from_env(mut self, enabled: bool) -> ClientBuilder {
+        self.proxy_from_env = enabled;
+        self
+    }
+
     /// Whether to trust the Mozilla root certificates built into the crate.
     ///
     /// Default is `true`.
@@ -520,8 +552,9 @@ impl ClientBuilder {
     /// Builds the client.
     ///
     /// # Errors
-    /// A `TypeError` when a PEM root certificate cannot be read, or the TLS configuration
-    /// cannot be built.
+    /// A `TypeError` when a PEM root certificate cannot be read, the TLS configuration
+    /// cannot be built, or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
+    /// variable holds a URL [`Proxy::http`] rejects.
     pub fn build(self) -> Result<Client> {
         let transport: Arc<dyn Transport> = match self.transport {
             Some(transport) => transport,
@@ -529,6 +562,11 @@ impl ClientBuilder {
                 let mut hyper = self.hyper;
                 for pem in &self.pem_roots {
                     hyper = hyper.add_root_certificates_pem(pem)?;
+                }
+                if self.proxy_from_env {
+                    for proxy in Proxy::from_env()? {
+                        hyper = hyper.proxy(proxy);
+                    }
                 }
                 Arc::new(hyper.build()?)
             }
