@@ -34,7 +34,7 @@ struct Seen {
 }
 
 /// An HTTP/1.1 proxy: forwards absolute-form requests to their origin, and answers
-/// `CONNECT` with a tunnel (or with `refuse`, when set). It records every request and
+/// `CONNECT` with a tunnel; with `refuse` set, it answers every request with that status. It records every request and
 /// counts the connections it accepts.
 struct TestProxy {
     addr: SocketAddr,
@@ -104,10 +104,10 @@ async fn proxy_one(
         *response.status_mut() = status;
         response
     };
+    if let Some(refused) = refuse {
+        return status(refused);
+    }
     if req.method() == http::Method::CONNECT {
-        if let Some(refused) = refuse {
-            return status(refused);
-        }
         let target = req.uri().to_string();
         let Ok(mut upstream) = TcpStream::connect(&target).await else {
             return status(StatusCode::BAD_GATEWAY);
@@ -480,6 +480,31 @@ async fn a_proxy_that_closes_without_answering_connect_is_an_error() {
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
+#[tokio::test]
+async fn a_proxy_that_never_answers_connect_hits_the_connect_timeout() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .proxy(Proxy::https(&format!("http://{}", server.addr)).unwrap())
+        .connect_timeout(Some(std::time::Duration::from_millis(200)))
+        .build()
+        .unwrap();
+    let error = transport
+        .send(get("https://localhost:8443/"), SendOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            NetworkError::Timeout(whatwg_fetch::TimeoutKind::Connect)
+        ),
+        "{error:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Configuration
 
@@ -624,6 +649,24 @@ async fn client_refused_tunnel_is_a_type_error() {
         error.network_error(),
         Some(NetworkError::Connect(_))
     ));
+}
+
+#[tokio::test]
+async fn client_http_request_answered_407_by_the_proxy_is_a_network_error() {
+    // HTTP-network-or-cache fetch, step 15: a 407 with no traversable to prompt in.
+    let server = origin().await;
+    let proxy = test_proxy(Some(StatusCode::PROXY_AUTHENTICATION_REQUIRED)).await;
+    let client = Client::builder()
+        .proxy(Proxy::http(&proxy.url()).unwrap())
+        .build()
+        .unwrap();
+    let error = client
+        .fetch(server.url("/").as_str(), RequestInit::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert!(error.network_error().is_some());
+    assert_eq!(proxy.seen().len(), 1);
 }
 
 #[tokio::test]
