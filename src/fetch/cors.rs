@@ -209,7 +209,9 @@ pub(crate) fn cors_check(request: &Request, response: &Response) -> bool {
 pub(crate) fn tao_check(request: &Request, response: &Response) -> bool {
     // Step 1. Assert: request's origin is not "client".
     // Step 2. If request's timing allow failed flag is set, then return failure.
-    // TODO(spec): requests have no timing allow failed flag yet; it is taken as unset.
+    if request.timing_allow_failed {
+        return false;
+    }
     // Step 3. Let values be the result of getting, decoding, and splitting
     // `Timing-Allow-Origin` from response's header list.
     let values = response
@@ -1006,6 +1008,13 @@ mod tests {
         let mut navigate = new_request("GET", "https://b.example/x");
         navigate.mode = RequestMode::Navigate;
         assert!(!tao_check(&navigate, &response(200, &[])));
+        // Once a hop failed, the rest of the chain fails too, whatever it allows.
+        let mut failed = cors_request("GET", "https://b.example/api");
+        failed.timing_allow_failed = true;
+        assert!(!tao_check(
+            &failed,
+            &response(200, &[("Timing-Allow-Origin", "*")])
+        ));
     }
 
     #[test]
