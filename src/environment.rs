@@ -9,8 +9,8 @@
 //! - **Browser-like** ([`Environment::browser`]): an origin, as for a page or worker at
 //!   that URL. Forbidden request-headers are dropped by the `request` guard, `referrer`
 //!   must be same-origin, and CORS, `Origin`, the Fetch Metadata headers (`Sec-Fetch-Dest`,
-//!   `Sec-Fetch-Mode`, `Sec-Fetch-Site` to potentially trustworthy URLs) and response
-//!   tainting apply.
+//!   `Sec-Fetch-Mode`, `Sec-Fetch-Site` to potentially trustworthy URLs), mixed content
+//!   blocking (from a secure origin) and response tainting apply.
 
 use url::{Origin, Url};
 

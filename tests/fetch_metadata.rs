@@ -400,7 +400,9 @@ async fn a_same_site_redirect_chain_is_same_site() {
 #[tokio::test]
 async fn a_redirect_through_plain_http_sends_nothing_there_and_cross_site_after() {
     let setup = Setup::new().await;
-    let client = setup.page_client();
+    // A page on plain http: it does not restrict mixed content (from an https page, the
+    // redirect to http would be blocked; see below).
+    let client = setup.client(Some(&setup.http_url("a.test", "/page.html")));
     // https://a.test → http://a.test → https://a.test.
     let last = setup.https_url("a.test", "/echo");
     let middle = setup.http_url("a.test", &redirect_to(&last));
@@ -414,14 +416,32 @@ async fn a_redirect_through_plain_http_sends_nothing_there_and_cross_site_after(
         .map(|request| request.path.as_str())
         .collect();
     assert_eq!(paths, ["/redirect", "/redirect", "/echo"]);
-    assert_eq!(recorded[0].header("sec-fetch-site"), Some("same-origin"));
+    // https://a.test is another site than the page's http://a.test: the scheme counts.
+    assert_eq!(recorded[0].header("sec-fetch-site"), Some("cross-site"));
     // Plain http to a host that is not loopback is not potentially trustworthy.
     assert!(recorded[1].has_no_metadata(), "{:#?}", recorded[1]);
-    // http://a.test is another site than https://a.test: the scheme counts.
+    // Once a hop was cross-site, the rest of the chain is.
     assert_eq!(
         recorded[2].metadata(),
         [Some("empty"), Some("no-cors"), Some("cross-site"), None]
     );
+}
+
+#[tokio::test]
+async fn a_secure_page_does_not_follow_a_redirect_to_plain_http() {
+    let setup = Setup::new().await;
+    let client = setup.page_client();
+    let last = setup.http_url("a.test", "/echo");
+    let first = setup.https_url("a.test", &redirect_to(&last));
+    let error = client
+        .fetch(first.as_str(), mode(RequestMode::NoCors))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
+    // Mixed content is blocked before anything is sent.
+    let recorded = setup.recorded();
+    assert_eq!(recorded.len(), 1, "{recorded:#?}");
+    assert_eq!(recorded[0].path, "/redirect");
 }
 
 #[tokio::test]

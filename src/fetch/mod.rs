@@ -15,6 +15,7 @@ pub(crate) mod http;
 pub mod http_cache;
 pub mod integrity;
 pub(crate) mod metadata;
+pub(crate) mod mixed_content;
 pub(crate) mod redirect;
 pub mod referrer;
 pub(crate) mod scheme;
@@ -160,13 +161,26 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
     let mut response: Option<Response> = None;
     // Step 3. (local-URLs-only flag: never set by this API.)
     // Step 4. TODO(spec): Run report Content Security Policy violations for request.
-    // Steps 5–6. TODO(spec): Upgrade request to a potentially trustworthy URL / mixed
-    // content upgrade.
-    // Step 7. If should request be blocked due to a bad port, ... returns blocked, then set
-    // response to a network error.
+    // Step 5. TODO(spec): Upgrade request to a potentially trustworthy URL, if appropriate
+    // (HTTPS upgrades of navigations and HSTS-like policies).
+    // Step 6. Upgrade a mixed content request to a potentially trustworthy URL, if
+    // appropriate.
+    mixed_content::upgrade_a_mixed_content_request(request);
+    // Step 7. If should request be blocked due to a bad port, should fetching request be
+    // blocked as mixed content, should request be blocked by Content Security Policy, or
+    // should request be blocked by Integrity Policy Policy returns blocked, then set
+    // response to a network error. (There are no content security or integrity policies.)
     if bad_port::should_request_be_blocked_due_to_bad_port(request) {
         let port = request.current_url().port_or_known_default().unwrap_or(0);
         response = Some(network_error(NetworkError::BadPort(port)));
+    } else if mixed_content::should_fetching_request_be_blocked_as_mixed_content(request) {
+        response = Some(network_error(NetworkError::Blocked(
+            format!(
+                "mixed content: {} is not potentially trustworthy and the client's origin is",
+                request.current_url()
+            )
+            .into(),
+        )));
     }
     // Step 8. If request's referrer policy is the empty string, then set request's
     // referrer policy to request's policy container's referrer policy.
@@ -307,7 +321,14 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
     // a network error.
     if !response.is_network_error() {
         let internal_response = response.internal_response_or_self();
-        if checks::should_response_be_blocked_due_to_mime_type(internal_response, request)
+        if mixed_content::should_response_to_request_be_blocked_as_mixed_content(
+            request,
+            internal_response,
+        ) {
+            response = network_error(NetworkError::Blocked(
+                "mixed content: the response came over an insecure connection".into(),
+            ));
+        } else if checks::should_response_be_blocked_due_to_mime_type(internal_response, request)
             || checks::should_response_be_blocked_due_to_nosniff(internal_response, request)
         {
             response = network_error(NetworkError::Blocked(
