@@ -264,6 +264,7 @@ pub struct ClientBuilder {
     environment: Environment,
     transport: Option<Arc<dyn Transport>>,
     http_cache: Option<bool>,
+    hsts: Option<bool>,
     hyper: HyperTransportBuilder,
     user_agent: Bytes,
     accept_language: Option<Bytes>,
@@ -289,6 +290,7 @@ impl Default for ClientBuilder {
             environment: Environment::server(),
             transport: None,
             http_cache: None,
+            hsts: None,
             hyper: HyperTransport::builder(),
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
             accept_language: Some(Bytes::from_static(b"*")),
@@ -340,6 +342,17 @@ impl ClientBuilder {
     /// cache every request behaves as cache mode `"no-store"`.
     pub fn http_cache(mut self, enabled: bool) -> ClientBuilder {
         self.http_cache = Some(enabled);
+        self
+    }
+
+    /// Whether the client keeps the hosts that sent `Strict-Transport-Security` over
+    /// `https:` (HSTS, RFC 6797) and upgrades later `http:` requests to them (and to their
+    /// subdomains, with `includeSubDomains`) to `https:`, as main fetch step 10 says. The
+    /// store is in memory and starts empty; a policy lasts at most a year.
+    ///
+    /// Default is on for a browser-like environment and off for a server-side one.
+    pub fn hsts(mut self, enabled: bool) -> ClientBuilder {
+        self.hsts = Some(enabled);
         self
     }
 
@@ -583,6 +596,10 @@ impl ClientBuilder {
             .http_cache
             .unwrap_or_else(|| self.environment.is_browser_like())
             .then(|| Arc::new(crate::fetch::http_cache::HttpCache::default()));
+        let hsts = self
+            .hsts
+            .unwrap_or_else(|| self.environment.is_browser_like())
+            .then(|| Arc::new(crate::fetch::hsts::HstsStore::default()));
         Ok(Client {
             inner: Arc::new(ClientInner {
                 environment: Arc::new(self.environment),
@@ -594,6 +611,7 @@ impl ClientBuilder {
                     allow_file_urls: self.allow_file_urls,
                     preflight_cache: Arc::new(CorsPreflightCache::default()),
                     cookie_store,
+                    hsts,
                 },
                 total_timeout: self.total_timeout,
             }),

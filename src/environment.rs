@@ -10,7 +10,8 @@
 //!   that URL. Forbidden request-headers are dropped by the `request` guard, `referrer`
 //!   must be same-origin, and CORS, `Origin`, the Fetch Metadata headers (`Sec-Fetch-Dest`,
 //!   `Sec-Fetch-Mode`, `Sec-Fetch-Site` to potentially trustworthy URLs), mixed content
-//!   blocking (from a secure origin) and response tainting apply.
+//!   blocking (from a secure origin) and response tainting apply; the client's defaults
+//!   turn on cookies, the HTTP cache and HSTS.
 
 use url::{Origin, Url};
 

@@ -676,6 +676,21 @@ async fn http_network_fetch(
     // Step 18 (done before the body is read, as its result does not depend on it). If
     // includeCredentials is true, then the user agent should parse and store response
     // `Set-Cookie` headers given request and response.
+    // The response's `Strict-Transport-Security`, if it came over https (RFC 6797 §8.1:
+    // only over a secure transport without errors, which a TLS error would have stopped).
+    if let Some(hsts) = &context.hsts {
+        if request.current_url().scheme() == "https" {
+            hsts.process_header(
+                request.current_url(),
+                http_response
+                    .headers()
+                    .get_all(http::header::STRICT_TRANSPORT_SECURITY)
+                    .iter()
+                    .map(http::HeaderValue::as_bytes),
+                std::time::SystemTime::now(),
+            );
+        }
+    }
     if include_credentials {
         if let Some(cookie_store) = &context.cookie_store {
             parse_and_store_response_set_cookie_headers(

@@ -11,6 +11,7 @@ pub mod bad_port;
 pub mod blob_url;
 pub mod checks;
 pub mod cors;
+pub(crate) mod hsts;
 pub(crate) mod http;
 pub mod http_cache;
 pub mod integrity;
@@ -49,6 +50,8 @@ pub(crate) struct FetchContext {
     pub(crate) preflight_cache: Arc<cors::CorsPreflightCache>,
     /// The cookie store credentialed fetches read and write; `None` disables cookies.
     pub(crate) cookie_store: Option<Arc<crate::cookie::CookieStore>>,
+    /// The known HSTS hosts; `None` disables HSTS.
+    pub(crate) hsts: Option<Arc<hsts::HstsStore>>,
 }
 
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and
@@ -193,7 +196,20 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
             None => crate::request::Referrer::NoReferrer,
         };
     }
-    // Step 10. TODO(spec): HSTS upgrade of request's current URL.
+    // Step 10. Set request's current URL's scheme to "https" if all of the following are
+    // true: its scheme is "http"; its host is a domain; its host's public suffix is not
+    // "localhost" or "localhost."; matching the host per Known HSTS Host Domain Name
+    // Matching results in a superdomain match with an asserted includeSubDomains
+    // directive or a congruent match. (Or DNS finds an HTTPS RR: not looked up here.)
+    if let Some(hsts) = &fetch_params.context.hsts {
+        if hsts.should_upgrade(request.current_url(), std::time::SystemTime::now()) {
+            if let Some(current) = request.url_list.last_mut() {
+                // From one special scheme to another: cannot fail. A default port goes
+                // with it (http's 80 becomes https's 443); an explicit one is kept.
+                let _ = current.set_scheme("https");
+            }
+        }
+    }
     // Step 11. If recursive is false, then run the remaining steps in parallel.
     // Step 12. If response is null, then set response to the result of running the steps
     // corresponding to the first matching statement:
