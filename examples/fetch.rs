@@ -12,6 +12,8 @@
 //!   -i, --include            print the status line and headers first
 //!   -o, --output PATH        write the body to PATH, with a progress line on stderr
 //!       --origin URL         fetch as a page at URL would (CORS, Origin, Referer)
+//!   -x, --proxy URL          send every request through the HTTP proxy at URL
+//!       --env-proxy          use the proxies of http_proxy, https_proxy, no_proxy, …
 //! ```
 
 use std::io::Write;
@@ -30,10 +32,13 @@ struct Options {
     include: bool,
     output: Option<String>,
     origin: Option<String>,
+    proxy: Option<String>,
+    env_proxy: bool,
 }
 
 const USAGE: &str = "usage: fetch [-X METHOD] [-H 'Name: value']... [-d TEXT | --data-file PATH] \
-[--redirect follow|error|manual] [-m SECONDS] [-i] [-o PATH] [--origin URL] URL";
+[--redirect follow|error|manual] [-m SECONDS] [-i] [-o PATH] [--origin URL] [-x PROXY] \
+[--env-proxy] URL";
 
 fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
@@ -47,6 +52,8 @@ fn parse_args() -> Result<Options, String> {
         include: false,
         output: None,
         origin: None,
+        proxy: None,
+        env_proxy: false,
     };
     let mut url = None;
     while let Some(arg) = args.next() {
@@ -88,6 +95,8 @@ fn parse_args() -> Result<Options, String> {
             "-i" | "--include" => options.include = true,
             "-o" | "--output" => options.output = Some(value(&arg)?),
             "--origin" => options.origin = Some(value(&arg)?),
+            "-x" | "--proxy" => options.proxy = Some(value(&arg)?),
+            "--env-proxy" => options.env_proxy = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             _ if arg.starts_with('-') && arg.len() > 1 => {
                 return Err(format!("unknown option {arg}\n{USAGE}"));
@@ -107,6 +116,10 @@ async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(origin) = &options.origin {
         builder = builder.origin(origin.parse()?);
     }
+    if let Some(proxy) = &options.proxy {
+        builder = builder.proxy(whatwg_fetch::net::Proxy::all(proxy)?);
+    }
+    builder = builder.proxy_from_env(options.env_proxy);
     let client = builder.build()?;
     let mut headers = Headers::new();
     for (name, value) in &options.headers {
