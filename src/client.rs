@@ -612,6 +612,7 @@ impl ClientBuilder {
                     preflight_cache: Arc::new(CorsPreflightCache::default()),
                     cookie_store,
                     hsts,
+                    keepalive_quota: Arc::default(),
                 },
                 total_timeout: self.total_timeout,
             }),

@@ -935,3 +935,63 @@ async fn misdirected_stream_body_is_not_retried() {
     );
     assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn keepalive_bodies_in_flight_stay_within_64_kib() {
+    // `/hold` answers once released; anything else at once. Both echo the body's length.
+    let release = Arc::new(tokio::sync::Notify::new());
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (server_release, server_seen) = (Arc::clone(&release), Arc::clone(&seen));
+    let server = hyper_server(move |request: HyperRequest<Incoming>| {
+        let (release, seen) = (Arc::clone(&server_release), Arc::clone(&server_seen));
+        async move {
+            let hold = request.uri().path() == "/hold";
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if hold {
+                release.notified().await;
+            }
+            HyperResponse::new(full(body.len().to_string()))
+        }
+    })
+    .await;
+    let client = client();
+    let keepalive = |bytes: usize, keepalive: bool| RequestInit {
+        keepalive: Some(keepalive),
+        ..post(vec![b'x'; bytes])
+    };
+    let held = {
+        let (client, url) = (client.clone(), server.url("/hold"));
+        let init = keepalive(40 * 1024, true);
+        tokio::spawn(async move { client.fetch(url, init).await.unwrap().text().await.unwrap() })
+    };
+    while seen.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // 40 KiB in flight: 30 more would pass 64 KiB, and is refused before it is sent.
+    let error = client
+        .fetch(server.url("/"), keepalive(30 * 1024, true))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // A request that is not keepalive has no quota; 24 KiB still fits.
+    let mut response = client
+        .fetch(server.url("/"), keepalive(30 * 1024, false))
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "30720");
+    let mut response = client
+        .fetch(server.url("/"), keepalive(24 * 1024, true))
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "24576");
+    // Once the held fetch's response body is read, its 40 KiB are given back.
+    release.notify_one();
+    assert_eq!(held.await.unwrap(), "40960");
+    let mut response = client
+        .fetch(server.url("/"), keepalive(60 * 1024, true))
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "61440");
+}

@@ -133,6 +133,7 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     let mut preflight_params = FetchParams {
         request: preflight,
         context: fetch_params.context,
+        keepalive_reservation: None,
     };
     let response = Box::pin(http_network_or_cache_fetch(
         &mut preflight_params,
@@ -260,7 +261,23 @@ async fn http_network_or_cache_response(
     if let Some(value) = content_length_header_value {
         header_list.push(Bytes::from_static(b"Content-Length"), value);
     }
-    // Step 8.10. TODO(spec): the 64 KiB in-flight keepalive limit (needs fetch groups).
+    // Step 8.10. If contentLength is non-null and httpRequest's keepalive is true, then:
+    // let inflightKeepaliveBytes be the body lengths of the keepalive fetch records in
+    // httpRequest's client's fetch group that are not done; if the sum of contentLength and
+    // inflightKeepaliveBytes is greater than 64 kibibytes, then return a network error.
+    // (See the `keepalive` module: a fetch reserves its length once, for all its hops.)
+    if let Some(length) = content_length.filter(|_| http_request.keepalive) {
+        if fetch_params.keepalive_reservation.is_none() {
+            match fetch_params.context.keepalive_quota.reserve(length) {
+                Some(reservation) => fetch_params.keepalive_reservation = Some(reservation),
+                None => {
+                    return network_error(NetworkError::Blocked(
+                        "keepalive request bodies in flight would exceed 64 KiB".into(),
+                    ));
+                }
+            }
+        }
+    }
     // Step 8.11. If httpRequest's referrer is a URL, then append (`Referer`,
     // referrerValue) to httpRequest's header list.
     if let Referrer::Url(referrer) = &http_request.referrer {
@@ -590,6 +607,7 @@ fn revalidate(
         let mut fetch_params = FetchParams {
             request,
             context: &context,
+            keepalive_reservation: None,
         };
         let mut response = super::main_fetch(&mut fetch_params, false).await;
         if let Some(body) = response.body.take() {

@@ -15,6 +15,7 @@ pub(crate) mod hsts;
 pub(crate) mod http;
 pub mod http_cache;
 pub mod integrity;
+pub(crate) mod keepalive;
 pub(crate) mod metadata;
 pub(crate) mod mixed_content;
 pub(crate) mod redirect;
@@ -52,6 +53,8 @@ pub(crate) struct FetchContext {
     pub(crate) cookie_store: Option<Arc<crate::cookie::CookieStore>>,
     /// The known HSTS hosts; `None` disables HSTS.
     pub(crate) hsts: Option<Arc<hsts::HstsStore>>,
+    /// The keepalive quota of the client's fetch group.
+    pub(crate) keepalive_quota: Arc<keepalive::KeepaliveQuota>,
 }
 
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and
@@ -61,6 +64,9 @@ pub(crate) struct FetchParams<'a> {
     pub(crate) request: Request,
     // Not in the spec: the client's network and options.
     pub(crate) context: &'a FetchContext,
+    /// This fetch's share of the fetch group's keepalive quota, once a keepalive request
+    /// with a body went out (HTTP-network-or-cache fetch step 8.10).
+    pub(crate) keepalive_reservation: Option<keepalive::KeepaliveReservation>,
 }
 
 /// A [network error](https://fetch.spec.whatwg.org/#concept-network-error) for `cause`.
@@ -124,9 +130,19 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
         }
     }
     // Steps 15–16. (Internal priority and fetch records.)
-    let mut fetch_params = FetchParams { request, context };
+    let mut fetch_params = FetchParams {
+        request,
+        context,
+        keepalive_reservation: None,
+    };
     // Step 17. Run main fetch given fetchParams.
-    main_fetch(&mut fetch_params, false).await
+    let mut response = main_fetch(&mut fetch_params, false).await;
+    // The request's done flag is set at the end of the response body (fetch response
+    // handover's processResponseEndOfBody): a keepalive reservation lasts until then.
+    if let Some(reservation) = fetch_params.keepalive_reservation.take() {
+        keepalive::hold_until_end_of_body(&mut response, reservation);
+    }
+    response
 }
 
 /// [Populate request from client](https://fetch.spec.whatwg.org/#populate-request-from-client).
