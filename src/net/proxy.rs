@@ -12,6 +12,7 @@ use http::uri::Authority;
 use http::{HeaderValue, StatusCode};
 use percent_encoding::percent_decode_str;
 
+use crate::data_url::forgiving_base64_encode;
 use crate::error::Error;
 
 /// An HTTP proxy, and which requests it carries.
@@ -144,7 +145,8 @@ impl Proxy {
     /// Sends `Proxy-Authorization: Basic base64(username:password)` to the proxy,
     /// replacing credentials from the URL.
     pub fn basic_auth(mut self, username: &str, password: &str) -> Proxy {
-        let encoded = base64(format!("{username}:{password}").as_bytes());
+        // Base64 (RFC 4648 §4, padded): the same encoding as forgiving-base64 encode.
+        let encoded = forgiving_base64_encode(format!("{username}:{password}").as_bytes());
         // Base64 is visible ASCII, always a valid header value.
         if let Ok(mut value) = HeaderValue::try_from(format!("Basic {encoded}")) {
             value.set_sensitive(true);
@@ -448,46 +450,9 @@ fn in_network(ip: IpAddr, network: IpAddr, prefix: u8) -> bool {
     }
 }
 
-/// Standard base64 with padding (RFC 4648 §4).
-fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let symbol = |index: u32| char::from(ALPHABET[(index & 63) as usize]);
-    let mut output = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let b0 = u32::from(chunk.first().copied().unwrap_or(0));
-        let b1 = u32::from(chunk.get(1).copied().unwrap_or(0));
-        let b2 = u32::from(chunk.get(2).copied().unwrap_or(0));
-        let triple = (b0 << 16) | (b1 << 8) | b2;
-        output.push(symbol(triple >> 18));
-        output.push(symbol(triple >> 12));
-        output.push(if chunk.len() > 1 {
-            symbol(triple >> 6)
-        } else {
-            '='
-        });
-        output.push(if chunk.len() > 2 { symbol(triple) } else { '=' });
-    }
-    output
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (input, output) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(input.as_bytes()), output);
-        }
-    }
 
     #[test]
     fn userinfo_becomes_basic_authorization() {
