@@ -5,13 +5,10 @@ mod net_support;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use net_support::full;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-use rustls_pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use net_support::{TestPki, full};
 use tokio::net::TcpListener;
 use whatwg_fetch::{Client, RequestInit};
 
@@ -20,27 +17,8 @@ use whatwg_fetch::{Client, RequestInit};
 /// `max-age=60; includeSubDomains`, `/clear` with `max-age=0`; every body is the request's
 /// path.
 async fn https_server() -> (String, SocketAddr) {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let params =
-        CertificateParams::new(vec!["a.test".to_owned(), "www.a.test".to_owned()]).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, &issuer).unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![cert.der().clone()],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-        )
-        .unwrap();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let pki = TestPki::new(&["a.test", "www.a.test"]);
+    let acceptor = pki.acceptor(&[b"http/1.1"]);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -73,7 +51,7 @@ async fn https_server() -> (String, SocketAddr) {
             });
         }
     });
-    (ca_cert.pem(), addr)
+    (pki.ca_pem, addr)
 }
 
 fn client(ca_pem: &str, addr: SocketAddr, hsts: Option<bool>) -> Client {

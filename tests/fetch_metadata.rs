@@ -18,9 +18,7 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
 use hyper_util::rt::TokioIo;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-use rustls_pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
-use support::{ServerBody, full, hyper_server};
+use support::{ServerBody, TestPki, full, hyper_server};
 use tokio::net::TcpListener;
 use whatwg_fetch::{Client, HeadersInit, RequestInit, RequestMode, RequestRedirect};
 
@@ -103,41 +101,14 @@ async fn recording_routes(request: HyperRequest<Incoming>, log: Log) -> HyperRes
     builder.body(full("ok")).unwrap()
 }
 
-/// A certificate authority and a certificate it signs for the test hosts.
-struct TestPki {
-    ca_pem: String,
-    cert: rustls_pki_types::CertificateDer<'static>,
-    key: PrivateKeyDer<'static>,
-}
-
+/// A CA and a certificate it signs for the test hosts.
 fn pki() -> TestPki {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let names = ["a.test", "www.a.test", "b.test"].map(str::to_owned);
-    let params = CertificateParams::new(names.to_vec()).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, &issuer).unwrap();
-    TestPki {
-        ca_pem: ca_cert.pem(),
-        cert: cert.der().clone(),
-        key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-    }
+    TestPki::new(&["a.test", "www.a.test", "b.test"])
 }
 
 /// An HTTPS (HTTP/1.1) server on 127.0.0.1 running [`recording_routes`] into `log`.
 async fn https_server(pki: &TestPki, log: Log) -> SocketAddr {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![pki.cert.clone()], pki.key.clone_key())
-        .unwrap();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let acceptor = pki.acceptor(&[b"http/1.1"]);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {

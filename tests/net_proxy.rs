@@ -16,8 +16,6 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use net_support::*;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::{TcpListener, TcpStream};
 use whatwg_fetch::net::{HyperTransport, Proxy, ProxyRefused, SendOptions, Transport};
 use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit};
@@ -182,42 +180,15 @@ async fn origin() -> Server {
     .await
 }
 
-struct TestPki {
-    ca_pem: String,
-    cert: CertificateDer<'static>,
-    key: PrivateKeyDer<'static>,
-}
-
 /// A CA and a certificate it signs for `localhost` and 127.0.0.1.
 fn pki() -> TestPki {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let params =
-        CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, &issuer).unwrap();
-    TestPki {
-        ca_pem: ca_cert.pem(),
-        cert: cert.der().clone(),
-        key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-    }
+    TestPki::new(&["localhost", "127.0.0.1"])
 }
 
 /// A TLS server offering `alpn`, serving HTTP/2 or HTTP/1.1 as negotiated; each response
 /// body names the protocol, the target, and whether `Proxy-Authorization` reached it.
 async fn tls_server(pki: &TestPki, alpn: &[&[u8]]) -> (SocketAddr, Arc<AtomicUsize>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![pki.cert.clone()], pki.key.clone_key())
-        .unwrap();
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let acceptor = pki.acceptor(alpn);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let accepts = Arc::new(AtomicUsize::new(0));

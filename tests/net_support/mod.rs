@@ -180,3 +180,51 @@ pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
     }
     condition()
 }
+
+/// A certificate authority made for one test, and a certificate it signs.
+pub struct TestPki {
+    pub ca_pem: String,
+    pub ca_der: Vec<u8>,
+    pub cert: rustls_pki_types::CertificateDer<'static>,
+    pub key: rustls_pki_types::PrivateKeyDer<'static>,
+}
+
+impl TestPki {
+    /// A new CA and a certificate it signs for `names` (host names or IP addresses).
+    pub fn new(names: &[&str]) -> TestPki {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_key = KeyPair::generate().unwrap();
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
+        let names = names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>();
+        let params = CertificateParams::new(names).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &issuer).unwrap();
+        TestPki {
+            ca_pem: ca_cert.pem(),
+            ca_der: ca_cert.der().to_vec(),
+            cert: cert.der().clone(),
+            key: rustls_pki_types::PrivateKeyDer::Pkcs8(
+                rustls_pki_types::PrivatePkcs8KeyDer::from(key.serialize_der()),
+            ),
+        }
+    }
+
+    /// A TLS acceptor presenting the certificate and offering the `alpn` protocols.
+    pub fn acceptor(&self, alpn: &[&[u8]]) -> tokio_rustls::TlsAcceptor {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![self.cert.clone()], self.key.clone_key())
+            .unwrap();
+        config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
+}
