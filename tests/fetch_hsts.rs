@@ -3,13 +3,9 @@
 
 mod net_support;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use net_support::{TestPki, full};
-use tokio::net::TcpListener;
 use whatwg_fetch::{Client, RequestInit};
 
 /// A CA (PEM) and an HTTPS server for `a.test` and `www.a.test` on 127.0.0.1. `/sts`
@@ -18,40 +14,22 @@ use whatwg_fetch::{Client, RequestInit};
 /// path.
 async fn https_server() -> (String, SocketAddr) {
     let pki = TestPki::new(&["a.test", "www.a.test"]);
-    let acceptor = pki.acceptor(&[b"http/1.1"]);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let service = service_fn(|req: http::Request<hyper::body::Incoming>| async move {
-                    let path = req.uri().path().to_owned();
-                    let sts = match path.as_str() {
-                        "/sts" => Some("max-age=60"),
-                        "/sts-sub" => Some("max-age=60; includeSubDomains"),
-                        "/clear" => Some("max-age=0"),
-                        _ => None,
-                    };
-                    let mut response = http::Response::builder();
-                    if let Some(sts) = sts {
-                        response = response.header("strict-transport-security", sts);
-                    }
-                    Ok::<_, Infallible>(response.body(full(path)).unwrap())
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
+    let server = net_support::tls_server(pki.acceptor(&[b"http/1.1"]), |req| async move {
+        let path = req.uri().path().to_owned();
+        let sts = match path.as_str() {
+            "/sts" => Some("max-age=60"),
+            "/sts-sub" => Some("max-age=60; includeSubDomains"),
+            "/clear" => Some("max-age=0"),
+            _ => None,
+        };
+        let mut response = http::Response::builder();
+        if let Some(sts) = sts {
+            response = response.header("strict-transport-security", sts);
         }
-    });
-    (pki.ca_pem, addr)
+        response.body(full(path)).unwrap()
+    })
+    .await;
+    (pki.ca_pem, server.addr)
 }
 
 fn client(ca_pem: &str, addr: SocketAddr, hsts: Option<bool>) -> Client {

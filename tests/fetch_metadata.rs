@@ -10,16 +10,12 @@
 #[path = "net_support/mod.rs"]
 mod support;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use hyper::body::Incoming;
-use hyper::service::service_fn;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use hyper_util::rt::TokioIo;
 use support::{ServerBody, TestPki, full, hyper_server};
-use tokio::net::TcpListener;
 use whatwg_fetch::{Client, HeadersInit, RequestInit, RequestMode, RequestRedirect};
 
 /// What a server received: one request head.
@@ -108,31 +104,11 @@ fn pki() -> TestPki {
 
 /// An HTTPS (HTTP/1.1) server on 127.0.0.1 running [`recording_routes`] into `log`.
 async fn https_server(pki: &TestPki, log: Log) -> SocketAddr {
-    let acceptor = pki.acceptor(&[b"http/1.1"]);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let acceptor = acceptor.clone();
-            let log = log.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let service = service_fn(move |request| {
-                    let log = log.clone();
-                    async move { Ok::<_, Infallible>(recording_routes(request, log).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    addr
+    let server = support::tls_server(pki.acceptor(&[b"http/1.1"]), move |request| {
+        recording_routes(request, log.clone())
+    })
+    .await;
+    server.addr
 }
 
 struct Setup {

@@ -14,7 +14,7 @@ use http::StatusCode;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioIo;
 use net_support::*;
 use tokio::net::{TcpListener, TcpStream};
 use whatwg_fetch::net::{HyperTransport, Proxy, ProxyRefused, SendOptions, Transport};
@@ -188,43 +188,15 @@ fn pki() -> TestPki {
 /// A TLS server offering `alpn`, serving HTTP/2 or HTTP/1.1 as negotiated; each response
 /// body names the protocol, the target, and whether `Proxy-Authorization` reached it.
 async fn tls_server(pki: &TestPki, alpn: &[&[u8]]) -> (SocketAddr, Arc<AtomicUsize>) {
-    let acceptor = pki.acceptor(alpn);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let accepts = Arc::new(AtomicUsize::new(0));
-    let counter = accepts.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            counter.fetch_add(1, Ordering::SeqCst);
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
-                let service = service_fn(|req: http::Request<Incoming>| async move {
-                    let leaked = req
-                        .headers()
-                        .contains_key(http::header::PROXY_AUTHORIZATION);
-                    let body = format!("{:?} {} leaked={leaked}", req.version(), req.uri());
-                    Ok::<_, Infallible>(http::Response::new(full(body)))
-                });
-                if h2 {
-                    let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                        .serve_connection(TokioIo::new(tls), service)
-                        .await;
-                } else {
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(tls), service)
-                        .await;
-                }
-            });
-        }
-    });
-    (addr, accepts)
+    let server = net_support::tls_server(pki.acceptor(alpn), |req| async move {
+        let leaked = req
+            .headers()
+            .contains_key(http::header::PROXY_AUTHORIZATION);
+        let body = format!("{:?} {} leaked={leaked}", req.version(), req.uri());
+        http::Response::new(full(body))
+    })
+    .await;
+    (server.addr, server.counts.accepts)
 }
 
 fn tls_transport(pki: &TestPki) -> whatwg_fetch::net::HyperTransportBuilder {

@@ -79,31 +79,31 @@ where
     Fut: Future<Output = Response<ServerBody>> + Send + 'static,
 {
     let handler: Handler = Arc::new(move |req| Box::pin(handler(req)));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let counts = Counts::default();
-    let server_counts = counts.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            server_counts.opened();
-            let handler = handler.clone();
-            let counts = server_counts.clone();
-            tokio::spawn(async move {
-                let service = service_fn(move |req| {
-                    let handler = handler.clone();
-                    async move { Ok::<_, Infallible>(handler(req).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-                counts.closed();
-            });
+    raw_server(move |stream| {
+        let service = service(handler.clone());
+        async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
         }
-    });
-    Server { addr, counts }
+    })
+    .await
+}
+
+/// `handler` as a hyper service.
+fn service(
+    handler: Handler,
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = Response<ServerBody>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response<ServerBody>, Infallible>> + Send,
+> + Clone
++ Send {
+    service_fn(move |req| {
+        let handler = handler.clone();
+        async move { Ok::<_, Infallible>(handler(req).await) }
+    })
 }
 
 /// A raw TCP server running `script` on each accepted connection.
@@ -227,4 +227,33 @@ impl TestPki {
         config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
         tokio_rustls::TlsAcceptor::from(Arc::new(config))
     }
+}
+
+/// A TLS server on 127.0.0.1 accepting with `acceptor` and calling `handler` for each
+/// request, over HTTP/2 when ALPN picked `h2` and HTTP/1.1 otherwise.
+pub async fn tls_server<F, Fut>(acceptor: tokio_rustls::TlsAcceptor, handler: F) -> Server
+where
+    F: Fn(Request<Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Response<ServerBody>> + Send + 'static,
+{
+    let handler: Handler = Arc::new(move |req| Box::pin(handler(req)));
+    raw_server(move |tcp| {
+        let (acceptor, service) = (acceptor.clone(), service(handler.clone()));
+        async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            if tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice()) {
+                let _ =
+                    hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                        .serve_connection(TokioIo::new(tls), service)
+                        .await;
+            } else {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            }
+        }
+    })
+    .await
 }
