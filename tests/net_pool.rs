@@ -329,3 +329,23 @@ async fn a_new_connection_request_never_reuses_a_pooled_one() {
     assert_eq!(read_all(response.into_body()).await.unwrap(), "ok");
     assert_eq!(server.counts.accepts(), accepts + 1);
 }
+
+#[tokio::test]
+async fn a_new_connection_request_under_the_cap_leaves_idle_connections_alone() {
+    let server = hyper_server(|_req| async { http::Response::new(full("ok")) }).await;
+    let transport = HyperTransport::builder().build().unwrap();
+    let url = server.url("/");
+    get_text(&transport, &url).await;
+    let fresh = SendOptions::new().with_new_connection(true);
+    let response = transport.send(get(&url), fresh).await.unwrap();
+    read_all(response.into_body()).await.unwrap();
+    assert_eq!(server.counts.accepts(), 2);
+    // Both connections are idle and open: the next two requests reuse them.
+    let (a, b) = tokio::join!(
+        transport.send(get(&url), SendOptions::new()),
+        transport.send(get(&url), SendOptions::new())
+    );
+    read_all(a.unwrap().into_body()).await.unwrap();
+    read_all(b.unwrap().into_body()).await.unwrap();
+    assert_eq!(server.counts.accepts(), 2, "no connection was lost");
+}

@@ -221,7 +221,10 @@ impl Pool {
                 let take_idle =
                     !new_connection || origin.total >= self.shared.config.max_per_origin;
                 let mut found = None;
-                while let Some(idle) = origin.idle.pop_back().filter(|_| take_idle) {
+                while take_idle {
+                    let Some(idle) = origin.idle.pop_back() else {
+                        break;
+                    };
                     if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
                         evicted.push(self.shared.evict(key, origin, idle));
                         continue;
