@@ -221,16 +221,15 @@ impl Pool {
                 let take_idle =
                     !new_connection || origin.total >= self.shared.config.max_per_origin;
                 let mut found = None;
-                while take_idle {
-                    let Some(idle) = origin.idle.pop_back() else {
+                if take_idle {
+                    while let Some(idle) = origin.idle.pop_back() {
+                        if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
+                            evicted.push(self.shared.evict(key, origin, idle));
+                            continue;
+                        }
+                        found = Some(idle.tx);
                         break;
-                    };
-                    if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
-                        evicted.push(self.shared.evict(key, origin, idle));
-                        continue;
                     }
-                    found = Some(idle.tx);
-                    break;
                 }
                 if let Some(tx) = found {
                     let slot = self.shared.slot(key);
