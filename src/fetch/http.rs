@@ -430,9 +430,10 @@ async fn http_network_or_cache_response(
             // stale-while-revalidate response, and httpRequest's client is non-null, then:
             // (The revalidation runs on the current Tokio runtime; without one, the stale
             // response is validated first, as below.)
-            let runtime = tokio::runtime::Handle::try_current().ok().filter(|_| {
-                http_request.cache_mode == RequestCache::Default && stored.stale_while_revalidate
-            });
+            let runtime = (http_request.cache_mode == RequestCache::Default
+                && stored.stale_while_revalidate)
+                .then(tokio::runtime::Handle::try_current)
+                .and_then(Result::ok);
             if let Some(runtime) = runtime {
                 // Step 8.25.2.1.1. Set response to storedResponse.
                 // Step 8.25.2.1.2. Set response's cache state to "local".
@@ -610,8 +611,9 @@ fn revalidate(
             keepalive_reservation: None,
         };
         let mut response = super::main_fetch(&mut fetch_params, false).await;
-        if let Some(body) = response.body.take() {
-            let _ = body.bytes().await;
+        // Read to the end without keeping the bytes: the cache keeps its own copy.
+        if let Some(mut body) = response.body.take() {
+            while let Some(Ok(_)) = futures_util::StreamExt::next(&mut body).await {}
         }
     })
 }
