@@ -144,6 +144,7 @@ pub mod error;
 pub mod fetch;
 pub mod form_data;
 pub mod headers;
+mod infra;
 pub mod interop;
 pub mod mime;
 pub mod net;

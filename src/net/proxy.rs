@@ -12,8 +12,8 @@ use http::uri::Authority;
 use http::{HeaderValue, StatusCode};
 use percent_encoding::percent_decode_str;
 
-use crate::data_url::forgiving_base64_encode;
 use crate::error::Error;
+use crate::infra::forgiving_base64_encode;
 
 /// An HTTP proxy, and which requests it carries.
 ///
