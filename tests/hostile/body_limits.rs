@@ -1,0 +1,1 @@
+//! Caps on the decoded bytes a response body may deliver.

@@ -1,0 +1,1 @@
+//! Stacked and oversized content codings.

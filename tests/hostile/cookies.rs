@@ -1,0 +1,1 @@
+//! Servers that flood the cookie store.

@@ -1,0 +1,1 @@
+//! Request framing headers set by the caller.

@@ -1,0 +1,1 @@
+//! Cases that already held: oversized heads, smuggling, injection, redirect loops, leaks.

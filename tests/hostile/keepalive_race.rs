@@ -1,0 +1,1 @@
+//! The keep-alive race: a reused connection closed under a request.

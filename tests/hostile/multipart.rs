@@ -1,0 +1,1 @@
+//! multipart/form-data responses with a preamble and an epilogue.

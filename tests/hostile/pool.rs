@@ -1,0 +1,1 @@
+//! Connection reuse under steady load.

@@ -1,0 +1,1 @@
+//! Peers that accept and never answer.
