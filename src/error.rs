@@ -146,6 +146,15 @@ pub enum NetworkError {
         /// The most allowed.
         max: usize,
     },
+    /// A response body larger than a limit on what it may deliver: see
+    /// [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size),
+    /// [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size)
+    /// and [`Response::set_max_body_size`](crate::Response::set_max_body_size).
+    #[error("response body larger than {limit} bytes")]
+    BodyTooLarge {
+        /// The limit in bytes that the body would have passed.
+        limit: u64,
+    },
     /// A response body shorter or longer than its `Content-Length`.
     #[error("response body length does not match Content-Length")]
     LengthMismatch,
