@@ -695,6 +695,12 @@ async fn http_network_fetch(
         Ok(http_request) => http_request,
         Err(error) => return Response::network_error(error),
     };
+    // The network layer decodes the body per its `Content-Encoding`, as steps 10–17's
+    // handle content codings says: a body with a coding it does not know is left as
+    // sent.
+    // DEVIATION: a response naming more than `net::MAX_CONTENT_CODINGS` (5) codings,
+    // `identity` aside, is a network error (`TooManyContentCodings`), as in curl and
+    // undici, where the spec would decode any number.
     let options = SendOptions::new()
         .with_decode_content(true)
         .with_new_connection(force_new_connection);
