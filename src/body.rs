@@ -66,27 +66,46 @@ pub struct Body {
     // Not in the spec: caps on the bytes the body may deliver (set on bodies from the
     // network), and the bytes delivered so far.
     limit: SizeLimit,
-    delivered: u64,
 }
 
 /// Caps on the bytes a body may deliver: what
 /// [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size),
 /// [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size)
-/// and [`Response::set_max_body_size`](crate::Response::set_max_body_size) set. A body
-/// carries none unless it came from the network.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SizeLimit {
+/// and [`Response::set_max_body_size`](crate::Response::set_max_body_size) set, and the
+/// bytes delivered so far. A body carries no cap unless it came from the network.
+///
+/// `u64::MAX` stands for "none" (no body can pass it), which keeps this small in every
+/// [`Body`], moved with it wherever it goes.
+#[derive(Clone, Copy, Debug)]
+struct SizeLimit {
     /// At most this many bytes, however the body is read.
-    max: Option<u64>,
+    max: u64,
     /// At most this many bytes when the body is read whole (`bytes`, `text`, `json`, ...).
-    max_buffered: Option<u64>,
+    max_buffered: u64,
     /// The number of bytes the body says it will deliver, when known before reading it
     /// (a `Content-Length` without content codings): a read that a cap forbids fails at
     /// once, without reading.
-    declared: Option<u64>,
+    declared: u64,
+    /// The bytes delivered so far.
+    delivered: u64,
     /// Whether [`Response::set_max_body_size`](crate::Response::set_max_body_size) set
     /// `max`, replacing both of the client's limits.
     per_response: bool,
+}
+
+/// No cap, or no declared size.
+const NONE: u64 = u64::MAX;
+
+impl Default for SizeLimit {
+    fn default() -> SizeLimit {
+        SizeLimit {
+            max: NONE,
+            max_buffered: NONE,
+            declared: NONE,
+            delivered: 0,
+            per_response: false,
+        }
+    }
 }
 
 /// The cap one read is held to, and the option that set it (for the error message).
@@ -100,25 +119,14 @@ impl SizeLimit {
     /// The cap on a read, `buffered` (the whole body at once) or not: the smaller of the
     /// limits that apply.
     fn cap(&self, buffered: bool) -> Option<Cap> {
-        if self.per_response {
-            return self.max.map(|limit| Cap {
-                limit,
-                option: "the limit set with Response::set_max_body_size",
-            });
-        }
-        let max = self.max.map(|limit| Cap {
-            limit,
-            option: "max_response_body_size",
-        });
-        let max_buffered = self.max_buffered.filter(|_| buffered).map(|limit| Cap {
-            limit,
-            option: "max_buffered_body_size",
-        });
-        match (max, max_buffered) {
-            (Some(max), Some(buffered)) if buffered.limit < max.limit => Some(buffered),
-            (Some(max), _) => Some(max),
-            (None, buffered) => buffered,
-        }
+        let (limit, option) = if self.per_response {
+            (self.max, "the limit set with Response::set_max_body_size")
+        } else if buffered && self.max_buffered < self.max {
+            (self.max_buffered, "max_buffered_body_size")
+        } else {
+            (self.max, "max_response_body_size")
+        };
+        (limit != NONE).then_some(Cap { limit, option })
     }
 }
 
@@ -157,7 +165,6 @@ impl Body {
             length: Some(0),
             disturbed: false,
             limit: SizeLimit::default(),
-            delivered: 0,
         }
     }
 
@@ -175,7 +182,6 @@ impl Body {
             },
             disturbed: false,
             limit: SizeLimit::default(),
-            delivered: 0,
         }
     }
 
@@ -196,7 +202,6 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
-            delivered: 0,
         }
     }
 
@@ -209,7 +214,6 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
-            delivered: 0,
         }
     }
 
@@ -221,7 +225,6 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
-            delivered: 0,
         }
     }
 
@@ -240,16 +243,16 @@ impl Body {
     /// and at `max_buffered` when it is read whole; `None` is no cap. Past a cap the body
     /// errors with a `TypeError` whose cause is [`NetworkError::BodyTooLarge`].
     pub(crate) fn limit_size(&mut self, max: Option<u64>, max_buffered: Option<u64>) {
-        self.limit.max = max;
-        self.limit.max_buffered = max_buffered;
+        self.limit.max = max.unwrap_or(NONE);
+        self.limit.max_buffered = max_buffered.unwrap_or(NONE);
         self.limit.per_response = false;
     }
 
     /// Not in the spec: caps the bytes this body may deliver at `max` however it is read,
     /// replacing the caps of [`Body::limit_size`]; `None` lifts them.
     pub(crate) fn set_max_size(&mut self, max: Option<u64>) {
-        self.limit.max = max;
-        self.limit.max_buffered = None;
+        self.limit.max = max.unwrap_or(NONE);
+        self.limit.max_buffered = NONE;
         self.limit.per_response = true;
     }
 
@@ -257,7 +260,7 @@ impl Body {
     /// reading (a `Content-Length` without content codings): a read that a cap forbids
     /// then fails before reading anything.
     pub(crate) fn set_declared_size(&mut self, declared: Option<u64>) {
-        self.limit.declared = declared;
+        self.limit.declared = declared.unwrap_or(NONE);
     }
 
     /// A body that reads this one through `adapter`, a stream that watches its chunks
@@ -269,11 +272,9 @@ impl Body {
     {
         let length = self.length;
         let limit = std::mem::take(&mut self.limit);
-        let delivered = self.delivered;
         let mut body = Body::from_stream(adapter(self));
         body.length = length;
         body.limit = limit;
-        body.delivered = delivered;
         body
     }
 
@@ -314,7 +315,6 @@ impl Body {
             length: self.length,
             disturbed: false,
             limit: self.limit,
-            delivered: self.delivered,
         })
     }
 
@@ -335,7 +335,6 @@ impl Body {
             length: self.length,
             disturbed: false,
             limit: self.limit,
-            delivered: self.delivered,
         }
     }
 
@@ -351,7 +350,9 @@ impl Body {
             Inner::Empty => return Ok(Bytes::new()),
             Inner::Bytes(bytes) => {
                 return match cap {
-                    Some(cap) if self.delivered.saturating_add(bytes.len() as u64) > cap.limit => {
+                    Some(cap)
+                        if self.limit.delivered.saturating_add(bytes.len() as u64) > cap.limit =>
+                    {
                         Err(cap.error())
                     }
                     _ => Ok(bytes),
@@ -408,11 +409,9 @@ impl Body {
     ) -> Poll<Option<Result<Bytes>>> {
         self.disturbed = true;
         if let Some(cap) = cap {
-            if self.delivered == 0
-                && self
-                    .limit
-                    .declared
-                    .is_some_and(|declared| declared > cap.limit)
+            if self.limit.delivered == 0
+                && self.limit.declared != NONE
+                && self.limit.declared > cap.limit
                 && !matches!(self.stream, Inner::Empty | Inner::Errored(_))
             {
                 return self.too_large(cap);
@@ -447,11 +446,11 @@ impl Body {
                 Poll::Pending
             }
             Poll::Ready(Some(Ok(chunk))) => {
-                let delivered = self.delivered.saturating_add(chunk.len() as u64);
+                let delivered = self.limit.delivered.saturating_add(chunk.len() as u64);
                 match cap {
                     Some(cap) if delivered > cap.limit => self.too_large(cap),
                     _ => {
-                        self.delivered = delivered;
+                        self.limit.delivered = delivered;
                         Poll::Ready(Some(Ok(chunk)))
                     }
                 }
