@@ -700,7 +700,8 @@ async fn http_network_fetch(
     // sent.
     // DEVIATION: a response naming more than `net::MAX_CONTENT_CODINGS` (5) codings,
     // `identity` aside, is a network error (`TooManyContentCodings`), as in curl and
-    // undici, where the spec would decode any number.
+    // undici, where the spec would decode any number
+    // (<https://github.com/whatwg/fetch/issues/1933> proposes a limit).
     let options = SendOptions::new()
         .with_decode_content(true)
         .with_new_connection(force_new_connection);

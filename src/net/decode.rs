@@ -35,11 +35,12 @@
 //! and a pass over every byte, so a response naming thousands of codings in a few
 //! kilobytes of header would cost the client far more than it costs the server. curl
 //! caps the chain at 5 since CVE-2022-32206 ("HTTP compression denial of service"), and
-//! undici rejects more than 5 as well; this crate does the same. No real server stacks
-//! more than two codings. More than [`MAX_CONTENT_CODINGS`] is a network error,
-//! [`NetworkError::TooManyContentCodings`], found while reading the header and before any
-//! decoder or buffer is made: counting the codings of a header of any length allocates
-//! nothing.
+//! undici rejects more than 5 as well; this crate does the same (the Fetch Standard sets
+//! no limit yet: [whatwg/fetch#1933](https://github.com/whatwg/fetch/issues/1933)).
+//! Servers rarely stack more than two codings. More than [`MAX_CONTENT_CODINGS`] is a
+//! network error, [`NetworkError::TooManyContentCodings`], found while reading the header
+//! and before any decoder or buffer is made: counting the codings of a header of any
+//! length allocates nothing.
 //!
 //! `identity` does not count: it means "no coding", is skipped before the pipeline is
 //! built and costs nothing to undo, so a response that names it (however often, within
