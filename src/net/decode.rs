@@ -65,7 +65,17 @@ use super::body::ResponseBody;
 use crate::error::NetworkError;
 
 /// The most content codings a response may stack (`identity` aside): 5, as curl and
-/// undici allow. See the [module documentation](self) for why.
+/// undici allow.
+///
+/// Every coding costs a decoder (Brotli's and zstd's keep windows of up to 16 and 8 MiB)
+/// and a pass over every byte, so a response naming thousands of codings in a few
+/// kilobytes of header would cost the client far more than the server. curl caps the
+/// chain at 5 since CVE-2022-32206, and undici rejects more than 5; the Fetch Standard
+/// sets no limit yet ([whatwg/fetch#1933](https://github.com/whatwg/fetch/issues/1933)).
+/// More is [`NetworkError::TooManyContentCodings`], found by counting the header's
+/// codings before any decoder is made. `identity` is not counted: it is no coding and is
+/// skipped, so it costs nothing to undo. A list with a coding this crate does not know
+/// leaves the body as sent, however long the list.
 pub const MAX_CONTENT_CODINGS: usize = 5;
 
 /// A content coding this crate can undo.
@@ -199,8 +209,11 @@ impl Chain {
 /// Decoding is lazy and streaming: nothing is read until the result is polled. An empty
 /// body stays empty whatever its codings (as for a `HEAD` or `304` response). A corrupt
 /// or truncated coding ends the body with [`NetworkError::Decode`]; an error of `body`
-/// itself comes through unchanged. `identity` is skipped. See the
-/// [module documentation](self) for how.
+/// itself comes through unchanged. `identity` is skipped.
+///
+/// The codings become one flat pipeline of decoders with a buffer between each two,
+/// driven by a loop: nothing recurses, and the body is read only as the result is
+/// polled, at most 16 KiB of output at a time.
 ///
 /// # Errors
 ///
