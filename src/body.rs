@@ -6,6 +6,13 @@
 //! is pulled, never pushed: bytes are produced only when the reader polls, so a slow reader
 //! holds back a fast producer. It implements [`futures_core::Stream`] and
 //! [`http_body::Body`].
+//!
+//! Not in the spec: a body from the network carries caps on the bytes it may deliver,
+//! one for every way of reading it and one for reading it whole (see
+//! [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size)
+//! and [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size));
+//! they are counted here, a comparison per chunk, so that they hold however the body is
+//! read. Other bodies carry none.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -19,7 +26,7 @@ use futures_util::StreamExt;
 use sync_wrapper::SyncWrapper;
 
 use crate::blob::Blob;
-use crate::error::{BoxError, Error, Result};
+use crate::error::{BoxError, Error, NetworkError, Result};
 use crate::form_data::{self, FormData};
 use crate::mime::MimeType;
 
@@ -56,6 +63,82 @@ pub struct Body {
     length: Option<u64>,
     // Not in the spec: the ReadableStream's "disturbed" flag.
     disturbed: bool,
+    // Not in the spec: caps on the bytes the body may deliver (set on bodies from the
+    // network), and the bytes delivered so far.
+    limit: SizeLimit,
+}
+
+/// Caps on the bytes a body may deliver: what
+/// [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size),
+/// [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size)
+/// and [`Response::set_max_body_size`](crate::Response::set_max_body_size) set, and the
+/// bytes delivered so far. A body carries no cap unless it came from the network.
+///
+/// `u64::MAX` stands for "none" (no body can pass it), which keeps this small in every
+/// [`Body`], moved with it wherever it goes.
+#[derive(Clone, Copy, Debug)]
+struct SizeLimit {
+    /// At most this many bytes, however the body is read.
+    max: u64,
+    /// At most this many bytes when the body is read whole (`bytes`, `text`, `json`, ...).
+    max_buffered: u64,
+    /// The number of bytes the body says it will deliver, when known before reading it
+    /// (a `Content-Length` without content codings): a read that a cap forbids fails at
+    /// once, without reading.
+    declared: u64,
+    /// The bytes delivered so far.
+    delivered: u64,
+    /// Whether [`Response::set_max_body_size`](crate::Response::set_max_body_size) set
+    /// `max`, replacing both of the client's limits.
+    per_response: bool,
+}
+
+/// No cap, or no declared size.
+const NONE: u64 = u64::MAX;
+
+impl Default for SizeLimit {
+    fn default() -> SizeLimit {
+        SizeLimit {
+            max: NONE,
+            max_buffered: NONE,
+            declared: NONE,
+            delivered: 0,
+            per_response: false,
+        }
+    }
+}
+
+/// The cap one read is held to, and the option that set it (for the error message).
+#[derive(Clone, Copy, Debug)]
+struct Cap {
+    limit: u64,
+    option: &'static str,
+}
+
+impl SizeLimit {
+    /// The cap on a read, `buffered` (the whole body at once) or not: the smaller of the
+    /// limits that apply.
+    fn cap(&self, buffered: bool) -> Option<Cap> {
+        let (limit, option) = if self.per_response {
+            (self.max, "the limit set with Response::set_max_body_size")
+        } else if buffered && self.max_buffered < self.max {
+            (self.max_buffered, "max_buffered_body_size")
+        } else {
+            (self.max, "max_response_body_size")
+        };
+        (limit != NONE).then_some(Cap { limit, option })
+    }
+}
+
+impl Cap {
+    /// The error of a body that would deliver more than this cap allows.
+    fn error(self) -> Error {
+        Error::type_error(format!(
+            "response body is larger than {} bytes ({})",
+            self.limit, self.option
+        ))
+        .with_source(NetworkError::BodyTooLarge { limit: self.limit })
+    }
 }
 
 enum Inner {
@@ -81,6 +164,7 @@ impl Body {
             source: Some(Bytes::new()),
             length: Some(0),
             disturbed: false,
+            limit: SizeLimit::default(),
         }
     }
 
@@ -97,6 +181,7 @@ impl Body {
                 Inner::Bytes(bytes)
             },
             disturbed: false,
+            limit: SizeLimit::default(),
         }
     }
 
@@ -116,6 +201,7 @@ impl Body {
             source: None,
             length: None,
             disturbed: false,
+            limit: SizeLimit::default(),
         }
     }
 
@@ -127,6 +213,7 @@ impl Body {
             source: None,
             length: None,
             disturbed: false,
+            limit: SizeLimit::default(),
         }
     }
 
@@ -137,6 +224,7 @@ impl Body {
             source: None,
             length: None,
             disturbed: false,
+            limit: SizeLimit::default(),
         }
     }
 
@@ -149,6 +237,45 @@ impl Body {
     /// Sets the body's length: a network layer that knows the `Content-Length` says so.
     pub fn set_length(&mut self, length: Option<u64>) {
         self.length = length;
+    }
+
+    /// Not in the spec: caps the bytes this body may deliver at `max` however it is read,
+    /// and at `max_buffered` when it is read whole; `None` is no cap. Past a cap the body
+    /// errors with a `TypeError` whose cause is [`NetworkError::BodyTooLarge`].
+    pub(crate) fn limit_size(&mut self, max: Option<u64>, max_buffered: Option<u64>) {
+        self.limit.max = max.unwrap_or(NONE);
+        self.limit.max_buffered = max_buffered.unwrap_or(NONE);
+        self.limit.per_response = false;
+    }
+
+    /// Not in the spec: caps the bytes this body may deliver at `max` however it is read,
+    /// replacing the caps of [`Body::limit_size`]; `None` lifts them.
+    pub(crate) fn set_max_size(&mut self, max: Option<u64>) {
+        self.limit.max = max.unwrap_or(NONE);
+        self.limit.max_buffered = NONE;
+        self.limit.per_response = true;
+    }
+
+    /// Not in the spec: the number of bytes the body will deliver, when it is known before
+    /// reading (a `Content-Length` without content codings): a read that a cap forbids
+    /// then fails before reading anything.
+    pub(crate) fn set_declared_size(&mut self, declared: Option<u64>) {
+        self.limit.declared = declared.unwrap_or(NONE);
+    }
+
+    /// A body that reads this one through `adapter`, a stream that watches its chunks
+    /// (for an abort signal, a cache, a keepalive quota) without changing them; the new
+    /// body keeps this one's length and size limits, which this one gives up.
+    pub(crate) fn wrap<S>(mut self, adapter: impl FnOnce(Body) -> S) -> Body
+    where
+        S: Stream<Item = Result<Bytes>> + Send + 'static,
+    {
+        let length = self.length;
+        let limit = std::mem::take(&mut self.limit);
+        let mut body = Body::from_stream(adapter(self));
+        body.length = length;
+        body.limit = limit;
+        body
     }
 
     /// The body's [source](https://fetch.spec.whatwg.org/#concept-body-source) as bytes:
@@ -187,6 +314,7 @@ impl Body {
             source: self.source.clone(),
             length: self.length,
             disturbed: false,
+            limit: self.limit,
         })
     }
 
@@ -206,6 +334,7 @@ impl Body {
             source: self.source.clone(),
             length: self.length,
             disturbed: false,
+            limit: self.limit,
         }
     }
 
@@ -216,15 +345,25 @@ impl Body {
     /// The error the stream ended with.
     pub async fn bytes(mut self) -> Result<Bytes> {
         self.disturbed = true;
+        let cap = self.limit.cap(true);
         match std::mem::replace(&mut self.stream, Inner::Empty) {
             Inner::Empty => return Ok(Bytes::new()),
-            Inner::Bytes(bytes) => return Ok(bytes),
+            Inner::Bytes(bytes) => {
+                return match cap {
+                    Some(cap)
+                        if self.limit.delivered.saturating_add(bytes.len() as u64) > cap.limit =>
+                    {
+                        Err(cap.error())
+                    }
+                    _ => Ok(bytes),
+                };
+            }
             Inner::Errored(error) => return Err(error),
             stream => self.stream = stream,
         }
         let mut first: Option<Bytes> = None;
         let mut buffer: Option<BytesMut> = None;
-        while let Some(chunk) = std::future::poll_fn(|cx| self.poll_chunk(cx)).await {
+        while let Some(chunk) = std::future::poll_fn(|cx| self.poll_chunk(cx, cap)).await {
             let chunk = chunk?;
             if let Some(buffer) = buffer.as_mut() {
                 buffer.extend_from_slice(&chunk);
@@ -261,14 +400,29 @@ impl Body {
         parse_json_from_bytes(&self.bytes().await?)
     }
 
-    fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes>>> {
+    /// The next chunk, held to `cap`: a chunk that would take the bytes delivered past it
+    /// errors the body instead (and so does a declared size past it, before reading).
+    fn poll_chunk(
+        &mut self,
+        cx: &mut Context<'_>,
+        cap: Option<Cap>,
+    ) -> Poll<Option<Result<Bytes>>> {
         self.disturbed = true;
+        if let Some(cap) = cap {
+            if self.limit.delivered == 0
+                && self.limit.declared != NONE
+                && self.limit.declared > cap.limit
+                && !matches!(self.stream, Inner::Empty | Inner::Errored(_))
+            {
+                return self.too_large(cap);
+            }
+        }
         let polled = match &mut self.stream {
             Inner::Empty => return Poll::Ready(None),
             Inner::Bytes(bytes) => {
                 let bytes = std::mem::take(bytes);
                 self.stream = Inner::Empty;
-                return Poll::Ready(Some(Ok(bytes)));
+                Poll::Ready(Some(Ok(bytes)))
             }
             Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
             Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
@@ -291,8 +445,25 @@ impl Body {
                 cx.waker().wake_by_ref();
                 Poll::Pending
             }
-            other => other,
+            Poll::Ready(Some(Ok(chunk))) => {
+                let delivered = self.limit.delivered.saturating_add(chunk.len() as u64);
+                match cap {
+                    Some(cap) if delivered > cap.limit => self.too_large(cap),
+                    _ => {
+                        self.limit.delivered = delivered;
+                        Poll::Ready(Some(Ok(chunk)))
+                    }
+                }
+            }
+            Poll::Pending => Poll::Pending,
         }
+    }
+
+    /// Errors the body for passing `cap`; the stream is dropped (closing its connection).
+    fn too_large(&mut self, cap: Cap) -> Poll<Option<Result<Bytes>>> {
+        let error = cap.error();
+        self.stream = Inner::Errored(error.clone());
+        Poll::Ready(Some(Err(error)))
     }
 }
 
@@ -323,7 +494,9 @@ impl Stream for Body {
     type Item = Result<Bytes>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.get_mut().poll_chunk(cx)
+        let this = self.get_mut();
+        let cap = this.limit.cap(false);
+        this.poll_chunk(cx, cap)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -343,8 +516,9 @@ impl http_body::Body for Body {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>>>> {
-        self.get_mut()
-            .poll_chunk(cx)
+        let this = self.get_mut();
+        let cap = this.limit.cap(false);
+        this.poll_chunk(cx, cap)
             .map(|chunk| chunk.map(|chunk| chunk.map(http_body::Frame::data)))
     }
 
@@ -986,6 +1160,88 @@ mod tests {
             package_form_data(b"a=b", Some(&text)).unwrap_err().kind(),
             crate::ErrorKind::TypeError
         );
+    }
+
+    fn too_large(error: &Error) -> Option<u64> {
+        match error.network_error() {
+            Some(crate::NetworkError::BodyTooLarge { limit }) => Some(*limit),
+            _ => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_without_limits_delivers_everything() {
+        assert_eq!(chunks(&["abc", "def"]).bytes().await.unwrap(), "abcdef");
+    }
+
+    #[tokio::test]
+    async fn a_chunk_past_the_cap_errors_the_body_and_it_stays_errored() {
+        let mut body = chunks(&["abc", "def", "g"]);
+        body.limit_size(Some(5), None);
+        assert_eq!(body.next().await.unwrap().unwrap(), "abc");
+        let error = body.next().await.unwrap().unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(too_large(&error), Some(5));
+        let again = body.next().await.unwrap().unwrap_err();
+        assert!(error.same(&again));
+    }
+
+    #[tokio::test]
+    async fn the_buffered_cap_holds_only_whole_reads() {
+        let mut streamed = chunks(&["abc", "def"]);
+        streamed.limit_size(None, Some(4));
+        let mut total = 0;
+        while let Some(chunk) = streamed.next().await {
+            total += chunk.unwrap().len();
+        }
+        assert_eq!(total, 6);
+        let mut whole = chunks(&["abc", "def"]);
+        whole.limit_size(None, Some(4));
+        assert_eq!(too_large(&whole.bytes().await.unwrap_err()), Some(4));
+        // The smaller cap applies to a whole read; exactly at it is fine.
+        let mut whole = chunks(&["abc", "def"]);
+        whole.limit_size(Some(6), Some(100));
+        assert_eq!(whole.bytes().await.unwrap(), "abcdef");
+        let mut bytes = Body::from("abcdef");
+        bytes.limit_size(Some(5), None);
+        assert_eq!(too_large(&bytes.bytes().await.unwrap_err()), Some(5));
+    }
+
+    #[tokio::test]
+    async fn a_declared_size_past_the_cap_fails_before_polling() {
+        let polled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = polled.clone();
+        let mut body = Body::from_stream(futures_util::stream::poll_fn(move |_| {
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            Poll::Ready(Some(Ok::<_, Error>(Bytes::from_static(b"x"))))
+        }));
+        body.set_declared_size(Some(10));
+        body.limit_size(None, Some(9));
+        assert_eq!(too_large(&body.bytes().await.unwrap_err()), Some(9));
+        assert!(!polled.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn a_per_body_limit_replaces_both_caps() {
+        let mut body = chunks(&["abc", "def"]);
+        body.limit_size(Some(1), Some(1));
+        body.set_max_size(None);
+        assert_eq!(body.bytes().await.unwrap(), "abcdef");
+        let mut body = chunks(&["abc", "def"]);
+        body.limit_size(None, None);
+        body.set_max_size(Some(4));
+        assert_eq!(too_large(&body.bytes().await.unwrap_err()), Some(4));
+    }
+
+    #[tokio::test]
+    async fn limits_follow_a_taken_wrapped_or_cloned_body() {
+        let mut body = chunks(&["abc", "def"]);
+        body.limit_size(None, Some(4));
+        let mut taken = body.take_stream().unwrap();
+        let clone = taken.clone_body();
+        assert_eq!(too_large(&clone.bytes().await.unwrap_err()), Some(4));
+        let wrapped = taken.wrap(|inner| inner);
+        assert_eq!(too_large(&wrapped.bytes().await.unwrap_err()), Some(4));
     }
 
     #[test]

@@ -27,6 +27,9 @@ use crate::response::Response;
 /// The `User-Agent` sent when a request has none: this crate's name and version.
 pub const DEFAULT_USER_AGENT: &str = concat!("whatwg-fetch/", env!("CARGO_PKG_VERSION"));
 
+/// The default of [`ClientBuilder::max_buffered_body_size`]: 256 MiB.
+pub const DEFAULT_MAX_BUFFERED_BODY_SIZE: u64 = 256 << 20;
+
 /// Runs [`fetch()`](https://fetch.spec.whatwg.org/#fetch-method) on a shared, lazily built
 /// default [`Client`]: server-side environment, pooled connections, default options.
 ///
@@ -195,15 +198,12 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn abortable(mut response: Response, signal: AbortSignal, deadline: Option<Instant>) -> Response {
     let slot = response.body_slot_mut();
     if let Some(body) = slot.take() {
-        let length = body.length();
-        let mut wrapped = Body::from_stream(AbortableBody {
+        *slot = Some(body.wrap(|body| AbortableBody {
             body,
             aborted: signal.aborted_future(),
             deadline: deadline.map(|deadline| Box::pin(tokio::time::sleep_until(deadline))),
             done: false,
-        });
-        wrapped.set_length(length);
-        *slot = Some(wrapped);
+        }));
     }
     response
 }
@@ -269,6 +269,7 @@ pub struct ClientBuilder {
     user_agent: Bytes,
     accept_language: Option<Bytes>,
     total_timeout: Option<Duration>,
+    body_limits: crate::fetch::BodyLimits,
     allow_file_urls: bool,
     pem_roots: Vec<Vec<u8>>,
     proxy_from_env: bool,
@@ -295,6 +296,7 @@ impl Default for ClientBuilder {
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
             accept_language: Some(Bytes::from_static(b"*")),
             total_timeout: None,
+            body_limits: crate::fetch::BodyLimits::default(),
             allow_file_urls: false,
             pem_roots: Vec::new(),
             proxy_from_env: false,
@@ -378,6 +380,83 @@ impl ClientBuilder {
     /// Default is no limit.
     pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
         self.total_timeout = Some(timeout);
+        self
+    }
+
+    /// The most bytes a response body from the network may deliver, however it is read:
+    /// as a stream ([`Response::body`], [`http_body::Body`]) or whole
+    /// ([`bytes`](Response::bytes), [`text`](Response::text), [`json`](Response::json_body),
+    /// [`blob`](Response::blob), [`form_data`](Response::form_data)). The bytes counted are
+    /// the decoded ones, after content codings are undone, so a small compressed body that
+    /// expands without end is stopped too. The body delivers chunks while they keep it
+    /// within the limit; the chunk that would pass it errors the body instead, with a
+    /// `TypeError` whose [`network_error`](Error::network_error) is
+    /// [`NetworkError::BodyTooLarge`]. A response whose `Content-Length` (without content
+    /// codings) is over the limit fails at its first read, before a byte is read. A body
+    /// of exactly the limit is read whole.
+    ///
+    /// Only bodies from the network (or from the HTTP cache) are limited: not a
+    /// [`Response::new`] body, nor `data:`, `blob:` or `file:` URLs. One response can
+    /// change its limit with [`Response::set_max_body_size`] before its body is read.
+    ///
+    /// Default is `None`: no limit, as in reqwest, undici (whose `maxResponseSize` is
+    /// opt-in), Deno and browsers. Reads of the whole body are still held to
+    /// [`max_buffered_body_size`](Self::max_buffered_body_size).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 1024]).await;
+    /// #     let body = "x".repeat(2000);
+    /// #     let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n", body.len());
+    /// #     let _ = stream.write_all(head.as_bytes()).await;
+    /// #     let _ = stream.write_all(body.as_bytes()).await;
+    /// # });
+    /// use whatwg_fetch::{Client, NetworkError, RequestInit};
+    ///
+    /// let client = Client::builder().max_response_body_size(Some(1024)).build()?;
+    /// let mut response = client.fetch(url.as_str(), RequestInit::default()).await?;
+    /// let error = response.text().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::BodyTooLarge { limit: 1024 })));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn max_response_body_size(mut self, max: Option<u64>) -> ClientBuilder {
+        self.body_limits.max_response = max;
+        self
+    }
+
+    /// The most bytes a response body from the network may deliver when it is read whole,
+    /// into memory: by [`bytes`](Response::bytes), [`text`](Response::text),
+    /// [`json`](Response::json_body), [`blob`](Response::blob) or
+    /// [`form_data`](Response::form_data) (and by a request's `integrity` check). Past it
+    /// the read fails with a `TypeError` whose [`network_error`](Error::network_error) is
+    /// [`NetworkError::BodyTooLarge`], without the rest being read; a `Content-Length`
+    /// (without content codings) over it fails at once. Reading the body as a stream is
+    /// not limited by this, only by
+    /// [`max_response_body_size`](Self::max_response_body_size).
+    ///
+    /// A stream keeps no more than a chunk or two in memory however long it is, so only
+    /// whole reads get a default: without one, a hostile or broken server (an endless
+    /// chunked or close-delimited body, or 1.6 KB of Brotli that decodes to 1 GiB) grows a
+    /// `text()` until the process runs out of memory. reqwest and undici have no default
+    /// limit; browsers have none on bodies, though their JavaScript engines cap a string
+    /// at about 512 MiB to 1 GiB; ureq caps `read_to_string` and `read_to_vec` at 10 MB,
+    /// and Tornado's `max_body_size` is 100 MB. 256 MiB leaves room for any body a
+    /// program means to hold in memory while bounding what a server can make it hold;
+    /// stream anything larger, or raise or lift this.
+    ///
+    /// As [`max_response_body_size`](Self::max_response_body_size), only bodies from the
+    /// network are limited, and [`Response::set_max_body_size`] replaces this for one
+    /// response.
+    ///
+    /// Default is 256 MiB ([`DEFAULT_MAX_BUFFERED_BODY_SIZE`]); `None` is no limit.
+    pub fn max_buffered_body_size(mut self, max: Option<u64>) -> ClientBuilder {
+        self.body_limits.max_buffered = max;
         self
     }
 
@@ -613,6 +692,7 @@ impl ClientBuilder {
                     cookie_store,
                     hsts,
                     keepalive_quota: Arc::default(),
+                    body_limits: self.body_limits,
                 },
                 total_timeout: self.total_timeout,
             }),

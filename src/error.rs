@@ -136,6 +136,25 @@ pub enum NetworkError {
     /// A response body whose content coding could not be decoded.
     #[error("content decoding failed")]
     Decode(#[source] BoxError),
+    /// A response naming more content codings than are decoded: `count` codings (not
+    /// counting `identity`) where at most `max`
+    /// ([`MAX_CONTENT_CODINGS`](crate::net::MAX_CONTENT_CODINGS)) are allowed.
+    #[error("{count} stacked content codings, more than the {max} allowed")]
+    TooManyContentCodings {
+        /// How many codings the response named, `identity` aside.
+        count: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A response body larger than a limit on what it may deliver: see
+    /// [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size),
+    /// [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size)
+    /// and [`Response::set_max_body_size`](crate::Response::set_max_body_size).
+    #[error("response body larger than {limit} bytes")]
+    BodyTooLarge {
+        /// The limit in bytes that the body would have passed.
+        limit: u64,
+    },
     /// A response body shorter or longer than its `Content-Length`.
     #[error("response body length does not match Content-Length")]
     LengthMismatch,

@@ -428,6 +428,34 @@ impl Response {
         self.body.take()
     }
 
+    /// Not in the spec: caps the bytes this response's body may deliver at `max`, however
+    /// it is read, in place of the client's
+    /// [`max_response_body_size`](crate::ClientBuilder::max_response_body_size) and
+    /// [`max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size); `None`
+    /// lifts every limit, so that a body known to be large can be read whole. Call it
+    /// before reading the body: the bytes read before count against the new limit. Past
+    /// the limit the body errors with a `TypeError` whose
+    /// [`network_error`](crate::Error::network_error) is
+    /// [`NetworkError::BodyTooLarge`](crate::NetworkError::BodyTooLarge). A response
+    /// without a body is left as it is.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{NetworkError, Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("twelve bytes".into()), ResponseInit::default())?;
+    /// response.set_max_body_size(Some(5));
+    /// let error = response.bytes().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::BodyTooLarge { limit: 5 })));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn set_max_body_size(&mut self, max: Option<u64>) {
+        if let Some(body) = self.body.as_mut() {
+            body.set_max_size(max);
+        }
+    }
+
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).
     pub fn body_used(&self) -> bool {
         self.body.as_ref().is_some_and(Body::is_disturbed)

@@ -180,7 +180,7 @@ pub(crate) async fn http_network_or_cache_fetch(
     // isNewConnectionFetch is false; request's body is null, or request's body is non-null
     // and request's body's source is non-null, then:
     let request = &fetch_params.request;
-    if response.status == 421
+    let mut response = if response.status == 421
         && !is_new_connection_fetch
         && request
             .body
@@ -194,10 +194,19 @@ pub(crate) async fn http_network_or_cache_fetch(
         // Step 16.2. Set response to the result of running HTTP-network-or-cache fetch given
         // fetchParams, isAuthenticationFetch, and true. (Step 16 of that run does nothing,
         // as isNewConnectionFetch is true.)
-        return http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await;
-    }
+        http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await
+    } else {
+        response
+    };
     // Step 17. If isAuthenticationFetch is true, then create an authentication entry for
     // request and the given realm. (There are no authentication entries.)
+    // Not in the spec: the client's caps on the bytes a response body may deliver, on
+    // what comes from the network or the cache alike (after the cache's own wrapper, so
+    // a body cut short is not stored).
+    if let Some(body) = response.body.as_mut() {
+        let limits = fetch_params.context.body_limits;
+        body.limit_size(limits.max_response, limits.max_buffered);
+    }
     // Step 18. Return response.
     response
 }
@@ -686,6 +695,13 @@ async fn http_network_fetch(
         Ok(http_request) => http_request,
         Err(error) => return Response::network_error(error),
     };
+    // The network layer decodes the body per its `Content-Encoding`, as steps 10–17's
+    // handle content codings says: a body with a coding it does not know is left as
+    // sent.
+    // DEVIATION: a response naming more than `net::MAX_CONTENT_CODINGS` (5) codings,
+    // `identity` aside, is a network error (`TooManyContentCodings`), as in curl and
+    // undici, where the spec would decode any number
+    // (<https://github.com/whatwg/fetch/issues/1933> proposes a limit).
     let options = SendOptions::new()
         .with_decode_content(true)
         .with_new_connection(force_new_connection);
@@ -819,6 +835,11 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     let (parts, body) = http_response.into_parts();
     let headers =
         Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
-    let body = Body::from_network(body);
+    // Not in the spec: the size the body will have, when the network layer knows it
+    // before reading (a `Content-Length` of a body left as sent, not one that is
+    // decoded), so that a size limit can fail the first read without reading.
+    let declared = http_body::Body::size_hint(&body).exact();
+    let mut body = Body::from_network(body);
+    body.set_declared_size(declared);
     Response::from_network(status, status_message, headers, Some(body), Vec::new())
 }

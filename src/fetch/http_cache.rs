@@ -610,7 +610,7 @@ impl HttpCache {
             }
             Some(body) => body,
         };
-        response.body = Some(Body::from_stream(CachingBody {
+        response.body = Some(body.wrap(|body| CachingBody {
             body,
             cache: Arc::clone(self),
             limit,

@@ -79,13 +79,10 @@ pub(crate) fn hold_until_end_of_body(response: &mut Response, reservation: Keepa
     let Some(body) = slot.take() else {
         return;
     };
-    let length = body.length();
-    let mut held = Body::from_stream(Held {
+    *slot = Some(body.wrap(|body| Held {
         body,
         reservation: Some(reservation),
-    });
-    held.set_length(length);
-    *slot = Some(held);
+    }));
 }
 
 /// A body that holds a reservation until its last chunk.

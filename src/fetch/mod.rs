@@ -55,6 +55,31 @@ pub(crate) struct FetchContext {
     pub(crate) hsts: Option<Arc<hsts::HstsStore>>,
     /// The keepalive quota of the client's fetch group.
     pub(crate) keepalive_quota: Arc<keepalive::KeepaliveQuota>,
+    /// The caps on response bodies from the network.
+    pub(crate) body_limits: BodyLimits,
+}
+
+/// Not in the spec: the caps on the bytes a response body from the network (or the HTTP
+/// cache) may deliver, set by [`ClientBuilder::max_response_body_size`] and
+/// [`ClientBuilder::max_buffered_body_size`].
+///
+/// [`ClientBuilder::max_response_body_size`]: crate::ClientBuilder::max_response_body_size
+/// [`ClientBuilder::max_buffered_body_size`]: crate::ClientBuilder::max_buffered_body_size
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyLimits {
+    /// At most this many bytes, however the body is read.
+    pub(crate) max_response: Option<u64>,
+    /// At most this many bytes when the body is read whole.
+    pub(crate) max_buffered: Option<u64>,
+}
+
+impl Default for BodyLimits {
+    fn default() -> BodyLimits {
+        BodyLimits {
+            max_response: None,
+            max_buffered: Some(crate::client::DEFAULT_MAX_BUFFERED_BODY_SIZE),
+        }
+    }
 }
 
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and

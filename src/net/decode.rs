@@ -7,22 +7,76 @@
 //! are not all supported is left as it is. Decoding is opt-in per request (see
 //! [`SendOptions::decode_content`](super::SendOptions::decode_content)) so a caller that
 //! must see the bytes as sent (a range request, a cache) can.
+//!
+//! # How a body is decoded
+//!
+//! The codings become one flat pipeline: a `Vec` of push-style decoder stages (gzip,
+//! zlib or raw deflate, Brotli, zstd, from the `compression-codecs` crate) with one
+//! buffer between two stages, driven by a single loop. Nothing recurses, neither
+//! decoding nor dropping, whatever the number of stages. The loop works from the last
+//! stage back: a stage with output hands it to the next one; a stage that needs input
+//! asks the one before it, and the first stage reads the body. So bytes leave the
+//! connection only when the reader polls and the stages have used what they hold; each
+//! stage holds at most one chunk of input and writes into a buffer of 16 KiB, and every
+//! chunk the reader gets is at most 16 KiB.
+//!
+//! A stage's decoder is made once its first bytes arrive, so a body that is empty stays
+//! empty whatever its codings (as for a `HEAD` or `304` response), and `deflate` can look
+//! at its first two bytes to tell the zlib wrapper (RFC 1950, as specified) from raw
+//! RFC 1951 data (which browsers also accept). A zstd frame may use a window of at most
+//! 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)). Each coding
+//! decodes one stream (one gzip member, one zstd frame); bytes after its end are ignored.
+//! Corrupt or truncated data ends the body with [`NetworkError::Decode`]; an error of the
+//! body itself comes through unchanged.
+//!
+//! # At most [`MAX_CONTENT_CODINGS`] codings
+//!
+//! Every coding costs a decoder (Brotli's and zstd's keep windows of up to 16 and 8 MiB)
+//! and a pass over every byte, so a response naming thousands of codings in a few
+//! kilobytes of header would cost the client far more than it costs the server. curl
+//! caps the chain at 5 since CVE-2022-32206 ("HTTP compression denial of service"), and
+//! undici rejects more than 5 as well; this crate does the same (the Fetch Standard sets
+//! no limit yet: [whatwg/fetch#1933](https://github.com/whatwg/fetch/issues/1933)).
+//! Servers rarely stack more than two codings. More than [`MAX_CONTENT_CODINGS`] is a
+//! network error, [`NetworkError::TooManyContentCodings`], found while reading the header
+//! and before any decoder or buffer is made: counting the codings of a header of any
+//! length allocates nothing.
+//!
+//! `identity` does not count: it means "no coding", is skipped before the pipeline is
+//! built and costs nothing to undo, so a response that names it (however often, within
+//! the header size limit) decodes as browsers decode it. An unknown coding anywhere in
+//! the list leaves the body as it is, as the Fetch Standard says, however many codings
+//! the list names: nothing is decoded, so nothing is at risk.
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 
-use async_compression::tokio::bufread::{
-    BrotliDecoder, DeflateDecoder, GzipDecoder, ZlibDecoder, ZstdDecoder,
+use bytes::{Buf, Bytes, BytesMut};
+use compression_codecs::core::util::{PartialBuffer, WriteBuffer};
+use compression_codecs::{
+    BrotliDecoder, DecodeV2, DeflateDecoder, GzipDecoder, ZlibDecoder, ZstdDecoder,
 };
-use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, Response};
-use tokio_util::io::{ReaderStream, StreamReader};
 
 use super::body::ResponseBody;
 use crate::error::NetworkError;
+
+/// The most content codings a response may stack (`identity` aside): 5, as curl and
+/// undici allow.
+///
+/// Every coding costs a decoder (Brotli's and zstd's keep windows of up to 16 and 8 MiB)
+/// and a pass over every byte, so a response naming thousands of codings in a few
+/// kilobytes of header would cost the client far more than the server. curl caps the
+/// chain at 5 since CVE-2022-32206, and undici rejects more than 5; the Fetch Standard
+/// sets no limit yet ([whatwg/fetch#1933](https://github.com/whatwg/fetch/issues/1933)).
+/// More is [`NetworkError::TooManyContentCodings`], found by counting the header's
+/// codings before any decoder is made. `identity` is not counted: it is no coding and is
+/// skipped, so it costs nothing to undo. A list with a coding this crate does not know
+/// leaves the body as sent, however long the list.
+pub const MAX_CONTENT_CODINGS: usize = 5;
 
 /// A content coding this crate can undo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,6 +123,9 @@ impl ContentCoding {
     /// were applied; `None` if one of them is unknown or a value is not text. An absent
     /// header gives an empty list.
     ///
+    /// This lists every coding, however many: [`decode_response`] counts them against
+    /// [`MAX_CONTENT_CODINGS`] without making such a list.
+    ///
     /// ```
     /// use http::HeaderMap;
     /// use whatwg_fetch::net::ContentCoding;
@@ -81,16 +138,69 @@ impl ContentCoding {
     /// ```
     pub fn from_headers(headers: &HeaderMap) -> Option<Vec<ContentCoding>> {
         let mut codings = Vec::new();
-        for value in headers.get_all(CONTENT_ENCODING) {
-            let value = value.to_str().ok()?;
-            for token in value.split(',') {
-                if token.trim_matches([' ', '\t']).is_empty() {
-                    continue;
-                }
-                codings.push(ContentCoding::from_token(token)?);
-            }
+        for token in tokens(headers) {
+            codings.push(ContentCoding::from_token(token?)?);
         }
         Some(codings)
+    }
+}
+
+/// The non-empty tokens of every `Content-Encoding` header, in order; `None` for a value
+/// that is not text.
+fn tokens(headers: &HeaderMap) -> impl Iterator<Item = Option<&str>> {
+    headers
+        .get_all(CONTENT_ENCODING)
+        .into_iter()
+        .flat_map(|value| {
+            let (text, not_text) = match value.to_str() {
+                Ok(text) => (text, None),
+                Err(_) => ("", Some(None)),
+            };
+            text.split(',')
+                .filter(|token| !token.trim_matches([' ', '\t']).is_empty())
+                .map(Some)
+                .chain(not_text)
+        })
+}
+
+/// The codings to undo (`identity` left out), in the order they were applied: at most
+/// [`MAX_CONTENT_CODINGS`], held without allocating.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    codings: [ContentCoding; MAX_CONTENT_CODINGS],
+    len: usize,
+}
+
+impl Chain {
+    /// The chain of `codings`; more than [`MAX_CONTENT_CODINGS`] of them (not counting
+    /// `identity`) is [`NetworkError::TooManyContentCodings`].
+    fn new(codings: impl IntoIterator<Item = ContentCoding>) -> Result<Chain, NetworkError> {
+        let mut chain = Chain {
+            codings: [ContentCoding::Identity; MAX_CONTENT_CODINGS],
+            len: 0,
+        };
+        let mut count: usize = 0;
+        for coding in codings {
+            if coding == ContentCoding::Identity {
+                continue;
+            }
+            if let Some(slot) = chain.codings.get_mut(count) {
+                *slot = coding;
+            }
+            count = count.saturating_add(1);
+        }
+        if count > MAX_CONTENT_CODINGS {
+            return Err(NetworkError::TooManyContentCodings {
+                count,
+                max: MAX_CONTENT_CODINGS,
+            });
+        }
+        chain.len = count;
+        Ok(chain)
+    }
+
+    fn as_slice(&self) -> &[ContentCoding] {
+        self.codings.get(..self.len).unwrap_or_default()
     }
 }
 
@@ -98,8 +208,17 @@ impl ContentCoding {
 ///
 /// Decoding is lazy and streaming: nothing is read until the result is polled. An empty
 /// body stays empty whatever its codings (as for a `HEAD` or `304` response). A corrupt
-/// coding ends the body with [`NetworkError::Decode`]; an error of `body` itself comes
-/// through unchanged.
+/// or truncated coding ends the body with [`NetworkError::Decode`]; an error of `body`
+/// itself comes through unchanged. `identity` is skipped.
+///
+/// The codings become one flat pipeline of decoders with a buffer between each two,
+/// driven by a loop: nothing recurses, and the body is read only as the result is
+/// polled, at most 16 KiB of output at a time.
+///
+/// # Errors
+///
+/// [`NetworkError::TooManyContentCodings`] for more than [`MAX_CONTENT_CODINGS`] codings
+/// besides `identity`, before anything is read or allocated.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -108,208 +227,367 @@ impl ContentCoding {
 ///
 /// // "hi", deflated without the zlib wrapper.
 /// let raw = ResponseBody::full(vec![0xcb, 0xc8, 0x04, 0x00]);
-/// let body = decode(raw, &[ContentCoding::Deflate]);
-/// assert_eq!(body.collect().await.unwrap().to_bytes(), "hi");
-/// # });
+/// let body = decode(raw, &[ContentCoding::Deflate])?;
+/// assert_eq!(body.collect().await?.to_bytes(), "hi");
+///
+/// // Six stacked codings are refused.
+/// let six = [ContentCoding::Gzip; 6];
+/// assert!(decode(ResponseBody::empty(), &six).is_err());
+/// # Ok::<(), whatwg_fetch::NetworkError>(())
+/// # }).unwrap();
 /// ```
-pub fn decode(body: ResponseBody, codings: &[ContentCoding]) -> ResponseBody {
-    let codings: Vec<ContentCoding> = codings
-        .iter()
-        .copied()
-        .filter(|c| *c != ContentCoding::Identity)
-        .collect();
-    if codings.is_empty() {
+pub fn decode(body: ResponseBody, codings: &[ContentCoding]) -> Result<ResponseBody, NetworkError> {
+    let chain = Chain::new(codings.iter().copied())?;
+    Ok(decode_chain(body, &chain))
+}
+
+fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
+    if chain.len == 0 {
         return body;
     }
-    let mut stream: IoStream = Box::pin(ToIo { body });
-    for coding in codings.into_iter().rev() {
-        stream = Box::pin(Layer {
-            coding,
-            state: LayerState::Start {
-                input: stream,
-                prefix: BytesMut::new(),
-            },
-        });
-    }
-    ResponseBody::from_stream(FromIo { stream })
+    // The first stage undoes the last coding applied.
+    let stages = chain
+        .as_slice()
+        .iter()
+        .rev()
+        .map(|&coding| Stage::new(coding))
+        .collect();
+    ResponseBody::from_stream(Pipeline {
+        source: body,
+        stages,
+        done: false,
+    })
 }
 
 /// `response` with its body decoded per its `Content-Encoding` headers, when this crate
 /// knows every coding named; otherwise `response` unchanged. The headers are left as
 /// they are, as the Fetch Standard leaves them.
-pub fn decode_response(response: Response<ResponseBody>) -> Response<ResponseBody> {
-    let codings = match ContentCoding::from_headers(response.headers()) {
-        Some(codings) if !codings.is_empty() => codings,
-        _ => return response,
-    };
+///
+/// # Errors
+///
+/// [`NetworkError::TooManyContentCodings`] when the headers name more than
+/// [`MAX_CONTENT_CODINGS`] codings besides `identity` (and no unknown one, which would
+/// leave the body as it is). The headers are read once and nothing is allocated for the
+/// codings, however many there are.
+pub fn decode_response(
+    response: Response<ResponseBody>,
+) -> Result<Response<ResponseBody>, NetworkError> {
+    if !response.headers().contains_key(CONTENT_ENCODING) {
+        return Ok(response);
+    }
+    // One pass over the tokens: an unknown coding (or a value that is not text) leaves
+    // the body as it is, however many codings come before or after it.
+    let mut unknown = false;
+    let codings = tokens(response.headers()).map_while(|token| {
+        let coding = token.and_then(ContentCoding::from_token);
+        unknown |= coding.is_none();
+        coding
+    });
+    let chain = Chain::new(codings);
+    if unknown {
+        return Ok(response);
+    }
+    let chain = chain?;
+    if chain.len == 0 {
+        return Ok(response);
+    }
     let (parts, body) = response.into_parts();
-    Response::from_parts(parts, decode(body, &codings))
+    Ok(Response::from_parts(parts, decode_chain(body, &chain)))
 }
-
-type IoStream = Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>>;
 
 /// The largest zstd window accepted, as a power of two: 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)).
 const ZSTD_WINDOW_LOG_MAX: u32 = 23;
 
-/// Size of the buffer each decoder writes into.
+/// Size of the buffer each stage writes into, and so the largest chunk it hands on.
 const CHUNK: usize = 16 * 1024;
 
-/// A response body as an `io::Result` stream; its errors travel wrapped in `io::Error`.
-struct ToIo {
-    body: ResponseBody,
+/// A stage's output buffer shorter than this is replaced by a fresh one of [`CHUNK`]
+/// bytes, so that chunks do not shrink to a few bytes.
+const MIN_ROOM: usize = 4 * 1024;
+
+/// The decoders, as one type so that a stage holds its decoder without a box of its own.
+enum Codec {
+    Gzip(GzipDecoder),
+    Zlib(ZlibDecoder),
+    Deflate(DeflateDecoder),
+    Brotli(BrotliDecoder),
+    Zstd(ZstdDecoder),
 }
 
-impl Stream for ToIo {
-    type Item = io::Result<Bytes>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.body)
-            .poll_next(cx)
-            .map(|item| item.map(|r| r.map_err(io::Error::other)))
-    }
-}
-
-/// The end of the chain: unwraps a body error, and names any other one a decode error.
-struct FromIo {
-    stream: IoStream,
-}
-
-impl Stream for FromIo {
-    type Item = Result<Bytes, NetworkError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.stream
-            .as_mut()
-            .poll_next(cx)
-            .map(|item| item.map(|r| r.map_err(from_io)))
-    }
-}
-
-fn from_io(error: io::Error) -> NetworkError {
-    if error
-        .get_ref()
-        .is_some_and(|inner| inner.is::<NetworkError>())
-    {
-        if let Some(inner) = error.into_inner() {
-            return match inner.downcast::<NetworkError>() {
-                Ok(network) => *network,
-                Err(other) => NetworkError::Decode(other),
-            };
-        }
-        return NetworkError::Decode(Box::new(io::Error::from(io::ErrorKind::InvalidData)));
-    }
-    NetworkError::Decode(Box::new(error))
-}
-
-/// One coding undone. The decoder is made once the first bytes arrive, so that an empty
-/// input stays empty and `deflate` can look at its first two bytes.
-struct Layer {
-    coding: ContentCoding,
-    state: LayerState,
-}
-
-enum LayerState {
-    Start { input: IoStream, prefix: BytesMut },
-    Running(IoStream),
-    Done,
-}
-
-/// A decoder of `coding` over `prefix` then the rest of `input`.
-fn decoder(coding: ContentCoding, input: IoStream, prefix: Bytes) -> IoStream {
-    let first = futures_util::stream::iter(std::iter::once(Ok::<Bytes, io::Error>(prefix)));
-    let reader = StreamReader::new(futures_util::StreamExt::chain(first, input));
-    match coding {
-        ContentCoding::Gzip => {
-            Box::pin(ReaderStream::with_capacity(GzipDecoder::new(reader), CHUNK))
-        }
-        ContentCoding::Deflate => Box::pin(ReaderStream::with_capacity(
-            DeflateDecoder::new(reader),
-            CHUNK,
-        )),
-        ContentCoding::Brotli => Box::pin(ReaderStream::with_capacity(
-            BrotliDecoder::new(reader),
-            CHUNK,
-        )),
-        ContentCoding::Zstd => {
+impl Codec {
+    /// A decoder of `coding`, whose data starts with `head`.
+    fn new(coding: ContentCoding, head: &[u8]) -> Option<Codec> {
+        Some(match coding {
+            ContentCoding::Gzip => Codec::Gzip(GzipDecoder::new()),
+            ContentCoding::Deflate if is_zlib(head) => Codec::Zlib(ZlibDecoder::new()),
+            ContentCoding::Deflate => Codec::Deflate(DeflateDecoder::new()),
+            ContentCoding::Brotli => Codec::Brotli(BrotliDecoder::new()),
             // RFC 9659 §3: a zstd content coding uses a window of at most 8 MiB, and a
             // decoder may refuse a larger one; browsers do, and so does this.
-            let params = [async_compression::zstd::DParameter::window_log_max(
-                ZSTD_WINDOW_LOG_MAX,
-            )];
-            Box::pin(ReaderStream::with_capacity(
-                ZstdDecoder::with_params(reader, &params),
-                CHUNK,
-            ))
-        }
-        ContentCoding::Identity => Box::pin(ReaderStream::with_capacity(reader, CHUNK)),
+            ContentCoding::Zstd => Codec::Zstd(ZstdDecoder::new_with_params(&[
+                compression_codecs::zstd::params::DParameter::window_log_max(ZSTD_WINDOW_LOG_MAX),
+            ])),
+            ContentCoding::Identity => return None,
+        })
     }
-}
 
-/// A zlib-wrapped `deflate` decoder over `prefix` then the rest of `input`.
-fn zlib_decoder(input: IoStream, prefix: Bytes) -> IoStream {
-    let first = futures_util::stream::iter(std::iter::once(Ok::<Bytes, io::Error>(prefix)));
-    let reader = StreamReader::new(futures_util::StreamExt::chain(first, input));
-    Box::pin(ReaderStream::with_capacity(ZlibDecoder::new(reader), CHUNK))
+    fn get(&mut self) -> &mut dyn DecodeV2 {
+        match self {
+            Codec::Gzip(decoder) => decoder,
+            Codec::Zlib(decoder) => decoder,
+            Codec::Deflate(decoder) => decoder,
+            Codec::Brotli(decoder) => decoder,
+            Codec::Zstd(decoder) => decoder,
+        }
+    }
 }
 
 /// Whether `head` starts a zlib stream (RFC 1950 §2.2): compression method 8, a window
 /// of at most 32 KiB, and a header check that is a multiple of 31.
-fn is_zlib(head: &[u8; 2]) -> bool {
-    let [cmf, flg] = *head;
+fn is_zlib(head: &[u8]) -> bool {
+    let (Some(&cmf), Some(&flg)) = (head.first(), head.get(1)) else {
+        return false;
+    };
     cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0
 }
 
-impl Stream for Layer {
-    type Item = io::Result<Bytes>;
+/// Where a stage is in its coding's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Taking input.
+    Decoding,
+    /// The stream ended (or its input did): writing out what the decoder still holds.
+    Finishing,
+    /// Nothing more to give.
+    Done,
+}
+
+/// What one step of a stage gave.
+enum Step {
+    /// Decoded bytes for the next stage (or the reader).
+    Output(Bytes),
+    /// The stage has used all its input and needs more.
+    NeedInput,
+    /// The stage's stream has ended.
+    End,
+}
+
+/// One coding undone: a decoder, the input it has not used yet, and the buffer it
+/// writes into.
+struct Stage {
+    coding: ContentCoding,
+    /// Made when the first bytes arrive.
+    decoder: Option<Codec>,
+    /// Input not yet used: one chunk of the body, or of the stage before.
+    input: Bytes,
+    /// No input will follow `input`.
+    input_ended: bool,
+    /// Zeroed room the decoder writes into; what it wrote is split off and handed on.
+    output: BytesMut,
+    /// The last call filled the output: the decoder may hold more without new input.
+    more_output: bool,
+    phase: Phase,
+}
+
+impl Stage {
+    fn new(coding: ContentCoding) -> Stage {
+        Stage {
+            coding,
+            decoder: None,
+            input: Bytes::new(),
+            input_ended: false,
+            output: BytesMut::new(),
+            more_output: false,
+            phase: Phase::Decoding,
+        }
+    }
+
+    /// Takes `chunk` as input, after what is left (only `deflate`'s first byte waits for
+    /// a second one).
+    fn push_input(&mut self, chunk: Bytes) {
+        if self.input.is_empty() {
+            self.input = chunk;
+        } else {
+            let mut joined = BytesMut::with_capacity(self.input.len().saturating_add(chunk.len()));
+            joined.extend_from_slice(&self.input);
+            joined.extend_from_slice(&chunk);
+            self.input = joined.freeze();
+        }
+    }
+
+    /// Runs the decoder until it has output to hand on, needs input, or ends.
+    fn step(&mut self) -> io::Result<Step> {
+        loop {
+            match self.phase {
+                Phase::Done => return Ok(Step::End),
+                Phase::Decoding => {
+                    if self.decoder.is_none() {
+                        if self.input.is_empty() {
+                            if self.input_ended {
+                                // No bytes at all: an empty body stays empty.
+                                self.phase = Phase::Done;
+                                return Ok(Step::End);
+                            }
+                            return Ok(Step::NeedInput);
+                        }
+                        if self.coding == ContentCoding::Deflate
+                            && self.input.len() < 2
+                            && !self.input_ended
+                        {
+                            return Ok(Step::NeedInput);
+                        }
+                        self.decoder = Codec::new(self.coding, &self.input);
+                    }
+                    let draining = self.input.is_empty();
+                    if draining && !self.more_output {
+                        if self.input_ended {
+                            self.phase = Phase::Finishing;
+                            continue;
+                        }
+                        return Ok(Step::NeedInput);
+                    }
+                    let (consumed, written, result) =
+                        self.run(|decoder, input, output| decoder.decode(input, output));
+                    self.input.advance(consumed.min(self.input.len()));
+                    match result {
+                        Ok(true) => self.phase = Phase::Finishing,
+                        Ok(false) => {}
+                        // With no input the decoder was only asked for what it still held;
+                        // flate reports having nothing more as an error.
+                        Err(_) if draining => self.more_output = false,
+                        Err(error) => return Err(error),
+                    }
+                    if written > 0 {
+                        return Ok(Step::Output(self.take_output(written)));
+                    }
+                    if consumed == 0 && !draining && self.phase == Phase::Decoding {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "the decoder made no progress",
+                        ));
+                    }
+                }
+                Phase::Finishing => {
+                    let (_, written, result) =
+                        self.run(|decoder, _input, output| decoder.finish(output));
+                    match result {
+                        Ok(true) => self.phase = Phase::Done,
+                        // Asked to finish with room to write, the decoder wrote nothing
+                        // and is not done: its stream was cut short.
+                        Ok(false) if written == 0 => {
+                            return Err(io::ErrorKind::UnexpectedEof.into());
+                        }
+                        Ok(false) => {}
+                        Err(error) => return Err(error),
+                    }
+                    if written > 0 {
+                        return Ok(Step::Output(self.take_output(written)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with the decoder, the unused input and the free output room; returns the
+    /// bytes of input used, the bytes written and `f`'s result. Sets `more_output` when
+    /// the room was filled.
+    fn run(
+        &mut self,
+        f: impl FnOnce(
+            &mut dyn DecodeV2,
+            &mut PartialBuffer<&[u8]>,
+            &mut WriteBuffer<'_>,
+        ) -> io::Result<bool>,
+    ) -> (usize, usize, io::Result<bool>) {
+        let Some(decoder) = self.decoder.as_mut() else {
+            return (0, 0, Ok(true));
+        };
+        if self.output.len() < MIN_ROOM {
+            // Reuses the old buffer when every chunk split off it has been dropped.
+            self.output.clear();
+            self.output.resize(CHUNK, 0);
+        }
+        let mut input = PartialBuffer::new(&self.input[..]);
+        let mut output = WriteBuffer::new_initialized(&mut self.output[..]);
+        let result = f(decoder.get(), &mut input, &mut output);
+        self.more_output = output.has_no_spare_space();
+        (input.written_len(), output.written_len(), result)
+    }
+
+    fn take_output(&mut self, written: usize) -> Bytes {
+        self.output
+            .split_to(written.min(self.output.len()))
+            .freeze()
+    }
+}
+
+/// The decoded body: the stages in order, the first reading `source`.
+struct Pipeline {
+    source: ResponseBody,
+    /// `stages[0]` undoes the last coding applied; the last stage's output is the body.
+    stages: Vec<Stage>,
+    /// Set after the end or an error: the body yields nothing more.
+    done: bool,
+}
+
+impl Pipeline {
+    /// Ends the body: the stages and the source (with its connection) are let go.
+    fn finish(
+        &mut self,
+        item: Option<Result<Bytes, NetworkError>>,
+    ) -> Poll<Option<Result<Bytes, NetworkError>>> {
+        self.done = true;
+        self.stages = Vec::new();
+        self.source = ResponseBody::empty();
+        Poll::Ready(item)
+    }
+}
+
+impl Stream for Pipeline {
+    type Item = Result<Bytes, NetworkError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let last = this.stages.len().saturating_sub(1);
+        // The stage being asked for output: start from the last one and walk back to
+        // the first (and the body) while stages need input.
+        let mut index = last;
         loop {
-            match &mut this.state {
-                LayerState::Start { input, prefix } => {
-                    match ready!(input.as_mut().poll_next(cx)) {
-                        Some(Ok(chunk)) => {
-                            prefix.extend_from_slice(&chunk);
-                            if this.coding == ContentCoding::Deflate && prefix.len() < 2 {
-                                continue;
-                            }
-                        }
-                        Some(Err(error)) => {
-                            this.state = LayerState::Done;
-                            return Poll::Ready(Some(Err(error)));
-                        }
-                        None if prefix.is_empty() => {
-                            this.state = LayerState::Done;
-                            return Poll::Ready(None);
-                        }
-                        None => {}
+            let Some(stage) = this.stages.get_mut(index) else {
+                return this.finish(None);
+            };
+            let step = match stage.step() {
+                Ok(step) => step,
+                Err(error) => return this.finish(Some(Err(NetworkError::Decode(Box::new(error))))),
+            };
+            match step {
+                Step::Output(bytes) => match this.stages.get_mut(index + 1) {
+                    Some(next) => {
+                        next.push_input(bytes);
+                        index += 1;
                     }
-                    let LayerState::Start { input, prefix } =
-                        std::mem::replace(&mut this.state, LayerState::Done)
-                    else {
-                        continue;
-                    };
-                    let prefix = prefix.freeze();
-                    let head = [
-                        prefix.first().copied().unwrap_or(0),
-                        prefix.get(1).copied().unwrap_or(0),
-                    ];
-                    this.state = LayerState::Running(
-                        if this.coding == ContentCoding::Deflate && is_zlib(&head) {
-                            zlib_decoder(input, prefix)
-                        } else {
-                            decoder(this.coding, input, prefix)
-                        },
-                    );
-                }
-                LayerState::Running(stream) => {
-                    let item = ready!(stream.as_mut().poll_next(cx));
-                    if !matches!(item, Some(Ok(_))) {
-                        this.state = LayerState::Done;
+                    None => return Poll::Ready(Some(Ok(bytes))),
+                },
+                Step::End => match this.stages.get_mut(index + 1) {
+                    Some(next) => {
+                        next.input_ended = true;
+                        index += 1;
                     }
-                    return Poll::Ready(item);
+                    None => return this.finish(None),
+                },
+                Step::NeedInput if index > 0 => index -= 1,
+                Step::NeedInput => {
+                    match Pin::new(&mut this.source).poll_next(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(Some(Ok(chunk))) => stage.push_input(chunk),
+                        Poll::Ready(None) => stage.input_ended = true,
+                        // An error of the body itself, unchanged.
+                        Poll::Ready(Some(Err(error))) => return this.finish(Some(Err(error))),
+                    }
                 }
-                LayerState::Done => return Poll::Ready(None),
             }
         }
     }
@@ -318,6 +596,337 @@ impl Stream for Layer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures_util::StreamExt;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncWriteExt;
+
+    const TEXT: &[u8] = b"The quick brown fox jumps over the lazy dog. \
+                          The quick brown fox jumps over the lazy dog.";
+
+    /// `data` encoded with `coding`; `Deflate` is zlib-wrapped, `None` is raw deflate.
+    async fn encode(coding: Option<ContentCoding>, data: &[u8]) -> Vec<u8> {
+        use async_compression::tokio::write::{
+            BrotliEncoder, DeflateEncoder, GzipEncoder, ZlibEncoder, ZstdEncoder,
+        };
+        async fn run<W: tokio::io::AsyncWrite + Unpin>(mut writer: W, data: &[u8]) -> W {
+            writer.write_all(data).await.unwrap();
+            writer.shutdown().await.unwrap();
+            writer
+        }
+        match coding {
+            Some(ContentCoding::Gzip) => run(GzipEncoder::new(Vec::new()), data).await.into_inner(),
+            Some(ContentCoding::Deflate) => {
+                run(ZlibEncoder::new(Vec::new()), data).await.into_inner()
+            }
+            None => run(DeflateEncoder::new(Vec::new()), data)
+                .await
+                .into_inner(),
+            Some(ContentCoding::Brotli) => {
+                run(BrotliEncoder::new(Vec::new()), data).await.into_inner()
+            }
+            Some(ContentCoding::Zstd) => run(ZstdEncoder::new(Vec::new()), data).await.into_inner(),
+            Some(ContentCoding::Identity) => data.to_vec(),
+        }
+    }
+
+    /// `data` encoded with each of `codings` in turn.
+    async fn encode_all(codings: &[ContentCoding], data: &[u8]) -> Vec<u8> {
+        let mut encoded = data.to_vec();
+        for &coding in codings {
+            encoded = encode(Some(coding), &encoded).await;
+        }
+        encoded
+    }
+
+    /// A body delivering `data` in chunks of the given sizes (the rest in one last chunk).
+    fn chunked(data: &[u8], sizes: &[usize]) -> ResponseBody {
+        let mut chunks = Vec::new();
+        let mut rest = data;
+        for &size in sizes {
+            let (chunk, tail) = rest.split_at(size.min(rest.len()));
+            chunks.push(Ok(Bytes::copy_from_slice(chunk)));
+            rest = tail;
+        }
+        chunks.push(Ok(Bytes::copy_from_slice(rest)));
+        ResponseBody::from_stream(futures_util::stream::iter(chunks))
+    }
+
+    /// Every chunk of `body`, or its error.
+    async fn chunks(mut body: ResponseBody) -> Result<Vec<Bytes>, NetworkError> {
+        let mut chunks = Vec::new();
+        while let Some(chunk) = body.next().await {
+            chunks.push(chunk?);
+        }
+        Ok(chunks)
+    }
+
+    async fn read(body: ResponseBody) -> Result<Vec<u8>, NetworkError> {
+        Ok(chunks(body).await?.concat())
+    }
+
+    fn response(content_encoding: &str, body: ResponseBody) -> Response<ResponseBody> {
+        let mut response = Response::new(body);
+        response.headers_mut().insert(
+            CONTENT_ENCODING,
+            http::HeaderValue::from_str(content_encoding).unwrap(),
+        );
+        response
+    }
+
+    #[tokio::test]
+    async fn each_coding_is_undone() {
+        for coding in [
+            Some(ContentCoding::Gzip),
+            Some(ContentCoding::Deflate),
+            None,
+            Some(ContentCoding::Brotli),
+            Some(ContentCoding::Zstd),
+        ] {
+            let encoded = encode(coding, TEXT).await;
+            let coding = coding.unwrap_or(ContentCoding::Deflate);
+            let body = decode(ResponseBody::full(encoded), &[coding]).unwrap();
+            assert_eq!(read(body).await.unwrap(), TEXT, "{coding:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn codings_stacked_up_to_the_limit_are_undone_last_first() {
+        let codings = [
+            ContentCoding::Gzip,
+            ContentCoding::Brotli,
+            ContentCoding::Zstd,
+            ContentCoding::Deflate,
+            ContentCoding::Gzip,
+        ];
+        assert_eq!(codings.len(), MAX_CONTENT_CODINGS);
+        let data = TEXT.repeat(5000);
+        let encoded = encode_all(&codings, &data).await;
+        let body = decode(chunked(&encoded, &[1, 1, 7, 100]), &codings).unwrap();
+        assert_eq!(read(body).await.unwrap(), data);
+        // And through the headers, with spaces and two header lines.
+        let mut response = response("gzip, br ,zstd", ResponseBody::full(encoded));
+        response.headers_mut().append(
+            CONTENT_ENCODING,
+            http::HeaderValue::from_static("deflate,gzip"),
+        );
+        let decoded = decode_response(response).unwrap();
+        assert_eq!(read(decoded.into_body()).await.unwrap(), data);
+    }
+
+    #[test]
+    fn one_coding_over_the_limit_is_a_typed_error() {
+        let six = [ContentCoding::Brotli; MAX_CONTENT_CODINGS + 1];
+        let error = decode(ResponseBody::full("x"), &six).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::TooManyContentCodings { count: 6, max: 5 }
+            ),
+            "{error:?}"
+        );
+        let header = ["gzip"; 6].join(",");
+        let error = decode_response(response(&header, ResponseBody::empty())).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::TooManyContentCodings { count: 6, max: 5 }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn sixty_thousand_codings_are_counted_not_built() {
+        let header = vec!["br"; 60_000].join(",");
+        let error = decode_response(response(&header, ResponseBody::full("x"))).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::TooManyContentCodings {
+                    count: 60_000,
+                    max: 5
+                }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn identity_is_not_counted_and_not_decoded() {
+        let codings = [ContentCoding::Gzip; MAX_CONTENT_CODINGS];
+        let encoded = encode_all(&codings, TEXT).await;
+        let mut with_identity = vec![ContentCoding::Identity; 10];
+        with_identity.extend(codings);
+        with_identity.push(ContentCoding::Identity);
+        let body = decode(ResponseBody::full(encoded.clone()), &with_identity).unwrap();
+        assert_eq!(read(body).await.unwrap(), TEXT);
+        let header = format!("identity, {}, IDENTITY", ["gzip"; 5].join(", "));
+        let decoded = decode_response(response(&header, ResponseBody::full(encoded))).unwrap();
+        assert_eq!(read(decoded.into_body()).await.unwrap(), TEXT);
+        // Only identity: the body is left as it is.
+        let body = decode(ResponseBody::full(TEXT), &[ContentCoding::Identity; 50]).unwrap();
+        assert_eq!(read(body).await.unwrap(), TEXT);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_coding_leaves_even_a_long_list_as_sent() {
+        for header in [
+            format!("{},compress", vec!["br"; 3000].join(",")),
+            format!("compress,{}", vec!["br"; 3000].join(",")),
+        ] {
+            let decoded =
+                decode_response(response(&header, ResponseBody::full("as sent"))).unwrap();
+            assert_eq!(read(decoded.into_body()).await.unwrap(), b"as sent");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_empty_body_stays_empty_whatever_its_codings() {
+        let codings = [
+            ContentCoding::Deflate,
+            ContentCoding::Gzip,
+            ContentCoding::Brotli,
+            ContentCoding::Zstd,
+            ContentCoding::Deflate,
+        ];
+        for body in [ResponseBody::empty(), chunked(&[], &[0, 0])] {
+            assert!(
+                read(decode(body, &codings).unwrap())
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn truncated_data_is_a_decode_error_for_each_coding() {
+        let data = TEXT.repeat(100);
+        for coding in [
+            Some(ContentCoding::Gzip),
+            Some(ContentCoding::Deflate),
+            None,
+            Some(ContentCoding::Brotli),
+            Some(ContentCoding::Zstd),
+        ] {
+            let encoded = encode(coding, &data).await;
+            let coding = coding.unwrap_or(ContentCoding::Deflate);
+            for cut in [1, encoded.len() / 2, encoded.len() - 1] {
+                let body = ResponseBody::full(encoded[..cut].to_vec());
+                let error = read(decode(body, &[coding]).unwrap()).await.unwrap_err();
+                assert!(
+                    matches!(error, NetworkError::Decode(_)),
+                    "{coding:?} cut at {cut}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn corrupt_data_is_a_decode_error_in_any_stage() {
+        let codings = [ContentCoding::Brotli, ContentCoding::Gzip];
+        let inner = encode(Some(ContentCoding::Brotli), &TEXT.repeat(100)).await;
+        let mut broken = inner.clone();
+        for byte in broken.iter_mut().skip(3).take(20) {
+            *byte ^= 0x5a;
+        }
+        // Corrupt in the outer coding (the first stage) and in the inner one.
+        let mut outer = encode(Some(ContentCoding::Gzip), &inner).await;
+        outer[12] ^= 0xff;
+        let inner_broken = encode(Some(ContentCoding::Gzip), &broken).await;
+        for encoded in [outer, inner_broken] {
+            let error = read(decode(ResponseBody::full(encoded), &codings).unwrap())
+                .await
+                .unwrap_err();
+            assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_error_of_the_body_passes_through_stacked_stages_unchanged() {
+        let codings = [ContentCoding::Zstd, ContentCoding::Gzip];
+        let encoded = encode_all(&codings, &TEXT.repeat(1000)).await;
+        let half = Bytes::copy_from_slice(&encoded[..encoded.len() / 2]);
+        let body = ResponseBody::from_stream(futures_util::stream::iter([
+            Ok(half),
+            Err(NetworkError::LengthMismatch),
+        ]));
+        let error = read(decode(body, &codings).unwrap()).await.unwrap_err();
+        assert!(matches!(error, NetworkError::LengthMismatch), "{error:?}");
+    }
+
+    #[tokio::test]
+    async fn nothing_is_read_before_the_first_poll_and_chunks_stay_small() {
+        let data = vec![0; 4 << 20];
+        let encoded = encode(Some(ContentCoding::Gzip), &data).await;
+        let polls = Arc::new(AtomicUsize::new(0));
+        let counted = polls.clone();
+        let source = futures_util::stream::iter(
+            encoded
+                .chunks(64)
+                .map(|chunk| Ok(Bytes::copy_from_slice(chunk)))
+                .collect::<Vec<_>>(),
+        )
+        .inspect(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        let mut body = decode(ResponseBody::from_stream(source), &[ContentCoding::Gzip]).unwrap();
+        assert_eq!(polls.load(Ordering::SeqCst), 0);
+        // The first chunk needs only the first few input chunks.
+        let first = body.next().await.unwrap().unwrap();
+        assert!(first.len() <= CHUNK);
+        assert!(polls.load(Ordering::SeqCst) < 10, "{polls:?}");
+        let mut total = first.len();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.unwrap();
+            assert!(!chunk.is_empty() && chunk.len() <= CHUNK);
+            total += chunk.len();
+        }
+        assert_eq!(total, data.len());
+    }
+
+    #[tokio::test]
+    async fn bytes_after_the_end_of_a_coding_are_ignored() {
+        let mut encoded = encode(Some(ContentCoding::Gzip), TEXT).await;
+        encoded.extend_from_slice(b"trailing bytes");
+        let body = decode(ResponseBody::full(encoded), &[ContentCoding::Gzip]).unwrap();
+        assert_eq!(read(body).await.unwrap(), TEXT);
+    }
+
+    /// The data and its encoding by a stack of every coding, made once.
+    fn stacked() -> &'static (Vec<u8>, Vec<u8>) {
+        static STACKED: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+        STACKED.get_or_init(|| {
+            let data: Vec<u8> = (0..60_000u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x1f)
+                .collect();
+            let encoded = tokio_test::block_on(encode_all(&STACK, &data));
+            (data, encoded)
+        })
+    }
+
+    const STACK: [ContentCoding; 4] = [
+        ContentCoding::Deflate,
+        ContentCoding::Zstd,
+        ContentCoding::Brotli,
+        ContentCoding::Gzip,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_split_of_a_stacked_body_decodes_to_the_original(
+            sizes in proptest::collection::vec(0usize..300, 0..40)
+        ) {
+            let (data, encoded) = stacked();
+            let body = decode(chunked(encoded, &sizes), &STACK).unwrap();
+            let decoded = tokio_test::block_on(read(body)).unwrap();
+            prop_assert_eq!(&decoded, data);
+        }
+    }
 
     #[test]
     fn zlib_header_is_recognised() {
@@ -326,6 +935,7 @@ mod tests {
         assert!(is_zlib(&[0x78, 0xda]));
         // Raw deflate of "hi".
         assert!(!is_zlib(&[0xcb, 0xc8]));
+        assert!(!is_zlib(&[0x78]));
     }
 
     #[test]

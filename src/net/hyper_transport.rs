@@ -481,7 +481,7 @@ impl Inner {
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
             match result {
-                Ok(response) => return Ok(self.wrap(response, Some(pooled), None, &options)),
+                Ok(response) => return self.wrap(response, Some(pooled), None, &options),
                 Err(mut error) => {
                     // RFC 9112 §9.3.1: retry only what provably never reached the peer,
                     // and only on a reused connection that the peer had closed.
@@ -513,7 +513,9 @@ impl Inner {
             .await
             .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?;
         match result {
-            Ok(response) => Ok(self.wrap(response, None, Some(tx), options)),
+            Ok(response) => self
+                .wrap(response, None, Some(tx), options)
+                .map_err(Retry::Fail),
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
                 None => Err(Retry::Fail(request_error(error.into_error()))),
@@ -527,7 +529,7 @@ impl Inner {
         conn: Option<Pooled>,
         h2: Option<http2::SendRequest<RequestBody>>,
         options: &SendOptions,
-    ) -> Response<ResponseBody> {
+    ) -> Result<Response<ResponseBody>, NetworkError> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
         // A 204, 205 or 304 response ends at its head whatever its headers say (RFC 9112
@@ -538,9 +540,11 @@ impl Inner {
         let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
+            // More codings than are decoded is a network error; the body is dropped
+            // unread, which closes an HTTP/1 connection and resets an HTTP/2 stream.
             decode_response(response)
         } else {
-            response
+            Ok(response)
         }
     }
 }

@@ -6,7 +6,8 @@
 //! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool
 //! over hyper 1.x (HTTP/1.1 and HTTP/2), TLS through rustls, a resolver override, and
 //! timeouts. Content decoding ([`decode`]) is an adapter over a [`ResponseBody`], applied
-//! only when asked for.
+//! only when asked for: one flat pipeline of decoders driven by a loop, at most
+//! [`MAX_CONTENT_CODINGS`] of them (see the `decode` module's documentation).
 //!
 //! The wire protocols are [RFC 9112](https://httpwg.org/specs/rfc9112.html) (HTTP/1.1)
 //! and [RFC 9113](https://httpwg.org/specs/rfc9113.html) (HTTP/2), with connection
@@ -69,7 +70,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use body::{RequestBody, ResponseBody};
-pub use decode::{ContentCoding, decode, decode_response};
+pub use decode::{ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
 
