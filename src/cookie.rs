@@ -7,22 +7,57 @@
 //! [Public Suffix List](https://publicsuffix.org/) compiled in: `example.com` cannot set a
 //! cookie for `Domain=com` or `Domain=co.uk`.
 //!
+//! # Limits
+//!
+//! Whatever a server sends, the store's memory and the `Cookie` header it makes stay
+//! bounded, with the limits of
+//! [RFC 6265bis](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html)
+//! and the numbers of Chrome:
+//! - **Size.** A cookie whose name and value together exceed 4096 bytes is ignored, and so
+//!   is an attribute whose value exceeds 1024 bytes (RFC 6265bis §5.6), as in Chrome and
+//!   Firefox. A cookie whose domain or path would exceed 1024 bytes (a host or a URL path
+//!   that long) is ignored too, so no cookie holds more than 4096 + 2 × 1024 bytes of
+//!   text. Parsing a `Set-Cookie` value takes time linear in its length and copies only
+//!   what a kept cookie holds.
+//! - **Count.** At most [`CookieLimits::max_per_domain`] cookies (default 180) share a
+//!   registrable domain and at most [`CookieLimits::max_total`] (default 3300) are stored;
+//!   past either, the store "removes excess cookies" (RFC 6265bis §5.7, RFC 6265 §5.3) down
+//!   to 150 and 3000: expired cookies first, then those of the crowded domain (non-`Secure`
+//!   ones before `Secure` ones), then any, least recently sent or set first.
+//!
+//! With the defaults the store holds at most 3300 × 6 KiB of cookie text (about 20 MiB, at
+//! worst), and a `Cookie` header carries only cookies whose domain is the request host or
+//! one of its parent domains, which share the host's registrable domain: at most 180 of
+//! them, about 720 KiB at worst, and only from a site that set them itself. Tighten the
+//! counts with [`CookieStore::with_limits`]; read the bytes held with
+//! [`CookieStore::stored_bytes`].
+//!
 //! What it does not do:
 //! - `SameSite` is parsed and kept ([`SameSite`]) but not enforced: there is no top-level
 //!   site or redirect taint to compare with, so every fetch counts as same-site
 //!   ("strict-or-less" in fetch's
 //!   [determine the same-site mode](https://fetch.spec.whatwg.org/#determine-the-same-site-mode)).
 //! - `HttpOnly` is kept but changes nothing: every caller is an HTTP API.
-//! - no size or count limits, no eviction beyond expiry; session cookies live as long as
-//!   the store.
+//! - session cookies live as long as the store; a long `Max-Age` or `Expires` is not cut to
+//!   400 days (RFC 6265bis §5.5).
 //! - from RFC 6265bis, only the rejection of control characters in a name or value (so a
-//!   stored cookie always makes a valid `Cookie` header) and the `SameSite` attribute.
+//!   stored cookie always makes a valid `Cookie` header), the `SameSite` attribute, the
+//!   size limits and the eviction order above.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::net::Ipv4Addr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use url::{Host, Url};
+
+/// RFC 6265bis §5.6 step 5: a cookie whose name and value together are longer is ignored.
+const MAX_NAME_VALUE_BYTES: usize = 4096;
+
+/// RFC 6265bis §5.6, the attribute algorithm's step 6: an attribute whose value is longer
+/// is ignored. Also the most bytes a stored cookie's domain or path holds.
+const MAX_ATTRIBUTE_VALUE_BYTES: usize = 1024;
 
 /// The [`SameSite`](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-the-samesite-attribute-2)
 /// attribute of a stored cookie (kept, not enforced).
@@ -38,6 +73,70 @@ pub enum SameSite {
     Default,
 }
 
+/// How many cookies a [`CookieStore`] keeps.
+///
+/// When more cookies than a limit share a registrable domain, or more than a limit are
+/// stored in all, the store
+/// ["removes excess cookies"](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-storage-model)
+/// down to a lower mark, least recently used first, so that it purges once per batch of
+/// new cookies rather than on every one, as Chrome does. The defaults are Chrome's: 180
+/// per registrable domain (Firefox keeps 180 too), purged to 150, and 3300 in all, purged
+/// to 3000 (Firefox keeps 3000). A site built to fit in browsers fits in them; RFC 6265
+/// §6.1 asks for at least 50 per domain and 3000 in all.
+///
+/// ```
+/// use url::Url;
+/// use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+///
+/// let store = CookieStore::with_limits(CookieLimits {
+///     max_per_domain: 2,
+///     purge_per_domain_to: 2,
+///     ..CookieLimits::default()
+/// });
+/// let url = Url::parse("https://www.example.com/").unwrap();
+/// for cookie in ["a=1", "b=2", "c=3"] {
+///     store.set_cookie_from_header(&url, cookie.as_bytes());
+/// }
+/// // The least recently used cookie made room for the newest.
+/// assert_eq!(store.cookie_header_for(&url).as_deref(), Some(&b"b=2; c=3"[..]));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CookieLimits {
+    /// The most cookies kept for one registrable domain (its eTLD+1: `example.com` for
+    /// cookies of `example.com`, `www.example.com` and `a.b.example.com`, as Chrome and
+    /// Firefox count; an IP address, or a host that is itself a public suffix, counts on
+    /// its own). This also bounds how many cookies one request's `Cookie` header carries.
+    ///
+    /// Default is 180, as in Chrome and Firefox.
+    pub max_per_domain: usize,
+    /// How many cookies of a registrable domain are left when it goes over
+    /// [`max_per_domain`](Self::max_per_domain). A value above `max_per_domain` counts as
+    /// `max_per_domain`.
+    ///
+    /// Default is 150, as in Chrome.
+    pub purge_per_domain_to: usize,
+    /// The most cookies kept in all.
+    ///
+    /// Default is 3300, as in Chrome.
+    pub max_total: usize,
+    /// How many cookies are left when the store goes over
+    /// [`max_total`](Self::max_total). A value above `max_total` counts as `max_total`.
+    ///
+    /// Default is 3000, as in Chrome.
+    pub purge_total_to: usize,
+}
+
+impl Default for CookieLimits {
+    fn default() -> CookieLimits {
+        CookieLimits {
+            max_per_domain: 180,
+            purge_per_domain_to: 150,
+            max_total: 3300,
+            purge_total_to: 3000,
+        }
+    }
+}
+
 /// A cookie in the store, with the fields of
 /// [RFC 6265 §5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,16 +149,242 @@ struct Cookie {
     path: Vec<u8>,
     /// Not in the RFC as such: creation order, for a stable "earlier creation-times first".
     creation_time: u64,
+    /// Not in the RFC as such: the jar's access counter when the cookie was last set or
+    /// sent, for "the earliest last-access-time first"; a counter orders accesses strictly
+    /// and does not move with the system clock.
+    last_access_time: u64,
     secure_only: bool,
     http_only: bool,
     host_only: bool,
     same_site: SameSite,
 }
 
+impl Cookie {
+    /// A cookie is "expired" if it has an expiry date in the past (RFC 6265bis §5.7).
+    fn is_expired(&self, now: i64) -> bool {
+        self.expiry_time.is_some_and(|expiry| expiry <= now)
+    }
+
+    /// The bytes of text the cookie holds.
+    fn text_bytes(&self) -> usize {
+        self.name.len() + self.value.len() + self.domain.len() + self.path.len()
+    }
+
+    /// The eviction order among cookies of the same removal priority: the earliest
+    /// last-access-time first, then (for a total order) the earliest creation.
+    fn access_order(&self) -> (u64, u64) {
+        (self.last_access_time, self.creation_time)
+    }
+}
+
+/// The cookies, grouped by the registrable domain the per-domain limit counts in
+/// ([`limit_key`]), so that storing and retrieving look at one site's cookies only.
 #[derive(Debug, Default)]
 struct Jar {
-    cookies: Vec<Cookie>,
+    groups: HashMap<String, Vec<Cookie>>,
+    /// How many cookies `groups` holds.
+    len: usize,
+    /// The bytes of text they hold ([`Cookie::text_bytes`]).
+    bytes: usize,
+    /// No stored cookie expires before this; `None` when none has an expiry-time. May be
+    /// earlier than the earliest expiry after removals: a sweep then finds the true one.
+    earliest_expiry: Option<i64>,
     next_creation_time: u64,
+    access_clock: u64,
+}
+
+impl Jar {
+    /// Empties the jar.
+    fn clear(&mut self) {
+        self.groups.clear();
+        self.len = 0;
+        self.bytes = 0;
+        self.earliest_expiry = None;
+    }
+
+    /// The next tick of the access counter: the "current date and time" of a
+    /// last-access-time.
+    fn tick(&mut self) -> u64 {
+        self.access_clock = self.access_clock.wrapping_add(1);
+        self.access_clock
+    }
+
+    /// "The user agent MUST evict all expired cookies from the cookie store if, at any
+    /// time, an expired cookie exists in the cookie store." (RFC 6265bis §5.7.) Looks at
+    /// every cookie only when one may have expired since the last sweep.
+    fn evict_expired(&mut self, now: i64) {
+        if self.earliest_expiry.is_none_or(|earliest| earliest > now) {
+            return;
+        }
+        let (mut len, mut bytes, mut earliest_expiry) = (0, 0, None);
+        self.groups.retain(|_, group| {
+            group.retain(|cookie| !cookie.is_expired(now));
+            for cookie in group.iter() {
+                len += 1;
+                bytes += cookie.text_bytes();
+                earliest_expiry = earliest(earliest_expiry, cookie.expiry_time);
+            }
+            !group.is_empty()
+        });
+        self.len = len;
+        self.bytes = bytes;
+        self.earliest_expiry = earliest_expiry;
+    }
+
+    /// RFC 6265 §5.3 steps 11–12 (RFC 6265bis §5.7 steps 23–24), then the removal of
+    /// excess cookies: stores `cookie` at time `now`.
+    fn store(&mut self, mut cookie: Cookie, now: i64, limits: &CookieLimits) {
+        self.evict_expired(now);
+        let key = limit_key(&cookie.domain).to_owned();
+        let group = self.groups.entry(key.clone()).or_default();
+        // Step 11. If the cookie store contains a cookie with the same name, domain, and
+        // path as the newly created cookie: update the creation-time of the newly created
+        // cookie to match the creation-time of the old-cookie, and remove the old-cookie
+        // from the cookie store.
+        if let Some(index) = group.iter().position(|old| {
+            old.name == cookie.name && old.domain == cookie.domain && old.path == cookie.path
+        }) {
+            let old = group.swap_remove(index);
+            cookie.creation_time = old.creation_time;
+            self.len = self.len.saturating_sub(1);
+            self.bytes = self.bytes.saturating_sub(old.text_bytes());
+        }
+        // Step 12. Insert the newly created cookie into the cookie store. An expired cookie
+        // would be evicted at once (this is how Max-Age=0 deletes), so it is left out.
+        if cookie.is_expired(now) {
+            if group.is_empty() {
+                self.groups.remove(&key);
+            }
+            return;
+        }
+        self.len += 1;
+        self.bytes += cookie.text_bytes();
+        self.earliest_expiry = earliest(self.earliest_expiry, cookie.expiry_time);
+        group.push(cookie);
+        // "At any time, the user agent MAY 'remove excess cookies' from the cookie store if
+        // the number of cookies sharing a domain field exceeds some implementation-defined
+        // upper bound (such as 50 cookies)." The "domain" is the registrable domain, as in
+        // Chrome and Firefox, so subdomains cannot multiply a site's share.
+        if group.len() > limits.max_per_domain {
+            let target = limits.purge_per_domain_to.min(limits.max_per_domain);
+            self.remove_excess_in_domain(&key, target);
+        }
+        // "At any time, the user agent MAY 'remove excess cookies' from the cookie store if
+        // the cookie store exceeds some predetermined upper bound (such as 3000 cookies)."
+        if self.len > limits.max_total {
+            self.remove_excess_in_store(limits.purge_total_to.min(limits.max_total));
+        }
+    }
+
+    /// [Remove excess cookies](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-storage-model)
+    /// of the registrable domain `key` until `target` are left. "When the user agent
+    /// removes excess cookies from the cookie store, the user agent MUST evict cookies in
+    /// the following priority order:" (RFC 6265bis §5.7)
+    /// 1. Expired cookies. (None: the jar was swept before the cookie was stored.)
+    /// 2. Cookies whose secure-only-flag is false, and which share a domain field with more
+    ///    than a predetermined number of other cookies.
+    /// 3. Cookies that share a domain field with more than a predetermined number of other
+    ///    cookies.
+    ///
+    /// "If two cookies have the same removal priority, the user agent MUST evict the cookie
+    /// with the earliest last-access-time first." RFC 6265 §5.3 has the same order without
+    /// priority 2.
+    fn remove_excess_in_domain(&mut self, key: &str, target: usize) {
+        let Some(group) = self.groups.get_mut(key) else {
+            return;
+        };
+        let excess = group.len().saturating_sub(target);
+        // Non-secure cookies sort first (priority 2), then by last access.
+        group.sort_unstable_by_key(|cookie| (cookie.secure_only, cookie.access_order()));
+        let removed: usize = group.drain(..excess).map(|c| c.text_bytes()).sum();
+        if group.is_empty() {
+            self.groups.remove(key);
+        }
+        self.len = self.len.saturating_sub(excess);
+        self.bytes = self.bytes.saturating_sub(removed);
+    }
+
+    /// [Remove excess cookies](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-storage-model)
+    /// of the whole store until `target` are left: RFC 6265bis §5.7 priority 4, "All
+    /// cookies" (RFC 6265 §5.3 priority 3), the earliest last-access-time first. (No domain
+    /// holds more than its limit, so priorities 2 and 3 have nothing to remove; expired
+    /// cookies were swept before the new one was stored.) Linear in the number of cookies,
+    /// and run once per `max_total - target` new cookies.
+    fn remove_excess_in_store(&mut self, target: usize) {
+        let excess = self.len.saturating_sub(target);
+        if excess == 0 {
+            return;
+        }
+        let mut orders: Vec<(u64, u64)> = self
+            .groups
+            .values()
+            .flatten()
+            .map(Cookie::access_order)
+            .collect();
+        if excess >= orders.len() {
+            self.clear();
+            return;
+        }
+        // The `excess`-th earliest access: it and every earlier one go.
+        let Some(index) = excess.checked_sub(1) else {
+            return;
+        };
+        let (_, last_out, _) = orders.select_nth_unstable(index);
+        let last_out = *last_out;
+        let (mut len, mut bytes) = (0, 0);
+        self.groups.retain(|_, group| {
+            group.retain(|cookie| cookie.access_order() > last_out);
+            len += group.len();
+            bytes += group.iter().map(Cookie::text_bytes).sum::<usize>();
+            !group.is_empty()
+        });
+        self.len = len;
+        self.bytes = bytes;
+    }
+}
+
+/// The earlier of two optional expiry-times, `None` meaning none.
+fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The "domain" the per-domain limit counts cookies in, for a cookie's `domain`: its
+/// registrable domain (eTLD+1) on the Public Suffix List, as Chrome and Firefox count; the
+/// domain itself when it has none (an IP address, or a public suffix such as `localhost`
+/// that is a host-only cookie's host).
+fn limit_key(domain: &str) -> &str {
+    if domain.starts_with('[') || domain.parse::<Ipv4Addr>().is_ok() {
+        return domain;
+    }
+    psl::domain(domain.as_bytes())
+        .and_then(|registrable| domain.len().checked_sub(registrable.as_bytes().len()))
+        .and_then(|start| domain.get(start..))
+        .unwrap_or(domain)
+}
+
+/// The [`limit_key`]s under which the cookies that may match a request to `host` are
+/// stored: those of `host` and of each parent domain a `Domain` attribute could name.
+fn limit_keys_for_host<'a>(host: &Host<&str>, canonicalized_host: &'a str) -> Vec<&'a str> {
+    let mut keys = vec![limit_key(canonicalized_host)];
+    if !matches!(host, Host::Domain(_)) {
+        return keys;
+    }
+    // A parent domain is what follows a "."; a `Domain` attribute longer than 1024 bytes
+    // is never stored, so longer parents need no look.
+    let parents = canonicalized_host
+        .match_indices('.')
+        .filter_map(|(dot, _)| canonicalized_host.get(dot + 1..))
+        .filter(|parent| !parent.is_empty() && parent.len() <= MAX_ATTRIBUTE_VALUE_BYTES);
+    for parent in parents {
+        let key = limit_key(parent);
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
 }
 
 /// An in-memory cookie store: what a [`Client`](crate::Client) with cookies enabled stores
@@ -67,6 +392,7 @@ struct Jar {
 ///
 /// Thread-safe; share one between clients with
 /// [`ClientBuilder::cookie_store_with`](crate::client::ClientBuilder::cookie_store_with).
+/// Its size is bounded: see [`CookieLimits`] and the [module documentation](self).
 ///
 /// ```
 /// use url::Url;
@@ -83,17 +409,33 @@ struct Jar {
 #[derive(Default)]
 pub struct CookieStore {
     jar: Mutex<Jar>,
+    limits: CookieLimits,
 }
 
 impl fmt::Debug for CookieStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CookieStore")
             .field("len", &self.len())
+            .field("limits", &self.limits)
             .finish()
     }
 }
 
 impl CookieStore {
+    /// An empty store that keeps at most as many cookies as `limits` says (the
+    /// [`Default`] store keeps [`CookieLimits::default`]).
+    pub fn with_limits(limits: CookieLimits) -> CookieStore {
+        CookieStore {
+            jar: Mutex::default(),
+            limits,
+        }
+    }
+
+    /// The limits this store keeps to.
+    pub fn limits(&self) -> CookieLimits {
+        self.limits
+    }
+
     fn jar(&self) -> MutexGuard<'_, Jar> {
         // The jar is left consistent at every step, so a poisoned lock is still usable.
         self.jar.lock().unwrap_or_else(PoisonError::into_inner)
@@ -102,34 +444,58 @@ impl CookieStore {
     /// Parses one `Set-Cookie` header `value` received in the response to `url` and stores
     /// the cookie ([RFC 6265 §5.2](https://www.rfc-editor.org/rfc/rfc6265#section-5.2) and
     /// [§5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.3)). A value the RFC says to
-    /// ignore is ignored; an expired cookie deletes the one it replaces.
+    /// ignore is ignored; an expired cookie deletes the one it replaces. A cookie over the
+    /// size limits is ignored, and past the count limits the least recently used cookies
+    /// make room (see [`CookieLimits`]).
     pub fn set_cookie_from_header(&self, url: &Url, value: &[u8]) {
         self.set_cookie_at(url, value, now());
     }
 
     /// The `Cookie` header value to send with a request to `url`: the
     /// [cookie-string](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) of the cookies
-    /// that match it, or `None` when there are none.
+    /// that match it, or `None` when there are none. The cookies count as used now, for
+    /// the eviction order.
     pub fn cookie_header_for(&self, url: &Url) -> Option<Vec<u8>> {
         self.cookie_string_at(url, now())
     }
 
     /// Removes every cookie.
     pub fn clear(&self) {
-        self.jar().cookies.clear();
+        self.jar().clear();
     }
 
     /// How many cookies are stored, expired ones not counted.
     pub fn len(&self) -> usize {
-        let now = now();
         let mut jar = self.jar();
-        evict_expired(&mut jar, now);
-        jar.cookies.len()
+        jar.evict_expired(now());
+        jar.len
     }
 
     /// Whether no cookie is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The bytes of cookie text the store holds, expired cookies not counted: the names,
+    /// values, domains and paths of its cookies (not the bookkeeping around them, a few
+    /// dozen bytes per cookie).
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://example.com/").unwrap();
+    /// store.set_cookie_from_header(&url, b"id=12345");
+    /// assert_eq!(store.stored_bytes(), "id".len() + "12345".len() + "example.com".len() + "/".len());
+    /// // Over 4096 bytes of name and value: ignored.
+    /// store.set_cookie_from_header(&url, format!("big={}", "x".repeat(5000)).as_bytes());
+    /// assert_eq!(store.len(), 1);
+    /// ```
+    pub fn stored_bytes(&self) -> usize {
+        let mut jar = self.jar();
+        jar.evict_expired(now());
+        jar.bytes
     }
 
     /// [Storage model](https://www.rfc-editor.org/rfc/rfc6265#section-5.3) at time `now`.
@@ -141,7 +507,12 @@ impl CookieStore {
             return;
         };
         let canonicalized_host = canonicalized_host(&request_host);
-        // Step 1. A user agent MAY ignore a received cookie in its entirety. (It does not.)
+        // Step 1. A user agent MAY ignore a received cookie in its entirety. It ignores one
+        // from a host longer than an attribute value may be (a domain name has at most 253
+        // bytes), so that no stored domain is longer.
+        if canonicalized_host.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+            return;
+        }
         // Step 2. Create a new cookie with name cookie-name, value cookie-value.
         // Step 3. If the cookie-attribute-list contains an attribute with an attribute-name
         // of "Max-Age": set the cookie's persistent-flag to true and its expiry-time to the
@@ -183,6 +554,11 @@ impl CookieStore {
         // attribute-value of the last such attribute; otherwise to the default-path of the
         // request-uri.
         let path = parsed.path.unwrap_or_else(|| default_path(url));
+        // (Step 1 again: a default-path longer than a `Path` attribute may be is ignored
+        // with its cookie, so that no stored path is longer.)
+        if path.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+            return;
+        }
         // Step 8. If the cookie-attribute-list contains "Secure", set the secure-only-flag.
         // RFC 6265bis: a Secure cookie from a non-secure URL is ignored (fetch's isSecure:
         // the scheme is "https").
@@ -193,34 +569,23 @@ impl CookieStore {
         // Step 10. (Non-HTTP APIs: every caller here is an HTTP API.)
         let mut jar = self.jar();
         jar.next_creation_time += 1;
-        let mut cookie = Cookie {
+        let cookie = Cookie {
             name: parsed.name,
             value: parsed.value,
             expiry_time,
             domain,
             path,
             creation_time: jar.next_creation_time,
+            // RFC 6265bis §5.7 step 5: set the creation-time and the last-access-time to
+            // the current date and time.
+            last_access_time: jar.tick(),
             secure_only: parsed.secure,
             http_only: parsed.http_only,
             host_only,
             same_site: parsed.same_site,
         };
-        // Step 11. If the cookie store contains a cookie with the same name, domain, and
-        // path as the newly created cookie: update the creation-time of the newly created
-        // cookie to match the creation-time of the old-cookie, and remove the old-cookie
-        // from the cookie store.
-        if let Some(index) = jar.cookies.iter().position(|old| {
-            old.name == cookie.name && old.domain == cookie.domain && old.path == cookie.path
-        }) {
-            let old = jar.cookies.remove(index);
-            cookie.creation_time = old.creation_time;
-        }
-        // Step 12. Insert the newly created cookie into the cookie store.
-        jar.cookies.push(cookie);
-        // "The user agent MUST evict all expired cookies from the cookie store if, at any
-        // time, an expired cookie exists in the cookie store." (This is how Max-Age=0
-        // deletes.)
-        evict_expired(&mut jar, now);
+        // Steps 11–12, and the removal of expired and excess cookies.
+        jar.store(cookie, now, &self.limits);
     }
 
     /// The [cookie-string](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) for `url` at
@@ -231,13 +596,18 @@ impl CookieStore {
         let request_path = url.path().as_bytes();
         let is_secure = url.scheme() == "https";
         let mut jar = self.jar();
-        evict_expired(&mut jar, now);
+        jar.evict_expired(now);
         // Step 1. Let cookie-list be the set of cookies from the cookie store that meets all
-        // of the following requirements:
-        let mut cookie_list: Vec<&Cookie> = jar
-            .cookies
-            .iter()
-            .filter(|cookie| {
+        // of the following requirements: (A matching cookie's domain is the request host
+        // or a parent of it, so only the groups of those are looked at.)
+        let keys = limit_keys_for_host(&request_host, &canonicalized_host);
+        // Each cookie as (path length, creation-time, group, index in the group).
+        let mut cookie_list: Vec<(usize, u64, &str, usize)> = Vec::new();
+        for key in keys {
+            let Some(group) = jar.groups.get(key) else {
+                continue;
+            };
+            for (index, cookie) in group.iter().enumerate() {
                 // Either the cookie's host-only-flag is true and the canonicalized
                 // request-host is identical to the cookie's domain, or the host-only-flag
                 // is false and the canonicalized request-host domain-matches the cookie's
@@ -251,29 +621,37 @@ impl CookieStore {
                 // If the cookie's secure-only-flag is true, then the request-uri's scheme
                 // must denote a "secure" protocol.
                 // (http-only-flag: every caller is an HTTP API.)
-                host_ok
+                if host_ok
                     && path_match(request_path, &cookie.path)
                     && (!cookie.secure_only || is_secure)
-            })
-            .collect();
+                {
+                    cookie_list.push((cookie.path.len(), cookie.creation_time, key, index));
+                }
+            }
+        }
         if cookie_list.is_empty() {
             return None;
         }
         // Step 2. Sort the cookie-list: cookies with longer paths are listed before cookies
         // with shorter paths; among cookies with equal-length paths, cookies with earlier
         // creation-times are listed first.
-        cookie_list.sort_by(|a, b| {
-            b.path
-                .len()
-                .cmp(&a.path.len())
-                .then(a.creation_time.cmp(&b.creation_time))
-        });
-        // Step 3. (last-access-time: nothing here reads it.)
+        cookie_list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Step 3. Update the last-access-time of each cookie in the cookie-list to the
+        // current date and time.
+        let last_access_time = jar.tick();
+        for &(_, _, key, index) in &cookie_list {
+            if let Some(cookie) = jar.groups.get_mut(key).and_then(|g| g.get_mut(index)) {
+                cookie.last_access_time = last_access_time;
+            }
+        }
         // Step 4. Serialize the cookie-list into a cookie-string: output the cookie's name,
         // "=", and the cookie's value; if there is an unprocessed cookie in the list, output
         // "; ".
         let mut cookie_string = Vec::new();
-        for (i, cookie) in cookie_list.iter().enumerate() {
+        for (i, &(_, _, key, index)) in cookie_list.iter().enumerate() {
+            let Some(cookie) = jar.groups.get(key).and_then(|g| g.get(index)) else {
+                continue;
+            };
             if i > 0 {
                 cookie_string.extend_from_slice(b"; ");
             }
@@ -286,7 +664,9 @@ impl CookieStore {
 
     #[cfg(test)]
     fn cookies(&self) -> Vec<Cookie> {
-        self.jar().cookies.clone()
+        let mut cookies: Vec<Cookie> = self.jar().groups.values().flatten().cloned().collect();
+        cookies.sort_by_key(|cookie| cookie.creation_time);
+        cookies
     }
 }
 
@@ -296,11 +676,6 @@ fn now() -> i64 {
         Ok(since) => i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
         Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
     }
-}
-
-fn evict_expired(jar: &mut Jar, now: i64) {
-    jar.cookies
-        .retain(|cookie| cookie.expiry_time.is_none_or(|expiry| expiry > now));
 }
 
 /// The [canonicalized host name](https://www.rfc-editor.org/rfc/rfc6265#section-5.1.2):
@@ -429,6 +804,12 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
     if name.is_empty() {
         return None;
     }
+    // RFC 6265bis §5.6 step 5: if the sum of the lengths of the name string and the value
+    // string is more than 4096 octets, abort this algorithm and ignore the
+    // set-cookie-string entirely. (Checked before anything is copied.)
+    if name.len() + value.len() > MAX_NAME_VALUE_BYTES {
+        return None;
+    }
     // RFC 6265bis: if the name or value contains a control character other than HTAB,
     // ignore the set-cookie-string entirely.
     let is_ctl = |&b: &u8| (b < 0x20 && b != b'\t') || b == 0x7F;
@@ -462,9 +843,23 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
         // 4. Remove any leading or trailing WSP characters from both.
         let attribute_name = trim_wsp(attribute_name);
         let attribute_value = trim_wsp(attribute_value.unwrap_or_default());
-        // 5. Process the attribute-name and attribute-value (case-insensitively).
-        let attribute_name = attribute_name.to_ascii_lowercase();
-        match attribute_name.as_slice() {
+        // RFC 6265bis §5.6 step 6: if the attribute-value is longer than 1024 octets,
+        // ignore the cookie-av string and return to step 1 of this algorithm.
+        if attribute_value.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+            continue;
+        }
+        // 5. Process the attribute-name and attribute-value (case-insensitively). (A name
+        // longer than any known one is none of them; the others are compared in place.)
+        let mut lowercase_name = [0u8; 8];
+        let attribute_name = match lowercase_name.get_mut(..attribute_name.len()) {
+            Some(buffer) => {
+                buffer.copy_from_slice(attribute_name);
+                buffer.make_ascii_lowercase();
+                &*buffer
+            }
+            None => &[],
+        };
+        match attribute_name {
             // §5.2.1 The Expires attribute: let the expiry-time be the result of parsing
             // the attribute-value as cookie-date. If it fails, ignore the cookie-av.
             b"expires" => {
@@ -502,11 +897,15 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
             // RFC 6265bis: the SameSite attribute, "Strict", "Lax" or "None"
             // case-insensitively; anything else is "Default".
             b"samesite" => {
-                cookie.same_site = match attribute_value.to_ascii_lowercase().as_slice() {
-                    b"strict" => SameSite::Strict,
-                    b"lax" => SameSite::Lax,
-                    b"none" => SameSite::None,
-                    _ => SameSite::Default,
+                let is = |name: &[u8]| attribute_value.eq_ignore_ascii_case(name);
+                cookie.same_site = if is(b"strict") {
+                    SameSite::Strict
+                } else if is(b"lax") {
+                    SameSite::Lax
+                } else if is(b"none") {
+                    SameSite::None
+                } else {
+                    SameSite::Default
                 };
             }
             _ => {}
@@ -939,6 +1338,328 @@ mod tests {
         store.set_cookie_at(&url("data:,x"), b"a=1", NOW);
         assert!(store.is_empty());
         assert_eq!(header(&store, "data:,x", NOW), None);
+    }
+
+    /// How many cookies the jar holds, without sweeping at the real time.
+    fn count(store: &CookieStore) -> usize {
+        store.jar().len
+    }
+
+    /// The names of the stored cookies, in creation order.
+    fn names(store: &CookieStore) -> Vec<String> {
+        store
+            .cookies()
+            .into_iter()
+            .map(|c| String::from_utf8(c.name).unwrap())
+            .collect()
+    }
+
+    fn limits(max_per_domain: usize, purge_per_domain_to: usize) -> CookieLimits {
+        CookieLimits {
+            max_per_domain,
+            purge_per_domain_to,
+            ..CookieLimits::default()
+        }
+    }
+
+    #[test]
+    fn default_limits_are_chromes() {
+        let limits = CookieStore::default().limits();
+        assert_eq!(
+            (
+                limits.max_per_domain,
+                limits.purge_per_domain_to,
+                limits.max_total,
+                limits.purge_total_to
+            ),
+            (180, 150, 3300, 3000)
+        );
+    }
+
+    #[test]
+    fn a_cookie_over_4096_bytes_of_name_and_value_is_ignored() {
+        let store = CookieStore::default();
+        let u = url("http://example.com/");
+        // 4096 bytes in all is kept, whitespace around them not counted.
+        let fits = format!("n= {} ; Path=/", "v".repeat(4095));
+        store.set_cookie_at(&u, fits.as_bytes(), NOW);
+        assert_eq!(count(&store), 1);
+        // One more byte, in the name or in the value, and it is ignored entirely: it
+        // neither stores nor replaces the cookie of the same name.
+        store.set_cookie_at(&u, format!("n={}", "v".repeat(4096)).as_bytes(), NOW);
+        store.set_cookie_at(&u, format!("{}=v", "n".repeat(4096)).as_bytes(), NOW);
+        store.set_cookie_at(
+            &u,
+            format!("big={}; Path=/", "x".repeat(350 * 1024)).as_bytes(),
+            NOW,
+        );
+        let cookies = store.cookies();
+        assert_eq!(cookies.len(), 1);
+        assert_eq!(cookies[0].value.len(), 4095);
+        assert_eq!(store.stored_bytes(), 1 + 4095 + "example.com".len() + 1);
+    }
+
+    #[test]
+    fn an_attribute_value_over_1024_bytes_is_ignored() {
+        let long = "x".repeat(1025);
+        let c = parse_set_cookie(
+            format!(
+                "a=b; Path=/kept; Path=/{long}; Domain=example.com; Domain={long}.example.com; \
+                 Max-Age=10; Max-Age=1{long}; SameSite=Lax; SameSite={long}"
+            )
+            .as_bytes(),
+            NOW,
+        )
+        .unwrap();
+        // The last attribute of each name whose value fits is the one that counts.
+        assert_eq!(c.path.as_deref(), Some(&b"/kept"[..]));
+        assert_eq!(c.domain.as_deref(), Some("example.com"));
+        assert_eq!(c.max_age, Some(NOW + 10));
+        assert_eq!(c.same_site, SameSite::Lax);
+        // 1024 bytes is kept.
+        let path = format!("/{}", "p".repeat(1023));
+        let c = parse_set_cookie(format!("a=b; Path={path}").as_bytes(), NOW).unwrap();
+        assert_eq!(c.path.as_deref(), Some(path.as_bytes()));
+    }
+
+    #[test]
+    fn a_cookie_whose_default_path_or_host_is_over_1024_bytes_is_ignored() {
+        let store = CookieStore::default();
+        let deep = format!("http://example.com/{}/page", "d".repeat(1100));
+        store.set_cookie_at(&url(&deep), b"a=1", NOW);
+        assert_eq!(count(&store), 0);
+        // With a Path attribute, the long URL path does not matter.
+        store.set_cookie_at(&url(&deep), b"a=1; Path=/", NOW);
+        assert_eq!(count(&store), 1);
+        let long_host = format!("http://{}.example.com/", "h".repeat(1100));
+        store.set_cookie_at(&url(&long_host), b"b=2", NOW);
+        assert_eq!(count(&store), 1);
+        assert_eq!(header(&store, &long_host, NOW), None);
+    }
+
+    #[test]
+    fn a_header_of_many_attributes_parses_to_the_last_of_each() {
+        // Work is linear in the header's length: 100,000 attributes, empty or unknown.
+        let mut value = b"a=b; Path=/first".to_vec();
+        for _ in 0..50_000 {
+            value.extend_from_slice(b"; ;x-unknown-attribute=1");
+        }
+        value.extend_from_slice(b"; PATH=/last; HTTPONLY");
+        let c = parse_set_cookie(&value, NOW).unwrap();
+        assert_eq!(c.path.as_deref(), Some(&b"/last"[..]));
+        assert!(c.http_only);
+    }
+
+    #[test]
+    fn past_the_per_domain_limit_the_least_recently_used_go_down_to_the_lower_mark() {
+        let store = CookieStore::default();
+        let u = url("http://www.example.com/");
+        for i in 0..180 {
+            store.set_cookie_at(&u, format!("c{i}=v").as_bytes(), NOW);
+        }
+        assert_eq!(count(&store), 180);
+        // Setting c0..c9 again makes them recently used.
+        for i in 0..10 {
+            store.set_cookie_at(&u, format!("c{i}=w").as_bytes(), NOW);
+        }
+        assert_eq!(count(&store), 180);
+        store.set_cookie_at(&u, b"new=1", NOW);
+        assert_eq!(count(&store), 150, "181 > 180 purges to 150");
+        // The 31 least recently used went: c10..c40.
+        let kept = names(&store);
+        for i in (0..10).chain(41..180) {
+            assert!(kept.contains(&format!("c{i}")), "c{i} kept");
+        }
+        assert!(kept.contains(&"new".to_owned()));
+        // Another site's cookies are untouched.
+        store.set_cookie_at(&url("http://other.org/"), b"o=1", NOW);
+        assert_eq!(
+            header(&store, "http://other.org/", NOW).as_deref(),
+            Some("o=1")
+        );
+    }
+
+    #[test]
+    fn the_per_domain_limit_counts_the_registrable_domain() {
+        let store = CookieStore::with_limits(limits(3, 3));
+        // Host-only cookies of two subdomains and a Domain cookie: all example.com's.
+        store.set_cookie_at(&url("http://a.example.com/"), b"a=1", NOW);
+        store.set_cookie_at(&url("http://b.example.com/"), b"b=2", NOW);
+        store.set_cookie_at(
+            &url("http://c.example.com/"),
+            b"c=3; Domain=example.com",
+            NOW,
+        );
+        // Other registrable domains count on their own, public-suffix hosts and IP
+        // addresses alone.
+        store.set_cookie_at(&url("http://example.co.uk/"), b"d=4", NOW);
+        store.set_cookie_at(&url("http://other.co.uk/"), b"e=5", NOW);
+        store.set_cookie_at(&url("http://localhost/"), b"f=6", NOW);
+        store.set_cookie_at(&url("http://127.0.0.1/"), b"g=7", NOW);
+        store.set_cookie_at(&url("http://127.0.0.2/"), b"h=8", NOW);
+        store.set_cookie_at(&url("http://[::1]/"), b"i=9", NOW);
+        assert_eq!(count(&store), 9);
+        // A fourth example.com cookie evicts the least recently used of the three.
+        store.set_cookie_at(&url("http://d.example.com/"), b"j=10", NOW);
+        assert_eq!(count(&store), 9);
+        assert!(!names(&store).contains(&"a".to_owned()));
+        assert_eq!(
+            header(&store, "http://c.example.com/", NOW).as_deref(),
+            Some("c=3")
+        );
+        assert_eq!(header(&store, "http://[::1]/", NOW).as_deref(), Some("i=9"));
+    }
+
+    #[test]
+    fn sending_a_cookie_makes_it_recently_used() {
+        let store = CookieStore::with_limits(limits(3, 3));
+        let u = url("http://example.com/");
+        store.set_cookie_at(&u, b"a=1; Path=/a", NOW);
+        store.set_cookie_at(&u, b"b=2; Path=/b", NOW);
+        store.set_cookie_at(&u, b"c=3; Path=/c", NOW);
+        // a and b are sent (in that order of time); c is now the least recently used.
+        assert_eq!(
+            header(&store, "http://example.com/a", NOW).as_deref(),
+            Some("a=1")
+        );
+        assert_eq!(
+            header(&store, "http://example.com/b", NOW).as_deref(),
+            Some("b=2")
+        );
+        store.set_cookie_at(&u, b"d=4", NOW);
+        assert_eq!(names(&store), ["a", "b", "d"]);
+        // Then a is the least recently used.
+        store.set_cookie_at(&u, b"e=5", NOW);
+        assert_eq!(names(&store), ["b", "d", "e"]);
+        // Replacing a cookie uses it too.
+        store.set_cookie_at(&u, b"b=22; Path=/b", NOW);
+        store.set_cookie_at(&u, b"f=6", NOW);
+        assert_eq!(names(&store), ["b", "e", "f"]);
+    }
+
+    #[test]
+    fn a_crowded_domain_loses_non_secure_cookies_before_secure_ones() {
+        let store = CookieStore::with_limits(limits(4, 2));
+        let https = url("https://example.com/");
+        let http = url("http://example.com/");
+        store.set_cookie_at(&https, b"s1=1; Secure", NOW);
+        store.set_cookie_at(&https, b"s2=1; Secure", NOW);
+        store.set_cookie_at(&http, b"n1=1", NOW);
+        store.set_cookie_at(&http, b"n2=1", NOW);
+        // Five is over four: three go, both non-secure ones first, although the secure
+        // ones are older, then the least recently used secure one.
+        store.set_cookie_at(&https, b"s3=1; Secure", NOW);
+        assert_eq!(names(&store), ["s2", "s3"]);
+    }
+
+    #[test]
+    fn expired_cookies_are_evicted_before_any_live_one() {
+        let store = CookieStore::with_limits(limits(3, 1));
+        let u = url("http://example.com/");
+        store.set_cookie_at(&u, b"old=1", NOW);
+        store.set_cookie_at(&u, b"short=1; Max-Age=10", NOW);
+        store.set_cookie_at(&u, b"mid=1", NOW);
+        // At NOW + 10 the short-lived cookie has expired: it goes, and the fourth cookie
+        // fits without any live cookie being purged.
+        store.set_cookie_at(&u, b"new=1", NOW + 10);
+        assert_eq!(names(&store), ["old", "mid", "new"]);
+        assert_eq!(count(&store), 3);
+    }
+
+    #[test]
+    fn past_the_total_limit_the_least_recently_used_of_all_sites_go() {
+        let store = CookieStore::default();
+        // 3300 cookies over 33 sites, 100 each: at the limit, nothing purged.
+        for site in 0..33 {
+            let u = url(&format!("http://site{site}.example/"));
+            for i in 0..100 {
+                store.set_cookie_at(&u, format!("c{i}=v").as_bytes(), NOW);
+            }
+        }
+        assert_eq!(count(&store), 3300);
+        // site0 is used again: its cookies are now the most recently used.
+        assert!(header(&store, "http://site0.example/", NOW).is_some());
+        store.set_cookie_at(&url("http://new.example/"), b"n=1", NOW);
+        // 3301 > 3300 purges to 3000: the 301 least recently used are the cookies of
+        // site1, site2 and site3 and the first of site4's.
+        assert_eq!(count(&store), 3000);
+        for site in 1..=3 {
+            assert!(header(&store, &format!("http://site{site}.example/"), NOW).is_none());
+        }
+        assert_eq!(
+            header(&store, "http://site4.example/", NOW)
+                .unwrap()
+                .split("; ")
+                .count(),
+            99
+        );
+        assert_eq!(
+            header(&store, "http://site0.example/", NOW)
+                .unwrap()
+                .split("; ")
+                .count(),
+            100
+        );
+        assert_eq!(
+            header(&store, "http://new.example/", NOW).as_deref(),
+            Some("n=1")
+        );
+        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        assert_eq!(store.jar().bytes, bytes);
+    }
+
+    #[test]
+    fn many_sites_setting_many_cookies_stay_under_both_limits() {
+        let store = CookieStore::default();
+        for round in 0..10 {
+            for site in 0..60 {
+                let u = url(&format!("http://www.site{site}.example/"));
+                for i in 0..95 {
+                    let value = format!("r{round}c{i}=v; Domain=site{site}.example");
+                    store.set_cookie_at(&u, value.as_bytes(), NOW);
+                    let jar = store.jar();
+                    assert!(jar.len <= 3300);
+                    assert!(jar.groups.values().all(|group| group.len() <= 180));
+                }
+            }
+        }
+        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        assert_eq!(store.jar().bytes, bytes);
+    }
+
+    #[test]
+    fn stored_bytes_follow_replacement_expiry_and_clear() {
+        let store = CookieStore::default();
+        let u = url("http://example.com/");
+        let size = |name: &str, value: &str| name.len() + value.len() + "example.com/".len();
+        store.set_cookie_at(&u, b"a=1", NOW);
+        store.set_cookie_at(&u, b"b=22", NOW);
+        assert_eq!(store.jar().bytes, size("a", "1") + size("b", "22"));
+        store.set_cookie_at(&u, b"a=4444", NOW);
+        assert_eq!(store.jar().bytes, size("a", "4444") + size("b", "22"));
+        store.set_cookie_at(&u, b"a=x; Max-Age=0", NOW);
+        assert_eq!(store.jar().bytes, size("b", "22"));
+        store.clear();
+        assert_eq!((store.stored_bytes(), store.len()), (0, 0));
+    }
+
+    #[test]
+    fn limits_of_zero_keep_nothing_and_low_marks_above_the_limit_act_as_the_limit() {
+        let store = CookieStore::with_limits(CookieLimits {
+            max_total: 0,
+            ..CookieLimits::default()
+        });
+        store.set_cookie_at(&url("http://example.com/"), b"a=1", NOW);
+        assert_eq!(count(&store), 0);
+        let store = CookieStore::with_limits(limits(2, 10));
+        for name in ["a", "b", "c"] {
+            store.set_cookie_at(
+                &url("http://example.com/"),
+                format!("{name}=1").as_bytes(),
+                NOW,
+            );
+        }
+        assert_eq!(names(&store), ["b", "c"]);
     }
 
     proptest! {

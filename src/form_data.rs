@@ -384,7 +384,9 @@ impl FormData {
     ///
     /// [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) if the payload is not
     /// well-formed: a missing or wrong boundary, a part without a `Content-Disposition:
-    /// form-data; name="…"` header, a malformed header line, or no closing boundary.
+    /// form-data; name="…"` header, a malformed header line, or no closing boundary. A
+    /// preamble before the first boundary and an epilogue after the closing one are
+    /// ignored, as RFC 2046 §5.1.1 says.
     pub fn from_multipart(body: &[u8], boundary: &str) -> Result<FormData> {
         multipart_form_data_parse(body, boundary.as_bytes())
     }
@@ -676,7 +678,13 @@ pub(crate) fn multipart_form_data_parse(input: &[u8], boundary: &[u8]) -> Result
     let mut entry_list = FormData::new();
     // Step 4. Let position be a pointer to a byte in input, initially pointing at the first
     // byte.
-    let mut position = 0_usize;
+    // DEVIATION: position starts at the first `--` boundary that begins input or follows a
+    // CR LF, skipping a preamble, where the proposal's text requires input to start with
+    // it. RFC 2046 §5.1.1: "implementations must ignore anything that appears before the
+    // first boundary delimiter line or after the last one", and "it is sufficient that the
+    // boundary appear in its entirety following the CRLF". Without one, position stays at
+    // the first byte and step 5.1 fails.
+    let mut position = first_boundary_delimiter_line(input, boundary).unwrap_or(0);
     // DEVIATION: the body loop below looks for CR LF `--` boundary, the delimiter RFC 2046
     // defines, where the proposal's text looks for the boundary alone and then removes 4 more
     // bytes; the two differ only when a part's content holds the boundary without a CR LF
@@ -699,10 +707,11 @@ pub(crate) fn multipart_form_data_parse(input: &[u8], boundary: &[u8]) -> Result
         }
         // Step 5.2. If position points to the sequence of bytes 0x2D 0x2D 0x0D 0x0A (`--`
         // followed by CR LF) followed by the end of input, return entry list.
-        // DEVIATION: `--` followed by the end of input is accepted too, as browsers and
-        // undici accept a payload without the final CR LF.
+        // DEVIATION: `--` followed by anything returns entry list: what follows the close
+        // delimiter is the epilogue, which RFC 2046 §5.1.1 says to ignore (see step 4), and
+        // a payload without the final CR LF is accepted, as browsers and undici accept it.
         let rest = input.get(position..).unwrap_or_default();
-        if rest == b"--\r\n" || rest == b"--" {
+        if rest.starts_with(b"--") {
             return Ok(entry_list);
         }
         // Step 5.3. If position does not point to a sequence of bytes starting with 0x0D 0x0A
@@ -987,21 +996,27 @@ fn trim_http_tab_or_space(bytes: &[u8]) -> &[u8] {
     }
 }
 
-/// The offset of the first occurrence of `needle` in `haystack`.
+/// The offset of the first occurrence of `needle` in `haystack`, in time linear in both
+/// whatever they hold (`memchr`'s two-way search).
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
+    memchr::memmem::find(haystack, needle)
+}
+
+/// Where the first boundary delimiter line of `input` starts: the first `--` followed by
+/// `boundary` at the start of `input` or right after a CR LF (RFC 2046 §5.1.1: "The
+/// boundary delimiter MUST occur at the beginning of a line"). Linear in `input`.
+fn first_boundary_delimiter_line(input: &[u8], boundary: &[u8]) -> Option<usize> {
+    let starts_with_dash_boundary = input
+        .strip_prefix(b"--")
+        .is_some_and(|rest| rest.starts_with(boundary));
+    if starts_with_dash_boundary {
         return Some(0);
     }
-    let first = *needle.first()?;
-    let mut offset = 0;
-    while let Some(rest) = haystack.get(offset..) {
-        let candidate = offset + rest.iter().position(|&byte| byte == first)?;
-        if haystack.get(candidate..)?.starts_with(needle) {
-            return Some(candidate);
-        }
-        offset = candidate + 1;
-    }
-    None
+    let mut delimiter = Vec::with_capacity(boundary.len() + 4);
+    delimiter.extend_from_slice(b"\r\n--");
+    delimiter.extend_from_slice(boundary);
+    // The line starts after the CR LF.
+    find(input, &delimiter).map(|crlf| crlf + 2)
 }
 
 /// The `TypeError` for a `multipart/form-data` payload the parser rejects.
@@ -1082,6 +1097,105 @@ mod tests {
                 .any(|chunk| chunk.as_ptr() == contents.as_ptr())
         );
         assert_eq!(chunks.concat(), multipart_form_data_encode(&form, "B"));
+    }
+
+    fn strings(form: &FormData) -> Vec<(&str, &str)> {
+        form.iter()
+            .map(|(name, value)| (name, value.as_str().unwrap_or("<file>")))
+            .collect()
+    }
+
+    #[test]
+    fn a_preamble_before_the_first_delimiter_is_ignored() {
+        let part = b"Content-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\n";
+        for preamble in [
+            &b"This is the preamble.\r\n"[..],
+            b"\r\n",
+            // Boundary text not at the start of a line is preamble too.
+            b"x--B and --B inside lines\r\n\n--B\r--B\r\n",
+            b"--\r\n-B\r\n",
+        ] {
+            let body = [preamble, b"--B\r\n", part].concat();
+            assert_eq!(
+                strings(&multipart_form_data_parse(&body, b"B").unwrap()),
+                [("a", "1")],
+                "{:?}",
+                String::from_utf8_lossy(preamble)
+            );
+        }
+        // A preamble and nothing else is an empty form, with or without an epilogue.
+        let form = multipart_form_data_parse(b"preamble\r\n--B--", b"B").unwrap();
+        assert!(form.is_empty());
+        // A line that starts with the boundary is the first delimiter, whatever follows:
+        // here a malformed one.
+        assert!(multipart_form_data_parse(b"pre\r\n--Bx\r\n--B--\r\n", b"B").is_err());
+    }
+
+    #[test]
+    fn an_epilogue_after_the_close_delimiter_is_ignored() {
+        let head = b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--";
+        for epilogue in [
+            &b"\r\nThis is the epilogue.\r\n"[..],
+            b"\r\n\r\n",
+            b"  \t\r\nafter transport padding",
+            // Delimiters in the epilogue are epilogue.
+            b"\r\n--B\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n2\r\n--B--\r\n",
+            b"junk without a line break",
+        ] {
+            let body = [&head[..], epilogue].concat();
+            assert_eq!(
+                strings(&multipart_form_data_parse(&body, b"B").unwrap()),
+                [("a", "1")],
+                "{:?}",
+                String::from_utf8_lossy(epilogue)
+            );
+        }
+        // A truncated close delimiter is still an error.
+        let truncated = b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B-x";
+        assert!(multipart_form_data_parse(truncated, b"B").is_err());
+    }
+
+    #[test]
+    fn parsing_many_parts_and_long_header_lines_is_linear() {
+        // 100,000 parts: each found by one search from where the last ended.
+        let mut body = Vec::new();
+        for i in 0..100_000 {
+            body.extend_from_slice(b"--B\r\nContent-Disposition: form-data; name=\"n\"\r\n\r\n");
+            body.extend_from_slice(i.to_string().as_bytes());
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(b"--B--\r\n");
+        let form = multipart_form_data_parse(&body, b"B").unwrap();
+        assert_eq!(form.len(), 100_000);
+        assert_eq!(
+            form.get_all("n").last().and_then(|v| v.as_str()),
+            Some("99999")
+        );
+        // A 4 MB unknown header line and a 1 MB name are read once each.
+        let mut body = b"--B\r\nX-Long: ".to_vec();
+        body.extend(std::iter::repeat_n(b'x', 4 << 20));
+        body.extend_from_slice(b"\r\nContent-Disposition: form-data; name=\"");
+        body.extend(std::iter::repeat_n(b'%', 1 << 20));
+        body.extend_from_slice(b"\"\r\n\r\nv\r\n--B--\r\n");
+        let form = multipart_form_data_parse(&body, b"B").unwrap();
+        assert_eq!(form.keys().next().map(str::len), Some(1 << 20));
+        // A boundary whose delimiter nearly matches everywhere: the search stays linear.
+        let boundary = vec![b'-'; 10_000];
+        let mut body = [
+            &b"--"[..],
+            &boundary,
+            b"\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n",
+        ]
+        .concat();
+        for _ in 0..200 {
+            body.extend_from_slice(b"\r\n");
+            body.extend(std::iter::repeat_n(b'-', 9_999));
+        }
+        body.extend_from_slice(b"\r\n--");
+        body.extend_from_slice(&boundary);
+        body.extend_from_slice(b"--");
+        let form = multipart_form_data_parse(&body, &boundary).unwrap();
+        assert_eq!(form.len(), 1);
     }
 
     #[test]

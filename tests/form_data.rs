@@ -591,6 +591,14 @@ fn parser_accepts_a_closing_delimiter_without_crlf() {
 }
 
 #[test]
+fn parser_ignores_a_preamble_and_an_epilogue() {
+    // RFC 2046 §5.1.1: anything before the first delimiter line or after the last one.
+    let body = b"preamble\r\n--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\nepilogue";
+    assert_eq!(strings(&parse(body, "B").unwrap()), [("a", "1")]);
+    assert!(parse(b"preamble\r\n--B--\r\n", "B").unwrap().is_empty());
+}
+
+#[test]
 fn parser_keeps_boundary_text_not_preceded_by_crlf() {
     let body =
         b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx--B\n--B\r--B\r\n--B--\r\n";
@@ -622,8 +630,7 @@ fn parser_failures_are_type_errors() {
         ("no closing delimiter", b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"),
         ("body never ends", b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1"),
         ("truncated closing delimiter", b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B-"),
-        ("data after the closing delimiter", b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\nepilogue"),
-        ("preamble", b"preamble\r\n--B--\r\n"),
+        ("boundary only inside a line", b"preamble --B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"),
         ("wrong boundary", b"--C\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--C--\r\n"),
         ("no CRLF after the boundary", b"--B Content-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\n"),
         ("headers never end", b"--B\r\nContent-Disposition: form-data; name=\"a\"\r\n"),
