@@ -20,7 +20,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::StreamExt;
 use sync_wrapper::SyncWrapper;
@@ -139,6 +139,18 @@ impl Cap {
         ))
         .with_source(NetworkError::BodyTooLarge { limit: self.limit })
     }
+}
+
+/// Makes room in `buffer` for `additional` more bytes, doubling its capacity as `Vec`
+/// does but never past `room` (what a cap leaves for the read), so that a capped read
+/// holds at most its cap rather than the next power of two above it.
+fn grow_within(buffer: &mut Vec<u8>, additional: usize, room: usize) {
+    let needed = buffer.len().saturating_add(additional);
+    if needed <= buffer.capacity() {
+        return;
+    }
+    let target = buffer.capacity().saturating_mul(2).min(room).max(needed);
+    buffer.reserve_exact(target - buffer.len());
 }
 
 enum Inner {
@@ -361,14 +373,19 @@ impl Body {
             Inner::Errored(error) => return Err(error),
             stream => self.stream = stream,
         }
+        // What the cap leaves for this read: the buffer never grows past it.
+        let room = cap.map_or(usize::MAX, |cap| {
+            usize::try_from(cap.limit.saturating_sub(self.limit.delivered)).unwrap_or(usize::MAX)
+        });
         let mut first: Option<Bytes> = None;
-        let mut buffer: Option<BytesMut> = None;
+        let mut buffer: Option<Vec<u8>> = None;
         while let Some(chunk) = std::future::poll_fn(|cx| self.poll_chunk(cx, cap)).await {
             let chunk = chunk?;
             if let Some(buffer) = buffer.as_mut() {
+                grow_within(buffer, chunk.len(), room);
                 buffer.extend_from_slice(&chunk);
             } else if let Some(previous) = first.take() {
-                let mut joined = BytesMut::with_capacity(previous.len() + chunk.len());
+                let mut joined = Vec::with_capacity(previous.len() + chunk.len());
                 joined.extend_from_slice(&previous);
                 joined.extend_from_slice(&chunk);
                 buffer = Some(joined);
@@ -377,7 +394,7 @@ impl Body {
             }
         }
         Ok(match (buffer, first) {
-            (Some(buffer), _) => buffer.freeze(),
+            (Some(buffer), _) => Bytes::from(buffer),
             (None, Some(first)) => first,
             (None, None) => Bytes::new(),
         })
@@ -991,6 +1008,22 @@ impl Blob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capped_buffer_grows_by_doubling_but_never_past_the_cap() {
+        let room = 1_000_000;
+        let mut buffer = Vec::with_capacity(1024);
+        let chunk = [0u8; 4096];
+        while buffer.len() + chunk.len() <= room {
+            grow_within(&mut buffer, chunk.len(), room);
+            buffer.extend_from_slice(&chunk);
+            assert!(buffer.capacity() <= room, "capacity {}", buffer.capacity());
+        }
+        // Uncapped, it doubles.
+        let mut buffer = Vec::with_capacity(1024);
+        grow_within(&mut buffer, 1025, usize::MAX);
+        assert!(buffer.capacity() >= 2048);
+    }
 
     fn chunks(parts: &[&'static str]) -> Body {
         let items: Vec<Result<Bytes>> = parts
