@@ -82,6 +82,21 @@ impl RequestBody {
     }
 }
 
+impl RequestBody {
+    /// A copy of this body to send again, if it can be: an empty body or one buffer (a
+    /// [`Bytes`] clone, no copy of the bytes), never a stream, and never a buffer already
+    /// handed out.
+    pub(crate) fn try_clone(&self) -> Option<RequestBody> {
+        match &self.inner {
+            RequestInner::Empty => Some(RequestBody::empty()),
+            RequestInner::Full(Some(bytes)) => Some(RequestBody {
+                inner: RequestInner::Full(Some(bytes.clone())),
+            }),
+            RequestInner::Full(None) | RequestInner::Stream(_) => None,
+        }
+    }
+}
+
 impl Default for RequestBody {
     fn default() -> RequestBody {
         RequestBody::empty()
@@ -515,6 +530,15 @@ mod tests {
         assert_eq!(body.size_hint().exact(), None);
         let collected = body.collect().await.map(|c| c.to_bytes()).ok();
         assert_eq!(collected, Some(Bytes::from("ab")));
+    }
+
+    #[test]
+    fn only_empty_and_buffered_bodies_can_be_sent_again() {
+        assert!(RequestBody::empty().try_clone().is_some());
+        let full = RequestBody::from("abc").try_clone().unwrap();
+        assert_eq!(full.size_hint().exact(), Some(3));
+        let stream = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from("a"))]);
+        assert!(RequestBody::from_stream(stream).try_clone().is_none());
     }
 
     #[tokio::test]

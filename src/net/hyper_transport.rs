@@ -423,6 +423,8 @@ impl Inner {
         // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
         let mut h1_ready: Option<bool> = None;
         let mut h2_retried = false;
+        // Whether the request was sent again after a connection failed under it: once.
+        let mut replayed = false;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
@@ -432,8 +434,16 @@ impl Inner {
                         undo_h1(&mut request, &key, added_host)?;
                     }
                     // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                    match Box::pin(self.send_h2(tx, request, &options)).await {
+                    match Box::pin(self.send_h2(tx, request, &options, !replayed)).await {
                         Ok(response) => return Ok(response),
+                        Err(Retry::Replay(copy)) => {
+                            // Refused unprocessed (RFC 9113 §8.7): once more, on a new
+                            // connection.
+                            replayed = true;
+                            request = *copy;
+                            checkout = self.pool.checkout(&key, true).await;
+                            continue;
+                        }
                         Err(Retry::Again(back)) if !h2_retried => {
                             // The shared connection closed before taking the request.
                             h2_retried = true;
@@ -476,38 +486,66 @@ impl Inner {
                     prepare_h1(&mut request, &key)?
                 });
             }
+            // A reused connection may have been closed by the peer just as the request
+            // went out: keep a copy to send again, when the rules allow it at all.
+            let replay = if pooled.reused && !replayed {
+                Replay::of(&request, true)
+            } else {
+                None
+            };
             let sent = pooled.tx.try_send_request(request);
             let result = ReadTimeout::new(sent, self.read_timeout)
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
-            match result {
+            let mut error = match result {
                 Ok(response) => return Ok(self.wrap(response, Some(pooled), None, &options)),
-                Err(mut error) => {
-                    // RFC 9112 §9.3.1: retry only what provably never reached the peer,
-                    // and only on a reused connection that the peer had closed.
-                    match error.take_message() {
-                        Some(back) if pooled.reused => {
-                            request = back;
-                            checkout = Checkout::Connect(pooled.into_slot());
-                            continue;
-                        }
-                        _ => return Err(request_error(error.into_error())),
-                    }
+                Err(error) => error,
+            };
+            // RFC 9112 §9.3.1: a request hyper hands back never left; on a reused
+            // connection the peer had closed it, so a new connection gets it.
+            match error.take_message() {
+                Some(back) if pooled.reused => {
+                    request = back;
+                    checkout = Checkout::Connect(pooled.into_slot());
+                    continue;
                 }
+                Some(_) => return Err(request_error(error.into_error())),
+                None => {}
+            }
+            let error = error.into_error();
+            match replay {
+                // RFC 9110 §9.2.2, RFC 9112 §9.3.1: an idempotent request whose reused
+                // connection closed before a byte of the response arrived is sent once
+                // more, on a new connection, as curl and browsers do.
+                Some(copy) if !pooled.tx.response_started() && connection_lost(&error) => {
+                    replayed = true;
+                    request = copy.into_request();
+                    checkout = Checkout::Connect(pooled.into_slot());
+                }
+                _ => return Err(request_error(error)),
             }
         }
     }
 
+    /// Sends `request` on an HTTP/2 connection. With `may_replay`, a request with a
+    /// body that can be sent again comes back as [`Retry::Replay`] when the server refuses
+    /// its stream unprocessed.
     async fn send_h2(
         &self,
         mut tx: http2::SendRequest<RequestBody>,
         mut request: Request<RequestBody>,
         options: &SendOptions,
+        may_replay: bool,
     ) -> Result<Response<ResponseBody>, Retry> {
         prepare_h2(&mut request);
         if tx.ready().await.is_err() {
             return Err(Retry::Again(Box::new(request)));
         }
+        let replay = if may_replay {
+            Replay::of(&request, false)
+        } else {
+            None
+        };
         let sent = tx.try_send_request(request);
         let result = ReadTimeout::new(sent, self.read_timeout)
             .await
@@ -516,7 +554,15 @@ impl Inner {
             Ok(response) => Ok(self.wrap(response, None, Some(tx), options)),
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
-                None => Err(Retry::Fail(request_error(error.into_error()))),
+                None => {
+                    let error = error.into_error();
+                    match replay {
+                        Some(copy) if refused_unprocessed(&error) => {
+                            Err(Retry::Replay(Box::new(copy.into_request())))
+                        }
+                        _ => Err(Retry::Fail(request_error(error))),
+                    }
+                }
             },
         }
     }
@@ -600,7 +646,99 @@ fn declares_a_body_it_cannot_have(parts: &http::response::Parts) -> bool {
 enum Retry {
     /// The request never left; here it is back.
     Again(Box<Request<RequestBody>>),
+    /// The server refused the request's stream without processing it; here is a copy to
+    /// send on a new connection.
+    Replay(Box<Request<RequestBody>>),
     Fail(NetworkError),
+}
+
+/// What it takes to send a request again: method, target, headers and a body that can be
+/// sent again. Extensions are not kept. Kept for every request the retry rules could
+/// send again, it is as cheap as it can be: the headers as a list (one allocation), the
+/// body's [`Bytes`](bytes::Bytes) shared, not copied.
+struct Replay {
+    method: http::Method,
+    uri: Uri,
+    version: Version,
+    headers: Vec<(http::HeaderName, HeaderValue)>,
+    body: RequestBody,
+}
+
+impl Replay {
+    /// What it takes to send `request` again, if its body can be sent again (empty or one
+    /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
+    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2).
+    fn of(request: &Request<RequestBody>, idempotent_only: bool) -> Option<Replay> {
+        if idempotent_only && !request.method().is_idempotent() {
+            return None;
+        }
+        let body = request.body().try_clone()?;
+        Some(Replay {
+            method: request.method().clone(),
+            uri: request.uri().clone(),
+            version: request.version(),
+            headers: request
+                .headers()
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            body,
+        })
+    }
+
+    /// The request again.
+    fn into_request(self) -> Request<RequestBody> {
+        let mut request = Request::new(self.body);
+        *request.method_mut() = self.method;
+        *request.uri_mut() = self.uri;
+        *request.version_mut() = self.version;
+        let headers = request.headers_mut();
+        headers.reserve(self.headers.len());
+        for (name, value) in self.headers {
+            headers.append(name, value);
+        }
+        request
+    }
+}
+
+/// Whether an HTTP/1.1 request failed because its connection went away: closed before
+/// the response (hyper's "connection closed before message completed"), reset, or
+/// broken when the request was written.
+fn connection_lost(error: &hyper::Error) -> bool {
+    use std::io::ErrorKind;
+    if error.is_incomplete_message() {
+        return true;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::UnexpectedEof
+            );
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// Whether an HTTP/2 server refused a stream without processing it: a `RST_STREAM` with
+/// `REFUSED_STREAM` (RFC 9113 §8.7), or a `GOAWAY` whose last stream identifier is below
+/// the stream's (§6.8; the h2 library gives a stream the `GOAWAY`'s error only then, or
+/// when the stream was opened after it).
+fn refused_unprocessed(error: &hyper::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return h2.is_remote()
+                && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM));
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// The origin of an absolute request URI.
