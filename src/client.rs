@@ -410,7 +410,8 @@ impl ClientBuilder {
 
     /// The most idle connections kept per origin.
     ///
-    /// Default is 64.
+    /// Default is no limit, as in reqwest: the connections a burst opened serve the next
+    /// one (they close after [`pool_idle_timeout`](Self::pool_idle_timeout)).
     pub fn max_idle_per_origin(mut self, max: usize) -> ClientBuilder {
         self.hyper = self.hyper.max_idle_per_origin(max);
         self

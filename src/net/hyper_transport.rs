@@ -115,7 +115,7 @@ impl Default for HyperTransportBuilder {
     fn default() -> HyperTransportBuilder {
         HyperTransportBuilder {
             max_connections_per_origin: usize::MAX,
-            max_idle_per_origin: 64,
+            max_idle_per_origin: usize::MAX,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
             read_timeout: None,
@@ -169,7 +169,12 @@ impl HyperTransportBuilder {
     /// The most idle HTTP/1.1 connections kept per origin; a connection finishing a
     /// response beyond that is closed.
     ///
-    /// Default is 64.
+    /// Default is no limit (`usize::MAX`), as in reqwest and hyper-util: a burst of `n`
+    /// requests in flight leaves `n` connections for the next burst instead of closing
+    /// all but a few and opening them again (a TCP and, on `https:`, a TLS handshake
+    /// each). Idle connections still close after
+    /// [`pool_idle_timeout`](Self::pool_idle_timeout); to bound the number open, use
+    /// [`max_connections_per_origin`](Self::max_connections_per_origin).
     pub fn max_idle_per_origin(mut self, max: usize) -> HyperTransportBuilder {
         self.max_idle_per_origin = max;
         self
@@ -178,7 +183,7 @@ impl HyperTransportBuilder {
     /// How long an idle connection is kept before it is closed; `None` keeps it until
     /// the peer closes it.
     ///
-    /// Default is 90 seconds.
+    /// Default is 90 seconds, as in reqwest.
     pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
         self.pool_idle_timeout = timeout;
         self
@@ -947,6 +952,13 @@ mod tests {
         prepare_h2(&mut request);
         assert!(request.headers().is_empty());
         assert_eq!(request.version(), Version::HTTP_2);
+    }
+
+    #[test]
+    fn the_default_pool_keeps_every_idle_connection_for_90_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.max_idle_per_origin, usize::MAX);
+        assert_eq!(builder.pool_idle_timeout, Some(Duration::from_secs(90)));
     }
 
     #[test]

@@ -24,9 +24,11 @@
 //!   most-recently-used first, after `SendRequest::ready()`. A per-origin cap
 //!   ([`HyperTransportBuilder::max_connections_per_origin`]) counts connections in use,
 //!   idle and being made; requests beyond it wait in a first-come-first-served queue and
-//!   receive either a finished connection or a permit to connect. Idle connections are
-//!   closed past [`HyperTransportBuilder::pool_idle_timeout`] by one background task per
-//!   transport that holds the pool weakly.
+//!   receive either a finished connection or a permit to connect. Every idle connection
+//!   is kept by default (no [`HyperTransportBuilder::max_idle_per_origin`] cap), so a
+//!   burst of `n` requests in flight leaves `n` connections for the next; idle
+//!   connections are closed past [`HyperTransportBuilder::pool_idle_timeout`] by one
+//!   background task per transport that holds the pool weakly.
 //! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
