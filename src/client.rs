@@ -392,11 +392,14 @@ impl ClientBuilder {
 
     /// The longest to wait for the response head, and then between two pieces of the
     /// body; past it the fetch or its body fails with
-    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. Takes a `Duration`, or `None`
+    /// for no limit.
     ///
-    /// Default is no limit.
-    pub fn read_timeout(mut self, timeout: Duration) -> ClientBuilder {
-        self.hyper = self.hyper.read_timeout(Some(timeout));
+    /// Default is 300 seconds, as undici's `headersTimeout` and `bodyTimeout` (reqwest
+    /// has none): a peer that accepts and never answers fails the fetch rather than hold
+    /// it forever.
+    pub fn read_timeout(mut self, timeout: impl Into<Option<Duration>>) -> ClientBuilder {
+        self.hyper = self.hyper.read_timeout(timeout.into());
         self
     }
 

@@ -259,8 +259,13 @@ struct IncomingBody {
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
-    /// The read timeout and its timer, armed while waiting for bytes.
-    idle: Option<(Duration, Pin<Box<Sleep>>)>,
+    /// The read timeout.
+    read_timeout: Option<Duration>,
+    /// Its timer, made the first time the body waits for bytes (a body that arrives with
+    /// its head never needs one), and set again each time it waits after a frame.
+    idle: Option<Pin<Box<Sleep>>>,
+    /// Whether a frame came since the timer was last set.
+    rearm: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
 }
@@ -302,15 +307,15 @@ impl ResponseBody {
             conn,
             h2,
             declared_length,
+            read_timeout,
             idle: None,
+            rearm: false,
             done: false,
         };
         if incoming.body.is_end_stream() {
             // Nothing to read (HEAD, 204, 304, `Content-Length: 0`): the connection is
             // free as soon as the head has arrived.
             incoming.finish();
-        } else if let Some(timeout) = read_timeout {
-            incoming.idle = Some((timeout, Box::pin(tokio::time::sleep(timeout))));
         }
         ResponseBody {
             inner: ResponseInner::Incoming(incoming),
@@ -356,6 +361,36 @@ impl IncomingBody {
         Poll::Ready(Some(Err(error)))
     }
 
+    /// While the body waits for bytes: whether the read timeout has passed since it
+    /// began to wait, after the head or the last frame. The timer is made or set here,
+    /// when there is a wait, not for every frame.
+    fn idle_timer_elapsed(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.read_timeout else {
+            return false;
+        };
+        let sleep = match &mut self.idle {
+            Some(sleep) => {
+                if self.rearm {
+                    // A deadline past what `Instant` can hold never comes: keep the
+                    // far-off one the timer already has.
+                    if let Some(deadline) = Instant::now().checked_add(timeout) {
+                        sleep.as_mut().reset(deadline);
+                    }
+                }
+                sleep
+            }
+            None => {
+                // A body read outside a Tokio runtime has no timer to wait on.
+                if tokio::runtime::Handle::try_current().is_err() {
+                    return false;
+                }
+                self.idle.insert(Box::pin(tokio::time::sleep(timeout)))
+            }
+        };
+        self.rearm = false;
+        sleep.as_mut().poll(cx).is_ready()
+    }
+
     fn poll_frame(
         &mut self,
         cx: &mut Context<'_>,
@@ -367,12 +402,8 @@ impl IncomingBody {
             Poll::Ready(Some(Ok(frame))) => {
                 if self.body.is_end_stream() {
                     self.finish();
-                } else if let Some((timeout, sleep)) = &mut self.idle {
-                    // A deadline past what `Instant` can hold never comes: keep the
-                    // far-off one the timer already has.
-                    if let Some(deadline) = Instant::now().checked_add(*timeout) {
-                        sleep.as_mut().reset(deadline);
-                    }
+                } else {
+                    self.rearm = true;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
@@ -385,10 +416,8 @@ impl IncomingBody {
                 Poll::Ready(None)
             }
             Poll::Pending => {
-                if let Some((_, sleep)) = &mut self.idle {
-                    if sleep.as_mut().poll(cx).is_ready() {
-                        return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
-                    }
+                if self.idle_timer_elapsed(cx) {
+                    return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
                 }
                 Poll::Pending
             }

@@ -111,6 +111,10 @@ pub struct HyperTransportBuilder {
     proxies: Vec<Proxy>,
 }
 
+/// The default [`HyperTransportBuilder::read_timeout`]: undici's `headersTimeout` and
+/// `bodyTimeout`.
+const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
 impl Default for HyperTransportBuilder {
     fn default() -> HyperTransportBuilder {
         HyperTransportBuilder {
@@ -118,7 +122,7 @@ impl Default for HyperTransportBuilder {
             max_idle_per_origin: usize::MAX,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
-            read_timeout: None,
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
             http2: true,
             http2_prior_knowledge: false,
             http1_title_case_headers: false,
@@ -202,9 +206,12 @@ impl HyperTransportBuilder {
     /// The longest to wait for the response head once the request is handed to a
     /// connection (sending the request body included), and then between two pieces of
     /// the response body. Past it, the request or the
-    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. `None` waits
+    /// as long as the connection stays open.
     ///
-    /// Default is `None`: wait as long as the connection stays open.
+    /// Default is 300 seconds, undici's `headersTimeout` and `bodyTimeout`, so that a
+    /// peer that accepts and never answers cannot hold a request forever (reqwest has no
+    /// default read timeout).
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
         self.read_timeout = timeout;
         self
@@ -598,8 +605,8 @@ impl Inner {
 
 pin_project_lite::pin_project! {
     /// `future`, failing with `Err(())` if it takes longer than the read timeout. The timer
-    /// is boxed and made only when there is a timeout, so the common case carries no timer
-    /// in its state.
+    /// is boxed and made only when there is a timeout, so a transport without one carries
+    /// no timer in its state.
     struct ReadTimeout<F> {
         #[pin]
         future: F,
@@ -952,6 +959,13 @@ mod tests {
         prepare_h2(&mut request);
         assert!(request.headers().is_empty());
         assert_eq!(request.version(), Version::HTTP_2);
+    }
+
+    #[test]
+    fn the_default_read_timeout_is_300_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.read_timeout, Some(Duration::from_secs(300)));
+        assert_eq!(builder.read_timeout(None).read_timeout, None);
     }
 
     #[test]

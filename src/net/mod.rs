@@ -59,6 +59,9 @@
 //!   not a failure of a new connection, not a failure after part of the response, never
 //!   a second time. The copy kept to send again (method, URI, headers, the body's
 //!   `Bytes`) is made only for a request these rules could retry.
+//! - **Timeouts.** A new connection has 30 seconds
+//!   ([`HyperTransportBuilder::connect_timeout`]); a response head, and each piece of a
+//!   body after it, 300 seconds ([`HyperTransportBuilder::read_timeout`]), as in undici.
 //! - **HTTP/2.** An `https:` origin whose server picks `h2` by ALPN (or an `http:` origin
 //!   with [`HyperTransportBuilder::http2_prior_knowledge`]) gets one multiplexed
 //!   connection. While the first connection to such an origin is being made, other
