@@ -426,6 +426,7 @@ impl Inner {
         mut request: Request<RequestBody>,
         options: SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
+        check_framing(&mut request)?;
         let mut key = origin_key(request.uri())?;
         if !self.connector.proxies.is_empty() {
             key.proxy = self.connector.proxy_for(&key);
@@ -753,6 +754,80 @@ fn refused_unprocessed(error: &hyper::Error) -> bool {
     false
 }
 
+/// Refuses a request whose framing headers would disagree with its body, so that the
+/// peer never reads a message out of step with what is sent (RFC 9112 §6, RFC 9110
+/// §8.6): a `Content-Length` other than the length of an empty or buffered body, or
+/// not one number; a `Transfer-Encoding` (the transport frames the body itself, by its
+/// length or chunked, as undici insists and browsers forbid the header); more than one
+/// `Host`. A stream body under a `Content-Length` is held to it (see
+/// [`RequestBody::with_declared_length`]).
+fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError> {
+    let headers = request.headers();
+    if let Some(value) = headers.get(TRANSFER_ENCODING) {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "Transfer-Encoding: {value:?} set by the caller; the transport frames the \
+                 body itself"
+            )
+            .into(),
+        ));
+    }
+    let mut hosts = headers.get_all(HOST).iter();
+    if hosts.next().is_some() && hosts.next().is_some() {
+        return Err(NetworkError::InvalidRequest(
+            "more than one Host header".into(),
+        ));
+    }
+    let mut declared: Option<u64> = None;
+    for value in headers.get_all(CONTENT_LENGTH) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            let length = parse_length(item.trim_ascii()).ok_or_else(|| {
+                NetworkError::InvalidRequest(
+                    format!("Content-Length: {value:?} is not one length").into(),
+                )
+            })?;
+            if declared.is_some_and(|declared| declared != length) {
+                return Err(NetworkError::InvalidRequest(
+                    "Content-Length headers with different lengths".into(),
+                ));
+            }
+            declared = Some(length);
+        }
+    }
+    let Some(declared) = declared else {
+        return Ok(());
+    };
+    if request.body().is_stream() {
+        let body = std::mem::take(request.body_mut());
+        *request.body_mut() = body.with_declared_length(declared);
+        return Ok(());
+    }
+    let actual = http_body::Body::size_hint(request.body()).exact();
+    if actual != Some(declared) {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "Content-Length: {declared} does not match the body's {} bytes",
+                actual.unwrap_or_default()
+            )
+            .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A `Content-Length` value: one or more digits (RFC 9110 §8.6), that fits a `u64`.
+fn parse_length(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |length, &digit| {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        length.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+    })
+}
+
 /// The origin of an absolute request URI.
 fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
     let scheme = uri
@@ -973,6 +1048,75 @@ mod tests {
         let builder = HyperTransportBuilder::default();
         assert_eq!(builder.max_idle_per_origin, usize::MAX);
         assert_eq!(builder.pool_idle_timeout, Some(Duration::from_secs(90)));
+    }
+
+    fn request(headers: &[(&str, &str)], body: RequestBody) -> Request<RequestBody> {
+        let mut request = Request::post("http://example.com/").body(body).unwrap();
+        for (name, value) in headers {
+            request.headers_mut().append(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        request
+    }
+
+    fn refused(headers: &[(&str, &str)], body: RequestBody) -> bool {
+        matches!(
+            check_framing(&mut request(headers, body)),
+            Err(NetworkError::InvalidRequest(_))
+        )
+    }
+
+    #[test]
+    fn check_framing_keeps_a_content_length_equal_to_the_body() {
+        let mut ok = request(&[("content-length", "3")], RequestBody::from("abc"));
+        assert!(check_framing(&mut ok).is_ok());
+        let mut empty = request(&[("content-length", "0")], RequestBody::empty());
+        assert!(check_framing(&mut empty).is_ok());
+        let mut repeated = request(
+            &[("content-length", "3"), ("content-length", "3, 3")],
+            RequestBody::from("abc"),
+        );
+        assert!(check_framing(&mut repeated).is_ok());
+        let mut none = request(&[("host", "a.test")], RequestBody::from("abc"));
+        assert!(check_framing(&mut none).is_ok());
+    }
+
+    #[test]
+    fn check_framing_refuses_what_would_put_the_peer_out_of_step() {
+        assert!(refused(&[("content-length", "20")], RequestBody::empty()));
+        assert!(refused(
+            &[("content-length", "2")],
+            RequestBody::from("abc")
+        ));
+        assert!(refused(
+            &[("content-length", "3"), ("content-length", "4")],
+            RequestBody::from("abc")
+        ));
+        for garbage in ["", "+3", "3 3", "0x3", "-1", "99999999999999999999999"] {
+            assert!(
+                refused(&[("content-length", garbage)], RequestBody::from("abc")),
+                "{garbage:?}"
+            );
+        }
+        assert!(refused(
+            &[("transfer-encoding", "chunked")],
+            RequestBody::from("abc")
+        ));
+        assert!(refused(
+            &[("host", "a.test"), ("host", "b.test")],
+            RequestBody::empty()
+        ));
+    }
+
+    #[test]
+    fn check_framing_holds_a_stream_to_its_content_length() {
+        let stream = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::new())]);
+        let mut streamed = request(&[("content-length", "7")], RequestBody::from_stream(stream));
+        assert!(check_framing(&mut streamed).is_ok());
+        let hint = http_body::Body::size_hint(streamed.body());
+        assert_eq!(hint.exact(), Some(7));
     }
 
     #[test]

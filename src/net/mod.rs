@@ -62,6 +62,12 @@
 //! - **Timeouts.** A new connection has 30 seconds
 //!   ([`HyperTransportBuilder::connect_timeout`]); a response head, and each piece of a
 //!   body after it, 300 seconds ([`HyperTransportBuilder::read_timeout`]), as in undici.
+//! - **Framing.** The transport frames a request body itself: by its length, or chunked
+//!   for a stream on HTTP/1.1. A request whose own `Content-Length` disagrees with its
+//!   empty or buffered body, that sets `Transfer-Encoding`, or that has two `Host`
+//!   headers is refused with [`NetworkError::InvalidRequest`] before anything is sent; a
+//!   stream body under a `Content-Length` must yield exactly that many bytes, or the
+//!   request fails and its connection closes before the peer has read a whole message.
 //! - **HTTP/2.** An `https:` origin whose server picks `h2` by ALPN (or an `http:` origin
 //!   with [`HyperTransportBuilder::http2_prior_knowledge`]) gets one multiplexed
 //!   connection. While the first connection to such an origin is being made, other
