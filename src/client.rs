@@ -471,11 +471,14 @@ impl ClientBuilder {
 
     /// The longest to wait for the response head, and then between two pieces of the
     /// body; past it the fetch or its body fails with
-    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. Takes a `Duration`, or `None`
+    /// for no limit.
     ///
-    /// Default is no limit.
-    pub fn read_timeout(mut self, timeout: Duration) -> ClientBuilder {
-        self.hyper = self.hyper.read_timeout(Some(timeout));
+    /// Default is 300 seconds, as undici's `headersTimeout` and `bodyTimeout` (reqwest
+    /// has none): a peer that accepts and never answers fails the fetch rather than hold
+    /// it forever.
+    pub fn read_timeout(mut self, timeout: impl Into<Option<Duration>>) -> ClientBuilder {
+        self.hyper = self.hyper.read_timeout(timeout.into());
         self
     }
 
@@ -489,7 +492,8 @@ impl ClientBuilder {
 
     /// The most idle connections kept per origin.
     ///
-    /// Default is 64.
+    /// Default is no limit, as in reqwest: the connections a burst opened serve the next
+    /// one (they close after [`pool_idle_timeout`](Self::pool_idle_timeout)).
     pub fn max_idle_per_origin(mut self, max: usize) -> ClientBuilder {
         self.hyper = self.hyper.max_idle_per_origin(max);
         self

@@ -161,6 +161,10 @@ pub enum NetworkError {
     /// A configured timeout fired.
     #[error("{0} timeout elapsed")]
     Timeout(TimeoutKind),
+    /// A request the network layer refuses to send as given, such as one whose
+    /// `Content-Length` disagrees with its body: sent, it would leave the peer out of step.
+    #[error("request refused: {0}")]
+    InvalidRequest(Cow<'static, str>),
     /// Any other network failure.
     #[error("{0}")]
     Other(Cow<'static, str>),

@@ -267,8 +267,14 @@ async fn http_network_or_cache_response(
     let header_list = http_request.headers.header_list_mut();
     // Step 8.9. If contentLengthHeaderValue is non-null, then append (`Content-Length`,
     // contentLengthHeaderValue) to httpRequest's header list.
+    // DEVIATION: a server-side request may carry its own `Content-Length` (a forbidden
+    // request-header only in a browser-like environment): it is not appended a second
+    // time, and the network layer refuses one that disagrees with the body, as undici
+    // does, rather than send a message out of step with its head.
     if let Some(value) = content_length_header_value {
-        header_list.push(Bytes::from_static(b"Content-Length"), value);
+        if !header_list.contains("content-length") {
+            header_list.push(Bytes::from_static(b"Content-Length"), value);
+        }
     }
     // Step 8.10. If contentLength is non-null and httpRequest's keepalive is true, then:
     // let inflightKeepaliveBytes be the body lengths of the keepalive fetch records in

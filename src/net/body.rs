@@ -46,6 +46,25 @@ enum RequestInner {
     Empty,
     Full(Option<Bytes>),
     Stream(SyncWrapper<BoxRequestStream>),
+    /// A stream sent under a `Content-Length` the caller set: it must yield exactly that
+    /// many bytes (see [`RequestBody::with_declared_length`]). Boxed: a request body is
+    /// moved several times on the way to the connection, and this rare case would double
+    /// its size.
+    Declared(Box<DeclaredStream>),
+}
+
+/// A stream held to a declared length.
+struct DeclaredStream {
+    stream: SyncWrapper<BoxRequestStream>,
+    /// The declared length, for the error messages.
+    declared: u64,
+    /// Bytes still owed.
+    remaining: u64,
+    /// The chunk that completes the declared length, held back until the stream shows
+    /// that it ends there.
+    last: Option<Bytes>,
+    /// Set once the stream ended, failed or was found too long.
+    done: bool,
 }
 
 impl RequestBody {
@@ -82,6 +101,103 @@ impl RequestBody {
     }
 }
 
+impl RequestBody {
+    /// A copy of this body to send again, if it can be: an empty body or one buffer (a
+    /// [`Bytes`] clone, no copy of the bytes), never a stream, and never a buffer already
+    /// handed out.
+    pub(crate) fn try_clone(&self) -> Option<RequestBody> {
+        match &self.inner {
+            RequestInner::Empty => Some(RequestBody::empty()),
+            RequestInner::Full(Some(bytes)) => Some(RequestBody {
+                inner: RequestInner::Full(Some(bytes.clone())),
+            }),
+            RequestInner::Full(None) | RequestInner::Stream(_) | RequestInner::Declared(_) => None,
+        }
+    }
+
+    /// Whether the body is a stream, of a length known only once it ends.
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(
+            self.inner,
+            RequestInner::Stream(_) | RequestInner::Declared(_)
+        )
+    }
+
+    /// This body held to `length` bytes, the `Content-Length` its request declares. A
+    /// stream that ends early or yields more fails with an error that aborts the request,
+    /// so the peer never sees a body out of step with its head; the chunk that completes
+    /// the length is held back until the stream ends. (hyper itself would cut a longer
+    /// stream short without a word, and fail a shorter one only after sending it.) An
+    /// empty or buffered body is returned as it is: its length is checked before sending.
+    pub(crate) fn with_declared_length(self, length: u64) -> RequestBody {
+        match self.inner {
+            RequestInner::Stream(stream) => RequestBody {
+                inner: RequestInner::Declared(Box::new(DeclaredStream {
+                    stream,
+                    declared: length,
+                    remaining: length,
+                    last: None,
+                    done: false,
+                })),
+            },
+            inner => RequestBody { inner },
+        }
+    }
+}
+
+impl DeclaredStream {
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        loop {
+            let polled = ready!(self.stream.get_mut().as_mut().poll_next(cx));
+            match polled {
+                Some(Ok(chunk)) if chunk.is_empty() => continue,
+                Some(Ok(chunk)) => {
+                    let length = chunk.len() as u64;
+                    if self.last.is_some() || length > self.remaining {
+                        return self.fail(format!(
+                            "request body is longer than its Content-Length of {} bytes",
+                            self.declared
+                        ));
+                    }
+                    self.remaining -= length;
+                    if self.remaining == 0 {
+                        // Sent only once the stream shows it ends here.
+                        self.last = Some(chunk);
+                        continue;
+                    }
+                    return Poll::Ready(Some(Ok(Frame::data(chunk))));
+                }
+                Some(Err(error)) => {
+                    self.done = true;
+                    return Poll::Ready(Some(Err(error)));
+                }
+                None => {
+                    self.done = true;
+                    if let Some(last) = self.last.take() {
+                        return Poll::Ready(Some(Ok(Frame::data(last))));
+                    }
+                    if self.remaining > 0 {
+                        return self.fail(format!(
+                            "request body ended {} bytes short of its Content-Length of {} bytes",
+                            self.remaining, self.declared
+                        ));
+                    }
+                    return Poll::Ready(None);
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, message: String) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.done = true;
+        self.last = None;
+        Poll::Ready(Some(Err(message.into())))
+    }
+}
+
 impl Default for RequestBody {
     fn default() -> RequestBody {
         RequestBody::empty()
@@ -97,6 +213,10 @@ impl fmt::Debug for RequestBody {
                 .field(&bytes.as_ref().map_or(0, Bytes::len))
                 .finish(),
             RequestInner::Stream(_) => f.write_str("RequestBody::Stream"),
+            RequestInner::Declared(declared) => f
+                .debug_tuple("RequestBody::Stream")
+                .field(&declared.declared)
+                .finish(),
         }
     }
 }
@@ -151,6 +271,7 @@ impl Body for RequestBody {
                     None => return Poll::Ready(None),
                 }
             },
+            RequestInner::Declared(declared) => declared.poll_frame(cx),
         }
     }
 
@@ -159,6 +280,7 @@ impl Body for RequestBody {
             RequestInner::Empty => true,
             RequestInner::Full(bytes) => bytes.is_none(),
             RequestInner::Stream(_) => false,
+            RequestInner::Declared(declared) => declared.done,
         }
     }
 
@@ -169,6 +291,7 @@ impl Body for RequestBody {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
             }
             RequestInner::Stream(_) => SizeHint::default(),
+            RequestInner::Declared(declared) => SizeHint::with_exact(declared.declared),
         }
     }
 }
@@ -244,8 +367,13 @@ struct IncomingBody {
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
-    /// The read timeout and its timer, armed while waiting for bytes.
-    idle: Option<(Duration, Pin<Box<Sleep>>)>,
+    /// The read timeout.
+    read_timeout: Option<Duration>,
+    /// Its timer, made the first time the body waits for bytes (a body that arrives with
+    /// its head never needs one), and set again each time it waits after a frame.
+    idle: Option<Pin<Box<Sleep>>>,
+    /// Whether a frame came since the timer was last set.
+    rearm: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
 }
@@ -287,15 +415,15 @@ impl ResponseBody {
             conn,
             h2,
             declared_length,
+            read_timeout,
             idle: None,
+            rearm: false,
             done: false,
         };
         if incoming.body.is_end_stream() {
             // Nothing to read (HEAD, 204, 304, `Content-Length: 0`): the connection is
             // free as soon as the head has arrived.
             incoming.finish();
-        } else if let Some(timeout) = read_timeout {
-            incoming.idle = Some((timeout, Box::pin(tokio::time::sleep(timeout))));
         }
         ResponseBody {
             inner: ResponseInner::Incoming(incoming),
@@ -341,6 +469,36 @@ impl IncomingBody {
         Poll::Ready(Some(Err(error)))
     }
 
+    /// While the body waits for bytes: whether the read timeout has passed since it
+    /// began to wait, after the head or the last frame. The timer is made or set here,
+    /// when there is a wait, not for every frame.
+    fn idle_timer_elapsed(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.read_timeout else {
+            return false;
+        };
+        let sleep = match &mut self.idle {
+            Some(sleep) => {
+                if self.rearm {
+                    // A deadline past what `Instant` can hold never comes: keep the
+                    // far-off one the timer already has.
+                    if let Some(deadline) = Instant::now().checked_add(timeout) {
+                        sleep.as_mut().reset(deadline);
+                    }
+                }
+                sleep
+            }
+            None => {
+                // A body read outside a Tokio runtime has no timer to wait on.
+                if tokio::runtime::Handle::try_current().is_err() {
+                    return false;
+                }
+                self.idle.insert(Box::pin(tokio::time::sleep(timeout)))
+            }
+        };
+        self.rearm = false;
+        sleep.as_mut().poll(cx).is_ready()
+    }
+
     fn poll_frame(
         &mut self,
         cx: &mut Context<'_>,
@@ -352,12 +510,8 @@ impl IncomingBody {
             Poll::Ready(Some(Ok(frame))) => {
                 if self.body.is_end_stream() {
                     self.finish();
-                } else if let Some((timeout, sleep)) = &mut self.idle {
-                    // A deadline past what `Instant` can hold never comes: keep the
-                    // far-off one the timer already has.
-                    if let Some(deadline) = Instant::now().checked_add(*timeout) {
-                        sleep.as_mut().reset(deadline);
-                    }
+                } else {
+                    self.rearm = true;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
@@ -370,10 +524,8 @@ impl IncomingBody {
                 Poll::Ready(None)
             }
             Poll::Pending => {
-                if let Some((_, sleep)) = &mut self.idle {
-                    if sleep.as_mut().poll(cx).is_ready() {
-                        return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
-                    }
+                if self.idle_timer_elapsed(cx) {
+                    return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
                 }
                 Poll::Pending
             }
@@ -515,6 +667,59 @@ mod tests {
         assert_eq!(body.size_hint().exact(), None);
         let collected = body.collect().await.map(|c| c.to_bytes()).ok();
         assert_eq!(collected, Some(Bytes::from("ab")));
+    }
+
+    /// Collects a stream body of `chunks` held to `declared` bytes: the bytes it yields,
+    /// and whether it ended in an error.
+    async fn declared(chunks: &[&'static str], declared: u64) -> (Vec<u8>, bool) {
+        let chunks: Vec<Result<Bytes, std::io::Error>> = chunks
+            .iter()
+            .map(|chunk| Ok(Bytes::from_static(chunk.as_bytes())))
+            .collect();
+        let mut body = RequestBody::from_stream(futures_util::stream::iter(chunks))
+            .with_declared_length(declared);
+        assert_eq!(body.size_hint().exact(), Some(declared));
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            match frame {
+                Ok(frame) => bytes.extend_from_slice(&frame.into_data().unwrap()),
+                Err(_) => return (bytes, true),
+            }
+        }
+        assert!(body.is_end_stream());
+        (bytes, false)
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_its_declared_length_goes_through() {
+        assert_eq!(
+            declared(&["ab", "", "c"], 3).await,
+            (b"abc".to_vec(), false)
+        );
+        assert_eq!(declared(&[], 0).await, (Vec::new(), false));
+    }
+
+    #[tokio::test]
+    async fn a_stream_shorter_than_declared_fails_at_its_end() {
+        assert_eq!(declared(&["ab"], 3).await, (b"ab".to_vec(), true));
+        assert_eq!(declared(&[], 1).await, (Vec::new(), true));
+    }
+
+    #[tokio::test]
+    async fn a_stream_longer_than_declared_fails_before_its_last_declared_byte() {
+        // The chunk that completes the length is held until the stream ends.
+        assert_eq!(declared(&["ab", "c", "d"], 3).await, (b"ab".to_vec(), true));
+        assert_eq!(declared(&["abcd"], 3).await, (Vec::new(), true));
+        assert_eq!(declared(&["a"], 0).await, (Vec::new(), true));
+    }
+
+    #[test]
+    fn only_empty_and_buffered_bodies_can_be_sent_again() {
+        assert!(RequestBody::empty().try_clone().is_some());
+        let full = RequestBody::from("abc").try_clone().unwrap();
+        assert_eq!(full.size_hint().exact(), Some(3));
+        let stream = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from("a"))]);
+        assert!(RequestBody::from_stream(stream).try_clone().is_none());
     }
 
     #[tokio::test]

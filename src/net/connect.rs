@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use hyper::client::conn::{http1, http2};
@@ -16,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::body::RequestBody;
-use super::io::{HeadAtEof, Http1};
+use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyRefused};
 use crate::error::{NetworkError, TimeoutKind};
@@ -172,8 +171,8 @@ impl Connector {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let head_expected = Arc::new(AtomicBool::new(false));
-        let io = HeadAtEof::new(io, Arc::clone(&head_expected));
+        let watch = Arc::new(HeadWatch::default());
+        let io = HeadAtEof::new(io, Arc::clone(&watch));
         let (tx, conn) = self
             .h1
             .handshake(TokioIo::new(io))
@@ -184,7 +183,7 @@ impl Connector {
         tokio::spawn(async move {
             let _ = conn.await;
         });
-        Ok(Connected::H1(Http1::new(tx, head_expected)))
+        Ok(Connected::H1(Http1::new(tx, watch)))
     }
 
     async fn handshake_h2<T>(&self, io: T) -> Result<Connected, NetworkError>

@@ -111,14 +111,18 @@ pub struct HyperTransportBuilder {
     proxies: Vec<Proxy>,
 }
 
+/// The default [`HyperTransportBuilder::read_timeout`]: undici's `headersTimeout` and
+/// `bodyTimeout`.
+const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
 impl Default for HyperTransportBuilder {
     fn default() -> HyperTransportBuilder {
         HyperTransportBuilder {
             max_connections_per_origin: usize::MAX,
-            max_idle_per_origin: 64,
+            max_idle_per_origin: usize::MAX,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
-            read_timeout: None,
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
             http2: true,
             http2_prior_knowledge: false,
             http1_title_case_headers: false,
@@ -169,7 +173,12 @@ impl HyperTransportBuilder {
     /// The most idle HTTP/1.1 connections kept per origin; a connection finishing a
     /// response beyond that is closed.
     ///
-    /// Default is 64.
+    /// Default is no limit (`usize::MAX`), as in reqwest and hyper-util: a burst of `n`
+    /// requests in flight leaves `n` connections for the next burst instead of closing
+    /// all but a few and opening them again (a TCP and, on `https:`, a TLS handshake
+    /// each). Idle connections still close after
+    /// [`pool_idle_timeout`](Self::pool_idle_timeout); to bound the number open, use
+    /// [`max_connections_per_origin`](Self::max_connections_per_origin).
     pub fn max_idle_per_origin(mut self, max: usize) -> HyperTransportBuilder {
         self.max_idle_per_origin = max;
         self
@@ -178,7 +187,7 @@ impl HyperTransportBuilder {
     /// How long an idle connection is kept before it is closed; `None` keeps it until
     /// the peer closes it.
     ///
-    /// Default is 90 seconds.
+    /// Default is 90 seconds, as in reqwest.
     pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
         self.pool_idle_timeout = timeout;
         self
@@ -197,9 +206,12 @@ impl HyperTransportBuilder {
     /// The longest to wait for the response head once the request is handed to a
     /// connection (sending the request body included), and then between two pieces of
     /// the response body. Past it, the request or the
-    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`.
+    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. `None` waits
+    /// as long as the connection stays open.
     ///
-    /// Default is `None`: wait as long as the connection stays open.
+    /// Default is 300 seconds, undici's `headersTimeout` and `bodyTimeout`, so that a
+    /// peer that accepts and never answers cannot hold a request forever (reqwest has no
+    /// default read timeout).
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
         self.read_timeout = timeout;
         self
@@ -414,6 +426,7 @@ impl Inner {
         mut request: Request<RequestBody>,
         options: SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
+        check_framing(&mut request)?;
         let mut key = origin_key(request.uri())?;
         if !self.connector.proxies.is_empty() {
             key.proxy = self.connector.proxy_for(&key);
@@ -423,6 +436,8 @@ impl Inner {
         // Whether the request is in HTTP/1.1 form, and whether that added `Host`.
         let mut h1_ready: Option<bool> = None;
         let mut h2_retried = false;
+        // Whether the request was sent again after a connection failed under it: once.
+        let mut replayed = false;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
@@ -432,8 +447,16 @@ impl Inner {
                         undo_h1(&mut request, &key, added_host)?;
                     }
                     // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                    match Box::pin(self.send_h2(tx, request, &options)).await {
+                    match Box::pin(self.send_h2(tx, request, &options, !replayed)).await {
                         Ok(response) => return Ok(response),
+                        Err(Retry::Replay(copy)) => {
+                            // Refused unprocessed (RFC 9113 §8.7): once more, on a new
+                            // connection.
+                            replayed = true;
+                            request = *copy;
+                            checkout = self.pool.checkout(&key, true).await;
+                            continue;
+                        }
                         Err(Retry::Again(back)) if !h2_retried => {
                             // The shared connection closed before taking the request.
                             h2_retried = true;
@@ -476,38 +499,66 @@ impl Inner {
                     prepare_h1(&mut request, &key)?
                 });
             }
+            // A reused connection may have been closed by the peer just as the request
+            // went out: keep a copy to send again, when the rules allow it at all.
+            let replay = if pooled.reused && !replayed {
+                Replay::of(&request, true)
+            } else {
+                None
+            };
             let sent = pooled.tx.try_send_request(request);
             let result = ReadTimeout::new(sent, self.read_timeout)
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
-            match result {
+            let mut error = match result {
                 Ok(response) => return self.wrap(response, Some(pooled), None, &options),
-                Err(mut error) => {
-                    // RFC 9112 §9.3.1: retry only what provably never reached the peer,
-                    // and only on a reused connection that the peer had closed.
-                    match error.take_message() {
-                        Some(back) if pooled.reused => {
-                            request = back;
-                            checkout = Checkout::Connect(pooled.into_slot());
-                            continue;
-                        }
-                        _ => return Err(request_error(error.into_error())),
-                    }
+                Err(error) => error,
+            };
+            // RFC 9112 §9.3.1: a request hyper hands back never left; on a reused
+            // connection the peer had closed it, so a new connection gets it.
+            match error.take_message() {
+                Some(back) if pooled.reused => {
+                    request = back;
+                    checkout = Checkout::Connect(pooled.into_slot());
+                    continue;
                 }
+                Some(_) => return Err(request_error(error.into_error())),
+                None => {}
+            }
+            let error = error.into_error();
+            match replay {
+                // RFC 9110 §9.2.2, RFC 9112 §9.3.1: an idempotent request whose reused
+                // connection closed before a byte of the response arrived is sent once
+                // more, on a new connection, as curl and browsers do.
+                Some(copy) if !pooled.tx.response_started() && connection_lost(&error) => {
+                    replayed = true;
+                    request = copy.into_request();
+                    checkout = Checkout::Connect(pooled.into_slot());
+                }
+                _ => return Err(request_error(error)),
             }
         }
     }
 
+    /// Sends `request` on an HTTP/2 connection. With `may_replay`, a request with a
+    /// body that can be sent again comes back as [`Retry::Replay`] when the server refuses
+    /// its stream unprocessed.
     async fn send_h2(
         &self,
         mut tx: http2::SendRequest<RequestBody>,
         mut request: Request<RequestBody>,
         options: &SendOptions,
+        may_replay: bool,
     ) -> Result<Response<ResponseBody>, Retry> {
         prepare_h2(&mut request);
         if tx.ready().await.is_err() {
             return Err(Retry::Again(Box::new(request)));
         }
+        let replay = if may_replay {
+            Replay::of(&request, false)
+        } else {
+            None
+        };
         let sent = tx.try_send_request(request);
         let result = ReadTimeout::new(sent, self.read_timeout)
             .await
@@ -518,7 +569,15 @@ impl Inner {
                 .map_err(Retry::Fail),
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
-                None => Err(Retry::Fail(request_error(error.into_error()))),
+                None => {
+                    let error = error.into_error();
+                    match replay {
+                        Some(copy) if refused_unprocessed(&error) => {
+                            Err(Retry::Replay(Box::new(copy.into_request())))
+                        }
+                        _ => Err(Retry::Fail(request_error(error))),
+                    }
+                }
             },
         }
     }
@@ -551,8 +610,8 @@ impl Inner {
 
 pin_project_lite::pin_project! {
     /// `future`, failing with `Err(())` if it takes longer than the read timeout. The timer
-    /// is boxed and made only when there is a timeout, so the common case carries no timer
-    /// in its state.
+    /// is boxed and made only when there is a timeout, so a transport without one carries
+    /// no timer in its state.
     struct ReadTimeout<F> {
         #[pin]
         future: F,
@@ -604,7 +663,181 @@ fn declares_a_body_it_cannot_have(parts: &http::response::Parts) -> bool {
 enum Retry {
     /// The request never left; here it is back.
     Again(Box<Request<RequestBody>>),
+    /// The server refused the request's stream without processing it; here is a copy to
+    /// send on a new connection.
+    Replay(Box<Request<RequestBody>>),
     Fail(NetworkError),
+}
+
+/// What it takes to send a request again: method, target, headers and a body that can be
+/// sent again. Extensions are not kept. Kept for every request the retry rules could
+/// send again, it is as cheap as it can be: the headers as a list (one allocation), the
+/// body's [`Bytes`](bytes::Bytes) shared, not copied.
+struct Replay {
+    method: http::Method,
+    uri: Uri,
+    version: Version,
+    headers: Vec<(http::HeaderName, HeaderValue)>,
+    body: RequestBody,
+}
+
+impl Replay {
+    /// What it takes to send `request` again, if its body can be sent again (empty or one
+    /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
+    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2).
+    fn of(request: &Request<RequestBody>, idempotent_only: bool) -> Option<Replay> {
+        if idempotent_only && !request.method().is_idempotent() {
+            return None;
+        }
+        let body = request.body().try_clone()?;
+        Some(Replay {
+            method: request.method().clone(),
+            uri: request.uri().clone(),
+            version: request.version(),
+            headers: request
+                .headers()
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            body,
+        })
+    }
+
+    /// The request again.
+    fn into_request(self) -> Request<RequestBody> {
+        let mut request = Request::new(self.body);
+        *request.method_mut() = self.method;
+        *request.uri_mut() = self.uri;
+        *request.version_mut() = self.version;
+        let headers = request.headers_mut();
+        headers.reserve(self.headers.len());
+        for (name, value) in self.headers {
+            headers.append(name, value);
+        }
+        request
+    }
+}
+
+/// Whether an HTTP/1.1 request failed because its connection went away: closed before
+/// the response (hyper's "connection closed before message completed"), reset, or
+/// broken when the request was written.
+fn connection_lost(error: &hyper::Error) -> bool {
+    use std::io::ErrorKind;
+    if error.is_incomplete_message() {
+        return true;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::UnexpectedEof
+            );
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// Whether an HTTP/2 server refused a stream without processing it: a `RST_STREAM` with
+/// `REFUSED_STREAM` (RFC 9113 §8.7), or a `GOAWAY` whose last stream identifier is below
+/// the stream's (§6.8; the h2 library gives a stream the `GOAWAY`'s error only then, or
+/// when the stream was opened after it).
+fn refused_unprocessed(error: &hyper::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return h2.is_remote()
+                && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM));
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// Refuses a request whose framing headers would disagree with its body, so that the
+/// peer never reads a message out of step with what is sent (RFC 9112 §6, RFC 9110
+/// §8.6): a `Content-Length` other than the length of an empty or buffered body, or
+/// not one number; a `Transfer-Encoding` (the transport frames the body itself, by its
+/// length or chunked, as undici insists and browsers forbid the header); more than one
+/// `Host`. A stream body under a `Content-Length` is held to it (see
+/// [`RequestBody::with_declared_length`]).
+fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError> {
+    let headers = request.headers();
+    // One pass over the names, cheaper than three lookups that miss: most requests carry
+    // none of these (`Host` is added later).
+    if !headers
+        .keys()
+        .any(|name| name == CONTENT_LENGTH || name == TRANSFER_ENCODING || name == HOST)
+    {
+        return Ok(());
+    }
+    if let Some(value) = headers.get(TRANSFER_ENCODING) {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "Transfer-Encoding: {value:?} set by the caller; the transport frames the \
+                 body itself"
+            )
+            .into(),
+        ));
+    }
+    let mut hosts = headers.get_all(HOST).iter();
+    if hosts.next().is_some() && hosts.next().is_some() {
+        return Err(NetworkError::InvalidRequest(
+            "more than one Host header".into(),
+        ));
+    }
+    let mut declared: Option<u64> = None;
+    for value in headers.get_all(CONTENT_LENGTH) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            let length = parse_length(item.trim_ascii()).ok_or_else(|| {
+                NetworkError::InvalidRequest(
+                    format!("Content-Length: {value:?} is not one length").into(),
+                )
+            })?;
+            if declared.is_some_and(|declared| declared != length) {
+                return Err(NetworkError::InvalidRequest(
+                    "Content-Length headers with different lengths".into(),
+                ));
+            }
+            declared = Some(length);
+        }
+    }
+    let Some(declared) = declared else {
+        return Ok(());
+    };
+    if request.body().is_stream() {
+        let body = std::mem::take(request.body_mut());
+        *request.body_mut() = body.with_declared_length(declared);
+        return Ok(());
+    }
+    let actual = http_body::Body::size_hint(request.body()).exact();
+    if actual != Some(declared) {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "Content-Length: {declared} does not match the body's {} bytes",
+                actual.unwrap_or_default()
+            )
+            .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A `Content-Length` value: one or more digits (RFC 9110 §8.6), that fits a `u64`.
+fn parse_length(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |length, &digit| {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        length.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+    })
 }
 
 /// The origin of an absolute request URI.
@@ -813,6 +1046,89 @@ mod tests {
         prepare_h2(&mut request);
         assert!(request.headers().is_empty());
         assert_eq!(request.version(), Version::HTTP_2);
+    }
+
+    #[test]
+    fn the_default_read_timeout_is_300_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.read_timeout, Some(Duration::from_secs(300)));
+        assert_eq!(builder.read_timeout(None).read_timeout, None);
+    }
+
+    #[test]
+    fn the_default_pool_keeps_every_idle_connection_for_90_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.max_idle_per_origin, usize::MAX);
+        assert_eq!(builder.pool_idle_timeout, Some(Duration::from_secs(90)));
+    }
+
+    fn request(headers: &[(&str, &str)], body: RequestBody) -> Request<RequestBody> {
+        let mut request = Request::post("http://example.com/").body(body).unwrap();
+        for (name, value) in headers {
+            request.headers_mut().append(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        request
+    }
+
+    fn refused(headers: &[(&str, &str)], body: RequestBody) -> bool {
+        matches!(
+            check_framing(&mut request(headers, body)),
+            Err(NetworkError::InvalidRequest(_))
+        )
+    }
+
+    #[test]
+    fn check_framing_keeps_a_content_length_equal_to_the_body() {
+        let mut ok = request(&[("content-length", "3")], RequestBody::from("abc"));
+        assert!(check_framing(&mut ok).is_ok());
+        let mut empty = request(&[("content-length", "0")], RequestBody::empty());
+        assert!(check_framing(&mut empty).is_ok());
+        let mut repeated = request(
+            &[("content-length", "3"), ("content-length", "3, 3")],
+            RequestBody::from("abc"),
+        );
+        assert!(check_framing(&mut repeated).is_ok());
+        let mut none = request(&[("host", "a.test")], RequestBody::from("abc"));
+        assert!(check_framing(&mut none).is_ok());
+    }
+
+    #[test]
+    fn check_framing_refuses_what_would_put_the_peer_out_of_step() {
+        assert!(refused(&[("content-length", "20")], RequestBody::empty()));
+        assert!(refused(
+            &[("content-length", "2")],
+            RequestBody::from("abc")
+        ));
+        assert!(refused(
+            &[("content-length", "3"), ("content-length", "4")],
+            RequestBody::from("abc")
+        ));
+        for garbage in ["", "+3", "3 3", "0x3", "-1", "99999999999999999999999"] {
+            assert!(
+                refused(&[("content-length", garbage)], RequestBody::from("abc")),
+                "{garbage:?}"
+            );
+        }
+        assert!(refused(
+            &[("transfer-encoding", "chunked")],
+            RequestBody::from("abc")
+        ));
+        assert!(refused(
+            &[("host", "a.test"), ("host", "b.test")],
+            RequestBody::empty()
+        ));
+    }
+
+    #[test]
+    fn check_framing_holds_a_stream_to_its_content_length() {
+        let stream = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::new())]);
+        let mut streamed = request(&[("content-length", "7")], RequestBody::from_stream(stream));
+        assert!(check_framing(&mut streamed).is_ok());
+        let hint = http_body::Body::size_hint(streamed.body());
+        assert_eq!(hint.exact(), Some(7));
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! it hands hyper the missing line ending and empty line once, then the end of the stream.
 //! Nothing else changes: the bytes are passed through untouched, and a head that has ended
 //! turns the watch off until [`Http1::try_send_request`] sends the next request.
+//!
+//! The same watch tells the transport whether any byte of a response arrived after the
+//! request was sent ([`Http1::response_started`]): a request that failed on a reused
+//! connection before that may be sent again (see the retry rule in the
+//! [`net` module documentation](super)).
 
 use std::io;
 use std::pin::Pin;
@@ -22,22 +27,25 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::body::RequestBody;
 
-/// An HTTP/1.1 connection's request handle, with the flag its [`HeadAtEof`] reads.
+/// What a connection's [`HeadAtEof`] and its [`Http1`] handle share.
+#[derive(Debug, Default)]
+pub(crate) struct HeadWatch {
+    /// Set when a request is sent; cleared when its response head has ended.
+    head_expected: AtomicBool,
+    /// Cleared when a request is sent; set when the first byte after it arrives.
+    response_started: AtomicBool,
+}
+
+/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps.
 pub(crate) struct Http1 {
     sender: http1::SendRequest<RequestBody>,
-    head_expected: Arc<AtomicBool>,
+    watch: Arc<HeadWatch>,
 }
 
 impl Http1 {
-    /// The handle of a connection whose stream is `HeadAtEof` with `head_expected`.
-    pub(crate) fn new(
-        sender: http1::SendRequest<RequestBody>,
-        head_expected: Arc<AtomicBool>,
-    ) -> Http1 {
-        Http1 {
-            sender,
-            head_expected,
-        }
+    /// The handle of a connection whose stream is `HeadAtEof` with `watch`.
+    pub(crate) fn new(sender: http1::SendRequest<RequestBody>, watch: Arc<HeadWatch>) -> Http1 {
+        Http1 { sender, watch }
     }
 
     /// Waits until the connection can take a request; fails if it has closed.
@@ -50,6 +58,14 @@ impl Http1 {
         self.sender.is_closed()
     }
 
+    /// Whether any byte arrived on the connection since the last request was sent: once
+    /// one has, a failure of that request is a failure of its response, never retried.
+    /// The connection task sets it before it hands hyper the bytes, so once the request's
+    /// future has resolved this reads what the connection saw.
+    pub(crate) fn response_started(&self) -> bool {
+        self.watch.response_started.load(Ordering::Relaxed)
+    }
+
     /// Sends `request`; from now on a response head is expected.
     pub(crate) fn try_send_request(
         &mut self,
@@ -60,7 +76,8 @@ impl Http1 {
             hyper::client::conn::TrySendError<http::Request<RequestBody>>,
         >,
     > + use<> {
-        self.head_expected.store(true, Ordering::Relaxed);
+        self.watch.response_started.store(false, Ordering::Relaxed);
+        self.watch.head_expected.store(true, Ordering::Relaxed);
         self.sender.try_send_request(request)
     }
 }
@@ -71,7 +88,7 @@ pin_project_lite::pin_project! {
     pub(crate) struct HeadAtEof<T> {
         #[pin]
         io: T,
-        head_expected: Arc<AtomicBool>,
+        watch: Arc<HeadWatch>,
         // Bytes of the expected head read so far, and the last two of them.
         seen: usize,
         last: [u8; 2],
@@ -79,11 +96,11 @@ pin_project_lite::pin_project! {
 }
 
 impl<T> HeadAtEof<T> {
-    /// Wraps `io`; `head_expected` is shared with the connection's [`Http1`].
-    pub(crate) fn new(io: T, head_expected: Arc<AtomicBool>) -> HeadAtEof<T> {
+    /// Wraps `io`; `watch` is shared with the connection's [`Http1`].
+    pub(crate) fn new(io: T, watch: Arc<HeadWatch>) -> HeadAtEof<T> {
         HeadAtEof {
             io,
-            head_expected,
+            watch,
             seen: 0,
             last: [0; 2],
         }
@@ -97,7 +114,7 @@ impl<T: AsyncRead> AsyncRead for HeadAtEof<T> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.project();
-        if !this.head_expected.load(Ordering::Relaxed) {
+        if !this.watch.head_expected.load(Ordering::Relaxed) {
             return this.io.poll_read(cx, buf);
         }
         let before = buf.filled().len();
@@ -111,13 +128,17 @@ impl<T: AsyncRead> AsyncRead for HeadAtEof<T> {
                     buf.put_slice(ending);
                 }
             }
-            this.head_expected.store(false, Ordering::Relaxed);
+            this.watch.head_expected.store(false, Ordering::Relaxed);
             *this.seen = 0;
             *this.last = [0; 2];
             return Poll::Ready(Ok(()));
         }
+        if *this.seen == 0 {
+            // The response's first bytes.
+            this.watch.response_started.store(true, Ordering::Relaxed);
+        }
         if head_ends(*this.last, new) {
-            this.head_expected.store(false, Ordering::Relaxed);
+            this.watch.head_expected.store(false, Ordering::Relaxed);
             *this.seen = 0;
             *this.last = [0; 2];
         } else {
@@ -217,12 +238,45 @@ mod tests {
         assert_eq!(head_ending(*b"OK"), b"\r\n\r\n");
     }
 
+    fn new_watch(head_expected: bool) -> Arc<HeadWatch> {
+        Arc::new(HeadWatch {
+            head_expected: AtomicBool::new(head_expected),
+            response_started: AtomicBool::new(false),
+        })
+    }
+
     async fn read_through(input: &[u8], expected: bool) -> (Vec<u8>, bool) {
-        let flag = Arc::new(AtomicBool::new(expected));
-        let mut io = HeadAtEof::new(input, Arc::clone(&flag));
+        let watch = new_watch(expected);
+        let mut io = HeadAtEof::new(input, Arc::clone(&watch));
         let mut out = Vec::new();
         io.read_to_end(&mut out).await.unwrap();
-        (out, flag.load(Ordering::Relaxed))
+        (out, watch.head_expected.load(Ordering::Relaxed))
+    }
+
+    #[tokio::test]
+    async fn the_first_byte_of_a_response_is_noted() {
+        // Nothing before the end of the stream: no response started.
+        let watch = new_watch(true);
+        let mut io = HeadAtEof::new(&b""[..], Arc::clone(&watch));
+        io.read_to_end(&mut Vec::new()).await.unwrap();
+        assert!(!watch.response_started.load(Ordering::Relaxed));
+        // One byte of a head is enough.
+        let watch = watch_started_by(b"H").await;
+        assert!(watch.response_started.load(Ordering::Relaxed));
+        let watch = watch_started_by(b"HTTP/1.1 200 OK\r\n\r\n").await;
+        assert!(watch.response_started.load(Ordering::Relaxed));
+        // Bytes while no response is expected (between requests) are not a response.
+        let watch = new_watch(false);
+        let mut io = HeadAtEof::new(&b"HTTP/1.1 200 OK\r\n\r\n"[..], Arc::clone(&watch));
+        io.read_to_end(&mut Vec::new()).await.unwrap();
+        assert!(!watch.response_started.load(Ordering::Relaxed));
+    }
+
+    async fn watch_started_by(input: &[u8]) -> Arc<HeadWatch> {
+        let watch = new_watch(true);
+        let mut io = HeadAtEof::new(input, Arc::clone(&watch));
+        io.read_to_end(&mut Vec::new()).await.unwrap();
+        watch
     }
 
     #[tokio::test]
@@ -259,13 +313,12 @@ mod tests {
     }
 
     fn read_in_pieces(bytes: &[u8], sizes: Vec<usize>) -> Vec<u8> {
-        let flag = Arc::new(AtomicBool::new(true));
         let mut io = HeadAtEof::new(
             Pieces {
                 bytes: bytes.to_vec(),
                 sizes,
             },
-            flag,
+            new_watch(true),
         );
         let mut out = Vec::new();
         tokio::runtime::Builder::new_current_thread()

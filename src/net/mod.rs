@@ -13,7 +13,8 @@
 //! and [RFC 9113](https://httpwg.org/specs/rfc9113.html) (HTTP/2), with connection
 //! management after [RFC 9112 §9](https://httpwg.org/specs/rfc9112.html#connection.management):
 //! persistent connections, and a retry only of a request that provably never reached a
-//! reused connection the peer had closed (§9.3.1 leaves retrying anything else to the
+//! reused connection the peer had closed, or an idempotent one whose reused connection
+//! closed before its response began (§9.3.1 leaves retrying anything else to the
 //! application).
 //!
 //! # How [`HyperTransport`] works
@@ -24,9 +25,11 @@
 //!   most-recently-used first, after `SendRequest::ready()`. A per-origin cap
 //!   ([`HyperTransportBuilder::max_connections_per_origin`]) counts connections in use,
 //!   idle and being made; requests beyond it wait in a first-come-first-served queue and
-//!   receive either a finished connection or a permit to connect. Idle connections are
-//!   closed past [`HyperTransportBuilder::pool_idle_timeout`] by one background task per
-//!   transport that holds the pool weakly.
+//!   receive either a finished connection or a permit to connect. Every idle connection
+//!   is kept by default (no [`HyperTransportBuilder::max_idle_per_origin`] cap), so a
+//!   burst of `n` requests in flight leaves `n` connections for the next; idle
+//!   connections are closed past [`HyperTransportBuilder::pool_idle_timeout`] by one
+//!   background task per transport that holds the pool weakly.
 //! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
@@ -35,10 +38,37 @@
 //!   connection, without the empty line, is read as a complete head, as browsers do (an
 //!   HTTP/1.1 leniency hyper lacks; see `HeadAtEof` in `net/io.rs`). A body cut short is
 //!   still an error.
-//! - **Retry.** A request is sent again only when hyper hands it back unsent
-//!   (`TrySendError::take_message`) from a reused connection, or when a reused idle
-//!   connection turns out closed before the request is given to it. Nothing else is
-//!   retried.
+//! - **Retry.** A request is sent again, on a new connection, only when it provably was
+//!   not processed:
+//!   - hyper hands it back unsent (`TrySendError::take_message`) from a reused HTTP/1.1
+//!     connection or the shared HTTP/2 one, or a reused idle connection turns out closed
+//!     before the request is given to it;
+//!   - HTTP/1.1, once: the connection was reused (it served an earlier request), the
+//!     method is idempotent (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`;
+//!     [RFC 9110 §9.2.2](https://httpwg.org/specs/rfc9110.html#idempotent.methods)), the
+//!     body can be sent again (empty or one buffer, never a stream), and the connection
+//!     failed (closed, reset, or broken while the request was written) before any byte
+//!     of the response arrived, which `HeadAtEof` in `net/io.rs` notes exactly. This is
+//!     the keep-alive race, a server closing a persistent connection just as a request
+//!     goes out on it; curl and browsers send such a request again too.
+//!   - HTTP/2, once: the server refused the stream with `REFUSED_STREAM`, or cut it with
+//!     a `GOAWAY` whose last stream identifier shows it was never processed
+//!     ([RFC 9113 §8.7](https://httpwg.org/specs/rfc9113.html#Reliability), §6.8), for
+//!     any method, if the body can be sent again.
+//!
+//!   Nothing else is retried: not a `POST` or `PATCH` that went out, not a stream body,
+//!   not a failure of a new connection, not a failure after part of the response, never
+//!   a second time. The copy kept to send again (method, URI, headers, the body's
+//!   `Bytes`) is made only for a request these rules could retry.
+//! - **Timeouts.** A new connection has 30 seconds
+//!   ([`HyperTransportBuilder::connect_timeout`]); a response head, and each piece of a
+//!   body after it, 300 seconds ([`HyperTransportBuilder::read_timeout`]), as in undici.
+//! - **Framing.** The transport frames a request body itself: by its length, or chunked
+//!   for a stream on HTTP/1.1. A request whose own `Content-Length` disagrees with its
+//!   empty or buffered body, that sets `Transfer-Encoding`, or that has two `Host`
+//!   headers is refused with [`NetworkError::InvalidRequest`] before anything is sent; a
+//!   stream body under a `Content-Length` must yield exactly that many bytes, or the
+//!   request fails and its connection closes before the peer has read a whole message.
 //! - **HTTP/2.** An `https:` origin whose server picks `h2` by ALPN (or an `http:` origin
 //!   with [`HyperTransportBuilder::http2_prior_knowledge`]) gets one multiplexed
 //!   connection. While the first connection to such an origin is being made, other

@@ -1,0 +1,101 @@
+//! Sequential `fetch()` GETs against an in-process hyper server, all on one current-thread
+//! runtime: a workload whose instruction count is the same from run to run, for measuring
+//! the cost of one request under callgrind (see `benches/README.md`).
+//!
+//! ```text
+//! cargo build --release --example callgrind_fetch
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout]
+//! ```
+//!
+//! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
+//! the difference of the counts: start-up, the first connection and the runtime cancel out.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use whatwg_fetch::{Client, RequestInit};
+
+/// A small JSON body, about the size of the load benchmark's.
+const BODY: &str = concat!(
+    r#"{"items":["#,
+    r#""alpha","bravo","charlie","delta","echo","foxtrot","golf","hotel","india","juliett","#,
+    r#""kilo","lima","mike","november","oscar","papa","quebec","romeo","sierra","tango""#,
+    r#"]}"#
+);
+
+fn main() {
+    let mut count = 1000usize;
+    let mut read_timeout = true;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--no-read-timeout" => read_timeout = false,
+            number => match number.parse() {
+                Ok(n) => count = n,
+                Err(_) => {
+                    eprintln!("usage: callgrind_fetch [COUNT] [--no-read-timeout]");
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("cannot start a runtime: {error}");
+            std::process::exit(1);
+        }
+    };
+    if let Err(error) = runtime.block_on(run(count, read_timeout)) {
+        eprintln!("{error}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(count: usize, read_timeout: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(async move {
+                let service = service_fn(|_request: Request<hyper::body::Incoming>| async {
+                    let mut response =
+                        Response::new(Full::new(Bytes::from_static(BODY.as_bytes())));
+                    response.headers_mut().insert(
+                        hyper::header::CONTENT_TYPE,
+                        hyper::header::HeaderValue::from_static("application/json"),
+                    );
+                    Ok::<_, Infallible>(response)
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    let mut builder = Client::builder();
+    if !read_timeout {
+        builder = builder.read_timeout(None);
+    }
+    let client = builder.build()?;
+    let url = format!("http://{addr}/");
+    let mut bytes = 0;
+    for _ in 0..count {
+        let mut response = client.fetch(url.as_str(), RequestInit::default()).await?;
+        bytes += response.bytes().await?.len();
+    }
+    if bytes != count * BODY.len() {
+        return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
+    }
+    Ok(())
+}
