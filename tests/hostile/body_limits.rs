@@ -7,6 +7,7 @@
 //! for one response. Memory is checked with a counting allocator that counts per thread
 //! (each test runs on its own current-thread runtime), never with timing.
 
+use crate::{bounded, next_request_works};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::future::Future;
@@ -84,13 +85,6 @@ async fn peak_allocated<T>(future: impl Future<Output = T>) -> (T, u64) {
 // ---------------------------------------------------------------------------------------
 // Servers and helpers
 // ---------------------------------------------------------------------------------------
-
-/// Bounds each test in time.
-async fn bounded<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(120), future)
-        .await
-        .expect("the test took too long")
-}
 
 /// A zstd frame of `decoded` zero bytes (a multiple of 128 KiB) made of RLE blocks: four
 /// bytes a block (RFC 8878 §3.1.1.2), so 1 GiB is 32 KiB on the wire.
@@ -255,15 +249,6 @@ fn assert_too_large(result: Result<impl std::fmt::Debug, Error>, limit: u64) {
     }
 }
 
-/// A plain request on `client` still works.
-async fn next_request_works(client: &Client, server: &LimitServer) {
-    let mut response = client
-        .fetch(server.url("/ok").as_str(), RequestInit::default())
-        .await
-        .unwrap();
-    assert_eq!(response.text().await.unwrap(), "ok");
-}
-
 async fn get(client: &Client, url: &str) -> whatwg_fetch::Response {
     client.fetch(url, RequestInit::default()).await.unwrap()
 }
@@ -291,7 +276,7 @@ async fn a_zstd_bomb_read_whole_stops_at_the_limit_with_bounded_memory() {
         // The buffer grows to the limit (doubling, so twice it at most while copying),
         // plus the decoder: nowhere near the gigabyte.
         assert!(peak < 48 * MIB, "peak allocation {} MiB", peak / MIB);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -320,7 +305,7 @@ async fn a_brotli_bomb_read_whole_stops_at_the_limit_with_bounded_memory() {
             .await;
             assert_too_large(result, 4 * MIB);
             assert!(peak < 40 * MIB, "peak allocation {} MiB", peak / MIB);
-            next_request_works(&client, &server).await;
+            next_request_works(&client, &server.url("/ok")).await;
         }
     })
     .await;
@@ -353,7 +338,7 @@ async fn a_bomb_read_as_a_stream_delivers_at_most_the_limit() {
         );
         // The body stays errored.
         assert_too_large(body.next().await.unwrap(), limit);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -390,7 +375,7 @@ async fn endless_bodies_read_whole_stop_at_a_configured_limit() {
             );
             assert_too_large(get(&client, &url).await.blob().await, limit);
         }
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -411,7 +396,7 @@ async fn endless_bodies_read_whole_stop_at_the_default_limit() {
             "{} MiB sent",
             server.sent() / MIB
         );
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -431,7 +416,7 @@ async fn an_endless_body_read_as_a_stream_is_not_held_to_the_buffered_limit() {
             delivered += body.next().await.unwrap().unwrap().len() as u64;
         }
         drop(response);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -459,7 +444,7 @@ async fn a_stream_past_max_response_body_size_errors_after_at_most_the_limit() {
             assert_too_large(Err::<(), _>(error), limit);
             assert!(delivered <= limit, "{path}: {delivered}");
         }
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -482,7 +467,7 @@ async fn a_content_length_past_the_limit_fails_before_reading() {
             .unwrap();
         let mut response = get(&client, &server.url(&format!("/declared/{}", 2 * MIB))).await;
         assert_too_large(response.body().unwrap().next().await.unwrap(), MIB);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -515,7 +500,7 @@ async fn a_body_exactly_at_the_limit_is_read_whole() {
             let path = path.replace(&limit.to_string(), &(limit + 1).to_string());
             assert_too_large(get(&client, &server.url(&path)).await.bytes().await, limit);
         }
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -544,7 +529,7 @@ async fn a_response_can_raise_lower_or_lift_its_limit_before_reading() {
         let mut response = get(&client, &url).await;
         response.set_max_body_size(Some(1000));
         assert_too_large(response.bytes().await, 1000);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -568,7 +553,7 @@ async fn the_limit_holds_with_an_abort_signal_and_a_timeout() {
             .await
             .unwrap();
         assert_too_large(response.bytes().await, MIB);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }
@@ -598,7 +583,7 @@ async fn a_body_served_from_the_http_cache_is_held_to_the_limit() {
             sent,
             "the second response came from the cache"
         );
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await;
 }

@@ -5,9 +5,8 @@
 //! cause, found before any decoder is made; nothing recurses per coding, so neither
 //! reading nor dropping such a response can overflow the stack.
 
+use crate::{bounded, next_request_works};
 use std::convert::Infallible;
-use std::future::Future;
-use std::time::Duration;
 
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -17,13 +16,6 @@ use whatwg_fetch::net::{HyperTransport, MAX_CONTENT_CODINGS, SendOptions, Transp
 use whatwg_fetch::{Client, Error, ErrorKind, NetworkError, RequestInit};
 
 use crate::net_support::{Server, full, get, raw_server, read_head};
-
-/// Bounds each test in time.
-async fn bounded<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(30), future)
-        .await
-        .expect("the test took too long")
-}
 
 /// `Content-Encoding: name,name,…` with `count` names.
 fn stacked(name: &str, count: usize) -> String {
@@ -89,12 +81,6 @@ fn assert_too_many(error: &Error, count: usize) {
         }
         other => panic!("expected TooManyContentCodings, got {other:?}"),
     }
-}
-
-/// A plain request on `client` still works.
-async fn next_request_works(client: &Client, url: &str) {
-    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
-    assert_eq!(response.text().await.unwrap(), "ok");
 }
 
 async fn stacked_codings_are_a_typed_network_error(name: &str) {

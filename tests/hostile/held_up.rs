@@ -27,6 +27,7 @@
 //! The test profile inherits the dev profile's `overflow-checks = true`, so arithmetic that
 //! overflowed on any input below would panic here.
 
+use crate::next_request_works;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -47,13 +48,6 @@ const TIME_LIMIT: Duration = Duration::from_secs(30);
 /// The request target of a request head.
 fn path_of(head: &str) -> &str {
     head.split_whitespace().nth(1).unwrap_or_default()
-}
-
-/// `url` answers "ok" through `client`: the client still works.
-async fn next_request_works(client: &Client, url: &str) {
-    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
-    assert_eq!(response.status(), 200);
-    assert_eq!(response.text().await.unwrap(), "ok");
 }
 
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";

@@ -2,6 +2,7 @@
 //! ignore both), with boundary text where a naive parser would take it for a delimiter,
 //! and with very many parts.
 
+use crate::next_request_works;
 use std::time::Duration;
 
 use hyper::body::Incoming;
@@ -78,14 +79,6 @@ async fn multipart_server() -> Server {
     .await
 }
 
-async fn next_request_works(client: &Client, server: &Server) {
-    let mut response = client
-        .fetch(server.url("/ok"), RequestInit::default())
-        .await
-        .unwrap();
-    assert_eq!(response.text().await.unwrap(), "ok");
-}
-
 #[tokio::test]
 async fn form_data_ignores_a_preamble_and_an_epilogue() {
     tokio::time::timeout(TIME_LIMIT, async {
@@ -108,7 +101,7 @@ async fn form_data_ignores_a_preamble_and_an_epilogue() {
             .unwrap();
         assert_eq!((file.name(), file.r#type()), ("a.txt", "text/plain"));
         assert_eq!(file.text(), "line one\r\nline two");
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await
     .unwrap();
@@ -128,7 +121,7 @@ async fn form_data_reads_100_000_parts_after_a_preamble() {
         let values = form.get_all("n");
         assert_eq!(values.first().and_then(|v| v.as_str()), Some("0"));
         assert_eq!(values.last().and_then(|v| v.as_str()), Some("99999"));
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await
     .unwrap();
@@ -145,7 +138,7 @@ async fn a_preamble_without_a_delimiter_line_is_still_a_type_error() {
             .unwrap();
         let error = response.form_data().await.unwrap_err();
         assert_eq!(error.kind(), ErrorKind::TypeError);
-        next_request_works(&client, &server).await;
+        next_request_works(&client, &server.url("/ok")).await;
     })
     .await
     .unwrap();
