@@ -1,11 +1,267 @@
 //! # whatwg-fetch
 //!
-//! The [WHATWG Fetch Standard](https://fetch.spec.whatwg.org/) in Rust: `Headers`,
-//! `Request`, `Response`, bodies, `FormData`, `Blob`/`File` and `AbortSignal`, with the
-//! semantics browsers, Deno and Node promise.
+//! The [WHATWG Fetch Standard](https://fetch.spec.whatwg.org/) in Rust: `fetch()`,
+//! [`Headers`], [`Request`], [`Response`], bodies, [`FormData`], [`Blob`]/[`File`] and
+//! [`AbortController`]/[`AbortSignal`], with the semantics browsers, Deno and Node promise —
+//! the same guards, defaults and errors — over a network layer of its own built to survive
+//! hostile servers.
 //!
-//! Every fallible operation returns [`Error`], whose [`kind`](Error::kind) names the
-//! JavaScript exception the spec throws.
+//! - [Quick start](#quick-start)
+//! - [JSON](#json)
+//! - [Forms and files](#forms-and-files)
+//! - [Streaming](#streaming)
+//! - [Errors](#errors)
+//! - [Clients and environments](#clients-and-environments)
+//! - [Limits and timeouts](#limits-and-timeouts)
+//! - [What is implemented](#what-is-implemented)
+//!
+//! ## Quick start
+//!
+//! [`fetch`] takes a URL (or a [`Request`]) and a [`RequestInit`], and resolves once the
+//! response head has arrived; the body is read afterwards, once. The free function shares
+//! one pooled [`Client`]; build your own with [`Client::builder`] to configure it.
+//!
+//! ```
+//! use whatwg_fetch::{fetch, RequestInit};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! // `data:` URLs need no network, so this example runs anywhere.
+//! let mut response = fetch("data:text/plain,hello%20world", RequestInit::default()).await?;
+//! assert!(response.ok());
+//! assert_eq!(response.status(), 200);
+//! assert_eq!(response.headers().get("content-type")?.as_deref(), Some("text/plain"));
+//! assert_eq!(response.text().await?, "hello world");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Over the network it is the same call; a [`RequestInit`] field that is `None` means what
+//! an absent member means in JavaScript:
+//!
+//! ```no_run
+//! use whatwg_fetch::{fetch, RequestInit, RequestRedirect};
+//!
+//! # async fn run() -> Result<(), whatwg_fetch::Error> {
+//! let mut response = fetch("https://example.com/", RequestInit {
+//!     method: Some("HEAD".into()),
+//!     redirect: Some(RequestRedirect::Manual),
+//!     ..Default::default()
+//! })
+//! .await?;
+//! println!("{} {}", response.status(), response.status_text());
+//! for (name, value) in response.headers().iter() {
+//!     println!("{name}: {value}");
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## JSON
+//!
+//! `Response::json_body` reads and parses the body into any serde `DeserializeOwned` type
+//! (`Response::json` is the spec's static constructor). To send JSON, give the text as the
+//! body and say its type.
+//!
+//! ```
+//! use whatwg_fetch::{Request, RequestInit, Response, ResponseInit};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // What a server would answer; `fetch()` gives the same kind of `Response`.
+//! let mut response = Response::json(&serde_json::json!({ "items": [1, 2, 3] }), ResponseInit::default())?;
+//! let listing: serde_json::Value = response.json_body().await?;
+//! assert_eq!(listing["items"][2], 3);
+//!
+//! // A JSON request body.
+//! let request = Request::new("https://api.example/items", RequestInit {
+//!     method: Some("POST".into()),
+//!     headers: Some([("content-type", "application/json")].into()),
+//!     body: Some(serde_json::to_string(&serde_json::json!({ "name": "x" }))?.into()),
+//!     ..Default::default()
+//! })?;
+//! assert_eq!(request.headers().get("content-type")?.as_deref(), Some("application/json"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A body that is not JSON is a `SyntaxError`, as `response.json()` rejects in JavaScript.
+//!
+//! ## Forms and files
+//!
+//! A [`FormData`] body goes out as `multipart/form-data` with a generated boundary; a
+//! `url::Url`'s query (URLSearchParams) as `application/x-www-form-urlencoded`; a
+//! [`Blob`] or [`File`] as its bytes with its type. `Response::form_data` parses either
+//! form type back.
+//!
+//! ```
+//! use whatwg_fetch::{File, FilePropertyBag, FormData, Request, RequestInit};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! let mut form = FormData::new();
+//! form.append("title", "Holiday");
+//! let photo = File::new([&b"\x89PNG..."[..]], "beach.png", FilePropertyBag {
+//!     r#type: Some("image/png".into()),
+//!     ..Default::default()
+//! });
+//! form.append_blob("photo", photo, None);
+//!
+//! let mut request = Request::new("https://photos.example/upload", RequestInit {
+//!     method: Some("POST".into()),
+//!     body: Some(form.into()),
+//!     ..Default::default()
+//! })?;
+//! let content_type = request.headers().get("content-type")?.unwrap_or_default();
+//! assert!(content_type.starts_with("multipart/form-data; boundary="));
+//!
+//! // Reading it back, as a server-side handler would.
+//! let parsed = request.form_data().await?;
+//! assert_eq!(parsed.get("title").and_then(|value| value.as_str()), Some("Holiday"));
+//! assert_eq!(parsed.get("photo").and_then(|value| value.as_file()).map(|file| file.name()), Some("beach.png"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Streaming
+//!
+//! A response body is pulled from the connection only as it is read: take it with
+//! [`Response::take_body`] and read it as a [`futures_core::Stream`] of
+//! [`bytes::Bytes`] (it is an [`http_body::Body`] too). An upload can stream as well:
+//! [`BodyInit::stream`] with `duplex: Some(RequestDuplex::Half)`, sent with
+//! `Transfer-Encoding: chunked` over HTTP/1.1 as it is produced.
+//!
+//! ```
+//! use futures_util::StreamExt;
+//! use whatwg_fetch::{fetch, BodyInit, Request, RequestDuplex, RequestInit};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! let mut response = fetch("data:,a%20body%20read%20in%20chunks", RequestInit::default()).await?;
+//! let mut body = response.take_body().expect("a data: URL has a body");
+//! let mut received = 0;
+//! while let Some(chunk) = body.next().await {
+//!     received += chunk?.len();
+//! }
+//! assert_eq!(received, 21);
+//!
+//! // A streamed upload: the chunks go out as the stream yields them.
+//! let chunks = futures_util::stream::iter(["part 1, ", "part 2"])
+//!     .map(|chunk| Ok::<_, std::io::Error>(bytes::Bytes::from(chunk)));
+//! let request = Request::new("https://example.com/upload", RequestInit {
+//!     method: Some("PUT".into()),
+//!     body: Some(BodyInit::stream(chunks)),
+//!     duplex: Some(RequestDuplex::Half),
+//!     ..Default::default()
+//! })?;
+//! assert_eq!(request.method(), "PUT");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Errors
+//!
+//! Every fallible call returns [`Error`]. [`Error::kind`] names the JavaScript exception
+//! the spec throws ([`ErrorKind::TypeError`] for invalid input and for every network
+//! error, `RangeError`, `SyntaxError`, `AbortError`, …); for a network error,
+//! [`Error::network_error`] says what failed ([`NetworkError`]: DNS, connect, TLS,
+//! protocol, timeout, too many redirects, CORS, a body over its size limit, …), and the
+//! cause below it is on [`std::error::Error::source`]. The message names what and where.
+//!
+//! ```
+//! use whatwg_fetch::{fetch, AbortController, ErrorKind, NetworkError, RequestInit};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // A network error is a TypeError, with its reason underneath.
+//! let error = fetch("http://127.0.0.1:1/", RequestInit::default()).await.unwrap_err();
+//! assert_eq!(error.kind(), ErrorKind::TypeError);
+//! assert!(matches!(error.network_error(), Some(NetworkError::BadPort(1))));
+//!
+//! // An aborted fetch rejects with the signal's reason: an AbortError by default.
+//! let controller = AbortController::new();
+//! controller.abort(None);
+//! let error = fetch("data:,x", RequestInit {
+//!     signal: Some(controller.signal()),
+//!     ..Default::default()
+//! })
+//! .await
+//! .unwrap_err();
+//! assert_eq!(error.kind(), ErrorKind::AbortError);
+//! # }
+//! ```
+//!
+//! ## Clients and environments
+//!
+//! A [`Client`] holds the connection pool, the options and the [`Environment`] its requests
+//! are made from. The default environment is **server-side**, like Deno and Node: no
+//! origin, no CORS, forbidden request-headers (`Host`, `Cookie`, …) sent as given,
+//! `Set-Cookie` visible, no cookie store or HTTP cache unless asked for. Give the client an
+//! origin and it is **browser-like**: the request guard drops forbidden headers, `Origin`,
+//! `Referer` and `Sec-Fetch-*` are sent, CORS and mixed content are enforced, and a cookie
+//! store, an HTTP cache and HSTS are on.
+//!
+//! ```
+//! use std::time::Duration;
+//! use whatwg_fetch::Client;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server_side = Client::builder()
+//!     .timeout(Duration::from_secs(30))
+//!     .max_connections_per_origin(16)
+//!     .user_agent("my-service/1.0")
+//!     .build()?;
+//! assert!(server_side.cookie_store().is_none());
+//!
+//! let browser_like = Client::builder()
+//!     .origin("https://app.example/".parse()?)
+//!     .build()?;
+//! assert!(browser_like.cookie_store().is_some());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Below the Fetch algorithms, the network layer ([`net`]) is reached through the
+//! [`net::Transport`] trait: the default [`net::HyperTransport`] (HTTP/1.1 and HTTP/2 on
+//! hyper, rustls, its own pool, proxies), or your own — a mock for tests, another HTTP
+//! stack — with [`ClientBuilder::transport`]. [`Request`], [`Response`] and [`Headers`]
+//! convert to and from the `http` crate's types (see [`interop`]).
+//!
+//! ## Limits and timeouts
+//!
+//! The default client bounds what a server can make it do, and every bound is an option:
+//!
+//! | What a peer controls | Default | Option |
+//! | --- | --- | --- |
+//! | time without a byte, waiting for the head or inside the body | 300 s, then `NetworkError::Timeout` | [`ClientBuilder::read_timeout`] |
+//! | bytes gathered by `bytes()`, `text()`, `json_body()`, `blob()`, `form_data()` | 256 MiB, then `NetworkError::BodyTooLarge` | [`ClientBuilder::max_buffered_body_size`], [`Response::set_max_body_size`] |
+//! | bytes delivered however the body is read, streams included | no limit | [`ClientBuilder::max_response_body_size`] |
+//! | stacked content codings (`Content-Encoding: br, gzip, …`) | 5 (as curl) | — |
+//! | redirects | 20 (the spec's) | `RequestInit::redirect` |
+//! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
+//! | response head size and header count | hyper's (about 400 KiB, 100 headers) | — |
+//!
+//! A request that a server drops on a reused keep-alive connection before answering is
+//! sent once more on a new connection when it is idempotent and its body can be replayed,
+//! as curl and browsers do; nothing else is ever sent twice. A request whose framing
+//! headers (`Content-Length`, `Transfer-Encoding`, `Host`) disagree with its body is
+//! refused with a `TypeError` before anything is sent.
+//!
+//! ## What is implemented
+//!
+//! - The Fetch Standard's algorithms as functions named after them, step by step: main
+//!   fetch, scheme fetch (`about:`, `blob:`, `data:`, `file:` when enabled, `http(s):`),
+//!   HTTP fetch, HTTP-redirect fetch, HTTP-network-or-cache fetch, CORS and preflight (with
+//!   its cache), referrer policy, Subresource Integrity, mixed content, Fetch Metadata,
+//!   HSTS, the keepalive quota, cross-origin resource policy.
+//! - An HTTP cache (RFC 9111: freshness, validation, `Vary`, ranges,
+//!   `stale-while-revalidate`) and a cookie store (RFC 6265 with the Public Suffix List).
+//! - HTTP/1.1 and HTTP/2 (ALPN or prior knowledge), rustls with the Mozilla roots or your
+//!   own, HTTP proxies (`CONNECT` for `https:`), gzip/deflate/br/zstd decoding.
+//! - Conformance: the web-platform-tests for Fetch run against this crate through an
+//!   embedded JavaScript engine; see the README for the scoreboard.
+//!
+//! The crate has no cargo features: everything above is in the default build.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
