@@ -17,7 +17,7 @@
 //!
 //! ## Quick start
 //!
-//! [`fetch`] takes a URL (or a [`Request`]) and a [`RequestInit`], and resolves once the
+//! [`fetch()`] takes a URL (or a [`Request`]) and a [`RequestInit`], and resolves once the
 //! response head has arrived; the body is read afterwards, once. The free function shares
 //! one pooled [`Client`]; build your own with [`Client::builder`] to configure it.
 //!
