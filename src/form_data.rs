@@ -1039,6 +1039,20 @@ mod tests {
         assert_eq!(chunks.concat(), multipart_form_data_encode(&form, "B"));
     }
 
+    #[test]
+    fn a_files_type_is_written_one_byte_per_code_point() {
+        let mut form = FormData::new();
+        let blob = Blob::from_bytes(&b"x"[..], "text/plain;x=\"\u{e9}\"");
+        form.append_blob("f", blob, Some("f.txt"));
+        let payload = multipart_form_data_encode(&form, "B");
+        let expected: &[u8] = b"Content-Type: text/plain;x=\"\xe9\"\r\n";
+        assert!(
+            payload
+                .windows(expected.len())
+                .any(|window| window == expected)
+        );
+    }
+
     fn strings(form: &FormData) -> Vec<(&str, &str)> {
         form.iter()
             .map(|(name, value)| (name, value.as_str().unwrap_or("<file>")))
