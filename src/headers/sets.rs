@@ -425,9 +425,20 @@ pub fn parse_single_range_header_value(
             collect_a_sequence_of_bytes(data, position, is_http_tab_or_space_byte);
         }
     };
-    // A sequence of ASCII digits interpreted as decimal number if not empty, else null;
-    // failure (`None`) if it does not fit in a u64.
-    let decimal_or_null = |digits: &[u8]| -> Option<Option<u64>> {
+    // The code point at position within data is `delimiter`: advance position by 1;
+    // otherwise failure (`None`).
+    let advance_past = |position: &mut usize, delimiter: u8| -> Option<()> {
+        if data.get(*position) != Some(&delimiter) {
+            return None;
+        }
+        *position += 1;
+        Some(())
+    };
+    // Collect a sequence of code points that are ASCII digits from data given position, and
+    // interpret it as decimal number if it is not the empty string, otherwise null; failure
+    // (`None`) if the number does not fit in a u64.
+    let collect_decimal_or_null = |position: &mut usize| -> Option<Option<u64>> {
+        let digits = collect_a_sequence_of_bytes(data, position, |byte| byte.is_ascii_digit());
         if digits.is_empty() {
             return Some(None);
         }
@@ -443,38 +454,30 @@ pub fn parse_single_range_header_value(
     // space, from data given position.
     collect_tab_or_space(&mut position);
     // Step 5. If the code point at position within data is not U+003D (=), then return failure.
-    if data.get(position) != Some(&b'=') {
-        return None;
-    }
     // Step 6. Advance position by 1.
-    position += 1;
+    advance_past(&mut position, b'=')?;
     // Step 7. If allowWhitespace is true, collect a sequence of code points that are HTTP tab or
     // space, from data given position.
     collect_tab_or_space(&mut position);
     // Step 8. Let rangeStart be the result of collecting a sequence of code points that are ASCII
     // digits, from data given position.
-    let range_start = collect_a_sequence_of_bytes(data, &mut position, |b| b.is_ascii_digit());
     // Step 9. Let rangeStartValue be rangeStart, interpreted as decimal number, if rangeStart is
     // not the empty string; otherwise null.
-    let range_start_value = decimal_or_null(range_start)?;
+    let range_start_value = collect_decimal_or_null(&mut position)?;
     // Step 10. If allowWhitespace is true, collect a sequence of code points that are HTTP tab
     // or space, from data given position.
     collect_tab_or_space(&mut position);
     // Step 11. If the code point at position within data is not U+002D (-), then return failure.
-    if data.get(position) != Some(&b'-') {
-        return None;
-    }
     // Step 12. Advance position by 1.
-    position += 1;
+    advance_past(&mut position, b'-')?;
     // Step 13. If allowWhitespace is true, collect a sequence of code points that are HTTP tab
     // or space, from data given position.
     collect_tab_or_space(&mut position);
     // Step 14. Let rangeEnd be the result of collecting a sequence of code points that are ASCII
     // digits, from data given position.
-    let range_end = collect_a_sequence_of_bytes(data, &mut position, |b| b.is_ascii_digit());
     // Step 15. Let rangeEndValue be rangeEnd, interpreted as decimal number, if rangeEnd is not
     // the empty string; otherwise null.
-    let range_end_value = decimal_or_null(range_end)?;
+    let range_end_value = collect_decimal_or_null(&mut position)?;
     // Step 16. If position is not past the end of data, then return failure.
     if position < data.len() {
         return None;
