@@ -436,9 +436,11 @@ pub(crate) fn isomorphic_decode(input: &[u8]) -> Cow<'_, str> {
 ///
 /// Infra asserts that `input` has no code point above U+00FF, and the callers only pass
 /// strings that have none: a [serialized MIME type](crate::mime::MimeType::serialize) (its
-/// parts are HTTP token and HTTP quoted-string token code points) and a `Blob`'s type (a
-/// serialized MIME type, or ASCII). Debug builds check it. In a release build such a code
-/// point is written as its UTF-8 bytes (see [`isomorphic_encode_lenient`]).
+/// parts are HTTP token and HTTP quoted-string token code points), for
+/// `serialize_to_bytes`, and a `Blob`'s type (a serialized MIME type, or ASCII), for the
+/// `Content-Type` of extract a body, of a blob: URL response and of a multipart/form-data
+/// file part. Debug builds check it. In a release build such a code point is written as its
+/// UTF-8 bytes (see [`isomorphic_encode_lenient`]).
 pub(crate) fn isomorphic_encode(input: &str) -> Cow<'_, [u8]> {
     // Step 1. Assert: input contains no code points greater than U+00FF.
     debug_assert!(
