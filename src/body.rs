@@ -28,6 +28,7 @@ use sync_wrapper::SyncWrapper;
 use crate::blob::Blob;
 use crate::error::{BoxError, Error, NetworkError, Result};
 use crate::form_data::{self, FormData};
+use crate::infra::isomorphic_encode;
 use crate::mime::MimeType;
 
 /// A boxed stream of body chunks, as a [`Body`] holds it.
@@ -879,7 +880,7 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
         // attribute is not the empty byte sequence, set type to its value.
         BodyInit::Blob(blob) => {
             if !blob.r#type().is_empty() {
-                r#type = Some(Bytes::copy_from_slice(blob.r#type().as_bytes()));
+                r#type = Some(Bytes::copy_from_slice(&isomorphic_encode(blob.r#type())));
             }
             source = blob.bytes();
         }

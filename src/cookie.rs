@@ -52,6 +52,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use url::{Host, Url};
 
+use crate::infra::trim_http_tab_or_space;
+
 /// RFC 6265bis §5.6 step 5: a cookie whose name and value together are longer is ignored.
 const MAX_NAME_VALUE_BYTES: usize = 4096;
 
@@ -761,19 +763,6 @@ struct ParsedCookie {
     same_site: SameSite,
 }
 
-/// Removes leading and trailing WSP (SP and HTAB).
-fn trim_wsp(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|&b| b != b' ' && b != b'\t')
-        .map_or(start, |i| i + 1);
-    bytes.get(start..end).unwrap_or_default()
-}
-
 /// Splits at the first `byte`: (before, Some(after)) or (all, None).
 fn split_once(bytes: &[u8], byte: u8) -> (&[u8], Option<&[u8]>) {
     match bytes.iter().position(|&b| b == byte) {
@@ -798,8 +787,8 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
     let (name, value) = split_once(name_value_pair, b'=');
     let value = value?;
     // Step 4. Remove any leading or trailing WSP characters from the name string and the
-    // value string.
-    let (name, value) = (trim_wsp(name), trim_wsp(value));
+    // value string. (WSP is SP and HTAB, RFC 5234: the HTTP tab or space bytes.)
+    let (name, value) = (trim_http_tab_or_space(name), trim_http_tab_or_space(value));
     // Step 5. If the name string is empty, ignore the set-cookie-string entirely.
     if name.is_empty() {
         return None;
@@ -841,8 +830,8 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
         // attribute-name is the entire cookie-av string and the attribute-value is empty.
         let (attribute_name, attribute_value) = split_once(cookie_av, b'=');
         // 4. Remove any leading or trailing WSP characters from both.
-        let attribute_name = trim_wsp(attribute_name);
-        let attribute_value = trim_wsp(attribute_value.unwrap_or_default());
+        let attribute_name = trim_http_tab_or_space(attribute_name);
+        let attribute_value = trim_http_tab_or_space(attribute_value.unwrap_or_default());
         // RFC 6265bis §5.6 step 6: if the attribute-value is longer than 1024 octets,
         // ignore the cookie-av string and return to step 1 of this algorithm.
         if attribute_value.len() > MAX_ATTRIBUTE_VALUE_BYTES {

@@ -11,8 +11,11 @@ use std::borrow::Cow;
 use percent_encoding::percent_decode_str;
 use url::{Position, Url};
 
+use crate::infra::{
+    collect_a_sequence_of_code_points, is_ascii_whitespace, isomorphic_decode, trim_code_points,
+};
 pub use crate::infra::{forgiving_base64_decode, forgiving_base64_encode};
-use crate::mime::{MimeType, collect_a_sequence_of_code_points, isomorphic_decode};
+use crate::mime::MimeType;
 
 /// A [`data:` URL struct](https://fetch.spec.whatwg.org/#data-url-struct): what the
 /// [`data:` URL processor](data_url_processor) makes of a `data:` URL.
@@ -69,11 +72,11 @@ pub fn data_url_processor(data_url: &Url) -> Option<DataUrl> {
 
     // Step 5. Let mimeType be the result of collecting a sequence of code points that are not
     // equal to U+002C (,), given position.
-    let mime_type = collect_a_sequence_of_code_points(input, &mut position, |c| c != ',');
+    let mime_type = collect_a_sequence_of_code_points(input, &mut position, |b| b != b',');
 
     // Step 6. Strip leading and trailing ASCII whitespace from mimeType.
     // Note: This will only remove U+0020 SPACE code points, if any.
-    let mut mime_type: &str = mime_type.trim_matches(|c: char| c.is_ascii_whitespace());
+    let mut mime_type: &str = trim_code_points(mime_type, is_ascii_whitespace);
 
     // Step 7. If position is past the end of input, then return failure.
     if position >= input.len() {

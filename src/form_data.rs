@@ -22,6 +22,10 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::blob::{Blob, File, now_millis, utf8_decode_without_bom};
 use crate::error::{Error, Result};
+use crate::infra::{
+    collect_a_sequence_of_bytes, is_http_tab_or_space_byte, is_token, isomorphic_decode,
+    isomorphic_encode, trim_http_tab_or_space, trim_trailing_bytes,
+};
 
 /// A [`FormDataEntryValue`](https://xhr.spec.whatwg.org/#formdataentryvalue):
 /// `(File or USVString)`.
@@ -559,6 +563,8 @@ pub(crate) fn multipart_form_data_chunks(form: &FormData, boundary: &str) -> Vec
                 // Step 4.5.4. Append `Content-Type: `, followed by the result of isomorphic
                 // encoding type, to chunk.
                 chunk.put_slice(b"Content-Type: ");
+                // (A `Blob`'s type has no code point above U+00FF: it is a serialized MIME
+                // type, or ASCII.)
                 chunk.put_slice(&isomorphic_encode(r#type));
                 // Step 4.5.5. Append 0x0D 0x0A 0x0D 0x0A (CR LF CR LF) to chunk.
                 chunk.put_slice(b"\r\n\r\n");
@@ -634,30 +640,6 @@ fn normalize_newlines(value: &str) -> String {
         }
     }
     result
-}
-
-/// [Isomorphic encode](https://infra.spec.whatwg.org/#isomorphic-encode): each code point
-/// becomes the byte of the same value.
-///
-/// Infra asserts every code point is at most U+00FF; a `Blob` type always is (the
-/// constructors allow only U+0020 to U+007E, and a parsed MIME type is isomorphic decoded).
-/// DEVIATION: a wider code point, which no spec path produces, is written as its UTF-8 bytes
-/// rather than panicking.
-fn isomorphic_encode(value: &str) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(value.len());
-    for c in value.chars() {
-        match u8::try_from(u32::from(c)) {
-            Ok(byte) => bytes.push(byte),
-            Err(_) => bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-        }
-    }
-    bytes
-}
-
-/// [Isomorphic decode](https://infra.spec.whatwg.org/#isomorphic-decode): each byte becomes
-/// the code point of the same value.
-fn isomorphic_decode(bytes: &[u8]) -> String {
-    bytes.iter().map(|&byte| char::from(byte)).collect()
 }
 
 /// The [`multipart/form-data`
@@ -826,7 +808,7 @@ fn parse_multipart_form_data_headers(
         let header_name = trim_http_tab_or_space(header_name);
         // Step 2.4. If header name does not match the field-name token production, return
         // failure.
-        if header_name.is_empty() || !header_name.iter().all(|&byte| is_token_byte(byte)) {
+        if !is_token(header_name) {
             return Err(failure("a part header's name is not a token"));
         }
         // Step 2.5. If the byte at position is not 0x3A (:), return failure.
@@ -837,7 +819,7 @@ fn parse_multipart_form_data_headers(
         *position += 1;
         // Step 2.7. Collect a sequence of bytes that are HTTP tab or space bytes given
         // position. (Do nothing with those bytes.)
-        collect_a_sequence_of_bytes(input, position, is_http_tab_or_space);
+        collect_a_sequence_of_bytes(input, position, is_http_tab_or_space_byte);
         // Step 2.8. Byte-lowercase header name and switch on the result:
         match header_name.to_ascii_lowercase().as_slice() {
             b"content-disposition" => {
@@ -885,13 +867,9 @@ fn parse_multipart_form_data_headers(
                     !matches!(byte, b'\n' | b'\r')
                 });
                 // 2. Remove any HTTP tab or space bytes from the end of header value.
-                let end = header_value
-                    .iter()
-                    .rposition(|&byte| !is_http_tab_or_space(byte))
-                    .map_or(0, |last| last + 1);
-                let header_value = header_value.get(..end).unwrap_or_default();
+                let header_value = trim_trailing_bytes(header_value, is_http_tab_or_space_byte);
                 // 3. Set contentType to the isomorphic decoding of header value.
-                content_type = Some(isomorphic_decode(header_value));
+                content_type = Some(isomorphic_decode(header_value).into_owned());
             }
             // Otherwise: Collect a sequence of bytes that are not 0x0A (LF) or 0x0D (CR),
             // given position. (Do nothing with those bytes.)
@@ -956,44 +934,6 @@ fn parse_a_multipart_form_data_name(input: &[u8], position: &mut usize) -> Resul
     }
     // Step 5. Return the UTF-8 decoding without BOM of name.
     Ok(utf8_decode_without_bom(&unescaped))
-}
-
-/// [Collect a sequence of bytes](https://infra.spec.whatwg.org/#collect-a-sequence-of-bytes)
-/// from `input` at `position` while `condition` holds.
-fn collect_a_sequence_of_bytes<'a>(
-    input: &'a [u8],
-    position: &mut usize,
-    condition: impl Fn(u8) -> bool,
-) -> &'a [u8] {
-    let rest = input.get(*position..).unwrap_or_default();
-    let length = rest
-        .iter()
-        .position(|&byte| !condition(byte))
-        .unwrap_or(rest.len());
-    *position += length;
-    rest.get(..length).unwrap_or_default()
-}
-
-/// An [HTTP tab or space byte](https://fetch.spec.whatwg.org/#http-tab-or-space-byte): 0x09
-/// (HT) or 0x20 (SP).
-fn is_http_tab_or_space(byte: u8) -> bool {
-    matches!(byte, b'\t' | b' ')
-}
-
-/// A `tchar` of the [`token`](https://httpwg.org/specs/rfc9110.html#tokens) production, of
-/// which `field-name` is one or more.
-fn is_token_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
-}
-
-/// `bytes` without HTTP tab or space bytes at its start or end.
-fn trim_http_tab_or_space(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|&byte| !is_http_tab_or_space(byte));
-    let end = bytes.iter().rposition(|&byte| !is_http_tab_or_space(byte));
-    match (start, end) {
-        (Some(start), Some(end)) => bytes.get(start..=end).unwrap_or_default(),
-        _ => &[],
-    }
 }
 
 /// The offset of the first occurrence of `needle` in `haystack`, in time linear in both
@@ -1097,6 +1037,20 @@ mod tests {
                 .any(|chunk| chunk.as_ptr() == contents.as_ptr())
         );
         assert_eq!(chunks.concat(), multipart_form_data_encode(&form, "B"));
+    }
+
+    #[test]
+    fn a_files_type_is_written_one_byte_per_code_point() {
+        let mut form = FormData::new();
+        let blob = Blob::from_bytes(&b"x"[..], "text/plain;x=\"\u{e9}\"");
+        form.append_blob("f", blob, Some("f.txt"));
+        let payload = multipart_form_data_encode(&form, "B");
+        let expected: &[u8] = b"Content-Type: text/plain;x=\"\xe9\"\r\n";
+        assert!(
+            payload
+                .windows(expected.len())
+                .any(|window| window == expected)
+        );
     }
 
     fn strings(form: &FormData) -> Vec<(&str, &str)> {

@@ -206,7 +206,6 @@ impl Headers {
     }
 
     /// Sets the guard, as the `Request` and `Response` constructors and `Response.error()` do.
-    #[allow(dead_code)] // For the Request and Response constructors.
     pub(crate) fn set_guard(&mut self, guard: HeadersGuard) {
         self.guard = guard;
     }
@@ -220,7 +219,6 @@ impl Headers {
 
     /// Sets [`filters_forbidden_request_headers`](Headers::filters_forbidden_request_headers).
     /// The `Request` constructor decides it from its environment.
-    #[allow(dead_code)] // For the Request and Response constructors.
     pub(crate) fn set_filters_forbidden_request_headers(&mut self, filters: bool) {
         self.filters_forbidden_request_headers = filters;
     }
@@ -232,7 +230,6 @@ impl Headers {
     }
 
     /// The header list, for the algorithms that change it without a guard.
-    #[allow(dead_code)] // For the Request and Response constructors.
     pub(crate) fn header_list_mut(&mut self) -> &mut HeaderList {
         &mut self.header_list
     }

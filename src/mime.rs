@@ -2,20 +2,29 @@
 //! defines them: the [`MimeType`] record, [parsing](MimeType::parse) and
 //! [serializing](MimeType::serialize) it.
 //!
-//! This module also holds the small HTTP lexical pieces of the
-//! [Fetch Standard](https://fetch.spec.whatwg.org/#http) that MIME types, header names and
-//! header values share: [HTTP whitespace](https://fetch.spec.whatwg.org/#http-whitespace),
-//! [HTTP tokens](https://mimesniff.spec.whatwg.org/#http-token-code-point) and
-//! [collecting an HTTP quoted string](https://fetch.spec.whatwg.org/#collect-an-http-quoted-string).
+//! The HTTP byte classes that MIME types, header names and header values share
+//! ([HTTP whitespace](https://fetch.spec.whatwg.org/#http-whitespace-byte),
+//! [HTTP token code points](https://mimesniff.spec.whatwg.org/#http-token-code-point),
+//! [`is_token`]) are re-exported here from the crate's one copy of the Infra and HTTP lexical
+//! primitives.
 //!
-//! Positions into a string are byte offsets that always sit on a `char` boundary; the spec's
-//! "advance position by 1" advances past one code point.
+//! Positions into a string are byte offsets that always sit on a `char` boundary; every
+//! delimiter the parser advances past by 1 is ASCII, one byte.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+use crate::infra::{
+    collect_a_sequence_of_code_points, collect_an_http_quoted_string_from_str,
+    is_http_quoted_string_token_code_point, isomorphic_decode, isomorphic_encode, trim_code_points,
+    trim_trailing_code_points,
+};
+pub use crate::infra::{
+    is_http_newline_byte, is_http_tab_or_space_byte, is_http_token_byte, is_http_whitespace_byte,
+    is_token,
+};
 
 /// A [MIME type](https://mimesniff.spec.whatwg.org/#mime-type): a type, a subtype and an
 /// ordered map of parameters.
@@ -123,7 +132,7 @@ impl MimeType {
     /// ```
     pub fn parse(input: &str) -> Option<MimeType> {
         // Step 1. Remove any leading and trailing HTTP whitespace from input.
-        let input = input.trim_matches(is_http_whitespace);
+        let input = trim_code_points(input, is_http_whitespace_byte);
 
         // Step 2. Let position be a position variable for input, initially pointing at the
         // start of input.
@@ -131,7 +140,7 @@ impl MimeType {
 
         // Step 3. Let type be the result of collecting a sequence of code points that are not
         // U+002F (/) from input, given position.
-        let type_ = collect_a_sequence_of_code_points(input, &mut position, |c| c != '/');
+        let type_ = collect_a_sequence_of_code_points(input, &mut position, |b| b != b'/');
 
         // Step 4. If type is the empty string or does not solely contain HTTP token code
         // points, then return failure.
@@ -149,10 +158,10 @@ impl MimeType {
 
         // Step 7. Let subtype be the result of collecting a sequence of code points that are
         // not U+003B (;) from input, given position.
-        let subtype = collect_a_sequence_of_code_points(input, &mut position, |c| c != ';');
+        let subtype = collect_a_sequence_of_code_points(input, &mut position, |b| b != b';');
 
         // Step 8. Remove any trailing HTTP whitespace from subtype.
-        let subtype = subtype.trim_end_matches(is_http_whitespace);
+        let subtype = trim_trailing_code_points(subtype, is_http_whitespace_byte);
 
         // Step 9. If subtype is the empty string or does not solely contain HTTP token code
         // points, then return failure.
@@ -178,12 +187,12 @@ impl MimeType {
 
             // Step 11.2. Collect a sequence of code points that are HTTP whitespace from
             // input given position.
-            collect_a_sequence_of_code_points(input, &mut position, is_http_whitespace);
+            collect_a_sequence_of_code_points(input, &mut position, is_http_whitespace_byte);
 
             // Step 11.3. Let parameterName be the result of collecting a sequence of code
             // points that are not U+003B (;) or U+003D (=) from input, given position.
             let parameter_name =
-                collect_a_sequence_of_code_points(input, &mut position, |c| c != ';' && c != '=');
+                collect_a_sequence_of_code_points(input, &mut position, |b| b != b';' && b != b'=');
 
             // Step 11.4. Set parameterName to parameterName, in ASCII lowercase.
             let parameter_name = parameter_name.to_ascii_lowercase();
@@ -192,7 +201,7 @@ impl MimeType {
             if position < input.len() {
                 // Step 11.5.1. If the code point at position within input is U+003B (;), then
                 // continue.
-                if code_point_at(input, position) == Some(';') {
+                if input.as_bytes().get(position) == Some(&b';') {
                     continue;
                 }
                 // Step 11.5.2. Advance position by 1. (This skips past U+003D (=).)
@@ -208,23 +217,24 @@ impl MimeType {
             let parameter_value: String;
 
             // Step 11.8. If the code point at position within input is U+0022 ("), then:
-            if code_point_at(input, position) == Some('"') {
+            if input.as_bytes().get(position) == Some(&b'"') {
                 // Step 11.8.1. Set parameterValue to the result of collecting an HTTP quoted
                 // string from input, given position and true.
-                parameter_value = collect_an_http_quoted_string(input, &mut position, true);
+                parameter_value =
+                    collect_an_http_quoted_string_from_str(input, &mut position, true).into_owned();
 
                 // Step 11.8.2. Collect a sequence of code points that are not U+003B (;) from
                 // input, given position.
-                collect_a_sequence_of_code_points(input, &mut position, |c| c != ';');
+                collect_a_sequence_of_code_points(input, &mut position, |b| b != b';');
             }
             // Step 11.9. Otherwise:
             else {
                 // Step 11.9.1. Set parameterValue to the result of collecting a sequence of
                 // code points that are not U+003B (;) from input, given position.
-                let value = collect_a_sequence_of_code_points(input, &mut position, |c| c != ';');
+                let value = collect_a_sequence_of_code_points(input, &mut position, |b| b != b';');
 
                 // Step 11.9.2. Remove any trailing HTTP whitespace from parameterValue.
-                let value = value.trim_end_matches(is_http_whitespace);
+                let value = trim_trailing_code_points(value, is_http_whitespace_byte);
 
                 // Step 11.9.3. If parameterValue is the empty string, then continue.
                 if value.is_empty() {
@@ -332,7 +342,7 @@ impl MimeType {
         let string_serialization = self.serialize();
 
         // Step 2. Return stringSerialization, isomorphic encoded.
-        isomorphic_encode(&string_serialization)
+        isomorphic_encode(&string_serialization).into_owned()
     }
 
     /// The [essence](https://mimesniff.spec.whatwg.org/#mime-type-essence): type, U+002F (/),
@@ -564,343 +574,23 @@ impl FromStr for MimeType {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// HTTP lexical pieces: https://fetch.spec.whatwg.org/#http and
-// https://mimesniff.spec.whatwg.org/#terminology
-
-/// Whether `c` is an [HTTP tab or space](https://fetch.spec.whatwg.org/#http-tab-or-space):
-/// U+0009 TAB or U+0020 SPACE.
-pub(crate) fn is_http_tab_or_space(c: char) -> bool {
-    c == '\t' || c == ' '
-}
-
-/// Whether `c` is [HTTP whitespace](https://fetch.spec.whatwg.org/#http-whitespace):
-/// U+000A LF, U+000D CR, or an HTTP tab or space.
-pub(crate) fn is_http_whitespace(c: char) -> bool {
-    c == '\n' || c == '\r' || is_http_tab_or_space(c)
-}
-
-/// Whether `c` is an [HTTP token code point](https://mimesniff.spec.whatwg.org/#http-token-code-point):
-/// ``!#$%&'*+-.^_`|~`` or an ASCII alphanumeric.
-pub(crate) fn is_http_token_code_point(c: char) -> bool {
-    u8::try_from(c).is_ok_and(is_http_token_byte)
-}
-
-/// Whether `c` is an
-/// [HTTP quoted-string token code point](https://mimesniff.spec.whatwg.org/#http-quoted-string-token-code-point):
-/// U+0009 TAB, U+0020 SPACE to U+007E (~), or U+0080 to U+00FF (ÿ).
-pub(crate) fn is_http_quoted_string_token_code_point(c: char) -> bool {
-    matches!(c, '\t' | ' '..='~' | '\u{80}'..='\u{ff}')
-}
-
-/// Whether `s` is non-empty and solely contains HTTP token code points.
+/// Whether `s` is non-empty and solely contains
+/// [HTTP token code points](https://mimesniff.spec.whatwg.org/#http-token-code-point).
 fn is_http_token_string(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(is_http_token_code_point)
+    is_token(s.as_bytes())
 }
 
 fn has_ascii_upper(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_uppercase())
 }
 
-/// Whether `byte` is an [HTTP newline byte](https://fetch.spec.whatwg.org/#http-newline-byte):
-/// 0x0A (LF) or 0x0D (CR).
-///
-/// ```
-/// use whatwg_fetch::mime::is_http_newline_byte;
-///
-/// assert!(is_http_newline_byte(b'\r'));
-/// assert!(!is_http_newline_byte(b' '));
-/// ```
-pub fn is_http_newline_byte(byte: u8) -> bool {
-    byte == b'\n' || byte == b'\r'
-}
-
-/// Whether `byte` is an
-/// [HTTP tab or space byte](https://fetch.spec.whatwg.org/#http-tab-or-space-byte):
-/// 0x09 (HT) or 0x20 (SP).
-///
-/// ```
-/// use whatwg_fetch::mime::is_http_tab_or_space_byte;
-///
-/// assert!(is_http_tab_or_space_byte(b'\t'));
-/// assert!(!is_http_tab_or_space_byte(b'\n'));
-/// ```
-pub fn is_http_tab_or_space_byte(byte: u8) -> bool {
-    byte == b'\t' || byte == b' '
-}
-
-/// Whether `byte` is an
-/// [HTTP whitespace byte](https://fetch.spec.whatwg.org/#http-whitespace-byte): an HTTP
-/// newline byte or an HTTP tab or space byte (0x09, 0x0A, 0x0D, 0x20).
-///
-/// ```
-/// use whatwg_fetch::mime::is_http_whitespace_byte;
-///
-/// assert!(is_http_whitespace_byte(b'\n'));
-/// assert!(!is_http_whitespace_byte(0x0C)); // form feed is not HTTP whitespace
-/// ```
-pub fn is_http_whitespace_byte(byte: u8) -> bool {
-    is_http_newline_byte(byte) || is_http_tab_or_space_byte(byte)
-}
-
-/// Whether `byte` is the byte of an
-/// [HTTP token code point](https://mimesniff.spec.whatwg.org/#http-token-code-point):
-/// ``!#$%&'*+-.^_`|~`` or an ASCII alphanumeric. These are RFC 9110's `tchar`.
-///
-/// ```
-/// use whatwg_fetch::mime::is_http_token_byte;
-///
-/// assert!(is_http_token_byte(b'~'));
-/// assert!(!is_http_token_byte(b'('));
-/// ```
-pub fn is_http_token_byte(byte: u8) -> bool {
-    matches!(
-        byte,
-        b'!' | b'#'
-            | b'$'
-            | b'%'
-            | b'&'
-            | b'\''
-            | b'*'
-            | b'+'
-            | b'-'
-            | b'.'
-            | b'^'
-            | b'_'
-            | b'`'
-            | b'|'
-            | b'~'
-    ) || byte.is_ascii_alphanumeric()
-}
-
-/// Whether `bytes` matches the [`token`](https://httpwg.org/specs/rfc9110.html#tokens)
-/// production: one or more [HTTP token bytes](is_http_token_byte).
-///
-/// A [header name](https://fetch.spec.whatwg.org/#header-name) and a
-/// [method](https://fetch.spec.whatwg.org/#concept-method) are exactly the byte sequences
-/// for which this is true.
-///
-/// ```
-/// use whatwg_fetch::mime::is_token;
-///
-/// assert!(is_token(b"Content-Type"));
-/// assert!(!is_token(b""));
-/// assert!(!is_token(b"bad name"));
-/// ```
-pub fn is_token(bytes: &[u8]) -> bool {
-    !bytes.is_empty() && bytes.iter().copied().all(is_http_token_byte)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Infra and Fetch string algorithms shared with other modules.
-
-/// The code point at byte offset `position` within `input`, or `None` past the end (or off
-/// a `char` boundary, which callers never produce).
-pub(crate) fn code_point_at(input: &str, position: usize) -> Option<char> {
-    input.get(position..).and_then(|rest| rest.chars().next())
-}
-
-/// [Collect a sequence of code points](https://infra.spec.whatwg.org/#collect-a-sequence-of-code-points)
-/// meeting `condition` from `input`, given the byte offset `position`, which moves past them.
-pub(crate) fn collect_a_sequence_of_code_points<'a>(
-    input: &'a str,
-    position: &mut usize,
-    condition: impl Fn(char) -> bool,
-) -> &'a str {
-    let start = *position;
-    // Step 1. Let result be the empty string.
-    // Step 2. While position doesn't point past the end of input and the code point at
-    // position within input meets the condition condition:
-    while let Some(c) = code_point_at(input, *position) {
-        if !condition(c) {
-            break;
-        }
-        // Step 2.1. Append that code point to the end of result.
-        // Step 2.2. Advance position by 1.
-        *position += c.len_utf8();
-    }
-    // Step 3. Return result.
-    input.get(start..*position).unwrap_or_default()
-}
-
-/// [Collect an HTTP quoted string](https://fetch.spec.whatwg.org/#collect-an-http-quoted-string)
-/// from `input`, given the byte offset `position` (which must point at U+0022 (")) and
-/// `extract_value`.
-///
-/// With `extract_value`, returns the unescaped contents; otherwise the quoted string as it
-/// stands in `input`, quotes and backslashes included. `position` ends past the closing
-/// quote, or at the end of `input` if there is none.
-pub(crate) fn collect_an_http_quoted_string(
-    input: &str,
-    position: &mut usize,
-    extract_value: bool,
-) -> String {
-    // Step 1. Let positionStart be position.
-    let position_start = *position;
-
-    // Step 2. Let value be the empty string.
-    let mut value = String::new();
-
-    // Step 3. Assert: the code point at position within input is U+0022 (").
-    let first = code_point_at(input, *position);
-    debug_assert_eq!(first, Some('"'));
-
-    // Step 4. Advance position by 1.
-    *position += first.map_or(0, char::len_utf8);
-
-    // Step 5. While true:
-    loop {
-        // Step 5.1. Append the result of collecting a sequence of code points that are not
-        // U+0022 (") or U+005C (\) from input, given position, to value.
-        value.push_str(collect_a_sequence_of_code_points(input, position, |c| {
-            c != '"' && c != '\\'
-        }));
-
-        // Step 5.2. If position is past the end of input, then break.
-        // Step 5.3. Let quoteOrBackslash be the code point at position within input.
-        let Some(quote_or_backslash) = code_point_at(input, *position) else {
-            break;
-        };
-
-        // Step 5.4. Advance position by 1.
-        *position += quote_or_backslash.len_utf8();
-
-        // Step 5.5. If quoteOrBackslash is U+005C (\), then:
-        if quote_or_backslash == '\\' {
-            // Step 5.5.1. If position is past the end of input, then append U+005C (\) to
-            // value and break.
-            let Some(escaped) = code_point_at(input, *position) else {
-                value.push('\\');
-                break;
-            };
-
-            // Step 5.5.2. Append the code point at position within input to value.
-            value.push(escaped);
-
-            // Step 5.5.3. Advance position by 1.
-            *position += escaped.len_utf8();
-        }
-        // Step 5.6. Otherwise:
-        else {
-            // Step 5.6.1. Assert: quoteOrBackslash is U+0022 (").
-            debug_assert_eq!(quote_or_backslash, '"');
-
-            // Step 5.6.2. Break.
-            break;
-        }
-    }
-
-    // Step 6. If extract-value is true, then return value.
-    if extract_value {
-        return value;
-    }
-
-    // Step 7. Return the code points from positionStart to position, inclusive, within
-    // input.
-    input
-        .get(position_start..*position)
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// [Isomorphic decode](https://infra.spec.whatwg.org/#isomorphic-decode) `input`: each byte
-/// becomes the code point of the same value (U+0000 to U+00FF).
-pub(crate) fn isomorphic_decode(input: &[u8]) -> String {
-    input.iter().map(|&byte| char::from(byte)).collect()
-}
-
-/// [Isomorphic encode](https://infra.spec.whatwg.org/#isomorphic-encode) `input`, an
-/// isomorphic string (code points U+0000 to U+00FF only): each code point becomes the byte of
-/// the same value.
-///
-/// Callers pass isomorphic strings only; a code point above U+00FF (which debug builds
-/// reject) is left out.
-pub(crate) fn isomorphic_encode(input: &str) -> Vec<u8> {
-    input
-        .chars()
-        .filter_map(|c| {
-            let byte = u8::try_from(c).ok();
-            debug_assert!(byte.is_some(), "{c:?} is not in an isomorphic string");
-            byte
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The examples table under
-    /// <https://fetch.spec.whatwg.org/#collect-an-http-quoted-string>.
-    #[test]
-    fn collect_an_http_quoted_string_matches_the_spec_examples() {
-        let cases: [(&str, &str, &str, usize); 3] = [
-            ("\"\\", "\"\\", "\\", 2),
-            ("\"Hello\" World", "\"Hello\"", "Hello", 7),
-            (
-                "\"Hello \\\\ World\\\"\"",
-                "\"Hello \\\\ World\\\"\"",
-                "Hello \\ World\"",
-                18,
-            ),
-        ];
-        for (input, output, extracted, end) in cases {
-            let mut position = 0;
-            assert_eq!(
-                collect_an_http_quoted_string(input, &mut position, false),
-                output
-            );
-            assert_eq!(position, end, "{input:?}");
-            let mut position = 0;
-            assert_eq!(
-                collect_an_http_quoted_string(input, &mut position, true),
-                extracted
-            );
-            assert_eq!(position, end, "{input:?}");
-        }
-    }
-
-    #[test]
-    fn collect_an_http_quoted_string_from_the_middle_of_input() {
-        let input = "a=\"\u{e9}\\\u{2020}\";b";
-        let mut position = 2;
-        let value = collect_an_http_quoted_string(input, &mut position, true);
-        assert_eq!(value, "\u{e9}\u{2020}");
-        assert_eq!(code_point_at(input, position), Some(';'));
-    }
-
-    #[test]
-    fn collect_a_sequence_of_code_points_steps_over_multibyte_code_points() {
-        let input = "\u{e9}\u{1f4a9}x/y";
-        let mut position = 0;
-        let collected = collect_a_sequence_of_code_points(input, &mut position, |c| c != '/');
-        assert_eq!(collected, "\u{e9}\u{1f4a9}x");
-        assert_eq!(code_point_at(input, position), Some('/'));
-    }
-
-    #[test]
-    fn isomorphic_round_trip() {
-        let bytes: Vec<u8> = (0..=255).collect();
-        assert_eq!(isomorphic_encode(&isomorphic_decode(&bytes)), bytes);
-    }
 
     #[test]
     fn new_unchecked_builds_what_parse_builds() {
         let mime = MimeType::new_unchecked("text", "plain", &[("charset", "US-ASCII")]);
         assert_eq!(MimeType::parse("text/plain;charset=US-ASCII"), Some(mime));
-    }
-
-    #[test]
-    fn token_predicates_agree() {
-        for byte in 0..=255u8 {
-            assert_eq!(
-                is_http_token_byte(byte),
-                is_http_token_code_point(char::from(byte))
-            );
-            assert_eq!(
-                is_http_whitespace_byte(byte),
-                is_http_whitespace(char::from(byte))
-            );
-        }
     }
 }

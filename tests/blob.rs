@@ -373,3 +373,58 @@ fn blob_and_file_are_send_and_sync() {
     assert_send_sync::<File>();
     assert_send_sync::<BlobPart>();
 }
+
+/// A blob type whose parameter value holds U+00E9, which the MIME type parser keeps (it is an
+/// HTTP quoted-string token code point).
+const LATIN_1_TYPE: &str = "text/plain;x=\"\u{e9}\"";
+/// [`LATIN_1_TYPE`], isomorphic encoded: one byte per code point.
+const LATIN_1_TYPE_BYTES: &[u8] = b"text/plain;x=\"\xe9\"";
+
+/// `future`'s output, or a panic after ten seconds.
+async fn bounded<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(10), future)
+        .await
+        .expect("timed out")
+}
+
+#[tokio::test]
+async fn a_blob_body_sends_its_type_isomorphic_encoded_and_reads_back_the_same_type() {
+    let blob = Blob::from_bytes(&b"x"[..], LATIN_1_TYPE);
+    assert_eq!(blob.r#type(), LATIN_1_TYPE);
+    let init = whatwg_fetch::RequestInit {
+        method: Some("POST".into()),
+        body: Some(blob.into()),
+        ..Default::default()
+    };
+    let mut request = whatwg_fetch::Request::new("https://example.com/", init).unwrap();
+    let content_type = request.headers().get_bytes("content-type").unwrap();
+    assert_eq!(content_type.as_deref(), Some(LATIN_1_TYPE_BYTES));
+    assert_eq!(
+        bounded(request.blob()).await.unwrap().r#type(),
+        LATIN_1_TYPE
+    );
+}
+
+#[tokio::test]
+async fn a_blob_url_response_carries_the_blob_type_isomorphic_encoded() {
+    let client = whatwg_fetch::Client::builder().build().unwrap();
+    let environment = client.environment();
+    let url = environment.blob_url_store().create_object_url(
+        environment,
+        Blob::from_bytes(&b"blob body"[..], LATIN_1_TYPE),
+    );
+    let ranged = whatwg_fetch::RequestInit {
+        headers: Some(whatwg_fetch::HeadersInit::from(vec![("Range", "bytes=5-")])),
+        ..Default::default()
+    };
+    // The whole blob, then a range of it.
+    for init in [whatwg_fetch::RequestInit::default(), ranged] {
+        let mut response = bounded(client.fetch(url.as_str(), init)).await.unwrap();
+        let content_type = response.headers().get_bytes("content-type").unwrap();
+        assert_eq!(content_type.as_deref(), Some(LATIN_1_TYPE_BYTES));
+        assert_eq!(
+            bounded(response.blob()).await.unwrap().r#type(),
+            LATIN_1_TYPE
+        );
+    }
+}

@@ -1,6 +1,9 @@
 //! Headers, header lists and the header sets, against the Fetch Standard and its WPT vectors.
 
+mod common;
+
 use bytes::Bytes;
+use common::wpt_json;
 use proptest::prelude::*;
 use whatwg_fetch::ErrorKind;
 use whatwg_fetch::headers::{
@@ -10,16 +13,8 @@ use whatwg_fetch::headers::{
     is_forbidden_method, is_forbidden_request_header, is_forbidden_response_header_name,
     is_header_name, is_header_value, is_no_cors_safelisted_request_header,
     is_privileged_no_cors_request_header_name, normalize_header_value,
+    parse_single_range_header_value,
 };
-
-/// The WPT JSON file at `path` under wpt-data/, read in place.
-fn wpt_json(path: &str) -> serde_json::Value {
-    let full = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/wpt-data/").to_owned() + path;
-    let text = std::fs::read_to_string(&full)
-        .unwrap_or_else(|error| panic!("WPT data missing: cannot read {full}: {error}"));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|error| panic!("WPT data at {full} is not JSON: {error}"))
-}
 
 /// A header list from header lines as they would arrive on the network (`Name: value`,
 /// separated by CRLF), each value stripped of surrounding whitespace as an HTTP parser does.
@@ -1076,4 +1071,45 @@ proptest! {
         let list: HeaderList = [("Content-Length", value)].into_iter().collect();
         prop_assert_eq!(list.extract_length(), Extracted::Value(length));
     }
+}
+
+/// The result of parsing a single range header value: (start, end), or `None` for failure.
+type RangeValue = Option<(Option<u64>, Option<u64>)>;
+
+#[test]
+fn parse_a_single_range_header_value_follows_the_spec_steps() {
+    let cases: [(&[u8], bool, RangeValue); 16] = [
+        (b"bytes=0-499", false, Some((Some(0), Some(499)))),
+        (b"bytes=5-", false, Some((Some(5), None))),
+        (b"bytes=-5", false, Some((None, Some(5)))),
+        (b"bytes=1-1", false, Some((Some(1), Some(1)))),
+        // Both null, start after end, trailing code points, a missing delimiter.
+        (b"bytes=-", false, None),
+        (b"bytes=2-1", false, None),
+        (b"bytes=1-2x", false, None),
+        (b"bytes=1", false, None),
+        (b"bytes1-2", false, None),
+        // "bytes" is case-sensitive and there is one range only.
+        (b"Bytes=1-2", false, None),
+        (b"bytes=1-2,3-4", false, None),
+        // HTTP tab or space around the delimiters only where allowed, and nothing else.
+        (b"bytes \t= 1 -\t2", true, Some((Some(1), Some(2)))),
+        (b"bytes = 1 - 2", false, None),
+        (b"bytes=1-2 ", true, None),
+        (b"bytes=\n1-2", true, None),
+        // A bound too large for a u64 is a failure.
+        (b"bytes=18446744073709551616-", false, None),
+    ];
+    for (value, allow_whitespace, expected) in cases {
+        assert_eq!(
+            parse_single_range_header_value(value, allow_whitespace),
+            expected,
+            "{:?} allow_whitespace={allow_whitespace}",
+            String::from_utf8_lossy(value)
+        );
+    }
+    assert_eq!(
+        parse_single_range_header_value(b"bytes=18446744073709551615-", false),
+        Some((Some(u64::MAX), None))
+    );
 }

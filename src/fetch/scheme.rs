@@ -10,6 +10,7 @@ use crate::error::NetworkError;
 use crate::headers::{
     HeaderList, Headers, HeadersGuard, build_a_content_range, parse_single_range_header_value,
 };
+use crate::infra::isomorphic_encode;
 use crate::response::Response;
 
 /// A new response with `status`, `status_message`, `header_list` and `body`, as scheme
@@ -109,7 +110,7 @@ fn blob_fetch(fetch_params: &FetchParams<'_>) -> Response {
         // serializedFullLength), (`Content-Type`, type) ».
         let mut header_list = HeaderList::new();
         header_list.append("Content-Length", serialized_full_length);
-        header_list.append("Content-Type", r#type);
+        header_list.append("Content-Type", isomorphic_encode(&r#type));
         // Step 12.2. Set response's status message to `OK`.
         return new_response(200, "OK", header_list, Some(body));
     };
@@ -178,7 +179,7 @@ fn blob_fetch(fetch_params: &FetchParams<'_>) -> Response {
     // (`Content-Type`, type), (`Content-Range`, contentRange) ».
     let mut header_list = HeaderList::new();
     header_list.append("Content-Length", serialized_sliced_length);
-    header_list.append("Content-Type", r#type);
+    header_list.append("Content-Type", isomorphic_encode(&r#type));
     header_list.append("Content-Range", content_range);
     let mut response = new_response(206, "Partial Content", header_list, Some(body));
     // Step 13.1. Set response's range-requested flag.

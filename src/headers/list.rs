@@ -4,10 +4,13 @@
 
 use bytes::Bytes;
 
-use super::sets::{is_http_tab_or_space_byte, normalize_header_value};
+use super::sets::normalize_header_value;
 use crate::error::{Error, Result};
+use crate::infra::{
+    collect_a_sequence_of_bytes, collect_an_http_quoted_string, is_token, isomorphic_decode,
+    trim_http_tab_or_space,
+};
 use crate::mime::MimeType;
-use crate::mime::is_token;
 
 /// A [header list](https://fetch.spec.whatwg.org/#concept-header-list): an ordered list of
 /// (name, value) byte pairs, possibly with repeated names.
@@ -166,7 +169,7 @@ impl HeaderList {
         self.get_decode_split_bytes(name.as_ref()).map(|values| {
             values
                 .iter()
-                .map(|value| isomorphic_decode(value))
+                .map(|value| isomorphic_decode(value).into_owned())
                 .collect()
         })
     }
@@ -556,78 +559,6 @@ fn lowercase_name(name: &Bytes) -> Bytes {
     }
 }
 
-/// [Isomorphic decode](https://infra.spec.whatwg.org/#isomorphic-decode): each byte becomes the
-/// code point of the same value.
-pub(crate) fn isomorphic_decode(bytes: &[u8]) -> String {
-    bytes.iter().map(|&byte| char::from(byte)).collect()
-}
-
-/// [Collect an HTTP quoted string](https://fetch.spec.whatwg.org/#collect-an-http-quoted-string)
-/// from `input` at `position`, on bytes (every delimiter is ASCII, so this is the same as
-/// collecting from the isomorphic decoding). With `extract_value` false it returns the bytes from
-/// the opening quote to `position`, inclusive of the closing quote.
-pub(crate) fn collect_an_http_quoted_string(
-    input: &[u8],
-    position: &mut usize,
-    extract_value: bool,
-) -> Vec<u8> {
-    // Step 1. Let positionStart be position.
-    let position_start = *position;
-    // Step 2. Let value be the empty string.
-    let mut value = Vec::new();
-    // Step 3. Assert: the code point at position within input is U+0022 (").
-    debug_assert_eq!(input.get(*position), Some(&b'"'));
-    // Step 4. Advance position by 1.
-    *position += 1;
-    // Step 5. While true:
-    loop {
-        // Step 5.1. Append the result of collecting a sequence of code points that are not
-        // U+0022 (") or U+005C (\) from input, given position, to value.
-        let rest = input.get(*position..).unwrap_or_default();
-        let count = rest
-            .iter()
-            .take_while(|&&byte| byte != b'"' && byte != b'\\')
-            .count();
-        value.extend_from_slice(rest.get(..count).unwrap_or_default());
-        *position += count;
-        // Step 5.2. If position is past the end of input, then break.
-        // Step 5.3. Let quoteOrBackslash be the code point at position within input.
-        let Some(&quote_or_backslash) = input.get(*position) else {
-            break;
-        };
-        // Step 5.4. Advance position by 1.
-        *position += 1;
-        if quote_or_backslash == b'\\' {
-            // Step 5.5. If quoteOrBackslash is U+005C (\), then:
-            // Step 5.5.1. If position is past the end of input, then append U+005C (\) to value
-            // and break.
-            let Some(&escaped) = input.get(*position) else {
-                value.push(b'\\');
-                break;
-            };
-            // Step 5.5.2. Append the code point at position within input to value.
-            value.push(escaped);
-            // Step 5.5.3. Advance position by 1.
-            *position += 1;
-        } else {
-            // Step 5.6. Otherwise:
-            // Step 5.6.1. Assert: quoteOrBackslash is U+0022 (").
-            debug_assert_eq!(quote_or_backslash, b'"');
-            // Step 5.6.2. Break.
-            break;
-        }
-    }
-    // Step 6. If extract-value is true, then return value.
-    if extract_value {
-        return value;
-    }
-    // Step 7. Return the code points from positionStart to position, inclusive, within input.
-    input
-        .get(position_start..*position)
-        .unwrap_or_default()
-        .to_vec()
-}
-
 /// [Get, decode, and split](https://fetch.spec.whatwg.org/#header-value-get-decode-and-split)
 /// a header value, on bytes: the items are the isomorphic encodings of the spec's strings.
 pub(crate) fn get_decode_and_split_header_value_bytes(value: &[u8]) -> Vec<Vec<u8>> {
@@ -644,36 +575,31 @@ pub(crate) fn get_decode_and_split_header_value_bytes(value: &[u8]) -> Vec<Vec<u
     loop {
         // Step 5.1. Append the result of collecting a sequence of code points that are not
         // U+0022 (") or U+002C (,) from input, given position, to temporaryValue.
-        let rest = input.get(position..).unwrap_or_default();
-        let count = rest
-            .iter()
-            .take_while(|&&byte| byte != b'"' && byte != b',')
-            .count();
-        temporary_value.extend_from_slice(rest.get(..count).unwrap_or_default());
-        position += count;
+        temporary_value.extend_from_slice(collect_a_sequence_of_bytes(
+            input,
+            &mut position,
+            |byte| byte != b'"' && byte != b',',
+        ));
         // Step 5.2. If position is not past the end of input and the code point at position
         // within input is U+0022 ("):
         if input.get(position) == Some(&b'"') {
             // Step 5.2.1. Append the result of collecting an HTTP quoted string from input,
             // given position, to temporaryValue.
-            temporary_value.extend(collect_an_http_quoted_string(input, &mut position, false));
+            temporary_value.extend_from_slice(&collect_an_http_quoted_string(
+                input,
+                &mut position,
+                false,
+            ));
             // Step 5.2.2. If position is not past the end of input, then continue.
             if position < input.len() {
                 continue;
             }
         }
         // Step 5.3. Remove all HTTP tab or space from the start and end of temporaryValue.
-        let start = temporary_value
-            .iter()
-            .position(|&byte| !is_http_tab_or_space_byte(byte))
-            .unwrap_or(temporary_value.len());
-        let end = temporary_value
-            .iter()
-            .rposition(|&byte| !is_http_tab_or_space_byte(byte))
-            .map_or(start, |last| last + 1);
+        let trimmed = trim_http_tab_or_space(&temporary_value);
         // Step 5.4. Append temporaryValue to values.
         // Step 5.5. Set temporaryValue to the empty string.
-        values.push(temporary_value.get(start..end).unwrap_or_default().to_vec());
+        values.push(trimmed.to_vec());
         temporary_value.clear();
         // Step 5.6. If position is past the end of input, then return values.
         // Step 5.7. Assert: the code point at position within input is U+002C (,).
@@ -695,7 +621,7 @@ pub(crate) fn get_decode_and_split_header_value_bytes(value: &[u8]) -> Vec<Vec<u
 pub fn get_decode_and_split_header_value(value: &[u8]) -> Vec<String> {
     get_decode_and_split_header_value_bytes(value)
         .iter()
-        .map(|item| isomorphic_decode(item))
+        .map(|item| isomorphic_decode(item).into_owned())
         .collect()
 }
 
@@ -751,7 +677,7 @@ impl HeaderGrammar {
                 // empty elements.
                 let mut items = Vec::new();
                 for item in value.split(|&byte| byte == b',') {
-                    let item = trim_tab_or_space(item);
+                    let item = trim_http_tab_or_space(item);
                     if item.is_empty() {
                         continue;
                     }
@@ -776,19 +702,6 @@ impl HeaderGrammar {
             }
         }
     }
-}
-
-/// `bytes` without leading and trailing HTTP tab or space bytes.
-fn trim_tab_or_space(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|&byte| !is_http_tab_or_space_byte(byte))
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|&byte| !is_http_tab_or_space_byte(byte))
-        .map_or(start, |last| last + 1);
-    bytes.get(start..end).unwrap_or_default()
 }
 
 impl<K: AsRef<[u8]>, V: AsRef<[u8]>> FromIterator<(K, V)> for HeaderList {

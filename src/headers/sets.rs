@@ -3,8 +3,9 @@
 //! and [headers](https://fetch.spec.whatwg.org/#terminology-headers).
 
 use super::list::{HeaderList, get_decode_and_split_header_value_bytes};
+use crate::infra::{collect_a_sequence_of_bytes, is_token, trim_http_whitespace};
 
-pub use crate::mime::{is_http_newline_byte, is_http_tab_or_space_byte, is_http_whitespace_byte};
+pub use crate::infra::{is_http_newline_byte, is_http_tab_or_space_byte, is_http_whitespace_byte};
 
 /// Whether `name` is a [header name](https://fetch.spec.whatwg.org/#header-name): a byte
 /// sequence that matches the `field-name` token production.
@@ -16,7 +17,7 @@ pub use crate::mime::{is_http_newline_byte, is_http_tab_or_space_byte, is_http_w
 /// assert!(!is_header_name(b""));
 /// ```
 pub fn is_header_name(name: &[u8]) -> bool {
-    crate::mime::is_token(name)
+    is_token(name)
 }
 
 /// Whether `value` is a [header value](https://fetch.spec.whatwg.org/#header-value): it has no
@@ -49,15 +50,7 @@ pub fn is_header_value(value: &[u8]) -> bool {
 /// assert_eq!(normalize_header_value(b"\r\n\t value \t\n"), b"value");
 /// ```
 pub fn normalize_header_value(potential_value: &[u8]) -> &[u8] {
-    let start = potential_value
-        .iter()
-        .position(|&byte| !is_http_whitespace_byte(byte))
-        .unwrap_or(potential_value.len());
-    let end = potential_value
-        .iter()
-        .rposition(|&byte| !is_http_whitespace_byte(byte))
-        .map_or(start, |last| last + 1);
-    potential_value.get(start..end).unwrap_or_default()
+    trim_http_whitespace(potential_value)
 }
 
 /// Whether `method` is a [CORS-safelisted method](https://fetch.spec.whatwg.org/#cors-safelisted-method):
@@ -420,22 +413,32 @@ pub fn parse_single_range_header_value(
     // (Every delimiter below is ASCII, so the bytes are read directly.)
     let data = value;
     // Step 2. If data does not start with "bytes", then return failure.
+    if !data.starts_with(b"bytes") {
+        return None;
+    }
     // Step 3. Let position be a position variable for data, initially pointing at the 5th code
     // point of data.
-    let mut rest = data.strip_prefix(b"bytes")?;
-    let skip_tab_or_space = |rest: &mut &[u8]| {
+    // (That is, just past "bytes".)
+    let mut position = b"bytes".len();
+    let collect_tab_or_space = |position: &mut usize| {
         if allow_whitespace {
-            let count = rest
-                .iter()
-                .take_while(|&&byte| is_http_tab_or_space_byte(byte))
-                .count();
-            *rest = rest.get(count..).unwrap_or_default();
+            collect_a_sequence_of_bytes(data, position, is_http_tab_or_space_byte);
         }
     };
-    let collect_digits = |rest: &mut &[u8]| -> Option<Option<u64>> {
-        let count = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
-        let (digits, after) = rest.split_at_checked(count)?;
-        *rest = after;
+    // The code point at position within data is `delimiter`: advance position by 1;
+    // otherwise failure (`None`).
+    let advance_past = |position: &mut usize, delimiter: u8| -> Option<()> {
+        if data.get(*position) != Some(&delimiter) {
+            return None;
+        }
+        *position += 1;
+        Some(())
+    };
+    // Collect a sequence of code points that are ASCII digits from data given position, and
+    // interpret it as decimal number if it is not the empty string, otherwise null; failure
+    // (`None`) if the number does not fit in a u64.
+    let collect_decimal_or_null = |position: &mut usize| -> Option<Option<u64>> {
+        let digits = collect_a_sequence_of_bytes(data, position, |byte| byte.is_ascii_digit());
         if digits.is_empty() {
             return Some(None);
         }
@@ -449,34 +452,34 @@ pub fn parse_single_range_header_value(
     };
     // Step 4. If allowWhitespace is true, collect a sequence of code points that are HTTP tab or
     // space, from data given position.
-    skip_tab_or_space(&mut rest);
+    collect_tab_or_space(&mut position);
     // Step 5. If the code point at position within data is not U+003D (=), then return failure.
     // Step 6. Advance position by 1.
-    rest = rest.strip_prefix(b"=")?;
+    advance_past(&mut position, b'=')?;
     // Step 7. If allowWhitespace is true, collect a sequence of code points that are HTTP tab or
     // space, from data given position.
-    skip_tab_or_space(&mut rest);
+    collect_tab_or_space(&mut position);
     // Step 8. Let rangeStart be the result of collecting a sequence of code points that are ASCII
     // digits, from data given position.
     // Step 9. Let rangeStartValue be rangeStart, interpreted as decimal number, if rangeStart is
     // not the empty string; otherwise null.
-    let range_start_value = collect_digits(&mut rest)?;
+    let range_start_value = collect_decimal_or_null(&mut position)?;
     // Step 10. If allowWhitespace is true, collect a sequence of code points that are HTTP tab
     // or space, from data given position.
-    skip_tab_or_space(&mut rest);
+    collect_tab_or_space(&mut position);
     // Step 11. If the code point at position within data is not U+002D (-), then return failure.
     // Step 12. Advance position by 1.
-    rest = rest.strip_prefix(b"-")?;
+    advance_past(&mut position, b'-')?;
     // Step 13. If allowWhitespace is true, collect a sequence of code points that are HTTP tab
     // or space, from data given position.
-    skip_tab_or_space(&mut rest);
+    collect_tab_or_space(&mut position);
     // Step 14. Let rangeEnd be the result of collecting a sequence of code points that are ASCII
     // digits, from data given position.
     // Step 15. Let rangeEndValue be rangeEnd, interpreted as decimal number, if rangeEnd is not
     // the empty string; otherwise null.
-    let range_end_value = collect_digits(&mut rest)?;
+    let range_end_value = collect_decimal_or_null(&mut position)?;
     // Step 16. If position is not past the end of data, then return failure.
-    if !rest.is_empty() {
+    if position < data.len() {
         return None;
     }
     match (range_start_value, range_end_value) {
