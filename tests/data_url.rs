@@ -1,6 +1,8 @@
 //! The data: URL processor and forgiving-base64 against the WPT vectors in
 //! fetch/data-urls/resources/, plus properties that must hold for any input.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use url::Url;
@@ -8,13 +10,7 @@ use whatwg_fetch::data_url::{
     DataUrl, data_url_processor, forgiving_base64_decode, forgiving_base64_encode,
 };
 
-/// Reads a WPT JSON file from the shared wpt-data checkout beside the repository.
-fn wpt_json(path: &str) -> Value {
-    let full = format!("{}/../shared/wpt-data/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full)
-        .unwrap_or_else(|e| panic!("WPT data file {full} is missing or unreadable: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("WPT data file {full} is not JSON: {e}"))
-}
+use common::wpt_json;
 
 fn json_bytes(value: &Value) -> Vec<u8> {
     value

@@ -1,5 +1,7 @@
 //! Headers, header lists and the header sets, against the Fetch Standard and its WPT vectors.
 
+mod common;
+
 use bytes::Bytes;
 use proptest::prelude::*;
 use whatwg_fetch::ErrorKind;
@@ -12,14 +14,7 @@ use whatwg_fetch::headers::{
     is_privileged_no_cors_request_header_name, normalize_header_value,
 };
 
-/// The WPT JSON file at `path` under wpt-data/, read in place.
-fn wpt_json(path: &str) -> serde_json::Value {
-    let full = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/wpt-data/").to_owned() + path;
-    let text = std::fs::read_to_string(&full)
-        .unwrap_or_else(|error| panic!("WPT data missing: cannot read {full}: {error}"));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|error| panic!("WPT data at {full} is not JSON: {error}"))
-}
+use common::wpt_json;
 
 /// A header list from header lines as they would arrive on the network (`Name: value`,
 /// separated by CRLF), each value stripped of surrounding whitespace as an HTTP parser does.

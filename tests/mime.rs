@@ -1,6 +1,8 @@
 //! MIME type parsing and serialization against the WPT vectors in
 //! mimesniff/mime-types/resources/, plus properties that must hold for any input.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use whatwg_fetch::ErrorKind;
@@ -9,13 +11,7 @@ use whatwg_fetch::mime::{
     is_http_whitespace_byte, is_token,
 };
 
-/// Reads a WPT JSON file from the shared wpt-data checkout beside the repository.
-fn wpt_json(path: &str) -> Value {
-    let full = format!("{}/../shared/wpt-data/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full)
-        .unwrap_or_else(|e| panic!("WPT data file {full} is missing or unreadable: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("WPT data file {full} is not JSON: {e}"))
-}
+use common::wpt_json;
 
 /// Runs every `{ "input": ..., "output": ... }` object of a mime-types JSON file (the strings
 /// between them are section comments) and returns how many there were.

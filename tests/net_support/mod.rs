@@ -1,4 +1,5 @@
 //! Servers on 127.0.0.1 for the network layer's tests.
+// Each test crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
 use std::convert::Infallible;
@@ -132,6 +133,20 @@ where
         }
     });
     Server { addr, counts }
+}
+
+/// The request line and the headers of `request` as text, `METHOD target` and then one
+/// `name: value` a line, for routes that echo what they received.
+pub fn request_head_text<B>(request: &Request<B>) -> String {
+    let mut text = format!("{} {}\n", request.method(), request.uri());
+    for (name, value) in request.headers() {
+        text.push_str(&format!(
+            "{}: {}\n",
+            name,
+            String::from_utf8_lossy(value.as_bytes())
+        ));
+    }
+    text
 }
 
 /// Reads up to the end of a request head; `None` at EOF.
