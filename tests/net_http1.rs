@@ -319,64 +319,48 @@ async fn a_head_response_frees_its_connection_at_once() {
     assert_eq!(server.counts.accepts(), 1);
 }
 
-#[tokio::test]
-async fn a_garbage_response_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream.write_all(b"this is not http\r\n\r\n").await;
-    })
-    .await;
-    let error = transport()
+/// The error a GET fails with when the server answers with `response` and closes.
+async fn response_error(response: &'static [&'static [u8]]) -> NetworkError {
+    let server = scripted_server(response).await;
+    transport()
         .send(get(&server.url("/")), SendOptions::new())
         .await
-        .unwrap_err();
+        .unwrap_err()
+}
+
+/// The error reading the body fails with when the server answers with `response` and
+/// closes.
+async fn body_error(response: &'static [&'static [u8]]) -> NetworkError {
+    let server = scripted_server(response).await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    read_all(response.into_body()).await.unwrap_err()
+}
+
+#[tokio::test]
+async fn a_garbage_response_is_a_protocol_error() {
+    let error = response_error(&[b"this is not http\r\n\r\n"]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_connection_closed_before_the_response_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-    })
-    .await;
-    let error = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap_err();
+    let error = response_error(&[b""]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_truncated_chunked_body_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream
-            .write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel")
-            .await;
-    })
-    .await;
-    let response = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap();
-    let error = read_all(response.into_body()).await.unwrap_err();
+    let error =
+        body_error(&[b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel"]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_body_shorter_than_its_content_length_is_a_length_mismatch() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort")
-            .await;
-    })
-    .await;
-    let response = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap();
-    let error = read_all(response.into_body()).await.unwrap_err();
+    let error = body_error(&[b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort"]).await;
     assert!(matches!(error, NetworkError::LengthMismatch), "{error:?}");
 }
 
