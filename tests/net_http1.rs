@@ -37,26 +37,14 @@ async fn sequential_requests_reuse_one_connection() {
 
 #[tokio::test]
 async fn request_line_is_origin_form_with_a_host_header() {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let server = raw_server(move |mut stream| {
-        let tx = tx.clone();
-        async move {
-            let head = read_head(&mut stream).await.unwrap();
-            tx.send(head).unwrap();
-            stream
-                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
-                .await
-                .unwrap();
-        }
-    })
-    .await;
+    let (server, mut heads) = recording_server(b"HTTP/1.1 204 No Content\r\n\r\n").await;
     let transport = transport();
     let response = transport
         .send(get(&server.url("/a/b?c=d")), SendOptions::new())
         .await
         .unwrap();
     assert_eq!(response.status(), 204);
-    let head = rx.recv().await.unwrap();
+    let head = heads.recv().await.unwrap();
     assert!(head.starts_with("GET /a/b?c=d HTTP/1.1\r\n"), "{head}");
     assert!(
         head.contains(&format!("host: {}\r\n", server.addr)),
@@ -66,19 +54,7 @@ async fn request_line_is_origin_form_with_a_host_header() {
 
 #[tokio::test]
 async fn title_case_headers_go_out_in_title_case() {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let server = raw_server(move |mut stream| {
-        let tx = tx.clone();
-        async move {
-            let head = read_head(&mut stream).await.unwrap();
-            tx.send(head).unwrap();
-            stream
-                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
-                .await
-                .unwrap();
-        }
-    })
-    .await;
+    let (server, mut heads) = recording_server(b"HTTP/1.1 204 No Content\r\n\r\n").await;
     let transport = HyperTransport::builder()
         .http1_title_case_headers(true)
         .build()
@@ -88,7 +64,7 @@ async fn title_case_headers_go_out_in_title_case() {
         .body(RequestBody::empty())
         .unwrap();
     transport.send(request, SendOptions::new()).await.unwrap();
-    let head = rx.recv().await.unwrap();
+    let head = heads.recv().await.unwrap();
     assert!(head.contains("X-Custom-Thing: 1\r\n"), "{head}");
     assert!(head.contains("Host: "), "{head}");
 }
