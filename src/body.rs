@@ -946,7 +946,7 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
 ///
 /// # Errors
 /// A `SyntaxError` when the text is not JSON (or not of type `T`).
-pub fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+pub(crate) fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match serde_json::from_slice(bytes) {
         Ok(value) => Ok(value),
@@ -968,7 +968,7 @@ fn json_error(error: serde_json::Error) -> Error {
 /// # Errors
 /// A `TypeError` when the MIME type is neither `multipart/form-data` (with a boundary)
 /// nor `application/x-www-form-urlencoded`, or when the multipart body is malformed.
-pub fn package_form_data(bytes: &[u8], mime_type: Option<&MimeType>) -> Result<FormData> {
+pub(crate) fn package_form_data(bytes: &[u8], mime_type: Option<&MimeType>) -> Result<FormData> {
     // Step 1. Let mimeType be the result of get the MIME type with this.
     // Step 2. If mimeType is non-null, then switch on mimeType's essence:
     if let Some(mime_type) = mime_type {

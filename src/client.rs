@@ -336,8 +336,10 @@ impl ClientBuilder {
     }
 
     /// Whether the client keeps an in-memory private
-    /// [HTTP cache](crate::fetch::http_cache::HttpCache) (RFC 9111) that fetches use as the
-    /// spec's HTTP-network-or-cache fetch says, honouring each request's cache mode.
+    /// [HTTP cache](https://httpwg.org/specs/rfc9111.html) (RFC 9111) that fetches use as the
+    /// spec's HTTP-network-or-cache fetch says, honouring each request's cache mode. It holds
+    /// at most 1,024 responses and 64 MiB, each body at most 8 MiB, and evicts the least
+    /// recently used.
     ///
     /// Default is on for a browser-like environment (see [`ClientBuilder::origin`]) and off
     /// for a server-side one, as in Deno and undici, which have no HTTP cache; without a

@@ -188,7 +188,7 @@ pub enum Referrer {
 
 /// A request's [origin](https://fetch.spec.whatwg.org/#concept-request-origin).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RequestOrigin {
+pub(crate) enum RequestOrigin {
     /// `"client"`: the origin of the request's client, resolved when fetching.
     Client,
     /// An origin.
@@ -197,7 +197,7 @@ pub enum RequestOrigin {
 
 /// A request's [response tainting](https://fetch.spec.whatwg.org/#concept-request-response-tainting).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResponseTainting {
+pub(crate) enum ResponseTainting {
     /// `"basic"`.
     Basic,
     /// `"cors"`.

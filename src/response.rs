@@ -100,8 +100,6 @@ impl Default for ResponseInit {
 pub struct Response {
     /// <https://fetch.spec.whatwg.org/#concept-response-type>, initially `default`.
     pub(crate) r#type: ResponseType,
-    /// <https://fetch.spec.whatwg.org/#concept-response-aborted>, initially unset.
-    pub(crate) aborted: bool,
     /// <https://fetch.spec.whatwg.org/#concept-response-url-list>, initially « ».
     pub(crate) url_list: Vec<Url>,
     /// <https://fetch.spec.whatwg.org/#concept-response-status>, initially 200.
@@ -137,7 +135,6 @@ impl Response {
     fn new_response(guard: HeadersGuard) -> Response {
         Response {
             r#type: ResponseType::Default,
-            aborted: false,
             url_list: Vec::new(),
             status: 200,
             status_message: Cow::Borrowed(""),
@@ -154,19 +151,11 @@ impl Response {
 
     /// A [network error](https://fetch.spec.whatwg.org/#concept-network-error): type
     /// `error`, status 0, no headers, no body; `cause` is what `fetch()` rejects with.
-    pub fn network_error(cause: Error) -> Response {
+    pub(crate) fn network_error(cause: Error) -> Response {
         let mut response = Response::new_response(HeadersGuard::Immutable);
         response.r#type = ResponseType::Error;
         response.status = 0;
         response.error = Some(cause);
-        response
-    }
-
-    /// An [aborted network error](https://fetch.spec.whatwg.org/#concept-aborted-network-error)
-    /// with the abort reason.
-    pub fn aborted_network_error(reason: Error) -> Response {
-        let mut response = Response::network_error(reason);
-        response.aborted = true;
         response
     }
 
@@ -324,7 +313,7 @@ impl Response {
     /// A response made by a network layer: status, status message, headers and body as
     /// received, for `url_list`. The headers get guard `immutable`, as a fetched
     /// response's do.
-    pub fn from_network(
+    pub(crate) fn from_network(
         status: u16,
         status_message: impl Into<Cow<'static, str>>,
         headers: Headers,
@@ -342,17 +331,12 @@ impl Response {
     }
 
     /// Whether this is a [network error](https://fetch.spec.whatwg.org/#concept-network-error).
-    pub fn is_network_error(&self) -> bool {
+    pub(crate) fn is_network_error(&self) -> bool {
         self.r#type == ResponseType::Error
     }
 
-    /// Whether this is an aborted network error.
-    pub fn is_aborted(&self) -> bool {
-        self.aborted
-    }
-
     /// Why this network error happened, if it is one.
-    pub fn network_error_cause(&self) -> Option<&Error> {
+    pub(crate) fn network_error_cause(&self) -> Option<&Error> {
         self.error.as_ref()
     }
 
@@ -413,11 +397,6 @@ impl Response {
         &mut self.headers
     }
 
-    /// The internal response of a filtered response.
-    pub fn internal_response(&self) -> Option<&Response> {
-        self.internal_response.as_deref()
-    }
-
     /// The body, if any: a stream of bytes (the JavaScript `body` attribute).
     pub fn body(&mut self) -> Option<&mut Body> {
         self.body.as_mut()
@@ -476,7 +455,6 @@ impl Response {
         // Step 4. Return newResponse.
         Response {
             r#type: self.r#type,
-            aborted: self.aborted,
             url_list: self.url_list.clone(),
             status: self.status,
             status_message: self.status_message.clone(),
@@ -539,7 +517,7 @@ impl Response {
 
     /// A [basic filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-basic):
     /// type `basic`, without the headers whose names are forbidden response-header names.
-    pub fn into_basic_filtered(self) -> Response {
+    pub(crate) fn into_basic_filtered(self) -> Response {
         let headers = filter_headers(&self.headers, |name| {
             !headers::is_forbidden_response_header_name(name)
         });
@@ -549,7 +527,7 @@ impl Response {
     /// A [CORS filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-cors):
     /// type `cors`, with only CORS-safelisted response-headers given the CORS-exposed
     /// header-name list.
-    pub fn into_cors_filtered(self) -> Response {
+    pub(crate) fn into_cors_filtered(self) -> Response {
         let exposed = &self.cors_exposed_header_names;
         let headers = filter_headers(&self.headers, |name| {
             headers::is_cors_safelisted_response_header_name(name, exposed)
@@ -591,7 +569,7 @@ impl Response {
 
     /// An [opaque filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-opaque):
     /// type `opaque`, URL list « », status 0, no headers, no body.
-    pub fn into_opaque_filtered(self) -> Response {
+    pub(crate) fn into_opaque_filtered(self) -> Response {
         let mut filtered = self.filtered(ResponseType::Opaque, Headers::new());
         filtered.url_list = Vec::new();
         filtered.status = 0;
@@ -601,7 +579,7 @@ impl Response {
 
     /// An [opaque-redirect filtered response](https://fetch.spec.whatwg.org/#concept-filtered-response-opaque-redirect):
     /// type `opaqueredirect`, status 0, no headers, no body; the URL list is kept.
-    pub fn into_opaque_redirect_filtered(self) -> Response {
+    pub(crate) fn into_opaque_redirect_filtered(self) -> Response {
         let mut filtered = self.filtered(ResponseType::OpaqueRedirect, Headers::new());
         filtered.status = 0;
         filtered.status_message = Cow::Borrowed("");
@@ -611,7 +589,7 @@ impl Response {
     /// The response's [location URL](https://fetch.spec.whatwg.org/#concept-response-location-url)
     /// given the request's fragment: `None` when the status is not a redirect status or
     /// there is no `Location`, `Some(Err)` when it does not parse.
-    pub fn location_url(&self, request_fragment: Option<&str>) -> Option<Result<Url>> {
+    pub(crate) fn location_url(&self, request_fragment: Option<&str>) -> Option<Result<Url>> {
         // Step 1. If response's status is not a redirect status, then return null.
         if !is_redirect_status(self.status) {
             return None;
@@ -932,7 +910,8 @@ mod tests {
         assert!(response.body.is_some());
         assert!(
             response
-                .internal_response()
+                .internal_response
+                .as_ref()
                 .is_some_and(|internal| internal.headers().has("set-cookie").unwrap())
         );
     }

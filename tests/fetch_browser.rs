@@ -1,15 +1,14 @@
 //! fetch() in a browser-like environment: a client with an origin gets CORS, `Origin`,
 //! `Referer`, forbidden-header filtering and response tainting, as a page at that origin.
 
-#[path = "net_support/mod.rs"]
-mod support;
+mod net_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use support::{Server, ServerBody, full, hyper_server};
+use net_support::{Server, ServerBody, full, hyper_server, request_head_text};
 use whatwg_fetch::{
     Client, ErrorKind, HeadersInit, NetworkError, RequestInit, RequestMode, ResponseType,
 };
@@ -50,14 +49,7 @@ async fn cors_routes(
         }
         return builder.body(full("")).unwrap();
     }
-    let mut text = format!("{} {}\n", request.method(), request.uri());
-    for (name, value) in request.headers() {
-        text.push_str(&format!(
-            "{}: {}\n",
-            name,
-            String::from_utf8_lossy(value.as_bytes())
-        ));
-    }
+    let text = request_head_text(&request);
     builder.body(full(text)).unwrap()
 }
 

@@ -1,15 +1,14 @@
 //! The HTTP cache end to end: fetches from a browser-like client against an in-process
 //! server that counts the requests it gets.
 
-#[path = "net_support/mod.rs"]
-mod support;
+mod net_support;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use support::{Server, ServerBody, full, hyper_server};
+use net_support::{Server, ServerBody, full, hyper_server};
 use url::Url;
 use whatwg_fetch::{
     Client, ErrorKind, HeadersInit, RequestCache, RequestInit, RequestMode, Response,
@@ -859,7 +858,7 @@ async fn stale_while_revalidate_serves_the_stale_response_and_revalidates_in_the
     assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
     // Stale, within the window: the stored response at once, and a revalidation behind it.
     assert_eq!(get_text(&client, &url, RequestInit::default()).await, "1");
-    let revalidated = support::eventually(|| seen.lock().unwrap().len() == 2).await;
+    let revalidated = net_support::eventually(|| seen.lock().unwrap().len() == 2).await;
     assert!(
         revalidated,
         "the background revalidation reached the server"

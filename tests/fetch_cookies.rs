@@ -1,14 +1,13 @@
 //! Cookies: a client with a cookie store sends `Cookie` and stores `Set-Cookie` on
 //! credentialed fetches, as a browser does; a server-side client keeps none by default.
 
-#[path = "net_support/mod.rs"]
-mod support;
+mod net_support;
 
 use std::sync::Arc;
 
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use support::{Server, ServerBody, full, hyper_server};
+use net_support::{Server, ServerBody, full, hyper_server};
 use whatwg_fetch::cookie::CookieStore;
 use whatwg_fetch::{Client, HeadersInit, RequestCredentials, RequestInit, RequestMode};
 

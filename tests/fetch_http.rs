@@ -1,8 +1,7 @@
 //! fetch() over HTTP against in-process servers on 127.0.0.1: the fetch algorithm end to
 //! end — request headers, redirects, status, bodies both ways, abort and timeouts.
 
-#[path = "net_support/mod.rs"]
-mod support;
+mod net_support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +11,7 @@ use futures_util::StreamExt;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use support::{Server, ServerBody, full, hyper_server, raw_server};
+use net_support::{Server, ServerBody, full, hyper_server, raw_server, request_head_text};
 use tokio::io::AsyncWriteExt;
 use whatwg_fetch::{
     AbortController, Body, BodyInit, Client, ErrorKind, HeadersInit, NetworkError, RequestInit,
@@ -21,14 +20,7 @@ use whatwg_fetch::{
 
 /// What the echo route saw: method, headers in order, and the body.
 async fn echo(request: HyperRequest<Incoming>) -> HyperResponse<ServerBody> {
-    let mut text = format!("{} {}\n", request.method(), request.uri());
-    for (name, value) in request.headers() {
-        text.push_str(&format!(
-            "{}: {}\n",
-            name,
-            String::from_utf8_lossy(value.as_bytes())
-        ));
-    }
+    let mut text = request_head_text(&request);
     let body = request
         .into_body()
         .collect()
@@ -619,7 +611,7 @@ async fn keep_alive_reuses_one_connection() {
 #[tokio::test]
 async fn garbage_and_truncated_responses_are_type_errors() {
     let garbage = raw_server(|mut stream| async move {
-        let _ = support::read_head(&mut stream).await;
+        let _ = net_support::read_head(&mut stream).await;
         let _ = stream.write_all(b"this is not HTTP\r\n\r\n").await;
     })
     .await;
@@ -634,7 +626,7 @@ async fn garbage_and_truncated_responses_are_type_errors() {
     );
 
     let short = raw_server(|mut stream| async move {
-        let _ = support::read_head(&mut stream).await;
+        let _ = net_support::read_head(&mut stream).await;
         let _ = stream
             .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc")
             .await;
@@ -652,7 +644,7 @@ async fn garbage_and_truncated_responses_are_type_errors() {
 #[tokio::test]
 async fn reason_phrases_are_kept() {
     let server = raw_server(|mut stream| async move {
-        let _ = support::read_head(&mut stream).await;
+        let _ = net_support::read_head(&mut stream).await;
         let _ = stream
             .write_all(b"HTTP/1.1 200 Very Fine\r\ncontent-length: 0\r\n\r\n")
             .await;

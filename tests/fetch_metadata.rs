@@ -7,15 +7,14 @@
 //! site, `b.test` another site. One HTTPS server (a certificate for all three, from a test CA
 //! made here) and one plain HTTP server record what they receive.
 
-#[path = "net_support/mod.rs"]
-mod support;
+mod net_support;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
-use support::{ServerBody, TestPki, full, hyper_server};
+use net_support::{ServerBody, TestPki, full, hyper_server};
 use whatwg_fetch::{Client, HeadersInit, RequestInit, RequestMode, RequestRedirect};
 
 /// What a server received: one request head.
@@ -104,7 +103,7 @@ fn pki() -> TestPki {
 
 /// An HTTPS (HTTP/1.1) server on 127.0.0.1 running [`recording_routes`] into `log`.
 async fn https_server(pki: &TestPki, log: Log) -> SocketAddr {
-    let server = support::tls_server(pki.acceptor(&[b"http/1.1"]), move |request| {
+    let server = net_support::tls_server(pki.acceptor(&[b"http/1.1"]), move |request| {
         recording_routes(request, log.clone())
     })
     .await;

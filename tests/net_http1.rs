@@ -37,26 +37,14 @@ async fn sequential_requests_reuse_one_connection() {
 
 #[tokio::test]
 async fn request_line_is_origin_form_with_a_host_header() {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let server = raw_server(move |mut stream| {
-        let tx = tx.clone();
-        async move {
-            let head = read_head(&mut stream).await.unwrap();
-            tx.send(head).unwrap();
-            stream
-                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
-                .await
-                .unwrap();
-        }
-    })
-    .await;
+    let (server, mut heads) = recording_server(b"HTTP/1.1 204 No Content\r\n\r\n").await;
     let transport = transport();
     let response = transport
         .send(get(&server.url("/a/b?c=d")), SendOptions::new())
         .await
         .unwrap();
     assert_eq!(response.status(), 204);
-    let head = rx.recv().await.unwrap();
+    let head = heads.recv().await.unwrap();
     assert!(head.starts_with("GET /a/b?c=d HTTP/1.1\r\n"), "{head}");
     assert!(
         head.contains(&format!("host: {}\r\n", server.addr)),
@@ -66,19 +54,7 @@ async fn request_line_is_origin_form_with_a_host_header() {
 
 #[tokio::test]
 async fn title_case_headers_go_out_in_title_case() {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let server = raw_server(move |mut stream| {
-        let tx = tx.clone();
-        async move {
-            let head = read_head(&mut stream).await.unwrap();
-            tx.send(head).unwrap();
-            stream
-                .write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
-                .await
-                .unwrap();
-        }
-    })
-    .await;
+    let (server, mut heads) = recording_server(b"HTTP/1.1 204 No Content\r\n\r\n").await;
     let transport = HyperTransport::builder()
         .http1_title_case_headers(true)
         .build()
@@ -88,7 +64,7 @@ async fn title_case_headers_go_out_in_title_case() {
         .body(RequestBody::empty())
         .unwrap();
     transport.send(request, SendOptions::new()).await.unwrap();
-    let head = rx.recv().await.unwrap();
+    let head = heads.recv().await.unwrap();
     assert!(head.contains("X-Custom-Thing: 1\r\n"), "{head}");
     assert!(head.contains("Host: "), "{head}");
 }
@@ -319,64 +295,48 @@ async fn a_head_response_frees_its_connection_at_once() {
     assert_eq!(server.counts.accepts(), 1);
 }
 
-#[tokio::test]
-async fn a_garbage_response_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream.write_all(b"this is not http\r\n\r\n").await;
-    })
-    .await;
-    let error = transport()
+/// The error a GET fails with when the server answers with `response` and closes.
+async fn response_error(response: &'static [&'static [u8]]) -> NetworkError {
+    let server = scripted_server(response).await;
+    transport()
         .send(get(&server.url("/")), SendOptions::new())
         .await
-        .unwrap_err();
+        .unwrap_err()
+}
+
+/// The error reading the body fails with when the server answers with `response` and
+/// closes.
+async fn body_error(response: &'static [&'static [u8]]) -> NetworkError {
+    let server = scripted_server(response).await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    read_all(response.into_body()).await.unwrap_err()
+}
+
+#[tokio::test]
+async fn a_garbage_response_is_a_protocol_error() {
+    let error = response_error(&[b"this is not http\r\n\r\n"]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_connection_closed_before_the_response_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-    })
-    .await;
-    let error = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap_err();
+    let error = response_error(&[b""]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_truncated_chunked_body_is_a_protocol_error() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream
-            .write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel")
-            .await;
-    })
-    .await;
-    let response = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap();
-    let error = read_all(response.into_body()).await.unwrap_err();
+    let error =
+        body_error(&[b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel"]).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn a_body_shorter_than_its_content_length_is_a_length_mismatch() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let _ = stream
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort")
-            .await;
-    })
-    .await;
-    let response = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap();
-    let error = read_all(response.into_body()).await.unwrap_err();
+    let error = body_error(&[b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort"]).await;
     assert!(matches!(error, NetworkError::LengthMismatch), "{error:?}");
 }
 

@@ -173,24 +173,14 @@ async fn an_abandoned_request_frees_its_connection() {
 
 #[tokio::test]
 async fn a_full_body_is_sent_with_its_content_length() {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let server = raw_server(move |mut stream| {
-        let tx = tx.clone();
-        async move {
-            let head = read_head(&mut stream).await.unwrap();
-            tx.send(head).unwrap();
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
-                .await;
-        }
-    })
-    .await;
+    let (server, mut heads) =
+        recording_server(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").await;
     let request = http::Request::post(server.url("/"))
         .body(RequestBody::from("hello"))
         .unwrap();
     let transport = HyperTransport::new().unwrap();
     transport.send(request, SendOptions::new()).await.unwrap();
-    let head = rx.recv().await.unwrap();
+    let head = heads.recv().await.unwrap();
     assert!(head.contains("content-length: 5\r\n"), "{head}");
     assert!(!head.contains("transfer-encoding"), "{head}");
 }

@@ -1,7 +1,5 @@
 //! [Port blocking](https://fetch.spec.whatwg.org/#port-blocking) (Fetch § 2.9): the ports a
 //! fetch refuses to connect to because other protocols listen there.
-// These steps are called by the fetch algorithm in this module's siblings; outside tests,
-// any not yet wired into it would otherwise warn.
 
 use crate::request::Request;
 
@@ -94,16 +92,7 @@ const BAD_PORTS: &[u16] = &[
 
 /// Whether `port` is a [bad port](https://fetch.spec.whatwg.org/#bad-port): one listed in the
 /// spec's table, such as 25 (SMTP) or 6667 (IRC).
-///
-/// ```
-/// use whatwg_fetch::fetch::bad_port::is_bad_port;
-///
-/// assert!(is_bad_port(25));
-/// assert!(is_bad_port(6667));
-/// assert!(!is_bad_port(80));
-/// assert!(!is_bad_port(8080));
-/// ```
-pub fn is_bad_port(port: u16) -> bool {
+pub(crate) fn is_bad_port(port: u16) -> bool {
     BAD_PORTS.binary_search(&port).is_ok()
 }
 
@@ -139,6 +128,19 @@ mod tests {
     fn table_is_sorted_for_binary_search() {
         assert!(BAD_PORTS.windows(2).all(|pair| pair[0] < pair[1]));
         assert_eq!(BAD_PORTS.len(), 83);
+    }
+
+    #[test]
+    fn exactly_the_listed_ports_are_bad() {
+        let bad: Vec<u16> = (0..=u16::MAX).filter(|&port| is_bad_port(port)).collect();
+        assert_eq!(bad, BAD_PORTS);
+    }
+
+    #[test]
+    fn common_ports_are_allowed() {
+        for port in [80, 443, 3000, 5000, 8000, 8080, 8443, 6670, 10081, 65535] {
+            assert!(!is_bad_port(port), "port {port}");
+        }
     }
 
     #[test]

@@ -4,8 +4,6 @@
 //! check, and the helpers they and the referrer rules need from HTML (same site) and
 //! [Secure Contexts](https://w3c.github.io/webappsec-secure-contexts/) (potentially
 //! trustworthy URLs).
-// These steps are called by the fetch algorithm in this module's siblings; outside tests,
-// any not yet wired into it would otherwise warn.
 
 use std::net::IpAddr;
 
@@ -18,7 +16,7 @@ use crate::response::Response;
 /// Whether `destination` is [script-like](https://fetch.spec.whatwg.org/#request-destination-script-like):
 /// `audioworklet`, `paintworklet`, `script`, `serviceworker`, `sharedworker` or `worker`.
 /// (This crate has no `serviceworker` destination.)
-pub fn is_script_like(destination: RequestDestination) -> bool {
+pub(crate) fn is_script_like(destination: RequestDestination) -> bool {
     matches!(
         destination,
         RequestDestination::AudioWorklet
@@ -306,19 +304,7 @@ pub(crate) fn is_same_site(a: &Origin, b: &Origin) -> bool {
 }
 
 /// [Is url potentially trustworthy?](https://w3c.github.io/webappsec-secure-contexts/#potentially-trustworthy-url)
-///
-/// ```
-/// use url::Url;
-/// use whatwg_fetch::fetch::checks::is_potentially_trustworthy_url;
-///
-/// let trustworthy = |url: &str| is_potentially_trustworthy_url(&Url::parse(url).unwrap());
-/// assert!(trustworthy("https://example.com/"));
-/// assert!(trustworthy("http://127.0.0.1:8000/"));
-/// assert!(trustworthy("http://localhost/"));
-/// assert!(trustworthy("about:blank"));
-/// assert!(!trustworthy("http://example.com/"));
-/// ```
-pub fn is_potentially_trustworthy_url(url: &Url) -> bool {
+pub(crate) fn is_potentially_trustworthy_url(url: &Url) -> bool {
     // Step 1. If url is "about:blank" or "about:srcdoc", return "Potentially Trustworthy".
     if url.scheme() == "about"
         && url.query().is_none()
@@ -344,7 +330,7 @@ pub fn is_potentially_trustworthy_url(url: &Url) -> bool {
 }
 
 /// [Is origin potentially trustworthy?](https://w3c.github.io/webappsec-secure-contexts/#potentially-trustworthy-origin)
-pub fn is_potentially_trustworthy_origin(origin: &Origin) -> bool {
+pub(crate) fn is_potentially_trustworthy_origin(origin: &Origin) -> bool {
     // Step 1. If origin is an opaque origin, return "Not Trustworthy".
     // Step 2. Assert: origin is a tuple origin.
     let Origin::Tuple(scheme, host, _) = origin else {
@@ -752,6 +738,49 @@ mod tests {
             "ftp://example.com/",
         ] {
             assert!(!trustworthy(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn potentially_trustworthy_origins() {
+        assert!(is_potentially_trustworthy_origin(&origin(
+            "wss://a.example/"
+        )));
+        assert!(is_potentially_trustworthy_origin(&origin(
+            "http://127.0.0.53/"
+        )));
+        assert!(is_potentially_trustworthy_origin(&origin(
+            "http://[::1]:8080/"
+        )));
+        assert!(is_potentially_trustworthy_origin(&origin(
+            "http://x.localhost/"
+        )));
+        assert!(!is_potentially_trustworthy_origin(&origin(
+            "http://a.example/"
+        )));
+        // An opaque origin is never trustworthy, though a data: URL is.
+        assert!(!is_potentially_trustworthy_origin(&origin("data:,x")));
+    }
+
+    #[test]
+    fn script_like_destinations() {
+        for destination in [
+            RequestDestination::Script,
+            RequestDestination::Worker,
+            RequestDestination::SharedWorker,
+            RequestDestination::AudioWorklet,
+            RequestDestination::PaintWorklet,
+        ] {
+            assert!(is_script_like(destination), "{destination:?}");
+        }
+        for destination in [
+            RequestDestination::Empty,
+            RequestDestination::Style,
+            RequestDestination::Xslt,
+            RequestDestination::Image,
+            RequestDestination::Document,
+        ] {
+            assert!(!is_script_like(destination), "{destination:?}");
         }
     }
 }

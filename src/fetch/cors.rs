@@ -1,8 +1,6 @@
 //! The [CORS protocol](https://fetch.spec.whatwg.org/#http-cors-protocol) (Fetch § 3.3):
 //! the `Origin` request header, the CORS and TAO checks, the CORS-preflight request and the
 //! checks on its response, and the [CORS-preflight cache](https://fetch.spec.whatwg.org/#cors-preflight-cache).
-// These steps are called by the fetch algorithm in this module's siblings; outside tests,
-// any not yet wired into it would otherwise warn.
 
 use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -23,7 +21,7 @@ use crate::response::{Response, is_ok_status};
 
 /// The imposed limit on a CORS-preflight cache entry's max-age, in seconds: two hours, as in
 /// Chromium (Firefox allows a day). A longer `Access-Control-Max-Age` is cut to this.
-pub const MAX_AGE_LIMIT: u64 = 7200;
+pub(crate) const MAX_AGE_LIMIT: u64 = 7200;
 
 /// The max-age of a CORS-preflight response without a valid `Access-Control-Max-Age`, in
 /// seconds.
@@ -513,15 +511,8 @@ pub(crate) fn set_cors_exposed_header_names(request: &Request, response: &mut Re
 ///
 /// Entries live for their `Access-Control-Max-Age` (5 seconds by default, at most
 /// [`MAX_AGE_LIMIT`]). The cache is shared between threads; a client holds one.
-///
-/// ```
-/// use whatwg_fetch::fetch::cors::CorsPreflightCache;
-///
-/// let cache = CorsPreflightCache::default();
-/// assert!(cache.is_empty());
-/// ```
 #[derive(Debug, Default)]
-pub struct CorsPreflightCache {
+pub(crate) struct CorsPreflightCache {
     entries: Mutex<Vec<CacheEntry>>,
 }
 
@@ -633,11 +624,6 @@ impl CacheEntry {
 }
 
 impl CorsPreflightCache {
-    /// An empty cache.
-    pub fn new() -> CorsPreflightCache {
-        CorsPreflightCache::default()
-    }
-
     /// The entries, with expired ones removed ("Cache entries must be removed after the
     /// seconds specified in their max-age field have passed since storing the entry").
     fn entries(&self) -> MutexGuard<'_, Vec<CacheEntry>> {
@@ -648,24 +634,9 @@ impl CorsPreflightCache {
         entries
     }
 
-    /// The number of live entries.
-    pub fn len(&self) -> usize {
-        self.entries().len()
-    }
-
-    /// Whether there are no live entries.
-    pub fn is_empty(&self) -> bool {
-        self.entries().is_empty()
-    }
-
-    /// Removes every entry.
-    pub fn clear(&self) {
-        self.entries().clear();
-    }
-
     /// Whether there is a [method cache entry match](https://fetch.spec.whatwg.org/#concept-cache-match-method)
     /// for `method` using `request`.
-    pub fn method_cache_entry_match(&self, method: &str, request: &Request) -> bool {
+    pub(crate) fn method_cache_entry_match(&self, method: &str, request: &Request) -> bool {
         let key = CacheKey::of(request);
         let now = Instant::now();
         self.entries()
@@ -675,7 +646,11 @@ impl CorsPreflightCache {
 
     /// Whether there is a [header-name cache entry match](https://fetch.spec.whatwg.org/#concept-cache-match-header)
     /// for `header_name` using `request`.
-    pub fn header_name_cache_entry_match(&self, header_name: &[u8], request: &Request) -> bool {
+    pub(crate) fn header_name_cache_entry_match(
+        &self,
+        header_name: &[u8],
+        request: &Request,
+    ) -> bool {
         let key = CacheKey::of(request);
         let now = Instant::now();
         self.entries()
@@ -706,7 +681,7 @@ impl CorsPreflightCache {
 
     /// [Clear cache entries](https://fetch.spec.whatwg.org/#concept-cache-clear) for
     /// `request`: remove those for its partition, its origin and its current URL.
-    pub fn clear_cache_entries(&self, request: &Request) {
+    pub(crate) fn clear_cache_entries(&self, request: &Request) {
         let key = CacheKey::of(request);
         self.entries().retain(|entry| !entry.is_for(&key));
     }
@@ -1065,13 +1040,17 @@ mod tests {
     const ALLOW_ORIGIN: (&str, &str) = ("Access-Control-Allow-Origin", "https://a.example");
 
     fn check(request: &Request, headers: &[(&str, &str)]) -> Result<(), NetworkError> {
-        check_cors_preflight_response(request, &response(200, headers), &CorsPreflightCache::new())
+        check_cors_preflight_response(
+            request,
+            &response(200, headers),
+            &CorsPreflightCache::default(),
+        )
     }
 
     #[test]
     fn preflight_needs_the_cors_check_and_an_ok_status() {
         let request = cors_request("PUT", "https://b.example/api");
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let allow = [ALLOW_ORIGIN, ("Access-Control-Allow-Methods", "PUT")];
         assert!(matches!(
             check_cors_preflight_response(&request, &response(204, &allow), &cache),
@@ -1203,7 +1182,7 @@ mod tests {
 
     #[test]
     fn preflight_populates_the_cache() {
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let mut request = cors_request("PUT", "https://b.example/api");
         request.headers.header_list_mut().append(b"X-A", b"1");
         assert!(cors_preflight_needed(&request, &cache));
@@ -1217,7 +1196,7 @@ mod tests {
             ],
         );
         check_cors_preflight_response(&request, &preflight, &cache).unwrap();
-        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.entries().len(), 3);
         assert!(cache.method_cache_entry_match("PUT", &request));
         assert!(cache.method_cache_entry_match("PATCH", &request));
         assert!(!cache.method_cache_entry_match("DELETE", &request));
@@ -1226,7 +1205,7 @@ mod tests {
         assert!(!cors_preflight_needed(&request, &cache));
         // The same preflight again refreshes rather than duplicates.
         check_cors_preflight_response(&request, &preflight, &cache).unwrap();
-        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.entries().len(), 3);
         // Another URL, or a credentialed request, has no entry.
         let other = cors_request("PUT", "https://b.example/other");
         assert!(!cache.method_cache_entry_match("PUT", &other));
@@ -1235,14 +1214,14 @@ mod tests {
         assert!(!cache.method_cache_entry_match("PUT", &credentialed));
         // Clearing removes the entries for the request's origin and URL.
         cache.clear_cache_entries(&other);
-        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.entries().len(), 3);
         cache.clear_cache_entries(&request);
-        assert!(cache.is_empty());
+        assert!(cache.entries().is_empty());
     }
 
     #[test]
     fn credentialed_entries_serve_uncredentialed_requests() {
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let mut credentialed = cors_request("PUT", "https://b.example/api");
         credentialed.credentials_mode = RequestCredentials::Include;
         cache.create_new_cache_entry(&credentialed, 60, Some(b"PUT"), None);
@@ -1253,7 +1232,7 @@ mod tests {
 
     #[test]
     fn wildcard_cache_entries() {
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let request = cors_request("PUT", "https://b.example/api");
         cache.create_new_cache_entry(&request, 60, Some(b"*"), Some(b"*"));
         cache.create_new_cache_entry(&request, 60, None, Some(b"*"));
@@ -1263,8 +1242,18 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_cache_matches_nothing() {
+        let cache = CorsPreflightCache::default();
+        let request = cors_request("PUT", "https://b.example/api");
+        assert!(!cache.method_cache_entry_match("PUT", &request));
+        assert!(!cache.header_name_cache_entry_match(b"x-custom", &request));
+        cache.clear_cache_entries(&request);
+        assert!(cache.entries().is_empty());
+    }
+
+    #[test]
     fn safelisted_requests_need_no_preflight() {
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let get = cors_request("GET", "https://b.example/api");
         assert!(!cors_preflight_needed(&get, &cache));
         let mut flagged = cors_request("GET", "https://b.example/api");
@@ -1285,7 +1274,7 @@ mod tests {
         );
         assert_eq!(parse_delta_seconds(b"-1"), None);
         assert_eq!(parse_delta_seconds(b""), None);
-        let cache = CorsPreflightCache::new();
+        let cache = CorsPreflightCache::default();
         let request = cors_request("PUT", "https://b.example/api");
         // max-age 0: allowed once, but nothing stays cached.
         let zero = response(

@@ -81,13 +81,6 @@ use crate::response::{Response, is_null_body_status};
 ///
 /// Thread-safe; [`Default`] gives the limits [`HttpCache::DEFAULT_MAX_ENTRIES`],
 /// [`HttpCache::DEFAULT_MAX_BYTES`] and [`HttpCache::DEFAULT_MAX_ENTRY_BYTES`].
-///
-/// ```
-/// use whatwg_fetch::fetch::http_cache::HttpCache;
-///
-/// let cache = HttpCache::with_limits(100, 1 << 20, 64 << 10);
-/// assert!(cache.is_empty());
-/// ```
 pub struct HttpCache {
     inner: Mutex<Inner>,
     max_entries: usize,
@@ -274,16 +267,19 @@ impl HttpCache {
     }
 
     /// The number of stored responses.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.lock().count
     }
 
     /// Whether nothing is stored.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Removes every stored response.
+    #[cfg(test)]
     pub fn clear(&self) {
         let mut inner = self.lock();
         inner.entries.clear();

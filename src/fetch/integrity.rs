@@ -2,20 +2,18 @@
 //! response body against a request's
 //! [integrity metadata](https://fetch.spec.whatwg.org/#concept-request-integrity-metadata),
 //! such as `sha384-H8BRh8j48O9oYatfu5AZzq6A9RINhZO5H16dQZngK7T62em8MUt1FLm52t+eX6xO`.
-// These steps are called by the fetch algorithm in this module's siblings; outside tests,
-// any not yet wired into it would otherwise warn.
 
 use std::fmt;
 
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use crate::data_url::{forgiving_base64_decode, forgiving_base64_encode};
+use crate::data_url::forgiving_base64_decode;
 
 /// A hash function of the
 /// [valid SRI hash algorithm token set](https://w3c.github.io/webappsec-subresource-integrity/#valid-sri-hash-algorithm-token-set),
 /// ordered from weakest to strongest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum HashAlgorithm {
+pub(crate) enum HashAlgorithm {
     /// `sha256`: SHA-256.
     Sha256,
     /// `sha384`: SHA-384.
@@ -26,7 +24,7 @@ pub enum HashAlgorithm {
 
 impl HashAlgorithm {
     /// The algorithm's token: `sha256`, `sha384` or `sha512`.
-    pub fn token(self) -> &'static str {
+    pub(crate) fn token(self) -> &'static str {
         match self {
             HashAlgorithm::Sha256 => "sha256",
             HashAlgorithm::Sha384 => "sha384",
@@ -37,7 +35,7 @@ impl HashAlgorithm {
     /// The algorithm named by `token` if it is a
     /// [valid SRI hash algorithm token](https://w3c.github.io/webappsec-subresource-integrity/#valid-sri-hash-algorithm-token):
     /// one whose ASCII lowercase is in the set.
-    pub fn from_token(token: &str) -> Option<HashAlgorithm> {
+    pub(crate) fn from_token(token: &str) -> Option<HashAlgorithm> {
         [
             HashAlgorithm::Sha256,
             HashAlgorithm::Sha384,
@@ -67,45 +65,17 @@ impl fmt::Display for HashAlgorithm {
 /// «["alg" → algorithm, "val" → base64 value]» of
 /// [parse metadata](https://w3c.github.io/webappsec-subresource-integrity/#parse-metadata).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IntegrityMetadata {
+pub(crate) struct IntegrityMetadata {
     /// "alg": the hash function.
-    pub algorithm: HashAlgorithm,
+    pub(crate) algorithm: HashAlgorithm,
     /// "val": the expected digest as written, base64 or base64url; possibly empty.
-    pub value: String,
-}
-
-/// [Apply algorithm to bytes](https://w3c.github.io/webappsec-subresource-integrity/#apply-algorithm-to-response):
-/// the base64 encoding of the digest of `bytes`.
-///
-/// ```
-/// use whatwg_fetch::fetch::integrity::{HashAlgorithm, apply_algorithm_to_bytes};
-///
-/// assert_eq!(
-///     apply_algorithm_to_bytes(HashAlgorithm::Sha384, b"alert('Hello, world.');"),
-///     "H8BRh8j48O9oYatfu5AZzq6A9RINhZO5H16dQZngK7T62em8MUt1FLm52t+eX6xO",
-/// );
-/// ```
-pub fn apply_algorithm_to_bytes(algorithm: HashAlgorithm, bytes: &[u8]) -> String {
-    // Step 1. Let result be the result of applying algorithm to bytes.
-    let result = algorithm.digest(bytes);
-    // Step 2. Return the result of base64 encoding result.
-    forgiving_base64_encode(&result)
+    pub(crate) value: String,
 }
 
 /// [Parse metadata](https://w3c.github.io/webappsec-subresource-integrity/#parse-metadata):
 /// the hash expressions of `metadata` whose hash function is SHA-256, SHA-384 or SHA-512.
 /// Tokens with any other algorithm, or none, are skipped; options after `?` are ignored.
-///
-/// ```
-/// use whatwg_fetch::fetch::integrity::{HashAlgorithm, parse_metadata};
-///
-/// let parsed = parse_metadata("md5-xyz sha256-abc?opt SHA512-def");
-/// assert_eq!(parsed.len(), 2);
-/// assert_eq!(parsed[0].algorithm, HashAlgorithm::Sha256);
-/// assert_eq!(parsed[0].value, "abc");
-/// assert_eq!(parsed[1].algorithm, HashAlgorithm::Sha512);
-/// ```
-pub fn parse_metadata(metadata: &str) -> Vec<IntegrityMetadata> {
+pub(crate) fn parse_metadata(metadata: &str) -> Vec<IntegrityMetadata> {
     // Step 1. Let result be the empty set.
     let mut result = Vec::new();
     // Step 2. For each item returned by splitting metadata on spaces:
@@ -146,7 +116,7 @@ pub fn parse_metadata(metadata: &str) -> Vec<IntegrityMetadata> {
 
 /// [Get the strongest metadata from set](https://w3c.github.io/webappsec-subresource-integrity/#get-the-strongest-metadata):
 /// the items of `set` whose algorithm is the strongest present, in order.
-pub fn get_the_strongest_metadata(set: &[IntegrityMetadata]) -> Vec<&IntegrityMetadata> {
+pub(crate) fn get_the_strongest_metadata(set: &[IntegrityMetadata]) -> Vec<&IntegrityMetadata> {
     // Step 1. Let result be the empty set and strongest be null.
     let mut result: Vec<&IntegrityMetadata> = Vec::new();
     let mut strongest: Option<&IntegrityMetadata> = None;
@@ -190,16 +160,7 @@ pub fn get_the_strongest_metadata(set: &[IntegrityMetadata]) -> Vec<&IntegrityMe
 /// unknown algorithms), or when `bytes` match one of the expressions with the strongest
 /// algorithm present. The expected digest may be written in base64 or in base64url, with
 /// or without `=` padding.
-///
-/// ```
-/// use whatwg_fetch::fetch::integrity::bytes_match_metadata_list;
-///
-/// let script = b"alert('Hello, world.');";
-/// assert!(bytes_match_metadata_list(script, "sha384-H8BRh8j48O9oYatfu5AZzq6A9RINhZO5H16dQZngK7T62em8MUt1FLm52t+eX6xO"));
-/// assert!(!bytes_match_metadata_list(b"alert('Evil');", "sha384-H8BRh8j48O9oYatfu5AZzq6A9RINhZO5H16dQZngK7T62em8MUt1FLm52t+eX6xO"));
-/// assert!(bytes_match_metadata_list(script, ""));
-/// ```
-pub fn bytes_match_metadata_list(bytes: &[u8], metadata: &str) -> bool {
+pub(crate) fn bytes_match_metadata_list(bytes: &[u8], metadata: &str) -> bool {
     // Step 1. Let parsedMetadata be the result of parsing metadataList.
     let parsed_metadata = parse_metadata(metadata);
     // Step 2. If parsedMetadata is empty set, return true.
@@ -254,22 +215,28 @@ fn expected_digest(expected_value: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data_url::forgiving_base64_encode;
 
+    // The example script of the Subresource Integrity spec and its digests.
     const SCRIPT: &[u8] = b"alert('Hello, world.');";
+    const SHA256: &str = "qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng=";
     const SHA384: &str = "H8BRh8j48O9oYatfu5AZzq6A9RINhZO5H16dQZngK7T62em8MUt1FLm52t+eX6xO";
     const SHA512: &str =
         "Q2bFTOhEALkN8hOms2FKTDLy7eugP2zFZ1T8LCvX42Fp3WoNr3bjZSAHeOsHrbV1Fu9/A0EzCinRE7Af1ofPrw==";
 
     #[test]
     fn digests_of_the_spec_example() {
-        assert_eq!(
-            apply_algorithm_to_bytes(HashAlgorithm::Sha384, SCRIPT),
-            SHA384
-        );
-        assert_eq!(
-            apply_algorithm_to_bytes(HashAlgorithm::Sha512, SCRIPT),
-            SHA512
-        );
+        for (algorithm, expected) in [
+            (HashAlgorithm::Sha256, SHA256),
+            (HashAlgorithm::Sha384, SHA384),
+            (HashAlgorithm::Sha512, SHA512),
+        ] {
+            assert_eq!(
+                forgiving_base64_encode(&algorithm.digest(SCRIPT)),
+                expected,
+                "{algorithm}"
+            );
+        }
     }
 
     #[test]
@@ -280,6 +247,24 @@ mod tests {
         );
         assert_eq!(HashAlgorithm::from_token("sha1"), None);
         assert_eq!(HashAlgorithm::from_token(""), None);
+    }
+
+    #[test]
+    fn parsing_skips_unknown_algorithms_and_ignores_options() {
+        let parsed = parse_metadata("md5-xyz sha256-abc?opt SHA512-def");
+        assert_eq!(
+            parsed,
+            [
+                IntegrityMetadata {
+                    algorithm: HashAlgorithm::Sha256,
+                    value: "abc".into()
+                },
+                IntegrityMetadata {
+                    algorithm: HashAlgorithm::Sha512,
+                    value: "def".into()
+                },
+            ]
+        );
     }
 
     #[test]
@@ -308,5 +293,104 @@ mod tests {
         assert_eq!(expected_digest("a b"), None);
         assert_eq!(expected_digest("a"), None);
         assert_eq!(expected_digest(""), None);
+    }
+
+    #[test]
+    fn each_algorithm_matches_its_digest() {
+        for metadata in [
+            format!("sha256-{SHA256}"),
+            format!("sha384-{SHA384}"),
+            format!("sha512-{SHA512}"),
+            format!("SHA384-{SHA384}"),
+            format!("  sha384-{SHA384}\n"),
+            format!("sha384-{SHA384}?some-option"),
+            format!("sha384-{SHA384}?opt1?opt2"),
+        ] {
+            assert!(bytes_match_metadata_list(SCRIPT, &metadata), "{metadata}");
+            assert!(
+                !bytes_match_metadata_list(b"alert('Goodbye');", &metadata),
+                "{metadata}"
+            );
+        }
+    }
+
+    #[test]
+    fn base64url_digests_match_with_or_without_padding() {
+        let url_safe = SHA256.replace('+', "-").replace('/', "_");
+        assert!(bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha256-{url_safe}")
+        ));
+        let unpadded = url_safe.trim_end_matches('=');
+        assert!(bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha256-{unpadded}")
+        ));
+        let unpadded = SHA512.trim_end_matches('=');
+        assert!(bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha512-{unpadded}")
+        ));
+    }
+
+    #[test]
+    fn the_strongest_algorithm_decides_the_match() {
+        // A wrong SHA-256 does not matter next to a right SHA-512 …
+        let wrong256 = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+        assert!(bytes_match_metadata_list(
+            SCRIPT,
+            &format!("{wrong256} sha512-{SHA512}")
+        ));
+        // … but a right SHA-256 does not rescue a wrong SHA-384.
+        assert!(!bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha256-{SHA256} sha384-{SHA512}")
+        ));
+        // Any of several digests of the strongest algorithm may match.
+        assert!(bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha384-{} sha384-{SHA384}", SHA384.to_lowercase())
+        ));
+    }
+
+    #[test]
+    fn digests_are_case_sensitive() {
+        assert!(!bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha384-{}", SHA384.to_uppercase())
+        ));
+    }
+
+    #[test]
+    fn empty_or_unknown_metadata_matches_anything() {
+        for metadata in [
+            "",
+            "   ",
+            "md5-xyz",
+            "sha1-abc sha-256-def",
+            "sha256",
+            "not metadata at all",
+        ] {
+            let parsed = parse_metadata(metadata);
+            let matches = bytes_match_metadata_list(b"anything", metadata);
+            // An algorithm with no value parses but matches nothing.
+            assert_eq!(matches, parsed.is_empty(), "{metadata:?}");
+        }
+        assert!(bytes_match_metadata_list(b"anything", "md5-xyz sha1-abc"));
+        assert!(!bytes_match_metadata_list(b"anything", "sha256"));
+    }
+
+    #[test]
+    fn malformed_tokens_are_ignored() {
+        // Tokens whose algorithm is not known are skipped, and the rest still decides.
+        let metadata = format!("sha-384-x ?sha256 -sha512 sha384-{SHA384} md5-{SHA256}");
+        assert_eq!(parse_metadata(&metadata).len(), 1);
+        assert!(bytes_match_metadata_list(SCRIPT, &metadata));
+        // A digest that is not base64 never matches.
+        assert!(!bytes_match_metadata_list(SCRIPT, "sha384-!!!!"));
+        assert!(!bytes_match_metadata_list(
+            SCRIPT,
+            &format!("sha384-{SHA384}-extra")
+        ));
     }
 }

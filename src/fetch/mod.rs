@@ -7,19 +7,19 @@
 //! races these futures against the request's signal and drops them when it fires, which
 //! ends every stage (DNS, connect, TLS, headers) at once.
 
-pub mod bad_port;
-pub mod blob_url;
-pub mod checks;
-pub mod cors;
+pub(crate) mod bad_port;
+pub(crate) mod blob_url;
+pub(crate) mod checks;
+pub(crate) mod cors;
 pub(crate) mod hsts;
 pub(crate) mod http;
-pub mod http_cache;
-pub mod integrity;
+pub(crate) mod http_cache;
+pub(crate) mod integrity;
 pub(crate) mod keepalive;
 pub(crate) mod metadata;
 pub(crate) mod mixed_content;
 pub(crate) mod redirect;
-pub mod referrer;
+pub(crate) mod referrer;
 pub(crate) mod scheme;
 
 use std::sync::Arc;

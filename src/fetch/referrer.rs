@@ -1,8 +1,6 @@
 //! [Referrer Policy](https://w3c.github.io/webappsec-referrer-policy/): which `Referer` a
 //! request sends, and how the `Referrer-Policy` response header changes a request's policy
 //! on redirect.
-// These steps are called by the fetch algorithm in this module's siblings; outside tests,
-// any not yet wired into it would otherwise warn.
 
 use url::{Origin, Url};
 
@@ -33,19 +31,7 @@ pub(crate) fn apply_default_referrer_policy(request: &mut Request) {
 /// [Parse a referrer policy from a `Referrer-Policy` header](https://w3c.github.io/webappsec-referrer-policy/#parse-referrer-policy-from-header)
 /// of a response's `header_list`: the last token that is a known policy, or
 /// [`ReferrerPolicy::Empty`] when there is none or the header does not parse.
-///
-/// ```
-/// use whatwg_fetch::ReferrerPolicy;
-/// use whatwg_fetch::fetch::referrer::parse_referrer_policy_from_header;
-/// use whatwg_fetch::headers::HeaderList;
-///
-/// let headers: HeaderList = [("Referrer-Policy", "no-referrer, strict-origin, unknown-policy")]
-///     .into_iter()
-///     .collect();
-/// assert_eq!(parse_referrer_policy_from_header(&headers), ReferrerPolicy::StrictOrigin);
-/// assert_eq!(parse_referrer_policy_from_header(&HeaderList::new()), ReferrerPolicy::Empty);
-/// ```
-pub fn parse_referrer_policy_from_header(header_list: &HeaderList) -> ReferrerPolicy {
+pub(crate) fn parse_referrer_policy_from_header(header_list: &HeaderList) -> ReferrerPolicy {
     // Step 1. Let policy-tokens be the result of extracting header list values given
     // `Referrer-Policy` and response's header list.
     let Some(policy_tokens) = extract_referrer_policy_tokens(header_list) else {
@@ -126,20 +112,7 @@ pub(crate) fn set_request_referrer_policy_on_redirect(
 /// [Strip url for use as a referrer](https://w3c.github.io/webappsec-referrer-policy/#strip-url):
 /// `url` without credentials and fragment, and with `origin_only` also without path and
 /// query; `None` ("no referrer") for a URL with a local scheme (`about`, `blob`, `data`).
-///
-/// ```
-/// use url::Url;
-/// use whatwg_fetch::fetch::referrer::strip_url_for_use_as_a_referrer;
-///
-/// let url = Url::parse("https://user:pass@example.com/a/b?q=1#frag")?;
-/// let stripped = strip_url_for_use_as_a_referrer(&url, false).unwrap();
-/// assert_eq!(stripped.as_str(), "https://example.com/a/b?q=1");
-/// let origin = strip_url_for_use_as_a_referrer(&url, true).unwrap();
-/// assert_eq!(origin.as_str(), "https://example.com/");
-/// assert!(strip_url_for_use_as_a_referrer(&Url::parse("data:,x")?, false).is_none());
-/// # Ok::<(), url::ParseError>(())
-/// ```
-pub fn strip_url_for_use_as_a_referrer(url: &Url, origin_only: bool) -> Option<Url> {
+pub(crate) fn strip_url_for_use_as_a_referrer(url: &Url, origin_only: bool) -> Option<Url> {
     // Step 1. Assert: url is a URL.
     let mut url = url.clone();
     // Step 2. If url's scheme is a local scheme, then return no referrer.
@@ -206,21 +179,7 @@ pub(crate) fn determine_request_referrer(request: &Request) -> Option<Url> {
 ///
 /// The empty policy is read as the default, `strict-origin-when-cross-origin`; fetch always
 /// replaces it before asking.
-///
-/// ```
-/// use url::Url;
-/// use whatwg_fetch::ReferrerPolicy;
-/// use whatwg_fetch::fetch::referrer::determine_referrer_from_source;
-///
-/// let page = Url::parse("https://a.example/page?q#top")?;
-/// let cross = Url::parse("https://b.example/")?;
-/// let referrer = determine_referrer_from_source(ReferrerPolicy::StrictOriginWhenCrossOrigin, &page, &cross);
-/// assert_eq!(referrer.unwrap().as_str(), "https://a.example/");
-/// let downgrade = Url::parse("http://a.example/")?;
-/// assert!(determine_referrer_from_source(ReferrerPolicy::StrictOriginWhenCrossOrigin, &page, &downgrade).is_none());
-/// # Ok::<(), url::ParseError>(())
-/// ```
-pub fn determine_referrer_from_source(
+pub(crate) fn determine_referrer_from_source(
     policy: ReferrerPolicy,
     referrer_source: &Url,
     current_url: &Url,
@@ -324,16 +283,22 @@ mod tests {
     use crate::headers::{Headers, HeadersGuard};
 
     const PAGE: &str = "https://user:pw@a.example/dir/page.html?q=1#frag";
+    const FULL: &str = "https://a.example/dir/page.html?q=1";
+    const ORIGIN: &str = "https://a.example/";
 
-    fn request_in(environment: Environment, url: &str, referrer: Referrer) -> Request {
-        let mut request = Request::from_url(Url::parse(url).unwrap());
+    fn url(input: &str) -> Url {
+        Url::parse(input).unwrap()
+    }
+
+    fn request_in(environment: Environment, target: &str, referrer: Referrer) -> Request {
+        let mut request = Request::from_url(url(target));
         request.client = Arc::new(environment);
         request.referrer = referrer;
         request
     }
 
     fn page() -> Environment {
-        Environment::browser(Url::parse(PAGE).unwrap())
+        Environment::browser(url(PAGE))
     }
 
     fn referrer_for(policy: ReferrerPolicy, target: &str) -> Option<String> {
@@ -342,8 +307,10 @@ mod tests {
         determine_request_referrer(&request).map(String::from)
     }
 
-    const FULL: &str = "https://a.example/dir/page.html?q=1";
-    const ORIGIN: &str = "https://a.example/";
+    /// The referrer a request to `target` under `policy` sends from `source`.
+    fn referrer_from(source: &str, policy: ReferrerPolicy, target: &str) -> Option<String> {
+        determine_referrer_from_source(policy, &url(source), &url(target)).map(String::from)
+    }
 
     #[test]
     fn every_policy_same_origin_cross_origin_and_downgrade() {
@@ -387,7 +354,7 @@ mod tests {
 
     #[test]
     fn http_referrer_to_https_is_not_a_downgrade() {
-        let environment = Environment::browser(Url::parse("http://a.example/p").unwrap());
+        let environment = Environment::browser(url("http://a.example/p"));
         let mut request = request_in(environment, "https://b.example/", Referrer::Client);
         request.referrer_policy = ReferrerPolicy::NoReferrerWhenDowngrade;
         assert_eq!(
@@ -402,14 +369,69 @@ mod tests {
     }
 
     #[test]
+    fn downgrade_means_trustworthy_to_untrustworthy() {
+        // http to http is no downgrade …
+        let http_page = "http://a.example/p";
+        assert_eq!(
+            referrer_from(http_page, ReferrerPolicy::StrictOrigin, "http://b.example/").as_deref(),
+            Some("http://a.example/")
+        );
+        assert_eq!(
+            referrer_from(
+                http_page,
+                ReferrerPolicy::NoReferrerWhenDowngrade,
+                "http://b.example/"
+            )
+            .as_deref(),
+            Some(http_page)
+        );
+        // … nor is https to a loopback http server, which is potentially trustworthy.
+        for loopback in ["http://127.0.0.1:8000/", "http://localhost/"] {
+            assert_eq!(
+                referrer_from(PAGE, ReferrerPolicy::StrictOrigin, loopback).as_deref(),
+                Some(ORIGIN),
+                "{loopback}"
+            );
+        }
+    }
+
+    #[test]
     fn url_referrer_is_stripped() {
-        let referrer = Referrer::Url(Url::parse("https://u:p@a.example/r?x#y").unwrap());
+        let referrer = Referrer::Url(url("https://u:p@a.example/r?x#y"));
         let mut request = request_in(Environment::server(), "https://a.example/", referrer);
         request.referrer_policy = ReferrerPolicy::UnsafeUrl;
         assert_eq!(
             determine_request_referrer(&request).map(String::from),
             Some("https://a.example/r?x".to_owned())
         );
+    }
+
+    #[test]
+    fn stripping_for_use_as_a_referrer() {
+        let stripped = |input: &str, origin_only: bool| {
+            strip_url_for_use_as_a_referrer(&url(input), origin_only).map(String::from)
+        };
+        assert_eq!(
+            stripped("https://u:p@a.example:8443/x/y?z#f", false).as_deref(),
+            Some("https://a.example:8443/x/y?z")
+        );
+        assert_eq!(
+            stripped("https://u:p@a.example:8443/x/y?z#f", true).as_deref(),
+            Some("https://a.example:8443/")
+        );
+        assert_eq!(
+            stripped("file:///home/me/page.html#x", false).as_deref(),
+            Some("file:///home/me/page.html")
+        );
+        for local in [
+            "about:blank",
+            "about:client",
+            "blob:https://a.example/id",
+            "data:,hi",
+        ] {
+            assert_eq!(stripped(local, false), None, "{local}");
+            assert_eq!(stripped(local, true), None, "{local}");
+        }
     }
 
     #[test]
@@ -425,12 +447,12 @@ mod tests {
         );
         assert_eq!(determine_request_referrer(&request), None);
         // Nor has a client whose origin is opaque.
-        let opaque = Environment::browser(Url::parse("data:text/html,hi").unwrap());
+        let opaque = Environment::browser(url("data:text/html,hi"));
         let request = request_in(opaque, "https://a.example/", Referrer::Client);
         assert_eq!(determine_request_referrer(&request), None);
         // A local-scheme referrer is never sent.
         for local in ["about:blank", "blob:https://a.example/id", "data:,x"] {
-            let referrer = Referrer::Url(Url::parse(local).unwrap());
+            let referrer = Referrer::Url(url(local));
             let mut request = request_in(Environment::server(), "https://a.example/", referrer);
             request.referrer_policy = ReferrerPolicy::UnsafeUrl;
             assert_eq!(determine_request_referrer(&request), None, "{local}");
@@ -440,26 +462,31 @@ mod tests {
     #[test]
     fn referrer_longer_than_4096_is_cut_to_its_origin() {
         let base = "https://a.example/";
-        let fits = format!("{base}{}", "a".repeat(4096 - base.len()));
-        let too_long = format!("{fits}a");
-        let target = Url::parse("https://a.example/x").unwrap();
-        let referrer = |source: &str| {
-            determine_referrer_from_source(
-                ReferrerPolicy::UnsafeUrl,
-                &Url::parse(source).unwrap(),
-                &target,
-            )
-            .map(String::from)
-        };
-        assert_eq!(referrer(&fits), Some(fits.clone()));
-        assert_eq!(referrer(&too_long), Some(base.to_owned()));
-        // The limit applies to the stripped URL: a fragment does not count.
-        let with_fragment = format!("{fits}#{}", "f".repeat(100));
-        assert_eq!(referrer(&with_fragment), Some(fits));
+        let target = "https://a.example/x";
+        let fits = format!("{base}?{}", "q".repeat(4096 - base.len() - 1));
+        assert_eq!(fits.len(), 4096);
+        let too_long = format!("{fits}q");
+        let send = |source: &str, policy| referrer_from(source, policy, target);
+        assert_eq!(send(&fits, ReferrerPolicy::UnsafeUrl), Some(fits.clone()));
+        assert_eq!(
+            send(&too_long, ReferrerPolicy::UnsafeUrl).as_deref(),
+            Some(base)
+        );
+        assert_eq!(
+            send(&too_long, ReferrerPolicy::StrictOriginWhenCrossOrigin).as_deref(),
+            Some(base)
+        );
+        // The limit applies to the stripped URL: credentials and the fragment do not count.
+        let with_extras = format!("https://user:password@a.example/?{}#frag", "q".repeat(4077));
+        assert_eq!(send(&with_extras, ReferrerPolicy::UnsafeUrl), Some(fits));
     }
 
     #[test]
     fn default_policy_comes_from_the_environment() {
+        assert_eq!(
+            Environment::server().referrer_policy(),
+            ReferrerPolicy::StrictOriginWhenCrossOrigin
+        );
         let mut request = request_in(page(), "https://a.example/", Referrer::Client);
         apply_default_referrer_policy(&mut request);
         assert_eq!(
@@ -508,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn header_tokens_must_parse() {
+    fn referrer_policy_header_takes_the_last_known_token() {
         let parse = |values: &[&str]| {
             let list: HeaderList = values
                 .iter()
@@ -516,11 +543,27 @@ mod tests {
                 .collect();
             parse_referrer_policy_from_header(&list)
         };
+        assert_eq!(parse(&[]), ReferrerPolicy::Empty);
         assert_eq!(parse(&["same-origin"]), ReferrerPolicy::SameOrigin);
         assert_eq!(parse(&[" origin ,, "]), ReferrerPolicy::Origin);
+        assert_eq!(
+            parse(&["unsafe-url, no-referrer"]),
+            ReferrerPolicy::NoReferrer
+        );
+        assert_eq!(
+            parse(&["no-referrer", "origin-when-cross-origin"]),
+            ReferrerPolicy::OriginWhenCrossOrigin
+        );
+        // Unknown tokens are skipped so new policies can fall back to older ones.
+        assert_eq!(
+            parse(&["strict-origin, some-future-policy"]),
+            ReferrerPolicy::StrictOrigin
+        );
+        assert_eq!(parse(&["some-future-policy"]), ReferrerPolicy::Empty);
         // Tokens are case-sensitive.
         assert_eq!(parse(&["No-Referrer"]), ReferrerPolicy::Empty);
-        // A value outside the grammar makes the whole header fail.
+        // A value outside the header's grammar makes the whole header fail.
+        assert_eq!(parse(&["origin, no referrer"]), ReferrerPolicy::Empty);
         assert_eq!(parse(&["origin, bad_token"]), ReferrerPolicy::Empty);
         assert_eq!(parse(&["origin", ""]), ReferrerPolicy::Empty);
         assert_eq!(parse(&["\"origin\""]), ReferrerPolicy::Empty);

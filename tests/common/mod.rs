@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests.
-#![allow(dead_code)]
+//! The WPT JSON test vectors, read in place for the integration tests that check against
+//! them. Network test servers live in `net_support`.
 
 use std::path::PathBuf;
 

@@ -38,12 +38,17 @@ use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpSocket, TcpStream};
-use whatwg_fetch::fetch::http_cache::HttpCache;
 use whatwg_fetch::{AbortController, Client, ErrorKind, HeadersInit, NetworkError, RequestInit};
 
 use crate::net_support::{Server, eventually, full, hyper_server, raw_server, read_head};
 
 const TIME_LIMIT: Duration = Duration::from_secs(30);
+
+/// The HTTP cache's limits, as `ClientBuilder::http_cache` documents them: 1,024 responses,
+/// 64 MiB in all, 8 MiB a body.
+const CACHE_MAX_ENTRIES: usize = 1024;
+const CACHE_MAX_BYTES: usize = 64 << 20;
+const CACHE_MAX_ENTRY_BYTES: usize = 8 << 20;
 
 /// The request target of a request head.
 fn path_of(head: &str) -> &str {
@@ -731,7 +736,7 @@ async fn the_http_cache_keeps_at_most_its_entry_limit() {
     tokio::time::timeout(TIME_LIMIT, async {
         let (server, counts) = cacheable_server().await;
         let client = Client::builder().http_cache(true).build().unwrap();
-        let limit = HttpCache::DEFAULT_MAX_ENTRIES;
+        let limit = CACHE_MAX_ENTRIES;
         for i in 0..=limit {
             fetch_whole(&client, &server, &format!("/entry/{i}")).await;
         }
@@ -751,8 +756,8 @@ async fn the_http_cache_keeps_to_its_byte_limits() {
         let (server, counts) = cacheable_server().await;
         let client = Client::builder().http_cache(true).build().unwrap();
         // A response over the per-response limit is never stored; one at it is.
-        let over = format!("/size/{}/over", HttpCache::DEFAULT_MAX_ENTRY_BYTES + 1);
-        let at = format!("/size/{}/at", HttpCache::DEFAULT_MAX_ENTRY_BYTES);
+        let over = format!("/size/{}/over", CACHE_MAX_ENTRY_BYTES + 1);
+        let at = format!("/size/{}/at", CACHE_MAX_ENTRY_BYTES);
         for path in [&over, &over, &at, &at] {
             fetch_whole(&client, &server, path).await;
         }
@@ -760,7 +765,7 @@ async fn the_http_cache_keeps_to_its_byte_limits() {
         // Responses of 6 MiB, more of them than the total limit holds: the least recently
         // used go.
         let size = 6 << 20;
-        let fit = HttpCache::DEFAULT_MAX_BYTES / size;
+        let fit = CACHE_MAX_BYTES / size;
         for i in 0..=fit {
             fetch_whole(&client, &server, &format!("/size/{size}/{i}")).await;
         }

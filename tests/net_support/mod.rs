@@ -1,4 +1,5 @@
 //! Servers on 127.0.0.1 for the network layer's tests.
+// Each test crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
 use std::convert::Infallible;
@@ -15,8 +16,9 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc::{self, UnboundedReceiver};
 use whatwg_fetch::BoxError;
 use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport};
 
@@ -132,6 +134,37 @@ where
         }
     });
     Server { addr, counts }
+}
+
+/// The request line and the headers of `request` as text, `METHOD target` and then one
+/// `name: value` a line, for routes that echo what they received.
+pub fn request_head_text<B>(request: &Request<B>) -> String {
+    let mut text = format!("{} {}\n", request.method(), request.uri());
+    for (name, value) in request.headers() {
+        text.push_str(&format!(
+            "{}: {}\n",
+            name,
+            String::from_utf8_lossy(value.as_bytes())
+        ));
+    }
+    text
+}
+
+/// A server that answers the first request on each connection with `response`, written as
+/// is, and hands that request's head to the receiver.
+pub async fn recording_server(response: &'static [u8]) -> (Server, UnboundedReceiver<String>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let server = raw_server(move |mut stream| {
+        let tx = tx.clone();
+        async move {
+            if let Some(head) = read_head(&mut stream).await {
+                let _ = tx.send(head);
+                let _ = stream.write_all(response).await;
+            }
+        }
+    })
+    .await;
+    (server, rx)
 }
 
 /// Reads up to the end of a request head; `None` at EOF.
