@@ -33,6 +33,11 @@ use crate::mime::MimeType;
 /// A boxed stream of body chunks, as a [`Body`] holds it.
 type BoxStream = Pin<Box<dyn Stream<Item = Result<Bytes>> + Send + 'static>>;
 
+/// A boxed stream of a network response's chunks, as a [`Body`] holds it: its errors are
+/// [`NetworkError`]s, which reach the reader as `TypeError`s.
+type NetworkStream =
+    Pin<Box<dyn Stream<Item = std::result::Result<Bytes, NetworkError>> + Send + 'static>>;
+
 /// A [body](https://fetch.spec.whatwg.org/#concept-body): a stream of bytes, with the
 /// spec's *source* and *length*.
 ///
@@ -160,8 +165,8 @@ enum Inner {
     Bytes(Bytes),
     /// Any other stream.
     Stream(SyncWrapper<BoxStream>),
-    /// A response body from the network layer, read as the reader polls.
-    Net(Box<crate::net::ResponseBody>),
+    /// A response body from the network, read as the reader polls.
+    Net(SyncWrapper<NetworkStream>),
     /// One branch of a [tee](https://streams.spec.whatwg.org/#readable-stream-tee).
     Tee(TeeBranch),
     /// A stream that errored.
@@ -217,11 +222,18 @@ impl Body {
         }
     }
 
-    /// A body read from a network layer's response body, chunk by chunk as it is polled;
-    /// its source and length are null, as a network response's are.
-    pub fn from_network(body: crate::net::ResponseBody) -> Body {
+    /// A body read from a network response's body (such as a
+    /// [`net::ResponseBody`](crate::net::ResponseBody)), chunk by chunk as it is polled; its
+    /// source and length are null, as a network response's are.
+    ///
+    /// An error of the stream errors the body with a `TypeError` whose cause is the
+    /// [`NetworkError`].
+    pub fn from_network<S>(body: S) -> Body
+    where
+        S: Stream<Item = std::result::Result<Bytes, NetworkError>> + Send + 'static,
+    {
         Body {
-            stream: Inner::Net(Box::new(body)),
+            stream: Inner::Net(SyncWrapper::new(Box::pin(body))),
             source: None,
             length: None,
             disturbed: false,
@@ -443,7 +455,9 @@ impl Body {
             }
             Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
             Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
-            Inner::Net(body) => Pin::new(&mut **body)
+            Inner::Net(body) => body
+                .get_mut()
+                .as_mut()
                 .poll_next(cx)
                 .map(|chunk| chunk.map(|chunk| chunk.map_err(Error::network))),
             Inner::Tee(branch) => branch.poll_next(cx),
@@ -601,7 +615,9 @@ fn tee(stream: Inner) -> (Inner, Inner) {
         Inner::Bytes(bytes) => (Inner::Bytes(bytes.clone()), Inner::Bytes(bytes)),
         Inner::Errored(error) => (Inner::Errored(error.clone()), Inner::Errored(error)),
         Inner::Stream(stream) => tee_stream(stream.into_inner()),
-        Inner::Net(body) => tee_stream(Box::pin(body.map(|chunk| chunk.map_err(Error::network)))),
+        Inner::Net(body) => tee_stream(Box::pin(
+            body.into_inner().map(|chunk| chunk.map_err(Error::network)),
+        )),
         Inner::Tee(branch) => tee_stream(Box::pin(branch)),
     }
 }
@@ -1132,6 +1148,57 @@ mod tests {
             body.bytes().await.unwrap_err().kind(),
             crate::ErrorKind::TypeError
         );
+    }
+
+    fn network(items: Vec<std::result::Result<Bytes, NetworkError>>) -> Body {
+        Body::from_network(futures_util::stream::iter(items))
+    }
+
+    #[tokio::test]
+    async fn a_network_body_errors_with_a_type_error_caused_by_the_network_error() {
+        let body = network(vec![
+            Ok(Bytes::from_static(b"a")),
+            Err(NetworkError::LengthMismatch),
+        ]);
+        assert_eq!(body.length(), None);
+        assert!(body.source().is_none());
+        let error = body.bytes().await.unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert!(matches!(
+            error.network_error(),
+            Some(NetworkError::LengthMismatch)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_cloned_network_body_gives_both_branches_its_chunks_and_its_error() {
+        let mut body = network(vec![
+            Ok(Bytes::from_static(b"a")),
+            Ok(Bytes::from_static(b"b")),
+            Err(NetworkError::LengthMismatch),
+        ]);
+        let mut clone = body.clone_body();
+        assert_eq!(clone.next().await.unwrap().unwrap(), "a");
+        assert_eq!(body.next().await.unwrap().unwrap(), "a");
+        assert_eq!(body.next().await.unwrap().unwrap(), "b");
+        let error = body.next().await.unwrap().unwrap_err();
+        assert!(matches!(
+            error.network_error(),
+            Some(NetworkError::LengthMismatch)
+        ));
+        assert_eq!(clone.next().await.unwrap().unwrap(), "b");
+        let other = clone.next().await.unwrap().unwrap_err();
+        assert!(error.same(&other), "both branches see the same error");
+    }
+
+    #[tokio::test]
+    async fn a_network_body_is_held_to_its_caps() {
+        let mut body = network(vec![
+            Ok(Bytes::from_static(b"abc")),
+            Ok(Bytes::from_static(b"def")),
+        ]);
+        body.limit_size(Some(5), None);
+        assert_eq!(too_large(&body.bytes().await.unwrap_err()), Some(5));
     }
 
     #[test]
