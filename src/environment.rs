@@ -15,7 +15,7 @@
 
 use url::{Origin, Url};
 
-use crate::fetch::blob_url::BlobUrlStore;
+use crate::blob_url::BlobUrlStore;
 use crate::request::ReferrerPolicy;
 
 /// The environment a [`Request`](crate::request::Request) is made from.

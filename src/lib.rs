@@ -135,6 +135,7 @@ macro_rules! body_mixin {
 
 pub mod abort;
 pub mod blob;
+pub mod blob_url;
 pub mod body;
 pub mod client;
 pub mod cookie;

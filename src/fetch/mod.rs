@@ -8,7 +8,6 @@
 //! ends every stage (DNS, connect, TLS, headers) at once.
 
 pub mod bad_port;
-pub mod blob_url;
 pub mod checks;
 pub mod cors;
 pub(crate) mod hsts;

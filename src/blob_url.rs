@@ -1,5 +1,7 @@
-//! The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore): `blob:` URLs that
-//! name a [`Blob`], created and revoked by the environment that owns the store.
+//! The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore) of the File API:
+//! `blob:` URLs that name a [`Blob`], created and revoked by the
+//! [`Environment`](crate::Environment) that owns the store, and resolved by fetching a
+//! `blob:` URL.
 
 use std::collections::HashMap;
 use std::fmt;
