@@ -72,15 +72,6 @@ pub(crate) struct BodyLimits {
     pub(crate) max_buffered: Option<u64>,
 }
 
-impl Default for BodyLimits {
-    fn default() -> BodyLimits {
-        BodyLimits {
-            max_response: None,
-            max_buffered: Some(crate::client::DEFAULT_MAX_BUFFERED_BODY_SIZE),
-        }
-    }
-}
-
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and
 /// the client context it is fetched in.
 pub(crate) struct FetchParams<'a> {
