@@ -26,7 +26,7 @@ use futures_util::StreamExt;
 use sync_wrapper::SyncWrapper;
 
 use crate::blob::Blob;
-use crate::error::{BoxError, Error, NetworkError, Result};
+use crate::error::{BoxError, Error, ErrorKind, NetworkError, Result};
 use crate::form_data::{self, FormData};
 use crate::mime::MimeType;
 
@@ -975,7 +975,7 @@ pub fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Re
 }
 
 fn json_error(error: serde_json::Error) -> Error {
-    Error::new(crate::ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
+    Error::new(ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
 }
 
 /// The `formData()` steps after the body is read: parse `bytes` by `mime_type`.
@@ -1065,10 +1065,7 @@ mod tests {
         let mut body = Body::from("x");
         let taken = body.take_stream().unwrap();
         assert!(body.is_disturbed());
-        assert_eq!(
-            body.take_stream().unwrap_err().kind(),
-            crate::ErrorKind::TypeError
-        );
+        assert_eq!(body.take_stream().unwrap_err().kind(), ErrorKind::TypeError);
         assert_eq!(taken.text().await.unwrap(), "x");
     }
 
@@ -1110,7 +1107,7 @@ mod tests {
         let mut body = Body::from_stream(futures_util::stream::iter(items));
         let clone = body.clone_body();
         let error = clone.bytes().await.unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::AbortError);
+        assert_eq!(error.kind(), ErrorKind::AbortError);
         let other = body.bytes().await.unwrap_err();
         assert!(error.same(&other), "both branches see the same reason");
     }
@@ -1144,10 +1141,7 @@ mod tests {
     async fn foreign_stream_errors_become_type_errors() {
         let items: Vec<std::io::Result<Bytes>> = vec![Err(std::io::Error::other("boom"))];
         let body = Body::from_stream(futures_util::stream::iter(items));
-        assert_eq!(
-            body.bytes().await.unwrap_err().kind(),
-            crate::ErrorKind::TypeError
-        );
+        assert_eq!(body.bytes().await.unwrap_err().kind(), ErrorKind::TypeError);
     }
 
     fn network(items: Vec<std::result::Result<Bytes, NetworkError>>) -> Body {
@@ -1163,7 +1157,7 @@ mod tests {
         assert_eq!(body.length(), None);
         assert!(body.source().is_none());
         let error = body.bytes().await.unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
         assert!(matches!(
             error.network_error(),
             Some(NetworkError::LengthMismatch)
@@ -1225,7 +1219,7 @@ mod tests {
     #[test]
     fn extract_stream_with_keepalive_is_a_type_error() {
         let error = extract_body(BodyInit::Stream(chunks(&["x"])), true).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
     }
 
     #[test]
@@ -1233,7 +1227,7 @@ mod tests {
         let mut body = chunks(&["x"]);
         body.cancel();
         let error = extract_body(BodyInit::Stream(body), false).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
     }
 
     #[test]
@@ -1246,7 +1240,7 @@ mod tests {
     #[test]
     fn json_errors_are_syntax_errors() {
         let error = parse_json_from_bytes::<serde_json::Value>(b"{").unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::SyntaxError);
+        assert_eq!(error.kind(), ErrorKind::SyntaxError);
         let value: serde_json::Value = parse_json_from_bytes(b"\xEF\xBB\xBF[1]").unwrap();
         assert_eq!(value, serde_json::json!([1]));
     }
@@ -1254,17 +1248,17 @@ mod tests {
     #[test]
     fn form_data_needs_a_form_type() {
         let error = package_form_data(b"a=b", None).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
         let text = MimeType::parse("text/plain").unwrap();
         assert_eq!(
             package_form_data(b"a=b", Some(&text)).unwrap_err().kind(),
-            crate::ErrorKind::TypeError
+            ErrorKind::TypeError
         );
     }
 
     fn too_large(error: &Error) -> Option<u64> {
         match error.network_error() {
-            Some(crate::NetworkError::BodyTooLarge { limit }) => Some(*limit),
+            Some(NetworkError::BodyTooLarge { limit }) => Some(*limit),
             _ => None,
         }
     }
@@ -1280,7 +1274,7 @@ mod tests {
         body.limit_size(Some(5), None);
         assert_eq!(body.next().await.unwrap().unwrap(), "abc");
         let error = body.next().await.unwrap().unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
         assert_eq!(too_large(&error), Some(5));
         let again = body.next().await.unwrap().unwrap_err();
         assert!(error.same(&again));
