@@ -26,13 +26,18 @@ use futures_util::StreamExt;
 use sync_wrapper::SyncWrapper;
 
 use crate::blob::Blob;
-use crate::error::{BoxError, Error, NetworkError, Result};
+use crate::error::{BoxError, Error, ErrorKind, NetworkError, Result};
 use crate::form_data::{self, FormData};
 use crate::infra::isomorphic_encode;
 use crate::mime::MimeType;
 
 /// A boxed stream of body chunks, as a [`Body`] holds it.
 type BoxStream = Pin<Box<dyn Stream<Item = Result<Bytes>> + Send + 'static>>;
+
+/// A boxed stream of a network response's chunks, as a [`Body`] holds it: its errors are
+/// [`NetworkError`]s, which reach the reader as `TypeError`s.
+type NetworkStream =
+    Pin<Box<dyn Stream<Item = std::result::Result<Bytes, NetworkError>> + Send + 'static>>;
 
 /// A [body](https://fetch.spec.whatwg.org/#concept-body): a stream of bytes, with the
 /// spec's *source* and *length*.
@@ -161,8 +166,8 @@ enum Inner {
     Bytes(Bytes),
     /// Any other stream.
     Stream(SyncWrapper<BoxStream>),
-    /// A response body from the network layer, read as the reader polls.
-    Net(Box<crate::net::ResponseBody>),
+    /// A response body from the network, read as the reader polls.
+    Net(SyncWrapper<NetworkStream>),
     /// One branch of a [tee](https://streams.spec.whatwg.org/#readable-stream-tee).
     Tee(TeeBranch),
     /// A stream that errored.
@@ -218,11 +223,18 @@ impl Body {
         }
     }
 
-    /// A body read from a network layer's response body, chunk by chunk as it is polled;
-    /// its source and length are null, as a network response's are.
-    pub fn from_network(body: crate::net::ResponseBody) -> Body {
+    /// A body read from a network response's body (such as a
+    /// [`net::ResponseBody`](crate::net::ResponseBody)), chunk by chunk as it is polled; its
+    /// source and length are null, as a network response's are.
+    ///
+    /// An error of the stream errors the body with a `TypeError` whose cause is the
+    /// [`NetworkError`].
+    pub fn from_network<S>(body: S) -> Body
+    where
+        S: Stream<Item = std::result::Result<Bytes, NetworkError>> + Send + 'static,
+    {
         Body {
-            stream: Inner::Net(Box::new(body)),
+            stream: Inner::Net(SyncWrapper::new(Box::pin(body))),
             source: None,
             length: None,
             disturbed: false,
@@ -444,7 +456,9 @@ impl Body {
             }
             Inner::Errored(error) => return Poll::Ready(Some(Err(error.clone()))),
             Inner::Stream(stream) => stream.get_mut().as_mut().poll_next(cx),
-            Inner::Net(body) => Pin::new(&mut **body)
+            Inner::Net(body) => body
+                .get_mut()
+                .as_mut()
                 .poll_next(cx)
                 .map(|chunk| chunk.map(|chunk| chunk.map_err(Error::network))),
             Inner::Tee(branch) => branch.poll_next(cx),
@@ -602,7 +616,9 @@ fn tee(stream: Inner) -> (Inner, Inner) {
         Inner::Bytes(bytes) => (Inner::Bytes(bytes.clone()), Inner::Bytes(bytes)),
         Inner::Errored(error) => (Inner::Errored(error.clone()), Inner::Errored(error)),
         Inner::Stream(stream) => tee_stream(stream.into_inner()),
-        Inner::Net(body) => tee_stream(Box::pin(body.map(|chunk| chunk.map_err(Error::network)))),
+        Inner::Net(body) => tee_stream(Box::pin(
+            body.into_inner().map(|chunk| chunk.map_err(Error::network)),
+        )),
         Inner::Tee(branch) => tee_stream(Box::pin(branch)),
     }
 }
@@ -960,7 +976,7 @@ pub(crate) fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]
 }
 
 fn json_error(error: serde_json::Error) -> Error {
-    Error::new(crate::ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
+    Error::new(ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
 }
 
 /// The `formData()` steps after the body is read: parse `bytes` by `mime_type`.
@@ -1050,10 +1066,7 @@ mod tests {
         let mut body = Body::from("x");
         let taken = body.take_stream().unwrap();
         assert!(body.is_disturbed());
-        assert_eq!(
-            body.take_stream().unwrap_err().kind(),
-            crate::ErrorKind::TypeError
-        );
+        assert_eq!(body.take_stream().unwrap_err().kind(), ErrorKind::TypeError);
         assert_eq!(taken.text().await.unwrap(), "x");
     }
 
@@ -1095,7 +1108,7 @@ mod tests {
         let mut body = Body::from_stream(futures_util::stream::iter(items));
         let clone = body.clone_body();
         let error = clone.bytes().await.unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::AbortError);
+        assert_eq!(error.kind(), ErrorKind::AbortError);
         let other = body.bytes().await.unwrap_err();
         assert!(error.same(&other), "both branches see the same reason");
     }
@@ -1129,10 +1142,58 @@ mod tests {
     async fn foreign_stream_errors_become_type_errors() {
         let items: Vec<std::io::Result<Bytes>> = vec![Err(std::io::Error::other("boom"))];
         let body = Body::from_stream(futures_util::stream::iter(items));
-        assert_eq!(
-            body.bytes().await.unwrap_err().kind(),
-            crate::ErrorKind::TypeError
-        );
+        assert_eq!(body.bytes().await.unwrap_err().kind(), ErrorKind::TypeError);
+    }
+
+    fn network(items: Vec<std::result::Result<Bytes, NetworkError>>) -> Body {
+        Body::from_network(futures_util::stream::iter(items))
+    }
+
+    #[tokio::test]
+    async fn a_network_body_errors_with_a_type_error_caused_by_the_network_error() {
+        let body = network(vec![
+            Ok(Bytes::from_static(b"a")),
+            Err(NetworkError::LengthMismatch),
+        ]);
+        assert_eq!(body.length(), None);
+        assert!(body.source().is_none());
+        let error = body.bytes().await.unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(matches!(
+            error.network_error(),
+            Some(NetworkError::LengthMismatch)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_cloned_network_body_gives_both_branches_its_chunks_and_its_error() {
+        let mut body = network(vec![
+            Ok(Bytes::from_static(b"a")),
+            Ok(Bytes::from_static(b"b")),
+            Err(NetworkError::LengthMismatch),
+        ]);
+        let mut clone = body.clone_body();
+        assert_eq!(clone.next().await.unwrap().unwrap(), "a");
+        assert_eq!(body.next().await.unwrap().unwrap(), "a");
+        assert_eq!(body.next().await.unwrap().unwrap(), "b");
+        let error = body.next().await.unwrap().unwrap_err();
+        assert!(matches!(
+            error.network_error(),
+            Some(NetworkError::LengthMismatch)
+        ));
+        assert_eq!(clone.next().await.unwrap().unwrap(), "b");
+        let other = clone.next().await.unwrap().unwrap_err();
+        assert!(error.same(&other), "both branches see the same error");
+    }
+
+    #[tokio::test]
+    async fn a_network_body_is_held_to_its_caps() {
+        let mut body = network(vec![
+            Ok(Bytes::from_static(b"abc")),
+            Ok(Bytes::from_static(b"def")),
+        ]);
+        body.limit_size(Some(5), None);
+        assert_eq!(too_large(&body.bytes().await.unwrap_err()), Some(5));
     }
 
     #[test]
@@ -1159,7 +1220,7 @@ mod tests {
     #[test]
     fn extract_stream_with_keepalive_is_a_type_error() {
         let error = extract_body(BodyInit::Stream(chunks(&["x"])), true).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
     }
 
     #[test]
@@ -1167,7 +1228,7 @@ mod tests {
         let mut body = chunks(&["x"]);
         body.cancel();
         let error = extract_body(BodyInit::Stream(body), false).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
     }
 
     #[test]
@@ -1180,7 +1241,7 @@ mod tests {
     #[test]
     fn json_errors_are_syntax_errors() {
         let error = parse_json_from_bytes::<serde_json::Value>(b"{").unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::SyntaxError);
+        assert_eq!(error.kind(), ErrorKind::SyntaxError);
         let value: serde_json::Value = parse_json_from_bytes(b"\xEF\xBB\xBF[1]").unwrap();
         assert_eq!(value, serde_json::json!([1]));
     }
@@ -1188,17 +1249,17 @@ mod tests {
     #[test]
     fn form_data_needs_a_form_type() {
         let error = package_form_data(b"a=b", None).unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
         let text = MimeType::parse("text/plain").unwrap();
         assert_eq!(
             package_form_data(b"a=b", Some(&text)).unwrap_err().kind(),
-            crate::ErrorKind::TypeError
+            ErrorKind::TypeError
         );
     }
 
     fn too_large(error: &Error) -> Option<u64> {
         match error.network_error() {
-            Some(crate::NetworkError::BodyTooLarge { limit }) => Some(*limit),
+            Some(NetworkError::BodyTooLarge { limit }) => Some(*limit),
             _ => None,
         }
     }
@@ -1214,7 +1275,7 @@ mod tests {
         body.limit_size(Some(5), None);
         assert_eq!(body.next().await.unwrap().unwrap(), "abc");
         let error = body.next().await.unwrap().unwrap_err();
-        assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+        assert_eq!(error.kind(), ErrorKind::TypeError);
         assert_eq!(too_large(&error), Some(5));
         let again = body.next().await.unwrap().unwrap_err();
         assert!(error.same(&again));

@@ -296,7 +296,10 @@ impl Default for ClientBuilder {
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
             accept_language: Some(Bytes::from_static(b"*")),
             total_timeout: None,
-            body_limits: crate::fetch::BodyLimits::default(),
+            body_limits: crate::fetch::BodyLimits {
+                max_response: None,
+                max_buffered: Some(DEFAULT_MAX_BUFFERED_BODY_SIZE),
+            },
             allow_file_urls: false,
             pem_roots: Vec::new(),
             proxy_from_env: false,

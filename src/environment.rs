@@ -15,8 +15,33 @@
 
 use url::{Origin, Url};
 
-use crate::fetch::blob_url::BlobUrlStore;
-use crate::request::ReferrerPolicy;
+use crate::blob_url::BlobUrlStore;
+
+idl_enum! {
+    /// [`ReferrerPolicy`](https://w3c.github.io/webappsec-referrer-policy/#enumdef-referrerpolicy):
+    /// what an environment's policy container holds, and what a request's
+    /// [referrer policy](https://fetch.spec.whatwg.org/#concept-request-referrer-policy) is.
+    pub enum ReferrerPolicy {
+        /// `""`: the environment's default policy applies.
+        Empty = "",
+        /// `"no-referrer"`.
+        NoReferrer = "no-referrer",
+        /// `"no-referrer-when-downgrade"`.
+        NoReferrerWhenDowngrade = "no-referrer-when-downgrade",
+        /// `"same-origin"`.
+        SameOrigin = "same-origin",
+        /// `"origin"`.
+        Origin = "origin",
+        /// `"strict-origin"`.
+        StrictOrigin = "strict-origin",
+        /// `"origin-when-cross-origin"`.
+        OriginWhenCrossOrigin = "origin-when-cross-origin",
+        /// `"strict-origin-when-cross-origin"`.
+        StrictOriginWhenCrossOrigin = "strict-origin-when-cross-origin",
+        /// `"unsafe-url"`.
+        UnsafeUrl = "unsafe-url",
+    }
+}
 
 /// The environment a [`Request`](crate::request::Request) is made from.
 ///

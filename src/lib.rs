@@ -391,6 +391,7 @@ macro_rules! body_mixin {
 
 pub mod abort;
 pub mod blob;
+pub mod blob_url;
 pub mod body;
 pub mod client;
 pub mod cookie;
@@ -413,7 +414,7 @@ pub use body::{Body, BodyInit};
 pub use client::{Client, ClientBuilder, fetch};
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
-pub use fetch::blob_url::BlobUrlStore;
+pub use blob_url::BlobUrlStore;
 pub use form_data::{FormData, FormDataEntryValue};
 pub use headers::{Headers, HeadersGuard, HeadersInit};
 pub use mime::MimeType;

@@ -16,6 +16,9 @@ use crate::abort::AbortSignal;
 use crate::blob::Blob;
 use crate::body::{self, Body, BodyInit};
 use crate::environment::Environment;
+// The enumeration is the Referrer Policy spec's, defined beside the environment whose
+// policy container holds one; requests name it here too.
+pub use crate::environment::ReferrerPolicy;
 use crate::error::{Error, Result};
 use crate::form_data::FormData;
 use crate::headers::{self, Headers, HeadersGuard, HeadersInit};
@@ -148,30 +151,6 @@ idl_enum! {
         Low = "low",
         /// `"auto"`.
         Auto = "auto",
-    }
-}
-
-idl_enum! {
-    /// [`ReferrerPolicy`](https://w3c.github.io/webappsec-referrer-policy/#enumdef-referrerpolicy).
-    pub enum ReferrerPolicy {
-        /// `""`: the environment's default policy applies.
-        Empty = "",
-        /// `"no-referrer"`.
-        NoReferrer = "no-referrer",
-        /// `"no-referrer-when-downgrade"`.
-        NoReferrerWhenDowngrade = "no-referrer-when-downgrade",
-        /// `"same-origin"`.
-        SameOrigin = "same-origin",
-        /// `"origin"`.
-        Origin = "origin",
-        /// `"strict-origin"`.
-        StrictOrigin = "strict-origin",
-        /// `"origin-when-cross-origin"`.
-        OriginWhenCrossOrigin = "origin-when-cross-origin",
-        /// `"strict-origin-when-cross-origin"`.
-        StrictOriginWhenCrossOrigin = "strict-origin-when-cross-origin",
-        /// `"unsafe-url"`.
-        UnsafeUrl = "unsafe-url",
     }
 }
 

@@ -8,7 +8,6 @@
 //! ends every stage (DNS, connect, TLS, headers) at once.
 
 pub(crate) mod bad_port;
-pub(crate) mod blob_url;
 pub(crate) mod checks;
 pub(crate) mod cors;
 pub(crate) mod hsts;
@@ -71,15 +70,6 @@ pub(crate) struct BodyLimits {
     pub(crate) max_response: Option<u64>,
     /// At most this many bytes when the body is read whole.
     pub(crate) max_buffered: Option<u64>,
-}
-
-impl Default for BodyLimits {
-    fn default() -> BodyLimits {
-        BodyLimits {
-            max_response: None,
-            max_buffered: Some(crate::client::DEFAULT_MAX_BUFFERED_BODY_SIZE),
-        }
-    }
 }
 
 /// [Fetch params](https://fetch.spec.whatwg.org/#fetch-params): the request being fetched and

@@ -1,5 +1,6 @@
-//! The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore): `blob:` URLs that
-//! name a [`Blob`], created and revoked by the environment that owns the store.
+//! The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore) of the File API:
+//! `blob:` URLs that name a [`Blob`], created and revoked by the [`Environment`] that owns
+//! the store, and resolved by fetching a `blob:` URL.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use url::Url;
 
 use crate::blob::Blob;
+use crate::environment::Environment;
 
 /// A [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore): a map from `blob:` URLs
 /// to the blobs they name. Cheap to clone; clones share one store.
@@ -38,7 +40,7 @@ impl BlobUrlStore {
     /// [`URL.createObjectURL(blob)`](https://w3c.github.io/FileAPI/#dfn-createObjectURL):
     /// [add an entry](https://w3c.github.io/FileAPI/#add-an-entry) for `blob` and return its
     /// new `blob:` URL, made with `environment`'s origin.
-    pub fn create_object_url(&self, environment: &crate::Environment, blob: Blob) -> String {
+    pub fn create_object_url(&self, environment: &Environment, blob: Blob) -> String {
         // Step 1. Let store be the user agent's blob URL store.
         // Step 2. Let url be the result of generating a new blob URL.
         let url = generate_new_blob_url(environment);
@@ -91,7 +93,7 @@ impl PartialEq for BlobUrlStore {
 impl Eq for BlobUrlStore {}
 
 /// [Generate a new blob URL](https://w3c.github.io/FileAPI/#unicodeBlobURL).
-fn generate_new_blob_url(environment: &crate::Environment) -> String {
+fn generate_new_blob_url(environment: &Environment) -> String {
     // Step 1. Let result be the empty string.
     // Step 2. Append the string "blob:" to result.
     let mut result = String::from("blob:");
@@ -145,7 +147,7 @@ mod tests {
 
     #[test]
     fn server_side_blob_urls_have_a_null_origin() {
-        let environment = crate::Environment::server();
+        let environment = Environment::server();
         let url = environment
             .blob_url_store()
             .create_object_url(&environment, Blob::default());
