@@ -513,7 +513,7 @@ mod tests {
     #[test]
     fn timers_run_as_tasks_in_order_and_clear() {
         let r = run_js(
-            "result = []; setTimeout(() => result.push('t10'), 10); \
+            "result = []; setTimeout(() => result.push('t250'), 250); \
              const c = setTimeout(() => result.push('cleared'), 0); clearTimeout(c); \
              clearTimeout(null); clearTimeout(undefined); \
              setTimeout(() => result.push('t0'), null); \
@@ -525,7 +525,7 @@ mod tests {
         assert_eq!(v.first().map(String::as_str), Some("micro"));
         assert!(!v.contains(&"cleared".to_owned()));
         assert_eq!(v.iter().filter(|s| s.starts_with('i')).count(), 2);
-        assert_eq!(v.last().map(String::as_str), Some("t10"));
+        assert_eq!(v.last().map(String::as_str), Some("t250"));
     }
 
     #[test]
