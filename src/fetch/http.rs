@@ -155,8 +155,9 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     }
 }
 
-/// Whether the request carries credentials: the `includeCredentials` of
-/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch).
+/// Step 8.3 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
+/// includeCredentials, whether `request` carries credentials. The HTTP cache keeps the
+/// responses to credentialed and anonymous requests apart by it.
 fn include_credentials(request: &Request) -> bool {
     request.credentials_mode == RequestCredentials::Include
         || (request.credentials_mode == RequestCredentials::SameOrigin
@@ -427,7 +428,7 @@ async fn http_network_or_cache_response(
         // Step 8.25.1. Set storedResponse to the result of selecting a response from the
         // httpCache, possibly needing validation, as per the "Constructing Responses from
         // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
-        stored_response = http_cache.select(&http_request);
+        stored_response = http_cache.select(&http_request, include_credentials);
         // An incomplete stored response (partial content) does not answer a request for
         // all of it: it is completed with a range request for the rest, per HTTP Caching.
         if let Some(stored) = stored_response
@@ -598,6 +599,7 @@ async fn http_network_or_cache_response(
                     if http_request.cache_mode != RequestCache::NoStore {
                         http_cache.store(
                             &http_request,
+                            include_credentials,
                             &mut forward_response,
                             request_time,
                             response_time,

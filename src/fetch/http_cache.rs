@@ -74,7 +74,7 @@ use crate::body::Body;
 use crate::error::{Error, NetworkError};
 use crate::headers::parse_single_range_header_value;
 use crate::headers::{HeaderList, Headers, HeadersGuard};
-use crate::request::{Request, RequestCredentials, ResponseTainting};
+use crate::request::Request;
 use crate::response::{Response, is_null_body_status};
 
 /// A private, in-memory HTTP cache shared by the fetches of one client.
@@ -306,7 +306,14 @@ impl HttpCache {
     /// 200 response or an incomplete one that holds all of the range; a request without
     /// `Range` that finds an incomplete response gets it to complete (see
     /// [`StoredResponse::is_incomplete`]).
-    pub(crate) fn select(&self, request: &Request) -> Option<StoredResponse> {
+    ///
+    /// `include_credentials` is the fetch's includeCredentials: responses to credentialed
+    /// and anonymous requests are kept apart.
+    pub(crate) fn select(
+        &self,
+        request: &Request,
+        include_credentials: bool,
+    ) -> Option<StoredResponse> {
         let request_headers = request.headers.header_list();
         if request.method != "GET" || cache_control(request_headers).no_store {
             return None;
@@ -316,7 +323,7 @@ impl HttpCache {
             // Only a single byte range is answered from the cache.
             Some(value) => Some(parse_single_range_header_value(&value, true)?),
         };
-        let url = cache_key(request);
+        let url = cache_key(request, include_credentials);
         let now = SystemTime::now();
         let mut inner = self.lock();
         inner.clock += 1;
@@ -537,9 +544,11 @@ impl HttpCache {
     /// (combined with a stored part of the same representation where
     /// [RFC 9111 §3.4](https://httpwg.org/specs/rfc9111.html#combining.responses) allows);
     /// a response to `POST` or `PATCH` is stored for later `GET` requests when it says so.
+    /// `include_credentials` is the fetch's includeCredentials, as for [`HttpCache::select`].
     pub(crate) fn store(
         self: &Arc<Self>,
         request: &Request,
+        include_credentials: bool,
         response: &mut Response,
         request_time: SystemTime,
         response_time: SystemTime,
@@ -592,7 +601,7 @@ impl HttpCache {
             last_used: 0,
             size: 0,
         };
-        let url = cache_key(request);
+        let url = cache_key(request, include_credentials);
         let body = match response.body.take() {
             None => {
                 self.insert(url, entry);
@@ -985,12 +994,12 @@ pub(crate) fn gateway_timeout() -> Response {
     )
 }
 
-/// The cache key of `request`: whether it carries credentials (responses to credentialed
-/// and anonymous requests are kept apart, as Firefox does), and its current URL without
-/// fragment.
-fn cache_key(request: &Request) -> String {
+/// The cache key of `request`: whether it carries credentials (`include_credentials`, the
+/// fetch's includeCredentials: responses to credentialed and anonymous requests are kept
+/// apart, as Firefox does), and its current URL without fragment.
+fn cache_key(request: &Request, include_credentials: bool) -> String {
     credentials_key(
-        includes_credentials(request),
+        include_credentials,
         &url_without_fragment(request.current_url()),
     )
 }
@@ -1001,13 +1010,6 @@ fn credentials_key(include_credentials: bool, url: &str) -> String {
     key.push_str(prefix);
     key.push_str(url);
     key
-}
-
-/// The `includeCredentials` of HTTP-network-or-cache fetch.
-fn includes_credentials(request: &Request) -> bool {
-    request.credentials_mode == RequestCredentials::Include
-        || (request.credentials_mode == RequestCredentials::SameOrigin
-            && request.response_tainting == ResponseTainting::Basic)
 }
 
 fn url_without_fragment(url: &url::Url) -> String {
