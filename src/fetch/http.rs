@@ -167,7 +167,7 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
 /// | Steps | Function |
 /// |---|---|
 /// | 1–16, once | [`http_network_or_cache_response`] |
-/// | 8.1–8.2 | [`clone_http_request`] |
+/// | 8.1–8.2 | [`http_network_or_cache_response`], with [`clone_request_body`] |
 /// | 8.3 | [`include_credentials`] |
 /// | 8.5–8.10 | [`append_content_length`] |
 /// | 8.11–8.22 | [`append_http_request_headers`] |
@@ -250,8 +250,18 @@ async fn http_network_or_cache_response(
     let mut revalidating_flag = false;
     // Step 8. Run these steps, but abort when fetchParams is canceled: (a canceled fetch is
     // dropped at its next await, as in step 9.)
-    // Steps 8.1–8.2.
-    let mut http_request = clone_http_request(request);
+    // Step 8.1. If request's traversable for user prompts is "no-traversable" and
+    // request's redirect mode is "error", then set httpFetchParams to fetchParams and
+    // httpRequest to request.
+    // Step 8.2. Otherwise:
+    // Step 8.2.1. Set httpRequest to a clone of request.
+    // Steps 8.2.2–8.2.3. Set httpFetchParams to a copy of fetchParams whose request is
+    // httpRequest.
+    //
+    // The clone keeps a spare body for a redirect or an authentication retry (see
+    // `clone_request_body`).
+    let mut http_request = request.copy_without_body();
+    http_request.body = clone_request_body(request);
     // Step 8.3.
     let include_credentials = include_credentials(request);
     // Step 8.4. If Cross-Origin-Embedder-Policy allows credentials with request returns
@@ -318,23 +328,12 @@ async fn http_network_or_cache_response(
     response
 }
 
-/// Steps 8.1–8.2 of HTTP-network-or-cache fetch: httpRequest, a clone of `request` that the
-/// following steps append headers to and send.
-#[inline]
-fn clone_http_request(request: &mut Request) -> Request {
-    // Step 8.1. If request's traversable for user prompts is "no-traversable" and
-    // request's redirect mode is "error", then set httpFetchParams to fetchParams and
-    // httpRequest to request.
-    // Step 8.2. Otherwise:
-    // Step 8.2.1. Set httpRequest to a clone of request.
-    // Steps 8.2.2–8.2.3. Set httpFetchParams to a copy of fetchParams whose request is
-    // httpRequest.
-    //
-    // The clone keeps a spare body for a redirect or an authentication retry. A body whose
-    // source is null cannot be sent twice anyway, so it is moved rather than teed, as the
-    // spec encourages.
-    let mut http_request = request.copy_without_body();
-    http_request.body = match request.body.as_mut() {
+/// The body of httpRequest, the clone of `request` of step 8.2.1 of HTTP-network-or-cache
+/// fetch: a clone of request's body, so that a redirect or an authentication retry still has
+/// one to send. A body whose source is null cannot be sent twice anyway, so it is moved
+/// rather than teed, as the spec encourages.
+fn clone_request_body(request: &mut Request) -> Option<Body> {
+    match request.body.as_mut() {
         Some(body) if body.source().is_some() => Some(body.clone_body()),
         // The request keeps a stand-in with no source, so a redirect still sees a stream
         // body that cannot be sent again.
@@ -345,8 +344,7 @@ fn clone_http_request(request: &mut Request) -> Request {
             )),
         )),
         None => None,
-    };
-    http_request
+    }
 }
 
 /// Step 8.3 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
