@@ -550,7 +550,7 @@ impl Request {
             // Step 5. If input is a string, then:
             Parsed::Url(parsed_url) => {
                 // Step 5.3. If parsedURL includes credentials, then throw a TypeError.
-                if includes_credentials(&parsed_url) {
+                if url_includes_credentials(&parsed_url) {
                     return Err(Error::type_error(format!(
                         "URL {:?} includes credentials",
                         parsed_url.as_str()
@@ -1076,8 +1076,9 @@ impl fmt::Debug for Request {
 }
 
 /// Whether `url` [includes credentials](https://url.spec.whatwg.org/#include-credentials):
-/// a username or a password.
-pub(crate) fn includes_credentials(url: &Url) -> bool {
+/// a username or a password. (Not HTTP-network-or-cache fetch's includeCredentials, which
+/// is whether a request carries credentials.)
+pub(crate) fn url_includes_credentials(url: &Url) -> bool {
     !url.username().is_empty() || url.password().is_some()
 }
 

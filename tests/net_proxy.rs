@@ -596,7 +596,7 @@ async fn client_refused_tunnel_is_a_type_error() {
 
 #[tokio::test]
 async fn client_http_request_answered_407_by_the_proxy_is_a_network_error() {
-    // HTTP-network-or-cache fetch, step 15: a 407 with no traversable to prompt in.
+    // HTTP-network-or-cache fetch, step 16: a 407 with no traversable to prompt in.
     let server = origin().await;
     let proxy = test_proxy(Some(StatusCode::PROXY_AUTHENTICATION_REQUIRED)).await;
     let client = Client::builder()

@@ -6,9 +6,14 @@
 //! request into an `http::Request` for the client's [`Transport`](crate::net::Transport) and
 //! the answer back into a [`Response`].
 
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::time::SystemTime;
+
 use bytes::Bytes;
 
-use super::{FetchParams, cors, http_cache, network_error, redirect};
+use super::http_cache::{self, Completion, HttpCache, StoredResponse};
+use super::{FetchContext, FetchParams, cors, network_error, redirect};
 use crate::body::Body;
 use crate::cookie::CookieStore;
 use crate::error::{Error, NetworkError};
@@ -155,28 +160,40 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     }
 }
 
-/// Whether the request carries credentials: the `includeCredentials` of
-/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch).
-fn include_credentials(request: &Request) -> bool {
-    request.credentials_mode == RequestCredentials::Include
-        || (request.credentials_mode == RequestCredentials::SameOrigin
-            && request.response_tainting == ResponseTainting::Basic)
-}
-
-/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch).
+/// [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch).
+///
+/// The steps are split along the spec's groups, each function named for its group:
+///
+/// | Steps | Function |
+/// |---|---|
+/// | 1–16, once | [`http_network_or_cache_response`] |
+/// | 8.1–8.2 | [`http_network_or_cache_response`], with [`clone_request_body`] |
+/// | 8.3 | [`include_credentials`] |
+/// | 8.5–8.10 | [`append_content_length`] |
+/// | 8.11–8.22 | [`append_http_request_headers`] |
+/// | 8.26 | [`look_up_stored_response`] (8.26.2.1: [`use_stale_while_revalidate`]) |
+/// | 11 | [`fetch_forward_response`] |
+/// | 12–14 | [`set_response_from_http_request`] |
+/// | 15–16 | [`handle_authentication_statuses`] |
+/// | 17–19 | here |
+///
+/// Not in the spec: completing an incomplete stored response (partial content) with a
+/// range request for the rest, in [`complete_incomplete_stored_response`].
+///
+/// With no httpCache the steps are the same: the ones that read or write it are skipped.
 pub(crate) async fn http_network_or_cache_fetch(
     fetch_params: &mut FetchParams<'_>,
     is_authentication_fetch: bool,
     is_new_connection_fetch: bool,
 ) -> Response {
-    // Steps 1–15.
+    // Steps 1–16.
     let response = http_network_or_cache_response(
         fetch_params,
         is_authentication_fetch,
         is_new_connection_fetch,
     )
     .await;
-    // Step 16. If all of the following are true: response's status is 421;
+    // Step 17. If all of the following are true: response's status is 421;
     // isNewConnectionFetch is false; request's body is null, or request's body is non-null
     // and request's body's source is non-null, then:
     let request = &fetch_params.request;
@@ -189,16 +206,16 @@ pub(crate) async fn http_network_or_cache_fetch(
     {
         // The misdirected response is done with: its connection closes.
         drop(response);
-        // Step 16.1. If fetchParams is canceled, then return the appropriate network error
+        // Step 17.1. If fetchParams is canceled, then return the appropriate network error
         // for fetchParams. (A canceled fetch is dropped at its next await instead.)
-        // Step 16.2. Set response to the result of running HTTP-network-or-cache fetch given
-        // fetchParams, isAuthenticationFetch, and true. (Step 16 of that run does nothing,
-        // as isNewConnectionFetch is true.)
+        // Step 17.2. Set response to the result of running HTTP-network-or-cache fetch given
+        // fetchParams, isAuthenticationFetch, and true. (Step 17 of that run does nothing,
+        // as isNewConnectionFetch is true; steps 18–19 are this run's.)
         http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await
     } else {
         response
     };
-    // Step 17. If isAuthenticationFetch is true, then create an authentication entry for
+    // Step 18. If isAuthenticationFetch is true, then create an authentication entry for
     // request and the given realm. (There are no authentication entries.)
     // Not in the spec: the client's caps on the bytes a response body may deliver, on
     // what comes from the network or the cache alike (after the cache's own wrapper, so
@@ -207,31 +224,116 @@ pub(crate) async fn http_network_or_cache_fetch(
         let limits = fetch_params.context.body_limits;
         body.limit_size(limits.max_response, limits.max_buffered);
     }
-    // Step 18. Return response.
+    // Step 19. Return response.
     response
 }
 
-/// Steps 1–15 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch):
-/// everything up to the `421 Misdirected Request` retry.
+/// Steps 1–16 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
+/// everything before the `421 Misdirected Request` retry of step 17, which runs them again.
 async fn http_network_or_cache_response(
     fetch_params: &mut FetchParams<'_>,
     is_authentication_fetch: bool,
     is_new_connection_fetch: bool,
 ) -> Response {
+    // Used by step 8.21.2.3, once there are authentication entries.
     let _ = is_authentication_fetch;
     // Step 1. Let request be fetchParams's request.
     let request = &mut fetch_params.request;
-    // Steps 2–7. Let httpFetchParams, httpRequest, response, storedResponse, httpCache be
-    // null; let the revalidatingFlag be unset.
+    // Steps 2–4. Let httpFetchParams, httpRequest and response be null. (Bound below where
+    // the spec first sets them; httpFetchParams is httpRequest with fetchParams's context.)
+    // Step 5. Let storedResponse be null.
+    // Not in the spec: it may also hold an incomplete stored response (partial content),
+    // which is not a storedResponse of the spec: see `look_up_stored_response`.
+    let mut stored_response: Option<StoredResponse> = None;
+    // Step 6. Let httpCache be null. (Bound at step 8.24.)
+    // Step 7. Let the revalidatingFlag be unset.
+    let mut revalidating_flag = false;
+    // Step 8. Run these steps, but abort when fetchParams is canceled: (a canceled fetch is
+    // dropped at its next await, as in step 9.)
     // Step 8.1. If request's traversable for user prompts is "no-traversable" and
-    // request's redirect mode is "error", then set httpRequest to request.
-    // Step 8.2. Otherwise: set httpRequest to a clone of request.
+    // request's redirect mode is "error", then set httpFetchParams to fetchParams and
+    // httpRequest to request.
+    // Step 8.2. Otherwise:
+    // Step 8.2.1. Set httpRequest to a clone of request.
+    // Steps 8.2.2–8.2.3. Set httpFetchParams to a copy of fetchParams whose request is
+    // httpRequest.
     //
-    // The clone keeps a spare body for a redirect or an authentication retry. A body whose
-    // source is null cannot be sent twice anyway, so it is moved rather than teed, as the
-    // spec encourages.
+    // The clone keeps a spare body for a redirect or an authentication retry (see
+    // `clone_request_body`).
     let mut http_request = request.copy_without_body();
-    http_request.body = match request.body.as_mut() {
+    http_request.body = clone_request_body(request);
+    // Step 8.3.
+    let include_credentials = include_credentials(request);
+    // Step 8.4. If Cross-Origin-Embedder-Policy allows credentials with request returns
+    // false, then set includeCredentials to false. (There is no Cross-Origin-Embedder-Policy
+    // here.)
+    // Steps 8.5–8.10.
+    if let Some(network_error) = append_content_length(&mut http_request, fetch_params) {
+        return network_error;
+    }
+    // Steps 8.11–8.22.
+    let context = fetch_params.context;
+    append_http_request_headers(&mut http_request, context, include_credentials);
+    // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
+    // WebDriver BiDi here.)
+    // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
+    // httpRequest: the client's cache (one partition per client), if it has one.
+    let http_cache = context.http_cache.as_ref();
+    // Step 8.25. If httpCache is null, then set httpRequest's cache mode to "no-store".
+    // DEVIATION: the cache mode is kept, so that "only-if-cached" still fails at step 11.1
+    // (nothing can be cached) rather than going to the network. Without httpCache the steps
+    // that read or write it are skipped instead, as "no-store" would skip them.
+    // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
+    let response = match http_cache {
+        Some(http_cache) => look_up_stored_response(
+            http_cache,
+            &mut http_request,
+            include_credentials,
+            &fetch_params.request,
+            context,
+            &mut stored_response,
+            &mut revalidating_flag,
+        ),
+        None => None,
+    };
+    // Step 9. If aborted, then return the appropriate network error for fetchParams. (An
+    // aborted fetch is dropped at its next await instead.)
+    // Step 10. If response is not null, then run the WebDriver BiDi response started steps
+    // with request and response. (There is no WebDriver BiDi here.)
+    // Step 11. If response is null, then:
+    let mut response = match response {
+        Some(response) => response,
+        None => {
+            fetch_forward_response(
+                &mut http_request,
+                context,
+                http_cache,
+                &mut stored_response,
+                revalidating_flag,
+                include_credentials,
+                is_new_connection_fetch,
+            )
+            .await
+        }
+    };
+    // Not in the spec: a network error is returned as it is (steps 12–16 set fields of a
+    // response from the network or the cache).
+    if response.is_network_error() {
+        return response;
+    }
+    // Steps 12–14.
+    set_response_from_http_request(&mut response, &mut http_request, include_credentials);
+    // Steps 15–16.
+    handle_authentication_statuses(&mut response);
+    response
+}
+
+/// The body of httpRequest, the clone of `request` of step 8.2.1 of HTTP-network-or-cache
+/// fetch: a clone of request's body, so that a redirect or an authentication retry still has
+/// one to send. A body whose source is null cannot be sent twice anyway, so it is moved
+/// rather than teed, as the spec encourages.
+fn clone_request_body(request: &mut Request) -> Option<Body> {
+    match request.body.as_mut() {
         Some(body) if body.source().is_some() => Some(body.clone_body()),
         // The request keeps a stand-in with no source, so a redirect still sees a stream
         // body that cannot be sent again.
@@ -242,11 +344,29 @@ async fn http_network_or_cache_response(
             )),
         )),
         None => None,
-    };
-    // Step 8.3. Let includeCredentials be true if request's credentials mode is "include",
-    // or "same-origin" with response tainting "basic".
-    let include_credentials = include_credentials(&http_request);
-    // Step 8.4. (Cross-Origin-Embedder-Policy: none.)
+    }
+}
+
+/// Step 8.3 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
+/// includeCredentials, whether `request` carries credentials (cookies and, once there are
+/// authentication entries, `Authorization`). The HTTP cache keeps the responses to
+/// credentialed and anonymous requests apart by it.
+fn include_credentials(request: &Request) -> bool {
+    // Step 8.3. Let includeCredentials be true if one of request's credentials mode is
+    // "include"; request's credentials mode is "same-origin" and request's response
+    // tainting is "basic" is true; otherwise false.
+    request.credentials_mode == RequestCredentials::Include
+        || (request.credentials_mode == RequestCredentials::SameOrigin
+            && request.response_tainting == ResponseTainting::Basic)
+}
+
+/// Steps 8.5–8.10 of HTTP-network-or-cache fetch: httpRequest's contentLength, its
+/// `Content-Length` header, and the keepalive quota it counts against. `Some` is the
+/// network error to return.
+fn append_content_length(
+    http_request: &mut Request,
+    fetch_params: &mut FetchParams<'_>,
+) -> Option<Response> {
     // Step 8.5. Let contentLength be httpRequest's body's length, if httpRequest's body is
     // non-null; otherwise null.
     let content_length = http_request.body.as_ref().and_then(Body::length);
@@ -286,13 +406,24 @@ async fn http_network_or_cache_response(
             match fetch_params.context.keepalive_quota.reserve(length) {
                 Some(reservation) => fetch_params.keepalive_reservation = Some(reservation),
                 None => {
-                    return network_error(NetworkError::Blocked(
+                    return Some(network_error(NetworkError::Blocked(
                         "keepalive request bodies in flight would exceed 64 KiB".into(),
-                    ));
+                    )));
                 }
             }
         }
     }
+    None
+}
+
+/// Steps 8.11–8.22 of HTTP-network-or-cache fetch: the headers appended to httpRequest
+/// before it is looked up in the cache or sent (`Referer`, `Origin`, the Fetch metadata
+/// headers, `User-Agent`, the cache mode's, `Accept-Encoding`, `Cookie`).
+fn append_http_request_headers(
+    http_request: &mut Request,
+    context: &FetchContext,
+    include_credentials: bool,
+) {
     // Step 8.11. If httpRequest's referrer is a URL, then append (`Referer`,
     // referrerValue) to httpRequest's header list.
     if let Referrer::Url(referrer) = &http_request.referrer {
@@ -303,11 +434,10 @@ async fn http_network_or_cache_response(
             .push(Bytes::from_static(b"Referer"), value);
     }
     // Step 8.12. Append a request `Origin` header for httpRequest.
-    cors::append_request_origin_header(&mut http_request);
+    cors::append_request_origin_header(http_request);
     // Step 8.13. Append the Fetch metadata headers for httpRequest.
-    super::metadata::append_the_fetch_metadata_headers_for_a_request(&mut http_request);
+    super::metadata::append_the_fetch_metadata_headers_for_a_request(http_request);
     // Step 8.14. (Prefetch.)
-    let context = fetch_params.context;
     let header_list = http_request.headers.header_list_mut();
     // Step 8.15. If httpRequest's header list does not contain `User-Agent`, then user
     // agents should append (`User-Agent`, the environment default `User-Agent` value).
@@ -382,242 +512,131 @@ async fn http_network_or_cache_response(
     if include_credentials {
         // Step 8.21.1. Append a request `Cookie` header for httpRequest.
         if let Some(cookie_store) = &context.cookie_store {
-            append_a_request_cookie_header(&mut http_request, cookie_store);
+            append_a_request_cookie_header(http_request, cookie_store);
         }
         // Step 8.21.2. TODO(spec): the `Authorization` value from an authentication entry
         // (there are no authentication entries yet).
     }
     // Step 8.22. (Proxy authentication.)
-    // Step 8.23. Set httpCache to the result of determining the HTTP cache partition, given
-    // httpRequest: the client's cache (one partition per client), if it has one.
-    let http_cache = context.http_cache.as_ref();
-    let Some(http_cache) = http_cache else {
-        // Step 8.24. If httpCache is null, then set httpRequest's cache mode to
-        // "no-store".
-        // DEVIATION: "only-if-cached" still fails below, as nothing can be cached.
-        let only_if_cached = http_request.cache_mode == RequestCache::OnlyIfCached;
-        // Step 9. If aborted, then return the appropriate network error for fetchParams.
-        // Step 10. If response is null, then:
-        // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a
-        // network error.
-        if only_if_cached {
-            return network_error(NetworkError::Blocked(
-                "only-if-cached and nothing is cached".into(),
-            ));
-        }
-        // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch given
-        // httpFetchParams, includeCredentials, and isNewConnectionFetch.
-        let response = http_network_fetch(
-            &mut http_request,
-            context,
-            include_credentials,
-            is_new_connection_fetch,
-        )
-        .await;
-        return finish_http_network_or_cache_fetch(http_request, response, include_credentials);
-    };
-    let mut response: Option<Response> = None;
-    let mut stored_response = None;
-    let mut revalidating_flag = false;
-    // Step 8.25. If httpRequest's cache mode is neither "no-store" nor "reload", then:
-    if !matches!(
+}
+
+/// Step 8.26 of HTTP-network-or-cache fetch, given httpCache: select storedResponse for
+/// httpRequest and decide whether it answers the request as it is (the response returned)
+/// or is validated (the revalidatingFlag set, and `If-None-Match` / `If-Modified-Since`
+/// appended to httpRequest).
+///
+/// Not in the spec: an incomplete stored response (partial content) does not answer a
+/// request for all of it. It is kept in `stored_response` for
+/// [`complete_incomplete_stored_response`], and httpRequest asks for the rest with a range
+/// request; the steps for a storedResponse (8.26.2) are skipped.
+fn look_up_stored_response(
+    http_cache: &HttpCache,
+    http_request: &mut Request,
+    include_credentials: bool,
+    request: &Request,
+    context: &FetchContext,
+    stored_response: &mut Option<StoredResponse>,
+    revalidating_flag: &mut bool,
+) -> Option<Response> {
+    // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
+    if matches!(
         http_request.cache_mode,
         RequestCache::NoStore | RequestCache::Reload
     ) {
-        // Step 8.25.1. Set storedResponse to the result of selecting a response from the
-        // httpCache, possibly needing validation, as per the "Constructing Responses from
-        // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
-        stored_response = http_cache.select(&http_request);
-        // An incomplete stored response (partial content) does not answer a request for
-        // all of it: it is completed with a range request for the rest, per HTTP Caching.
-        if let Some(stored) = stored_response
-            .as_ref()
-            .filter(|stored| stored.is_incomplete())
-        {
-            stored.request_the_rest(&mut http_request);
-        }
-        // Step 8.25.2. If storedResponse is non-null, then:
-        if let Some(stored) = stored_response
-            .as_ref()
-            .filter(|stored| !stored.is_incomplete())
-        {
-            // Step 8.25.2.1. If cache mode is "default", storedResponse is a
-            // stale-while-revalidate response, and httpRequest's client is non-null, then:
-            // (The revalidation runs on the current Tokio runtime; without one, the stale
-            // response is validated first, as below.)
-            let runtime = (http_request.cache_mode == RequestCache::Default
-                && stored.stale_while_revalidate)
-                .then(tokio::runtime::Handle::try_current)
-                .and_then(Result::ok);
-            if let Some(runtime) = runtime {
-                // Step 8.25.2.1.1. Set response to storedResponse.
-                // Step 8.25.2.1.2. Set response's cache state to "local".
-                let stored_response = stored.to_response();
-                // Step 8.25.2.1.3. Let revalidateRequest be a clone of request. (A request
-                // whose response is stored is a GET: it has no body.)
-                let mut revalidate_request = fetch_params.request.copy_without_body();
-                // Step 8.25.2.1.4. Set revalidateRequest's cache mode set to "no-cache".
-                revalidate_request.cache_mode = RequestCache::NoCache;
-                // Step 8.25.2.1.5. Set revalidateRequest's prevent no-cache cache-control
-                // header modification flag.
-                revalidate_request.prevent_no_cache_cache_control_header_modification = true;
-                // Step 8.25.2.1.6. Set revalidateRequest's service-workers mode set to
-                // "none". (There are no service workers.)
-                // Step 8.25.2.1.7. In parallel, run main fetch given a new fetch params whose
-                // request is revalidateRequest.
-                runtime.spawn(revalidate(revalidate_request, context.clone()));
-                return finish_http_network_or_cache_fetch(
-                    http_request,
-                    stored_response,
-                    include_credentials,
-                );
-            }
-            // Step 8.25.2.2. Otherwise:
-            // Step 8.25.2.2.1. If storedResponse is a stale response, then set the
-            // revalidatingFlag. (A response that must be validated before use counts.)
-            revalidating_flag = stored.stale || http_request.cache_mode == RequestCache::NoCache;
-            // Step 8.25.2.2.2. If the revalidatingFlag is set and httpRequest's cache mode
-            // is neither "force-cache" nor "only-if-cached", then:
-            if revalidating_flag
-                && !matches!(
-                    http_request.cache_mode,
-                    RequestCache::ForceCache | RequestCache::OnlyIfCached
-                )
-            {
-                let stored_headers = stored.header_list();
-                let etag = stored_headers.get("etag");
-                let last_modified = stored_headers.get("last-modified");
-                let header_list = http_request.headers.header_list_mut();
-                // If storedResponse's header list contains `ETag`, then append
-                // (`If-None-Match`, `ETag`'s value) to httpRequest's header list.
-                if let Some(etag) = etag {
-                    header_list.push(Bytes::from_static(b"If-None-Match"), etag);
-                }
-                // If storedResponse's header list contains `Last-Modified`, then append
-                // (`If-Modified-Since`, `Last-Modified`'s value) to httpRequest's header
-                // list.
-                if let Some(last_modified) = last_modified {
-                    header_list.push(Bytes::from_static(b"If-Modified-Since"), last_modified);
-                }
-            } else {
-                // Step 8.25.2.2.3. Otherwise, set response to storedResponse and set
-                // response's cache state to "local".
-                response = Some(stored.to_response());
-            }
-        }
+        return None;
     }
-    // Step 9. If aborted, then return the appropriate network error for fetchParams.
-    // Step 10. If response is null, then:
-    let response = match response {
-        Some(response) => response,
-        None => {
-            // Step 10.1. If httpRequest's cache mode is "only-if-cached", then return a
-            // network error.
-            if http_request.cache_mode == RequestCache::OnlyIfCached {
-                return network_error(NetworkError::Blocked(
-                    "only-if-cached and nothing is cached".into(),
-                ));
-            }
-            // Per HTTP caching, a request `Cache-Control: only-if-cached` that nothing
-            // stored answers gets a 504 (Gateway Timeout) from the cache.
-            if http_cache::requests_only_if_cached(&http_request) {
-                let response = http_cache::gateway_timeout();
-                return finish_http_network_or_cache_fetch(
-                    http_request,
-                    response,
-                    include_credentials,
-                );
-            }
-            // Step 10.2. Let forwardResponse be the result of running HTTP-network fetch
-            // given httpFetchParams, includeCredentials, and isNewConnectionFetch.
-            let request_time = std::time::SystemTime::now();
-            let mut forward_response = http_network_fetch(
-                &mut http_request,
-                context,
-                include_credentials,
-                is_new_connection_fetch,
-            )
-            .await;
-            // The response to a request for the rest of an incomplete stored response is
-            // combined with it, per HTTP Caching; a 206 that cannot be means asking again
-            // for all of it.
-            if let Some(stored) = stored_response.take_if(|stored| stored.is_incomplete()) {
-                match http_cache.complete(stored, &mut http_request, forward_response, request_time)
-                {
-                    http_cache::Completion::Combined(response) => {
-                        return finish_http_network_or_cache_fetch(
-                            http_request,
-                            response,
-                            include_credentials,
-                        );
-                    }
-                    http_cache::Completion::Forward(response) => forward_response = response,
-                    http_cache::Completion::Refetch => {
-                        forward_response = http_network_fetch(
-                            &mut http_request,
-                            context,
-                            include_credentials,
-                            is_new_connection_fetch,
-                        )
-                        .await;
-                    }
-                }
-            }
-            let response_time = std::time::SystemTime::now();
-            if forward_response.is_network_error() {
-                return forward_response;
-            }
-            // Step 10.3. If httpRequest's method is unsafe and forwardResponse's status is
-            // in the range 200 to 399, inclusive, invalidate appropriate stored responses in
-            // httpCache and set storedResponse to null.
-            if !matches!(
-                http_request.method.as_ref(),
-                "GET" | "HEAD" | "OPTIONS" | "TRACE"
-            ) && (200..=399).contains(&forward_response.status)
-            {
-                http_cache.invalidate(&http_request, &forward_response);
-                stored_response = None;
-            }
-            match stored_response {
-                // Step 10.4. If the revalidatingFlag is set and forwardResponse's status is
-                // 304, then: update storedResponse's header list using forwardResponse's
-                // header list (in the cache as well); set response to storedResponse and
-                // its cache state to "validated".
-                Some(stored) if revalidating_flag && forward_response.status == 304 => http_cache
-                    .freshen(
-                        stored,
-                        forward_response.headers.header_list(),
-                        request_time,
-                        response_time,
-                    ),
-                // Step 10.5. If response is null, then: set response to forwardResponse;
-                // store httpRequest and forwardResponse in httpCache, as per the "Storing
-                // Responses in Caches" chapter of HTTP Caching. (Once its body has been
-                // read to the end.)
-                _ => {
-                    if http_request.cache_mode != RequestCache::NoStore {
-                        http_cache.store(
-                            &http_request,
-                            &mut forward_response,
-                            request_time,
-                            response_time,
-                        );
-                    }
-                    forward_response
-                }
-            }
+    // Step 8.26.1. Set storedResponse to the result of selecting a response from the
+    // httpCache, possibly needing validation, as per the "Constructing Responses from
+    // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
+    let stored = stored_response.insert(http_cache.select(http_request, include_credentials)?);
+    // Not in the spec: an incomplete stored response asks for the rest (see above).
+    if stored.is_incomplete() {
+        stored.request_the_rest(http_request);
+        return None;
+    }
+    // Step 8.26.2. If storedResponse is non-null, then:
+    // Step 8.26.2.1. If cache mode is "default", storedResponse is a stale-while-revalidate
+    // response, and httpRequest's client is non-null, then:
+    // (The revalidation runs on the current Tokio runtime; without one, the stale response
+    // is validated first, as below.)
+    let runtime = (http_request.cache_mode == RequestCache::Default
+        && stored.stale_while_revalidate)
+        .then(tokio::runtime::Handle::try_current)
+        .and_then(Result::ok);
+    if let Some(runtime) = runtime {
+        return Some(use_stale_while_revalidate(
+            stored, request, context, &runtime,
+        ));
+    }
+    // Step 8.26.2.2. Otherwise:
+    // Step 8.26.2.2.1. If storedResponse is a stale response, then set the revalidatingFlag.
+    // (A response that must be validated before use counts.)
+    *revalidating_flag = stored.stale || http_request.cache_mode == RequestCache::NoCache;
+    // Step 8.26.2.2.2. If the revalidatingFlag is set and httpRequest's cache mode is
+    // neither "force-cache" nor "only-if-cached", then:
+    if *revalidating_flag
+        && !matches!(
+            http_request.cache_mode,
+            RequestCache::ForceCache | RequestCache::OnlyIfCached
+        )
+    {
+        let stored_headers = stored.header_list();
+        let etag = stored_headers.get("etag");
+        let last_modified = stored_headers.get("last-modified");
+        let header_list = http_request.headers.header_list_mut();
+        // Step 8.26.2.2.2.1. If storedResponse's header list contains `ETag`, then append
+        // (`If-None-Match`, `ETag`'s value) to httpRequest's header list.
+        if let Some(etag) = etag {
+            header_list.push(Bytes::from_static(b"If-None-Match"), etag);
         }
-    };
-    finish_http_network_or_cache_fetch(http_request, response, include_credentials)
+        // Step 8.26.2.2.2.2. If storedResponse's header list contains `Last-Modified`, then
+        // append (`If-Modified-Since`, `Last-Modified`'s value) to httpRequest's header
+        // list.
+        if let Some(last_modified) = last_modified {
+            header_list.push(Bytes::from_static(b"If-Modified-Since"), last_modified);
+        }
+        return None;
+    }
+    // Step 8.26.2.2.3. Otherwise, set response to storedResponse and set response's cache
+    // state to "local".
+    Some(stored.to_response())
+}
+
+/// Steps 8.26.2.1.1–8.26.2.1.7 of HTTP-network-or-cache fetch: the response for a
+/// stale-while-revalidate `stored_response`, used at once while a fetch of `request` on
+/// `runtime` revalidates it.
+fn use_stale_while_revalidate(
+    stored_response: &StoredResponse,
+    request: &Request,
+    context: &FetchContext,
+    runtime: &tokio::runtime::Handle,
+) -> Response {
+    // Step 8.26.2.1.1. Set response to storedResponse.
+    // Step 8.26.2.1.2. Set response's cache state to "local".
+    let response = stored_response.to_response();
+    // Step 8.26.2.1.3. Let revalidateRequest be a clone of request. (A request whose
+    // response is stored is a GET: it has no body.)
+    let mut revalidate_request = request.copy_without_body();
+    // Step 8.26.2.1.4. Set revalidateRequest's cache mode set to "no-cache".
+    revalidate_request.cache_mode = RequestCache::NoCache;
+    // Step 8.26.2.1.5. Set revalidateRequest's prevent no-cache cache-control header
+    // modification flag.
+    revalidate_request.prevent_no_cache_cache_control_header_modification = true;
+    // Step 8.26.2.1.6. Set revalidateRequest's service-workers mode set to "none". (There
+    // are no service workers.)
+    // Step 8.26.2.1.7. In parallel, run main fetch given a new fetch params whose request
+    // is revalidateRequest.
+    runtime.spawn(revalidate(revalidate_request, context.clone()));
+    response
 }
 
 /// The in-parallel [main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch) of
-/// step 8.25.2.1 of HTTP-network-or-cache fetch, revalidating a stale-while-revalidate
+/// step 8.26.2.1.7 of HTTP-network-or-cache fetch, revalidating a stale-while-revalidate
 /// response: "this fetch is only meant to update the state of httpCache", so its response
 /// body is read to the end (which is when the cache stores a response) and dropped.
 fn revalidate(
     request: Request,
-    context: super::FetchContext,
+    context: FetchContext,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
         let mut fetch_params = FetchParams {
@@ -633,37 +652,191 @@ fn revalidate(
     })
 }
 
-/// The steps of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#http-network-or-cache-fetch)
-/// after the response is found (steps 11–15).
-fn finish_http_network_or_cache_fetch(
-    mut http_request: Request,
-    mut response: Response,
+/// Step 11 of HTTP-network-or-cache fetch, when response is null: forwardResponse from the
+/// network, and what it means for httpCache (invalidation, freshening a validated
+/// storedResponse, storing).
+async fn fetch_forward_response(
+    http_request: &mut Request,
+    context: &FetchContext,
+    http_cache: Option<&Arc<HttpCache>>,
+    stored_response: &mut Option<StoredResponse>,
+    revalidating_flag: bool,
     include_credentials: bool,
+    is_new_connection_fetch: bool,
 ) -> Response {
-    if response.is_network_error() {
-        return response;
+    // Step 11.1. If httpRequest's cache mode is "only-if-cached", then return a network
+    // error.
+    if http_request.cache_mode == RequestCache::OnlyIfCached {
+        return network_error(NetworkError::Blocked(
+            "only-if-cached and nothing is cached".into(),
+        ));
     }
-    // Step 11. Set response's URL list to a clone of httpRequest's URL list.
-    // (httpRequest is not used again: its URL list moves.)
+    // Not in the spec: per HTTP Caching (RFC 9111 §5.2.1.7), a request
+    // `Cache-Control: only-if-cached` that nothing stored answers gets a 504 (Gateway
+    // Timeout) from httpCache. (Without httpCache, the request goes out as it is.)
+    if http_cache.is_some() && http_cache::requests_only_if_cached(http_request) {
+        return http_cache::gateway_timeout();
+    }
+    // Step 11.2. Let forwardResponse be the result of running HTTP-network fetch given
+    // httpFetchParams, includeCredentials, and isNewConnectionFetch.
+    // (With an httpCache, the time the request goes out is kept for HTTP Caching's age
+    // calculation.)
+    let http_cache = http_cache.map(|http_cache| (http_cache, SystemTime::now()));
+    let mut forward_response = http_network_fetch(
+        http_request,
+        context,
+        include_credentials,
+        is_new_connection_fetch,
+    )
+    .await;
+    // Steps 11.3–11.5.2 invalidate, freshen and store in httpCache: without one, response
+    // is forwardResponse (step 11.5.1).
+    let Some((http_cache, request_time)) = http_cache else {
+        return forward_response;
+    };
+    // Not in the spec: the response to the request for the rest of an incomplete stored
+    // response is combined with it.
+    if let Some(incomplete) = stored_response.take_if(|stored| stored.is_incomplete()) {
+        match complete_incomplete_stored_response(
+            http_cache,
+            incomplete,
+            http_request,
+            forward_response,
+            request_time,
+            context,
+            include_credentials,
+            is_new_connection_fetch,
+        )
+        .await
+        {
+            ControlFlow::Break(combined) => return combined,
+            ControlFlow::Continue(response) => forward_response = response,
+        }
+    }
+    let response_time = SystemTime::now();
+    if forward_response.is_network_error() {
+        return forward_response;
+    }
+    // Step 11.3. If httpRequest's method is unsafe and forwardResponse's status is in the
+    // range 200 to 399, inclusive, invalidate appropriate stored responses in httpCache, as
+    // per the "Invalidating Stored Responses" chapter of HTTP Caching, and set
+    // storedResponse to null.
+    if !matches!(
+        http_request.method.as_ref(),
+        "GET" | "HEAD" | "OPTIONS" | "TRACE"
+    ) && (200..=399).contains(&forward_response.status)
+    {
+        http_cache.invalidate(http_request, &forward_response);
+        *stored_response = None;
+    }
+    // Step 11.4. If the revalidatingFlag is set and forwardResponse's status is 304, then:
+    if revalidating_flag && forward_response.status == 304 {
+        if let Some(stored_response) = stored_response.take() {
+            // Step 11.4.1. Update storedResponse's header list using forwardResponse's
+            // header list, as per the "Freshening Stored Responses upon Validation" chapter
+            // of HTTP Caching. (This updates the stored response in cache as well.)
+            // Step 11.4.2. Set response to storedResponse.
+            // Step 11.4.3. Set response's cache state to "validated".
+            return http_cache.freshen(
+                stored_response,
+                forward_response.headers.header_list(),
+                request_time,
+                response_time,
+            );
+        }
+    }
+    // Step 11.5. If response is null, then:
+    // Step 11.5.2. Store httpRequest and forwardResponse in httpCache, as per the "Storing
+    // Responses in Caches" chapter of HTTP Caching. (Once its body has been read to the
+    // end; not for a "no-store" request.)
+    if http_request.cache_mode != RequestCache::NoStore {
+        http_cache.store(
+            http_request,
+            include_credentials,
+            &mut forward_response,
+            request_time,
+            response_time,
+        );
+    }
+    // Step 11.5.1. Set response to forwardResponse.
+    forward_response
+}
+
+/// Not a step of the spec, which leaves partial content to HTTP Caching: completes an
+/// `incomplete` stored response with `forward_response`, the answer to httpRequest made a
+/// range request for the rest by [`look_up_stored_response`]
+/// ([RFC 9111 §3.4](https://httpwg.org/specs/rfc9111.html#combining.responses)).
+///
+/// `Break` is the combined response, which step 11 returns as it is (the cache stores it
+/// once its body has been read); `Continue` is the forwardResponse step 11 goes on with:
+/// `forward_response` itself when it is not a 206 or 416, or, when the 206 cannot be
+/// combined, the response to httpRequest sent again without `Range` (HTTP-network fetch
+/// given `context`, `include_credentials` and `is_new_connection_fetch`, as in step 11.2).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "sending httpRequest again takes all of step 11.2's arguments"
+)]
+async fn complete_incomplete_stored_response(
+    http_cache: &Arc<HttpCache>,
+    incomplete: StoredResponse,
+    http_request: &mut Request,
+    forward_response: Response,
+    request_time: SystemTime,
+    context: &FetchContext,
+    include_credentials: bool,
+    is_new_connection_fetch: bool,
+) -> ControlFlow<Response, Response> {
+    match http_cache.complete(incomplete, http_request, forward_response, request_time) {
+        Completion::Combined(response) => ControlFlow::Break(response),
+        Completion::Forward(response) => ControlFlow::Continue(response),
+        // A 206 that cannot be combined, or a 416: the request for all of it goes out
+        // again, without `Range`.
+        Completion::Refetch => ControlFlow::Continue(
+            http_network_fetch(
+                http_request,
+                context,
+                include_credentials,
+                is_new_connection_fetch,
+            )
+            .await,
+        ),
+    }
+}
+
+/// Steps 12–14 of HTTP-network-or-cache fetch: what `response` records of httpRequest.
+fn set_response_from_http_request(
+    response: &mut Response,
+    http_request: &mut Request,
+    include_credentials: bool,
+) {
+    // Step 12. Set response's URL list to a clone of httpRequest's URL list.
+    // (httpRequest is not used after these steps: its URL list moves.)
     response.url_list = std::mem::take(&mut http_request.url_list);
-    // Step 12. If httpRequest's header list contains `Range`, then set response's
+    // Step 13. If httpRequest's header list contains `Range`, then set response's
     // range-requested flag.
     if http_request.headers.header_list().contains("range") {
         response.range_requested = true;
     }
-    // Step 13. Set response's request-includes-credentials to includeCredentials.
+    // Step 14. Set response's request-includes-credentials to includeCredentials.
     response.request_includes_credentials = include_credentials;
-    // Step 14. If response's status is 401, ... and request's traversable for user prompts
-    // is a traversable navigable: there are no user prompts here.
-    // Step 15. If response's status is 407, then: if request's traversable for user prompts
-    // is "no-traversable", then return a network error.
+}
+
+/// Steps 15–16 of HTTP-network-or-cache fetch: a `401 Unauthorized` or a
+/// `407 Proxy Authentication Required` response, which a user agent may answer by
+/// prompting for credentials. There is no one to prompt here: a 407 becomes a network error.
+fn handle_authentication_statuses(response: &mut Response) {
+    // Step 15. If response's status is 401, httpRequest's response tainting is not "cors",
+    // includeCredentials is true, and request's traversable for user prompts is a
+    // traversable navigable: there are no user prompts here, so the 401 is returned.
+    // Step 16. If response's status is 407, then:
+    // Step 16.1. If request's traversable for user prompts is "no-traversable", then return
+    // a network error.
     if response.status == 407 {
-        return network_error(NetworkError::Blocked(
+        *response = network_error(NetworkError::Blocked(
             "proxy authentication required".into(),
         ));
     }
-    // Steps 16–18: in `http_network_or_cache_fetch`.
-    response
+    // Steps 16.2–16.5. (Prompting for proxy credentials.)
 }
 
 /// [HTTP-network fetch](https://fetch.spec.whatwg.org/#http-network-fetch): send `request`

@@ -4,7 +4,7 @@ use super::{FetchParams, is_http_scheme, main_fetch, network_error, referrer};
 use crate::error::NetworkError;
 use crate::headers::{is_cors_non_wildcard_request_header_name, is_request_body_header_name};
 use crate::request::{
-    RequestMode, RequestOrigin, RequestRedirect, ResponseTainting, includes_credentials,
+    RequestMode, RequestOrigin, RequestRedirect, ResponseTainting, url_includes_credentials,
 };
 use crate::response::Response;
 
@@ -57,14 +57,19 @@ pub(crate) async fn http_redirect_fetch(
         RequestOrigin::Origin(origin) => *origin == location_origin,
         RequestOrigin::Client => !request.client.is_browser_like(),
     };
-    if request.mode == RequestMode::Cors && includes_credentials(&location_url) && !origin_is_same {
+    if request.mode == RequestMode::Cors
+        && url_includes_credentials(&location_url)
+        && !origin_is_same
+    {
         return network_error(NetworkError::Blocked(
             "a CORS redirect to a URL with credentials".into(),
         ));
     }
     // Step 10. If request's response tainting is "cors" and locationURL includes
     // credentials, then return a network error.
-    if request.response_tainting == ResponseTainting::Cors && includes_credentials(&location_url) {
+    if request.response_tainting == ResponseTainting::Cors
+        && url_includes_credentials(&location_url)
+    {
         return network_error(NetworkError::Blocked(
             "a CORS redirect to a URL with credentials".into(),
         ));

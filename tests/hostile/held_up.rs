@@ -21,7 +21,7 @@
 //! - header names and values with CR, LF or NUL refused by `Headers`: `tests/headers.rs`
 //!   (below, through `fetch`, with nothing reaching the server).
 //! - the HTTP cache's least-recently-used eviction by count and by bytes, inside the cache:
-//!   `src/fetch/http_cache.rs` `the_least_recently_used_entries_are_evicted_beyond_the_limits`
+//!   `src/fetch/http_cache/storage.rs` `the_least_recently_used_entries_are_evicted_beyond_the_limits`
 //!   (below, the same bounds through a `Client`).
 //!
 //! The test profile inherits the dev profile's `overflow-checks = true`, so arithmetic that

@@ -1,0 +1,352 @@
+//! Freshness: the request and response directives of
+//! [`Cache-Control`](https://httpwg.org/specs/rfc9111.html#field.cache-control)
+//! (RFC 9111 §5.2), a response's
+//! [freshness lifetime](https://httpwg.org/specs/rfc9111.html#calculating.freshness.lifetime)
+//! (§4.2.1, with the heuristic of §4.2.2 for the statuses
+//! [RFC 9110 §15.1](https://httpwg.org/specs/rfc9110.html#rfc.section.15.1) calls
+//! heuristically cacheable) and [age](https://httpwg.org/specs/rfc9111.html#age.calculations)
+//! (§4.2.3); whether a stored response must be validated before use, or may be used while it
+//! is revalidated ([RFC 5861 §3](https://httpwg.org/specs/rfc5861.html#stale-while-revalidate));
+//! and the 504 a request `only-if-cached` gets when nothing stored answers it (§5.2.1.7).
+
+use std::time::{Duration, SystemTime};
+
+use super::storage::Entry;
+use crate::headers::{HeaderList, Headers, HeadersGuard};
+use crate::request::Request;
+use crate::response::Response;
+
+/// Whether `request` has the request directive `Cache-Control: only-if-cached`
+/// ([RFC 9111 §5.2.1.7](https://httpwg.org/specs/rfc9111.html#cache-request-directive.only-if-cached)):
+/// when nothing stored can answer it, the cache answers 504 (Gateway Timeout).
+pub(crate) fn requests_only_if_cached(request: &Request) -> bool {
+    cache_control(request.headers.header_list()).only_if_cached
+}
+
+/// A 504 (Gateway Timeout) response, the cache's answer to `only-if-cached` when it has
+/// nothing.
+pub(crate) fn gateway_timeout() -> Response {
+    Response::from_network(
+        504,
+        "Gateway Timeout",
+        Headers::from_header_list(HeaderList::new(), HeadersGuard::Immutable),
+        None,
+        Vec::new(),
+    )
+}
+
+/// The parsed `Cache-Control` directives of a header list.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct CacheControl {
+    pub(super) max_age: Option<u64>,
+    pub(super) s_maxage: bool,
+    pub(super) no_store: bool,
+    pub(super) no_cache: bool,
+    pub(super) must_revalidate: bool,
+    pub(super) public: bool,
+    /// `max-stale`: `Some(None)` without an argument (any staleness).
+    pub(super) max_stale: Option<Option<u64>>,
+    pub(super) min_fresh: Option<u64>,
+    pub(super) only_if_cached: bool,
+    /// `stale-while-revalidate` (RFC 5861 §3): seconds a stale response may still be used
+    /// while it is revalidated in the background.
+    pub(super) stale_while_revalidate: Option<u64>,
+}
+
+/// Parses every `Cache-Control` header of `headers` (names are case-insensitive; an
+/// invalid `max-age` counts as 0, i.e. stale, as RFC 9111 §4.2.1 advises; a repeated one
+/// takes the first).
+pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
+    let mut directives = CacheControl::default();
+    for value in headers.values(b"cache-control") {
+        for directive in value.split(|&byte| byte == b',') {
+            let directive = String::from_utf8_lossy(directive);
+            let (name, argument) = match directive.split_once('=') {
+                Some((name, argument)) => (name.trim(), Some(argument.trim().trim_matches('"'))),
+                None => (directive.trim(), None),
+            };
+            match name.to_ascii_lowercase().as_str() {
+                "max-age" if directives.max_age.is_none() => {
+                    directives.max_age =
+                        Some(argument.and_then(|age| age.parse().ok()).unwrap_or(0));
+                }
+                "s-maxage" => directives.s_maxage = true,
+                "max-stale" => {
+                    directives.max_stale = Some(argument.and_then(|stale| stale.parse().ok()));
+                }
+                "min-fresh" => {
+                    directives.min_fresh = argument.and_then(|fresh| fresh.parse().ok());
+                }
+                "no-store" => directives.no_store = true,
+                "no-cache" => directives.no_cache = true,
+                "must-revalidate" => directives.must_revalidate = true,
+                "public" => directives.public = true,
+                "only-if-cached" => directives.only_if_cached = true,
+                "stale-while-revalidate" => {
+                    directives.stale_while_revalidate =
+                        argument.and_then(|window| window.parse().ok());
+                }
+                _ => {}
+            }
+        }
+    }
+    directives
+}
+
+/// An HTTP-date header value, if it parses.
+fn date_header(headers: &HeaderList, name: &str) -> Option<SystemTime> {
+    let value = headers.get(name)?;
+    httpdate::parse_http_date(std::str::from_utf8(&value).ok()?.trim()).ok()
+}
+
+/// Whether `status` is [heuristically cacheable](https://httpwg.org/specs/rfc9110.html#rfc.section.15.1).
+pub(super) fn is_heuristically_cacheable(status: u16) -> bool {
+    matches!(
+        status,
+        200 | 203 | 204 | 206 | 300 | 301 | 308 | 404 | 405 | 410 | 414 | 501
+    )
+}
+
+/// The [freshness lifetime](https://httpwg.org/specs/rfc9111.html#calculating.freshness.lifetime)
+/// of a response with `status` and `headers`, received at `response_time`.
+pub(super) fn freshness_lifetime(
+    status: u16,
+    headers: &HeaderList,
+    response_time: SystemTime,
+) -> Duration {
+    let directives = cache_control(headers);
+    // If the cache is not shared, s-maxage is ignored; max-age comes first.
+    if let Some(max_age) = directives.max_age {
+        return Duration::from_secs(max_age);
+    }
+    let date = date_header(headers, "date").unwrap_or(response_time);
+    // Otherwise, if the Expires header field is present, its value minus the value of the
+    // Date header field (an invalid Expires means already expired).
+    if headers.contains("expires") {
+        return date_header(headers, "expires")
+            .and_then(|expires| expires.duration_since(date).ok())
+            .unwrap_or(Duration::ZERO);
+    }
+    // Otherwise, a heuristic freshness lifetime: 10% of the time since Last-Modified.
+    if is_heuristically_cacheable(status) || directives.public {
+        if let Some(last_modified) = date_header(headers, "last-modified") {
+            if let Ok(since) = date.duration_since(last_modified) {
+                return since / 10;
+            }
+        }
+    }
+    Duration::ZERO
+}
+
+/// The [current age](https://httpwg.org/specs/rfc9111.html#age.calculations) at `now` of a
+/// response with `headers`, requested at `request_time` and received at `response_time`.
+pub(super) fn current_age(
+    headers: &HeaderList,
+    request_time: SystemTime,
+    response_time: SystemTime,
+    now: SystemTime,
+) -> Duration {
+    let age_value = headers
+        .get("age")
+        .and_then(|age| std::str::from_utf8(&age).ok()?.trim().parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_secs);
+    let date_value = date_header(headers, "date").unwrap_or(response_time);
+    let apparent_age = response_time
+        .duration_since(date_value)
+        .unwrap_or(Duration::ZERO);
+    let response_delay = response_time
+        .duration_since(request_time)
+        .unwrap_or(Duration::ZERO);
+    let corrected_age_value = age_value.saturating_add(response_delay);
+    let corrected_initial_age = apparent_age.max(corrected_age_value);
+    let resident_time = now.duration_since(response_time).unwrap_or(Duration::ZERO);
+    corrected_initial_age.saturating_add(resident_time)
+}
+
+/// Whether `entry` must be validated before it answers a request with `request_headers`
+/// at `now`: it is stale (beyond what the request's `max-stale` allows), it says
+/// `no-cache`, or the request asks for validation (`no-cache`, `Pragma: no-cache`,
+/// `max-age`, `min-fresh`).
+pub(super) fn needs_validation(
+    entry: &Entry,
+    request_headers: &HeaderList,
+    now: SystemTime,
+) -> bool {
+    let response = cache_control(&entry.headers);
+    let request = cache_control(request_headers);
+    if response.no_cache
+        || request.no_cache
+        || (!request_headers.contains("cache-control")
+            && request_headers
+                .values(b"pragma")
+                .any(|value| value.eq_ignore_ascii_case(b"no-cache")))
+    {
+        return true;
+    }
+    let age = current_age(&entry.headers, entry.request_time, entry.response_time, now);
+    let lifetime = freshness_lifetime(entry.status, &entry.headers, entry.response_time);
+    if request
+        .max_age
+        .is_some_and(|max_age| age > Duration::from_secs(max_age))
+    {
+        return true;
+    }
+    if request
+        .min_fresh
+        .is_some_and(|min_fresh| lifetime < age.saturating_add(Duration::from_secs(min_fresh)))
+    {
+        return true;
+    }
+    if lifetime > age {
+        return false;
+    }
+    // Stale: usable only within the request's max-stale, and never with must-revalidate.
+    match request.max_stale {
+        Some(max_stale) if !response.must_revalidate => {
+            max_stale.is_some_and(|max_stale| age - lifetime > Duration::from_secs(max_stale))
+        }
+        _ => true,
+    }
+}
+
+/// Whether a stored response that needs validation may still be used while it is validated
+/// in the background: it is stale only by age, by less than its `stale-while-revalidate`
+/// window ([RFC 5861 §3](https://httpwg.org/specs/rfc5861.html#stale-while-revalidate)),
+/// and neither the response (`no-cache`, `must-revalidate`) nor the request (`no-cache`,
+/// `Pragma: no-cache`, `max-age`, `min-fresh`) asks for a validated response.
+pub(super) fn is_stale_while_revalidate(
+    entry: &Entry,
+    request_headers: &HeaderList,
+    now: SystemTime,
+) -> bool {
+    let response = cache_control(&entry.headers);
+    let request = cache_control(request_headers);
+    let Some(window) = response.stale_while_revalidate else {
+        return false;
+    };
+    if response.no_cache
+        || response.must_revalidate
+        || request.no_cache
+        || request.max_age.is_some()
+        || request.min_fresh.is_some()
+        || request_headers
+            .values(b"pragma")
+            .any(|value| value.eq_ignore_ascii_case(b"no-cache"))
+    {
+        return false;
+    }
+    let age = current_age(&entry.headers, entry.request_time, entry.response_time, now);
+    let lifetime = freshness_lifetime(entry.status, &entry.headers, entry.response_time);
+    age >= lifetime && age - lifetime < Duration::from_secs(window)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{at, date, entry, list};
+    use super::*;
+
+    #[test]
+    fn max_age_comes_before_expires_and_s_maxage_is_ignored() {
+        let headers = list(&[
+            ("Cache-Control", "s-maxage=10, max-age=100"),
+            ("Date", &date(0)),
+            ("Expires", &date(5)),
+        ]);
+        assert_eq!(
+            freshness_lifetime(200, &headers, at(0)),
+            Duration::from_secs(100)
+        );
+        let headers = list(&[("Cache-Control", "s-maxage=10")]);
+        assert_eq!(freshness_lifetime(200, &headers, at(0)), Duration::ZERO);
+    }
+
+    #[test]
+    fn expires_counts_from_date_and_an_invalid_one_is_already_expired() {
+        let headers = list(&[("Date", &date(0)), ("Expires", &date(60))]);
+        assert_eq!(
+            freshness_lifetime(200, &headers, at(30)),
+            Duration::from_secs(60)
+        );
+        let headers = list(&[("Date", &date(0)), ("Expires", "0")]);
+        assert_eq!(freshness_lifetime(200, &headers, at(0)), Duration::ZERO);
+    }
+
+    #[test]
+    fn heuristic_freshness_is_a_tenth_of_the_age_of_last_modified_for_some_statuses() {
+        let headers = list(&[("Date", &date(1000)), ("Last-Modified", &date(0))]);
+        assert_eq!(
+            freshness_lifetime(200, &headers, at(1000)),
+            Duration::from_secs(100)
+        );
+        assert_eq!(
+            freshness_lifetime(404, &headers, at(1000)),
+            Duration::from_secs(100)
+        );
+        assert_eq!(freshness_lifetime(500, &headers, at(1000)), Duration::ZERO);
+        assert_eq!(freshness_lifetime(302, &headers, at(1000)), Duration::ZERO);
+    }
+
+    #[test]
+    fn current_age_adds_age_delay_and_resident_time() {
+        let headers = list(&[("Age", "100"), ("Date", &date(10))]);
+        // Requested at 10, received at 12: corrected age 102, then 20 s resident.
+        assert_eq!(
+            current_age(&headers, at(10), at(12), at(32)),
+            Duration::from_secs(122)
+        );
+        // A Date far in the past makes the apparent age win.
+        let headers = list(&[("Date", &date(0))]);
+        assert_eq!(
+            current_age(&headers, at(500), at(500), at(500)),
+            Duration::from_secs(500)
+        );
+    }
+
+    #[test]
+    fn stale_and_no_cache_responses_need_validation() {
+        let now = at(10);
+        let fresh = entry(list(&[("Cache-Control", "max-age=60")]), 200);
+        assert!(!needs_validation(&fresh, &HeaderList::new(), now));
+        let aged = entry(list(&[("Cache-Control", "max-age=60"), ("Age", "60")]), 200);
+        assert!(needs_validation(&aged, &HeaderList::new(), now));
+        let no_cache = entry(list(&[("Cache-Control", "max-age=60, no-cache")]), 200);
+        assert!(needs_validation(&no_cache, &HeaderList::new(), now));
+    }
+
+    #[test]
+    fn request_directives_ask_for_validation_or_allow_staleness() {
+        let now = at(10);
+        let fresh = entry(list(&[("Cache-Control", "max-age=60")]), 200);
+        for request in [
+            list(&[("Cache-Control", "no-cache")]),
+            list(&[("Pragma", "no-cache")]),
+            list(&[("Cache-Control", "max-age=5")]),
+            list(&[("Cache-Control", "min-fresh=55")]),
+        ] {
+            assert!(needs_validation(&fresh, &request, now));
+        }
+        // Pragma is ignored when Cache-Control is present.
+        let request = list(&[("Pragma", "no-cache"), ("Cache-Control", "max-age=60")]);
+        assert!(!needs_validation(&fresh, &request, now));
+        let stale = entry(list(&[("Cache-Control", "max-age=5")]), 200);
+        assert!(!needs_validation(
+            &stale,
+            &list(&[("Cache-Control", "max-stale=10")]),
+            now
+        ));
+        assert!(needs_validation(
+            &stale,
+            &list(&[("Cache-Control", "max-stale=1")]),
+            now
+        ));
+        let must_revalidate = entry(
+            list(&[("Cache-Control", "max-age=5, must-revalidate")]),
+            200,
+        );
+        assert!(needs_validation(
+            &must_revalidate,
+            &list(&[("Cache-Control", "max-stale")]),
+            now
+        ));
+    }
+}
