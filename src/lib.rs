@@ -410,11 +410,11 @@ pub mod response;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
+pub use blob_url::BlobUrlStore;
 pub use body::{Body, BodyInit};
 pub use client::{Client, ClientBuilder, fetch};
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
-pub use blob_url::BlobUrlStore;
 pub use form_data::{FormData, FormDataEntryValue};
 pub use headers::{Headers, HeadersGuard, HeadersInit};
 pub use mime::MimeType;
