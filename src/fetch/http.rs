@@ -888,16 +888,6 @@ async fn http_network_fetch(
         Ok(response) => response,
         Err(error) => return network_error(error),
     };
-    // Step 9.4 (making an HTTP request), "If status is in the range 100 to 199,
-    // inclusive: ... If request's mode is "websocket" and status is 101, then break. ...
-    // Continue." The transport passes over other 1xx responses itself; a 101 ends HTTP on
-    // the connection, so the final response the spec waits for can never come: a network
-    // error, as in browsers.
-    if http_response.status() == http::StatusCode::SWITCHING_PROTOCOLS {
-        return network_error(NetworkError::Protocol(
-            "101 Switching Protocols in answer to a request that asked for no upgrade".into(),
-        ));
-    }
     // Step 18 (done before the body is read, as its result does not depend on it). If
     // includeCredentials is true, then the user agent should parse and store response
     // `Set-Cookie` headers given request and response.
