@@ -831,6 +831,7 @@ const MALFORMED: &[(&str, &[u8], Outcome)] = &[
     ("ICY status line", b"ICY 200 OK\r\n\r\n", FetchFails(protocol)),
     ("leading empty lines", b"\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", Answers(200, b"ok")),
     ("1xx then close", b"HTTP/1.1 100 Continue\r\n\r\n", FetchFails(protocol)),
+    // As browsers do, and as fetch/security/1xx-response.any.js checks (whatwg/fetch#1397).
     ("unsolicited 101", b"HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\nconnection: upgrade\r\n\r\nxyz", Answers(101, b"")),
     ("header without colon", b"HTTP/1.1 200 OK\r\nFoo\r\n\r\n", FetchFails(protocol)),
     ("space in header name", b"HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", FetchFails(protocol)),
