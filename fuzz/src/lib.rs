@@ -1,0 +1,178 @@
+//! Fuzz targets for whatwg-fetch, as plain functions of the input bytes.
+//!
+//! Each `fuzz_targets/<name>.rs` wraps one of these for libFuzzer (`cargo +nightly fuzz
+//! run <name>`); the tests at the bottom replay every committed seed and regression input
+//! through the same functions, so `cargo test --workspace` keeps them building and
+//! running. The targets use the crate's public API only. A target panics when the crate
+//! breaks a property it checks; that is what libFuzzer reports as a crash.
+//!
+//! See `fuzz/README.md` for each target's input format.
+
+use std::future::Future;
+
+mod cache;
+mod cookies;
+mod data_url;
+mod decode;
+mod form;
+mod headers;
+mod http1;
+mod mime;
+mod request;
+
+pub use cache::http_cache;
+pub use cookies::cookie_store;
+pub use data_url::data_url;
+pub use decode::content_decode;
+pub use form::form_data;
+pub use headers::headers;
+pub use http1::http1_response;
+pub use mime::mime_type;
+pub use request::request_init;
+
+/// Inputs longer than this are skipped: every target is about parsing, and 64 KiB holds
+/// every structure they parse many times over.
+pub const MAX_INPUT: usize = 64 * 1024;
+
+/// Runs `future` to completion on this thread's current-thread runtime.
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    thread_local! {
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+    }
+    RUNTIME.with(|runtime| runtime.block_on(future))
+}
+
+/// The lines of `data`, split on `\n`, with a `\r` before it removed.
+pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    data.split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+}
+
+/// `line` split at its first space: the word before it and the bytes after it.
+pub(crate) fn word(line: &[u8]) -> (&[u8], &[u8]) {
+    match line.iter().position(|&b| b == b' ') {
+        Some(at) => (
+            line.get(..at).unwrap_or_default(),
+            line.get(at + 1..).unwrap_or_default(),
+        ),
+        None => (line, &[]),
+    }
+}
+
+/// A cursor over binary input: bytes and length-prefixed byte strings, empty once the
+/// input runs out.
+pub(crate) struct Reader<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(data: &'a [u8]) -> Reader<'a> {
+        Reader { data }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The next byte, or 0 at the end.
+    pub(crate) fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&first, rest)) => {
+                self.data = rest;
+                first
+            }
+            None => 0,
+        }
+    }
+
+    /// Everything not read yet.
+    pub(crate) fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.data)
+    }
+
+    /// A byte string: one length byte, then that many bytes (fewer at the end).
+    pub(crate) fn string(&mut self) -> &'a [u8] {
+        let len = usize::from(self.byte()).min(self.data.len());
+        let (string, rest) = self.data.split_at(len);
+        self.data = rest;
+        string
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Replays every committed seed (`fuzz/seeds/<target>/`) and regression input
+    //! (`fuzz/regressions/<target>/`) through its target.
+
+    use std::path::Path;
+
+    fn replay(target: &str, run: fn(&[u8])) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut replayed = 0;
+        for dir in ["seeds", "regressions"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries.map(|entry| entry.unwrap().path()).collect();
+            paths.sort();
+            for path in paths {
+                let data = std::fs::read(&path).unwrap();
+                eprintln!("replaying {}", path.display());
+                run(&data);
+                replayed += 1;
+            }
+        }
+        assert!(
+            replayed > 0,
+            "no seeds for {target} in fuzz/seeds/{target}/"
+        );
+    }
+
+    #[test]
+    fn http1_response_replays_its_seeds_and_regressions() {
+        replay("http1_response", super::http1_response);
+    }
+
+    #[test]
+    fn content_decode_replays_its_seeds_and_regressions() {
+        replay("content_decode", super::content_decode);
+    }
+
+    #[test]
+    fn form_data_replays_its_seeds_and_regressions() {
+        replay("form_data", super::form_data);
+    }
+
+    #[test]
+    fn cookie_store_replays_its_seeds_and_regressions() {
+        replay("cookie_store", super::cookie_store);
+    }
+
+    #[test]
+    fn mime_type_replays_its_seeds_and_regressions() {
+        replay("mime_type", super::mime_type);
+    }
+
+    #[test]
+    fn http_cache_replays_its_seeds_and_regressions() {
+        replay("http_cache", super::http_cache);
+    }
+
+    #[test]
+    fn data_url_replays_its_seeds_and_regressions() {
+        replay("data_url", super::data_url);
+    }
+
+    #[test]
+    fn headers_replays_its_seeds_and_regressions() {
+        replay("headers", super::headers);
+    }
+
+    #[test]
+    fn request_init_replays_its_seeds_and_regressions() {
+        replay("request_init", super::request_init);
+    }
+}
