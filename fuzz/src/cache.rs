@@ -102,11 +102,11 @@ impl Transport for Network {
             let response = builder
                 .body(body)
                 .map_err(|error| NetworkError::Protocol(error.into()))?;
-            Ok(if options.decode_content {
+            if options.decode_content {
                 decode_response(response)
             } else {
-                response
-            })
+                Ok(response)
+            }
         })
     }
 }
