@@ -25,7 +25,11 @@
 //! at its first two bytes to tell the zlib wrapper (RFC 1950, as specified) from raw
 //! RFC 1951 data (which browsers also accept). A zstd frame may use a window of at most
 //! 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)). Each coding
-//! decodes one stream (one gzip member, one zstd frame); bytes after its end are ignored.
+//! decodes one stream (one gzip member, one zstd frame); bytes after its end are ignored,
+//! and when an inner coding's stream ends first, the outer ones are still read to their
+//! ends so that their checks (gzip's CRC, a stream cut short) are made whatever the chunks
+//! the body came in — what they still decode is dropped, up to 64 KiB, and more is an
+//! error rather than work done for nothing.
 //! Corrupt or truncated data ends the body with [`NetworkError::Decode`]; an error of the
 //! body itself comes through unchanged.
 //!
@@ -255,6 +259,7 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
     ResponseBody::from_stream(Pipeline {
         source: body,
         stages,
+        trailing: 0,
         done: false,
     })
 }
@@ -522,13 +527,26 @@ impl Stage {
 }
 
 /// The decoded body: the stages in order, the first reading `source`.
+///
+/// When a stage's stream ends, the stages before it still run to the ends of their own
+/// streams, so that their checks (gzip's CRC and length, zlib's Adler-32, a stream cut
+/// short) are made whatever the chunks the body came in: an error of an outer coding
+/// never goes unseen because an inner one ended first. What they still decode comes after
+/// the end of the stream they feed and is dropped, up to [`MAX_TRAILING`] bytes.
 struct Pipeline {
     source: ResponseBody,
     /// `stages[0]` undoes the last coding applied; the last stage's output is the body.
     stages: Vec<Stage>,
+    /// Bytes dropped after the end of a stage's stream.
+    trailing: usize,
     /// Set after the end or an error: the body yields nothing more.
     done: bool,
 }
+
+/// The most bytes a stage may still decode after the stream it feeds has ended: a
+/// stream that goes on past it is an error rather than work done for nothing (a few
+/// bytes of an outer coding can expand to gigabytes).
+const MAX_TRAILING: usize = 64 * 1024;
 
 impl Pipeline {
     /// Ends the body: the stages and the source (with its connection) are let go.
@@ -540,6 +558,28 @@ impl Pipeline {
         self.stages = Vec::new();
         self.source = ResponseBody::empty();
         Poll::Ready(item)
+    }
+
+    /// Counts `len` bytes decoded after the end of the stream they were for; past
+    /// [`MAX_TRAILING`] in all, an error.
+    fn drop_trailing(&mut self, len: usize) -> Result<(), NetworkError> {
+        self.trailing = self.trailing.saturating_add(len);
+        if self.trailing > MAX_TRAILING {
+            let error = io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a content coding goes on for more than 64 KiB after the end of the coding inside it",
+            );
+            return Err(NetworkError::Decode(Box::new(error)));
+        }
+        Ok(())
+    }
+
+    /// The last stage before `index` whose stream has not ended yet.
+    fn unfinished_before(&self, index: usize) -> Option<usize> {
+        self.stages
+            .get(..index)?
+            .iter()
+            .rposition(|stage| stage.phase != Phase::Done)
     }
 }
 
@@ -565,19 +605,39 @@ impl Stream for Pipeline {
             };
             match step {
                 Step::Output(bytes) => match this.stages.get_mut(index + 1) {
+                    // After the end of the next stage's stream: dropped.
+                    Some(next) if next.phase == Phase::Done => {
+                        if let Err(error) = this.drop_trailing(bytes.len()) {
+                            return this.finish(Some(Err(error)));
+                        }
+                    }
                     Some(next) => {
                         next.push_input(bytes);
                         index += 1;
                     }
                     None => return Poll::Ready(Some(Ok(bytes))),
                 },
-                Step::End => match this.stages.get_mut(index + 1) {
-                    Some(next) => {
-                        next.input_ended = true;
-                        index += 1;
+                Step::End => {
+                    // What this stage was given past the end of its stream is dropped.
+                    let unused = this.stages.get(index).map_or(0, |stage| stage.input.len());
+                    if index > 0 {
+                        if let Err(error) = this.drop_trailing(unused) {
+                            return this.finish(Some(Err(error)));
+                        }
                     }
-                    None => return this.finish(None),
-                },
+                    match this.stages.get_mut(index + 1) {
+                        Some(next) if next.phase != Phase::Done => {
+                            next.input_ended = true;
+                            index += 1;
+                        }
+                        // The body's stream (or one a stage fed) has ended: the stages before
+                        // still run to their own ends, so that their checks are made.
+                        _ => match this.unfinished_before(index) {
+                            Some(before) => index = before,
+                            None => return this.finish(None),
+                        },
+                    }
+                }
                 Step::NeedInput if index > 0 => index -= 1,
                 Step::NeedInput => {
                     match Pin::new(&mut this.source).poll_next(cx) {
@@ -842,6 +902,45 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_outer_codings_check_fails_however_the_body_is_cut() {
+        // `deflate` inside `gzip`, the gzip CRC broken: the deflate stream ends before
+        // the gzip trailer is read, and the CRC must still be checked.
+        let codings = [ContentCoding::Deflate, ContentCoding::Gzip];
+        let mut encoded = encode_all(&codings, &TEXT.repeat(10)).await;
+        let crc = encoded.len() - 8;
+        encoded[crc] ^= 0xff;
+        for size in [1, 2, 3, 7, 64, encoded.len()] {
+            let body = chunked(&encoded, &[size]);
+            let error = read(decode(body, &codings).unwrap()).await.unwrap_err();
+            assert!(
+                matches!(error, NetworkError::Decode(_)),
+                "chunks of {size}: {error:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn bytes_after_an_inner_codings_end_are_dropped_up_to_a_bound() {
+        let codings = [ContentCoding::Deflate, ContentCoding::Gzip];
+        let inner = encode(Some(ContentCoding::Deflate), TEXT).await;
+        // A little junk after the inner stream: dropped, the body is the text.
+        let mut with_junk = inner.clone();
+        with_junk.extend_from_slice(b"junk");
+        let encoded = encode(Some(ContentCoding::Gzip), &with_junk).await;
+        let body = read(decode(ResponseBody::full(encoded), &codings).unwrap()).await;
+        assert_eq!(body.unwrap(), TEXT);
+        // More than the bound (it compresses to a few hundred bytes): an error, not
+        // gigabytes decoded for nothing.
+        let mut with_lots = inner;
+        with_lots.resize(with_lots.len() + MAX_TRAILING + 1, 0);
+        let encoded = encode(Some(ContentCoding::Gzip), &with_lots).await;
+        let error = read(decode(ResponseBody::full(encoded), &codings).unwrap())
+            .await
+            .unwrap_err();
+        assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
     }
 
     #[tokio::test]
