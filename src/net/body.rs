@@ -14,11 +14,11 @@ use bytes::Bytes;
 use futures_core::Stream;
 use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
-use tokio::time::{Instant, Sleep};
 
 use hyper::client::conn::http2;
 
 use super::pool::Pooled;
+use super::timer::ReadTimer;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 type BoxRequestStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
@@ -369,11 +369,13 @@ struct IncomingBody {
     declared_length: bool,
     /// The read timeout.
     read_timeout: Option<Duration>,
-    /// Its timer, made the first time the body waits for bytes (a body that arrives with
-    /// its head never needs one), and set again each time it waits after a frame.
-    idle: Option<Pin<Box<Sleep>>>,
-    /// Whether a frame came since the timer was last set.
-    rearm: bool,
+    /// Its timer: the connection's, taken over from the head and given back at the end,
+    /// or one made the first time the body waits for bytes. A body that arrives with its
+    /// head never touches it.
+    idle: Option<ReadTimer>,
+    /// Whether `idle` is set for the current wait: cleared by each frame, so that the
+    /// timer is set again (to the read timeout from then) only when the body next waits.
+    armed: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
 }
@@ -410,14 +412,16 @@ impl ResponseBody {
         declared_length: bool,
         read_timeout: Option<Duration>,
     ) -> ResponseBody {
+        let mut conn = conn;
+        let idle = conn.as_mut().and_then(|conn| conn.tx.read_timer.take());
         let mut incoming = IncomingBody {
             body,
             conn,
             h2,
             declared_length,
             read_timeout,
-            idle: None,
-            rearm: false,
+            idle,
+            armed: false,
             done: false,
         };
         if incoming.body.is_end_stream() {
@@ -450,12 +454,13 @@ impl fmt::Debug for ResponseBody {
 }
 
 impl IncomingBody {
-    /// The body ended cleanly: give the connection back.
+    /// The body ended cleanly: give the connection back, with its timer.
     fn finish(&mut self) {
         self.done = true;
-        self.idle = None;
         self.h2 = None;
-        if let Some(conn) = self.conn.take() {
+        let idle = self.idle.take();
+        if let Some(mut conn) = self.conn.take() {
+            conn.tx.read_timer = idle;
             conn.release();
         }
     }
@@ -470,33 +475,22 @@ impl IncomingBody {
     }
 
     /// While the body waits for bytes: whether the read timeout has passed since it
-    /// began to wait, after the head or the last frame. The timer is made or set here,
-    /// when there is a wait, not for every frame.
+    /// began to wait, after the head or the last frame. The timer is set here, when there
+    /// is a wait, not for every frame.
     fn idle_timer_elapsed(&mut self, cx: &mut Context<'_>) -> bool {
         let Some(timeout) = self.read_timeout else {
             return false;
         };
-        let sleep = match &mut self.idle {
-            Some(sleep) => {
-                if self.rearm {
-                    // A deadline past what `Instant` can hold never comes: keep the
-                    // far-off one the timer already has.
-                    if let Some(deadline) = Instant::now().checked_add(timeout) {
-                        sleep.as_mut().reset(deadline);
-                    }
-                }
-                sleep
+        if !self.armed {
+            // Outside a Tokio runtime there is no timer to wait on.
+            if ReadTimer::set(&mut self.idle, timeout).is_none() {
+                return false;
             }
-            None => {
-                // A body read outside a Tokio runtime has no timer to wait on.
-                if tokio::runtime::Handle::try_current().is_err() {
-                    return false;
-                }
-                self.idle.insert(Box::pin(tokio::time::sleep(timeout)))
-            }
-        };
-        self.rearm = false;
-        sleep.as_mut().poll(cx).is_ready()
+            self.armed = true;
+        }
+        self.idle
+            .as_mut()
+            .is_some_and(|timer| timer.poll_elapsed(cx))
     }
 
     fn poll_frame(
@@ -511,7 +505,7 @@ impl IncomingBody {
                 if self.body.is_end_stream() {
                     self.finish();
                 } else {
-                    self.rearm = true;
+                    self.armed = false;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }

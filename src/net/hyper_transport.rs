@@ -22,6 +22,7 @@ use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::proxy::Proxy;
+use super::timer::{ReadTimeout, ReadTimer};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
 
@@ -507,7 +508,11 @@ impl Inner {
                 None
             };
             let sent = pooled.tx.try_send_request(request);
-            let result = ReadTimeout::new(sent, self.read_timeout)
+            // The connection's own timer, set again (see `net/timer.rs`).
+            let timer = self
+                .read_timeout
+                .and_then(|timeout| ReadTimer::set(&mut pooled.tx.read_timer, timeout));
+            let result = ReadTimeout::new(sent, timer)
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
             let mut error = match result {
@@ -560,7 +565,12 @@ impl Inner {
             None
         };
         let sent = tx.try_send_request(request);
-        let result = ReadTimeout::new(sent, self.read_timeout)
+        // A timer of its own: streams share the connection.
+        let mut timer = None;
+        let timer = self
+            .read_timeout
+            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
+        let result = ReadTimeout::new(sent, timer)
             .await
             .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?;
         match result {
@@ -605,46 +615,6 @@ impl Inner {
         } else {
             Ok(response)
         }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// `future`, failing with `Err(())` if it takes longer than the read timeout. The timer
-    /// is boxed and made only when there is a timeout, so a transport without one carries
-    /// no timer in its state.
-    struct ReadTimeout<F> {
-        #[pin]
-        future: F,
-        sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-    }
-}
-
-impl<F: Future> ReadTimeout<F> {
-    fn new(future: F, timeout: Option<Duration>) -> ReadTimeout<F> {
-        ReadTimeout {
-            future,
-            sleep: timeout.map(|timeout| Box::pin(tokio::time::sleep(timeout))),
-        }
-    }
-}
-
-impl<F: Future> Future for ReadTimeout<F> {
-    type Output = Result<F::Output, ()>;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        let this = self.project();
-        if let std::task::Poll::Ready(output) = this.future.poll(cx) {
-            return std::task::Poll::Ready(Ok(output));
-        }
-        if let Some(sleep) = this.sleep.as_mut() {
-            if sleep.as_mut().poll(cx).is_ready() {
-                return std::task::Poll::Ready(Err(()));
-            }
-        }
-        std::task::Poll::Pending
     }
 }
 

@@ -26,6 +26,7 @@ use hyper::client::conn::http1;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::body::RequestBody;
+use super::timer::ReadTimer;
 
 /// What a connection's [`HeadAtEof`] and its [`Http1`] handle share.
 #[derive(Debug, Default)]
@@ -36,16 +37,25 @@ pub(crate) struct HeadWatch {
     response_started: AtomicBool,
 }
 
-/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps.
+/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps and
+/// the read timer its requests share.
 pub(crate) struct Http1 {
     sender: http1::SendRequest<RequestBody>,
     watch: Arc<HeadWatch>,
+    /// The connection's read timer, made by its first request that has a read timeout
+    /// and set again by each later one (see `net/timer.rs`). A response body holds it
+    /// while it is read, and gives it back with the connection.
+    pub(crate) read_timer: Option<ReadTimer>,
 }
 
 impl Http1 {
     /// The handle of a connection whose stream is `HeadAtEof` with `watch`.
     pub(crate) fn new(sender: http1::SendRequest<RequestBody>, watch: Arc<HeadWatch>) -> Http1 {
-        Http1 { sender, watch }
+        Http1 {
+            sender,
+            watch,
+            read_timer: None,
+        }
     }
 
     /// Waits until the connection can take a request; fails if it has closed.
