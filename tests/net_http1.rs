@@ -457,6 +457,59 @@ async fn resolver_overrides_map_names_to_addresses() {
 }
 
 #[tokio::test]
+async fn each_request_on_a_reused_connection_sends_the_host_of_its_own_url() {
+    let server = hyper_server(|req| async move {
+        let hosts: Vec<_> = req.headers().get_all("host").iter().collect();
+        http::Response::new(full(format!("{hosts:?}")))
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .resolve("web-platform.test", server.addr)
+        .build()
+        .unwrap();
+    let port = server.addr.port();
+    // Authorities that differ only in case share a connection, not a `Host` header.
+    for host in [
+        "web-platform.test",
+        "Web-Platform.TEST",
+        "web-platform.test",
+    ] {
+        let url = format!("http://{host}:{port}/");
+        let (_, seen) = tokio::time::timeout(Duration::from_secs(10), get_text(&transport, &url))
+            .await
+            .unwrap();
+        assert_eq!(seen, format!("[\"{host}:{port}\"]"));
+    }
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn a_callers_own_host_header_is_sent_once_as_it_is() {
+    let server = hyper_server(|req| async move {
+        let hosts: Vec<_> = req.headers().get_all("host").iter().collect();
+        http::Response::new(full(format!("{hosts:?}")))
+    })
+    .await;
+    let transport = transport();
+    for _ in 0..2 {
+        let mut request = get(&server.url("/"));
+        request
+            .headers_mut()
+            .insert("host", http::HeaderValue::from_static("other.test"));
+        let test = transport.send(request, SendOptions::new());
+        let response = tokio::time::timeout(Duration::from_secs(10), test)
+            .await
+            .unwrap()
+            .unwrap();
+        let body = read_all(response.into_body()).await.unwrap();
+        assert_eq!(body, "[\"other.test\"]");
+    }
+    let (_, seen) = get_text(&transport, &server.url("/")).await;
+    assert_eq!(seen, format!("[\"{}\"]", server.addr));
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
 async fn other_schemes_are_refused() {
     let error = transport()
         .send(get("ftp://127.0.0.1/"), SendOptions::new())

@@ -369,12 +369,12 @@ struct IncomingBody {
     declared_length: bool,
     /// The read timeout.
     read_timeout: Option<Duration>,
-    /// Its timer: the connection's, taken over from the head and given back at the end,
-    /// or one made the first time the body waits for bytes. A body that arrives with its
-    /// head never touches it.
+    /// The timer of a body without an HTTP/1 connection, made the first time it waits for
+    /// bytes; a body with one uses the connection's (see `net/timer.rs`). A body that
+    /// arrives with its head never touches either.
     idle: Option<ReadTimer>,
-    /// Whether `idle` is set for the current wait: cleared by each frame, so that the
-    /// timer is set again (to the read timeout from then) only when the body next waits.
+    /// Whether the timer is set for the current wait: cleared by each frame, so that it
+    /// is set again (to the read timeout from then) only when the body next waits.
     armed: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
@@ -412,15 +412,13 @@ impl ResponseBody {
         declared_length: bool,
         read_timeout: Option<Duration>,
     ) -> ResponseBody {
-        let mut conn = conn;
-        let idle = conn.as_mut().and_then(|conn| conn.tx.read_timer.take());
         let mut incoming = IncomingBody {
             body,
             conn,
             h2,
             declared_length,
             read_timeout,
-            idle,
+            idle: None,
             armed: false,
             done: false,
         };
@@ -454,13 +452,12 @@ impl fmt::Debug for ResponseBody {
 }
 
 impl IncomingBody {
-    /// The body ended cleanly: give the connection back, with its timer.
+    /// The body ended cleanly: give the connection back.
     fn finish(&mut self) {
         self.done = true;
+        self.idle = None;
         self.h2 = None;
-        let idle = self.idle.take();
-        if let Some(mut conn) = self.conn.take() {
-            conn.tx.read_timer = idle;
+        if let Some(conn) = self.conn.take() {
             conn.release();
         }
     }
@@ -481,16 +478,18 @@ impl IncomingBody {
         let Some(timeout) = self.read_timeout else {
             return false;
         };
+        let timer = match &mut self.conn {
+            Some(conn) => &mut conn.tx.reused.read_timer,
+            None => &mut self.idle,
+        };
         if !self.armed {
             // Outside a Tokio runtime there is no timer to wait on.
-            if ReadTimer::set(&mut self.idle, timeout).is_none() {
+            if ReadTimer::set(timer, timeout).is_none() {
                 return false;
             }
             self.armed = true;
         }
-        self.idle
-            .as_mut()
-            .is_some_and(|timer| timer.poll_elapsed(cx))
+        timer.as_mut().is_some_and(|timer| timer.poll_elapsed(cx))
     }
 
     fn poll_frame(

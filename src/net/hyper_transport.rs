@@ -20,6 +20,7 @@ use rustls_pki_types::pem::PemObject;
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
+use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::proxy::Proxy;
 use super::timer::{ReadTimeout, ReadTimer};
@@ -427,7 +428,7 @@ impl Inner {
         mut request: Request<RequestBody>,
         options: SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        check_framing(&mut request)?;
+        let own_host = check_framing(&mut request)?;
         let mut key = origin_key(request.uri())?;
         if !self.connector.proxies.is_empty() {
             key.proxy = self.connector.proxy_for(&key);
@@ -494,10 +495,14 @@ impl Inner {
                 }
             };
             if h1_ready.is_none() {
+                let host = match own_host {
+                    true => None,
+                    false => Some(connection_host(&mut pooled.tx, &key)?),
+                };
                 h1_ready = Some(if key.forwards_to_proxy() {
-                    prepare_h1_for_proxy(&mut request, &key, self.connector.proxy(&key))?
+                    prepare_h1_for_proxy(&mut request, &key, host, self.connector.proxy(&key))?
                 } else {
-                    prepare_h1(&mut request, &key)?
+                    prepare_h1(&mut request, host)
                 });
             }
             // A reused connection may have been closed by the peer just as the request
@@ -511,7 +516,7 @@ impl Inner {
             // The connection's own timer, set again (see `net/timer.rs`).
             let timer = self
                 .read_timeout
-                .and_then(|timeout| ReadTimer::set(&mut pooled.tx.read_timer, timeout));
+                .and_then(|timeout| ReadTimer::set(&mut pooled.tx.reused.read_timer, timeout));
             let result = ReadTimeout::new(sent, timer)
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
@@ -735,7 +740,9 @@ fn refused_unprocessed(error: &hyper::Error) -> bool {
 /// length or chunked, as undici insists and browsers forbid the header); more than one
 /// `Host`. A stream body under a `Content-Length` is held to it (see
 /// [`RequestBody::with_declared_length`]).
-fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError> {
+///
+/// Returns whether the request carries its own `Host`, which this looks for anyway.
+fn check_framing(request: &mut Request<RequestBody>) -> Result<bool, NetworkError> {
     let headers = request.headers();
     // One pass over the names, cheaper than three lookups that miss: most requests carry
     // none of these (`Host` is added later).
@@ -743,7 +750,7 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         .keys()
         .any(|name| name == CONTENT_LENGTH || name == TRANSFER_ENCODING || name == HOST)
     {
-        return Ok(());
+        return Ok(false);
     }
     if let Some(value) = headers.get(TRANSFER_ENCODING) {
         return Err(NetworkError::InvalidRequest(
@@ -755,7 +762,8 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         ));
     }
     let mut hosts = headers.get_all(HOST).iter();
-    if hosts.next().is_some() && hosts.next().is_some() {
+    let own_host = hosts.next().is_some();
+    if own_host && hosts.next().is_some() {
         return Err(NetworkError::InvalidRequest(
             "more than one Host header".into(),
         ));
@@ -777,12 +785,12 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         }
     }
     let Some(declared) = declared else {
-        return Ok(());
+        return Ok(own_host);
     };
     if request.body().is_stream() {
         let body = std::mem::take(request.body_mut());
         *request.body_mut() = body.with_declared_length(declared);
-        return Ok(());
+        return Ok(own_host);
     }
     let actual = http_body::Body::size_hint(request.body()).exact();
     if actual != Some(declared) {
@@ -794,7 +802,7 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
             .into(),
         ));
     }
-    Ok(())
+    Ok(own_host)
 }
 
 /// A `Content-Length` value: one or more digits (RFC 9110 §8.6), that fits a `u64`.
@@ -824,16 +832,35 @@ fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
     Ok(Key::new(scheme, authority))
 }
 
-/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2). Returns
-/// whether it added `Host`.
-fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, NetworkError> {
-    let add_host = !request.headers().contains_key(HOST);
-    if add_host {
-        let authority = key.authority.as_str();
-        let host = authority.rsplit('@').next().unwrap_or(authority);
-        let value = HeaderValue::from_str(host)
-            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
-        request.headers_mut().insert(HOST, value);
+/// The `Host` header of `key`'s origin: its authority without userinfo (RFC 9112 §3.2).
+fn host_header(key: &Key) -> Result<HeaderValue, NetworkError> {
+    let authority = key.authority.as_str();
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    HeaderValue::from_str(host)
+        .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))
+}
+
+/// The `Host` header of the connection `tx` to `key`'s origin: made once per connection,
+/// and shared (its bytes are not copied) by each request on it. The pool compares
+/// authorities without case; a request whose authority is spelled otherwise gets its own.
+fn connection_host(tx: &mut Http1, key: &Key) -> Result<HeaderValue, NetworkError> {
+    if let Some((authority, host)) = &tx.reused.host {
+        if authority.as_str() == key.authority.as_str() {
+            return Ok(host.clone());
+        }
+        return host_header(key);
+    }
+    let host = host_header(key)?;
+    tx.reused.host = Some((key.authority.clone(), host.clone()));
+    Ok(host)
+}
+
+/// HTTP/1.1 wants a `Host` header (`host`, unless the request has its own) and the
+/// origin-form target (RFC 9112 §3.2). Returns whether it added `Host`.
+fn prepare_h1(request: &mut Request<RequestBody>, host: Option<HeaderValue>) -> bool {
+    let add_host = host.is_some();
+    if let Some(host) = host {
+        request.headers_mut().insert(HOST, host);
     }
     let target = request
         .uri()
@@ -844,23 +871,22 @@ fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, Net
     if request.version() != Version::HTTP_10 {
         *request.version_mut() = Version::HTTP_11;
     }
-    Ok(add_host)
+    add_host
 }
 
 /// An `http:` request to a proxy keeps its absolute-form target (RFC 9112 §3.2.2),
-/// without userinfo, and carries `Host` and the proxy's `Proxy-Authorization`. Returns
-/// whether it added `Host`.
+/// without userinfo, and carries `Host` (`host_value`, unless the request has its own)
+/// and the proxy's `Proxy-Authorization`. Returns whether it added `Host`.
 fn prepare_h1_for_proxy(
     request: &mut Request<RequestBody>,
     key: &Key,
+    host_value: Option<HeaderValue>,
     proxy: Option<&Proxy>,
 ) -> Result<bool, NetworkError> {
     let authority = key.authority.as_str();
     let host = authority.rsplit('@').next().unwrap_or(authority);
-    let add_host = !request.headers().contains_key(HOST);
-    if add_host {
-        let value = HeaderValue::from_str(host)
-            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
+    let add_host = host_value.is_some();
+    if let Some(value) = host_value {
         request.headers_mut().insert(HOST, value);
     }
     if let Some(authorization) = proxy.and_then(|proxy| proxy.authorization.as_ref()) {
@@ -973,7 +999,7 @@ mod tests {
             .body(RequestBody::empty())
             .unwrap();
         let key = origin_key(request.uri()).unwrap();
-        prepare_h1(&mut request, &key).unwrap();
+        assert!(prepare_h1(&mut request, Some(host_header(&key).unwrap())));
         assert_eq!(request.uri(), "/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
     }
@@ -987,7 +1013,8 @@ mod tests {
         let mut key = origin_key(request.uri()).unwrap();
         key.proxy = Some(0);
         assert!(key.forwards_to_proxy());
-        prepare_h1_for_proxy(&mut request, &key, Some(&proxy)).unwrap();
+        let host = host_header(&key).unwrap();
+        prepare_h1_for_proxy(&mut request, &key, Some(host), Some(&proxy)).unwrap();
         assert_eq!(request.uri(), "http://Example.com:8080/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
         assert_eq!(request.headers()[PROXY_AUTHORIZATION], "Basic dTpw");
@@ -1000,7 +1027,7 @@ mod tests {
             .body(RequestBody::empty())
             .unwrap();
         let key = origin_key(request.uri()).unwrap();
-        let added = prepare_h1(&mut request, &key).unwrap();
+        let added = prepare_h1(&mut request, Some(host_header(&key).unwrap()));
         undo_h1(&mut request, &key, added).unwrap();
         assert_eq!(request.uri(), "https://example.com:8443/a?b");
         assert!(request.headers().get(HOST).is_none());

@@ -22,6 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
+use http::HeaderValue;
+use http::uri::Authority;
 use hyper::client::conn::http1;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -37,15 +39,24 @@ pub(crate) struct HeadWatch {
     response_started: AtomicBool,
 }
 
-/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps and
-/// the read timer its requests share.
+/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps, and
+/// what its requests reuse.
 pub(crate) struct Http1 {
     sender: http1::SendRequest<RequestBody>,
     watch: Arc<HeadWatch>,
-    /// The connection's read timer, made by its first request that has a read timeout
-    /// and set again by each later one (see `net/timer.rs`). A response body holds it
-    /// while it is read, and gives it back with the connection.
+    /// Boxed, so that this handle stays small: it moves with every response body.
+    pub(crate) reused: Box<Reused>,
+}
+
+/// What the requests on one HTTP/1.1 connection reuse, rather than make each anew.
+#[derive(Default)]
+pub(crate) struct Reused {
+    /// The read timer, made by the first request that has a read timeout and set again
+    /// by each later one and by their response bodies (see `net/timer.rs`).
     pub(crate) read_timer: Option<ReadTimer>,
+    /// The `Host` header of the connection's origin, made by the first request that needs
+    /// one, and the authority it was made from; later ones share its bytes.
+    pub(crate) host: Option<(Authority, HeaderValue)>,
 }
 
 impl Http1 {
@@ -54,7 +65,7 @@ impl Http1 {
         Http1 {
             sender,
             watch,
-            read_timer: None,
+            reused: Box::default(),
         }
     }
 
