@@ -724,6 +724,56 @@ async fn a_request_the_peer_read_before_closing_is_not_sent_again() {
 }
 
 #[tokio::test]
+async fn a_get_sent_again_after_its_reused_connection_closed_is_the_same_request() {
+    // Each connection answers one request, then reads the next and closes without
+    // answering: the keep-alive race. The GET goes out again, byte for byte, on a new
+    // connection.
+    let (heads, mut seen) = mpsc::unbounded_channel();
+    let server = raw_server(move |mut stream| {
+        let heads = heads.clone();
+        async move {
+            if let Some(head) = read_head(&mut stream).await {
+                let _ = heads.send(head);
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                    .await;
+            }
+            if let Some(head) = read_head(&mut stream).await {
+                let _ = heads.send(head);
+            }
+        }
+    })
+    .await;
+    let transport = transport();
+    let test = async {
+        assert_eq!(get_text(&transport, &server.url("/first")).await.1, "ok");
+        let mut request = get(&server.url("/again?q=1"));
+        request
+            .headers_mut()
+            .insert("x-custom", http::HeaderValue::from_static("kept"));
+        let response = transport.send(request, SendOptions::new()).await.unwrap();
+        assert_eq!(read_all(response.into_body()).await.unwrap(), "ok");
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+    let first = seen.recv().await.unwrap();
+    assert!(first.starts_with("GET /first "), "{first}");
+    let lost = seen.recv().await.unwrap();
+    let again = seen.recv().await.unwrap();
+    assert_eq!(again, lost);
+    assert!(again.starts_with("GET /again?q=1 HTTP/1.1\r\n"), "{again}");
+    let lower = again.to_ascii_lowercase();
+    assert_eq!(lower.matches("\r\nhost: ").count(), 1, "{again}");
+    assert_eq!(
+        lower.matches("\r\nx-custom: kept\r\n").count(),
+        1,
+        "{again}"
+    );
+    assert_eq!(server.counts.accepts(), 2);
+}
+
+#[tokio::test]
 async fn a_null_body_response_that_carries_a_body_is_not_reused() {
     // A 204 (or 205, or 304) has no body whatever its headers say; bytes a server sends
     // after one anyway would be read as the next response on that connection.

@@ -494,6 +494,17 @@ impl Inner {
                     pooled
                 }
             };
+            // A reused connection may have been closed by the peer just as the request
+            // went out: keep a copy to send again, when the rules allow it at all. Taken
+            // before the request is put in HTTP/1.1 form (which `copy_h1_ready` notes), it
+            // leaves out the `Host` header that this connection adds.
+            let replay = if pooled.reused && !replayed {
+                let room = std::mem::take(&mut pooled.tx.reused.replay_headers);
+                Replay::of(&request, true, room)
+            } else {
+                None
+            };
+            let copy_h1_ready = h1_ready;
             if h1_ready.is_none() {
                 let host = match own_host {
                     true => None,
@@ -505,13 +516,6 @@ impl Inner {
                     prepare_h1(&mut request, host)
                 });
             }
-            // A reused connection may have been closed by the peer just as the request
-            // went out: keep a copy to send again, when the rules allow it at all.
-            let replay = if pooled.reused && !replayed {
-                Replay::of(&request, true)
-            } else {
-                None
-            };
             let sent = pooled.tx.try_send_request(request);
             // The connection's own timer, set again (see `net/timer.rs`).
             let timer = self
@@ -521,7 +525,12 @@ impl Inner {
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
             let mut error = match result {
-                Ok(response) => return self.wrap(response, Some(pooled), None, &options),
+                Ok(response) => {
+                    if let Some(copy) = replay {
+                        pooled.tx.reused.replay_headers = copy.into_room();
+                    }
+                    return self.wrap(response, Some(pooled), None, &options);
+                }
                 Err(error) => error,
             };
             // RFC 9112 §9.3.1: a request hyper hands back never left; on a reused
@@ -543,6 +552,7 @@ impl Inner {
                 Some(copy) if !pooled.tx.response_started() && connection_lost(&error) => {
                     replayed = true;
                     request = copy.into_request();
+                    h1_ready = copy_h1_ready;
                     checkout = Checkout::Connect(pooled.into_slot());
                 }
                 _ => return Err(request_error(error)),
@@ -565,7 +575,7 @@ impl Inner {
             return Err(Retry::Again(Box::new(request)));
         }
         let replay = if may_replay {
-            Replay::of(&request, false)
+            Replay::of(&request, false, Vec::new())
         } else {
             None
         };
@@ -646,8 +656,10 @@ enum Retry {
 
 /// What it takes to send a request again: method, target, headers and a body that can be
 /// sent again. Extensions are not kept. Kept for every request the retry rules could
-/// send again, it is as cheap as it can be: the headers as a list (one allocation), the
-/// body's [`Bytes`](bytes::Bytes) shared, not copied.
+/// send again, it is as cheap as it can be: the headers as a list, in room that an
+/// HTTP/1.1 connection keeps from one request to the next (no allocation once it has
+/// served one), the header values and the body's [`Bytes`](bytes::Bytes) shared, not
+/// copied.
 struct Replay {
     method: http::Method,
     uri: Uri,
@@ -659,23 +671,36 @@ struct Replay {
 impl Replay {
     /// What it takes to send `request` again, if its body can be sent again (empty or one
     /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
-    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2).
-    fn of(request: &Request<RequestBody>, idempotent_only: bool) -> Option<Replay> {
+    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2). The headers
+    /// go into `room`, an empty list whose capacity is reused.
+    fn of(
+        request: &Request<RequestBody>,
+        idempotent_only: bool,
+        room: Vec<(http::HeaderName, HeaderValue)>,
+    ) -> Option<Replay> {
         if idempotent_only && !request.method().is_idempotent() {
             return None;
         }
         let body = request.body().try_clone()?;
+        let mut headers = room;
+        headers.reserve(request.headers().len());
+        for (name, value) in request.headers() {
+            headers.push((name.clone(), value.clone()));
+        }
         Some(Replay {
             method: request.method().clone(),
             uri: request.uri().clone(),
             version: request.version(),
-            headers: request
-                .headers()
-                .iter()
-                .map(|(name, value)| (name.clone(), value.clone()))
-                .collect(),
+            headers,
             body,
         })
+    }
+
+    /// The request was answered: the list's room, emptied, for the next request's copy.
+    fn into_room(self) -> Vec<(http::HeaderName, HeaderValue)> {
+        let mut headers = self.headers;
+        headers.clear();
+        headers
     }
 
     /// The request again.

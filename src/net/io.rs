@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
-use http::HeaderValue;
 use http::uri::Authority;
+use http::{HeaderName, HeaderValue};
 use hyper::client::conn::http1;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -57,6 +57,9 @@ pub(crate) struct Reused {
     /// The `Host` header of the connection's origin, made by the first request that needs
     /// one, and the authority it was made from; later ones share its bytes.
     pub(crate) host: Option<(Authority, HeaderValue)>,
+    /// Room for the copy of a request's headers kept to send it again (see `Replay` in
+    /// `net/hyper_transport.rs`), empty between requests.
+    pub(crate) replay_headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl Http1 {
