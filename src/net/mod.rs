@@ -59,7 +59,9 @@
 //!   Nothing else is retried: not a `POST` or `PATCH` that went out, not a stream body,
 //!   not a failure of a new connection, not a failure after part of the response, never
 //!   a second time. The copy kept to send again (method, URI, headers, the body's
-//!   `Bytes`) is made only for a request these rules could retry.
+//!   `Bytes`) is made only for a request these rules could retry; on HTTP/1.1 it is
+//!   taken before `Host` and the origin-form target are added, into room that its
+//!   connection keeps from one request to the next.
 //! - **Timeouts.** A new connection has 30 seconds
 //!   ([`HyperTransportBuilder::connect_timeout`]); a response head, and each piece of a
 //!   body after it, 300 seconds ([`HyperTransportBuilder::read_timeout`]), as in undici.

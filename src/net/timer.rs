@@ -10,10 +10,10 @@
 //! once per read timeout at most to be moved on. The timer still passes at the very
 //! deadline of the current wait.
 //!
-//! The wait for a response head sets the connection's timer; the response body takes it
-//! over for its waits between chunks, setting it again at each, and hands it back with
-//! the connection at its end. An HTTP/2 request, which shares its connection, makes a
-//! timer of its own.
+//! The wait for a response head sets the connection's timer (kept in `io::Reused`); the
+//! response body, which holds the connection until its end, sets the same timer again for
+//! each of its waits between chunks. An HTTP/2 request, which shares its connection, and
+//! a body whose connection will not be reused make timers of their own.
 //!
 //! A timer belongs to the runtime that made it, and polling it after that runtime has
 //! shut down panics; a connection may be reused from another runtime than the one that
@@ -66,7 +66,8 @@ impl ReadTimer {
                 let state = state.as_mut().project();
                 *state.deadline = deadline;
                 if state.sleep.deadline() > deadline {
-                    // Never for deadlines that grow; kept for the timer to stay exact.
+                    // Never while deadlines grow; should one not, the `Sleep` must not
+                    // pass after it.
                     state.sleep.reset(deadline);
                 }
             }
