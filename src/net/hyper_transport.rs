@@ -500,8 +500,7 @@ impl Inner {
             // before the request is put in HTTP/1.1 form (which `copy_h1_ready` notes), it
             // leaves out the `Host` header that this connection adds.
             let replay = if pooled.reused && !replayed {
-                let room = std::mem::take(&mut pooled.tx.reused.replay_headers);
-                Replay::of(&request, true, room)
+                Replay::of(&request, true, &mut pooled.tx.reused.replay_headers)
             } else {
                 None
             };
@@ -576,7 +575,7 @@ impl Inner {
             return Err(Retry::Again(Box::new(request)));
         }
         let replay = if may_replay {
-            Replay::of(&request, false, Vec::new())
+            Replay::of(&request, false, &mut Vec::new())
         } else {
             None
         };
@@ -673,17 +672,17 @@ impl Replay {
     /// What it takes to send `request` again, if its body can be sent again (empty or one
     /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
     /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2). The headers
-    /// go into `room`, an empty list whose capacity is reused.
+    /// go into `room`, an empty list whose capacity is reused, taken only then.
     fn of(
         request: &Request<RequestBody>,
         idempotent_only: bool,
-        room: Vec<(http::HeaderName, HeaderValue)>,
+        room: &mut Vec<(http::HeaderName, HeaderValue)>,
     ) -> Option<Replay> {
         if idempotent_only && !request.method().is_idempotent() {
             return None;
         }
         let body = request.body().try_clone()?;
-        let mut headers = room;
+        let mut headers = std::mem::take(room);
         headers.reserve(request.headers().len());
         for (name, value) in request.headers() {
             headers.push((name.clone(), value.clone()));
