@@ -72,6 +72,13 @@ pub struct Body {
     // Not in the spec: caps on the bytes the body may deliver (set on bodies from the
     // network), and the bytes delivered so far.
     limit: SizeLimit,
+    // Not in the spec: whether `limit.max` is the cap that
+    // [`Response::set_max_body_size`](crate::Response::set_max_body_size) set, replacing
+    // both of the client's (it names the option in the error). Here beside `disturbed`
+    // rather than in `SizeLimit`, whose padding would make `Body` 136 bytes and a
+    // `Response` 264: past 256 bytes, each move of a `Response` (about twenty per fetch)
+    // takes `memcpy`'s slower loop.
+    limit_per_response: bool,
 }
 
 /// Caps on the bytes a body may deliver: what
@@ -81,7 +88,8 @@ pub struct Body {
 /// bytes delivered so far. A body carries no cap unless it came from the network.
 ///
 /// `u64::MAX` stands for "none" (no body can pass it), which keeps this small in every
-/// [`Body`], moved with it wherever it goes.
+/// [`Body`], moved with it wherever it goes; which option set `max` is the body's
+/// `limit_per_response`.
 #[derive(Clone, Copy, Debug)]
 struct SizeLimit {
     /// At most this many bytes, however the body is read.
@@ -94,9 +102,6 @@ struct SizeLimit {
     declared: u64,
     /// The bytes delivered so far.
     delivered: u64,
-    /// Whether [`Response::set_max_body_size`](crate::Response::set_max_body_size) set
-    /// `max`, replacing both of the client's limits.
-    per_response: bool,
 }
 
 /// No cap, or no declared size.
@@ -109,7 +114,6 @@ impl Default for SizeLimit {
             max_buffered: NONE,
             declared: NONE,
             delivered: 0,
-            per_response: false,
         }
     }
 }
@@ -123,9 +127,10 @@ struct Cap {
 
 impl SizeLimit {
     /// The cap on a read, `buffered` (the whole body at once) or not: the smaller of the
-    /// limits that apply.
-    fn cap(&self, buffered: bool) -> Option<Cap> {
-        let (limit, option) = if self.per_response {
+    /// limits that apply. `per_response` says that `max` is the cap
+    /// [`Response::set_max_body_size`](crate::Response::set_max_body_size) set.
+    fn cap(&self, buffered: bool, per_response: bool) -> Option<Cap> {
+        let (limit, option) = if per_response {
             (self.max, "the limit set with Response::set_max_body_size")
         } else if buffered && self.max_buffered < self.max {
             (self.max_buffered, "max_buffered_body_size")
@@ -183,6 +188,7 @@ impl Body {
             length: Some(0),
             disturbed: false,
             limit: SizeLimit::default(),
+            limit_per_response: false,
         }
     }
 
@@ -200,6 +206,7 @@ impl Body {
             },
             disturbed: false,
             limit: SizeLimit::default(),
+            limit_per_response: false,
         }
     }
 
@@ -220,6 +227,7 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
+            limit_per_response: false,
         }
     }
 
@@ -239,6 +247,7 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
+            limit_per_response: false,
         }
     }
 
@@ -250,6 +259,7 @@ impl Body {
             length: None,
             disturbed: false,
             limit: SizeLimit::default(),
+            limit_per_response: false,
         }
     }
 
@@ -270,7 +280,7 @@ impl Body {
     pub(crate) fn limit_size(&mut self, max: Option<u64>, max_buffered: Option<u64>) {
         self.limit.max = max.unwrap_or(NONE);
         self.limit.max_buffered = max_buffered.unwrap_or(NONE);
-        self.limit.per_response = false;
+        self.limit_per_response = false;
     }
 
     /// Not in the spec: caps the bytes this body may deliver at `max` however it is read,
@@ -278,7 +288,7 @@ impl Body {
     pub(crate) fn set_max_size(&mut self, max: Option<u64>) {
         self.limit.max = max.unwrap_or(NONE);
         self.limit.max_buffered = NONE;
-        self.limit.per_response = true;
+        self.limit_per_response = true;
     }
 
     /// Not in the spec: the number of bytes the body will deliver, when it is known before
@@ -297,9 +307,11 @@ impl Body {
     {
         let length = self.length;
         let limit = std::mem::take(&mut self.limit);
+        let limit_per_response = std::mem::take(&mut self.limit_per_response);
         let mut body = Body::from_stream(adapter(self));
         body.length = length;
         body.limit = limit;
+        body.limit_per_response = limit_per_response;
         body
     }
 
@@ -340,6 +352,7 @@ impl Body {
             length: self.length,
             disturbed: false,
             limit: self.limit,
+            limit_per_response: self.limit_per_response,
         })
     }
 
@@ -360,6 +373,7 @@ impl Body {
             length: self.length,
             disturbed: false,
             limit: self.limit,
+            limit_per_response: self.limit_per_response,
         }
     }
 
@@ -370,7 +384,7 @@ impl Body {
     /// The error the stream ended with.
     pub async fn bytes(mut self) -> Result<Bytes> {
         self.disturbed = true;
-        let cap = self.limit.cap(true);
+        let cap = self.limit.cap(true, self.limit_per_response);
         match std::mem::replace(&mut self.stream, Inner::Empty) {
             Inner::Empty => return Ok(Bytes::new()),
             Inner::Bytes(bytes) => {
@@ -527,7 +541,7 @@ impl Stream for Body {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        let cap = this.limit.cap(false);
+        let cap = this.limit.cap(false, this.limit_per_response);
         this.poll_chunk(cx, cap)
     }
 
@@ -549,7 +563,7 @@ impl http_body::Body for Body {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>>>> {
         let this = self.get_mut();
-        let cap = this.limit.cap(false);
+        let cap = this.limit.cap(false, this.limit_per_response);
         this.poll_chunk(cx, cap)
             .map(|chunk| chunk.map(|chunk| chunk.map(http_body::Frame::data)))
     }
@@ -1025,6 +1039,14 @@ impl Blob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_fits_in_128_bytes_so_a_response_fits_in_256() {
+        // A `Response` (a `Body` and 128 bytes more) is moved about twenty times per
+        // fetch; past 256 bytes each move takes `memcpy`'s slower loop.
+        assert!(std::mem::size_of::<Body>() <= 128);
+        assert!(std::mem::size_of::<crate::Response>() <= 256);
+    }
 
     #[test]
     fn a_capped_buffer_grows_by_doubling_but_never_past_the_cap() {

@@ -457,6 +457,59 @@ async fn resolver_overrides_map_names_to_addresses() {
 }
 
 #[tokio::test]
+async fn each_request_on_a_reused_connection_sends_the_host_of_its_own_url() {
+    let server = hyper_server(|req| async move {
+        let hosts: Vec<_> = req.headers().get_all("host").iter().collect();
+        http::Response::new(full(format!("{hosts:?}")))
+    })
+    .await;
+    let transport = HyperTransport::builder()
+        .resolve("web-platform.test", server.addr)
+        .build()
+        .unwrap();
+    let port = server.addr.port();
+    // Authorities that differ only in case share a connection, not a `Host` header.
+    for host in [
+        "web-platform.test",
+        "Web-Platform.TEST",
+        "web-platform.test",
+    ] {
+        let url = format!("http://{host}:{port}/");
+        let (_, seen) = tokio::time::timeout(Duration::from_secs(10), get_text(&transport, &url))
+            .await
+            .unwrap();
+        assert_eq!(seen, format!("[\"{host}:{port}\"]"));
+    }
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn a_callers_own_host_header_is_sent_once_as_it_is() {
+    let server = hyper_server(|req| async move {
+        let hosts: Vec<_> = req.headers().get_all("host").iter().collect();
+        http::Response::new(full(format!("{hosts:?}")))
+    })
+    .await;
+    let transport = transport();
+    for _ in 0..2 {
+        let mut request = get(&server.url("/"));
+        request
+            .headers_mut()
+            .insert("host", http::HeaderValue::from_static("other.test"));
+        let test = transport.send(request, SendOptions::new());
+        let response = tokio::time::timeout(Duration::from_secs(10), test)
+            .await
+            .unwrap()
+            .unwrap();
+        let body = read_all(response.into_body()).await.unwrap();
+        assert_eq!(body, "[\"other.test\"]");
+    }
+    let (_, seen) = get_text(&transport, &server.url("/")).await;
+    assert_eq!(seen, format!("[\"{}\"]", server.addr));
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
 async fn other_schemes_are_refused() {
     let error = transport()
         .send(get("ftp://127.0.0.1/"), SendOptions::new())
@@ -668,6 +721,56 @@ async fn a_request_the_peer_read_before_closing_is_not_sent_again() {
         .unwrap_err();
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
     assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn a_get_sent_again_after_its_reused_connection_closed_is_the_same_request() {
+    // Each connection answers one request, then reads the next and closes without
+    // answering: the keep-alive race. The GET goes out again, byte for byte, on a new
+    // connection.
+    let (heads, mut seen) = mpsc::unbounded_channel();
+    let server = raw_server(move |mut stream| {
+        let heads = heads.clone();
+        async move {
+            if let Some(head) = read_head(&mut stream).await {
+                let _ = heads.send(head);
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                    .await;
+            }
+            if let Some(head) = read_head(&mut stream).await {
+                let _ = heads.send(head);
+            }
+        }
+    })
+    .await;
+    let transport = transport();
+    let test = async {
+        assert_eq!(get_text(&transport, &server.url("/first")).await.1, "ok");
+        let mut request = get(&server.url("/again?q=1"));
+        request
+            .headers_mut()
+            .insert("x-custom", http::HeaderValue::from_static("kept"));
+        let response = transport.send(request, SendOptions::new()).await.unwrap();
+        assert_eq!(read_all(response.into_body()).await.unwrap(), "ok");
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+    let first = seen.recv().await.unwrap();
+    assert!(first.starts_with("GET /first "), "{first}");
+    let lost = seen.recv().await.unwrap();
+    let again = seen.recv().await.unwrap();
+    assert_eq!(again, lost);
+    assert!(again.starts_with("GET /again?q=1 HTTP/1.1\r\n"), "{again}");
+    let lower = again.to_ascii_lowercase();
+    assert_eq!(lower.matches("\r\nhost: ").count(), 1, "{again}");
+    assert_eq!(
+        lower.matches("\r\nx-custom: kept\r\n").count(),
+        1,
+        "{again}"
+    );
+    assert_eq!(server.counts.accepts(), 2);
 }
 
 #[tokio::test]

@@ -14,11 +14,11 @@ use bytes::Bytes;
 use futures_core::Stream;
 use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
-use tokio::time::{Instant, Sleep};
 
 use hyper::client::conn::http2;
 
 use super::pool::Pooled;
+use super::timer::ReadTimer;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 type BoxRequestStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
@@ -369,11 +369,13 @@ struct IncomingBody {
     declared_length: bool,
     /// The read timeout.
     read_timeout: Option<Duration>,
-    /// Its timer, made the first time the body waits for bytes (a body that arrives with
-    /// its head never needs one), and set again each time it waits after a frame.
-    idle: Option<Pin<Box<Sleep>>>,
-    /// Whether a frame came since the timer was last set.
-    rearm: bool,
+    /// The timer of a body without an HTTP/1 connection, made the first time it waits for
+    /// bytes; a body with one uses the connection's (see `net/timer.rs`). A body that
+    /// arrives with its head never touches either.
+    idle: Option<ReadTimer>,
+    /// Whether the timer is set for the current wait: cleared by each frame, so that it
+    /// is set again (to the read timeout from then) only when the body next waits.
+    armed: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
 }
@@ -417,7 +419,7 @@ impl ResponseBody {
             declared_length,
             read_timeout,
             idle: None,
-            rearm: false,
+            armed: false,
             done: false,
         };
         if incoming.body.is_end_stream() {
@@ -470,33 +472,24 @@ impl IncomingBody {
     }
 
     /// While the body waits for bytes: whether the read timeout has passed since it
-    /// began to wait, after the head or the last frame. The timer is made or set here,
-    /// when there is a wait, not for every frame.
+    /// began to wait, after the head or the last frame. The timer is set here, when there
+    /// is a wait, not for every frame.
     fn idle_timer_elapsed(&mut self, cx: &mut Context<'_>) -> bool {
         let Some(timeout) = self.read_timeout else {
             return false;
         };
-        let sleep = match &mut self.idle {
-            Some(sleep) => {
-                if self.rearm {
-                    // A deadline past what `Instant` can hold never comes: keep the
-                    // far-off one the timer already has.
-                    if let Some(deadline) = Instant::now().checked_add(timeout) {
-                        sleep.as_mut().reset(deadline);
-                    }
-                }
-                sleep
-            }
-            None => {
-                // A body read outside a Tokio runtime has no timer to wait on.
-                if tokio::runtime::Handle::try_current().is_err() {
-                    return false;
-                }
-                self.idle.insert(Box::pin(tokio::time::sleep(timeout)))
-            }
+        let timer = match &mut self.conn {
+            Some(conn) => &mut conn.tx.reused.read_timer,
+            None => &mut self.idle,
         };
-        self.rearm = false;
-        sleep.as_mut().poll(cx).is_ready()
+        if !self.armed {
+            // Outside a Tokio runtime there is no timer to wait on.
+            if ReadTimer::set(timer, timeout).is_none() {
+                return false;
+            }
+            self.armed = true;
+        }
+        timer.as_mut().is_some_and(|timer| timer.poll_elapsed(cx))
     }
 
     fn poll_frame(
@@ -511,7 +504,7 @@ impl IncomingBody {
                 if self.body.is_end_stream() {
                     self.finish();
                 } else {
-                    self.rearm = true;
+                    self.armed = false;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }

@@ -20,8 +20,10 @@ use rustls_pki_types::pem::PemObject;
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
+use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::proxy::Proxy;
+use super::timer::{ReadTimeout, ReadTimer};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
 
@@ -415,18 +417,19 @@ fn tls_config(
 
 impl Transport for HyperTransport {
     fn send(&self, request: Request<RequestBody>, options: SendOptions) -> TransportFuture {
-        let inner = Arc::clone(&self.inner);
-        Box::pin(async move { inner.send(request, options).await })
+        // The future of `Inner::send` itself, not one that awaits it: a future is moved
+        // whole, and a second layer would move its 1.6 KB once more.
+        Box::pin(Arc::clone(&self.inner).send(request, options))
     }
 }
 
 impl Inner {
     async fn send(
-        &self,
+        self: Arc<Self>,
         mut request: Request<RequestBody>,
         options: SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        check_framing(&mut request)?;
+        let own_host = check_framing(&mut request)?;
         let mut key = origin_key(request.uri())?;
         if !self.connector.proxies.is_empty() {
             key.proxy = self.connector.proxy_for(&key);
@@ -492,26 +495,42 @@ impl Inner {
                     pooled
                 }
             };
-            if h1_ready.is_none() {
-                h1_ready = Some(if key.forwards_to_proxy() {
-                    prepare_h1_for_proxy(&mut request, &key, self.connector.proxy(&key))?
-                } else {
-                    prepare_h1(&mut request, &key)?
-                });
-            }
             // A reused connection may have been closed by the peer just as the request
-            // went out: keep a copy to send again, when the rules allow it at all.
+            // went out: keep a copy to send again, when the rules allow it at all. Taken
+            // before the request is put in HTTP/1.1 form (which `copy_h1_ready` notes), it
+            // leaves out the `Host` header that this connection adds.
             let replay = if pooled.reused && !replayed {
-                Replay::of(&request, true)
+                Replay::of(&request, true, &mut pooled.tx.reused.replay_headers)
             } else {
                 None
             };
+            let copy_h1_ready = h1_ready;
+            if h1_ready.is_none() {
+                let host = match own_host {
+                    true => None,
+                    false => Some(connection_host(&mut pooled.tx, &key)?),
+                };
+                h1_ready = Some(if key.forwards_to_proxy() {
+                    prepare_h1_for_proxy(&mut request, &key, host, self.connector.proxy(&key))?
+                } else {
+                    prepare_h1(&mut request, host)
+                });
+            }
             let sent = pooled.tx.try_send_request(request);
-            let result = ReadTimeout::new(sent, self.read_timeout)
+            // The connection's own timer, set again (see `net/timer.rs`).
+            let timer = self
+                .read_timeout
+                .and_then(|timeout| ReadTimer::set(&mut pooled.tx.reused.read_timer, timeout));
+            let result = ReadTimeout::new(sent, timer)
                 .await
                 .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
             let mut error = match result {
-                Ok(response) => return self.wrap(response, Some(pooled), None, &options),
+                Ok(response) => {
+                    if let Some(copy) = replay {
+                        pooled.tx.reused.replay_headers = copy.into_room();
+                    }
+                    return self.wrap(response, Some(pooled), None, &options);
+                }
                 Err(error) => error,
             };
             // RFC 9112 §9.3.1: a request hyper hands back never left; on a reused
@@ -533,6 +552,7 @@ impl Inner {
                 Some(copy) if !pooled.tx.response_started() && connection_lost(&error) => {
                     replayed = true;
                     request = copy.into_request();
+                    h1_ready = copy_h1_ready;
                     checkout = Checkout::Connect(pooled.into_slot());
                 }
                 _ => return Err(request_error(error)),
@@ -555,12 +575,17 @@ impl Inner {
             return Err(Retry::Again(Box::new(request)));
         }
         let replay = if may_replay {
-            Replay::of(&request, false)
+            Replay::of(&request, false, &mut Vec::new())
         } else {
             None
         };
         let sent = tx.try_send_request(request);
-        let result = ReadTimeout::new(sent, self.read_timeout)
+        // A timer of its own: streams share the connection.
+        let mut timer = None;
+        let timer = self
+            .read_timeout
+            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
+        let result = ReadTimeout::new(sent, timer)
             .await
             .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?;
         match result {
@@ -608,46 +633,6 @@ impl Inner {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// `future`, failing with `Err(())` if it takes longer than the read timeout. The timer
-    /// is boxed and made only when there is a timeout, so a transport without one carries
-    /// no timer in its state.
-    struct ReadTimeout<F> {
-        #[pin]
-        future: F,
-        sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-    }
-}
-
-impl<F: Future> ReadTimeout<F> {
-    fn new(future: F, timeout: Option<Duration>) -> ReadTimeout<F> {
-        ReadTimeout {
-            future,
-            sleep: timeout.map(|timeout| Box::pin(tokio::time::sleep(timeout))),
-        }
-    }
-}
-
-impl<F: Future> Future for ReadTimeout<F> {
-    type Output = Result<F::Output, ()>;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        let this = self.project();
-        if let std::task::Poll::Ready(output) = this.future.poll(cx) {
-            return std::task::Poll::Ready(Ok(output));
-        }
-        if let Some(sleep) = this.sleep.as_mut() {
-            if sleep.as_mut().poll(cx).is_ready() {
-                return std::task::Poll::Ready(Err(()));
-            }
-        }
-        std::task::Poll::Pending
-    }
-}
-
 /// Whether a response with a status that never has a body (204, 205, 304) declares one
 /// anyway: a `Content-Length` other than 0, or a `Transfer-Encoding`.
 fn declares_a_body_it_cannot_have(parts: &http::response::Parts) -> bool {
@@ -671,8 +656,10 @@ enum Retry {
 
 /// What it takes to send a request again: method, target, headers and a body that can be
 /// sent again. Extensions are not kept. Kept for every request the retry rules could
-/// send again, it is as cheap as it can be: the headers as a list (one allocation), the
-/// body's [`Bytes`](bytes::Bytes) shared, not copied.
+/// send again, it is as cheap as it can be: the headers as a list, in room that an
+/// HTTP/1.1 connection keeps from one request to the next (no allocation once it has
+/// served one), the header values and the body's [`Bytes`](bytes::Bytes) shared, not
+/// copied.
 struct Replay {
     method: http::Method,
     uri: Uri,
@@ -684,23 +671,36 @@ struct Replay {
 impl Replay {
     /// What it takes to send `request` again, if its body can be sent again (empty or one
     /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
-    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2).
-    fn of(request: &Request<RequestBody>, idempotent_only: bool) -> Option<Replay> {
+    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2). The headers
+    /// go into `room`, an empty list whose capacity is reused, taken only then.
+    fn of(
+        request: &Request<RequestBody>,
+        idempotent_only: bool,
+        room: &mut Vec<(http::HeaderName, HeaderValue)>,
+    ) -> Option<Replay> {
         if idempotent_only && !request.method().is_idempotent() {
             return None;
         }
         let body = request.body().try_clone()?;
+        let mut headers = std::mem::take(room);
+        headers.reserve(request.headers().len());
+        for (name, value) in request.headers() {
+            headers.push((name.clone(), value.clone()));
+        }
         Some(Replay {
             method: request.method().clone(),
             uri: request.uri().clone(),
             version: request.version(),
-            headers: request
-                .headers()
-                .iter()
-                .map(|(name, value)| (name.clone(), value.clone()))
-                .collect(),
+            headers,
             body,
         })
+    }
+
+    /// The request was answered: the list's room, emptied, for the next request's copy.
+    fn into_room(self) -> Vec<(http::HeaderName, HeaderValue)> {
+        let mut headers = self.headers;
+        headers.clear();
+        headers
     }
 
     /// The request again.
@@ -765,7 +765,9 @@ fn refused_unprocessed(error: &hyper::Error) -> bool {
 /// length or chunked, as undici insists and browsers forbid the header); more than one
 /// `Host`. A stream body under a `Content-Length` is held to it (see
 /// [`RequestBody::with_declared_length`]).
-fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError> {
+///
+/// Returns whether the request carries its own `Host`, which this looks for anyway.
+fn check_framing(request: &mut Request<RequestBody>) -> Result<bool, NetworkError> {
     let headers = request.headers();
     // One pass over the names, cheaper than three lookups that miss: most requests carry
     // none of these (`Host` is added later).
@@ -773,7 +775,7 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         .keys()
         .any(|name| name == CONTENT_LENGTH || name == TRANSFER_ENCODING || name == HOST)
     {
-        return Ok(());
+        return Ok(false);
     }
     if let Some(value) = headers.get(TRANSFER_ENCODING) {
         return Err(NetworkError::InvalidRequest(
@@ -785,7 +787,8 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         ));
     }
     let mut hosts = headers.get_all(HOST).iter();
-    if hosts.next().is_some() && hosts.next().is_some() {
+    let own_host = hosts.next().is_some();
+    if own_host && hosts.next().is_some() {
         return Err(NetworkError::InvalidRequest(
             "more than one Host header".into(),
         ));
@@ -807,12 +810,12 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
         }
     }
     let Some(declared) = declared else {
-        return Ok(());
+        return Ok(own_host);
     };
     if request.body().is_stream() {
         let body = std::mem::take(request.body_mut());
         *request.body_mut() = body.with_declared_length(declared);
-        return Ok(());
+        return Ok(own_host);
     }
     let actual = http_body::Body::size_hint(request.body()).exact();
     if actual != Some(declared) {
@@ -824,7 +827,7 @@ fn check_framing(request: &mut Request<RequestBody>) -> Result<(), NetworkError>
             .into(),
         ));
     }
-    Ok(())
+    Ok(own_host)
 }
 
 /// A `Content-Length` value: one or more digits (RFC 9110 §8.6), that fits a `u64`.
@@ -854,16 +857,35 @@ fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
     Ok(Key::new(scheme, authority))
 }
 
-/// HTTP/1.1 wants a `Host` header and the origin-form target (RFC 9112 §3.2). Returns
-/// whether it added `Host`.
-fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, NetworkError> {
-    let add_host = !request.headers().contains_key(HOST);
-    if add_host {
-        let authority = key.authority.as_str();
-        let host = authority.rsplit('@').next().unwrap_or(authority);
-        let value = HeaderValue::from_str(host)
-            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
-        request.headers_mut().insert(HOST, value);
+/// The `Host` header of `key`'s origin: its authority without userinfo (RFC 9112 §3.2).
+fn host_header(key: &Key) -> Result<HeaderValue, NetworkError> {
+    let authority = key.authority.as_str();
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    HeaderValue::from_str(host)
+        .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))
+}
+
+/// The `Host` header of the connection `tx` to `key`'s origin: made once per connection,
+/// and shared (its bytes are not copied) by each request on it. The pool compares
+/// authorities without case; a request whose authority is spelled otherwise gets its own.
+fn connection_host(tx: &mut Http1, key: &Key) -> Result<HeaderValue, NetworkError> {
+    if let Some((authority, host)) = &tx.reused.host {
+        if authority.as_str() == key.authority.as_str() {
+            return Ok(host.clone());
+        }
+        return host_header(key);
+    }
+    let host = host_header(key)?;
+    tx.reused.host = Some((key.authority.clone(), host.clone()));
+    Ok(host)
+}
+
+/// HTTP/1.1 wants a `Host` header (`host`, unless the request has its own) and the
+/// origin-form target (RFC 9112 §3.2). Returns whether it added `Host`.
+fn prepare_h1(request: &mut Request<RequestBody>, host: Option<HeaderValue>) -> bool {
+    let add_host = host.is_some();
+    if let Some(host) = host {
+        request.headers_mut().insert(HOST, host);
     }
     let target = request
         .uri()
@@ -874,23 +896,22 @@ fn prepare_h1(request: &mut Request<RequestBody>, key: &Key) -> Result<bool, Net
     if request.version() != Version::HTTP_10 {
         *request.version_mut() = Version::HTTP_11;
     }
-    Ok(add_host)
+    add_host
 }
 
 /// An `http:` request to a proxy keeps its absolute-form target (RFC 9112 §3.2.2),
-/// without userinfo, and carries `Host` and the proxy's `Proxy-Authorization`. Returns
-/// whether it added `Host`.
+/// without userinfo, and carries `Host` (`host_value`, unless the request has its own)
+/// and the proxy's `Proxy-Authorization`. Returns whether it added `Host`.
 fn prepare_h1_for_proxy(
     request: &mut Request<RequestBody>,
     key: &Key,
+    host_value: Option<HeaderValue>,
     proxy: Option<&Proxy>,
 ) -> Result<bool, NetworkError> {
     let authority = key.authority.as_str();
     let host = authority.rsplit('@').next().unwrap_or(authority);
-    let add_host = !request.headers().contains_key(HOST);
-    if add_host {
-        let value = HeaderValue::from_str(host)
-            .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))?;
+    let add_host = host_value.is_some();
+    if let Some(value) = host_value {
         request.headers_mut().insert(HOST, value);
     }
     if let Some(authorization) = proxy.and_then(|proxy| proxy.authorization.as_ref()) {
@@ -1003,7 +1024,7 @@ mod tests {
             .body(RequestBody::empty())
             .unwrap();
         let key = origin_key(request.uri()).unwrap();
-        prepare_h1(&mut request, &key).unwrap();
+        assert!(prepare_h1(&mut request, Some(host_header(&key).unwrap())));
         assert_eq!(request.uri(), "/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
     }
@@ -1017,7 +1038,8 @@ mod tests {
         let mut key = origin_key(request.uri()).unwrap();
         key.proxy = Some(0);
         assert!(key.forwards_to_proxy());
-        prepare_h1_for_proxy(&mut request, &key, Some(&proxy)).unwrap();
+        let host = host_header(&key).unwrap();
+        prepare_h1_for_proxy(&mut request, &key, Some(host), Some(&proxy)).unwrap();
         assert_eq!(request.uri(), "http://Example.com:8080/a?b=c");
         assert_eq!(request.headers()[HOST], "Example.com:8080");
         assert_eq!(request.headers()[PROXY_AUTHORIZATION], "Basic dTpw");
@@ -1030,7 +1052,7 @@ mod tests {
             .body(RequestBody::empty())
             .unwrap();
         let key = origin_key(request.uri()).unwrap();
-        let added = prepare_h1(&mut request, &key).unwrap();
+        let added = prepare_h1(&mut request, Some(host_header(&key).unwrap()));
         undo_h1(&mut request, &key, added).unwrap();
         assert_eq!(request.uri(), "https://example.com:8443/a?b");
         assert!(request.headers().get(HOST).is_none());

@@ -22,10 +22,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
+use http::uri::Authority;
+use http::{HeaderName, HeaderValue};
 use hyper::client::conn::http1;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::body::RequestBody;
+use super::timer::ReadTimer;
 
 /// What a connection's [`HeadAtEof`] and its [`Http1`] handle share.
 #[derive(Debug, Default)]
@@ -36,16 +39,37 @@ pub(crate) struct HeadWatch {
     response_started: AtomicBool,
 }
 
-/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps.
+/// An HTTP/1.1 connection's request handle, with the watch its [`HeadAtEof`] keeps, and
+/// what its requests reuse.
 pub(crate) struct Http1 {
     sender: http1::SendRequest<RequestBody>,
     watch: Arc<HeadWatch>,
+    /// Boxed, so that this handle stays small: it moves with every response body.
+    pub(crate) reused: Box<Reused>,
+}
+
+/// What the requests on one HTTP/1.1 connection reuse, rather than make each anew.
+#[derive(Default)]
+pub(crate) struct Reused {
+    /// The read timer, made by the first request that has a read timeout and set again
+    /// by each later one and by their response bodies (see `net/timer.rs`).
+    pub(crate) read_timer: Option<ReadTimer>,
+    /// The `Host` header of the connection's origin, made by the first request that needs
+    /// one, and the authority it was made from; later ones share its bytes.
+    pub(crate) host: Option<(Authority, HeaderValue)>,
+    /// Room for the copy of a request's headers kept to send it again (see `Replay` in
+    /// `net/hyper_transport.rs`), empty between requests.
+    pub(crate) replay_headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl Http1 {
     /// The handle of a connection whose stream is `HeadAtEof` with `watch`.
     pub(crate) fn new(sender: http1::SendRequest<RequestBody>, watch: Arc<HeadWatch>) -> Http1 {
-        Http1 { sender, watch }
+        Http1 {
+            sender,
+            watch,
+            reused: Box::default(),
+        }
     }
 
     /// Waits until the connection can take a request; fails if it has closed.

@@ -59,10 +59,14 @@
 //!   Nothing else is retried: not a `POST` or `PATCH` that went out, not a stream body,
 //!   not a failure of a new connection, not a failure after part of the response, never
 //!   a second time. The copy kept to send again (method, URI, headers, the body's
-//!   `Bytes`) is made only for a request these rules could retry.
+//!   `Bytes`) is made only for a request these rules could retry; on HTTP/1.1 it is
+//!   taken before `Host` and the origin-form target are added, into room that its
+//!   connection keeps from one request to the next.
 //! - **Timeouts.** A new connection has 30 seconds
 //!   ([`HyperTransportBuilder::connect_timeout`]); a response head, and each piece of a
 //!   body after it, 300 seconds ([`HyperTransportBuilder::read_timeout`]), as in undici.
+//!   An HTTP/1.1 connection keeps one timer for all of these waits, set again for each
+//!   (see `net/timer.rs`), rather than a new one per request.
 //! - **Framing.** The transport frames a request body itself: by its length, or chunked
 //!   for a stream on HTTP/1.1. A request whose own `Content-Length` disagrees with its
 //!   empty or buffered body, that sets `Transfer-Encoding`, or that has two `Host`
@@ -94,6 +98,7 @@ mod hyper_transport;
 mod io;
 mod pool;
 mod proxy;
+mod timer;
 
 use std::future::Future;
 use std::pin::Pin;
