@@ -520,6 +520,114 @@ impl ClientBuilder {
         self
     }
 
+    /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
+    ///
+    /// Default is off: HTTP/2 when the server picks it.
+    pub fn http1_only(mut self) -> ClientBuilder {
+        self.hyper = self.hyper.http1_only();
+        self
+    }
+
+    /// Whether HTTP/1.1 header names go out in title case (`Content-Type`).
+    ///
+    /// Default is `false`: lowercase, as `http::HeaderName` holds them.
+    pub fn http1_title_case_headers(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.http1_title_case_headers(enabled);
+        self
+    }
+
+    /// The largest HTTP/1.1 response head accepted, in bytes; a larger one fails the
+    /// fetch with a [`NetworkError::Protocol`](crate::NetworkError::Protocol) naming this limit.
+    ///
+    /// Default is 256 KiB (Chrome's limit).
+    pub fn http1_max_header_size(mut self, max: u32) -> ClientBuilder {
+        self.hyper = self.hyper.http1_max_header_size(max);
+        self
+    }
+
+    /// The most header fields an HTTP/1.1 response may have.
+    ///
+    /// Default is 100 (hyper's and reqwest's).
+    pub fn http1_max_headers(mut self, max: usize) -> ClientBuilder {
+        self.hyper = self.hyper.http1_max_headers(max);
+        self
+    }
+
+    /// The largest HTTP/2 response head accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`); a
+    /// larger one fails the fetch with a [`NetworkError::Protocol`](crate::NetworkError::Protocol) naming this limit.
+    ///
+    /// Default is 256 KiB, as Chrome and Deno advertise.
+    pub fn http2_max_header_list_size(mut self, max: u32) -> ClientBuilder {
+        self.hyper = self.hyper.http2_max_header_list_size(max);
+        self
+    }
+
+    /// The HTTP/2 flow-control window of each stream, in bytes.
+    ///
+    /// Default is hyper's, 2 MiB.
+    pub fn http2_initial_stream_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> ClientBuilder {
+        self.hyper = self.hyper.http2_initial_stream_window_size(size);
+        self
+    }
+
+    /// The HTTP/2 flow-control window of a connection, in bytes.
+    ///
+    /// Default is hyper's, 5 MiB.
+    pub fn http2_initial_connection_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> ClientBuilder {
+        self.hyper = self.hyper.http2_initial_connection_window_size(size);
+        self
+    }
+
+    /// Whether HTTP/2 windows follow the measured bandwidth-delay product.
+    ///
+    /// Default is `false`.
+    pub fn http2_adaptive_window(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.http2_adaptive_window(enabled);
+        self
+    }
+
+    /// The largest HTTP/2 frame payload accepted (`SETTINGS_MAX_FRAME_SIZE`).
+    ///
+    /// Default is the protocol's 16 KiB.
+    pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> ClientBuilder {
+        self.hyper = self.hyper.http2_max_frame_size(size);
+        self
+    }
+
+    /// How often to send an HTTP/2 keep-alive PING; a PING unanswered within
+    /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the connection.
+    ///
+    /// Default is `None`: no PINGs.
+    pub fn http2_keep_alive_interval(
+        mut self,
+        interval: impl Into<Option<Duration>>,
+    ) -> ClientBuilder {
+        self.hyper = self.hyper.http2_keep_alive_interval(interval);
+        self
+    }
+
+    /// How long to wait for a keep-alive PING's acknowledgement.
+    ///
+    /// Default is 20 seconds.
+    pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.http2_keep_alive_timeout(timeout);
+        self
+    }
+
+    /// Whether keep-alive PINGs go out while no request is in flight too.
+    ///
+    /// Default is `false`.
+    pub fn http2_keep_alive_while_idle(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.http2_keep_alive_while_idle(enabled);
+        self
+    }
+
     /// Resolves `host` to `addr` instead of asking DNS (a port of 0 keeps the URL's port).
     pub fn resolve(mut self, host: &str, addr: SocketAddr) -> ClientBuilder {
         self.hyper = self.hyper.resolve(host, addr);

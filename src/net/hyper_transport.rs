@@ -12,8 +12,7 @@ use http::header::{
 };
 use http::uri::{PathAndQuery, Scheme};
 use http::{HeaderValue, Request, Response, Uri, Version};
-use hyper::client::conn::{http1, http2};
-use hyper_util::rt::TokioExecutor;
+use hyper::client::conn::http2;
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -22,6 +21,7 @@ use super::connect::{Connected, Connector, ResolveFn};
 use super::decode::decode_response;
 use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
+use super::protocol::ProtocolOptions;
 use super::proxy::Proxy;
 use super::timer::{ReadTimeout, ReadTimer};
 use super::{SendOptions, Transport, TransportFuture};
@@ -70,6 +70,8 @@ struct Inner {
     pool: Pool,
     connector: Connector,
     read_timeout: Option<Duration>,
+    /// The response head limits, for the message of a request that passed one.
+    head_limits: HeadLimits,
 }
 
 impl fmt::Debug for HyperTransport {
@@ -104,7 +106,7 @@ pub struct HyperTransportBuilder {
     read_timeout: Option<Duration>,
     http2: bool,
     http2_prior_knowledge: bool,
-    http1_title_case_headers: bool,
+    protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
     built_in_roots: bool,
@@ -127,7 +129,7 @@ impl Default for HyperTransportBuilder {
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
             http2: true,
             http2_prior_knowledge: false,
-            http1_title_case_headers: false,
+            protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
             built_in_roots: true,
@@ -151,7 +153,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("read_timeout", &self.read_timeout)
             .field("http2", &self.http2)
             .field("http2_prior_knowledge", &self.http2_prior_knowledge)
-            .field("http1_title_case_headers", &self.http1_title_case_headers)
+            .field("protocol", &self.protocol)
             .field("overrides", &self.overrides)
             .field("resolve_fn", &self.resolve_fn.is_some())
             .field("built_in_roots", &self.built_in_roots)
@@ -243,7 +245,121 @@ impl HyperTransportBuilder {
     ///
     /// Default is `false`.
     pub fn http1_title_case_headers(mut self, enabled: bool) -> HyperTransportBuilder {
-        self.http1_title_case_headers = enabled;
+        self.protocol.http1_title_case_headers = enabled;
+        self
+    }
+
+    /// Speaks only HTTP/1.1: no `h2` offered by ALPN and no HTTP/2 prior knowledge.
+    /// The same as `http2(false).http2_prior_knowledge(false)`.
+    pub fn http1_only(self) -> HyperTransportBuilder {
+        self.http2(false).http2_prior_knowledge(false)
+    }
+
+    /// The largest HTTP/1.1 response head accepted, in bytes: the status line and every
+    /// header field (and a chunked body's trailer section). A larger head fails the
+    /// request with a [`NetworkError::Protocol`] whose message says the head is too large.
+    ///
+    /// Default is 256 KiB, Chrome's limit, and the same as
+    /// [`http2_max_header_list_size`](Self::http2_max_header_list_size).
+    pub fn http1_max_header_size(mut self, max: u32) -> HyperTransportBuilder {
+        self.protocol.http1_max_header_size = max;
+        self
+    }
+
+    /// The most header fields an HTTP/1.1 response head may have; more fail the request
+    /// with a [`NetworkError::Protocol`].
+    ///
+    /// Default is 100, hyper's and reqwest's: hyper parses that many on the stack and any
+    /// other count on the heap, at a small cost per response.
+    pub fn http1_max_headers(mut self, max: usize) -> HyperTransportBuilder {
+        self.protocol.http1_max_headers = max;
+        self
+    }
+
+    /// The largest HTTP/2 response head accepted: the `SETTINGS_MAX_HEADER_LIST_SIZE`
+    /// this client advertises, counted as RFC 9113 §6.5.2 does (each field's name and
+    /// value plus 32 bytes). A larger head fails the request with a
+    /// [`NetworkError::Protocol`] that names this limit.
+    ///
+    /// Default is 256 KiB, as Chrome and Deno advertise (hyper's own default is 16 KiB,
+    /// which large `Content-Security-Policy` or `Set-Cookie` heads exceed).
+    pub fn http2_max_header_list_size(mut self, max: u32) -> HyperTransportBuilder {
+        self.protocol.http2_max_header_list_size = max;
+        self
+    }
+
+    /// The HTTP/2 flow-control window of each stream (`SETTINGS_INITIAL_WINDOW_SIZE`), in
+    /// bytes; `None` keeps hyper's.
+    ///
+    /// Default is `None`: 2 MiB (hyper's default).
+    pub fn http2_initial_stream_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_initial_stream_window_size = size.into();
+        self
+    }
+
+    /// The HTTP/2 flow-control window of a whole connection, in bytes; `None` keeps
+    /// hyper's.
+    ///
+    /// Default is `None`: 5 MiB (hyper's default).
+    pub fn http2_initial_connection_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_initial_connection_window_size = size.into();
+        self
+    }
+
+    /// Whether HTTP/2 windows grow with the measured bandwidth-delay product (BDP
+    /// estimation by PING), overriding the two window sizes above.
+    ///
+    /// Default is `false`.
+    pub fn http2_adaptive_window(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.protocol.http2_adaptive_window = enabled;
+        self
+    }
+
+    /// The largest HTTP/2 frame payload this client accepts
+    /// (`SETTINGS_MAX_FRAME_SIZE`); `None` keeps the protocol's 16 KiB.
+    ///
+    /// Default is `None`.
+    pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> HyperTransportBuilder {
+        self.protocol.http2_max_frame_size = size.into();
+        self
+    }
+
+    /// How often to send an HTTP/2 keep-alive PING on a connection; `None` sends none.
+    /// A PING unanswered within
+    /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the
+    /// connection, failing its requests.
+    ///
+    /// Default is `None`.
+    pub fn http2_keep_alive_interval(
+        mut self,
+        interval: impl Into<Option<Duration>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_interval = interval.into();
+        self
+    }
+
+    /// How long to wait for a keep-alive PING's acknowledgement before the connection is
+    /// closed. Applies only with an
+    /// [`http2_keep_alive_interval`](Self::http2_keep_alive_interval).
+    ///
+    /// Default is 20 seconds.
+    pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_timeout = timeout;
+        self
+    }
+
+    /// Whether keep-alive PINGs are sent while a connection has no request in flight too
+    /// (otherwise only while it has).
+    ///
+    /// Default is `false`.
+    pub fn http2_keep_alive_while_idle(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_while_idle = enabled;
         self
     }
 
@@ -360,9 +476,8 @@ impl HyperTransportBuilder {
             )?),
         };
         let h2_for_https = tls.alpn_protocols.iter().any(|p| p == b"h2");
-        let mut h1 = http1::Builder::new();
-        h1.title_case_headers(self.http1_title_case_headers);
-        let h2 = http2::Builder::new(TokioExecutor::new());
+        let h1 = self.protocol.http1();
+        let h2 = self.protocol.http2();
         Ok(HyperTransport {
             inner: Arc::new(Inner {
                 pool: Pool::new(PoolConfig {
@@ -383,6 +498,7 @@ impl HyperTransportBuilder {
                     proxies: self.proxies.into_boxed_slice(),
                 },
                 read_timeout: self.read_timeout,
+                head_limits: HeadLimits::of(&self.protocol),
             }),
         })
     }
@@ -541,7 +657,7 @@ impl Inner {
                     checkout = Checkout::Connect(pooled.into_slot());
                     continue;
                 }
-                Some(_) => return Err(request_error(error.into_error())),
+                Some(_) => return Err(self.head_limits.request_error(error.into_error())),
                 None => {}
             }
             let error = error.into_error();
@@ -555,7 +671,7 @@ impl Inner {
                     h1_ready = copy_h1_ready;
                     checkout = Checkout::Connect(pooled.into_slot());
                 }
-                _ => return Err(request_error(error)),
+                _ => return Err(self.head_limits.request_error(error)),
             }
         }
     }
@@ -600,7 +716,7 @@ impl Inner {
                         Some(copy) if refused_unprocessed(&error) => {
                             Err(Retry::Replay(Box::new(copy.into_request())))
                         }
-                        _ => Err(Retry::Fail(request_error(error))),
+                        _ => Err(Retry::Fail(self.head_limits.request_error(error))),
                     }
                 }
             },
@@ -986,12 +1102,87 @@ fn prepare_h2(request: &mut Request<RequestBody>) {
     *request.version_mut() = Version::HTTP_2;
 }
 
-/// Maps an error hyper reports before the response head arrived.
-fn request_error(error: hyper::Error) -> NetworkError {
-    if error.is_timeout() {
-        NetworkError::Timeout(TimeoutKind::Idle)
-    } else {
-        NetworkError::Protocol(Box::new(error))
+/// The limits on a response head, kept to say which one a response passed.
+#[derive(Clone, Copy, Debug)]
+struct HeadLimits {
+    http1_max_header_size: u32,
+    http1_max_headers: usize,
+    http2_max_header_list_size: u32,
+}
+
+impl HeadLimits {
+    fn of(protocol: &ProtocolOptions) -> HeadLimits {
+        HeadLimits {
+            http1_max_header_size: protocol.http1_max_header_size,
+            http1_max_headers: protocol.http1_max_headers,
+            http2_max_header_list_size: protocol.http2_max_header_list_size,
+        }
+    }
+
+    /// Maps an error hyper reports before the response head arrived. A head over a limit
+    /// gets a message naming the limit and the option that sets it; hyper's own error
+    /// stays its source.
+    fn request_error(&self, error: hyper::Error) -> NetworkError {
+        if error.is_timeout() {
+            return NetworkError::Timeout(TimeoutKind::Idle);
+        }
+        // hyper names this case only in its message: `is_parse_too_large` is a server API.
+        let message = if error.is_parse() && error.to_string().contains("too large") {
+            format!(
+                "HTTP/1.1 response head larger than {} bytes or with more than {} header \
+                 fields (see http1_max_header_size, http1_max_headers)",
+                self.http1_max_header_size, self.http1_max_headers
+            )
+        } else if reset_here_for_protocol_error(&error) {
+            // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE
+            // with PROTOCOL_ERROR, as it does a malformed one, and tells them apart to
+            // no caller.
+            format!(
+                "HTTP/2 response head refused: larger than {} bytes (see \
+                 http2_max_header_list_size) or malformed",
+                self.http2_max_header_list_size
+            )
+        } else {
+            return NetworkError::Protocol(Box::new(error));
+        };
+        NetworkError::Protocol(Box::new(HeadRefused {
+            message,
+            source: error,
+        }))
+    }
+}
+
+/// Whether this client reset an HTTP/2 stream with `PROTOCOL_ERROR`, which is what the h2
+/// library does to a response head it will not take.
+fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return h2.is_library()
+                && h2.is_reset()
+                && h2.reason() == Some(h2::Reason::PROTOCOL_ERROR);
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// A response head this client refused, with hyper's error as its source.
+#[derive(Debug)]
+struct HeadRefused {
+    message: String,
+    source: hyper::Error,
+}
+
+impl fmt::Display for HeadRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HeadRefused {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
     }
 }
 

@@ -97,6 +97,7 @@ mod decode;
 mod hyper_transport;
 mod io;
 mod pool;
+mod protocol;
 mod proxy;
 mod timer;
 

@@ -1,0 +1,85 @@
+//! The settings of the HTTP/1.1 and HTTP/2 connections a [`HyperTransport`] opens, and
+//! how they become hyper's connection builders.
+//!
+//! [`HyperTransport`]: super::HyperTransport
+
+use std::time::Duration;
+
+use hyper::client::conn::{http1, http2};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+/// The default limit on a response head: 256 KiB, over HTTP/2
+/// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
+pub(crate) const DEFAULT_MAX_RESPONSE_HEAD: u32 = 256 * 1024;
+
+/// hyper's default count of HTTP/1.1 response header fields, kept on the stack.
+pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = 100;
+
+/// hyper's (and h2's) default wait for a keep-alive PING's acknowledgement.
+const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What the connections' protocols are configured with; each field's default is the
+/// one its builder method documents.
+#[derive(Clone, Debug)]
+pub(crate) struct ProtocolOptions {
+    pub(crate) http1_title_case_headers: bool,
+    pub(crate) http1_max_header_size: u32,
+    pub(crate) http1_max_headers: usize,
+    pub(crate) http2_max_header_list_size: u32,
+    pub(crate) http2_initial_stream_window_size: Option<u32>,
+    pub(crate) http2_initial_connection_window_size: Option<u32>,
+    pub(crate) http2_adaptive_window: bool,
+    pub(crate) http2_max_frame_size: Option<u32>,
+    pub(crate) http2_keep_alive_interval: Option<Duration>,
+    pub(crate) http2_keep_alive_timeout: Duration,
+    pub(crate) http2_keep_alive_while_idle: bool,
+}
+
+impl Default for ProtocolOptions {
+    fn default() -> ProtocolOptions {
+        ProtocolOptions {
+            http1_title_case_headers: false,
+            http1_max_header_size: DEFAULT_MAX_RESPONSE_HEAD,
+            http1_max_headers: DEFAULT_HTTP1_MAX_HEADERS,
+            http2_max_header_list_size: DEFAULT_MAX_RESPONSE_HEAD,
+            http2_initial_stream_window_size: None,
+            http2_initial_connection_window_size: None,
+            http2_adaptive_window: false,
+            http2_max_frame_size: None,
+            http2_keep_alive_interval: None,
+            http2_keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            http2_keep_alive_while_idle: false,
+        }
+    }
+}
+
+impl ProtocolOptions {
+    /// hyper's HTTP/1.1 client builder with these settings.
+    pub(crate) fn http1(&self) -> http1::Builder {
+        let mut h1 = http1::Builder::new();
+        h1.title_case_headers(self.http1_title_case_headers);
+        h1.max_header_size(usize::try_from(self.http1_max_header_size).unwrap_or(usize::MAX));
+        // hyper parses up to 100 fields into an array on the stack and takes the heap
+        // for any other count: ask for a count only when it is not the default.
+        if self.http1_max_headers != DEFAULT_HTTP1_MAX_HEADERS {
+            h1.max_headers(self.http1_max_headers);
+        }
+        h1
+    }
+
+    /// hyper's HTTP/2 client builder with these settings.
+    pub(crate) fn http2(&self) -> http2::Builder<TokioExecutor> {
+        let mut h2 = http2::Builder::new(TokioExecutor::new());
+        // hyper needs a timer for keep-alive PINGs; it is idle unless they are asked for.
+        h2.timer(TokioTimer::new())
+            .max_header_list_size(self.http2_max_header_list_size)
+            .initial_stream_window_size(self.http2_initial_stream_window_size)
+            .initial_connection_window_size(self.http2_initial_connection_window_size)
+            .adaptive_window(self.http2_adaptive_window)
+            .max_frame_size(self.http2_max_frame_size)
+            .keep_alive_interval(self.http2_keep_alive_interval)
+            .keep_alive_timeout(self.http2_keep_alive_timeout)
+            .keep_alive_while_idle(self.http2_keep_alive_while_idle);
+        h2
+    }
+}
