@@ -122,19 +122,19 @@ pub enum NetworkError {
     #[error("integrity metadata does not match the response body")]
     Integrity,
     /// Name resolution failed.
-    #[error("DNS lookup failed")]
+    #[error("{}", Described("DNS lookup failed", .0.as_ref()))]
     Dns(#[source] BoxError),
     /// The connection could not be established.
-    #[error("connect failed")]
+    #[error("{}", Described("connect failed", .0.as_ref()))]
     Connect(#[source] BoxError),
     /// The TLS handshake failed.
-    #[error("TLS handshake failed")]
+    #[error("{}", Described("TLS handshake failed", .0.as_ref()))]
     Tls(#[source] BoxError),
     /// The peer broke the HTTP protocol or closed the connection early.
-    #[error("HTTP protocol error")]
+    #[error("{}", Described("HTTP protocol error", .0.as_ref()))]
     Protocol(#[source] BoxError),
     /// A response body whose content coding could not be decoded.
-    #[error("content decoding failed")]
+    #[error("{}", Described("content decoding failed", .0.as_ref()))]
     Decode(#[source] BoxError),
     /// A response naming more content codings than are decoded: `count` codings (not
     /// counting `identity`) where at most `max`
@@ -168,6 +168,46 @@ pub enum NetworkError {
     /// Any other network failure.
     #[error("{0}")]
     Other(Cow<'static, str>),
+}
+
+/// A network error's label followed by what its cause chain says, for the `Display` of
+/// the variants that carry a cause: `connect failed: Connection refused (os error 111)`.
+///
+/// A cause that already says what failed (`connect to 127.0.0.1:1 failed: …`, whose first
+/// word is the label's) stands without the label, and a cause whose message already ends
+/// with its own cause's is not repeated.
+struct Described<'a>(&'static str, &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Described(label, cause) = *self;
+        let first = cause.to_string();
+        let first_word = |text: &str| text.split([' ', '/']).next().map(str::to_ascii_lowercase);
+        if first_word(&first) != first_word(label) {
+            write!(f, "{label}: ")?;
+        }
+        f.write_str(&first)?;
+        write_causes(f, &first, cause.source())
+    }
+}
+
+/// Writes `: message` for each error in a chain of causes, skipping one whose message the
+/// previous one already ends with.
+fn write_causes(
+    f: &mut fmt::Formatter<'_>,
+    previous: &str,
+    mut cause: Option<&(dyn std::error::Error + 'static)>,
+) -> fmt::Result {
+    let mut previous = previous.to_owned();
+    while let Some(error) = cause {
+        let message = error.to_string();
+        if !message.is_empty() && !previous.ends_with(&message) {
+            write!(f, ": {message}")?;
+        }
+        previous = message;
+        cause = error.source();
+    }
+    Ok(())
 }
 
 /// Which of a client's timeouts fired.
@@ -205,6 +245,8 @@ struct Inner {
     message: Cow<'static, str>,
     source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
     payload: Option<Arc<dyn Any + Send + Sync>>,
+    /// Not in the spec: the URL whose fetch ended in this network error.
+    url: Option<Box<str>>,
 }
 
 impl Error {
@@ -216,6 +258,7 @@ impl Error {
                 message: message.into(),
                 source: None,
                 payload: None,
+                url: None,
             }),
         }
     }
@@ -279,6 +322,17 @@ impl Error {
         }
     }
 
+    /// This error naming `url` as the URL whose fetch failed (see [`Error::url`]).
+    pub(crate) fn with_url(self, url: &url::Url) -> Error {
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                url: Some(url.as_str().into()),
+                ..inner
+            }),
+        }
+    }
+
     fn into_inner(self) -> Inner {
         match Arc::try_unwrap(self.inner) {
             Ok(inner) => inner,
@@ -287,6 +341,7 @@ impl Error {
                 message: shared.message.clone(),
                 source: shared.source.clone(),
                 payload: shared.payload.clone(),
+                url: shared.url.clone(),
             },
         }
     }
@@ -299,6 +354,13 @@ impl Error {
     /// The message, without the cause.
     pub fn message(&self) -> &str {
         &self.inner.message
+    }
+
+    /// The URL whose fetch failed, for the error a [`fetch`](crate::fetch) rejects with
+    /// when the fetch ends in a network error: the request's current URL, the last one
+    /// of its redirects.
+    pub fn url(&self) -> Option<&str> {
+        self.inner.url.as_deref()
     }
 
     /// The value attached with [`Error::with_payload`] or [`Error::custom`], if any.
@@ -344,13 +406,27 @@ impl fmt::Debug for Error {
         if self.inner.payload.is_some() {
             debug.field("payload", &"..");
         }
+        if let Some(url) = &self.inner.url {
+            debug.field("url", url);
+        }
         debug.finish()
     }
 }
 
+/// `TypeError: network error for http://127.0.0.1:1/: connect to 127.0.0.1:1 failed:
+/// Connection refused (os error 111)`: the kind and the message, the URL whose fetch
+/// failed if known, and for an error with a network cause what that cause says (which
+/// [`source`](std::error::Error::source) also gives, as an error value).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.inner.kind, self.inner.message)
+        write!(f, "{}: {}", self.inner.kind, self.inner.message)?;
+        if let Some(url) = &self.inner.url {
+            write!(f, " for {url}")?;
+        }
+        if let Some(network) = self.network_error() {
+            write!(f, ": {network}")?;
+        }
+        Ok(())
     }
 }
 
@@ -400,6 +476,47 @@ mod tests {
         assert_eq!(error.kind(), ErrorKind::Custom);
         let payload = error.payload().and_then(|p| p.downcast_ref::<u32>());
         assert_eq!(payload, Some(&42));
+    }
+
+    /// An error whose message already says what failed, over an I/O error.
+    #[derive(Debug)]
+    struct Described(std::io::Error);
+
+    impl fmt::Display for Described {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "connect to 127.0.0.1:1 failed: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Described {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_network_error_with_a_cause_says_what_the_cause_says_once() {
+        let refused = || std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        // A bare cause gets the variant's label.
+        let bare = NetworkError::Connect(Box::new(refused()));
+        assert_eq!(bare.to_string(), "connect failed: refused");
+        // A cause that says what failed stands alone, and its own cause, already in its
+        // message, is not repeated.
+        let described = NetworkError::Connect(Box::new(Described(refused())));
+        assert_eq!(
+            described.to_string(),
+            "connect to 127.0.0.1:1 failed: refused"
+        );
+        let error = Error::network(described);
+        assert_eq!(
+            error.to_string(),
+            "TypeError: network error: connect to 127.0.0.1:1 failed: refused"
+        );
+        let url = url::Url::parse("http://127.0.0.1:1/a").unwrap();
+        assert_eq!(
+            error.with_url(&url).to_string(),
+            "TypeError: network error for http://127.0.0.1:1/a: connect to 127.0.0.1:1 failed: refused"
+        );
     }
 
     #[test]

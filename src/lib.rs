@@ -166,7 +166,9 @@
 //! error, `RangeError`, `SyntaxError`, `AbortError`, …); for a network error,
 //! [`Error::network_error`] says what failed ([`NetworkError`]: DNS, connect, TLS,
 //! protocol, timeout, too many redirects, CORS, a body over its size limit, …), and the
-//! cause below it is on [`std::error::Error::source`]. The message names what and where.
+//! cause below it is on [`std::error::Error::source`]. The `Display` names the URL and
+//! what failed, as `TypeError: network error for http://127.0.0.1:59999/: connect to
+//! 127.0.0.1:59999 failed: Connection refused (os error 111)`.
 //!
 //! ```
 //! use whatwg_fetch::{fetch, AbortController, ErrorKind, NetworkError, RequestInit};
@@ -177,6 +179,12 @@
 //! let error = fetch("http://127.0.0.1:1/", RequestInit::default()).await.unwrap_err();
 //! assert_eq!(error.kind(), ErrorKind::TypeError);
 //! assert!(matches!(error.network_error(), Some(NetworkError::BadPort(1))));
+//! // Its message names the URL and the reason.
+//! assert_eq!(
+//!     error.to_string(),
+//!     "TypeError: network error for http://127.0.0.1:1/: port 1 is blocked"
+//! );
+//! assert_eq!(error.url(), Some("http://127.0.0.1:1/"));
 //!
 //! // An aborted fetch rejects with the signal's reason: an AbortError by default.
 //! let controller = AbortController::new();
@@ -239,7 +247,7 @@
 //! | stacked content codings (`Content-Encoding: br, gzip, …`) | 5 (as curl) | — |
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
 //! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
-//! | response head size and header count | hyper's (about 400 KiB, 100 headers) | — |
+//! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 100 HTTP/1.1 fields (hyper's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
 //!
 //! A request that a server drops on a reused keep-alive connection before answering is
 //! sent once more on a new connection when it is idempotent and its body can be replayed,

@@ -335,6 +335,13 @@ impl Response {
         self.r#type == ResponseType::Error
     }
 
+    /// Names `url` in this network error's cause as the URL whose fetch failed.
+    pub(crate) fn set_network_error_url(&mut self, url: &url::Url) {
+        if let Some(error) = self.error.take() {
+            self.error = Some(error.with_url(url));
+        }
+    }
+
     /// Why this network error happened, if it is one.
     pub(crate) fn network_error_cause(&self) -> Option<&Error> {
         self.error.as_ref()

@@ -152,6 +152,10 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
     };
     // Step 17. Run main fetch given fetchParams.
     let mut response = main_fetch(&mut fetch_params, false).await;
+    // Not in the spec: a network error names the URL that failed, for its message.
+    if response.is_network_error() {
+        response.set_network_error_url(fetch_params.request.current_url());
+    }
     // The request's done flag is set at the end of the response body (fetch response
     // handover's processResponseEndOfBody): a keepalive reservation lasts until then.
     if let Some(reservation) = fetch_params.keepalive_reservation.take() {
