@@ -140,6 +140,8 @@ impl Client {
         // Steps 5–12. Add the abort steps to requestObject's signal, then fetch request
         // with processResponse. Aborting drops the fetch wherever it is (resolving,
         // connecting, waiting for headers) and rejects with the signal's reason.
+        // The URL a total timeout names, kept only when there is one.
+        let timed_url = deadline.map(|_| request.current_url().clone());
         let fetching = crate::fetch::fetch(request, &self.inner.context);
         let can_abort = signal.can_abort();
         let response = if can_abort || deadline.is_some() {
@@ -147,7 +149,11 @@ impl Client {
                 biased;
                 reason = signal.aborted_future(), if can_abort => return Err(reason),
                 () = sleep_until(deadline) => {
-                    return Err(Error::network(NetworkError::Timeout(TimeoutKind::Total)));
+                    let error = total_timeout_error(self.inner.total_timeout);
+                    return Err(match &timed_url {
+                        Some(url) => error.with_url(url),
+                        None => error,
+                    });
                 }
                 response = fetching => response,
             }
@@ -172,7 +178,11 @@ impl Client {
         if !can_abort && deadline.is_none() {
             return Ok(response);
         }
-        Ok(abortable(response, signal, deadline))
+        Ok(abortable(
+            response,
+            signal,
+            deadline.zip(self.inner.total_timeout),
+        ))
     }
 }
 
@@ -194,25 +204,41 @@ async fn sleep_until(deadline: Option<Instant>) {
 
 /// The response with its body made to end in the signal's reason if the signal aborts
 /// while the body is still being read ("abort the fetch() call" errors the response's
-/// stream), and in a total-timeout error past the deadline.
-fn abortable(mut response: Response, signal: AbortSignal, deadline: Option<Instant>) -> Response {
+/// stream), and in a total-timeout error past the deadline (given with the timeout it
+/// ends).
+fn abortable(
+    mut response: Response,
+    signal: AbortSignal,
+    deadline: Option<(Instant, Duration)>,
+) -> Response {
     let slot = response.body_slot_mut();
     if let Some(body) = slot.take() {
-        *slot = Some(body.wrap(|body| AbortableBody {
-            body,
-            aborted: signal.aborted_future(),
-            deadline: deadline.map(|deadline| Box::pin(tokio::time::sleep_until(deadline))),
-            done: false,
+        *slot = Some(body.wrap(|body| {
+            AbortableBody {
+                body,
+                aborted: signal.aborted_future(),
+                deadline: deadline
+                    .map(|(deadline, after)| (Box::pin(tokio::time::sleep_until(deadline)), after)),
+                done: false,
+            }
         }));
     }
     response
+}
+
+/// The error of a fetch or body past the client's total timeout.
+fn total_timeout_error(after: Option<Duration>) -> Error {
+    Error::network(NetworkError::Timeout {
+        kind: TimeoutKind::Total,
+        after: after.unwrap_or_default(),
+    })
 }
 
 /// A response body that races the request's signal and the client's deadline.
 struct AbortableBody {
     body: Body,
     aborted: Aborted,
-    deadline: Option<Pin<Box<Sleep>>>,
+    deadline: Option<(Pin<Box<Sleep>>, Duration)>,
     done: bool,
 }
 
@@ -229,13 +255,11 @@ impl Stream for AbortableBody {
             this.body.cancel();
             return Poll::Ready(Some(Err(reason)));
         }
-        if let Some(deadline) = this.deadline.as_mut() {
+        if let Some((deadline, after)) = this.deadline.as_mut() {
             if deadline.as_mut().poll(cx).is_ready() {
                 this.done = true;
                 this.body.cancel();
-                return Poll::Ready(Some(Err(Error::network(NetworkError::Timeout(
-                    TimeoutKind::Total,
-                )))));
+                return Poll::Ready(Some(Err(total_timeout_error(Some(*after)))));
             }
         }
         let polled = Pin::new(&mut this.body).poll_next(cx);
@@ -380,7 +404,7 @@ impl ClientBuilder {
     }
 
     /// The longest a whole fetch may take, body included; past it the fetch or its body
-    /// fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Total`]`)`.
+    /// fails with [`NetworkError::Timeout`] with [`TimeoutKind::Total`].
     ///
     /// Default is no limit.
     pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
@@ -466,7 +490,7 @@ impl ClientBuilder {
     }
 
     /// The longest DNS, TCP connect and TLS handshake may take together; past it the fetch
-    /// fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Connect`]`)`.
+    /// fails with [`NetworkError::Timeout`] with [`TimeoutKind::Connect`].
     ///
     /// Default is 30 seconds.
     pub fn connect_timeout(mut self, timeout: Duration) -> ClientBuilder {
@@ -476,7 +500,7 @@ impl ClientBuilder {
 
     /// The longest to wait for the response head, and then between two pieces of the
     /// body; past it the fetch or its body fails with
-    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. Takes a `Duration`, or `None`
+    /// [`NetworkError::Timeout`] with [`TimeoutKind::Idle`]. Takes a `Duration`, or `None`
     /// for no limit.
     ///
     /// Default is 300 seconds, as undici's `headersTimeout` and `bodyTimeout` (reqwest

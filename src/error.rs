@@ -158,9 +158,14 @@ pub enum NetworkError {
     /// A response body shorter or longer than its `Content-Length`.
     #[error("response body length does not match Content-Length")]
     LengthMismatch,
-    /// A configured timeout fired.
-    #[error("{0} timeout elapsed")]
-    Timeout(TimeoutKind),
+    /// A configured timeout fired: `kind` says which, `after` how long it was.
+    #[error("{}", describe_timeout(*kind, *after))]
+    Timeout {
+        /// Which timeout fired.
+        kind: TimeoutKind,
+        /// The timeout as configured.
+        after: std::time::Duration,
+    },
     /// A request the network layer refuses to send as given, such as one whose
     /// `Content-Length` disagrees with its body: sent, it would leave the peer out of step.
     #[error("request refused: {0}")]
@@ -214,12 +219,17 @@ fn write_causes(
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TimeoutKind {
-    /// Establishing the connection (DNS, TCP, TLS) took too long.
+    /// Establishing the connection (DNS, TCP, TLS) took too long
+    /// ([`connect_timeout`](crate::ClientBuilder::connect_timeout)).
     Connect,
-    /// The whole fetch took too long.
+    /// The whole fetch took too long ([`timeout`](crate::ClientBuilder::timeout)).
     Total,
-    /// No bytes arrived for too long.
+    /// No bytes arrived for too long, waiting for the head or inside the body
+    /// ([`read_timeout`](crate::ClientBuilder::read_timeout)).
     Idle,
+    /// An HTTP/2 keep-alive PING went unanswered
+    /// ([`http2_keep_alive_timeout`](crate::ClientBuilder::http2_keep_alive_timeout)).
+    KeepAlive,
 }
 
 impl fmt::Display for TimeoutKind {
@@ -228,8 +238,24 @@ impl fmt::Display for TimeoutKind {
             TimeoutKind::Connect => "connect",
             TimeoutKind::Total => "total",
             TimeoutKind::Idle => "idle",
+            TimeoutKind::KeepAlive => "keep-alive",
         })
     }
+}
+
+/// `connect timeout of 30s elapsed while connecting (connect_timeout)`: which timeout,
+/// how long it was, what it was waiting for and the option that sets it.
+fn describe_timeout(kind: TimeoutKind, after: std::time::Duration) -> String {
+    let (waiting, option) = match kind {
+        TimeoutKind::Connect => ("while connecting", "connect_timeout"),
+        TimeoutKind::Total => ("for the whole fetch", "timeout"),
+        TimeoutKind::Idle => ("with no byte from the server", "read_timeout"),
+        TimeoutKind::KeepAlive => (
+            "waiting for the answer to an HTTP/2 PING",
+            "http2_keep_alive_timeout",
+        ),
+    };
+    format!("{kind} timeout of {after:?} elapsed {waiting} ({option})")
 }
 
 /// The error type of this crate.

@@ -103,3 +103,45 @@ fn errors_without_a_network_cause_read_as_before() {
     );
     assert_eq!(error.url(), None);
 }
+
+#[tokio::test]
+async fn a_timeout_says_which_one_and_how_long() {
+    // A server that accepts and never answers.
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        std::future::pending::<()>().await;
+    })
+    .await;
+    let url = server.url("/slow");
+    let idle = Client::builder()
+        .read_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let error = fetch_error(&idle, &url).await;
+    assert!(matches!(
+        error.network_error(),
+        Some(NetworkError::Timeout {
+            kind: whatwg_fetch::TimeoutKind::Idle,
+            after,
+        }) if *after == Duration::from_millis(200)
+    ));
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "TypeError: network error for {url}: idle timeout of 200ms elapsed with no byte \
+             from the server (read_timeout)"
+        )
+    );
+    let total = Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let error = fetch_error(&total, &url).await;
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "TypeError: network error for {url}: total timeout of 300ms elapsed for the whole \
+             fetch (timeout)"
+        )
+    );
+}

@@ -553,7 +553,10 @@ async fn total_timeout_covers_headers_and_body() {
     assert!(
         matches!(
             error.network_error(),
-            Some(NetworkError::Timeout(TimeoutKind::Total))
+            Some(NetworkError::Timeout {
+                kind: TimeoutKind::Total,
+                ..
+            })
         ),
         "{error:?}"
     );
@@ -565,7 +568,10 @@ async fn total_timeout_covers_headers_and_body() {
     assert!(
         matches!(
             error.network_error(),
-            Some(NetworkError::Timeout(TimeoutKind::Total))
+            Some(NetworkError::Timeout {
+                kind: TimeoutKind::Total,
+                ..
+            })
         ),
         "{error:?}"
     );
@@ -585,7 +591,10 @@ async fn read_timeout_is_an_idle_timeout() {
     assert!(
         matches!(
             error.network_error(),
-            Some(NetworkError::Timeout(TimeoutKind::Idle))
+            Some(NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            })
         ),
         "{error:?}"
     );

@@ -356,7 +356,13 @@ async fn a_stalled_response_head_hits_the_read_timeout() {
         .await
         .unwrap_err();
     assert!(
-        matches!(error, NetworkError::Timeout(TimeoutKind::Idle)),
+        matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            }
+        ),
         "{error:?}"
     );
 }
@@ -383,7 +389,13 @@ async fn a_stalled_body_hits_the_read_timeout() {
     assert_eq!(body.next().await.unwrap().unwrap(), "abc");
     let error = body.next().await.unwrap().unwrap_err();
     assert!(
-        matches!(error, NetworkError::Timeout(TimeoutKind::Idle)),
+        matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            }
+        ),
         "{error:?}"
     );
     assert!(body.next().await.is_none());
@@ -418,7 +430,13 @@ async fn a_listener_that_never_accepts_hits_the_connect_timeout() {
         .await
         .unwrap_err();
     assert!(
-        matches!(error, NetworkError::Timeout(TimeoutKind::Connect)),
+        matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::Connect,
+                ..
+            }
+        ),
         "{error:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(3));

@@ -442,7 +442,10 @@ async fn a_proxy_that_never_answers_connect_hits_the_connect_timeout() {
     assert!(
         matches!(
             error,
-            NetworkError::Timeout(whatwg_fetch::TimeoutKind::Connect)
+            NetworkError::Timeout {
+                kind: whatwg_fetch::TimeoutKind::Connect,
+                ..
+            }
         ),
         "{error:?}"
     );

@@ -518,7 +518,11 @@ impl IncomingBody {
             }
             Poll::Pending => {
                 if self.idle_timer_elapsed(cx) {
-                    return self.fail(NetworkError::Timeout(TimeoutKind::Idle));
+                    let after = self.read_timeout.unwrap_or_default();
+                    return self.fail(NetworkError::Timeout {
+                        kind: TimeoutKind::Idle,
+                        after,
+                    });
                 }
                 Poll::Pending
             }

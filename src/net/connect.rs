@@ -50,7 +50,10 @@ impl Connector {
         match self.connect_timeout {
             Some(timeout) => tokio::time::timeout(timeout, self.connect_now(key))
                 .await
-                .map_err(|_| NetworkError::Timeout(TimeoutKind::Connect))?,
+                .map_err(|_| NetworkError::Timeout {
+                    kind: TimeoutKind::Connect,
+                    after: timeout,
+                })?,
             None => self.connect_now(key).await,
         }
     }

@@ -74,6 +74,16 @@ struct Inner {
     head_limits: HeadLimits,
 }
 
+impl Inner {
+    /// The error of a wait past the read timeout.
+    fn idle_timeout(&self) -> NetworkError {
+        NetworkError::Timeout {
+            kind: TimeoutKind::Idle,
+            after: self.read_timeout.unwrap_or_default(),
+        }
+    }
+}
+
 impl fmt::Debug for HyperTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HyperTransport").finish_non_exhaustive()
@@ -199,7 +209,7 @@ impl HyperTransportBuilder {
 
     /// The longest a new connection may take: name resolution, TCP connect, TLS and
     /// HTTP/2 handshakes. Past it, the request fails with
-    /// [`NetworkError::Timeout`]`(`[`TimeoutKind::Connect`]`)`.
+    /// [`NetworkError::Timeout`] with [`TimeoutKind::Connect`].
     ///
     /// Default is 30 seconds.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
@@ -210,7 +220,7 @@ impl HyperTransportBuilder {
     /// The longest to wait for the response head once the request is handed to a
     /// connection (sending the request body included), and then between two pieces of
     /// the response body. Past it, the request or the
-    /// body fails with [`NetworkError::Timeout`]`(`[`TimeoutKind::Idle`]`)`. `None` waits
+    /// body fails with [`NetworkError::Timeout`] with [`TimeoutKind::Idle`]. `None` waits
     /// as long as the connection stays open.
     ///
     /// Default is 300 seconds, undici's `headersTimeout` and `bodyTimeout`, so that a
@@ -639,7 +649,7 @@ impl Inner {
                 .and_then(|timeout| ReadTimer::set(&mut pooled.tx.reused.read_timer, timeout));
             let result = ReadTimeout::new(sent, timer)
                 .await
-                .map_err(|_| NetworkError::Timeout(TimeoutKind::Idle))?;
+                .map_err(|_| self.idle_timeout())?;
             let mut error = match result {
                 Ok(response) => {
                     if let Some(copy) = replay {
@@ -703,7 +713,7 @@ impl Inner {
             .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
         let result = ReadTimeout::new(sent, timer)
             .await
-            .map_err(|_| Retry::Fail(NetworkError::Timeout(TimeoutKind::Idle)))?;
+            .map_err(|_| Retry::Fail(self.idle_timeout()))?;
         match result {
             Ok(response) => self
                 .wrap(response, None, Some(tx), options)
@@ -1102,12 +1112,14 @@ fn prepare_h2(request: &mut Request<RequestBody>) {
     *request.version_mut() = Version::HTTP_2;
 }
 
-/// The limits on a response head, kept to say which one a response passed.
+/// The limits on a response head, and the keep-alive timeout, kept to say which one a
+/// request passed.
 #[derive(Clone, Copy, Debug)]
 struct HeadLimits {
     http1_max_header_size: u32,
     http1_max_headers: usize,
     http2_max_header_list_size: u32,
+    http2_keep_alive_timeout: Duration,
 }
 
 impl HeadLimits {
@@ -1116,6 +1128,7 @@ impl HeadLimits {
             http1_max_header_size: protocol.http1_max_header_size,
             http1_max_headers: protocol.http1_max_headers,
             http2_max_header_list_size: protocol.http2_max_header_list_size,
+            http2_keep_alive_timeout: protocol.http2_keep_alive_timeout,
         }
     }
 
@@ -1123,8 +1136,12 @@ impl HeadLimits {
     /// gets a message naming the limit and the option that sets it; hyper's own error
     /// stays its source.
     fn request_error(&self, error: hyper::Error) -> NetworkError {
+        // The one timer hyper runs for this crate is HTTP/2's keep-alive PING's.
         if error.is_timeout() {
-            return NetworkError::Timeout(TimeoutKind::Idle);
+            return NetworkError::Timeout {
+                kind: TimeoutKind::KeepAlive,
+                after: self.http2_keep_alive_timeout,
+            };
         }
         // hyper names this case only in its message: `is_parse_too_large` is a server API.
         let message = if error.is_parse() && error.to_string().contains("too large") {

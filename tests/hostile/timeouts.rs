@@ -76,7 +76,10 @@ fn assert_idle_timeout(error: &whatwg_fetch::Error) {
     assert!(
         matches!(
             error.network_error(),
-            Some(NetworkError::Timeout(TimeoutKind::Idle))
+            Some(NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            })
         ),
         "{error:?}"
     );
