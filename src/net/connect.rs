@@ -16,6 +16,7 @@ use super::body::RequestBody;
 use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyRefused};
+use super::resolve::{DnsError, Resolve};
 use super::socket::{SocketOptions, connect_tcp};
 use crate::error::{NetworkError, TimeoutKind};
 
@@ -32,8 +33,10 @@ pub(crate) enum Connected {
 pub(crate) struct Connector {
     /// Host names (lowercase) mapped to addresses; port 0 means the URL's port.
     pub(crate) overrides: HashMap<String, Vec<SocketAddr>>,
-    /// Consulted after `overrides`, before DNS.
+    /// Consulted after `overrides`, before `resolver`.
     pub(crate) resolve_fn: Option<ResolveFn>,
+    /// Resolves what `overrides` and `resolve_fn` leave: the system resolver by default.
+    pub(crate) resolver: Arc<dyn Resolve>,
     pub(crate) socket: SocketOptions,
     pub(crate) tls: Arc<rustls::ClientConfig>,
     pub(crate) h1: http1::Builder,
@@ -146,7 +149,7 @@ impl Connector {
     }
 
     /// The addresses of `host`: a literal IP address as is, an override if there is
-    /// one, else the system resolver's answer.
+    /// one, else the resolver function's answer, else the resolver's.
     async fn resolve(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, NetworkError> {
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(vec![SocketAddr::new(ip, port)]);
@@ -168,17 +171,18 @@ impl Connector {
         if let Some(addrs) = self.resolve_fn.as_ref().and_then(|f| f(name)) {
             return Ok(addrs.iter().map(with_port).collect());
         }
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
+        let addrs = self
+            .resolver
+            .resolve(name)
             .await
-            .map_err(|e| NetworkError::Dns(Box::new(e)))?
-            .collect();
+            .map_err(|e| NetworkError::Dns(Box::new(DnsError::new(name, e))))?;
         if addrs.is_empty() {
-            return Err(NetworkError::Dns(Box::new(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "no addresses",
+            return Err(NetworkError::Dns(Box::new(DnsError::new(
+                name,
+                "no addresses".into(),
             ))));
         }
-        Ok(addrs)
+        Ok(addrs.iter().map(with_port).collect())
     }
 
     async fn handshake_h1<T>(&self, io: T) -> Result<Connected, NetworkError>

@@ -23,6 +23,7 @@ use super::decode::decode_response;
 use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::proxy::Proxy;
+use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
 use super::{SendOptions, Transport, TransportFuture};
@@ -112,7 +113,8 @@ pub struct HyperTransportBuilder {
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
     proxies: Vec<Proxy>,
-    // Connecting: Happy Eyeballs and socket options.
+    // Connecting: the resolver, Happy Eyeballs and socket options.
+    resolver: Option<Arc<dyn Resolve>>,
     socket: SocketOptions,
 }
 
@@ -137,6 +139,7 @@ impl Default for HyperTransportBuilder {
             extra_roots: Vec::new(),
             tls_config: None,
             proxies: Vec::new(),
+            resolver: None,
             socket: SocketOptions::default(),
         }
     }
@@ -161,6 +164,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("built_in_roots", &self.built_in_roots)
             .field("extra_roots", &self.extra_roots.len())
             .field("proxies", &self.proxies)
+            .field("resolver", &self.resolver.is_some())
             .field("socket", &self.socket)
             .finish_non_exhaustive()
     }
@@ -268,7 +272,7 @@ impl HyperTransportBuilder {
 
     /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name
     /// and returns its addresses (a port of 0 means the request URL's port), or `None`
-    /// to fall through to DNS. Names given to [`resolve`](Self::resolve) are answered
+    /// to fall through to the [`resolver`](Self::resolver). Names given to [`resolve`](Self::resolve) are answered
     /// first. For instance, every subdomain of a test domain to one address:
     ///
     /// ```
@@ -346,6 +350,17 @@ impl HyperTransportBuilder {
     /// Default is no proxy; the environment is not read (see [`Proxy::from_env`]).
     pub fn proxy(mut self, proxy: Proxy) -> HyperTransportBuilder {
         self.proxies.push(proxy);
+        self
+    }
+
+    /// Resolves host names with `resolver` instead of the system resolver: names the
+    /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
+    /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
+    /// asked for the address of a proxy.
+    ///
+    /// Default is the [`SystemResolver`] (`getaddrinfo` through tokio).
+    pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> HyperTransportBuilder {
+        self.resolver = Some(resolver);
         self
     }
 
@@ -431,6 +446,7 @@ impl HyperTransportBuilder {
                 connector: Connector {
                     overrides: self.overrides,
                     resolve_fn: self.resolve_fn,
+                    resolver: self.resolver.unwrap_or_else(|| Arc::new(SystemResolver)),
                     socket: self.socket,
                     tls,
                     h1,

@@ -30,7 +30,10 @@
 //!   burst of `n` requests in flight leaves `n` connections for the next; idle
 //!   connections are closed past [`HyperTransportBuilder::pool_idle_timeout`] by one
 //!   background task per transport that holds the pool weakly.
-//! - **Connecting.** A host's addresses are raced by Happy Eyeballs
+//! - **Connecting.** A host name is resolved by the override map, then
+//!   [`HyperTransportBuilder::resolve_with`], then a [`Resolve`] (the
+//!   [`SystemResolver`] by default); a failure is a [`NetworkError::Dns`] whose
+//!   [`DnsError`] names the host. Its addresses are raced by Happy Eyeballs
 //!   ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): IPv6 and IPv4 alternate,
 //!   starting with the family of the first address, and the next attempt starts 250 ms
 //!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]) or as soon as one
@@ -105,6 +108,7 @@ mod hyper_transport;
 mod io;
 mod pool;
 mod proxy;
+mod resolve;
 mod socket;
 mod timer;
 
@@ -116,6 +120,7 @@ pub use body::{RequestBody, ResponseBody};
 pub use decode::{ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
+pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 pub use socket::ConnectError;
 
 use crate::error::NetworkError;
