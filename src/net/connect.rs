@@ -1,5 +1,5 @@
 //! Making a connection: resolve the host, connect TCP by Happy Eyeballs (to the origin,
-//! or to a proxy and through a `CONNECT` tunnel), handshake TLS,
+//! or to a proxy and through a `CONNECT` tunnel) or a Unix domain socket, handshake TLS,
 //! and start the HTTP/1.1 or HTTP/2 connection task.
 
 use std::collections::HashMap;
@@ -58,8 +58,13 @@ impl Connector {
         }
     }
 
-    /// The index of the first proxy that carries requests to `key`'s origin.
+    /// The index of the first proxy that carries requests to `key`'s origin. None with a
+    /// Unix domain socket, which every request goes to (as reqwest does).
     pub(crate) fn proxy_for(&self, key: &Key) -> Option<usize> {
+        #[cfg(unix)]
+        if self.socket.unix_socket.is_some() {
+            return None;
+        }
         let host = key.authority.host();
         self.proxies
             .iter()
@@ -82,6 +87,11 @@ impl Connector {
                 "connection key names a proxy the transport does not have".into(),
             ))?;
             return self.connect_via_proxy(proxy, key, host, port).await;
+        }
+        #[cfg(unix)]
+        if let Some(path) = &self.socket.unix_socket {
+            let stream = super::socket::connect_unix(path).await?;
+            return self.handshake_origin(stream, key, host).await;
         }
         let addrs = self.resolve(host, port).await?;
         let tcp = connect_tcp(&addrs, &self.socket).await?;

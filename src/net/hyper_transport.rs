@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -113,7 +115,7 @@ pub struct HyperTransportBuilder {
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
     proxies: Vec<Proxy>,
-    // Connecting: the resolver, Happy Eyeballs and socket options.
+    // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
     resolver: Option<Arc<dyn Resolve>>,
     socket: SocketOptions,
 }
@@ -412,6 +414,25 @@ impl HyperTransportBuilder {
     /// Default is `true`, as in reqwest, undici and browsers.
     pub fn tcp_nodelay(mut self, enabled: bool) -> HyperTransportBuilder {
         self.socket.tcp_nodelay = enabled;
+        self
+    }
+
+    /// Sends every connection to the Unix domain socket at `path` instead of over TCP,
+    /// whatever the request's host: an `http:` request speaks HTTP/1.1 on it (or HTTP/2
+    /// with [`http2_prior_knowledge`](Self::http2_prior_knowledge)), an `https:` one TLS
+    /// with the URL's host as the server name, and HTTP/2 if ALPN picks it. As with
+    /// reqwest's `ClientBuilder::unix_socket`, nothing is resolved, and proxies and the
+    /// TCP options ([`local_address`](Self::local_address),
+    /// [`tcp_keepalive`](Self::tcp_keepalive), [`tcp_nodelay`](Self::tcp_nodelay),
+    /// [`happy_eyeballs_delay`](Self::happy_eyeballs_delay)) do not apply. Connections
+    /// are still pooled per origin. A socket that cannot be reached fails the request
+    /// with [`NetworkError::Connect`] (`connect to unix socket /run/app.sock failed: No
+    /// such file or directory (os error 2)`).
+    ///
+    /// Unix only. Default is `None`: TCP.
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> HyperTransportBuilder {
+        self.socket.unix_socket = Some(path.into());
         self
     }
 

@@ -38,7 +38,9 @@
 //!   starting with the family of the first address, and the next attempt starts 250 ms
 //!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]) or as soon as one
 //!   fails; the first to connect wins and the others are closed. When all fail, the
-//!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error.
+//!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error. On
+//!   Unix, [`HyperTransportBuilder::unix_socket`] sends every connection to one socket
+//!   instead.
 //! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected

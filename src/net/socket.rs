@@ -1,11 +1,13 @@
 //! Opening the socket under a connection: TCP with the builder's socket options (a local
-//! address, keep-alive, `TCP_NODELAY`), raced over a host's addresses by Happy Eyeballs;
-//! and [`ConnectError`], which says what was tried and how each
+//! address, keep-alive, `TCP_NODELAY`), raced over a host's addresses by Happy Eyeballs,
+//! or a Unix domain socket; and [`ConnectError`], which says what was tried and how each
 //! attempt failed.
 
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
+#[cfg(unix)]
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::net::{TcpSocket, TcpStream};
@@ -25,6 +27,9 @@ pub(crate) struct SocketOptions {
     /// The idle time before keep-alive probes; `None` leaves `SO_KEEPALIVE` off.
     pub(crate) tcp_keepalive: Option<Duration>,
     pub(crate) tcp_nodelay: bool,
+    /// Every connection goes to this socket instead of over TCP.
+    #[cfg(unix)]
+    pub(crate) unix_socket: Option<PathBuf>,
 }
 
 impl Default for SocketOptions {
@@ -34,6 +39,8 @@ impl Default for SocketOptions {
             local_address: None,
             tcp_keepalive: None,
             tcp_nodelay: true,
+            #[cfg(unix)]
+            unix_socket: None,
         }
     }
 }
@@ -109,13 +116,27 @@ async fn connect_one(addr: SocketAddr, options: &SocketOptions) -> io::Result<Tc
     socket.connect(addr).await
 }
 
+/// A connection to the Unix domain socket at `path`.
+#[cfg(unix)]
+pub(crate) async fn connect_unix(path: &Path) -> Result<tokio::net::UnixStream, NetworkError> {
+    tokio::net::UnixStream::connect(path)
+        .await
+        .map_err(|error| {
+            NetworkError::Connect(Box::new(ConnectError {
+                target: Target::Unix(path.to_owned(), error),
+            }))
+        })
+}
+
 /// Why no connection could be made: the source of
 /// [`NetworkError::Connect`](crate::NetworkError::Connect) when no socket connected. It
 /// names every address tried, with its own error, in the order the attempts started:
 ///
 /// - one address: `connect to 127.0.0.1:59999 failed: Connection refused (os error 111)`;
 /// - several: `connect failed to each of 2 addresses: [::1]:8080: Connection refused
-///   (os error 111); 127.0.0.1:8080: Connection refused (os error 111)`.
+///   (os error 111); 127.0.0.1:8080: Connection refused (os error 111)`;
+/// - a Unix domain socket: `connect to unix socket /run/app.sock failed: No such file or
+///   directory (os error 2)`.
 ///
 /// Its [`source`](std::error::Error::source) is the first attempt's `io::Error`.
 #[derive(Debug)]
@@ -126,18 +147,32 @@ pub struct ConnectError {
 #[derive(Debug)]
 enum Target {
     Tcp(Vec<(SocketAddr, io::Error)>),
+    #[cfg(unix)]
+    Unix(PathBuf, io::Error),
 }
 
 impl ConnectError {
     /// The TCP addresses tried, in the order the attempts started, each with its error.
     /// An address skipped because it is of another family than the
     /// [local address](super::HyperTransportBuilder::local_address) comes last, with an
-    /// error saying so.
+    /// error saying so. Empty for a Unix domain socket.
     pub fn attempts(&self) -> impl ExactSizeIterator<Item = (SocketAddr, &io::Error)> {
         let attempts = match &self.target {
             Target::Tcp(attempts) => attempts.as_slice(),
+            #[cfg(unix)]
+            Target::Unix(..) => &[],
         };
         attempts.iter().map(|(addr, error)| (*addr, error))
+    }
+
+    /// The path of the Unix domain socket that could not be connected to, if that was
+    /// the target.
+    #[cfg(unix)]
+    pub fn unix_socket(&self) -> Option<&Path> {
+        match &self.target {
+            Target::Unix(path, _) => Some(path),
+            Target::Tcp(_) => None,
+        }
     }
 }
 
@@ -162,6 +197,14 @@ impl fmt::Display for ConnectError {
                     Ok(())
                 }
             },
+            #[cfg(unix)]
+            Target::Unix(path, error) => {
+                write!(
+                    f,
+                    "connect to unix socket {} failed: {error}",
+                    path.display()
+                )
+            }
         }
     }
 }
@@ -172,6 +215,8 @@ impl std::error::Error for ConnectError {
             Target::Tcp(attempts) => attempts
                 .first()
                 .map(|(_, error)| error as &(dyn std::error::Error + 'static)),
+            #[cfg(unix)]
+            Target::Unix(_, error) => Some(error),
         }
     }
 }
