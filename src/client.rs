@@ -3,7 +3,9 @@
 
 use std::fmt;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
@@ -20,7 +22,7 @@ use crate::cookie::CookieStore;
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{FetchContext, cors::CorsPreflightCache};
-use crate::net::{HyperTransport, HyperTransportBuilder, Proxy, Transport};
+use crate::net::{HyperTransport, HyperTransportBuilder, Proxy, Resolve, Transport};
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::response::Response;
 
@@ -679,6 +681,88 @@ impl ClientBuilder {
         F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
     {
         self.hyper = self.hyper.resolve_with(resolve);
+        self
+    }
+
+    /// Resolves host names with `resolver` instead of the system resolver, after
+    /// [`resolve`](Self::resolve) and [`resolve_with`](Self::resolve_with); a failure is
+    /// a `TypeError` whose [`network_error`](Error::network_error) is
+    /// [`NetworkError::Dns`]. See [`Resolve`] for an example.
+    ///
+    /// Default is the system resolver ([`SystemResolver`](crate::net::SystemResolver)).
+    pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> ClientBuilder {
+        self.hyper = self.hyper.resolver(resolver);
+        self
+    }
+
+    /// The Connection Attempt Delay of Happy Eyeballs (RFC 8305): with several addresses
+    /// for a host, the next is tried this long after the last attempt started, or at once
+    /// when an attempt fails; IPv6 and IPv4 alternate, and the first to connect wins.
+    /// Held between 100 ms and 2 s (RFC 8305's bounds); see
+    /// [`HyperTransportBuilder::happy_eyeballs_delay`].
+    ///
+    /// Default is 250 ms.
+    pub fn happy_eyeballs_delay(mut self, delay: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.happy_eyeballs_delay(delay);
+        self
+    }
+
+    /// The local IP address connections are made from; a host's addresses of the other
+    /// family are not tried.
+    ///
+    /// Default is `None`: the system picks.
+    pub fn local_address(mut self, address: Option<IpAddr>) -> ClientBuilder {
+        self.hyper = self.hyper.local_address(address);
+        self
+    }
+
+    /// Turns on TCP keep-alive probes after this much idle time.
+    ///
+    /// Default is `None`: no keep-alive probes.
+    pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> ClientBuilder {
+        self.hyper = self.hyper.tcp_keepalive(idle);
+        self
+    }
+
+    /// Whether to set `TCP_NODELAY` (no Nagle delay on small writes).
+    ///
+    /// Default is `true`.
+    pub fn tcp_nodelay(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.tcp_nodelay(enabled);
+        self
+    }
+
+    /// Sends every request to the Unix domain socket at `path` instead of over TCP,
+    /// whatever its URL's host: `http:` URLs speak HTTP/1.1 over it, `https:` ones TLS
+    /// with the URL's host as the server name. Nothing is resolved; proxies and the TCP
+    /// options do not apply (see [`HyperTransportBuilder::unix_socket`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let path = std::env::temp_dir().join(format!("whatwg-fetch-doc-{}.sock", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// # let listener = tokio::net::UnixListener::bind(&path).unwrap();
+    /// # tokio::spawn(async move {
+    /// #     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 1024]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use whatwg_fetch::{Client, RequestInit};
+    ///
+    /// // A server listening on `path`, as the Docker daemon does on /var/run/docker.sock.
+    /// let client = Client::builder().unix_socket(&path).build()?;
+    /// let mut response = client.fetch("http://localhost/_ping", RequestInit::default()).await?;
+    /// assert_eq!(response.text().await?, "ok");
+    /// # let _ = std::fs::remove_file(&path);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Unix only. Default is `None`: TCP.
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> ClientBuilder {
+        self.hyper = self.hyper.unix_socket(path);
         self
     }
 

@@ -1,9 +1,8 @@
-//! Making a connection: resolve the host, connect TCP (to the origin, or to a proxy and
-//! through a `CONNECT` tunnel), handshake TLS, and start the HTTP/1.1 or HTTP/2
-//! connection task.
+//! Making a connection: resolve the host, connect TCP by Happy Eyeballs (to the origin,
+//! or to a proxy and through a `CONNECT` tunnel) or a Unix domain socket, handshake TLS,
+//! and start the HTTP/1.1 or HTTP/2 connection task.
 
 use std::collections::HashMap;
-use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,12 +11,13 @@ use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use super::body::RequestBody;
 use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyRefused};
+use super::resolve::{DnsError, Resolve};
+use super::socket::{SocketOptions, connect_tcp};
 use crate::error::{NetworkError, TimeoutKind};
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
@@ -33,8 +33,11 @@ pub(crate) enum Connected {
 pub(crate) struct Connector {
     /// Host names (lowercase) mapped to addresses; port 0 means the URL's port.
     pub(crate) overrides: HashMap<String, Vec<SocketAddr>>,
-    /// Consulted after `overrides`, before DNS.
+    /// Consulted after `overrides`, before `resolver`.
     pub(crate) resolve_fn: Option<ResolveFn>,
+    /// Resolves what `overrides` and `resolve_fn` leave: the system resolver by default.
+    pub(crate) resolver: Arc<dyn Resolve>,
+    pub(crate) socket: SocketOptions,
     pub(crate) tls: Arc<rustls::ClientConfig>,
     pub(crate) h1: http1::Builder,
     pub(crate) h2: http2::Builder<TokioExecutor>,
@@ -58,8 +61,13 @@ impl Connector {
         }
     }
 
-    /// The index of the first proxy that carries requests to `key`'s origin.
+    /// The index of the first proxy that carries requests to `key`'s origin. None with a
+    /// Unix domain socket, which every request goes to (as reqwest does).
     pub(crate) fn proxy_for(&self, key: &Key) -> Option<usize> {
+        #[cfg(unix)]
+        if self.socket.unix_socket.is_some() {
+            return None;
+        }
         let host = key.authority.host();
         self.proxies
             .iter()
@@ -83,14 +91,33 @@ impl Connector {
             ))?;
             return self.connect_via_proxy(proxy, key, host, port).await;
         }
+        #[cfg(unix)]
+        if let Some(path) = &self.socket.unix_socket {
+            let stream = super::socket::connect_unix(path).await?;
+            return self.handshake_origin(stream, key, host).await;
+        }
         let addrs = self.resolve(host, port).await?;
-        let tcp = connect_tcp(&addrs).await?;
+        let tcp = connect_tcp(&addrs, &self.socket).await?;
+        self.handshake_origin(tcp, key, host).await
+    }
+
+    /// The handshakes with `key`'s origin over `io`: TLS for `https:` (then HTTP/2 or
+    /// HTTP/1.1 as ALPN picked), else HTTP/2 with prior knowledge or HTTP/1.1.
+    async fn handshake_origin<T>(
+        &self,
+        io: T,
+        key: &Key,
+        host: &str,
+    ) -> Result<Connected, NetworkError>
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
         if key.https {
-            self.handshake_tls(tcp, host).await
+            self.handshake_tls(io, host).await
         } else if self.http2_prior_knowledge {
-            self.handshake_h2(tcp).await
+            self.handshake_h2(io).await
         } else {
-            self.handshake_h1(tcp).await
+            self.handshake_h1(io).await
         }
     }
 
@@ -107,7 +134,7 @@ impl Connector {
         let proxy_host = bare_host(proxy.authority.host());
         let proxy_port = proxy.authority.port_u16().unwrap_or(80);
         let addrs = self.resolve(proxy_host, proxy_port).await?;
-        let mut tcp = connect_tcp(&addrs).await?;
+        let mut tcp = connect_tcp(&addrs, &self.socket).await?;
         if !key.https {
             return self.handshake_h1(tcp).await;
         }
@@ -135,7 +162,7 @@ impl Connector {
     }
 
     /// The addresses of `host`: a literal IP address as is, an override if there is
-    /// one, else the system resolver's answer.
+    /// one, else the resolver function's answer, else the resolver's.
     async fn resolve(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, NetworkError> {
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(vec![SocketAddr::new(ip, port)]);
@@ -157,17 +184,18 @@ impl Connector {
         if let Some(addrs) = self.resolve_fn.as_ref().and_then(|f| f(name)) {
             return Ok(addrs.iter().map(with_port).collect());
         }
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
+        let addrs = self
+            .resolver
+            .resolve(name)
             .await
-            .map_err(|e| NetworkError::Dns(Box::new(e)))?
-            .collect();
+            .map_err(|e| NetworkError::Dns(Box::new(DnsError::new(name, e))))?;
         if addrs.is_empty() {
-            return Err(NetworkError::Dns(Box::new(io::Error::new(
-                io::ErrorKind::NotFound,
-                "no addresses",
+            return Err(NetworkError::Dns(Box::new(DnsError::new(
+                name,
+                "no addresses".into(),
             ))));
         }
-        Ok(addrs)
+        Ok(addrs.iter().map(with_port).collect())
     }
 
     async fn handshake_h1<T>(&self, io: T) -> Result<Connected, NetworkError>
@@ -300,25 +328,6 @@ fn bare_host(host: &str) -> &str {
     host.strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(host)
-}
-
-/// Connects to the first address that accepts, with `TCP_NODELAY` set.
-async fn connect_tcp(addrs: &[SocketAddr]) -> Result<TcpStream, NetworkError> {
-    let mut last = None;
-    for addr in addrs {
-        match TcpStream::connect(addr).await {
-            Ok(stream) => {
-                stream
-                    .set_nodelay(true)
-                    .map_err(|e| NetworkError::Connect(Box::new(e)))?;
-                return Ok(stream);
-            }
-            Err(error) => last = Some(error),
-        }
-    }
-    Err(NetworkError::Connect(Box::new(last.unwrap_or_else(|| {
-        io::Error::new(io::ErrorKind::NotFound, "no addresses to connect to")
-    }))))
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +25,8 @@ use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::protocol::ProtocolOptions;
 use super::proxy::Proxy;
+use super::resolve::{Resolve, SystemResolver};
+use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
@@ -123,6 +127,9 @@ pub struct HyperTransportBuilder {
     extra_roots: Vec<CertificateDer<'static>>,
     tls_config: Option<Arc<rustls::ClientConfig>>,
     proxies: Vec<Proxy>,
+    // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
+    resolver: Option<Arc<dyn Resolve>>,
+    socket: SocketOptions,
 }
 
 /// The default [`HyperTransportBuilder::read_timeout`]: undici's `headersTimeout` and
@@ -146,6 +153,8 @@ impl Default for HyperTransportBuilder {
             extra_roots: Vec::new(),
             tls_config: None,
             proxies: Vec::new(),
+            resolver: None,
+            socket: SocketOptions::default(),
         }
     }
 }
@@ -169,6 +178,8 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("built_in_roots", &self.built_in_roots)
             .field("extra_roots", &self.extra_roots.len())
             .field("proxies", &self.proxies)
+            .field("resolver", &self.resolver.is_some())
+            .field("socket", &self.socket)
             .finish_non_exhaustive()
     }
 }
@@ -389,7 +400,7 @@ impl HyperTransportBuilder {
 
     /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name
     /// and returns its addresses (a port of 0 means the request URL's port), or `None`
-    /// to fall through to DNS. Names given to [`resolve`](Self::resolve) are answered
+    /// to fall through to the [`resolver`](Self::resolver). Names given to [`resolve`](Self::resolve) are answered
     /// first. For instance, every subdomain of a test domain to one address:
     ///
     /// ```
@@ -470,6 +481,87 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Resolves host names with `resolver` instead of the system resolver: names the
+    /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
+    /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
+    /// asked for the address of a proxy.
+    ///
+    /// Default is the [`SystemResolver`] (`getaddrinfo` through tokio).
+    pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> HyperTransportBuilder {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// The Connection Attempt Delay of Happy Eyeballs
+    /// ([RFC 8305 §5](https://www.rfc-editor.org/rfc/rfc8305#section-5)): when a host has
+    /// several addresses, the next one is tried this long after the last attempt started,
+    /// or as soon as an attempt fails, while no attempt has connected. The addresses are ordered so that IPv6 and IPv4 alternate, starting with the
+    /// family of the first one resolved (§4); the first to connect wins and the other
+    /// attempts are closed. All of it stays within the
+    /// [`connect_timeout`](Self::connect_timeout).
+    ///
+    /// Held within RFC 8305's bounds: a delay under 100 ms (its Minimum Connection
+    /// Attempt Delay, which spares a lossy network a burst of SYNs) is taken as 100 ms,
+    /// one over 2 seconds (its Maximum) as 2 seconds.
+    ///
+    /// Default is 250 ms, RFC 8305's recommendation (Chrome and hyper-util wait 300 ms,
+    /// curl 200 ms).
+    pub fn happy_eyeballs_delay(mut self, delay: Duration) -> HyperTransportBuilder {
+        self.socket.happy_eyeballs_delay = super::happy_eyeballs::connection_attempt_delay(delay);
+        self
+    }
+
+    /// The local IP address to bind sockets to before connecting (the source address of
+    /// the connections). A host's addresses of the other family are not tried; a host
+    /// with none of this family fails with [`NetworkError::Connect`] whose
+    /// [`ConnectError`](super::ConnectError) says why.
+    ///
+    /// Default is `None`: the system picks.
+    pub fn local_address(mut self, address: Option<IpAddr>) -> HyperTransportBuilder {
+        self.socket.local_address = address;
+        self
+    }
+
+    /// Turns on TCP keep-alive (`SO_KEEPALIVE`) with this idle time before the first
+    /// probe (`TCP_KEEPIDLE`); the interval between probes and their count stay the
+    /// system's. An idle pooled connection whose peer has vanished is then found dead
+    /// rather than kept until it is used.
+    ///
+    /// Default is `None`: no keep-alive probes, as in hyper-util and libcurl (reqwest
+    /// probes after 15 s idle, undici and the curl tool after 60 s).
+    pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> HyperTransportBuilder {
+        self.socket.tcp_keepalive = idle;
+        self
+    }
+
+    /// Whether to set `TCP_NODELAY`, sending small writes at once instead of holding
+    /// them for Nagle's algorithm.
+    ///
+    /// Default is `true`, as in reqwest, undici and browsers.
+    pub fn tcp_nodelay(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.socket.tcp_nodelay = enabled;
+        self
+    }
+
+    /// Sends every connection to the Unix domain socket at `path` instead of over TCP,
+    /// whatever the request's host: an `http:` request speaks HTTP/1.1 on it (or HTTP/2
+    /// with [`http2_prior_knowledge`](Self::http2_prior_knowledge)), an `https:` one TLS
+    /// with the URL's host as the server name, and HTTP/2 if ALPN picks it. As with
+    /// reqwest's `ClientBuilder::unix_socket`, nothing is resolved, and proxies and the
+    /// TCP options ([`local_address`](Self::local_address),
+    /// [`tcp_keepalive`](Self::tcp_keepalive), [`tcp_nodelay`](Self::tcp_nodelay),
+    /// [`happy_eyeballs_delay`](Self::happy_eyeballs_delay)) do not apply. Connections
+    /// are still pooled per origin. A socket that cannot be reached fails the request
+    /// with [`NetworkError::Connect`] (`connect to unix socket /run/app.sock failed: No
+    /// such file or directory (os error 2)`).
+    ///
+    /// Unix only. Default is `None`: TCP.
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> HyperTransportBuilder {
+        self.socket.unix_socket = Some(path.into());
+        self
+    }
+
     /// Builds the transport.
     ///
     /// # Errors
@@ -500,6 +592,8 @@ impl HyperTransportBuilder {
                 connector: Connector {
                     overrides: self.overrides,
                     resolve_fn: self.resolve_fn,
+                    resolver: self.resolver.unwrap_or_else(|| Arc::new(SystemResolver)),
+                    socket: self.socket,
                     tls,
                     h1,
                     h2,

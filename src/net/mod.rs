@@ -30,6 +30,17 @@
 //!   burst of `n` requests in flight leaves `n` connections for the next; idle
 //!   connections are closed past [`HyperTransportBuilder::pool_idle_timeout`] by one
 //!   background task per transport that holds the pool weakly.
+//! - **Connecting.** A host name is resolved by the override map, then
+//!   [`HyperTransportBuilder::resolve_with`], then a [`Resolve`] (the
+//!   [`SystemResolver`] by default); a failure is a [`NetworkError::Dns`] whose
+//!   [`DnsError`] names the host. Its addresses are raced by Happy Eyeballs
+//!   ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): IPv6 and IPv4 alternate,
+//!   starting with the family of the first address, and the next attempt starts 250 ms
+//!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]) or as soon as one
+//!   fails; the first to connect wins and the others are closed. When all fail, the
+//!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error. On
+//!   Unix, [`HyperTransportBuilder::unix_socket`] sends every connection to one socket
+//!   instead.
 //! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
@@ -94,11 +105,14 @@
 mod body;
 mod connect;
 mod decode;
+mod happy_eyeballs;
 mod hyper_transport;
 mod io;
 mod pool;
 mod protocol;
 mod proxy;
+mod resolve;
+mod socket;
 mod timer;
 
 use std::future::Future;
@@ -109,6 +123,8 @@ pub use body::{RequestBody, ResponseBody};
 pub use decode::{ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
+pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
+pub use socket::ConnectError;
 
 use crate::error::NetworkError;
 

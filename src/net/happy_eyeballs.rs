@@ -1,0 +1,335 @@
+//! Happy Eyeballs version 2 ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): a
+//! host's addresses are ordered so that IPv6 and IPv4 alternate (§4), and connection
+//! attempts to them are started one at a time, each a Connection Attempt Delay after the
+//! one before or as soon as one fails; the first to connect wins and the others are
+//! closed (§5). An address that blackholes its SYNs then costs a quarter of a second,
+//! not the kernel's minutes-long connect timeout.
+//!
+//! Left out, and why:
+//! - §3, sending the AAAA and A queries apart and starting on the first answer (with a
+//!   Resolution Delay): a [`Resolve`](super::Resolve) answers with one list, as
+//!   `getaddrinfo` does.
+//! - §4's first step, sorting by Destination Address Selection (RFC 6724 §6), and its
+//!   history-based rules: `getaddrinfo` has sorted the system resolver's answer; a
+//!   caller's resolver's order is its choice and is kept.
+//! - §6, answers that change while attempts run: there is one answer.
+//! - §7, NAT64 synthesis: the system's business.
+//!
+//! The whole race runs under the transport's connect timeout.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use tokio::time::Instant;
+
+/// The default Connection Attempt Delay: "One recommended value for a default delay is
+/// 250 milliseconds" (RFC 8305 §5).
+pub(crate) const DEFAULT_CONNECTION_ATTEMPT_DELAY: Duration = Duration::from_millis(250);
+
+/// "The recommended minimum value is 100 milliseconds, which is referred to as the
+/// 'Minimum Connection Attempt Delay'" (RFC 8305 §5, §8).
+pub(crate) const MIN_CONNECTION_ATTEMPT_DELAY: Duration = Duration::from_millis(100);
+
+/// "The Connection Attempt Delay SHOULD have an upper bound, referred to as the 'Maximum
+/// Connection Attempt Delay'. The current recommended value is 2 seconds" (RFC 8305 §5).
+pub(crate) const MAX_CONNECTION_ATTEMPT_DELAY: Duration = Duration::from_secs(2);
+
+/// "A subsequent connection MUST NOT be started within 10 milliseconds of the previous
+/// attempt" (RFC 8305 §5), which holds for an attempt started because another failed too.
+const MIN_GAP_BETWEEN_ATTEMPTS: Duration = Duration::from_millis(10);
+
+/// A Connection Attempt Delay within RFC 8305's bounds (§5, §8): 100 ms to 2 s.
+pub(crate) fn connection_attempt_delay(delay: Duration) -> Duration {
+    delay.clamp(MIN_CONNECTION_ATTEMPT_DELAY, MAX_CONNECTION_ATTEMPT_DELAY)
+}
+
+/// [RFC 8305 §4](https://www.rfc-editor.org/rfc/rfc8305#section-4), Sorting Addresses:
+/// "the client SHOULD modify the ordered list to interleave address families. Whichever
+/// address family is first in the list should be followed by an address of the other
+/// address family". The First Address Family Count is 1: the families alternate
+/// address by address, each keeping its own order, and what one family has left over
+/// goes last.
+pub(crate) fn sort_addresses(addrs: Vec<SocketAddr>) -> Vec<SocketAddr> {
+    let Some(first) = addrs.first() else {
+        return addrs;
+    };
+    let first_is_v6 = first.is_ipv6();
+    if addrs.iter().all(|addr| addr.is_ipv6() == first_is_v6) {
+        return addrs;
+    }
+    let (first_family, other_family): (Vec<SocketAddr>, Vec<SocketAddr>) = addrs
+        .into_iter()
+        .partition(|addr| addr.is_ipv6() == first_is_v6);
+    let mut sorted = Vec::with_capacity(first_family.len() + other_family.len());
+    let (mut first_family, mut other_family) = (first_family.into_iter(), other_family.into_iter());
+    loop {
+        match (first_family.next(), other_family.next()) {
+            (None, None) => return sorted,
+            (one, other) => {
+                sorted.extend(one);
+                sorted.extend(other);
+            }
+        }
+    }
+}
+
+/// [RFC 8305 §5](https://www.rfc-editor.org/rfc/rfc8305#section-5), Connection Attempts:
+/// calls `connect` for each of `addrs` in order, "one connection attempt to a single
+/// address is started first, followed by the others in the list, one at a time", the
+/// next when `delay` (the Connection Attempt Delay) has passed since the last start or
+/// when an attempt fails, whichever comes first, but never within 10 ms of the last
+/// start. "Once one of the connection attempts succeeds [...], all other connections
+/// attempts that have not yet succeeded SHOULD be canceled": the first success is
+/// returned and every other attempt is dropped, which closes its socket; addresses not
+/// yet tried are not.
+///
+/// Starting the next attempt when one fails is not in RFC 8305's text, which only spaces
+/// attempts out to spare the network; waiting out the delay after a refusal would spare
+/// nothing. curl and hyper-util do the same.
+///
+/// # Errors
+///
+/// When every attempt fails: each address with its error, in the order the attempts
+/// started (not the order they failed in). Empty when `addrs` is.
+pub(crate) async fn race_connection_attempts<T, F, Fut>(
+    addrs: Vec<SocketAddr>,
+    delay: Duration,
+    connect: F,
+) -> Result<T, Vec<(SocketAddr, io::Error)>>
+where
+    F: Fn(SocketAddr) -> Fut,
+    Fut: Future<Output = io::Result<T>>,
+{
+    // One address, the usual case for `localhost` or a literal: nothing to race.
+    if let [addr] = addrs.as_slice() {
+        let addr = *addr;
+        return connect(addr).await.map_err(|error| vec![(addr, error)]);
+    }
+    let attempt = |(index, addr): (usize, SocketAddr)| {
+        let connecting = connect(addr);
+        async move { (index, addr, connecting.await) }
+    };
+    let mut failures: Vec<(usize, SocketAddr, io::Error)> = Vec::new();
+    let mut not_started = addrs.into_iter().enumerate().peekable();
+    let mut running = FuturesUnordered::new();
+    let Some(first) = not_started.next() else {
+        return Err(Vec::new());
+    };
+    running.push(attempt(first));
+    let mut last_start = Instant::now();
+    let next_start = tokio::time::sleep_until(last_start + delay);
+    tokio::pin!(next_start);
+    loop {
+        tokio::select! {
+            biased;
+            Some((index, addr, result)) = running.next(), if !running.is_empty() => match result {
+                // Dropping `running` cancels the other attempts.
+                Ok(connected) => return Ok(connected),
+                Err(error) => {
+                    failures.push((index, addr, error));
+                    if not_started.peek().is_some() {
+                        // A deadline already past fires at once.
+                        next_start.as_mut().reset(last_start + MIN_GAP_BETWEEN_ATTEMPTS);
+                    } else if running.is_empty() {
+                        break;
+                    }
+                }
+            },
+            () = &mut next_start, if not_started.peek().is_some() => {
+                if let Some(next) = not_started.next() {
+                    running.push(attempt(next));
+                }
+                last_start = Instant::now();
+                next_start.as_mut().reset(last_start + delay);
+            },
+            else => break,
+        }
+    }
+    failures.sort_by_key(|(index, _, _)| *index);
+    Err(failures
+        .into_iter()
+        .map(|(_, addr, error)| (addr, error))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    fn addr(text: &str) -> SocketAddr {
+        text.parse().unwrap()
+    }
+
+    fn addrs(texts: &[&str]) -> Vec<SocketAddr> {
+        texts.iter().map(|text| addr(text)).collect()
+    }
+
+    #[test]
+    fn addresses_alternate_families_starting_with_the_first_ones() {
+        assert_eq!(
+            sort_addresses(addrs(&["[::1]:1", "[::2]:1", "[::3]:1", "10.0.0.1:1"])),
+            addrs(&["[::1]:1", "10.0.0.1:1", "[::2]:1", "[::3]:1"])
+        );
+        assert_eq!(
+            sort_addresses(addrs(&["10.0.0.1:1", "10.0.0.2:1", "[::1]:1", "[::2]:1"])),
+            addrs(&["10.0.0.1:1", "[::1]:1", "10.0.0.2:1", "[::2]:1"])
+        );
+        assert_eq!(
+            sort_addresses(addrs(&["10.0.0.1:1", "[::1]:1", "[::2]:1", "10.0.0.2:1"])),
+            addrs(&["10.0.0.1:1", "[::1]:1", "10.0.0.2:1", "[::2]:1"])
+        );
+    }
+
+    #[test]
+    fn addresses_of_one_family_keep_their_order() {
+        let one_family = addrs(&["10.0.0.2:1", "10.0.0.1:1", "10.0.0.3:1"]);
+        assert_eq!(sort_addresses(one_family.clone()), one_family);
+        assert_eq!(sort_addresses(Vec::new()), Vec::new());
+    }
+
+    #[test]
+    fn the_delay_is_held_within_the_rfc_bounds() {
+        assert_eq!(
+            connection_attempt_delay(Duration::ZERO),
+            Duration::from_millis(100)
+        );
+        assert_eq!(
+            connection_attempt_delay(Duration::from_millis(300)),
+            Duration::from_millis(300)
+        );
+        assert_eq!(
+            connection_attempt_delay(Duration::from_secs(60)),
+            Duration::from_secs(2)
+        );
+    }
+
+    /// What a scripted attempt does, after as many milliseconds as the address's last
+    /// octet: by its port, 1 never answers, 2 connects and 3 is refused.
+    async fn scripted(
+        addr: SocketAddr,
+        starts: Arc<Mutex<Vec<(SocketAddr, Duration)>>>,
+        t0: Instant,
+    ) -> io::Result<SocketAddr> {
+        starts.lock().unwrap().push((addr, t0.elapsed()));
+        let wait = match addr.ip() {
+            std::net::IpAddr::V4(ip) => u64::from(ip.octets()[3]),
+            std::net::IpAddr::V6(ip) => u64::from(ip.octets()[15]),
+        };
+        tokio::time::sleep(Duration::from_millis(wait)).await;
+        match addr.port() {
+            2 => Ok(addr),
+            3 => Err(io::Error::new(io::ErrorKind::ConnectionRefused, "refused")),
+            _ => std::future::pending().await,
+        }
+    }
+
+    async fn race(
+        list: &[&str],
+    ) -> (
+        Result<SocketAddr, Vec<(SocketAddr, io::Error)>>,
+        Vec<(SocketAddr, Duration)>,
+    ) {
+        let starts = Arc::new(Mutex::new(Vec::new()));
+        let t0 = Instant::now();
+        let result = race_connection_attempts(addrs(list), Duration::from_millis(250), |addr| {
+            scripted(addr, Arc::clone(&starts), t0)
+        })
+        .await;
+        let starts = starts.lock().unwrap().clone();
+        (result, starts)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_address_gets_the_next_attempt_started_after_the_delay() {
+        let (result, starts) = race(&["[::1]:1", "10.0.0.1:2"]).await;
+        assert_eq!(result.unwrap(), addr("10.0.0.1:2"));
+        assert_eq!(
+            starts,
+            vec![
+                (addr("[::1]:1"), Duration::ZERO),
+                (addr("10.0.0.1:2"), Duration::from_millis(250)),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_attempt_starts_the_next_at_once_but_not_within_10_ms() {
+        let (result, starts) = race(&["10.0.0.0:3", "10.0.0.30:3", "10.0.0.1:2"]).await;
+        assert_eq!(result.unwrap(), addr("10.0.0.1:2"));
+        assert_eq!(
+            starts,
+            vec![
+                (addr("10.0.0.0:3"), Duration::ZERO),
+                (addr("10.0.0.30:3"), Duration::from_millis(10)),
+                (addr("10.0.0.1:2"), Duration::from_millis(40)),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slower_attempt_started_first_can_still_win() {
+        // The first answers after 255 ms, once the second has started (at 250 ms); the
+        // second never answers.
+        let (result, starts) = race(&["10.0.0.255:2", "10.0.0.1:1"]).await;
+        assert_eq!(result.unwrap(), addr("10.0.0.255:2"));
+        assert_eq!(starts.len(), 2, "{starts:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_failure_is_reported_in_the_order_the_attempts_started() {
+        // They fail in the order second (at 251 ms), first (255 ms), third (261 ms).
+        let (result, _) = race(&["10.0.0.255:3", "[::1]:3", "10.0.0.1:3"]).await;
+        let failures = result.unwrap_err();
+        let tried: Vec<SocketAddr> = failures.iter().map(|(addr, _)| *addr).collect();
+        assert_eq!(tried, addrs(&["10.0.0.255:3", "[::1]:3", "10.0.0.1:3"]));
+        assert!(
+            failures
+                .iter()
+                .all(|(_, error)| error.kind() == io::ErrorKind::ConnectionRefused)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_losing_attempts_are_dropped_when_one_connects() {
+        struct Guard(Arc<AtomicUsize>);
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let result = race_connection_attempts(
+            addrs(&["10.0.0.1:1", "10.0.0.2:1", "10.0.0.3:2"]),
+            Duration::from_millis(250),
+            |addr| {
+                let guard = Guard(Arc::clone(&dropped));
+                async move {
+                    let _guard = guard;
+                    if addr.port() == 2 {
+                        Ok(addr)
+                    } else {
+                        std::future::pending().await
+                    }
+                }
+            },
+        )
+        .await;
+        assert_eq!(result.unwrap(), addr("10.0.0.3:2"));
+        assert_eq!(dropped.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn no_addresses_is_an_empty_failure() {
+        let result: Result<(), _> =
+            race_connection_attempts(Vec::new(), Duration::from_millis(250), |_| async { Ok(()) })
+                .await;
+        assert!(result.unwrap_err().is_empty());
+    }
+}
