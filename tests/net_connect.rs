@@ -166,7 +166,10 @@ async fn a_blackholed_address_holds_the_next_until_the_delay() {
         assert!(
             matches!(
                 error.network_error(),
-                Some(NetworkError::Timeout(TimeoutKind::Connect))
+                Some(NetworkError::Timeout {
+                    kind: TimeoutKind::Connect,
+                    ..
+                })
             ),
             "{error:?}"
         );
