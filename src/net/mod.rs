@@ -98,6 +98,7 @@ mod hyper_transport;
 mod io;
 mod pool;
 mod proxy;
+mod socks;
 mod timer;
 
 use std::future::Future;
@@ -108,6 +109,7 @@ pub use body::{RequestBody, ResponseBody};
 pub use decode::{ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
+pub use socks::{SocksRefusal, SocksRefused};
 
 use crate::error::NetworkError;
 
