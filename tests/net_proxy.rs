@@ -1009,6 +1009,68 @@ async fn a_proxy_that_cannot_be_reached_is_named_in_the_error() {
     .await;
 }
 
+#[tokio::test]
+async fn http2_by_prior_knowledge_goes_through_a_socks_tunnel_as_it_would_directly() {
+    bounded(async {
+        let server = raw_server(|stream| async move {
+            let service = service_fn(|req: http::Request<Incoming>| async move {
+                let body = format!("{:?} {}", req.version(), req.uri());
+                Ok::<_, Infallible>(http::Response::new(full(body)))
+            });
+            let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        })
+        .await;
+        let socks = socks5_server(SocksConfig::default()).await;
+        let transport = HyperTransport::builder()
+            .http2_prior_knowledge(true)
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .build()
+            .unwrap();
+        let url = server.url("/h2c");
+        for _ in 0..2 {
+            let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+            assert_eq!(response.version(), http::Version::HTTP_2);
+            let body = read_all(response.into_body()).await.unwrap();
+            assert_eq!(body, format!("HTTP/2.0 {url}"));
+        }
+        assert_eq!(socks.sessions().len(), 1);
+        assert_eq!(server.counts.accepts(), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_socks_proxy_that_never_answers_hits_the_connect_timeout() {
+    bounded(async {
+        let server = raw_server(|mut stream| async move {
+            use tokio::io::AsyncReadExt;
+            let mut greeting = [0u8; 3];
+            let _ = stream.read_exact(&mut greeting).await;
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        })
+        .await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&format!("socks5h://{}", server.addr)).unwrap())
+            .connect_timeout(Some(std::time::Duration::from_millis(200)))
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("http://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::Timeout(whatwg_fetch::TimeoutKind::Connect)
+            ),
+            "{error:?}"
+        );
+    })
+    .await;
+}
+
 // ---------------------------------------------------------------------------------------
 // HTTPS proxies: TLS to the proxy itself
 
