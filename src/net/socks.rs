@@ -152,7 +152,8 @@ where
         ATYP_DOMAIN => {
             let mut length = [0u8; 1];
             socks.read(&mut length).await?;
-            usize::from(length[0])
+            let [length] = length;
+            usize::from(length)
         }
         other => {
             return Err(socks.protocol(format!("answered with unknown address type {other:#04x}")));
