@@ -12,7 +12,7 @@
 //!   -i, --include            print the status line and headers first
 //!   -o, --output PATH        write the body to PATH, with a progress line on stderr
 //!       --origin URL         fetch as a page at URL would (CORS, Origin, Referer)
-//!   -x, --proxy URL          send every request through the HTTP proxy at URL
+//!   -x, --proxy URL          send every request through the proxy at URL (http, https, socks5, socks5h)
 //!       --env-proxy          use the proxies of http_proxy, https_proxy, no_proxy, …
 //! ```
 

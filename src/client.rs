@@ -778,14 +778,16 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends the requests `proxy` carries through it (see [`Proxy`]). May be called
-    /// several times: the first proxy that carries a request's URL is used.
+    /// Sends the requests `proxy` carries through it (see [`Proxy`]: `http:`, `https:`,
+    /// `socks5:` and `socks5h:` proxies). May be called several times: the first proxy
+    /// that carries a request's URL is used.
     ///
     /// ```
     /// use whatwg_fetch::Client;
     /// use whatwg_fetch::net::Proxy;
     ///
     /// let client = Client::builder()
+    ///     .proxy(Proxy::https("socks5h://127.0.0.1:1080")?)
     ///     .proxy(Proxy::all("http://proxy.internal:3128")?.no_proxy("localhost"))
     ///     .build()?;
     /// # Ok::<(), whatwg_fetch::Error>(())
@@ -798,7 +800,8 @@ impl ClientBuilder {
     }
 
     /// Whether to use the proxies the environment names (`http_proxy`, `https_proxy`,
-    /// `all_proxy`, `no_proxy`, as [`Proxy::from_env`] reads them), after any given to
+    /// `all_proxy`, `no_proxy`, as [`Proxy::from_env`] reads them; a value may be an
+    /// `http://`, `https://`, `socks5://` or `socks5h://` URL), after any given to
     /// [`proxy`](Self::proxy). The variables are read by [`build`](Self::build).
     ///
     /// Default is `false`: the environment is never read unless asked.

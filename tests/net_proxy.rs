@@ -1,6 +1,7 @@
-//! HTTP proxies: absolute-form requests for `http:` targets, `CONNECT` tunnels for
-//! `https:` ones, `no_proxy`, refusals, pooling, the environment variables, and a
-//! `Client` end to end — against in-process proxies and servers on 127.0.0.1.
+//! Proxies: absolute-form requests for `http:` targets, `CONNECT` tunnels for `https:`
+//! ones, HTTPS proxies (TLS to the proxy), SOCKS5 proxies, `no_proxy`, refusals, pooling,
+//! the environment variables, and a `Client` end to end — against in-process proxies and
+//! servers on 127.0.0.1.
 
 mod net_support;
 
@@ -17,7 +18,9 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use net_support::*;
 use tokio::net::{TcpListener, TcpStream};
-use whatwg_fetch::net::{HyperTransport, Proxy, ProxyRefused, SendOptions, Transport};
+use whatwg_fetch::net::{
+    HyperTransport, Proxy, ProxyRefused, SendOptions, SocksRefusal, SocksRefused, Transport,
+};
 use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit};
 
 // ---------------------------------------------------------------------------------------
@@ -32,12 +35,14 @@ struct Seen {
 }
 
 /// An HTTP/1.1 proxy: forwards absolute-form requests to their origin, and answers
-/// `CONNECT` with a tunnel; with `refuse` set, it answers every request with that status. It records every request and
-/// counts the connections it accepts.
+/// `CONNECT` with a tunnel; with `refuse` set, it answers every request with that status.
+/// It records every request and counts the connections it accepts.
 struct TestProxy {
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<Seen>>>,
     accepts: Arc<AtomicUsize>,
+    /// Over TLS: the protocol ALPN picked on each connection.
+    alpn: Arc<Mutex<Vec<Option<Vec<u8>>>>>,
 }
 
 impl TestProxy {
@@ -55,11 +60,24 @@ impl TestProxy {
 }
 
 async fn test_proxy(refuse: Option<StatusCode>) -> TestProxy {
+    serve_test_proxy(refuse, None).await
+}
+
+/// A [`TestProxy`] spoken to over TLS, accepting with `acceptor`: an `https:` proxy.
+async fn tls_test_proxy(acceptor: tokio_rustls::TlsAcceptor) -> TestProxy {
+    serve_test_proxy(None, Some(acceptor)).await
+}
+
+async fn serve_test_proxy(
+    refuse: Option<StatusCode>,
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
+) -> TestProxy {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let accepts = Arc::new(AtomicUsize::new(0));
-    let (server_seen, server_accepts) = (seen.clone(), accepts.clone());
+    let alpn = Arc::new(Mutex::new(Vec::new()));
+    let (server_seen, server_accepts, server_alpn) = (seen.clone(), accepts.clone(), alpn.clone());
     tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
@@ -67,6 +85,7 @@ async fn test_proxy(refuse: Option<StatusCode>) -> TestProxy {
             };
             server_accepts.fetch_add(1, Ordering::SeqCst);
             let seen = server_seen.clone();
+            let (acceptor, alpn) = (acceptor.clone(), server_alpn.clone());
             tokio::spawn(async move {
                 let service = service_fn(move |req: http::Request<Incoming>| {
                     let seen = seen.clone();
@@ -79,10 +98,26 @@ async fn test_proxy(refuse: Option<StatusCode>) -> TestProxy {
                         Ok::<_, Infallible>(proxy_one(req, refuse).await)
                     }
                 });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .with_upgrades()
-                    .await;
+                let http1 = hyper::server::conn::http1::Builder::new();
+                match acceptor {
+                    None => {
+                        let _ = http1
+                            .serve_connection(TokioIo::new(stream), service)
+                            .with_upgrades()
+                            .await;
+                    }
+                    Some(acceptor) => {
+                        let Ok(tls) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        let protocol = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+                        alpn.lock().unwrap().push(protocol);
+                        let _ = http1
+                            .serve_connection(TokioIo::new(tls), service)
+                            .with_upgrades()
+                            .await;
+                    }
+                }
             });
         }
     });
@@ -90,6 +125,7 @@ async fn test_proxy(refuse: Option<StatusCode>) -> TestProxy {
         addr,
         seen,
         accepts,
+        alpn,
     }
 }
 
@@ -455,8 +491,8 @@ async fn a_proxy_that_never_answers_connect_hits_the_connect_timeout() {
 // Configuration
 
 #[test]
-fn proxy_urls_other_than_http_are_type_errors() {
-    for url in ["https://proxy:443", "socks5://proxy:1080", "http://", "::"] {
+fn proxy_urls_with_schemes_no_proxy_speaks_are_type_errors() {
+    for url in ["socks4://proxy:1080", "ftp://proxy:21", "http://", "::"] {
         let error = Proxy::all(url).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::TypeError, "{url}");
     }
@@ -516,7 +552,7 @@ fn from_env_vars_ignores_empty_values_and_cgi_http_proxy() {
     ])
     .unwrap();
     assert!(cgi.is_empty());
-    let error = Proxy::from_env_vars([("https_proxy", "socks5://p:1")]).unwrap_err();
+    let error = Proxy::from_env_vars([("https_proxy", "socks4://p:1")]).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TypeError);
 }
 
@@ -629,4 +665,602 @@ async fn client_ignores_the_environment_by_default() {
         response.text().await.unwrap(),
         format!("GET /direct {} leaked=false", server.addr)
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// SOCKS5 proxies (RFC 1928, RFC 1929)
+
+/// Runs a test body for at most 30 seconds.
+async fn bounded<T>(test: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(30), test)
+        .await
+        .expect("the test took more than 30 seconds")
+}
+
+/// A name no resolver knows but a test SOCKS server's own.
+const SOCKS_ONLY: &str = "origin.socks.test";
+
+/// A transport that notes each name it resolves itself, and resolves none.
+fn noting_resolver(
+    builder: whatwg_fetch::net::HyperTransportBuilder,
+) -> (
+    whatwg_fetch::net::HyperTransportBuilder,
+    Arc<Mutex<Vec<String>>>,
+) {
+    let resolved = Arc::new(Mutex::new(Vec::new()));
+    let noted = resolved.clone();
+    let builder = builder.resolve_with(move |host| {
+        noted.lock().unwrap().push(host.to_owned());
+        None
+    });
+    (builder, resolved)
+}
+
+/// The refusal behind a failed request through a SOCKS5 proxy.
+fn socks_refusal(error: &NetworkError) -> &SocksRefused {
+    assert!(matches!(error, NetworkError::Connect(_)), "{error:?}");
+    error
+        .source()
+        .and_then(|source| source.downcast_ref::<SocksRefused>())
+        .unwrap_or_else(|| panic!("not a SOCKS5 refusal: {error:?}"))
+}
+
+#[tokio::test]
+async fn socks5_sends_the_address_the_client_resolved_and_requests_in_origin_form() {
+    bounded(async {
+        let server = origin().await;
+        let socks = socks5_server(SocksConfig::default()).await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .resolve(SOCKS_ONLY, server.addr)
+            .build()
+            .unwrap();
+        let url = format!("http://{SOCKS_ONLY}:{}/x?y", server.addr.port());
+        let (status, body) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        // Origin-form, as to the origin itself; no proxy header reaches it.
+        let host = format!("{SOCKS_ONLY}:{}", server.addr.port());
+        assert_eq!(body, format!("GET /x?y {host} leaked=false"));
+        let sessions = socks.sessions();
+        assert_eq!(sessions.len(), 1);
+        assert_eq!(sessions[0].methods, [0]);
+        assert_eq!(sessions[0].target, Some(SocksTarget::Ip(server.addr)));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn socks5h_sends_the_name_which_the_client_never_resolves() {
+    bounded(async {
+        let server = origin().await;
+        let socks = socks5_server(SocksConfig {
+            names: [(SOCKS_ONLY.to_owned(), server.addr)].into(),
+            ..SocksConfig::default()
+        })
+        .await;
+        let (builder, resolved) = noting_resolver(HyperTransport::builder());
+        let transport = builder
+            .proxy(Proxy::all(&socks.url("socks5h")).unwrap())
+            .build()
+            .unwrap();
+        let url = format!("http://{SOCKS_ONLY}:{}/named", server.addr.port());
+        let (status, body) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        assert!(body.starts_with("GET /named "), "{body}");
+        assert_eq!(
+            socks.sessions()[0].target,
+            Some(SocksTarget::Name(SOCKS_ONLY.to_owned(), server.addr.port()))
+        );
+        // The proxy's own address is a literal: nothing was resolved here at all.
+        assert!(resolved.lock().unwrap().is_empty(), "{resolved:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn socks5_credentials_authenticate_and_wrong_ones_are_an_authentication_failure() {
+    bounded(async {
+        let server = origin().await;
+        let socks = socks5_server(SocksConfig {
+            credentials: Some((b"alice".to_vec(), b"s:cret".to_vec())),
+            ..SocksConfig::default()
+        })
+        .await;
+        let url = server.url("/auth");
+        // From the URL's userinfo, percent-decoded, and from `basic_auth`.
+        let from_url = format!("socks5://alice:s%3Acret@{}", socks.addr);
+        let by_method = Proxy::all(&socks.url("socks5"))
+            .unwrap()
+            .basic_auth("alice", "s:cret");
+        for proxy in [Proxy::all(&from_url).unwrap(), by_method] {
+            let transport = HyperTransport::builder().proxy(proxy).build().unwrap();
+            let (status, _) = get_text(&transport, &url).await;
+            assert_eq!(status, 200);
+        }
+        for session in socks.sessions() {
+            assert_eq!(session.methods, [0, 2]);
+            assert_eq!(
+                session.credentials,
+                Some((b"alice".to_vec(), b"s:cret".to_vec()))
+            );
+        }
+
+        let wrong = format!("socks5://alice:wrong@{}", socks.addr);
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&wrong).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get(&url), SendOptions::new())
+            .await
+            .unwrap_err();
+        let refusal = socks_refusal(&error);
+        assert_eq!(refusal.reason(), SocksRefusal::AuthenticationFailed);
+        assert_eq!(refusal.proxy(), socks.url("socks5"));
+        let message = refusal.to_string();
+        assert!(message.contains(&socks.addr.to_string()), "{message}");
+        assert!(!message.contains("wrong"), "{message}");
+
+        // No credentials at all: the proxy accepts none of the methods offered.
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get(&url), SendOptions::new())
+            .await
+            .unwrap_err();
+        let refusal = socks_refusal(&error);
+        assert_eq!(refusal.reason(), SocksRefusal::NoAcceptableMethod);
+        assert!(refusal.to_string().contains("username and password"));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn https_through_socks_carries_tls_to_the_origin() {
+    bounded(async {
+        let pki = pki();
+        let (addr, accepts) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+        let socks = socks5_server(SocksConfig {
+            names: [("localhost".to_owned(), addr)].into(),
+            ..SocksConfig::default()
+        })
+        .await;
+        for scheme in ["socks5h", "socks5"] {
+            let transport = tls_transport(&pki)
+                .proxy(Proxy::https(&socks.url(scheme)).unwrap())
+                .resolve("localhost", addr)
+                .build()
+                .unwrap();
+            let url = format!("https://localhost:{}/secure", addr.port());
+            let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+            // TLS and ALPN to the origin, end to end: HTTP/2.
+            assert_eq!(response.version(), http::Version::HTTP_2);
+            let body = read_all(response.into_body()).await.unwrap();
+            assert_eq!(body, format!("HTTP/2.0 {url} leaked=false"));
+        }
+        let targets: Vec<_> = socks.sessions().into_iter().map(|s| s.target).collect();
+        assert_eq!(
+            targets,
+            [
+                Some(SocksTarget::Name("localhost".to_owned(), addr.port())),
+                Some(SocksTarget::Ip(addr)),
+            ]
+        );
+        assert_eq!(accepts.load(Ordering::SeqCst), 2);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_socks_refusal_is_a_connect_error_with_the_reply_code() {
+    bounded(async {
+        let server = origin().await;
+        let socks = socks5_server(SocksConfig {
+            refuse: Some(5),
+            ..SocksConfig::default()
+        })
+        .await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&socks.url("socks5h")).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("https://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        let refusal = socks_refusal(&error);
+        assert_eq!(refusal.reason(), SocksRefusal::Reply(5));
+        assert_eq!(
+            refusal.to_string(),
+            format!(
+                "SOCKS5 proxy {} refused the connection to example.com:443: connection \
+                 refused (reply 5)",
+                socks.addr
+            )
+        );
+        assert_eq!(server.counts.accepts(), 0);
+
+        // A name the proxy cannot resolve: "host unreachable".
+        let socks = socks5_server(SocksConfig::default()).await;
+        let client = Client::builder()
+            .proxy(Proxy::all(&socks.url("socks5h")).unwrap())
+            .build()
+            .unwrap();
+        let error = client
+            .fetch(&*format!("http://{NOWHERE}/"), RequestInit::default())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        let refusal = socks_refusal(error.network_error().unwrap());
+        assert_eq!(refusal.reason(), SocksRefusal::Reply(4));
+        assert!(refusal.to_string().contains("host unreachable (reply 4)"));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_malformed_socks_reply_is_a_protocol_error() {
+    bounded(async {
+        // Each script answers the greeting, then the CONNECT request, as given.
+        let answers: [(&[u8], &[u8]); 4] = [
+            // Not a SOCKS5 server: an HTTP one.
+            (b"HTTP/1.1 400 Bad Request\r\n\r\n", b""),
+            // A reply of another version.
+            (&[5, 0], &[4, 0, 0, 1, 127, 0, 0, 1, 0, 80]),
+            // An unknown address type.
+            (&[5, 0], &[5, 0, 0, 7, 1, 2, 3, 4]),
+            // A bound name longer than what follows, then the end.
+            (&[5, 0], &[5, 0, 0, 3, 255, b'a']),
+        ];
+        for (greeting, reply) in answers {
+            let server = raw_server(move |mut stream| async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut buf = [0u8; 3];
+                if stream.read_exact(&mut buf).await.is_err() {
+                    return;
+                }
+                let _ = stream.write_all(greeting).await;
+                if greeting.first() != Some(&5) {
+                    return;
+                }
+                // ATYP 3, a one-byte length, the name, the port.
+                let mut request = [0u8; 5];
+                if stream.read_exact(&mut request).await.is_err() {
+                    return;
+                }
+                let mut rest = vec![0u8; usize::from(request[4]) + 2];
+                let _ = stream.read_exact(&mut rest).await;
+                let _ = stream.write_all(reply).await;
+            })
+            .await;
+            let transport = HyperTransport::builder()
+                .proxy(Proxy::all(&format!("socks5h://{}", server.addr)).unwrap())
+                .build()
+                .unwrap();
+            let error = transport
+                .send(get("http://example.com/"), SendOptions::new())
+                .await
+                .unwrap_err();
+            assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+            let message = error.source().unwrap().to_string();
+            assert!(
+                message.contains(&format!("SOCKS5 proxy {}", server.addr)),
+                "{message}"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn connections_through_a_socks_proxy_are_pooled() {
+    bounded(async {
+        let server = origin().await;
+        let pki = pki();
+        let (tls_addr, tls_accepts) = tls_server(&pki, &[b"http/1.1"]).await;
+        let socks = socks5_server(SocksConfig::default()).await;
+        let transport = tls_transport(&pki)
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .build()
+            .unwrap();
+        for path in ["/a", "/b", "/c"] {
+            let (status, _) = get_text(&transport, &server.url(path)).await;
+            assert_eq!(status, 200);
+        }
+        assert_eq!(socks.sessions().len(), 1, "one SOCKS session, reused");
+        assert_eq!(server.counts.accepts(), 1);
+        let url = format!("https://127.0.0.1:{}/p", tls_addr.port());
+        for _ in 0..3 {
+            let (status, body) = get_text(&transport, &url).await;
+            assert_eq!(status, 200);
+            assert_eq!(body, "HTTP/1.1 /p leaked=false");
+        }
+        assert_eq!(socks.sessions().len(), 2);
+        assert_eq!(tls_accepts.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_proxy_that_cannot_be_reached_is_named_in_the_error() {
+    bounded(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let closed = listener.local_addr().unwrap();
+        drop(listener);
+        for proxy in [format!("socks5h://{closed}"), format!("http://{closed}")] {
+            let transport = HyperTransport::builder()
+                .proxy(Proxy::all(&proxy).unwrap())
+                .build()
+                .unwrap();
+            let error = transport
+                .send(get("http://example.com/"), SendOptions::new())
+                .await
+                .unwrap_err();
+            assert!(matches!(error, NetworkError::Connect(_)), "{error:?}");
+            let source = error.source().unwrap();
+            let message = source.to_string();
+            assert!(
+                message.starts_with(&format!("connect to proxy {closed} failed: ")),
+                "{message}"
+            );
+            // The operating system's error stays reachable.
+            assert!(source.source().unwrap().is::<std::io::Error>());
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn http2_by_prior_knowledge_goes_through_a_socks_tunnel_as_it_would_directly() {
+    bounded(async {
+        let server = raw_server(|stream| async move {
+            let service = service_fn(|req: http::Request<Incoming>| async move {
+                let body = format!("{:?} {}", req.version(), req.uri());
+                Ok::<_, Infallible>(http::Response::new(full(body)))
+            });
+            let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        })
+        .await;
+        let socks = socks5_server(SocksConfig::default()).await;
+        let transport = HyperTransport::builder()
+            .http2_prior_knowledge(true)
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .build()
+            .unwrap();
+        let url = server.url("/h2c");
+        for _ in 0..2 {
+            let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+            assert_eq!(response.version(), http::Version::HTTP_2);
+            let body = read_all(response.into_body()).await.unwrap();
+            assert_eq!(body, format!("HTTP/2.0 {url}"));
+        }
+        assert_eq!(socks.sessions().len(), 1);
+        assert_eq!(server.counts.accepts(), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_socks_proxy_that_never_answers_hits_the_connect_timeout() {
+    bounded(async {
+        let server = raw_server(|mut stream| async move {
+            use tokio::io::AsyncReadExt;
+            let mut greeting = [0u8; 3];
+            let _ = stream.read_exact(&mut greeting).await;
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        })
+        .await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::all(&format!("socks5h://{}", server.addr)).unwrap())
+            .connect_timeout(Some(std::time::Duration::from_millis(200)))
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("http://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::Timeout {
+                    kind: whatwg_fetch::TimeoutKind::Connect,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTPS proxies: TLS to the proxy itself
+
+/// A CA and certificate for a proxy at 127.0.0.1, apart from the origin's.
+fn proxy_pki() -> TestPki {
+    TestPki::new(&["127.0.0.1"])
+}
+
+/// A transport trusting both the origin's CA and the proxy's.
+fn trusting(origin: &TestPki, proxy: &TestPki) -> whatwg_fetch::net::HyperTransportBuilder {
+    tls_transport(origin).add_root_certificate_der(proxy.ca_der.clone())
+}
+
+#[tokio::test]
+async fn an_https_proxy_gets_absolute_form_requests_inside_tls_offering_only_http1() {
+    bounded(async {
+        let server = origin().await;
+        let (origin_pki, proxy_pki) = (pki(), proxy_pki());
+        // The proxy would pick h2 if it were offered.
+        let proxy = tls_test_proxy(proxy_pki.acceptor(&[b"h2", b"http/1.1"])).await;
+        let proxy_url = format!("https://dave:pw@{}", proxy.addr);
+        let transport = trusting(&origin_pki, &proxy_pki)
+            .proxy(Proxy::http(&proxy_url).unwrap())
+            .build()
+            .unwrap();
+        for path in ["/one", "/two"] {
+            let url = server.url(path);
+            let (status, body) = get_text(&transport, &url).await;
+            assert_eq!(status, 200);
+            assert_eq!(body, format!("GET {path} {} leaked=false", server.addr));
+        }
+        let seen = proxy.seen();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].target, server.url("/one"));
+        assert_eq!(seen[0].headers["proxy-authorization"], "Basic ZGF2ZTpwdw==");
+        assert_eq!(
+            proxy.accepts(),
+            1,
+            "one TLS connection to the proxy, reused"
+        );
+        assert_eq!(*proxy.alpn.lock().unwrap(), [Some(b"http/1.1".to_vec())]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_https_proxy_tunnels_tls_to_an_https_origin_inside_its_own_tls() {
+    bounded(async {
+        let (origin_pki, proxy_pki) = (pki(), proxy_pki());
+        let (addr, accepts) = tls_server(&origin_pki, &[b"h2", b"http/1.1"]).await;
+        let proxy = tls_test_proxy(proxy_pki.acceptor(&[b"http/1.1"])).await;
+        let transport = trusting(&origin_pki, &proxy_pki)
+            .proxy(Proxy::all(&format!("https://{}", proxy.addr)).unwrap())
+            .build()
+            .unwrap();
+        let url = format!("https://localhost:{}/inner", addr.port());
+        for _ in 0..2 {
+            let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+            // The origin's TLS, inside the tunnel, still negotiates HTTP/2.
+            assert_eq!(response.version(), http::Version::HTTP_2);
+            let body = read_all(response.into_body()).await.unwrap();
+            assert_eq!(body, format!("HTTP/2.0 {url} leaked=false"));
+        }
+        let seen = proxy.seen();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].method, "CONNECT");
+        assert_eq!(seen[0].target, format!("localhost:{}", addr.port()));
+        assert_eq!(accepts.load(Ordering::SeqCst), 1);
+        assert_eq!(proxy.accepts(), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_https_proxy_with_an_untrusted_certificate_is_a_tls_error_naming_it() {
+    bounded(async {
+        let origin_pki = pki();
+        let untrusted = proxy_pki();
+        let proxy = tls_test_proxy(untrusted.acceptor(&[b"http/1.1"])).await;
+        let proxy_url = format!("https://{}", proxy.addr);
+        // The origin's CA is trusted, the proxy's is not.
+        let transport = tls_transport(&origin_pki)
+            .proxy(Proxy::all(&proxy_url).unwrap())
+            .build()
+            .unwrap();
+        for url in ["http://127.0.0.1:1/", "https://localhost:1/"] {
+            let error = transport
+                .send(get(url), SendOptions::new())
+                .await
+                .unwrap_err();
+            assert!(matches!(error, NetworkError::Tls(_)), "{error:?}");
+            let message = error.source().unwrap().to_string();
+            assert!(
+                message.starts_with(&format!("TLS handshake with proxy {proxy_url} failed")),
+                "{message}"
+            );
+        }
+        assert!(proxy.seen().is_empty());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_refused_connect_names_the_proxy_and_the_target() {
+    bounded(async {
+        let proxy = test_proxy(Some(StatusCode::PROXY_AUTHENTICATION_REQUIRED)).await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::https(&proxy.url()).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("https://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        let refusal = error
+            .source()
+            .and_then(|source| source.downcast_ref::<ProxyRefused>())
+            .unwrap();
+        assert_eq!(refusal.proxy(), proxy.url());
+        let message = refusal.to_string();
+        let expected = format!(
+            "proxy {} refused CONNECT example.com:443: 407 Proxy Authentication Required",
+            proxy.url()
+        );
+        assert!(message.starts_with(&expected), "{message}");
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// The environment, and a Client, with SOCKS5 and HTTPS proxies
+
+#[test]
+fn from_env_vars_reads_socks_and_https_proxies() {
+    let proxies = Proxy::from_env_vars([
+        ("http_proxy", "socks5://127.0.0.1"),
+        ("HTTPS_PROXY", "https://u:p@secure.test"),
+        ("all_proxy", "SOCKS5H://proxy.test:9050"),
+        ("ALL_PROXY", "http://ignored:1"),
+    ])
+    .unwrap();
+    let urls: Vec<String> = proxies.iter().map(Proxy::url).collect();
+    assert_eq!(
+        urls,
+        [
+            "socks5://127.0.0.1:1080",
+            "https://secure.test:443",
+            "socks5h://proxy.test:9050"
+        ]
+    );
+}
+
+#[test]
+fn from_env_vars_names_the_variable_with_an_unsupported_scheme() {
+    for name in ["ALL_PROXY", "https_proxy", "HTTP_PROXY"] {
+        let error = Proxy::from_env_vars([(name, "socks4://user:hunter2@proxy:1080")]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        let message = error.message();
+        assert!(message.starts_with(&format!("{name}: ")), "{message}");
+        assert!(message.contains("socks4"), "{message}");
+        assert!(!message.contains("hunter2"), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn client_fetches_through_a_socks5h_proxy() {
+    bounded(async {
+        let server = origin().await;
+        let socks = socks5_server(SocksConfig {
+            names: [(SOCKS_ONLY.to_owned(), server.addr)].into(),
+            credentials: Some((b"erin".to_vec(), b"pw".to_vec())),
+            ..SocksConfig::default()
+        })
+        .await;
+        let client = Client::builder()
+            .proxy(Proxy::all(&format!("socks5h://erin:pw@{}", socks.addr)).unwrap())
+            .build()
+            .unwrap();
+        let url = format!("http://{SOCKS_ONLY}:{}/c", server.addr.port());
+        let mut response = client.fetch(&*url, RequestInit::default()).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let body = response.text().await.unwrap();
+        assert!(body.starts_with("GET /c "), "{body}");
+        assert_eq!(socks.sessions().len(), 1);
+    })
+    .await;
 }

@@ -1,8 +1,10 @@
-//! Making a connection: resolve the host, connect TCP by Happy Eyeballs (to the origin,
-//! or to a proxy and through a `CONNECT` tunnel) or a Unix domain socket, handshake TLS,
-//! and start the HTTP/1.1 or HTTP/2 connection task.
+//! Making a connection: resolve the host, connect TCP by Happy Eyeballs or a Unix domain
+//! socket (to the origin, or to a proxy: TLS to an `https:` proxy, then a `CONNECT`
+//! tunnel, or a SOCKS5 one through `net/socks.rs`), handshake TLS, and start the
+//! HTTP/1.1 or HTTP/2 connection task.
 
 use std::collections::HashMap;
+use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,14 +13,16 @@ use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 use super::body::RequestBody;
 use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
-use super::proxy::{Proxy, ProxyRefused};
+use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
 use super::resolve::{DnsError, Resolve};
 use super::socket::{SocketOptions, connect_tcp};
-use crate::error::{NetworkError, TimeoutKind};
+use super::socks;
+use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
 pub(crate) type ResolveFn = Arc<dyn Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync>;
@@ -45,6 +49,8 @@ pub(crate) struct Connector {
     pub(crate) connect_timeout: Option<Duration>,
     /// The proxies, in the order given; a [`Key`]'s `proxy` indexes this list.
     pub(crate) proxies: Box<[Proxy]>,
+    /// TLS to `https:` proxies ([`proxy_tls_config`]); `None` when there is none.
+    pub(crate) proxy_tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl Connector {
@@ -61,17 +67,23 @@ impl Connector {
         }
     }
 
-    /// The index of the first proxy that carries requests to `key`'s origin. None with a
-    /// Unix domain socket, which every request goes to (as reqwest does).
-    pub(crate) fn proxy_for(&self, key: &Key) -> Option<usize> {
+    /// Routes `key`: the first proxy that carries requests to its origin, if any, and
+    /// whether requests then go to that proxy in absolute-form (an `http:` origin through
+    /// an HTTP proxy) rather than through a tunnel.
+    pub(crate) fn route(&self, key: &mut Key) {
+        // A Unix domain socket takes every request, proxies aside (as reqwest does).
         #[cfg(unix)]
         if self.socket.unix_socket.is_some() {
-            return None;
+            key.proxy = None;
+            key.forward = false;
+            return;
         }
         let host = key.authority.host();
-        self.proxies
+        key.proxy = self
+            .proxies
             .iter()
-            .position(|proxy| proxy.intercepts_host(key.https, host))
+            .position(|proxy| proxy.intercepts_host(key.https, host));
+        key.forward = !key.https && self.proxy(key).is_some_and(|proxy| !proxy.kind.is_socks());
     }
 
     /// The proxy `key` goes through, if any.
@@ -121,9 +133,12 @@ impl Connector {
         }
     }
 
-    /// A connection through `proxy`: to the proxy itself for an `http:` origin (the
-    /// requests then go in absolute-form), or through a `CONNECT` tunnel to an `https:`
-    /// one, with TLS to the origin inside it.
+    /// A connection through `proxy`:
+    ///
+    /// - an HTTP proxy (`http:`, or `https:` with TLS to the proxy first): the proxy
+    ///   itself for an `http:` origin (the requests then go in absolute-form), or a
+    ///   `CONNECT` tunnel to an `https:` one, with TLS to the origin inside it;
+    /// - a SOCKS5 proxy: a tunnel to the origin, then as a direct connection would.
     async fn connect_via_proxy(
         &self,
         proxy: &Proxy,
@@ -131,15 +146,116 @@ impl Connector {
         host: &str,
         port: u16,
     ) -> Result<Connected, NetworkError> {
-        let proxy_host = bare_host(proxy.authority.host());
-        let proxy_port = proxy.authority.port_u16().unwrap_or(80);
-        let addrs = self.resolve(proxy_host, proxy_port).await?;
-        let mut tcp = connect_tcp(&addrs, &self.socket).await?;
-        if !key.https {
-            return self.handshake_h1(tcp).await;
+        match proxy.kind {
+            ProxyKind::Http => {
+                let tcp = self.connect_proxy(proxy).await?;
+                self.through_http_proxy(tcp, proxy, key, host, port).await
+            }
+            ProxyKind::Https => {
+                let tcp = self.connect_proxy(proxy).await?;
+                let tls = self.handshake_proxy_tls(tcp, proxy).await?;
+                self.through_http_proxy(tls, proxy, key, host, port).await
+            }
+            ProxyKind::Socks5 | ProxyKind::Socks5h => {
+                self.through_socks(proxy, key, host, port).await
+            }
         }
-        connect_tunnel(&mut tcp, key, port, proxy).await?;
-        self.handshake_tls(tcp, host).await
+    }
+
+    /// TCP to `proxy`; failures say it was the proxy that could not be reached.
+    async fn connect_proxy(&self, proxy: &Proxy) -> Result<TcpStream, NetworkError> {
+        let proxy_host = bare_host(proxy.authority.host());
+        // A proxy's authority always has a port (its scheme's default at least).
+        let proxy_port = proxy.authority.port_u16().unwrap_or(80);
+        let addrs = self
+            .resolve(proxy_host, proxy_port)
+            .await
+            .map_err(|error| {
+                naming_proxy(error, || {
+                    format!("resolve proxy {} failed", proxy.authority)
+                })
+            })?;
+        connect_tcp(&addrs, &self.socket).await.map_err(|error| {
+            naming_proxy(error, || {
+                format!("connect to proxy {} failed", proxy.authority)
+            })
+        })
+    }
+
+    /// TLS to an `https:` proxy, offering only HTTP/1.1.
+    async fn handshake_proxy_tls(
+        &self,
+        tcp: TcpStream,
+        proxy: &Proxy,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, NetworkError> {
+        let failed = |source: BoxError| {
+            NetworkError::Tls(Box::new(ProxyFailed::new(
+                format!("TLS handshake with proxy {} failed", proxy.url()),
+                source,
+            )))
+        };
+        let config = match &self.proxy_tls {
+            Some(config) => Arc::clone(config),
+            // Not reached: the transport makes one when it has an `https:` proxy.
+            None => proxy_tls_config(&self.tls),
+        };
+        let server_name = ServerName::try_from(bare_host(proxy.authority.host()).to_owned())
+            .map_err(|e| failed(Box::new(e)))?;
+        tokio_rustls::TlsConnector::from(config)
+            .connect(server_name, tcp)
+            .await
+            .map_err(|e| failed(Box::new(e)))
+    }
+
+    /// Over `io`, an HTTP proxy's connection: as it is for an `http:` origin (requests
+    /// go in absolute-form), through a `CONNECT` tunnel and TLS to the origin for an
+    /// `https:` one.
+    async fn through_http_proxy<T>(
+        &self,
+        mut io: T,
+        proxy: &Proxy,
+        key: &Key,
+        host: &str,
+        port: u16,
+    ) -> Result<Connected, NetworkError>
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        if !key.https {
+            return self.handshake_h1(io).await;
+        }
+        connect_tunnel(&mut io, key, port, proxy).await?;
+        self.handshake_tls(io, host).await
+    }
+
+    /// A SOCKS5 tunnel to the origin, then what a direct connection speaks: TLS for
+    /// `https:`, HTTP/1.1 in origin-form (or HTTP/2 by prior knowledge) for `http:`.
+    async fn through_socks(
+        &self,
+        proxy: &Proxy,
+        key: &Key,
+        host: &str,
+        port: u16,
+    ) -> Result<Connected, NetworkError> {
+        let shown = format!("{}:{port}", key.authority.host());
+        let (target, target_port) = match host.parse::<IpAddr>() {
+            Ok(ip) => (socks::Target::Ip(ip), port),
+            // `socks5h:`: the proxy resolves the name; the client never does.
+            Err(_) if proxy.kind == ProxyKind::Socks5h => (socks::Target::Name(host), port),
+            // `socks5:`: resolved here, before the proxy is reached, as a direct
+            // connection would be (overrides included); the first address is sent, as
+            // curl does.
+            Err(_) => {
+                let addrs = self.resolve(host, port).await?;
+                let addr = addrs
+                    .first()
+                    .ok_or_else(|| NetworkError::Dns(format!("no addresses for {host}").into()))?;
+                (socks::Target::Ip(addr.ip()), addr.port())
+            }
+        };
+        let mut tcp = self.connect_proxy(proxy).await?;
+        socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
+        self.handshake_origin(tcp, key, host).await
     }
 
     /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked.
@@ -263,20 +379,25 @@ where
         head.extend_from_slice(b"\r\n");
     }
     head.extend_from_slice(b"\r\n");
-    tcp.write_all(&head)
-        .await
-        .map_err(|e| NetworkError::Connect(Box::new(e)))?;
+    let io_failed = |error: io::Error| {
+        NetworkError::Connect(Box::new(ProxyFailed::new(
+            format!("CONNECT {target} through proxy {} failed", proxy.url()),
+            Box::new(error),
+        )))
+    };
+    tcp.write_all(&head).await.map_err(io_failed)?;
 
     let mut buf = Vec::with_capacity(512);
     let end = loop {
         let mut chunk = [0u8; 512];
-        let read = tcp
-            .read(&mut chunk)
-            .await
-            .map_err(|e| NetworkError::Connect(Box::new(e)))?;
+        let read = tcp.read(&mut chunk).await.map_err(io_failed)?;
         if read == 0 {
             return Err(NetworkError::Protocol(
-                format!("proxy closed the connection before answering CONNECT {target}").into(),
+                format!(
+                    "proxy {} closed the connection before answering CONNECT {target}",
+                    proxy.url()
+                )
+                .into(),
             ));
         }
         buf.extend_from_slice(chunk.get(..read).unwrap_or_default());
@@ -285,25 +406,40 @@ where
         }
         if buf.len() > MAX_CONNECT_HEAD {
             return Err(NetworkError::Protocol(
-                "proxy's answer to CONNECT has a head too large".into(),
+                format!(
+                    "the answer of proxy {} to CONNECT {target} has a head larger than {} bytes",
+                    proxy.url(),
+                    MAX_CONNECT_HEAD
+                )
+                .into(),
             ));
         }
     };
     let status = connect_status(&buf).ok_or_else(|| {
         NetworkError::Protocol(
-            format!("proxy's answer to CONNECT {target} is not an HTTP/1 response").into(),
+            format!(
+                "the answer of proxy {} to CONNECT {target} is not an HTTP/1 response",
+                proxy.url()
+            )
+            .into(),
         )
     })?;
     if !status.is_success() {
         return Err(NetworkError::Connect(Box::new(ProxyRefused::new(
-            status, target,
+            status,
+            proxy.url(),
+            target,
         ))));
     }
     // The origin speaks first only after the TLS client hello: anything already here
     // is not the origin's.
     if buf.len() > end {
         return Err(NetworkError::Protocol(
-            "proxy sent data after accepting CONNECT, before the tunnel was used".into(),
+            format!(
+                "proxy {} sent data after accepting CONNECT {target}, before the tunnel was used",
+                proxy.url()
+            )
+            .into(),
         ));
     }
     Ok(())
@@ -321,6 +457,34 @@ fn connect_status(head: &[u8]) -> Option<http::StatusCode> {
         return None;
     }
     http::StatusCode::from_bytes(code).ok()
+}
+
+/// `error`, from reaching a proxy, with `what` failed (naming the proxy) in front of its
+/// cause: `connect to proxy 127.0.0.1:3128 failed: Connection refused (os error 111)`.
+fn naming_proxy(error: NetworkError, what: impl FnOnce() -> String) -> NetworkError {
+    let named = |source: BoxError| Box::new(ProxyFailed::new(what(), source));
+    match error {
+        NetworkError::Dns(source) => NetworkError::Dns(named(source)),
+        // One address tried: the proxy's name and that attempt's error say it all.
+        NetworkError::Connect(source) => match source.downcast::<super::ConnectError>() {
+            Ok(connect) => match connect.into_single_error() {
+                Ok(error) => NetworkError::Connect(named(Box::new(error))),
+                Err(connect) => NetworkError::Connect(named(Box::new(connect))),
+            },
+            Err(source) => NetworkError::Connect(named(source)),
+        },
+        other => other,
+    }
+}
+
+/// The TLS configuration for the hop to an `https:` proxy: the transport's (the same
+/// roots and settings) offering only `http/1.1` by ALPN, since the proxy is spoken to in
+/// HTTP/1.1 (the origin's own TLS, inside a tunnel, still offers `h2`). Made once per
+/// transport.
+pub(crate) fn proxy_tls_config(tls: &Arc<rustls::ClientConfig>) -> Arc<rustls::ClientConfig> {
+    let mut config = rustls::ClientConfig::clone(tls);
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
 }
 
 /// A host without the brackets of an IPv6 literal.

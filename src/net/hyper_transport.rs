@@ -19,12 +19,12 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
 use super::body::{RequestBody, ResponseBody};
-use super::connect::{Connected, Connector, ResolveFn};
+use super::connect::{Connected, Connector, ResolveFn, proxy_tls_config};
 use super::decode::decode_response;
 use super::io::Http1;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::protocol::ProtocolOptions;
-use super::proxy::Proxy;
+use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
@@ -578,6 +578,11 @@ impl HyperTransportBuilder {
             )?),
         };
         let h2_for_https = tls.alpn_protocols.iter().any(|p| p == b"h2");
+        let proxy_tls = self
+            .proxies
+            .iter()
+            .any(|proxy| proxy.kind == ProxyKind::Https)
+            .then(|| proxy_tls_config(&tls));
         let h1 = self.protocol.http1();
         let h2 = self.protocol.http2();
         Ok(HyperTransport {
@@ -599,6 +604,7 @@ impl HyperTransportBuilder {
                     h2,
                     http2_prior_knowledge: self.http2_prior_knowledge,
                     connect_timeout: self.connect_timeout,
+                    proxy_tls,
                     proxies: self.proxies.into_boxed_slice(),
                 },
                 read_timeout: self.read_timeout,
@@ -652,7 +658,7 @@ impl Inner {
         let own_host = check_framing(&mut request)?;
         let mut key = origin_key(request.uri())?;
         if !self.connector.proxies.is_empty() {
-            key.proxy = self.connector.proxy_for(&key);
+            self.connector.route(&mut key);
         }
         self.pool.start_reaper();
         let mut checkout = self.pool.checkout(&key, options.new_connection).await;
@@ -1339,6 +1345,7 @@ mod tests {
             .unwrap();
         let mut key = origin_key(request.uri()).unwrap();
         key.proxy = Some(0);
+        key.forward = true;
         assert!(key.forwards_to_proxy());
         let host = host_header(&key).unwrap();
         prepare_h1_for_proxy(&mut request, &key, Some(host), Some(&proxy)).unwrap();

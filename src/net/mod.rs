@@ -92,12 +92,17 @@
 //! - **Tasks.** One task per connection drives it (hyper's HTTP/2 adds its own per
 //!   stream); the pool's lock is never held across an `.await`.
 //! - **Proxies.** With [`HyperTransportBuilder::proxy`], a request whose URL a
-//!   [`Proxy`] carries goes through it: an `http:` one to the proxy in absolute-form
-//!   (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization` when the proxy has
-//!   credentials), an `https:` one through a `CONNECT host:port` tunnel on a connection
-//!   of its own, with TLS and ALPN to the origin inside it. A refused tunnel is a
-//!   [`NetworkError::Connect`] whose source is a [`ProxyRefused`]. The pool keys such
-//!   connections by origin and proxy. With no proxy configured, no request pays for it.
+//!   [`Proxy`] carries goes through it. Through an HTTP proxy (`http:`, or `https:` with
+//!   TLS to the proxy first, offering only `http/1.1`), an `http:` request goes to the
+//!   proxy in absolute-form (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization`
+//!   when the proxy has credentials), an `https:` one through a `CONNECT host:port`
+//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it. A
+//!   SOCKS5 proxy (`socks5:`, `socks5h:`; RFC 1928 and RFC 1929, in `net/socks.rs`)
+//!   opens a tunnel to the origin for either, in which the connection is what a direct
+//!   one would be (origin-form, or TLS). A refused tunnel is a [`NetworkError::Connect`]
+//!   whose source is a [`ProxyRefused`] or a [`SocksRefused`]; a proxy that cannot be
+//!   reached is named in the error. The pool keys such connections by origin and proxy.
+//!   With no proxy configured, no request pays for it.
 //! - **Header case.** hyper 1.x sends header names as `http::HeaderName` holds them
 //!   (lowercase); its case-preserving map is private, so the only other choice is
 //!   [`HyperTransportBuilder::http1_title_case_headers`].
@@ -113,6 +118,7 @@ mod protocol;
 mod proxy;
 mod resolve;
 mod socket;
+mod socks;
 mod timer;
 
 use std::future::Future;
@@ -125,6 +131,7 @@ pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 pub use socket::ConnectError;
+pub use socks::{SocksRefusal, SocksRefused};
 
 use crate::error::NetworkError;
 

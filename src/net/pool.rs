@@ -42,6 +42,10 @@ pub(crate) struct Key {
     /// The index of the proxy that carries requests to this origin, in the transport's
     /// list; `None` for a direct connection.
     pub(crate) proxy: Option<usize>,
+    /// Whether requests go to that proxy in absolute-form: an `http:` origin through an
+    /// HTTP proxy (not a SOCKS5 one, which tunnels). Follows from `https` and `proxy`,
+    /// so it takes no part in comparing and hashing.
+    pub(crate) forward: bool,
 }
 
 impl PartialEq for Key {
@@ -84,13 +88,14 @@ impl Key {
             https: *scheme == Scheme::HTTPS,
             authority: authority.clone(),
             proxy: None,
+            forward: false,
         }
     }
 
-    /// Whether requests go to a proxy in absolute-form (an `http:` origin through a
-    /// proxy), rather than to the origin or through a tunnel.
+    /// Whether requests go to a proxy in absolute-form (an `http:` origin through an
+    /// HTTP proxy), rather than to the origin or through a tunnel.
     pub(crate) fn forwards_to_proxy(&self) -> bool {
-        self.proxy.is_some() && !self.https
+        self.forward
     }
 }
 
@@ -385,8 +390,9 @@ impl Shared {
         if key.https {
             self.config.h2_for_https
         } else {
-            // A proxy is spoken to in HTTP/1.1.
-            self.config.h2_for_http && key.proxy.is_none()
+            // An HTTP proxy is spoken to in HTTP/1.1; a SOCKS5 tunnel carries what a
+            // direct connection would.
+            self.config.h2_for_http && !key.forwards_to_proxy()
         }
     }
 

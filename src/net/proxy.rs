@@ -1,12 +1,20 @@
-//! HTTP proxies: which requests go through one, and how ([RFC 9110 §7.3.2]:
-//! absolute-form requests for `http:` targets, [RFC 9110 §9.3.6] `CONNECT` tunnels for
-//! `https:` targets).
+//! Proxies: which requests go through one, and how.
 //!
-//! [RFC 9110 §7.3.2]: https://httpwg.org/specs/rfc9110.html#rfc.section.7.3.2
+//! - An HTTP proxy, spoken to over TCP (`http:`) or over TLS (`https:`): absolute-form
+//!   requests for `http:` targets ([RFC 9112 §3.2.2]), [RFC 9110 §9.3.6] `CONNECT`
+//!   tunnels for `https:` targets.
+//! - A SOCKS5 proxy ([RFC 1928], with [RFC 1929] username/password authentication; see
+//!   `net/socks.rs`): a tunnel for every target, in which the request goes as it would
+//!   to the origin.
+//!
+//! [RFC 9112 §3.2.2]: https://httpwg.org/specs/rfc9112.html#absolute-form
 //! [RFC 9110 §9.3.6]: https://httpwg.org/specs/rfc9110.html#CONNECT
+//! [RFC 1928]: https://www.rfc-editor.org/rfc/rfc1928
+//! [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
 
 use std::fmt;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use http::uri::Authority;
 use http::{HeaderValue, StatusCode};
@@ -15,15 +23,24 @@ use percent_encoding::percent_decode_str;
 use crate::error::Error;
 use crate::infra::forgiving_base64_encode;
 
-/// An HTTP proxy, and which requests it carries.
+/// A proxy, and which requests it carries.
 ///
-/// [`Proxy::http`] carries requests to `http:` URLs (sent to the proxy in absolute-form,
-/// `GET http://host/path HTTP/1.1`); [`Proxy::https`] carries requests to `https:` URLs
-/// (through a `CONNECT host:443` tunnel, with TLS to the target end to end);
-/// [`Proxy::all`] carries both. The proxy itself is spoken to in plain HTTP/1.1: its URL
-/// must be `http:` (a URL without a scheme, `proxy.local:3128`, is taken as `http:`).
-/// Credentials in the URL's userinfo are sent to the proxy as
-/// `Proxy-Authorization: Basic …`, never to the target.
+/// [`Proxy::http`] carries requests to `http:` URLs; [`Proxy::https`] carries requests to
+/// `https:` URLs; [`Proxy::all`] carries both. How the proxy itself is spoken to is its
+/// URL's scheme:
+///
+/// | Proxy URL | To the proxy | An `http:` request | An `https:` request |
+/// |---|---|---|---|
+/// | `http://host:port` (port 80 by default; a URL without a scheme, `proxy.local:3128`, is `http:`) | HTTP/1.1 over TCP | in absolute-form, `GET http://host/path HTTP/1.1` | through a `CONNECT host:443` tunnel, TLS to the target inside it |
+/// | `https://host:port` (port 443) | HTTP/1.1 over TLS, the proxy's certificate checked against the transport's roots | in absolute-form, inside the TLS to the proxy | through a `CONNECT` tunnel inside the TLS to the proxy, TLS to the target inside that |
+/// | `socks5://host:port` (port 1080) | SOCKS5 ([RFC 1928]); the client resolves the target's name and sends its address | as to the origin (origin-form), through the SOCKS tunnel | TLS to the target through the SOCKS tunnel |
+/// | `socks5h://host:port` (port 1080) | SOCKS5; the proxy resolves the target's name, which is sent as is | as for `socks5:` | as for `socks5:` |
+///
+/// Credentials in the URL's userinfo (percent-decoded) or from [`Proxy::basic_auth`] go
+/// to the proxy only, never to the target: as `Proxy-Authorization: Basic …` to an HTTP
+/// proxy, as username/password authentication ([RFC 1929]) to a SOCKS5 one. The proxy is
+/// always spoken to in HTTP/1.1 (an `https:` proxy is offered only `http/1.1` by ALPN);
+/// the target's TLS, inside a tunnel, negotiates HTTP/2 as a direct connection would.
 ///
 /// A transport takes several proxies ([`HyperTransportBuilder::proxy`]); the first that
 /// carries a request's URL is used. Nothing is read from the environment unless asked:
@@ -37,23 +54,92 @@ use crate::infra::forgiving_base64_encode;
 /// assert!(proxy.intercepts(&"https://example.com/".parse().unwrap()));
 /// assert!(!proxy.intercepts(&"http://db.internal/".parse().unwrap()));
 ///
-/// let transport = HyperTransport::builder().proxy(proxy).build()?;
-/// // Not an http: proxy URL: a TypeError.
-/// assert!(Proxy::http("socks5://proxy.internal:1080").is_err());
-/// # let _ = transport;
+/// // TLS to the proxy itself; port 443 unless given.
+/// let secure = Proxy::https("https://proxy.example")?;
+/// assert_eq!(secure.url(), "https://proxy.example:443");
+///
+/// // SOCKS5, the proxy resolving names, with credentials.
+/// let socks = Proxy::all("socks5h://alice:pw@127.0.0.1")?;
+/// assert_eq!(socks.url(), "socks5h://127.0.0.1:1080");
+///
+/// let transport = HyperTransport::builder().proxy(proxy).proxy(socks).build()?;
+/// // A scheme no proxy speaks: a TypeError.
+/// assert!(Proxy::http("socks4://proxy.internal:1080").is_err());
+/// # let _ = (transport, secure);
 /// # Ok::<(), whatwg_fetch::Error>(())
 /// ```
 ///
+/// [RFC 1928]: https://www.rfc-editor.org/rfc/rfc1928
+/// [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
 /// [`HyperTransportBuilder::proxy`]: crate::net::HyperTransportBuilder::proxy
 /// [`ClientBuilder::proxy_from_env`]: crate::ClientBuilder::proxy_from_env
 #[derive(Clone)]
 pub struct Proxy {
     intercept: Intercept,
-    /// The proxy's host and port (80 when the URL has none).
+    /// How the proxy is spoken to: its URL's scheme.
+    pub(crate) kind: ProxyKind,
+    /// The proxy's host and port (the scheme's default port when the URL has none).
     pub(crate) authority: Authority,
-    /// `Proxy-Authorization`, from the URL's userinfo or [`Proxy::basic_auth`].
+    /// `Proxy-Authorization` for an HTTP proxy, from the URL's userinfo or
+    /// [`Proxy::basic_auth`].
     pub(crate) authorization: Option<HeaderValue>,
+    /// The same credentials for a SOCKS5 proxy's username/password authentication.
+    pub(crate) credentials: Option<Arc<Credentials>>,
     no_proxy: NoProxy,
+}
+
+/// How a proxy is spoken to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ProxyKind {
+    /// `http:`: HTTP/1.1 over TCP.
+    Http,
+    /// `https:`: HTTP/1.1 over TLS to the proxy.
+    Https,
+    /// `socks5:`: SOCKS5; the client resolves the target's name.
+    Socks5,
+    /// `socks5h:`: SOCKS5; the proxy resolves the target's name.
+    Socks5h,
+}
+
+impl ProxyKind {
+    fn from_scheme(scheme: &str) -> Option<ProxyKind> {
+        Some(match scheme {
+            "http" => ProxyKind::Http,
+            "https" => ProxyKind::Https,
+            "socks5" => ProxyKind::Socks5,
+            "socks5h" => ProxyKind::Socks5h,
+            _ => return None,
+        })
+    }
+
+    fn scheme(self) -> &'static str {
+        match self {
+            ProxyKind::Http => "http",
+            ProxyKind::Https => "https",
+            ProxyKind::Socks5 => "socks5",
+            ProxyKind::Socks5h => "socks5h",
+        }
+    }
+
+    /// The port when the URL names none: 1080 is SOCKS's (RFC 1928 §3).
+    fn default_port(self) -> u16 {
+        match self {
+            ProxyKind::Http => 80,
+            ProxyKind::Https => 443,
+            ProxyKind::Socks5 | ProxyKind::Socks5h => 1080,
+        }
+    }
+
+    /// Whether the proxy speaks SOCKS5 rather than HTTP.
+    pub(crate) fn is_socks(self) -> bool {
+        matches!(self, ProxyKind::Socks5 | ProxyKind::Socks5h)
+    }
+}
+
+/// A username and password, as given (percent-decoded from a URL).
+pub(crate) struct Credentials {
+    pub(crate) username: Vec<u8>,
+    pub(crate) password: Vec<u8>,
 }
 
 /// Which target URLs a proxy carries.
@@ -69,31 +155,34 @@ impl fmt::Debug for Proxy {
         // The credentials stay out of logs.
         f.debug_struct("Proxy")
             .field("intercept", &self.intercept)
-            .field("authority", &self.authority)
-            .field("authorization", &self.authorization.is_some())
+            .field("url", &self.url())
+            .field("credentials", &self.credentials.is_some())
             .field("no_proxy", &self.no_proxy)
             .finish()
     }
 }
 
 impl Proxy {
-    /// A proxy for requests to `http:` URLs.
+    /// A proxy for requests to `http:` URLs. `url` is the proxy's: `http:`, `https:`,
+    /// `socks5:` or `socks5h:` (see [`Proxy`]).
     ///
     /// # Errors
     ///
     /// A [`TypeError`](crate::ErrorKind::TypeError) when `url` does not parse, has no
-    /// host, or has a scheme other than `http:`.
+    /// host, has another scheme, or (for SOCKS5) a username or password longer than
+    /// 255 bytes.
     pub fn http(url: &str) -> Result<Proxy, Error> {
-        Proxy::new(Intercept::Http, url)
+        Proxy::new(Intercept::Http, url).map_err(Error::type_error)
     }
 
-    /// A proxy for requests to `https:` URLs, reached by `CONNECT` tunnels.
+    /// A proxy for requests to `https:` URLs: through a `CONNECT` tunnel (HTTP proxies)
+    /// or a SOCKS5 one.
     ///
     /// # Errors
     ///
     /// As [`Proxy::http`].
     pub fn https(url: &str) -> Result<Proxy, Error> {
-        Proxy::new(Intercept::Https, url)
+        Proxy::new(Intercept::Https, url).map_err(Error::type_error)
     }
 
     /// A proxy for requests to both `http:` and `https:` URLs.
@@ -102,59 +191,95 @@ impl Proxy {
     ///
     /// As [`Proxy::http`].
     pub fn all(url: &str) -> Result<Proxy, Error> {
-        Proxy::new(Intercept::All, url)
+        Proxy::new(Intercept::All, url).map_err(Error::type_error)
     }
 
-    fn new(intercept: Intercept, url: &str) -> Result<Proxy, Error> {
+    /// The proxy at `url`, or a message saying why not. The message never shows the
+    /// URL's credentials.
+    fn new(intercept: Intercept, url: &str) -> Result<Proxy, String> {
         let url = url.trim();
+        let shown = without_userinfo(url);
         let parsed = if url.contains("://") {
             url::Url::parse(url)
         } else {
             url::Url::parse(&format!("http://{url}"))
         }
-        .map_err(|e| Error::type_error(format!("invalid proxy URL {url:?}: {e}")))?;
-        if parsed.scheme() != "http" {
-            return Err(Error::type_error(format!(
-                "unsupported proxy URL scheme {:?} in {url:?}: only http: proxies are supported",
+        .map_err(|e| format!("invalid proxy URL {shown:?}: {e}"))?;
+        let kind = ProxyKind::from_scheme(parsed.scheme()).ok_or_else(|| {
+            format!(
+                "unsupported proxy URL scheme {:?} in {shown:?}: the supported schemes are \
+                 http:, https:, socks5: and socks5h:",
                 parsed.scheme()
-            )));
-        }
+            )
+        })?;
         let host = match parsed.host() {
-            Some(url::Host::Domain(domain)) if !domain.is_empty() => domain.to_owned(),
-            Some(url::Host::Ipv4(ip)) => ip.to_string(),
-            Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
-            _ => return Err(Error::type_error(format!("proxy URL {url:?} has no host"))),
+            // `socks5:` is not a special scheme: its host comes out opaque (neither
+            // lowercased nor read as an IPv4 address), so it is parsed as an `http:` one.
+            Some(url::Host::Domain(domain)) if kind.is_socks() => {
+                url::Host::parse(domain).map_err(|e| format!("invalid proxy URL {shown:?}: {e}"))?
+            }
+            Some(host) => host.to_owned(),
+            None => return Err(format!("proxy URL {shown:?} has no host")),
         };
-        let port = parsed.port().unwrap_or(80);
+        let host = match host {
+            url::Host::Domain(domain) if !domain.is_empty() => domain,
+            url::Host::Ipv4(ip) => ip.to_string(),
+            url::Host::Ipv6(ip) => format!("[{ip}]"),
+            url::Host::Domain(_) => return Err(format!("proxy URL {shown:?} has no host")),
+        };
+        let port = parsed.port().unwrap_or(kind.default_port());
         let authority = Authority::try_from(format!("{host}:{port}"))
-            .map_err(|e| Error::type_error(format!("invalid proxy URL {url:?}: {e}")))?;
+            .map_err(|e| format!("invalid proxy URL {shown:?}: {e}"))?;
         let mut proxy = Proxy {
             intercept,
+            kind,
             authority,
             authorization: None,
+            credentials: None,
             no_proxy: NoProxy::default(),
         };
         if !parsed.username().is_empty() || parsed.password().is_some() {
-            let username = percent_decode_str(parsed.username()).decode_utf8_lossy();
-            let password = percent_decode_str(parsed.password().unwrap_or("")).decode_utf8_lossy();
-            proxy = proxy.basic_auth(&username, &password);
+            let username: Vec<u8> = percent_decode_str(parsed.username()).collect();
+            let password: Vec<u8> = percent_decode_str(parsed.password().unwrap_or("")).collect();
+            if kind.is_socks() && (username.len() > 255 || password.len() > 255) {
+                // RFC 1929 §2: each is sent after a one-byte length.
+                return Err(format!(
+                    "proxy URL {shown:?}: a SOCKS5 username or password longer than 255 bytes"
+                ));
+            }
+            proxy = proxy.with_credentials(username, password);
         }
         Ok(proxy)
     }
 
-    /// Sends `Proxy-Authorization: Basic base64(username:password)` to the proxy,
-    /// replacing credentials from the URL.
-    pub fn basic_auth(mut self, username: &str, password: &str) -> Proxy {
-        // Base64 (RFC 4648 §4, padded): the same encoding as forgiving-base64 encode.
-        let encoded = forgiving_base64_encode(format!("{username}:{password}").as_bytes());
-        // Base64 is visible ASCII, always a valid header value.
-        if let Ok(mut value) = HeaderValue::try_from(format!("Basic {encoded}")) {
-            value.set_sensitive(true);
-            self.authorization = Some(value);
-        }
-        self
+    /// Authenticates to the proxy with `username` and `password`, replacing credentials
+    /// from the URL: `Proxy-Authorization: Basic base64(username:password)` to an HTTP
+    /// proxy, username/password authentication ([RFC 1929]) to a SOCKS5 proxy, where
+    /// each must fit in 255 bytes or connecting fails.
+    ///
+    /// [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
+    pub fn basic_auth(self, username: &str, password: &str) -> Proxy {
+        self.with_credentials(username.as_bytes().to_vec(), password.as_bytes().to_vec())
     }
 
+    fn with_credentials(mut self, username: Vec<u8>, password: Vec<u8>) -> Proxy {
+        // Base64 (RFC 4648 §4, padded): the same encoding as forgiving-base64 encode.
+        let mut pair = Vec::with_capacity(username.len() + 1 + password.len());
+        pair.extend_from_slice(&username);
+        pair.push(b':');
+        pair.extend_from_slice(&password);
+        let encoded = forgiving_base64_encode(&pair);
+        // Base64 is visible ASCII, always a valid header value.
+        self.authorization =
+            HeaderValue::try_from(format!("Basic {encoded}"))
+                .ok()
+                .map(|mut value| {
+                    value.set_sensitive(true);
+                    value
+                });
+        self.credentials = Some(Arc::new(Credentials { username, password }));
+        self
+    }
     /// Hosts this proxy does not carry, as in curl's `NO_PROXY`: entries separated by
     /// commas (or white space). An entry is
     ///
@@ -201,13 +326,18 @@ impl Proxy {
     /// as unset. `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set: in a CGI program
     /// it comes from the client's `Proxy:` request header ("httpoxy").
     ///
+    /// A value is a proxy URL as [`Proxy`] takes it: `http://`, `https://`, `socks5://`
+    /// or `socks5h://` (`ALL_PROXY=socks5h://127.0.0.1:1080`), or `host:port` for an
+    /// HTTP proxy.
+    ///
     /// The result goes to [`HyperTransportBuilder::proxy`], one by one, in order; or
     /// let [`ClientBuilder::proxy_from_env`] do it.
     ///
     /// # Errors
     ///
-    /// A [`TypeError`](crate::ErrorKind::TypeError) when a variable holds a URL
-    /// [`Proxy::http`] rejects.
+    /// A [`TypeError`](crate::ErrorKind::TypeError) naming the variable when it holds a
+    /// URL [`Proxy::http`] rejects, such as one with a scheme no proxy here speaks
+    /// (`socks4://`).
     ///
     /// [`HyperTransportBuilder::proxy`]: crate::net::HyperTransportBuilder::proxy
     /// [`ClientBuilder::proxy_from_env`]: crate::ClientBuilder::proxy_from_env
@@ -225,12 +355,17 @@ impl Proxy {
     ///
     /// let proxies = Proxy::from_env_vars([
     ///     ("HTTPS_PROXY", "http://upper:3128"),
-    ///     ("https_proxy", "http://lower:3128"),
+    ///     ("https_proxy", "https://lower:8443"),
+    ///     ("ALL_PROXY", "socks5h://127.0.0.1:1080"),
     ///     ("NO_PROXY", "localhost"),
     /// ])?;
-    /// assert_eq!(proxies.len(), 1);
-    /// assert_eq!(proxies[0].url(), "http://lower:3128");
+    /// assert_eq!(proxies.len(), 2);
+    /// assert_eq!(proxies[0].url(), "https://lower:8443");
+    /// assert_eq!(proxies[1].url(), "socks5h://127.0.0.1:1080");
     /// assert!(!proxies[0].intercepts(&"https://localhost/".parse().unwrap()));
+    ///
+    /// let error = Proxy::from_env_vars([("ALL_PROXY", "socks4://127.0.0.1:1080")]).unwrap_err();
+    /// assert!(error.message().contains("ALL_PROXY"));
     /// # Ok::<(), whatwg_fetch::Error>(())
     /// ```
     ///
@@ -262,39 +397,63 @@ impl Proxy {
                 }
             }
         }
+        // The variable's name and its value, if set and not empty.
         let get = |index: usize| {
-            found
+            let value = found
                 .get(index)
                 .and_then(|value| value.as_deref())
-                .filter(|value| !value.is_empty())
+                .filter(|value| !value.is_empty())?;
+            Some((NAMES.get(index).copied().unwrap_or_default(), value))
         };
         let cgi = found.get(8).is_some_and(Option::is_some);
         let http = get(0).or(if cgi { None } else { get(1) });
         let https = get(2).or(get(3));
         let all = get(4).or(get(5));
-        let no_proxy = get(6).or(get(7)).unwrap_or("");
+        let no_proxy = get(6).or(get(7)).map_or("", |(_, list)| list);
         let mut proxies = Vec::new();
-        for (intercept, url) in [
+        for (intercept, var) in [
             (Intercept::Http, http),
             (Intercept::Https, https),
             (Intercept::All, all),
         ] {
-            if let Some(url) = url {
-                proxies.push(Proxy::new(intercept, url)?.no_proxy(no_proxy));
+            if let Some((name, url)) = var {
+                let proxy = Proxy::new(intercept, url)
+                    .map_err(|message| Error::type_error(format!("{name}: {message}")))?;
+                proxies.push(proxy.no_proxy(no_proxy));
             }
         }
         Ok(proxies)
     }
 
-    /// The proxy's URL without credentials: `http://host:port`.
+    /// The proxy's URL without credentials, with its port: `http://host:port`,
+    /// `https://…`, `socks5://…` or `socks5h://…`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.authority)
+        format!("{}://{}", self.kind.scheme(), self.authority)
     }
 }
 
-/// The answer of a proxy that refused to open a `CONNECT` tunnel: the source of the
-/// [`NetworkError::Connect`](crate::NetworkError::Connect) a request through it fails
+/// `url` with its userinfo, if any, left out: for messages.
+fn without_userinfo(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, url),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let host = match authority.rsplit_once('@') {
+        Some((_, host)) => host,
+        None => return url.to_owned(),
+    };
+    match scheme {
+        Some(scheme) => format!("{scheme}://…@{host}{path}"),
+        None => format!("…@{host}{path}"),
+    }
+}
+
+/// The answer of an HTTP proxy that refused to open a `CONNECT` tunnel: the source of
+/// the [`NetworkError::Connect`](crate::NetworkError::Connect) a request through it fails
 /// with. `407 Proxy Authentication Required` means the proxy wants (other) credentials.
+/// A SOCKS5 proxy's refusal is a [`SocksRefused`](crate::net::SocksRefused).
 ///
 /// ```
 /// # fn check(error: &whatwg_fetch::Error) -> Option<u16> {
@@ -308,26 +467,39 @@ impl Proxy {
 #[derive(Clone, Debug)]
 pub struct ProxyRefused {
     status: StatusCode,
+    /// The proxy's URL, without credentials.
+    proxy: String,
     target: String,
 }
 
 impl ProxyRefused {
-    pub(crate) fn new(status: StatusCode, target: String) -> ProxyRefused {
-        ProxyRefused { status, target }
+    pub(crate) fn new(status: StatusCode, proxy: String, target: String) -> ProxyRefused {
+        ProxyRefused {
+            status,
+            proxy,
+            target,
+        }
     }
 
     /// The status the proxy answered `CONNECT` with.
     pub fn status(&self) -> StatusCode {
         self.status
     }
+
+    /// The proxy's URL, without credentials (as [`Proxy::url`]).
+    pub fn proxy(&self) -> &str {
+        &self.proxy
+    }
 }
 
 impl fmt::Display for ProxyRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `proxy http://127.0.0.1:3128 refused CONNECT example.com:443: 407 Proxy
+        // Authentication Required`.
         write!(
             f,
-            "proxy refused to tunnel to {}: {}",
-            self.target, self.status
+            "proxy {} refused CONNECT {}: {}",
+            self.proxy, self.target, self.status
         )?;
         if self.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED {
             f.write_str(" (the proxy requires authentication; give credentials in the proxy URL)")?;
@@ -337,6 +509,33 @@ impl fmt::Display for ProxyRefused {
 }
 
 impl std::error::Error for ProxyRefused {}
+
+/// A step of reaching a proxy that failed (resolving its name, connecting to it, the TLS
+/// handshake with it): says which proxy, and keeps the cause as its source.
+#[derive(Debug)]
+pub(crate) struct ProxyFailed {
+    /// What failed, naming the proxy: `connect to proxy 127.0.0.1:3128 failed`.
+    what: String,
+    source: crate::BoxError,
+}
+
+impl ProxyFailed {
+    pub(crate) fn new(what: String, source: crate::BoxError) -> ProxyFailed {
+        ProxyFailed { what, source }
+    }
+}
+
+impl fmt::Display for ProxyFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.what, self.source)
+    }
+}
+
+impl std::error::Error for ProxyFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
 
 /// A `no_proxy` list.
 #[derive(Clone, Debug, Default)]
@@ -468,25 +667,74 @@ mod tests {
     }
 
     #[test]
-    fn proxy_urls_must_be_http() {
+    fn proxy_urls_name_a_scheme_spoken_here() {
         for url in [
-            "https://proxy:443",
-            "socks5://proxy:1080",
+            "socks4://proxy:1080",
+            "ftp://proxy:21",
             "http://",
+            "socks5://",
             "http://[::1",
             "",
         ] {
             let error = Proxy::all(url).unwrap_err();
             assert_eq!(error.kind(), crate::ErrorKind::TypeError, "{url}");
         }
-        assert_eq!(
-            Proxy::all("proxy.local:3128").unwrap().url(),
-            "http://proxy.local:3128"
-        );
-        assert_eq!(
-            Proxy::all("http://[::1]:3128").unwrap().url(),
-            "http://[::1]:3128"
-        );
+        for (url, expected, kind) in [
+            (
+                "proxy.local:3128",
+                "http://proxy.local:3128",
+                ProxyKind::Http,
+            ),
+            ("http://[::1]:3128", "http://[::1]:3128", ProxyKind::Http),
+            (
+                "HTTPS://Proxy.Local",
+                "https://proxy.local:443",
+                ProxyKind::Https,
+            ),
+            ("https://proxy:8443", "https://proxy:8443", ProxyKind::Https),
+            (
+                "socks5://Proxy.Local",
+                "socks5://proxy.local:1080",
+                ProxyKind::Socks5,
+            ),
+            (
+                "socks5://127.1:80",
+                "socks5://127.0.0.1:80",
+                ProxyKind::Socks5,
+            ),
+            (
+                "socks5h://[::1]:9050",
+                "socks5h://[::1]:9050",
+                ProxyKind::Socks5h,
+            ),
+        ] {
+            let proxy = Proxy::all(url).unwrap();
+            assert_eq!(proxy.url(), expected, "{url}");
+            assert_eq!(proxy.kind, kind, "{url}");
+        }
+    }
+
+    #[test]
+    fn socks_credentials_are_percent_decoded_bytes_of_at_most_255() {
+        let proxy = Proxy::all("socks5h://al%69ce:p%40ss%FF@proxy").unwrap();
+        let credentials = proxy.credentials.unwrap();
+        assert_eq!(credentials.username, b"alice");
+        assert_eq!(credentials.password, b"p@ss\xff");
+        let long = "u".repeat(256);
+        let error = Proxy::all(&format!("socks5://{long}:pw@proxy")).unwrap_err();
+        assert!(error.message().contains("255"), "{}", error.message());
+        // An HTTP proxy's Basic credentials have no such limit.
+        assert!(Proxy::all(&format!("http://{long}:pw@proxy")).is_ok());
+    }
+
+    #[test]
+    fn messages_leave_the_credentials_out() {
+        let error = Proxy::all("socks4://user:hunter2@proxy:1080").unwrap_err();
+        assert!(!error.message().contains("hunter2"), "{}", error.message());
+        assert!(error.message().contains("socks4"), "{}", error.message());
+        assert_eq!(without_userinfo("http://u:p@h:1/a@b"), "http://…@h:1/a@b");
+        assert_eq!(without_userinfo("u:p@h:1"), "…@h:1");
+        assert_eq!(without_userinfo("http://h:1/a@b"), "http://h:1/a@b");
     }
 
     #[test]

@@ -152,6 +152,19 @@ enum Target {
 }
 
 impl ConnectError {
+    /// The one attempt's error, when one TCP address was tried; else this error as it is.
+    pub(crate) fn into_single_error(self) -> Result<io::Error, ConnectError> {
+        match self.target {
+            Target::Tcp(mut attempts) if attempts.len() == 1 => match attempts.pop() {
+                Some((_, error)) => Ok(error),
+                None => Err(ConnectError {
+                    target: Target::Tcp(attempts),
+                }),
+            },
+            target => Err(ConnectError { target }),
+        }
+    }
+
     /// The TCP addresses tried, in the order the attempts started, each with its error.
     /// An address skipped because it is of another family than the
     /// [local address](super::HyperTransportBuilder::local_address) comes last, with an

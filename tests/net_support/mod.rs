@@ -290,3 +290,198 @@ where
     })
     .await
 }
+
+/// What a SOCKS5 client asked a [`socks5_server`] to connect to (RFC 1928 §4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SocksTarget {
+    /// ATYP 1 or 4: an address the client resolved.
+    Ip(SocketAddr),
+    /// ATYP 3: a name for the server to resolve, and the port.
+    Name(String, u16),
+}
+
+/// One connection to a [`socks5_server`]: the authentication methods offered, the
+/// username and password sent (RFC 1929), and the target asked for.
+#[derive(Clone, Debug, Default)]
+pub struct SocksSession {
+    pub methods: Vec<u8>,
+    pub credentials: Option<(Vec<u8>, Vec<u8>)>,
+    pub target: Option<SocksTarget>,
+}
+
+/// How a [`socks5_server`] behaves.
+#[derive(Clone, Debug, Default)]
+pub struct SocksConfig {
+    /// The username and password it requires; `None` requires no authentication.
+    pub credentials: Option<(Vec<u8>, Vec<u8>)>,
+    /// The names it resolves (lowercase), as its own DNS; any other name is answered
+    /// "host unreachable" (reply 4).
+    pub names: std::collections::HashMap<String, SocketAddr>,
+    /// A reply code to answer every `CONNECT` with instead of connecting.
+    pub refuse: Option<u8>,
+}
+
+/// A SOCKS5 server on 127.0.0.1 (RFC 1928, `CONNECT` only, with RFC 1929
+/// username/password authentication), recording each session.
+pub struct SocksServer {
+    pub addr: SocketAddr,
+    sessions: Arc<std::sync::Mutex<Vec<SocksSession>>>,
+}
+
+impl SocksServer {
+    /// The proxy URL, `scheme://127.0.0.1:port`.
+    pub fn url(&self, scheme: &str) -> String {
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// The sessions so far, one per connection accepted.
+    pub fn sessions(&self) -> Vec<SocksSession> {
+        self.sessions.lock().unwrap().clone()
+    }
+}
+
+/// Starts a [`SocksServer`]. After a successful `CONNECT` it relays bytes both ways;
+/// it answers a name with a bound address of type 3 and an address with type 1, so that
+/// clients read both.
+pub async fn socks5_server(config: SocksConfig) -> SocksServer {
+    let sessions = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let config = Arc::new(config);
+    let server_sessions = sessions.clone();
+    let server = raw_server(move |stream| {
+        let (config, sessions) = (config.clone(), server_sessions.clone());
+        async move {
+            let index = {
+                let mut sessions = sessions.lock().unwrap();
+                sessions.push(SocksSession::default());
+                sessions.len() - 1
+            };
+            let record = Record { sessions, index };
+            let _ = socks5_session(stream, &config, &record).await;
+        }
+    })
+    .await;
+    SocksServer {
+        addr: server.addr,
+        sessions,
+    }
+}
+
+/// Where a [`socks5_server`] connection notes what it sees.
+struct Record {
+    sessions: Arc<std::sync::Mutex<Vec<SocksSession>>>,
+    index: usize,
+}
+
+impl Record {
+    fn note(&self, update: impl FnOnce(&mut SocksSession)) {
+        update(&mut self.sessions.lock().unwrap()[self.index]);
+    }
+}
+
+async fn socks5_session(
+    mut stream: TcpStream,
+    config: &SocksConfig,
+    record: &Record,
+) -> std::io::Result<()> {
+    let mut head = [0u8; 2];
+    stream.read_exact(&mut head).await?;
+    if head[0] != 5 {
+        return Ok(());
+    }
+    let mut methods = vec![0u8; usize::from(head[1])];
+    stream.read_exact(&mut methods).await?;
+    record.note(|session| session.methods = methods.clone());
+    match &config.credentials {
+        Some((username, password)) if methods.contains(&2) => {
+            stream.write_all(&[5, 2]).await?;
+            let mut version_and_length = [0u8; 2];
+            stream.read_exact(&mut version_and_length).await?;
+            let mut got_username = vec![0u8; usize::from(version_and_length[1])];
+            stream.read_exact(&mut got_username).await?;
+            let mut length = [0u8; 1];
+            stream.read_exact(&mut length).await?;
+            let mut got_password = vec![0u8; usize::from(length[0])];
+            stream.read_exact(&mut got_password).await?;
+            let pair = (got_username, got_password);
+            record.note(|session| session.credentials = Some(pair.clone()));
+            if version_and_length[0] != 1 || (&pair.0, &pair.1) != (username, password) {
+                stream.write_all(&[1, 1]).await?;
+                return Ok(());
+            }
+            stream.write_all(&[1, 0]).await?;
+        }
+        None if methods.contains(&0) => stream.write_all(&[5, 0]).await?,
+        _ => {
+            stream.write_all(&[5, 0xFF]).await?;
+            return Ok(());
+        }
+    }
+    let mut request = [0u8; 4];
+    stream.read_exact(&mut request).await?;
+    let host = match request[3] {
+        1 => {
+            let mut ip = [0u8; 4];
+            stream.read_exact(&mut ip).await?;
+            Ok(std::net::IpAddr::from(ip))
+        }
+        4 => {
+            let mut ip = [0u8; 16];
+            stream.read_exact(&mut ip).await?;
+            Ok(std::net::IpAddr::from(ip))
+        }
+        3 => {
+            let mut length = [0u8; 1];
+            stream.read_exact(&mut length).await?;
+            let mut name = vec![0u8; usize::from(length[0])];
+            stream.read_exact(&mut name).await?;
+            Err(String::from_utf8_lossy(&name).into_owned())
+        }
+        _ => {
+            stream.write_all(&[5, 8, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
+            return Ok(());
+        }
+    };
+    let mut port = [0u8; 2];
+    stream.read_exact(&mut port).await?;
+    let port = u16::from_be_bytes(port);
+    let target = match &host {
+        Ok(ip) => SocksTarget::Ip(SocketAddr::new(*ip, port)),
+        Err(name) => SocksTarget::Name(name.clone(), port),
+    };
+    record.note(|session| session.target = Some(target));
+    let refuse = |code: u8| [5, code, 0, 1, 0, 0, 0, 0, 0, 0];
+    if let Some(code) = config.refuse {
+        stream.write_all(&refuse(code)).await?;
+        return Ok(());
+    }
+    let addr = match &host {
+        Ok(ip) => SocketAddr::new(*ip, port),
+        Err(name) => match config.names.get(&name.to_ascii_lowercase()) {
+            Some(addr) => *addr,
+            None => {
+                stream.write_all(&refuse(4)).await?;
+                return Ok(());
+            }
+        },
+    };
+    let Ok(mut upstream) = TcpStream::connect(addr).await else {
+        stream.write_all(&refuse(5)).await?;
+        return Ok(());
+    };
+    let mut reply = vec![5, 0, 0];
+    match &host {
+        Err(_) => {
+            reply.push(3);
+            reply.push(10);
+            reply.extend_from_slice(b"relay.test");
+        }
+        Ok(_) => {
+            reply.push(1);
+            reply.extend_from_slice(&[127, 0, 0, 1]);
+        }
+    }
+    reply.extend_from_slice(&upstream.local_addr()?.port().to_be_bytes());
+    stream.write_all(&reply).await?;
+    tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
+    Ok(())
+}
