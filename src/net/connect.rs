@@ -18,6 +18,7 @@ use super::body::RequestBody;
 use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyRefused};
+use super::tls::TlsSetup;
 use crate::error::{NetworkError, TimeoutKind};
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
@@ -35,7 +36,7 @@ pub(crate) struct Connector {
     pub(crate) overrides: HashMap<String, Vec<SocketAddr>>,
     /// Consulted after `overrides`, before DNS.
     pub(crate) resolve_fn: Option<ResolveFn>,
-    pub(crate) tls: Arc<rustls::ClientConfig>,
+    pub(crate) tls: TlsSetup,
     pub(crate) h1: http1::Builder,
     pub(crate) h2: http2::Builder<TokioExecutor>,
     pub(crate) http2_prior_knowledge: bool,
@@ -112,17 +113,19 @@ impl Connector {
         self.handshake_tls(tcp, host).await
     }
 
-    /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked.
+    /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked. A failure is a
+    /// [`NetworkError::Tls`] whose source, a `TlsHandshakeError`, names the host and the
+    /// reason.
     async fn handshake_tls<T>(&self, io: T, host: &str) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let server_name =
-            ServerName::try_from(host.to_owned()).map_err(|e| NetworkError::Tls(Box::new(e)))?;
-        let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls))
+        let server_name = ServerName::try_from(host.to_owned())
+            .map_err(|e| TlsSetup::server_name_error(host, e))?;
+        let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls.config))
             .connect(server_name, io)
             .await
-            .map_err(|e| NetworkError::Tls(Box::new(e)))?;
+            .map_err(|e| self.tls.handshake_error(host, e))?;
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
         if h2 {
             self.handshake_h2(tls).await
