@@ -22,7 +22,9 @@ use crate::cookie::CookieStore;
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{FetchContext, cors::CorsPreflightCache};
-use crate::net::{HyperTransport, HyperTransportBuilder, Proxy, Resolve, Transport};
+use crate::net::{
+    HyperTransport, HyperTransportBuilder, Identity, Proxy, Resolve, TlsVersion, Transport,
+};
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::response::Response;
 
@@ -766,13 +768,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Trusts every certificate in a PEM document as a root, besides the built-in ones.
+    /// Trusts every certificate in a PEM document as a root, besides the system's and the
+    /// built-in ones. The document is read by [`build`](Self::build).
     pub fn add_root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> ClientBuilder {
         self.pem_roots.push(pem.into());
         self
     }
 
-    /// Trusts one more root certificate, DER-encoded.
+    /// Trusts one more root certificate, DER-encoded, besides the system's and the built-in
+    /// ones.
     pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> ClientBuilder {
         self.hyper = self.hyper.add_root_certificate_der(der);
         self
@@ -810,11 +814,94 @@ impl ClientBuilder {
         self
     }
 
-    /// Whether to trust the Mozilla root certificates built into the crate.
+    // TLS: see `HyperTransportBuilder`, which these are forwarded to.
+
+    /// Whether to trust the Mozilla root certificates built into the crate: beside the
+    /// system's store, for a chain whose issuer the system does not know, and alone where
+    /// the system has no store (see [`net`'s TLS section](crate::net#tls)). Turn off to
+    /// trust the system only, as curl and reqwest do.
     ///
     /// Default is `true`.
     pub fn tls_built_in_roots(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_built_in_roots(enabled);
+        self
+    }
+
+    /// Whether to trust the system's trust store (Debian's `ca-certificates` and a
+    /// corporate CA installed beside them, read once per process; on macOS and Windows the
+    /// system's own verifier): see [`HyperTransportBuilder::tls_system_roots`].
+    ///
+    /// Default is `true`.
+    pub fn tls_system_roots(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.tls_system_roots(enabled);
+        self
+    }
+
+    /// The client certificate and key for a server that asks for one (mutual TLS): see
+    /// [`HyperTransportBuilder::identity`].
+    ///
+    /// Default is none.
+    pub fn identity(mut self, identity: Identity) -> ClientBuilder {
+        self.hyper = self.hyper.identity(identity);
+        self
+    }
+
+    /// The oldest TLS version offered; a server that speaks none of those allowed fails
+    /// with a [`NetworkError::Tls`] that says so.
+    ///
+    /// Default is [`TlsVersion::Tls12`].
+    pub fn min_tls_version(mut self, version: TlsVersion) -> ClientBuilder {
+        self.hyper = self.hyper.min_tls_version(version);
+        self
+    }
+
+    /// The newest TLS version offered.
+    ///
+    /// Default is [`TlsVersion::Tls13`].
+    pub fn max_tls_version(mut self, version: TlsVersion) -> ClientBuilder {
+        self.hyper = self.hyper.max_tls_version(version);
+        self
+    }
+
+    /// **For development only**: accepts any server certificate (self-signed, expired,
+    /// for another name, from an unknown issuer), so that anyone on the path can read and
+    /// change the traffic: see [`HyperTransportBuilder::danger_accept_invalid_certs`].
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> ClientBuilder {
+        self.hyper = self.hyper.danger_accept_invalid_certs(accept);
+        self
+    }
+
+    /// **For development only**: accepts a trusted certificate whatever host names it is
+    /// for: see [`HyperTransportBuilder::danger_accept_invalid_hostnames`].
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_hostnames(mut self, accept: bool) -> ClientBuilder {
+        self.hyper = self.hyper.danger_accept_invalid_hostnames(accept);
+        self
+    }
+
+    /// Whether to write TLS secrets to the file `SSLKEYLOGFILE` names (read by
+    /// [`build`](Self::build)), for Wireshark: see
+    /// [`HyperTransportBuilder::tls_key_log`].
+    ///
+    /// Default is `false`.
+    pub fn tls_key_log(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.tls_key_log(enabled);
+        self
+    }
+
+    /// The escape hatch to rustls: `config` for every TLS connection instead of the one
+    /// the TLS options above build, while the client's other options (timeouts, resolver,
+    /// proxies, pool) still apply. The roots, [`identity`](Self::identity), the TLS
+    /// versions, the `danger_` options and [`tls_key_log`](Self::tls_key_log) are then
+    /// ignored; a `config` without ALPN protocols gets `h2` and `http/1.1`. See
+    /// [`HyperTransportBuilder::rustls_config`].
+    ///
+    /// Default is `None`.
+    pub fn rustls_config(mut self, config: Arc<rustls::ClientConfig>) -> ClientBuilder {
+        self.hyper = self.hyper.rustls_config(config);
         self
     }
 
@@ -873,7 +960,7 @@ impl ClientBuilder {
     ///
     /// # Errors
     /// A `TypeError` when a PEM root certificate cannot be read, the TLS configuration
-    /// cannot be built, or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
+    /// cannot be built (see [`HyperTransportBuilder::build`]), or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
     /// variable holds a URL [`Proxy::http`] rejects.
     pub fn build(self) -> Result<Client> {
         let transport: Arc<dyn Transport> = match self.transport {

@@ -127,7 +127,9 @@ pub enum NetworkError {
     /// The connection could not be established.
     #[error("{}", Described("connect failed", .0.as_ref()))]
     Connect(#[source] BoxError),
-    /// The TLS handshake failed.
+    /// The TLS handshake failed (its source, a
+    /// [`TlsHandshakeError`](crate::net::TlsHandshakeError), names the host and the
+    /// reason), or a builder's TLS options cannot be used.
     #[error("{}", Described("TLS handshake failed", .0.as_ref()))]
     Tls(#[source] BoxError),
     /// The peer broke the HTTP protocol or closed the connection early.

@@ -1,4 +1,6 @@
-//! HTTPS with a test CA made here, HTTP/2 by ALPN, and HTTP/2 with prior knowledge.
+//! HTTPS with a test CA made here, HTTP/2 by ALPN, and HTTP/2 with prior knowledge; the
+//! TLS options: client certificates, versions, the `danger_` options, session
+//! resumption, a rustls configuration of one's own, and what a TLS error says.
 
 mod net_support;
 
@@ -6,13 +8,17 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use net_support::*;
+use rustls::HandshakeKind;
 use tokio::net::TcpListener;
 use whatwg_fetch::NetworkError;
-use whatwg_fetch::net::{HyperTransport, SendOptions, Transport};
+use whatwg_fetch::net::{
+    HyperTransport, Identity, SendOptions, TlsHandshakeError, TlsVersion, Transport,
+};
 
 /// A TLS server offering `alpn`, serving HTTP/2 or HTTP/1.1 as negotiated; each
 /// response body names the protocol.
@@ -297,4 +303,440 @@ async fn a_new_connection_request_does_not_share_the_h2_connection() {
     // The new connection is the one later requests share.
     get_text(&transport, &url).await;
     assert_eq!(accepts.load(Ordering::SeqCst), 2);
+}
+
+/// The `TlsHandshakeError` behind a transport's TLS error, and its message.
+fn tls_failure(error: &NetworkError) -> (String, String) {
+    let NetworkError::Tls(source) = error else {
+        panic!("not a TLS error: {error:?}");
+    };
+    let handshake = source
+        .downcast_ref::<TlsHandshakeError>()
+        .unwrap_or_else(|| panic!("not a TlsHandshakeError: {source:?}"));
+    assert!(
+        std::error::Error::source(handshake).is_some(),
+        "the reason stays reachable"
+    );
+    (handshake.host().to_owned(), handshake.to_string())
+}
+
+/// Sends a GET within ten seconds.
+async fn send(
+    transport: &HyperTransport,
+    url: &str,
+) -> Result<http::Response<whatwg_fetch::net::ResponseBody>, NetworkError> {
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        transport.send(get(url), SendOptions::new()),
+    )
+    .await
+    .expect("the request ends in time")
+}
+
+#[tokio::test]
+async fn an_untrusted_certificate_error_names_the_host_and_the_reason() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let transport = HyperTransport::builder()
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let error = send(&transport, &format!("https://localhost:{}/", addr.port()))
+        .await
+        .unwrap_err();
+    let (host, message) = tls_failure(&error);
+    assert_eq!(host, "localhost");
+    assert_eq!(
+        message,
+        "TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer"
+    );
+}
+
+#[tokio::test]
+async fn a_name_mismatch_error_names_the_host_and_the_names_of_the_certificate() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let transport = client(&pki, addr)
+        .resolve("elsewhere.test", addr)
+        .build()
+        .unwrap();
+    let error = send(
+        &transport,
+        &format!("https://elsewhere.test:{}/", addr.port()),
+    )
+    .await
+    .unwrap_err();
+    let (host, message) = tls_failure(&error);
+    assert_eq!(host, "elsewhere.test");
+    assert!(
+        message.starts_with("TLS handshake with elsewhere.test failed: invalid peer certificate:"),
+        "{message}"
+    );
+    assert!(message.contains("not valid for name"), "{message}");
+    assert!(message.contains("localhost"), "{message}");
+}
+
+#[tokio::test]
+async fn an_ip_address_host_is_named_in_a_tls_error() {
+    let pki = TestPki::new(&["localhost"]);
+    let (addr, _) = tls_server(&pki, &[b"http/1.1"]).await;
+    let transport = client(&pki, addr).build().unwrap();
+    let error = send(&transport, &format!("https://{addr}/"))
+        .await
+        .unwrap_err();
+    let (host, message) = tls_failure(&error);
+    assert_eq!(host, "127.0.0.1");
+    assert!(
+        message.starts_with("TLS handshake with 127.0.0.1 failed: invalid peer certificate"),
+        "{message}"
+    );
+}
+
+/// A server that requires a client certificate signed by its CA, offering `alpn`.
+async fn client_auth_server(alpn: &[&[u8]]) -> (ClientAuthPki, SocketAddr) {
+    let mutual = ClientAuthPki::new(&["localhost"]);
+    let acceptor = mutual.pki.acceptor_with(
+        alpn,
+        &[&rustls::version::TLS13, &rustls::version::TLS12],
+        Some(&mutual.pki.ca_der),
+    );
+    let server = net_support::tls_server(acceptor, |req| async move {
+        http::Response::new(full(format!("{:?}", req.version())))
+    })
+    .await;
+    (mutual, server.addr)
+}
+
+#[tokio::test]
+async fn a_server_that_requires_a_client_certificate_accepts_the_identity() {
+    for alpn in [&[b"h2".as_slice(), b"http/1.1"][..], &[b"http/1.1"]] {
+        let (mutual, addr) = client_auth_server(alpn).await;
+        let identity = Identity::from_pem(mutual.client_pem.as_bytes()).unwrap();
+        let transport = client(&mutual.pki, addr)
+            .identity(identity)
+            .build()
+            .unwrap();
+        let url = format!("https://localhost:{}/", addr.port());
+        let response = send(&transport, &url).await.unwrap();
+        assert_eq!(response.status(), 200);
+        read_all(response.into_body()).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_requires_a_client_certificate_refuses_a_client_without_one() {
+    for (alpn, version) in [
+        (&[b"h2".as_slice(), b"http/1.1"][..], TlsVersion::Tls13),
+        (&[b"http/1.1"], TlsVersion::Tls13),
+        (&[b"h2", b"http/1.1"], TlsVersion::Tls12),
+    ] {
+        let (mutual, addr) = client_auth_server(alpn).await;
+        let transport = client(&mutual.pki, addr)
+            .max_tls_version(version)
+            .build()
+            .unwrap();
+        let url = format!("https://localhost:{}/", addr.port());
+        let error = send(&transport, &url).await.unwrap_err();
+        let (host, message) = tls_failure(&error);
+        assert_eq!(host, "localhost");
+        assert!(
+            message.starts_with("TLS handshake with localhost failed: received fatal alert:"),
+            "{version} {alpn:?}: {message}"
+        );
+        if version == TlsVersion::Tls13 {
+            // TLS 1.3 names the fault (RFC 8446 §4.4.2.4); TLS 1.2 has no alert for it.
+            assert!(
+                message.contains(
+                    "CertificateRequired (the server requires a client certificate; none is set)"
+                ),
+                "{message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_identity_pem_names_what_it_lacks() {
+    let mutual = ClientAuthPki::new(&["localhost"]);
+    let reason = |pem: &str| match Identity::from_pem(pem.as_bytes()) {
+        Err(error) => match error.network_error() {
+            Some(NetworkError::Tls(reason)) => reason.to_string(),
+            other => panic!("{other:?}"),
+        },
+        Ok(identity) => panic!("accepted {identity:?}"),
+    };
+    let key_start = mutual.client_pem.find("-----BEGIN PRIVATE KEY").unwrap();
+    let (cert, key) = mutual.client_pem.split_at(key_start);
+    assert!(reason(cert).contains("no private key"), "{}", reason(cert));
+    assert!(reason(key).contains("no certificate"), "{}", reason(key));
+    // The server's certificate with the client's key: they do not belong together.
+    let other_cert = mutual.pki.ca_pem.clone();
+    let mismatched = reason(&format!("{other_cert}{key}"));
+    assert!(mismatched.contains("cannot be used"), "{mismatched}");
+    assert!(Identity::from_pem(mutual.client_pem.as_bytes()).is_ok());
+}
+
+/// A server speaking only `versions`.
+async fn versioned_server(
+    pki: &TestPki,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> SocketAddr {
+    let acceptor = pki.acceptor_with(&[b"http/1.1"], versions, None);
+    net_support::tls_server(acceptor, |_| async { http::Response::new(full("ok")) })
+        .await
+        .addr
+}
+
+#[tokio::test]
+async fn a_tls12_only_server_fails_a_client_that_requires_tls13_and_says_so() {
+    let pki = pki();
+    let addr = versioned_server(&pki, &[&rustls::version::TLS12]).await;
+    let url = format!("https://localhost:{}/", addr.port());
+    // The default allows TLS 1.2.
+    let transport = client(&pki, addr).build().unwrap();
+    assert_eq!(send(&transport, &url).await.unwrap().status(), 200);
+
+    let strict = client(&pki, addr)
+        .min_tls_version(TlsVersion::Tls13)
+        .build()
+        .unwrap();
+    let error = send(&strict, &url).await.unwrap_err();
+    let (_, message) = tls_failure(&error);
+    assert_eq!(
+        message,
+        "TLS handshake with localhost failed: received fatal alert: ProtocolVersion (the \
+         server does not speak TLS 1.3, the only version allowed)"
+    );
+}
+
+#[tokio::test]
+async fn a_tls13_only_server_fails_a_client_capped_at_tls12() {
+    let pki = pki();
+    let addr = versioned_server(&pki, &[&rustls::version::TLS13]).await;
+    let url = format!("https://localhost:{}/", addr.port());
+    let capped = client(&pki, addr)
+        .max_tls_version(TlsVersion::Tls12)
+        .build()
+        .unwrap();
+    let error = send(&capped, &url).await.unwrap_err();
+    let (_, message) = tls_failure(&error);
+    assert!(message.contains("ProtocolVersion"), "{message}");
+    assert!(message.contains("TLS 1.2"), "{message}");
+}
+
+#[test]
+fn a_min_tls_version_above_the_max_fails_the_build() {
+    let error = HyperTransport::builder()
+        .min_tls_version(TlsVersion::Tls13)
+        .max_tls_version(TlsVersion::Tls12)
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Tls(_))),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn danger_accept_invalid_certs_accepts_a_self_signed_certificate_for_another_name() {
+    let pki = TestPki::self_signed(&["somewhere.else"]);
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let url = format!("https://localhost:{}/", addr.port());
+    let careful = HyperTransport::builder()
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let error = send(&careful, &url).await.unwrap_err();
+    assert!(tls_failure(&error).1.contains("invalid peer certificate"));
+
+    let trusting = HyperTransport::builder()
+        .resolve("localhost", addr)
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap();
+    let response = send(&trusting, &url).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.version(), http::Version::HTTP_2);
+}
+
+#[tokio::test]
+async fn danger_accept_invalid_hostnames_accepts_a_trusted_certificate_for_another_name() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let url = format!("https://elsewhere.test:{}/", addr.port());
+    let transport = client(&pki, addr)
+        .resolve("elsewhere.test", addr)
+        .danger_accept_invalid_hostnames(true)
+        .build()
+        .unwrap();
+    assert_eq!(send(&transport, &url).await.unwrap().status(), 200);
+
+    // The chain is still checked.
+    let untrusted = HyperTransport::builder()
+        .resolve("elsewhere.test", addr)
+        .danger_accept_invalid_hostnames(true)
+        .build()
+        .unwrap();
+    let error = send(&untrusted, &url).await.unwrap_err();
+    assert!(
+        tls_failure(&error).1.ends_with("UnknownIssuer"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_second_connection_to_a_server_resumes_the_tls_session() {
+    let pki = pki();
+    for version in [TlsVersion::Tls13, TlsVersion::Tls12] {
+        let acceptor = pki.acceptor_with(
+            &[b"http/1.1"],
+            &[&rustls::version::TLS13, &rustls::version::TLS12],
+            None,
+        );
+        let (server, mut kinds) = tls_server_reporting_handshakes(acceptor).await;
+        let transport = client(&pki, server.addr)
+            .max_tls_version(version)
+            .build()
+            .unwrap();
+        let url = format!("https://localhost:{}/", server.addr.port());
+        let (status, _) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        // A clone shares the transport's configuration, and so its session cache.
+        let clone = transport.clone();
+        let fresh = SendOptions::new().with_new_connection(true);
+        let response = clone.send(get(&url), fresh).await.unwrap();
+        read_all(response.into_body()).await.unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let kind = tokio::time::timeout(Duration::from_secs(10), kinds.recv()).await;
+            seen.push(kind.unwrap().unwrap());
+        }
+        assert_eq!(
+            seen,
+            [HandshakeKind::Full, HandshakeKind::Resumed],
+            "{version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_client_with_its_own_rustls_config_keeps_its_other_options() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls_pki_types::CertificateDer::from(pki.ca_der.clone()))
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = Arc::new(
+        rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+    );
+    assert!(config.alpn_protocols.is_empty());
+    // The resolver override applies, and ALPN is filled in: HTTP/2.
+    let client = whatwg_fetch::Client::builder()
+        .rustls_config(config.clone())
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/", addr.port());
+    let fetched = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.fetch(url.as_str(), whatwg_fetch::RequestInit::default()),
+    );
+    let mut response = fetched.await.unwrap().unwrap();
+    assert_eq!(response.text().await.unwrap(), format!("HTTP/2.0 {url}"));
+
+    // The connect timeout applies: a server that never answers the client hello.
+    let silent = raw_server(|tcp| async move {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        drop(tcp);
+    })
+    .await;
+    let client = whatwg_fetch::Client::builder()
+        .rustls_config(config)
+        .resolve("localhost", silent.addr)
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/", silent.addr.port());
+    let fetched = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.fetch(url.as_str(), whatwg_fetch::RequestInit::default()),
+    );
+    let error = fetched.await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            error.network_error(),
+            Some(NetworkError::Timeout {
+                kind: whatwg_fetch::TimeoutKind::Connect,
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_client_builder_forwards_the_tls_options() {
+    let mutual = ClientAuthPki::new(&["localhost"]);
+    let acceptor = mutual.pki.acceptor_with(
+        &[b"h2", b"http/1.1"],
+        &[&rustls::version::TLS12],
+        Some(&mutual.pki.ca_der),
+    );
+    let server =
+        net_support::tls_server(acceptor, |_| async { http::Response::new(full("ok")) }).await;
+    let url = format!("https://elsewhere.test:{}/", server.addr.port());
+    let fetch = |client: whatwg_fetch::Client| {
+        let url = url.clone();
+        async move {
+            let fetched = client.fetch(url.as_str(), whatwg_fetch::RequestInit::default());
+            tokio::time::timeout(Duration::from_secs(10), fetched)
+                .await
+                .unwrap()
+        }
+    };
+    let builder = || {
+        whatwg_fetch::Client::builder()
+            .tls_system_roots(false)
+            .tls_built_in_roots(false)
+            .add_root_certificates_pem(mutual.pki.ca_pem.as_bytes().to_vec())
+            .resolve("elsewhere.test", server.addr)
+    };
+    let identity = || Identity::from_pem(mutual.client_pem.as_bytes()).unwrap();
+    // Identity, a name the certificate lacks, and TLS 1.2: all three are needed.
+    let ok = builder()
+        .identity(identity())
+        .danger_accept_invalid_hostnames(true)
+        .max_tls_version(TlsVersion::Tls12);
+    assert_eq!(fetch(ok.build().unwrap()).await.unwrap().status(), 200);
+    for (without, builder) in [
+        ("identity", builder().danger_accept_invalid_hostnames(true)),
+        ("hostnames", builder().identity(identity())),
+        (
+            "TLS 1.2",
+            builder()
+                .identity(identity())
+                .danger_accept_invalid_hostnames(true)
+                .min_tls_version(TlsVersion::Tls13),
+        ),
+    ] {
+        let error = fetch(builder.build().unwrap()).await.unwrap_err();
+        assert!(
+            matches!(error.network_error(), Some(NetworkError::Tls(_))),
+            "without {without}: {error:?}"
+        );
+    }
+    let everything = whatwg_fetch::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .identity(identity())
+        .resolve("elsewhere.test", server.addr);
+    assert_eq!(
+        fetch(everything.build().unwrap()).await.unwrap().status(),
+        200
+    );
 }

@@ -22,6 +22,7 @@ use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
 use super::resolve::{DnsError, Resolve};
 use super::socket::{SocketOptions, connect_tcp};
 use super::socks;
+use super::tls::TlsSetup;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
@@ -42,7 +43,7 @@ pub(crate) struct Connector {
     /// Resolves what `overrides` and `resolve_fn` leave: the system resolver by default.
     pub(crate) resolver: Arc<dyn Resolve>,
     pub(crate) socket: SocketOptions,
-    pub(crate) tls: Arc<rustls::ClientConfig>,
+    pub(crate) tls: TlsSetup,
     pub(crate) h1: http1::Builder,
     pub(crate) h2: http2::Builder<TokioExecutor>,
     pub(crate) http2_prior_knowledge: bool,
@@ -197,7 +198,7 @@ impl Connector {
         let config = match &self.proxy_tls {
             Some(config) => Arc::clone(config),
             // Not reached: the transport makes one when it has an `https:` proxy.
-            None => proxy_tls_config(&self.tls),
+            None => proxy_tls_config(&self.tls.config),
         };
         let server_name = ServerName::try_from(bare_host(proxy.authority.host()).to_owned())
             .map_err(|e| failed(Box::new(e)))?;
@@ -258,17 +259,19 @@ impl Connector {
         self.handshake_origin(tcp, key, host).await
     }
 
-    /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked.
+    /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked. A failure is a
+    /// [`NetworkError::Tls`] whose source, a `TlsHandshakeError`, names the host and the
+    /// reason.
     async fn handshake_tls<T>(&self, io: T, host: &str) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let server_name =
-            ServerName::try_from(host.to_owned()).map_err(|e| NetworkError::Tls(Box::new(e)))?;
-        let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls))
+        let server_name = ServerName::try_from(host.to_owned())
+            .map_err(|e| TlsSetup::server_name_error(host, e))?;
+        let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls.config))
             .connect(server_name, io)
             .await
-            .map_err(|e| NetworkError::Tls(Box::new(e)))?;
+            .map_err(|e| self.tls.handshake_error(host, e))?;
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
         if h2 {
             self.handshake_h2(tls).await

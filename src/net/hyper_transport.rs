@@ -28,6 +28,7 @@ use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
+use super::tls::{Identity, TlsOptions, TlsVersion};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
 
@@ -123,9 +124,7 @@ pub struct HyperTransportBuilder {
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
-    built_in_roots: bool,
-    extra_roots: Vec<CertificateDer<'static>>,
-    tls_config: Option<Arc<rustls::ClientConfig>>,
+    tls: TlsOptions,
     proxies: Vec<Proxy>,
     // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
     resolver: Option<Arc<dyn Resolve>>,
@@ -149,9 +148,7 @@ impl Default for HyperTransportBuilder {
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
-            built_in_roots: true,
-            extra_roots: Vec::new(),
-            tls_config: None,
+            tls: TlsOptions::default(),
             proxies: Vec::new(),
             resolver: None,
             socket: SocketOptions::default(),
@@ -175,8 +172,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("protocol", &self.protocol)
             .field("overrides", &self.overrides)
             .field("resolve_fn", &self.resolve_fn.is_some())
-            .field("built_in_roots", &self.built_in_roots)
-            .field("extra_roots", &self.extra_roots.len())
+            .field("tls", &self.tls)
             .field("proxies", &self.proxies)
             .field("resolver", &self.resolver.is_some())
             .field("socket", &self.socket)
@@ -426,21 +422,41 @@ impl HyperTransportBuilder {
         self
     }
 
-    /// Whether to trust the Mozilla root certificates shipped by `webpki-roots`.
+    // TLS: trust, identity, versions, and the escape hatch to rustls (see `net/tls.rs`).
+
+    /// Whether to trust the system's trust store: on Linux the certificates OpenSSL would
+    /// read (Debian's `ca-certificates`, a corporate CA installed with
+    /// `update-ca-certificates`, or the files `SSL_CERT_FILE` and `SSL_CERT_DIR` name),
+    /// read once per process; on macOS, Windows and Android the system's own verifier,
+    /// through `rustls-platform-verifier`. See the [`net` module's
+    /// documentation](super#tls) for how it combines with the built-in roots.
+    ///
+    /// Default is `true`.
+    pub fn tls_system_roots(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls.system_roots = enabled;
+        self
+    }
+
+    /// Whether to trust the Mozilla root certificates compiled in by `webpki-roots`. With
+    /// [`tls_system_roots`](Self::tls_system_roots) on, they are consulted for a chain
+    /// whose issuer the system does not know, and alone when the system's store is
+    /// empty; turn them off to trust the system only, as curl and reqwest do.
     ///
     /// Default is `true`.
     pub fn tls_built_in_roots(mut self, enabled: bool) -> HyperTransportBuilder {
-        self.built_in_roots = enabled;
+        self.tls.built_in_roots = enabled;
         self
     }
 
-    /// Trusts one more root certificate, DER-encoded.
+    /// Trusts one more root certificate, DER-encoded, besides the system's and the
+    /// built-in ones (or alone, with both off).
     pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> HyperTransportBuilder {
-        self.extra_roots.push(CertificateDer::from(der.into()));
+        self.tls.extra_roots.push(CertificateDer::from(der.into()));
         self
     }
 
-    /// Trusts every certificate in a PEM document.
+    /// Trusts every certificate in a PEM document, as
+    /// [`add_root_certificate_der`](Self::add_root_certificate_der) does one.
     ///
     /// # Errors
     ///
@@ -450,7 +466,7 @@ impl HyperTransportBuilder {
         let mut found = false;
         for cert in CertificateDer::pem_slice_iter(pem) {
             let cert = cert.map_err(|e| Error::network(NetworkError::Tls(Box::new(e))))?;
-            self.extra_roots.push(cert);
+            self.tls.extra_roots.push(cert);
             found = true;
         }
         if !found {
@@ -461,13 +477,100 @@ impl HyperTransportBuilder {
         Ok(self)
     }
 
-    /// Uses `config` for TLS as it is, instead of the one built from the options above
-    /// (roots, `http2`). Its ALPN list decides whether HTTP/2 is offered.
+    /// The client certificate and key presented to a server that asks for one (mutual
+    /// TLS, RFC 8446 §4.4.2). A server that requires one refuses a client without it: a
+    /// [`NetworkError::Tls`] naming the alert (in TLS 1.3 the refusal comes after the
+    /// client's side of the handshake, so the error comes from the first request).
     ///
-    /// Default is `None`.
-    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
-        self.tls_config = Some(config);
+    /// ```no_run
+    /// use whatwg_fetch::net::{HyperTransport, Identity};
+    ///
+    /// let pem = std::fs::read("client.pem").unwrap(); // certificate chain and key
+    /// let transport = HyperTransport::builder().identity(Identity::from_pem(&pem)?).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is none.
+    pub fn identity(mut self, identity: Identity) -> HyperTransportBuilder {
+        self.tls.identity = Some(identity);
         self
+    }
+
+    /// The oldest TLS version offered. A server that speaks none of the versions allowed
+    /// fails the handshake with a [`NetworkError::Tls`] that says so.
+    ///
+    /// Default is [`TlsVersion::Tls12`].
+    pub fn min_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
+        self.tls.min_version = version;
+        self
+    }
+
+    /// The newest TLS version offered.
+    ///
+    /// Default is [`TlsVersion::Tls13`].
+    pub fn max_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
+        self.tls.max_version = version;
+        self
+    }
+
+    /// **For development only**: accepts any server certificate, self-signed, expired,
+    /// for another name or from an unknown issuer, so that anyone on the path can read
+    /// and change the traffic. The handshake's signatures are still checked against the
+    /// certificate presented. Prefer adding the development CA with
+    /// [`add_root_certificate_der`](Self::add_root_certificate_der).
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> HyperTransportBuilder {
+        self.tls.accept_invalid_certs = accept;
+        self
+    }
+
+    /// **For development only**: accepts a trusted certificate whatever host names it is
+    /// for, so that any certificate a trusted CA issued, for any site, is taken for the
+    /// server's. The chain is still checked. (With the system's verifier on macOS and
+    /// Windows, a certificate that is both for another name and otherwise invalid may be
+    /// reported for its name, and so accepted.)
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_hostnames(mut self, accept: bool) -> HyperTransportBuilder {
+        self.tls.accept_invalid_hostnames = accept;
+        self
+    }
+
+    /// Whether to write the TLS secrets of each connection to the file that the
+    /// `SSLKEYLOGFILE` environment variable names, read when the transport is built, in
+    /// the NSS key log format that Wireshark reads to decrypt a capture (as curl and
+    /// browsers do with the same variable). Nothing is written when the variable is not
+    /// set. Anyone who can read the file can decrypt the traffic.
+    ///
+    /// Default is `false`: the variable is not even read.
+    pub fn tls_key_log(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls.key_log = enabled;
+        self
+    }
+
+    /// The escape hatch to rustls: uses `config` for every TLS connection instead of the
+    /// configuration the options above build. The transport's other options (timeouts,
+    /// resolver, proxies, pool, `http2` when `config` has no ALPN protocols) still apply.
+    ///
+    /// Ignored with it: [`tls_system_roots`](Self::tls_system_roots),
+    /// [`tls_built_in_roots`](Self::tls_built_in_roots), the added roots,
+    /// [`identity`](Self::identity), [`min_tls_version`](Self::min_tls_version),
+    /// [`max_tls_version`](Self::max_tls_version), the `danger_` options and
+    /// [`tls_key_log`](Self::tls_key_log): `config` has its own. If `config` offers no
+    /// ALPN protocols, `h2` and `http/1.1` are offered per [`http2`](Self::http2);
+    /// otherwise its list decides whether HTTP/2 is spoken.
+    ///
+    /// Default is `None`: the configuration is built from the options.
+    pub fn rustls_config(mut self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
+        self.tls.rustls_config = Some(config);
+        self
+    }
+
+    /// The former name of [`rustls_config`](Self::rustls_config).
+    #[doc(hidden)]
+    pub fn tls_config(self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
+        self.rustls_config(config)
     }
 
     /// Sends the requests that `proxy` carries through it (see [`Proxy`]). May be
@@ -567,22 +670,17 @@ impl HyperTransportBuilder {
     /// # Errors
     ///
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
-    /// [`NetworkError::Tls`] source when a root certificate is invalid.
+    /// [`NetworkError::Tls`] source when the TLS options cannot be used: an invalid root
+    /// certificate, a minimum TLS version above the maximum, no root to trust at all, or
+    /// (with the built-in roots off) a system trust store that cannot be read.
     pub fn build(self) -> Result<HyperTransport, Error> {
-        let tls = match self.tls_config {
-            Some(config) => config,
-            None => Arc::new(tls_config(
-                self.built_in_roots,
-                self.extra_roots,
-                self.http2,
-            )?),
-        };
-        let h2_for_https = tls.alpn_protocols.iter().any(|p| p == b"h2");
+        let tls = self.tls.build(self.http2)?;
+        let h2_for_https = tls.config.alpn_protocols.iter().any(|p| p == b"h2");
         let proxy_tls = self
             .proxies
             .iter()
             .any(|proxy| proxy.kind == ProxyKind::Https)
-            .then(|| proxy_tls_config(&tls));
+            .then(|| proxy_tls_config(&tls.config));
         let h1 = self.protocol.http1();
         let h2 = self.protocol.http2();
         Ok(HyperTransport {
@@ -612,33 +710,6 @@ impl HyperTransportBuilder {
             }),
         })
     }
-}
-
-fn tls_config(
-    built_in_roots: bool,
-    extra_roots: Vec<CertificateDer<'static>>,
-    http2: bool,
-) -> Result<rustls::ClientConfig, Error> {
-    let tls_error = |e: rustls::Error| Error::network(NetworkError::Tls(Box::new(e)));
-    let mut roots = rustls::RootCertStore::empty();
-    if built_in_roots {
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    }
-    for root in extra_roots {
-        roots.add(root).map_err(tls_error)?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(tls_error)?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = if http2 {
-        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-    } else {
-        vec![b"http/1.1".to_vec()]
-    };
-    Ok(config)
 }
 
 impl Transport for HyperTransport {
@@ -676,7 +747,7 @@ impl Inner {
                         undo_h1(&mut request, &key, added_host)?;
                     }
                     // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                    match Box::pin(self.send_h2(tx, request, &options, !replayed)).await {
+                    match Box::pin(self.send_h2(tx, request, &key, &options, !replayed)).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Replay(copy)) => {
                             // Refused unprocessed (RFC 9113 §8.7): once more, on a new
@@ -767,7 +838,7 @@ impl Inner {
                     checkout = Checkout::Connect(pooled.into_slot());
                     continue;
                 }
-                Some(_) => return Err(self.head_limits.request_error(error.into_error())),
+                Some(_) => return Err(self.request_error(error.into_error(), &key)),
                 None => {}
             }
             let error = error.into_error();
@@ -781,7 +852,7 @@ impl Inner {
                     h1_ready = copy_h1_ready;
                     checkout = Checkout::Connect(pooled.into_slot());
                 }
-                _ => return Err(self.head_limits.request_error(error)),
+                _ => return Err(self.request_error(error, &key)),
             }
         }
     }
@@ -793,11 +864,16 @@ impl Inner {
         &self,
         mut tx: http2::SendRequest<RequestBody>,
         mut request: Request<RequestBody>,
+        key: &Key,
         options: &SendOptions,
         may_replay: bool,
     ) -> Result<Response<ResponseBody>, Retry> {
         prepare_h2(&mut request);
-        if tx.ready().await.is_err() {
+        if let Err(error) = tx.ready().await {
+            // A TLS alert closed the connection: a refusal, not a reason to retry.
+            if let Some(tls) = self.tls_alert(&error, key) {
+                return Err(Retry::Fail(tls));
+            }
             return Err(Retry::Again(Box::new(request)));
         }
         let replay = if may_replay {
@@ -826,7 +902,7 @@ impl Inner {
                         Some(copy) if refused_unprocessed(&error) => {
                             Err(Retry::Replay(Box::new(copy.into_request())))
                         }
-                        _ => Err(Retry::Fail(self.head_limits.request_error(error))),
+                        _ => Err(Retry::Fail(self.request_error(error, key))),
                     }
                 }
             },
@@ -1300,6 +1376,33 @@ impl fmt::Display for HeadRefused {
 impl std::error::Error for HeadRefused {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.source)
+    }
+}
+
+impl Inner {
+    /// Maps an error hyper reports before the response head from `key`'s origin
+    /// arrived: a TLS alert is a [`NetworkError::Tls`] (see [`Inner::tls_alert`]).
+    /// Other errors are mapped by [`HeadLimits::request_error`].
+    fn request_error(&self, error: hyper::Error, key: &Key) -> NetworkError {
+        match self.tls_alert(&error, key) {
+            Some(tls) => tls,
+            None => self.head_limits.request_error(error),
+        }
+    }
+
+    /// The [`NetworkError::Tls`] for a TLS failure on an `https:` connection after the
+    /// client's side of the handshake: in TLS 1.3 a server that refuses the client's
+    /// certificate (or the lack of one) says so only then.
+    fn tls_alert(&self, error: &hyper::Error, key: &Key) -> Option<NetworkError> {
+        if !key.https {
+            return None;
+        }
+        let host = key.authority.host();
+        let host = host
+            .strip_prefix('[')
+            .and_then(|host| host.strip_suffix(']'))
+            .unwrap_or(host);
+        self.connector.tls.alert_after_handshake(host, error)
     }
 }
 

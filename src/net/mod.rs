@@ -103,9 +103,52 @@
 //!   whose source is a [`ProxyRefused`] or a [`SocksRefused`]; a proxy that cannot be
 //!   reached is named in the error. The pool keys such connections by origin and proxy.
 //!   With no proxy configured, no request pays for it.
+//! - **TLS.** rustls with ring, TLS 1.2 and 1.3, configured once per transport (so a
+//!   second connection to a server resumes the session of the first). See [TLS](#tls).
 //! - **Header case.** hyper 1.x sends header names as `http::HeaderName` holds them
 //!   (lowercase); its case-preserving map is private, so the only other choice is
 //!   [`HyperTransportBuilder::http1_title_case_headers`].
+//!
+//! # TLS
+//!
+//! A server's certificate chain must end in a trusted root. By default two sets are
+//! trusted:
+//!
+//! - **the system's trust store**
+//!   ([`tls_system_roots`](HyperTransportBuilder::tls_system_roots)). On Linux and the
+//!   other Unix systems, the certificates OpenSSL would read (Debian's `ca-certificates`
+//!   bundle, with a corporate TLS-inspection CA added by `update-ca-certificates`;
+//!   `SSL_CERT_FILE` and `SSL_CERT_DIR` replace them when set), found by
+//!   `rustls-native-certs` once per process, when the first transport that trusts them is
+//!   built, and checked by webpki. On macOS, iOS, Windows and Android, the system's own
+//!   verifier through `rustls-platform-verifier`, as in reqwest 0.13: it also applies what
+//!   an administrator or user distrusted, enterprise policy and revocation, which the
+//!   certificates alone do not carry (on Android the application initializes it first,
+//!   as that crate's documentation says).
+//! - **the built-in roots** ([`tls_built_in_roots`](HyperTransportBuilder::tls_built_in_roots)):
+//!   Mozilla's root program, compiled in by `webpki-roots`. They are what a system
+//!   without a store (a container without `ca-certificates`) has; beside a system
+//!   verifier they are consulted only for a chain whose issuer it does not know, so a
+//!   chain it rejects for another reason (revoked, distrusted) stays rejected.
+//!
+//! Roots added with [`add_root_certificate_der`](HyperTransportBuilder::add_root_certificate_der)
+//! or [`add_root_certificates_pem`](HyperTransportBuilder::add_root_certificates_pem) are
+//! trusted beside either or both, or alone with both off. This default is what Chrome
+//! (its own root store plus the roots installed locally) and Firefox (Mozilla's roots
+//! plus the system's enterprise roots) do; to trust the system only, as curl and
+//! reqwest do, turn the built-in roots off.
+//!
+//! The other TLS options: a client certificate for mutual TLS
+//! ([`identity`](HyperTransportBuilder::identity), an [`Identity`]), the versions
+//! ([`min_tls_version`](HyperTransportBuilder::min_tls_version),
+//! [`max_tls_version`](HyperTransportBuilder::max_tls_version)), for development only
+//! [`danger_accept_invalid_certs`](HyperTransportBuilder::danger_accept_invalid_certs)
+//! and [`danger_accept_invalid_hostnames`](HyperTransportBuilder::danger_accept_invalid_hostnames),
+//! a key log for Wireshark ([`tls_key_log`](HyperTransportBuilder::tls_key_log)), and the
+//! escape hatch to a rustls configuration of one's own
+//! ([`rustls_config`](HyperTransportBuilder::rustls_config)). A failed handshake is a
+//! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
+//! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
 
 mod body;
 mod connect;
@@ -120,6 +163,7 @@ mod resolve;
 mod socket;
 mod socks;
 mod timer;
+mod tls;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -132,6 +176,7 @@ pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
+pub use tls::{Identity, TlsHandshakeError, TlsVersion};
 
 use crate::error::NetworkError;
 

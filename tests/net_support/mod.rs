@@ -485,3 +485,131 @@ async fn socks5_session(
     tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
     Ok(())
 }
+
+/// A test CA that signs a server certificate for `names` and a client certificate:
+/// `pki` for the server's side of mutual TLS, `client_pem` the client's certificate and
+/// private key in one PEM document.
+pub struct ClientAuthPki {
+    pub pki: TestPki,
+    pub client_pem: String,
+}
+
+impl ClientAuthPki {
+    pub fn new(names: &[&str]) -> ClientAuthPki {
+        use rcgen::{
+            BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+        };
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_key = KeyPair::generate().unwrap();
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
+        let names = names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>();
+        let server_key = KeyPair::generate().unwrap();
+        let server_cert = CertificateParams::new(names)
+            .unwrap()
+            .signed_by(&server_key, &issuer)
+            .unwrap();
+        let mut client_params = CertificateParams::new(vec!["client.test".to_owned()]).unwrap();
+        client_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let client_key = KeyPair::generate().unwrap();
+        let client_cert = client_params.signed_by(&client_key, &issuer).unwrap();
+        ClientAuthPki {
+            pki: TestPki {
+                ca_pem: ca_cert.pem(),
+                ca_der: ca_cert.der().to_vec(),
+                cert: server_cert.der().clone(),
+                key: rustls_pki_types::PrivateKeyDer::Pkcs8(
+                    rustls_pki_types::PrivatePkcs8KeyDer::from(server_key.serialize_der()),
+                ),
+            },
+            client_pem: format!("{}{}", client_cert.pem(), client_key.serialize_pem()),
+        }
+    }
+}
+
+impl TestPki {
+    /// A certificate for `names` signed by its own key: its "CA" is itself.
+    pub fn self_signed(names: &[&str]) -> TestPki {
+        let names = names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>();
+        let rcgen::CertifiedKey { cert, signing_key } =
+            rcgen::generate_simple_self_signed(names).unwrap();
+        TestPki {
+            ca_pem: cert.pem(),
+            ca_der: cert.der().to_vec(),
+            cert: cert.der().clone(),
+            key: rustls_pki_types::PrivateKeyDer::Pkcs8(
+                rustls_pki_types::PrivatePkcs8KeyDer::from(signing_key.serialize_der()),
+            ),
+        }
+    }
+
+    /// A TLS acceptor as [`TestPki::acceptor`], speaking only `versions`, and, with
+    /// `client_ca`, requiring a client certificate that CA (DER) signed.
+    pub fn acceptor_with(
+        &self,
+        alpn: &[&[u8]],
+        versions: &[&'static rustls::SupportedProtocolVersion],
+        client_ca: Option<&[u8]>,
+    ) -> tokio_rustls::TlsAcceptor {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(versions)
+            .unwrap();
+        let builder = match client_ca {
+            Some(ca) => {
+                let mut roots = rustls::RootCertStore::empty();
+                roots
+                    .add(rustls_pki_types::CertificateDer::from(ca.to_vec()))
+                    .unwrap();
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .unwrap();
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let mut config = builder
+            .with_single_cert(vec![self.cert.clone()], self.key.clone_key())
+            .unwrap();
+        config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
+}
+
+/// A TLS server as [`tls_server`] that answers every request with the protocol it came
+/// over, and sends the kind of each handshake it completes (full or resumed) to the
+/// receiver.
+pub async fn tls_server_reporting_handshakes(
+    acceptor: tokio_rustls::TlsAcceptor,
+) -> (Server, UnboundedReceiver<rustls::HandshakeKind>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let handler: Handler = Arc::new(|req| {
+        Box::pin(async move { Response::new(full(format!("{:?}", req.version()))) })
+    });
+    let server = raw_server(move |tcp| {
+        let (acceptor, service, tx) = (acceptor.clone(), service(handler.clone()), tx.clone());
+        async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            if let Some(kind) = tls.get_ref().1.handshake_kind() {
+                let _ = tx.send(kind);
+            }
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(tls), service)
+                .await;
+        }
+    })
+    .await;
+    (server, rx)
+}

@@ -1,0 +1,885 @@
+//! TLS for `https:` connections, through rustls with the ring provider: TLS 1.3
+//! ([RFC 8446](https://www.rfc-editor.org/rfc/rfc8446)) and TLS 1.2
+//! ([RFC 5246](https://www.rfc-editor.org/rfc/rfc5246)), server certificates checked
+//! against trusted roots ([RFC 5280](https://www.rfc-editor.org/rfc/rfc5280)) and the
+//! host name ([RFC 9110 §4.3.4](https://httpwg.org/specs/rfc9110.html#https.identify)).
+//! The configuration is built once per transport, so every connection it makes shares
+//! rustls's in-memory session cache and a second connection to a server resumes the
+//! first one's session.
+//!
+//! Which roots are trusted, and why this default: see [the `net` module's
+//! documentation](super#tls). On Linux and the other Unix systems but Apple's and
+//! Android, the system's roots come from `rustls-native-certs`, read once per process,
+//! and one webpki verifier checks chains against them, the built-in roots and the added
+//! ones together: `rustls-platform-verifier` does the same there, but reads the store
+//! again for every verifier, 5 ms in a release build (37 ms in a debug one) for
+//! Debian's bundle of 144 roots, each time a client is built. Elsewhere the verifier is
+//! `SystemThenRoots`: the platform verifier (the system's verifier, with the added
+//! roots as extra ones), then, only for a chain whose issuer it does not know, webpki
+//! over the built-in and added roots. That one is built in this crate's unit tests on
+//! Linux too, where the platform verifier is a dev-dependency.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{AlertDescription, CertificateError, DigitallySignedStruct, SignatureScheme};
+use rustls_pki_types::pem::PemObject;
+
+use crate::error::{BoxError, Error, NetworkError};
+
+/// A version of the TLS protocol, for
+/// [`min_tls_version`](super::HyperTransportBuilder::min_tls_version) and
+/// [`max_tls_version`](super::HyperTransportBuilder::max_tls_version). Ordered: `Tls12 <
+/// Tls13`.
+///
+/// ```
+/// use whatwg_fetch::net::TlsVersion;
+/// assert!(TlsVersion::Tls12 < TlsVersion::Tls13);
+/// assert_eq!(TlsVersion::Tls13.to_string(), "TLS 1.3");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum TlsVersion {
+    /// TLS 1.2, [RFC 5246](https://www.rfc-editor.org/rfc/rfc5246).
+    Tls12,
+    /// TLS 1.3, [RFC 8446](https://www.rfc-editor.org/rfc/rfc8446).
+    Tls13,
+}
+
+impl TlsVersion {
+    fn rustls(self) -> &'static rustls::SupportedProtocolVersion {
+        match self {
+            TlsVersion::Tls12 => &rustls::version::TLS12,
+            TlsVersion::Tls13 => &rustls::version::TLS13,
+        }
+    }
+
+    const ALL: [TlsVersion; 2] = [TlsVersion::Tls12, TlsVersion::Tls13];
+}
+
+impl fmt::Display for TlsVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TlsVersion::Tls12 => "TLS 1.2",
+            TlsVersion::Tls13 => "TLS 1.3",
+        })
+    }
+}
+
+/// A client certificate and its private key, which the client presents to a server that
+/// asks for one (mutual TLS): see
+/// [`HyperTransportBuilder::identity`](super::HyperTransportBuilder::identity).
+///
+/// ```
+/// use whatwg_fetch::NetworkError;
+/// use whatwg_fetch::net::Identity;
+///
+/// let error = Identity::from_pem(b"no PEM here").unwrap_err();
+/// let Some(NetworkError::Tls(reason)) = error.network_error() else { unreachable!() };
+/// assert_eq!(reason.to_string(), "the identity PEM has no certificate (no CERTIFICATE section)");
+/// ```
+#[derive(Clone)]
+pub struct Identity {
+    key: Arc<rustls::sign::CertifiedKey>,
+}
+
+impl Identity {
+    /// An identity from one PEM document holding the certificate chain, the client's own
+    /// certificate first and then any intermediates (`CERTIFICATE` sections), and its
+    /// private key (one `PRIVATE KEY`, `RSA PRIVATE KEY` or `EC PRIVATE KEY` section: PKCS
+    /// #8, PKCS #1 or SEC1), in any order: the certificate and key files of curl's
+    /// `--cert` and `--key` put together.
+    ///
+    /// # Errors
+    ///
+    /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
+    /// [`NetworkError::Tls`] source that says what is wrong: no certificate, no private
+    /// key, a malformed section, a key that ring cannot use, or a key that does not
+    /// belong to the first certificate.
+    pub fn from_pem(pem: &[u8]) -> Result<Identity, Error> {
+        let chain = CertificateDer::pem_slice_iter(pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| config_error("the identity PEM has a malformed certificate", e))?;
+        if chain.is_empty() {
+            return Err(config_message(
+                "the identity PEM has no certificate (no CERTIFICATE section)",
+            ));
+        }
+        let key = match PrivateKeyDer::from_pem_slice(pem) {
+            Ok(key) => key,
+            Err(rustls_pki_types::pem::Error::NoItemsFound) => {
+                return Err(config_message(
+                    "the identity PEM has no private key (no PRIVATE KEY, RSA PRIVATE KEY \
+                     or EC PRIVATE KEY section)",
+                ));
+            }
+            Err(e) => return Err(config_error("the identity PEM has a malformed key", e)),
+        };
+        let key = rustls::sign::CertifiedKey::from_der(chain, key, &provider())
+            .map_err(|e| config_error("the identity's key cannot be used", e))?;
+        Ok(Identity { key: Arc::new(key) })
+    }
+}
+
+impl fmt::Debug for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Identity")
+            .field("certificates", &self.key.cert.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a TLS handshake failed, and with which host: the source of a
+/// [`NetworkError::Tls`] from a connection. Its [`source`](std::error::Error::source) is
+/// the error rustls (or the connection under it) reported.
+///
+/// ```text
+/// TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer
+/// ```
+#[derive(Debug)]
+pub struct TlsHandshakeError {
+    host: Box<str>,
+    hint: Option<String>,
+    source: BoxError,
+}
+
+impl TlsHandshakeError {
+    fn new(host: &str, source: BoxError, hint: Option<String>) -> TlsHandshakeError {
+        TlsHandshakeError {
+            host: host.into(),
+            hint,
+            source,
+        }
+    }
+
+    /// The host the handshake was with: a name, or an IP address.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+}
+
+impl fmt::Display for TlsHandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The reason is part of this message, not only of the source's: a `NetworkError`
+        // is often printed alone, and "TLS handshake failed" says too little.
+        write!(
+            f,
+            "TLS handshake with {} failed: {}",
+            self.host, self.source
+        )?;
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TlsHandshakeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// The TLS options of a [`HyperTransportBuilder`](super::HyperTransportBuilder).
+#[derive(Clone)]
+pub(crate) struct TlsOptions {
+    pub(crate) system_roots: bool,
+    pub(crate) built_in_roots: bool,
+    pub(crate) extra_roots: Vec<CertificateDer<'static>>,
+    pub(crate) identity: Option<Identity>,
+    pub(crate) min_version: TlsVersion,
+    pub(crate) max_version: TlsVersion,
+    pub(crate) accept_invalid_certs: bool,
+    pub(crate) accept_invalid_hostnames: bool,
+    pub(crate) key_log: bool,
+    /// The caller's own configuration, which replaces all of the above.
+    pub(crate) rustls_config: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl Default for TlsOptions {
+    fn default() -> TlsOptions {
+        TlsOptions {
+            system_roots: true,
+            built_in_roots: true,
+            extra_roots: Vec::new(),
+            identity: None,
+            min_version: TlsVersion::Tls12,
+            max_version: TlsVersion::Tls13,
+            accept_invalid_certs: false,
+            accept_invalid_hostnames: false,
+            key_log: false,
+            rustls_config: None,
+        }
+    }
+}
+
+impl fmt::Debug for TlsOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsOptions")
+            .field("system_roots", &self.system_roots)
+            .field("built_in_roots", &self.built_in_roots)
+            .field("extra_roots", &self.extra_roots.len())
+            .field("identity", &self.identity)
+            .field("min_version", &self.min_version)
+            .field("max_version", &self.max_version)
+            .field("accept_invalid_certs", &self.accept_invalid_certs)
+            .field("accept_invalid_hostnames", &self.accept_invalid_hostnames)
+            .field("key_log", &self.key_log)
+            .field("rustls_config", &self.rustls_config.is_some())
+            .finish()
+    }
+}
+
+/// A transport's TLS: the configuration every connection shares, and what is known to
+/// explain a failed handshake.
+pub(crate) struct TlsSetup {
+    pub(crate) config: Arc<rustls::ClientConfig>,
+    /// The versions allowed, when built from the options (a caller's own configuration
+    /// keeps its versions to itself).
+    versions: Option<(TlsVersion, TlsVersion)>,
+    identity: bool,
+}
+
+impl TlsOptions {
+    /// The configuration for a transport, offering `h2` by ALPN with `http2`.
+    pub(crate) fn build(&self, http2: bool) -> Result<TlsSetup, Error> {
+        if let Some(config) = &self.rustls_config {
+            let config = if config.alpn_protocols.is_empty() {
+                let mut config = rustls::ClientConfig::clone(config);
+                config.alpn_protocols = alpn(http2);
+                Arc::new(config)
+            } else {
+                Arc::clone(config)
+            };
+            return Ok(TlsSetup {
+                config,
+                versions: None,
+                identity: false,
+            });
+        }
+        let provider = Arc::new(provider());
+        let versions: Vec<_> = TlsVersion::ALL
+            .into_iter()
+            .filter(|version| (self.min_version..=self.max_version).contains(version))
+            .map(TlsVersion::rustls)
+            .collect();
+        if versions.is_empty() {
+            return Err(config_message(format!(
+                "min_tls_version {} is above max_tls_version {}",
+                self.min_version, self.max_version
+            )));
+        }
+        let verifier: Arc<dyn ServerCertVerifier> = if self.accept_invalid_certs {
+            Arc::new(AcceptAnyCertificate {
+                algorithms: provider.signature_verification_algorithms,
+            })
+        } else if self.accept_invalid_hostnames {
+            Arc::new(IgnoreHostnames {
+                inner: self.verifier(&provider)?,
+            })
+        } else {
+            self.verifier(&provider)?
+        };
+        let builder = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(&versions)
+            .map_err(|e| config_error("the TLS versions cannot be used", e))?
+            .dangerous()
+            .with_custom_certificate_verifier(verifier);
+        let mut config = match &self.identity {
+            Some(identity) => {
+                builder.with_client_cert_resolver(Arc::new(rustls::sign::SingleCertAndKey::from(
+                    rustls::sign::CertifiedKey::clone(&identity.key),
+                )))
+            }
+            None => builder.with_no_client_auth(),
+        };
+        config.alpn_protocols = alpn(http2);
+        if self.key_log {
+            // Reads `SSLKEYLOGFILE` now, and appends to that file (NSS's key log format).
+            config.key_log = Arc::new(rustls::KeyLogFile::new());
+        }
+        Ok(TlsSetup {
+            config: Arc::new(config),
+            versions: Some((self.min_version, self.max_version)),
+            identity: self.identity.is_some(),
+        })
+    }
+
+    /// The verifier of server certificates for the roots chosen (see the module's
+    /// documentation).
+    fn verifier(
+        &self,
+        provider: &Arc<CryptoProvider>,
+    ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
+        #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+        return self.webpki_verifier(provider);
+        #[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
+        return self.platform_verifier(provider);
+    }
+
+    /// The roots added with `add_root_certificate_der` and `add_root_certificates_pem`.
+    fn added_roots(&self) -> Result<rustls::RootCertStore, Error> {
+        let mut added = rustls::RootCertStore::empty();
+        for root in &self.extra_roots {
+            added
+                .add(root.clone())
+                .map_err(|e| config_error("an added root certificate cannot be used", e))?;
+        }
+        Ok(added)
+    }
+
+    /// On Linux and the other Unix systems, one webpki verifier over the system's roots
+    /// (read once per process), the built-in ones and the added ones: what
+    /// `rustls-platform-verifier` does there, without reading the store for each
+    /// transport (5 ms in a release build for Debian's 144 roots).
+    #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+    fn webpki_verifier(
+        &self,
+        provider: &Arc<CryptoProvider>,
+    ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
+        let mut roots = self.added_roots()?;
+        if self.system_roots {
+            roots
+                .roots
+                .extend(system_roots().roots.iter().map(|root| root.to_owned()));
+        }
+        if self.built_in_roots {
+            roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        }
+        webpki_verifier(roots, self.system_roots, provider)
+    }
+
+    /// On macOS, iOS, Windows and Android, the system's verifier through
+    /// `rustls-platform-verifier` (with the added roots as its extra roots), then, for a
+    /// chain whose issuer it does not know, webpki over the built-in and added roots.
+    #[cfg(any(
+        test,
+        not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+    ))]
+    fn platform_verifier(
+        &self,
+        provider: &Arc<CryptoProvider>,
+    ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
+        let added = self.added_roots()?;
+        if !self.system_roots {
+            let mut roots = added;
+            if self.built_in_roots {
+                roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            }
+            return webpki_verifier(roots, false, provider);
+        }
+        let system: Arc<dyn ServerCertVerifier> =
+            match rustls_platform_verifier::Verifier::new_with_extra_roots(
+                self.extra_roots.iter().cloned(),
+                Arc::clone(provider),
+            ) {
+                Ok(verifier) => Arc::new(verifier),
+                Err(e) if !self.built_in_roots => {
+                    return Err(config_error(
+                        "the system's trust store cannot be used, and the built-in roots \
+                         are off",
+                        e,
+                    ));
+                }
+                // A system store with no certificate: the built-in roots serve alone.
+                Err(_) => {
+                    let mut roots = added;
+                    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+                    return webpki_verifier(roots, true, provider);
+                }
+            };
+        if !self.built_in_roots {
+            return Ok(system);
+        }
+        let mut roots = added;
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let fallback =
+            WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(provider))
+                .build()
+                .map_err(|e| config_error("the root certificates cannot be used", e))?;
+        Ok(Arc::new(SystemThenRoots { system, fallback }))
+    }
+}
+
+/// A webpki verifier over `roots`, or the error of having none to trust.
+fn webpki_verifier(
+    roots: rustls::RootCertStore,
+    system_roots: bool,
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<dyn ServerCertVerifier>, Error> {
+    if roots.is_empty() {
+        return Err(config_message(if system_roots {
+            "no root certificates to trust: the system's trust store has none, the built-in \
+             roots are off, and none was added"
+        } else {
+            "no root certificates to trust: the system's and the built-in roots are off, and \
+             none was added"
+        }));
+    }
+    let verifier =
+        WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(provider))
+            .build()
+            .map_err(|e| config_error("the root certificates cannot be used", e))?;
+    Ok(verifier)
+}
+
+/// The roots in the system's trust store, as `rustls-native-certs` finds them (the file
+/// and directories OpenSSL uses, or `SSL_CERT_FILE` and `SSL_CERT_DIR` when set), read
+/// when the first transport that trusts them is built and kept for the process.
+/// Certificates that cannot be read are left out, as `rustls-platform-verifier` does.
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+fn system_roots() -> &'static rustls::RootCertStore {
+    static ROOTS: std::sync::OnceLock<rustls::RootCertStore> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+        roots
+    })
+}
+
+/// The ALPN protocols offered ([RFC 7301](https://www.rfc-editor.org/rfc/rfc7301)).
+fn alpn(http2: bool) -> Vec<Vec<u8>> {
+    if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    }
+}
+
+fn provider() -> CryptoProvider {
+    rustls::crypto::ring::default_provider()
+}
+
+impl TlsSetup {
+    /// The [`NetworkError::Tls`] for a handshake with `host` that failed with `error`
+    /// (tokio-rustls carries rustls's error inside an I/O error).
+    pub(crate) fn handshake_error(&self, host: &str, error: io::Error) -> NetworkError {
+        let source: BoxError = match error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<rustls::Error>())
+        {
+            Some(rustls) => Box::new(rustls.clone()),
+            None => Box::new(error),
+        };
+        let hint = self.hint(&*source);
+        NetworkError::Tls(Box::new(TlsHandshakeError::new(host, source, hint)))
+    }
+
+    /// The [`NetworkError::Tls`] for a `host` that is not a valid server name.
+    pub(crate) fn server_name_error(host: &str, error: impl Into<BoxError>) -> NetworkError {
+        NetworkError::Tls(Box::new(TlsHandshakeError::new(host, error.into(), None)))
+    }
+
+    /// The [`NetworkError::Tls`] for an alert the server of `host` sent after the client
+    /// finished its side of the handshake, found in the error of a request on that
+    /// connection: in TLS 1.3 a server checks the client's certificate then (RFC 8446
+    /// §4.4.2.4), so its refusal arrives when the client reads the response.
+    pub(crate) fn alert_after_handshake(
+        &self,
+        host: &str,
+        error: &hyper::Error,
+    ) -> Option<NetworkError> {
+        let io = std::error::Error::source(error)?.downcast_ref::<io::Error>()?;
+        // Over HTTP/1.1, hyper keeps the I/O error with rustls's inside.
+        if let Some(rustls) = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+            return Some(self.after_handshake(host, Box::new(rustls.clone())));
+        }
+        // Over HTTP/2, hyper takes the I/O error out of the h2 library's, which kept only
+        // its kind and text; the TLS layer is what reports bad data under it.
+        if io.kind() != io::ErrorKind::InvalidData {
+            return None;
+        }
+        let text = io.to_string();
+        let alert = ALERTS_AFTER_HANDSHAKE
+            .into_iter()
+            .map(rustls::Error::AlertReceived)
+            .find(|alert| alert.to_string() == text);
+        Some(match alert {
+            Some(alert) => self.after_handshake(host, Box::new(alert)),
+            None => self.after_handshake(host, text.into()),
+        })
+    }
+
+    fn after_handshake(&self, host: &str, source: BoxError) -> NetworkError {
+        let hint = self.hint(&*source);
+        NetworkError::Tls(Box::new(TlsHandshakeError::new(host, source, hint)))
+    }
+
+    /// What this client's configuration adds to an explanation of `error`.
+    fn hint(&self, error: &(dyn std::error::Error + 'static)) -> Option<String> {
+        use rustls::PeerIncompatible;
+        let error = error.downcast_ref::<rustls::Error>();
+        let version_mismatch = matches!(
+            error,
+            Some(
+                rustls::Error::AlertReceived(AlertDescription::ProtocolVersion)
+                    | rustls::Error::PeerIncompatible(
+                        PeerIncompatible::ServerTlsVersionIsDisabledByOurConfig
+                            | PeerIncompatible::ServerDoesNotSupportTls12Or13
+                            | PeerIncompatible::SupportedVersionsExtensionRequired
+                    )
+            )
+        );
+        if version_mismatch {
+            let (min, max) = self.versions?;
+            return Some(if min == max {
+                format!("the server does not speak {min}, the only version allowed")
+            } else {
+                format!("the server speaks neither {min} nor {max}")
+            });
+        }
+        let certificate_required = matches!(
+            error,
+            Some(rustls::Error::AlertReceived(
+                AlertDescription::CertificateRequired
+            ))
+        );
+        if certificate_required && !self.identity {
+            return Some("the server requires a client certificate; none is set".into());
+        }
+        None
+    }
+}
+
+/// The alerts a server sends when it refuses a client's certificate, or the lack of one,
+/// after the client's side of a TLS 1.3 handshake (RFC 8446 §6.2): recognized by their
+/// text where the HTTP/2 library kept only that.
+const ALERTS_AFTER_HANDSHAKE: [AlertDescription; 9] = [
+    AlertDescription::CertificateRequired,
+    AlertDescription::BadCertificate,
+    AlertDescription::UnsupportedCertificate,
+    AlertDescription::CertificateRevoked,
+    AlertDescription::CertificateExpired,
+    AlertDescription::CertificateUnknown,
+    AlertDescription::UnknownCA,
+    AlertDescription::AccessDenied,
+    AlertDescription::HandshakeFailure,
+];
+
+/// A build-time TLS failure, as the builders report it.
+fn config_error(what: &'static str, source: impl Into<BoxError>) -> Error {
+    let source = source.into();
+    Error::network(NetworkError::Tls(Box::new(ConfigError {
+        message: format!("{what}: {source}"),
+        source: Some(source),
+    })))
+}
+
+fn config_message(message: impl Into<String>) -> Error {
+    Error::network(NetworkError::Tls(Box::new(ConfigError {
+        message: message.into(),
+        source: None,
+    })))
+}
+
+/// What is wrong with a TLS option.
+#[derive(Debug)]
+struct ConfigError {
+    message: String,
+    source: Option<BoxError>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as _)
+    }
+}
+
+/// The system's verifier, then, for a chain whose issuer it does not know, the verifier
+/// of the built-in and added roots.
+#[cfg(any(
+    test,
+    not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+))]
+#[derive(Debug)]
+struct SystemThenRoots {
+    system: Arc<dyn ServerCertVerifier>,
+    fallback: Arc<WebPkiServerVerifier>,
+}
+
+#[cfg(any(
+    test,
+    not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+))]
+impl ServerCertVerifier for SystemThenRoots {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self.system.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Err(rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer)) => self
+                .fallback
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now),
+            verified => verified,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.system.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.system.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.system.supported_verify_schemes()
+    }
+}
+
+/// `danger_accept_invalid_hostnames`: a chain the inner verifier trusts is accepted
+/// whatever names its certificate is for.
+#[derive(Debug)]
+struct IgnoreHostnames {
+    inner: Arc<dyn ServerCertVerifier>,
+}
+
+impl ServerCertVerifier for IgnoreHostnames {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        // webpki checks the name only after the chain, so a name error means the chain
+        // is trusted. (The verifiers of macOS and Windows check both at once and report
+        // one fault.)
+        match self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            verified => verified,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// `danger_accept_invalid_certs`: any certificate is accepted. The handshake's
+/// signatures are still checked against the certificate's key, as the protocol needs.
+#[derive(Debug)]
+struct AcceptAnyCertificate {
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reason of a TLS error from a builder.
+    fn reason(error: Error) -> String {
+        match error.network_error() {
+            Some(NetworkError::Tls(reason)) => reason.to_string(),
+            other => panic!("not a TLS error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_min_version_above_the_max_is_an_error() {
+        let options = TlsOptions {
+            min_version: TlsVersion::Tls13,
+            max_version: TlsVersion::Tls12,
+            ..TlsOptions::default()
+        };
+        assert_eq!(
+            reason(options.build(true).err().unwrap()),
+            "min_tls_version TLS 1.3 is above max_tls_version TLS 1.2"
+        );
+    }
+
+    #[test]
+    fn no_roots_at_all_is_an_error() {
+        let options = TlsOptions {
+            system_roots: false,
+            built_in_roots: false,
+            ..TlsOptions::default()
+        };
+        assert!(reason(options.build(true).err().unwrap()).starts_with("no root certificates"));
+    }
+
+    #[test]
+    fn an_identity_without_a_key_says_so() {
+        let no_key = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        let error = Identity::from_pem(no_key.as_bytes()).unwrap_err();
+        assert!(reason(error).contains("no private key"));
+    }
+
+    /// A CA named `ca_name` (DER) and a certificate it signs for `localhost` (DER).
+    fn ca_and_leaf(ca_name: &str) -> (CertificateDer<'static>, CertificateDer<'static>) {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, ca_name);
+        let ca_key = KeyPair::generate().unwrap();
+        let ca = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
+        let leaf_key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .signed_by(&leaf_key, &issuer)
+            .unwrap();
+        (ca.der().clone(), leaf.der().clone())
+    }
+
+    fn verify(
+        verifier: &dyn ServerCertVerifier,
+        leaf: &CertificateDer<'_>,
+        name: &str,
+    ) -> Result<(), rustls::Error> {
+        let name = ServerName::try_from(name.to_owned()).unwrap();
+        verifier
+            .verify_server_cert(leaf, &[], &name, &[], UnixTime::now())
+            .map(|_| ())
+    }
+
+    #[test]
+    fn the_platform_verifier_trusts_added_roots_then_falls_back_to_the_built_in_ones() {
+        // The verifier of macOS and Windows, built here on Linux, where it reads the
+        // system's store itself.
+        let (ca, leaf) = ca_and_leaf("Test CA");
+        let (_, stranger) = ca_and_leaf("Unknown CA");
+        let provider = Arc::new(provider());
+        let options = TlsOptions {
+            extra_roots: vec![ca],
+            ..TlsOptions::default()
+        };
+        let verifier = options.platform_verifier(&provider).unwrap();
+        assert!(format!("{verifier:?}").starts_with("SystemThenRoots"));
+        verify(&*verifier, &leaf, "localhost").unwrap();
+        assert!(matches!(
+            verify(&*verifier, &stranger, "localhost"),
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::UnknownIssuer
+            ))
+        ));
+        assert!(matches!(
+            verify(&*verifier, &leaf, "elsewhere.test"),
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. }
+            ))
+        ));
+        let ignoring = IgnoreHostnames { inner: verifier };
+        verify(&ignoring, &leaf, "elsewhere.test").unwrap();
+        assert!(verify(&ignoring, &stranger, "elsewhere.test").is_err());
+
+        // Without the built-in roots, the system's verifier alone; without the system's
+        // store, webpki alone.
+        let system_only = TlsOptions {
+            built_in_roots: false,
+            ..options.clone()
+        };
+        let verifier = system_only.platform_verifier(&provider).unwrap();
+        assert!(!format!("{verifier:?}").starts_with("SystemThenRoots"));
+        verify(&*verifier, &leaf, "localhost").unwrap();
+        let added_only = TlsOptions {
+            system_roots: false,
+            built_in_roots: false,
+            ..options
+        };
+        let verifier = added_only.platform_verifier(&provider).unwrap();
+        assert!(format!("{verifier:?}").starts_with("WebPkiServerVerifier"));
+        verify(&*verifier, &leaf, "localhost").unwrap();
+    }
+
+    #[test]
+    fn alpn_follows_http2() {
+        assert_eq!(alpn(true), [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(alpn(false), [b"http/1.1".to_vec()]);
+    }
+}
