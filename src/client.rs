@@ -821,7 +821,8 @@ impl ClientBuilder {
     /// the system has no store (see [`net`'s TLS section](crate::net#tls)). Turn off to
     /// trust the system only, as curl and reqwest do.
     ///
-    /// Default is `true`.
+    /// Default is `true` with the `built-in-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
     pub fn tls_built_in_roots(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_built_in_roots(enabled);
         self
@@ -831,7 +832,8 @@ impl ClientBuilder {
     /// corporate CA installed beside them, read once per process; on macOS and Windows the
     /// system's own verifier): see [`HyperTransportBuilder::tls_system_roots`].
     ///
-    /// Default is `true`.
+    /// Default is `true` with the `system-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
     pub fn tls_system_roots(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_system_roots(enabled);
         self

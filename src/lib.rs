@@ -14,6 +14,7 @@
 //! - [Clients and environments](#clients-and-environments)
 //! - [Limits and timeouts](#limits-and-timeouts)
 //! - [What is implemented](#what-is-implemented)
+//! - [Cargo features](#cargo-features)
 //!
 //! ## Quick start
 //!
@@ -264,12 +265,29 @@
 //!   HSTS, the keepalive quota, cross-origin resource policy.
 //! - An HTTP cache (RFC 9111: freshness, validation, `Vary`, ranges,
 //!   `stale-while-revalidate`) and a cookie store (RFC 6265 with the Public Suffix List).
-//! - HTTP/1.1 and HTTP/2 (ALPN or prior knowledge), rustls with the Mozilla roots or your
-//!   own, HTTP proxies (`CONNECT` for `https:`), gzip/deflate/br/zstd decoding.
+//! - HTTP/1.1 and HTTP/2 (ALPN or prior knowledge), Happy Eyeballs, rustls with the
+//!   system's trust store and the Mozilla roots (or your own, client certificates,
+//!   TLS versions), HTTP, HTTPS and SOCKS5 proxies, Unix domain sockets, an async
+//!   resolver, gzip/deflate/br/zstd decoding.
 //! - Conformance: the web-platform-tests for Fetch run against this crate through an
 //!   embedded JavaScript engine; see the README for the scoreboard.
 //!
-//! The crate has no cargo features: everything above is in the default build.
+//!
+//! ## Cargo features
+//!
+//! Every feature is on by default; each one off takes its dependencies out of the build
+//! (the README gives the counts and build times).
+//!
+//! | Feature | What it adds |
+//! | --- | --- |
+//! | `http2` | HTTP/2, offered by ALPN on `https:` and spoken with prior knowledge (the `h2` crate). Without it, only HTTP/1.1 is offered, and asking for HTTP/2 fails [`ClientBuilder::build`]. |
+//! | `gzip`, `deflate`, `brotli`, `zstd` | Decoding each content coding, and naming it in `Accept-Encoding` ([`net::ACCEPT_ENCODING`]); a response in a coding left out is delivered as it came. `zstd` builds the C library libzstd. |
+//! | `system-roots` | Trusting the system's certificate store ([`ClientBuilder::tls_system_roots`]). |
+//! | `built-in-roots` | Trusting Mozilla's root certificates, compiled in ([`ClientBuilder::tls_built_in_roots`]). With neither roots feature, `https:` works only with roots you add; without any, the handshake fails saying so. |
+//!
+//! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
+//! and are always built; each is off at run time unless its environment or option turns
+//! it on.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),

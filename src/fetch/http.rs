@@ -24,10 +24,6 @@ use crate::request::{
 };
 use crate::response::{Response, is_redirect_status};
 
-/// The `Accept-Encoding` this implementation sends: every coding the network layer
-/// decodes.
-const ACCEPT_ENCODING: &[u8] = b"gzip, deflate, br, zstd";
-
 /// [HTTP fetch](https://fetch.spec.whatwg.org/#concept-http-fetch).
 pub(crate) async fn http_fetch(
     fetch_params: &mut FetchParams<'_>,
@@ -505,7 +501,8 @@ fn append_http_request_headers(
     if !header_list.contains("accept-encoding") {
         header_list.push(
             Bytes::from_static(b"Accept-Encoding"),
-            Bytes::from_static(ACCEPT_ENCODING),
+            // Every coding the network layer decodes in this build.
+            Bytes::from_static(crate::net::ACCEPT_ENCODING.as_bytes()),
         );
     }
     // Step 8.21. If includeCredentials is true, then:

@@ -15,8 +15,6 @@ use futures_core::Stream;
 use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
 
-use hyper::client::conn::http2;
-
 use super::pool::Pooled;
 use super::timer::ReadTimer;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
@@ -363,7 +361,7 @@ struct IncomingBody {
     conn: Option<Pooled>,
     /// A handle on the HTTP/2 connection, keeping it open while this body is read even
     /// if the pool lets go of it.
-    h2: Option<http2::SendRequest<RequestBody>>,
+    h2: Option<super::http2::H2Sender>,
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
@@ -408,7 +406,7 @@ impl ResponseBody {
     pub(crate) fn incoming(
         body: hyper::body::Incoming,
         conn: Option<Pooled>,
-        h2: Option<http2::SendRequest<RequestBody>>,
+        h2: Option<super::http2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
     ) -> ResponseBody {

@@ -9,13 +9,16 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::client::conn::{http1, http2};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper::client::conn::http1;
+#[cfg(feature = "http2")]
+use hyper::client::conn::http2;
+#[cfg(feature = "http2")]
+use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::body::RequestBody;
 use super::io::{HeadAtEof, HeadWatch, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
@@ -31,7 +34,9 @@ pub(crate) type ResolveFn = Arc<dyn Fn(&str) -> Option<Vec<SocketAddr>> + Send +
 /// A connection's request handle, by the protocol it speaks.
 pub(crate) enum Connected {
     H1(Http1),
-    H2(http2::SendRequest<RequestBody>),
+    // Without the `http2` feature, no value of this variant can be made.
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    H2(super::http2::H2Sender),
 }
 
 /// Everything needed to open a connection; built once per transport.
@@ -45,6 +50,7 @@ pub(crate) struct Connector {
     pub(crate) socket: SocketOptions,
     pub(crate) tls: TlsSetup,
     pub(crate) h1: http1::Builder,
+    #[cfg(feature = "http2")]
     pub(crate) h2: http2::Builder<TokioExecutor>,
     pub(crate) http2_prior_knowledge: bool,
     pub(crate) connect_timeout: Option<Duration>,
@@ -340,14 +346,26 @@ impl Connector {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        // Not reached: without the feature, `h2` is never offered and prior knowledge is
+        // refused when the transport is built.
+        #[cfg(not(feature = "http2"))]
+        {
+            let _ = io;
+            Err(NetworkError::Other(
+                "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
+            ))
+        }
+        #[cfg(feature = "http2")]
         let (tx, conn) = self
             .h2
             .handshake(TokioIo::new(io))
             .await
             .map_err(|e| NetworkError::Protocol(Box::new(e)))?;
+        #[cfg(feature = "http2")]
         tokio::spawn(async move {
             let _ = conn.await;
         });
+        #[cfg(feature = "http2")]
         Ok(Connected::H2(tx))
     }
 }

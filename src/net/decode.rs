@@ -57,10 +57,16 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes, BytesMut};
+#[cfg(feature = "brotli")]
+use compression_codecs::BrotliDecoder;
+use compression_codecs::DecodeV2;
+#[cfg(feature = "gzip")]
+use compression_codecs::GzipDecoder;
+#[cfg(feature = "zstd")]
+use compression_codecs::ZstdDecoder;
 use compression_codecs::core::util::{PartialBuffer, WriteBuffer};
-use compression_codecs::{
-    BrotliDecoder, DecodeV2, DeflateDecoder, GzipDecoder, ZlibDecoder, ZstdDecoder,
-};
+#[cfg(feature = "deflate")]
+use compression_codecs::{DeflateDecoder, ZlibDecoder};
 use futures_core::Stream;
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, Response};
@@ -99,9 +105,53 @@ pub enum ContentCoding {
     Identity,
 }
 
+/// The `Accept-Encoding` a request gets unless it has its own: the codings this build
+/// decodes (each a Cargo feature: `gzip`, `deflate`, `brotli`, `zstd`), or `identity`
+/// when it decodes none.
+///
+/// ```
+/// // The default features decode every coding.
+/// assert_eq!(whatwg_fetch::net::ACCEPT_ENCODING, "gzip, deflate, br, zstd");
+/// ```
+pub const ACCEPT_ENCODING: &str = match (
+    cfg!(feature = "gzip"),
+    cfg!(feature = "deflate"),
+    cfg!(feature = "brotli"),
+    cfg!(feature = "zstd"),
+) {
+    (true, true, true, true) => "gzip, deflate, br, zstd",
+    (true, true, true, false) => "gzip, deflate, br",
+    (true, true, false, true) => "gzip, deflate, zstd",
+    (true, true, false, false) => "gzip, deflate",
+    (true, false, true, true) => "gzip, br, zstd",
+    (true, false, true, false) => "gzip, br",
+    (true, false, false, true) => "gzip, zstd",
+    (true, false, false, false) => "gzip",
+    (false, true, true, true) => "deflate, br, zstd",
+    (false, true, true, false) => "deflate, br",
+    (false, true, false, true) => "deflate, zstd",
+    (false, true, false, false) => "deflate",
+    (false, false, true, true) => "br, zstd",
+    (false, false, true, false) => "br",
+    (false, false, false, true) => "zstd",
+    (false, false, false, false) => "identity",
+};
+
 impl ContentCoding {
+    /// Whether this build decodes the coding: each is a Cargo feature (`gzip`,
+    /// `deflate`, `brotli`, `zstd`, all on by default); `identity` always is.
+    pub const fn is_available(self) -> bool {
+        match self {
+            ContentCoding::Gzip => cfg!(feature = "gzip"),
+            ContentCoding::Deflate => cfg!(feature = "deflate"),
+            ContentCoding::Brotli => cfg!(feature = "brotli"),
+            ContentCoding::Zstd => cfg!(feature = "zstd"),
+            ContentCoding::Identity => true,
+        }
+    }
+
     /// The coding a `Content-Encoding` token names, ASCII case-insensitively, or `None`
-    /// for a coding this crate cannot undo.
+    /// for a coding this build cannot undo (see [`is_available`](Self::is_available)).
     ///
     /// ```
     /// use whatwg_fetch::net::ContentCoding;
@@ -121,6 +171,7 @@ impl ContentCoding {
         .into_iter()
         .find(|(name, _)| token.eq_ignore_ascii_case(name))
         .map(|(_, coding)| coding)
+        .filter(|coding| coding.is_available())
     }
 
     /// The codings of every `Content-Encoding` header in `headers`, in the order they
@@ -222,7 +273,8 @@ impl Chain {
 /// # Errors
 ///
 /// [`NetworkError::TooManyContentCodings`] for more than [`MAX_CONTENT_CODINGS`] codings
-/// besides `identity`, before anything is read or allocated.
+/// besides `identity`, before anything is read or allocated; [`NetworkError::Decode`]
+/// for a coding this build does not decode (see [`ContentCoding::is_available`]).
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -242,6 +294,15 @@ impl Chain {
 /// ```
 pub fn decode(body: ResponseBody, codings: &[ContentCoding]) -> Result<ResponseBody, NetworkError> {
     let chain = Chain::new(codings.iter().copied())?;
+    if let Some(coding) = chain
+        .as_slice()
+        .iter()
+        .find(|coding| !coding.is_available())
+    {
+        return Err(NetworkError::Decode(
+            format!("{coding:?} decoding is not in this build: its Cargo feature is off").into(),
+        ));
+    }
     Ok(decode_chain(body, &chain))
 }
 
@@ -301,6 +362,7 @@ pub fn decode_response(
 }
 
 /// The largest zstd window accepted, as a power of two: 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)).
+#[cfg(feature = "zstd")]
 const ZSTD_WINDOW_LOG_MAX: u32 = 23;
 
 /// Size of the buffer each stage writes into, and so the largest chunk it hands on.
@@ -312,43 +374,66 @@ const MIN_ROOM: usize = 4 * 1024;
 
 /// The decoders, as one type so that a stage holds its decoder without a box of its own.
 enum Codec {
+    #[cfg(feature = "gzip")]
     Gzip(GzipDecoder),
+    #[cfg(feature = "deflate")]
     Zlib(ZlibDecoder),
+    #[cfg(feature = "deflate")]
     Deflate(DeflateDecoder),
+    #[cfg(feature = "brotli")]
     Brotli(BrotliDecoder),
+    #[cfg(feature = "zstd")]
     Zstd(ZstdDecoder),
 }
 
 impl Codec {
-    /// A decoder of `coding`, whose data starts with `head`.
+    /// A decoder of `coding`, whose data starts with `head`; `None` for `identity` and
+    /// for a coding this build does not decode, which [`decode`] refuses up front and
+    /// [`ContentCoding::from_token`] never names.
+    // With no coding's feature on, every arm returns `None`.
+    #[allow(unreachable_code)]
     fn new(coding: ContentCoding, head: &[u8]) -> Option<Codec> {
+        // `head` tells raw deflate from zlib.
+        let _ = head;
         Some(match coding {
+            #[cfg(feature = "gzip")]
             ContentCoding::Gzip => Codec::Gzip(GzipDecoder::new()),
+            #[cfg(feature = "deflate")]
             ContentCoding::Deflate if is_zlib(head) => Codec::Zlib(ZlibDecoder::new()),
+            #[cfg(feature = "deflate")]
             ContentCoding::Deflate => Codec::Deflate(DeflateDecoder::new()),
+            #[cfg(feature = "brotli")]
             ContentCoding::Brotli => Codec::Brotli(BrotliDecoder::new()),
             // RFC 9659 §3: a zstd content coding uses a window of at most 8 MiB, and a
             // decoder may refuse a larger one; browsers do, and so does this.
+            #[cfg(feature = "zstd")]
             ContentCoding::Zstd => Codec::Zstd(ZstdDecoder::new_with_params(&[
                 compression_codecs::zstd::params::DParameter::window_log_max(ZSTD_WINDOW_LOG_MAX),
             ])),
-            ContentCoding::Identity => return None,
+            #[allow(unreachable_patterns)] // with every coding's feature on
+            _ => return None,
         })
     }
 
     fn get(&mut self) -> &mut dyn DecodeV2 {
-        match self {
-            Codec::Gzip(decoder) => decoder,
-            Codec::Zlib(decoder) => decoder,
-            Codec::Deflate(decoder) => decoder,
-            Codec::Brotli(decoder) => decoder,
-            Codec::Zstd(decoder) => decoder,
+        match *self {
+            #[cfg(feature = "gzip")]
+            Codec::Gzip(ref mut decoder) => decoder,
+            #[cfg(feature = "deflate")]
+            Codec::Zlib(ref mut decoder) => decoder,
+            #[cfg(feature = "deflate")]
+            Codec::Deflate(ref mut decoder) => decoder,
+            #[cfg(feature = "brotli")]
+            Codec::Brotli(ref mut decoder) => decoder,
+            #[cfg(feature = "zstd")]
+            Codec::Zstd(ref mut decoder) => decoder,
         }
     }
 }
 
 /// Whether `head` starts a zlib stream (RFC 1950 §2.2): compression method 8, a window
 /// of at most 32 KiB, and a header check that is a multiple of 31.
+#[cfg(feature = "deflate")]
 fn is_zlib(head: &[u8]) -> bool {
     let (Some(&cmf), Some(&flg)) = (head.first(), head.get(1)) else {
         return false;

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::http2::H2Sender;
 use http::header::{
     CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TE, TRANSFER_ENCODING, UPGRADE,
 };
 use http::uri::{PathAndQuery, Scheme};
 use http::{HeaderValue, Request, Response, Uri, Version};
-use hyper::client::conn::http2;
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -143,7 +143,7 @@ impl Default for HyperTransportBuilder {
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
-            http2: true,
+            http2: cfg!(feature = "http2"),
             http2_prior_knowledge: false,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
@@ -241,7 +241,9 @@ impl HyperTransportBuilder {
     /// Whether to offer `h2` by ALPN on `https:` connections (HTTP/1.1 is always
     /// offered).
     ///
-    /// Default is `true`.
+    /// Default is `true` with the `http2` Cargo feature (a default one); without it,
+    /// turning this or [`http2_prior_knowledge`](Self::http2_prior_knowledge) on fails
+    /// [`build`](Self::build).
     pub fn http2(mut self, enabled: bool) -> HyperTransportBuilder {
         self.http2 = enabled;
         self
@@ -431,7 +433,8 @@ impl HyperTransportBuilder {
     /// through `rustls-platform-verifier`. See the [`net` module's
     /// documentation](super#tls) for how it combines with the built-in roots.
     ///
-    /// Default is `true`.
+    /// Default is `true` with the `system-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
     pub fn tls_system_roots(mut self, enabled: bool) -> HyperTransportBuilder {
         self.tls.system_roots = enabled;
         self
@@ -442,7 +445,8 @@ impl HyperTransportBuilder {
     /// whose issuer the system does not know, and alone when the system's store is
     /// empty; turn them off to trust the system only, as curl and reqwest do.
     ///
-    /// Default is `true`.
+    /// Default is `true` with the `built-in-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
     pub fn tls_built_in_roots(mut self, enabled: bool) -> HyperTransportBuilder {
         self.tls.built_in_roots = enabled;
         self
@@ -674,6 +678,13 @@ impl HyperTransportBuilder {
     /// certificate, a minimum TLS version above the maximum, no root to trust at all, or
     /// (with the built-in roots off) a system trust store that cannot be read.
     pub fn build(self) -> Result<HyperTransport, Error> {
+        if !cfg!(feature = "http2") && (self.http2 || self.http2_prior_knowledge) {
+            return Err(Error::network(NetworkError::Other(
+                "http2 or http2_prior_knowledge: HTTP/2 is not in this build (its Cargo \
+                 feature `http2` is off)"
+                    .into(),
+            )));
+        }
         let tls = self.tls.build(self.http2)?;
         let h2_for_https = tls.config.alpn_protocols.iter().any(|p| p == b"h2");
         let proxy_tls = self
@@ -682,6 +693,7 @@ impl HyperTransportBuilder {
             .any(|proxy| proxy.kind == ProxyKind::Https)
             .then(|| proxy_tls_config(&tls.config));
         let h1 = self.protocol.http1();
+        #[cfg(feature = "http2")]
         let h2 = self.protocol.http2();
         Ok(HyperTransport {
             inner: Arc::new(Inner {
@@ -699,6 +711,7 @@ impl HyperTransportBuilder {
                     socket: self.socket,
                     tls,
                     h1,
+                    #[cfg(feature = "http2")]
                     h2,
                     http2_prior_knowledge: self.http2_prior_knowledge,
                     connect_timeout: self.connect_timeout,
@@ -862,7 +875,7 @@ impl Inner {
     /// its stream unprocessed.
     async fn send_h2(
         &self,
-        mut tx: http2::SendRequest<RequestBody>,
+        mut tx: H2Sender,
         mut request: Request<RequestBody>,
         key: &Key,
         options: &SendOptions,
@@ -913,7 +926,7 @@ impl Inner {
         &self,
         response: Response<hyper::body::Incoming>,
         conn: Option<Pooled>,
-        h2: Option<http2::SendRequest<RequestBody>>,
+        h2: Option<H2Sender>,
         options: &SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let (parts, body) = response.into_parts();
@@ -1049,15 +1062,28 @@ fn connection_lost(error: &hyper::Error) -> bool {
 /// the stream's (§6.8; the h2 library gives a stream the `GOAWAY`'s error only then, or
 /// when the stream was opened after it).
 fn refused_unprocessed(error: &hyper::Error) -> bool {
+    #[cfg(feature = "http2")]
+    return h2_cause(error).is_some_and(|h2| {
+        h2.is_remote() && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM))
+    });
+    #[cfg(not(feature = "http2"))]
+    return {
+        let _ = error;
+        false
+    };
+}
+
+/// The h2 library's error behind `error`, if any.
+#[cfg(feature = "http2")]
+fn h2_cause(error: &hyper::Error) -> Option<&h2::Error> {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(h2) = cause.downcast_ref::<h2::Error>() {
-            return h2.is_remote()
-                && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM));
+            return Some(h2);
         }
         source = cause.source();
     }
-    false
+    None
 }
 
 /// Refuses a request whose framing headers would disagree with its body, so that the
@@ -1348,16 +1374,15 @@ impl HeadLimits {
 /// Whether this client reset an HTTP/2 stream with `PROTOCOL_ERROR`, which is what the h2
 /// library does to a response head it will not take.
 fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
-            return h2.is_library()
-                && h2.is_reset()
-                && h2.reason() == Some(h2::Reason::PROTOCOL_ERROR);
-        }
-        source = cause.source();
-    }
-    false
+    #[cfg(feature = "http2")]
+    return h2_cause(error).is_some_and(|h2| {
+        h2.is_library() && h2.is_reset() && h2.reason() == Some(h2::Reason::PROTOCOL_ERROR)
+    });
+    #[cfg(not(feature = "http2"))]
+    return {
+        let _ = error;
+        false
+    };
 }
 
 /// A response head this client refused, with hyper's error as its source.

@@ -154,6 +154,7 @@ mod body;
 mod connect;
 mod decode;
 mod happy_eyeballs;
+mod http2;
 mod hyper_transport;
 mod io;
 mod pool;
@@ -170,7 +171,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use body::{RequestBody, ResponseBody};
-pub use decode::{ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
+pub use decode::{ACCEPT_ENCODING, ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};

@@ -20,12 +20,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use super::http2::H2Sender;
 use http::uri::{Authority, Scheme};
-use hyper::client::conn::http2;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::body::RequestBody;
 use super::io::Http1;
 
 /// An origin (scheme, host and port), and the proxy that reaches it, if any.
@@ -132,7 +131,7 @@ struct Origin {
     /// Requests waiting for a connection or a permit, first come first served.
     waiters: VecDeque<oneshot::Sender<Grant>>,
     /// The origin's multiplexed HTTP/2 connection, if it has one.
-    h2: Option<http2::SendRequest<RequestBody>>,
+    h2: Option<H2Sender>,
     /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
     /// answers in HTTP/1.1. While such a connection is being made, other requests wait
     /// for it rather than open connections of their own.
@@ -168,7 +167,7 @@ enum Grant {
     /// A freed place under the cap: connect a new connection.
     Permit(Slot),
     /// The origin now has an HTTP/2 connection.
-    H2(http2::SendRequest<RequestBody>),
+    H2(H2Sender),
 }
 
 /// What a checkout gives the caller.
@@ -178,7 +177,7 @@ pub(crate) enum Checkout {
     /// A place under the cap: connect, then wrap the connection with [`Pooled::new`].
     Connect(Slot),
     /// The origin's HTTP/2 connection.
-    H2(http2::SendRequest<RequestBody>),
+    H2(H2Sender),
 }
 
 /// One unit of an origin's connection count. Dropping it frees the count.
@@ -236,6 +235,8 @@ impl Pool {
     /// of those frees up. With `new_connection`, only a permit to connect will do: the
     /// HTTP/2 connection and idle connections are passed over, and an idle connection
     /// handed over from the queue is closed to make room.
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
     pub(crate) async fn checkout(&self, key: &Key, new_connection: bool) -> Checkout {
         loop {
             let receiver = {
@@ -350,7 +351,9 @@ impl Pool {
     }
 
     /// Records `tx` as the origin's HTTP/2 connection and hands it to every waiter.
-    pub(crate) fn insert_h2(&self, key: &Key, tx: &http2::SendRequest<RequestBody>) {
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
+    pub(crate) fn insert_h2(&self, key: &Key, tx: &H2Sender) {
         let waiters = {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();

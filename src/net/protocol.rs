@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use hyper::client::conn::{http1, http2};
+use hyper::client::conn::http1;
+#[cfg(feature = "http2")]
+use hyper::client::conn::http2;
+#[cfg(feature = "http2")]
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 /// The default limit on a response head: 256 KiB, over HTTP/2
@@ -68,6 +71,7 @@ impl ProtocolOptions {
     }
 
     /// hyper's HTTP/2 client builder with these settings.
+    #[cfg(feature = "http2")]
     pub(crate) fn http2(&self) -> http2::Builder<TokioExecutor> {
         let mut h2 = http2::Builder::new(TokioExecutor::new());
         // hyper needs a timer for keep-alive PINGs; it is idle unless they are asked for.

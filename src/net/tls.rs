@@ -204,8 +204,9 @@ pub(crate) struct TlsOptions {
 impl Default for TlsOptions {
     fn default() -> TlsOptions {
         TlsOptions {
-            system_roots: true,
-            built_in_roots: true,
+            // Each on when its Cargo feature is.
+            system_roots: cfg!(feature = "system-roots"),
+            built_in_roots: cfg!(feature = "built-in-roots"),
             extra_roots: Vec::new(),
             identity: None,
             min_version: TlsVersion::Tls12,
@@ -316,10 +317,26 @@ impl TlsOptions {
         &self,
         provider: &Arc<CryptoProvider>,
     ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
-        #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
-        return self.webpki_verifier(provider);
-        #[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
-        return self.platform_verifier(provider);
+        if self.system_roots && !cfg!(feature = "system-roots") {
+            return Err(config_message(
+                "tls_system_roots(true): the system's trust store is not in this build (its \
+                 Cargo feature `system-roots` is off)",
+            ));
+        }
+        if self.built_in_roots && !cfg!(feature = "built-in-roots") {
+            return Err(config_message(
+                "tls_built_in_roots(true): the built-in roots are not in this build (its \
+                 Cargo feature `built-in-roots` is off)",
+            ));
+        }
+        #[cfg(all(
+            feature = "system-roots",
+            not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+        ))]
+        if self.system_roots {
+            return self.platform_verifier(provider);
+        }
+        self.webpki_verifier(provider)
     }
 
     /// The roots added with `add_root_certificate_der` and `add_root_certificates_pem`.
@@ -337,19 +354,26 @@ impl TlsOptions {
     /// (read once per process), the built-in ones and the added ones: what
     /// `rustls-platform-verifier` does there, without reading the store for each
     /// transport (5 ms in a release build for Debian's 144 roots).
-    #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+    /// Elsewhere, and without the system's store, webpki over the built-in and added
+    /// roots.
     fn webpki_verifier(
         &self,
         provider: &Arc<CryptoProvider>,
     ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
         let mut roots = self.added_roots()?;
+        #[cfg(all(
+            feature = "system-roots",
+            unix,
+            not(target_os = "android"),
+            not(target_vendor = "apple")
+        ))]
         if self.system_roots {
             roots
                 .roots
                 .extend(system_roots().roots.iter().map(|root| root.to_owned()));
         }
         if self.built_in_roots {
-            roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            extend_with_built_in_roots(&mut roots);
         }
         webpki_verifier(roots, self.system_roots, provider)
     }
@@ -359,7 +383,10 @@ impl TlsOptions {
     /// chain whose issuer it does not know, webpki over the built-in and added roots.
     #[cfg(any(
         test,
-        not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+        all(
+            feature = "system-roots",
+            not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+        )
     ))]
     fn platform_verifier(
         &self,
@@ -369,7 +396,7 @@ impl TlsOptions {
         if !self.system_roots {
             let mut roots = added;
             if self.built_in_roots {
-                roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+                extend_with_built_in_roots(&mut roots);
             }
             return webpki_verifier(roots, false, provider);
         }
@@ -389,7 +416,7 @@ impl TlsOptions {
                 // A system store with no certificate: the built-in roots serve alone.
                 Err(_) => {
                     let mut roots = added;
-                    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+                    extend_with_built_in_roots(&mut roots);
                     return webpki_verifier(roots, true, provider);
                 }
             };
@@ -397,7 +424,7 @@ impl TlsOptions {
             return Ok(system);
         }
         let mut roots = added;
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        extend_with_built_in_roots(&mut roots);
         let fallback =
             WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(provider))
                 .build()
@@ -406,19 +433,33 @@ impl TlsOptions {
     }
 }
 
+/// Mozilla's roots, compiled in, added to `roots` (none without the `built-in-roots`
+/// feature).
+fn extend_with_built_in_roots(roots: &mut rustls::RootCertStore) {
+    #[cfg(feature = "built-in-roots")]
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let _ = roots;
+}
+
 /// A webpki verifier over `roots`, or the error of having none to trust.
 fn webpki_verifier(
     roots: rustls::RootCertStore,
     system_roots: bool,
     provider: &Arc<CryptoProvider>,
 ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
+    // As reqwest: the client is built, and every certificate is refused, saying why.
     if roots.is_empty() {
-        return Err(config_message(if system_roots {
-            "no root certificates to trust: the system's trust store has none, the built-in \
-             roots are off, and none was added"
-        } else {
-            "no root certificates to trust: the system's and the built-in roots are off, and \
-             none was added"
+        return Ok(Arc::new(NoRoots {
+            why: if system_roots {
+                "no root certificates to trust: the system's trust store has none, the \
+                 built-in roots are off, and none was added"
+            } else {
+                "no root certificates to trust: the system's and the built-in roots are off \
+                 (or not in this build), and none was added"
+            },
+            signatures: AcceptAnyCertificate {
+                algorithms: provider.signature_verification_algorithms,
+            },
         }));
     }
     let verifier =
@@ -432,7 +473,12 @@ fn webpki_verifier(
 /// and directories OpenSSL uses, or `SSL_CERT_FILE` and `SSL_CERT_DIR` when set), read
 /// when the first transport that trusts them is built and kept for the process.
 /// Certificates that cannot be read are left out, as `rustls-platform-verifier` does.
-#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+#[cfg(all(
+    feature = "system-roots",
+    unix,
+    not(target_os = "android"),
+    not(target_vendor = "apple")
+))]
 fn system_roots() -> &'static rustls::RootCertStore {
     static ROOTS: std::sync::OnceLock<rustls::RootCertStore> = std::sync::OnceLock::new();
     ROOTS.get_or_init(|| {
@@ -600,7 +646,10 @@ impl std::error::Error for ConfigError {
 /// of the built-in and added roots.
 #[cfg(any(
     test,
-    not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+    all(
+        feature = "system-roots",
+        not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+    )
 ))]
 #[derive(Debug)]
 struct SystemThenRoots {
@@ -610,7 +659,10 @@ struct SystemThenRoots {
 
 #[cfg(any(
     test,
-    not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+    all(
+        feature = "system-roots",
+        not(all(unix, not(target_os = "android"), not(target_vendor = "apple")))
+    )
 ))]
 impl ServerCertVerifier for SystemThenRoots {
     fn verify_server_cert(
@@ -756,6 +808,48 @@ impl ServerCertVerifier for AcceptAnyCertificate {
     }
 }
 
+/// No root certificate to trust: every certificate is refused, with `why`.
+#[derive(Debug)]
+struct NoRoots {
+    why: &'static str,
+    signatures: AcceptAnyCertificate,
+}
+
+impl ServerCertVerifier for NoRoots {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Err(rustls::Error::General(self.why.to_owned()))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.signatures.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.signatures.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.signatures.supported_verify_schemes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -782,13 +876,30 @@ mod tests {
     }
 
     #[test]
-    fn no_roots_at_all_is_an_error() {
+    fn with_no_roots_at_all_every_certificate_is_refused_saying_so() {
         let options = TlsOptions {
             system_roots: false,
             built_in_roots: false,
             ..TlsOptions::default()
         };
-        assert!(reason(options.build(true).err().unwrap()).starts_with("no root certificates"));
+        let provider = Arc::new(provider());
+        let verifier = options.verifier(&provider).unwrap();
+        let (_, leaf) = ca_and_leaf("no roots");
+        let error = verifier
+            .verify_server_cert(
+                &leaf,
+                &[],
+                &ServerName::try_from("localhost").unwrap(),
+                &[],
+                UnixTime::now(),
+            )
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("no root certificates to trust"),
+            "{error}"
+        );
+        // The transport is still built: plain `http:` needs no roots.
+        assert!(options.build(true).is_ok());
     }
 
     #[test]

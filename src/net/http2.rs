@@ -1,0 +1,41 @@
+//! The handle of an HTTP/2 connection, as the pool and the transport hold it: hyper's
+//! `SendRequest`, or, in a build without the `http2` feature, a type with no values, so
+//! that the code around it stays one code and its HTTP/2 paths are provably never taken.
+
+#[cfg(feature = "http2")]
+pub(crate) type H2Sender = hyper::client::conn::http2::SendRequest<super::RequestBody>;
+
+#[cfg(not(feature = "http2"))]
+pub(crate) use without::H2Sender;
+
+#[cfg(not(feature = "http2"))]
+mod without {
+    use http::{Request, Response};
+    use hyper::body::Incoming;
+    use hyper::client::conn::TrySendError;
+
+    use super::super::RequestBody;
+
+    /// No HTTP/2 connection exists in a build without the `http2` feature: nothing offers
+    /// `h2` by ALPN, and prior knowledge is refused when the transport is built.
+    #[derive(Clone, Debug)]
+    pub(crate) enum H2Sender {}
+
+    impl H2Sender {
+        pub(crate) fn is_closed(&self) -> bool {
+            match *self {}
+        }
+
+        pub(crate) async fn ready(&mut self) -> Result<(), hyper::Error> {
+            match *self {}
+        }
+
+        pub(crate) fn try_send_request(
+            &mut self,
+            _request: Request<RequestBody>,
+        ) -> std::future::Ready<Result<Response<Incoming>, TrySendError<Request<RequestBody>>>>
+        {
+            match *self {}
+        }
+    }
+}
