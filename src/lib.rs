@@ -412,6 +412,8 @@ pub mod headers;
 mod infra;
 pub mod interop;
 pub mod mime;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod net;
 pub mod request;
 pub mod response;
