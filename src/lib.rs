@@ -232,7 +232,10 @@
 //! Below the Fetch algorithms, the network layer ([`net`]) is reached through the
 //! [`net::Transport`] trait: the default [`net::HyperTransport`] (HTTP/1.1 and HTTP/2 on
 //! hyper, rustls, its own pool, proxies), or your own — a mock for tests, another HTTP
-//! stack — with [`ClientBuilder::transport`]. [`Request`], [`Response`] and [`Headers`]
+//! stack — with [`ClientBuilder::transport`]. For tests, the `mock` feature's
+//! `whatwg_fetch::mock::MockTransport` answers requests from interceptors and records
+//! them, with the whole fetch algorithm (redirects, CORS, cookies, the cache) above it, as
+//! undici's `MockAgent` does. [`Request`], [`Response`] and [`Headers`]
 //! convert to and from the `http` crate's types (see [`interop`]).
 //!
 //! ## Limits and timeouts
@@ -269,7 +272,8 @@
 //! - Conformance: the web-platform-tests for Fetch run against this crate through an
 //!   embedded JavaScript engine; see the README for the scoreboard.
 //!
-//! The crate has no cargo features: everything above is in the default build.
+//! Everything above is in the default build. One cargo feature, `mock` (off by default),
+//! adds the `mock` module for tests.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
