@@ -233,7 +233,10 @@
 //! Below the Fetch algorithms, the network layer ([`net`]) is reached through the
 //! [`net::Transport`] trait: the default [`net::HyperTransport`] (HTTP/1.1 and HTTP/2 on
 //! hyper, rustls, its own pool, proxies), or your own — a mock for tests, another HTTP
-//! stack — with [`ClientBuilder::transport`]. [`Request`], [`Response`] and [`Headers`]
+//! stack — with [`ClientBuilder::transport`]. For tests, the `mock` feature's
+//! `whatwg_fetch::mock::MockTransport` answers requests from interceptors and records
+//! them, with the whole fetch algorithm (redirects, CORS, cookies, the cache) above it, as
+//! undici's `MockAgent` does. [`Request`], [`Response`] and [`Headers`]
 //! convert to and from the `http` crate's types (see [`interop`]).
 //!
 //! ## Limits and timeouts
@@ -275,7 +278,7 @@
 //!
 //! ## Cargo features
 //!
-//! Every feature is on by default; each one off takes its dependencies out of the build
+//! Every feature but `mock` is on by default; each one off takes its dependencies out of the build
 //! (the README gives the counts and build times).
 //!
 //! | Feature | What it adds |
@@ -284,6 +287,7 @@
 //! | `gzip`, `deflate`, `brotli`, `zstd` | Decoding each content coding, and naming it in `Accept-Encoding` ([`net::ACCEPT_ENCODING`]); a response in a coding left out is delivered as it came. `zstd` builds the C library libzstd. |
 //! | `system-roots` | Trusting the system's certificate store ([`ClientBuilder::tls_system_roots`]). |
 //! | `built-in-roots` | Trusting Mozilla's root certificates, compiled in ([`ClientBuilder::tls_built_in_roots`]). With neither roots feature, `https:` works only with roots you add; without any, the handshake fails saying so. |
+//! | `mock` (off by default) | The `mock` module: a `Transport` answering requests from interceptors, for tests. |
 //!
 //! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
 //! and are always built; each is off at run time unless its environment or option turns
@@ -430,6 +434,8 @@ pub mod headers;
 mod infra;
 pub mod interop;
 pub mod mime;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod net;
 pub mod request;
 pub mod response;

@@ -16,6 +16,7 @@ const FEATURES: &[&str] = &[
     "zstd",
     "system-roots",
     "built-in-roots",
+    "mock",
 ];
 
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,

@@ -81,6 +81,9 @@ const MODULES: &[(&str, Layer)] = &[
     ("request", Layer::Spec),
     ("response", Layer::Spec),
     ("net", Layer::Net),
+    // A `Transport` for tests (the `mock` feature): beside the network layer, which it
+    // stands in for.
+    ("mock", Layer::Net),
     ("fetch", Layer::Fetch),
     ("interop", Layer::Interop),
     ("client", Layer::Client),
