@@ -415,6 +415,7 @@ pub mod mime;
 pub mod net;
 pub mod request;
 pub mod response;
+pub mod retry;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
