@@ -39,9 +39,15 @@
 //!    attempts, so that a failing server is not sent three times its load. When the
 //!    attempts or the budget are spent, the last response or error is returned as it is.
 //!
-//! A response that is retried is dropped, its body unread, which closes its connection;
-//! the response or error a fetch ends with is exactly what the last attempt alone would
-//! give.
+//! Only what happens before the fetch resolves is retried: once it has resolved with a
+//! response, an error while its body is read reaches the reader as it does without a
+//! policy. A response that is retried is dropped, its body unread (which closes an
+//! HTTP/1.1 connection, and resets an HTTP/2 stream); the response or error a fetch ends
+//! with is exactly what the last attempt alone would give.
+//!
+//! The rules read each response as the fetch would resolve with it: in a browser-like
+//! environment an opaque response (status 0) is never retried, and a CORS response's
+//! `Retry-After` counts only when the server exposes it (`Access-Control-Expose-Headers`).
 //!
 //! # Aborts and timeouts
 //!
@@ -322,9 +328,10 @@ impl RetryPolicy {
     /// Decides, after each attempt of a request that may be retried, whether to retry it:
     /// `classify` sees the [`Attempt`] (the request, the response or the error) and
     /// returns a [`RetryDecision`]; [`RetryDecision::Default`] leaves it to the rules of
-    /// [`RetryPolicy`]. It is not asked about a request that cannot be retried (a method
-    /// not in [`methods`](Self::methods), a stream body) nor after the last attempt, and
-    /// a retry it asks for is still held to the budget and the client's total timeout.
+    /// [`RetryPolicy`]. It is asked after a successful response too, but not about a
+    /// request that cannot be retried (a method not in [`methods`](Self::methods), a
+    /// stream body) nor after the last attempt; a retry it asks for is still held to the
+    /// budget and the client's total timeout.
     ///
     /// It runs on the task that awaits the fetch, between two attempts: it should be quick,
     /// and it must not read the response's body.
