@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::Stream;
+use futures_util::future::Either;
 use tokio::time::{Instant, Sleep};
 use url::Url;
 
@@ -27,6 +28,7 @@ use crate::net::{
 };
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::response::Response;
+use crate::retry::{Retrier, RetryPolicy};
 
 /// The `User-Agent` sent when a request has none: this crate's name and version.
 pub const DEFAULT_USER_AGENT: &str = concat!("whatwg-fetch/", env!("CARGO_PKG_VERSION"));
@@ -81,6 +83,7 @@ struct ClientInner {
     environment: Arc<Environment>,
     context: FetchContext,
     total_timeout: Option<Duration>,
+    retry: Option<Retrier>,
 }
 
 impl Client {
@@ -146,7 +149,12 @@ impl Client {
         // connecting, waiting for headers) and rejects with the signal's reason.
         // The URL a total timeout names, kept only when there is one.
         let timed_url = deadline.map(|_| request.current_url().clone());
-        let fetching = crate::fetch::fetch(request, &self.inner.context);
+        // Not in the spec: a retry policy fetches again after a failure (see `crate::retry`);
+        // the abort and the deadline below watch all the attempts and the waits between.
+        let fetching = match &self.inner.retry {
+            Some(retry) => Either::Left(retry.fetch(request, &self.inner.context, deadline)),
+            None => Either::Right(crate::fetch::fetch(request, &self.inner.context)),
+        };
         let can_abort = signal.can_abort();
         let response = if can_abort || deadline.is_some() {
             tokio::select! {
@@ -302,6 +310,7 @@ pub struct ClientBuilder {
     pem_roots: Vec<Vec<u8>>,
     proxy_from_env: bool,
     cookie_store: CookieChoice,
+    retry: Option<RetryPolicy>,
 }
 
 /// What [`ClientBuilder::cookie_store`] and [`ClientBuilder::cookie_store_with`] chose.
@@ -332,6 +341,7 @@ impl Default for ClientBuilder {
             pem_roots: Vec::new(),
             proxy_from_env: false,
             cookie_store: CookieChoice::Default,
+            retry: None,
         }
     }
 }
@@ -413,6 +423,19 @@ impl ClientBuilder {
     /// Default is no limit.
     pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
         self.total_timeout = Some(timeout);
+        self
+    }
+
+    /// Fetches a request again after a failure that another try may get past, as
+    /// `policy` says (see [`RetryPolicy`] for what is retried, when and how often). The
+    /// [`timeout`](Self::timeout) bounds all the attempts and the waits between them
+    /// together, and the request's signal aborts them all.
+    ///
+    /// Default is none: every fetch is sent once, and costs nothing more than without
+    /// this option. (The network layer's resending of a request that a closing keep-alive
+    /// connection lost before processing it is not this, and happens either way.)
+    pub fn retry(mut self, policy: RetryPolicy) -> ClientBuilder {
+        self.retry = Some(policy);
         self
     }
 
@@ -1012,6 +1035,7 @@ impl ClientBuilder {
                     body_limits: self.body_limits,
                 },
                 total_timeout: self.total_timeout,
+                retry: self.retry.map(Retrier::new),
             }),
         })
     }

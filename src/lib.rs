@@ -255,7 +255,11 @@
 //!
 //! A request that a server drops on a reused keep-alive connection before answering is
 //! sent once more on a new connection when it is idempotent and its body can be replayed,
-//! as curl and browsers do; nothing else is ever sent twice. A request whose framing
+//! as curl and browsers do; nothing else is ever sent twice, unless the client has a
+//! [`retry::RetryPolicy`] ([`ClientBuilder::retry`]): then an idempotent fetch that ends in
+//! a `429`, a `503` or a network error another try may get past runs again, after its
+//! `Retry-After` or a backoff with jitter, at most 3 times in all and within a budget per
+//! client, all inside the client's `timeout`. A request whose framing
 //! headers (`Content-Length`, `Transfer-Encoding`, `Host`) disagree with its body is
 //! refused with a `TypeError` before anything is sent.
 //!
@@ -266,6 +270,8 @@
 //!   HTTP fetch, HTTP-redirect fetch, HTTP-network-or-cache fetch, CORS and preflight (with
 //!   its cache), referrer policy, Subresource Integrity, mixed content, Fetch Metadata,
 //!   HSTS, the keepalive quota, cross-origin resource policy.
+//! - Opt-in retries of whole fetches ([`retry`]): idempotent requests, `Retry-After`,
+//!   backoff with jitter, a retry budget per client.
 //! - An HTTP cache (RFC 9111: freshness, validation, `Vary`, ranges,
 //!   `stale-while-revalidate`) and a cookie store (RFC 6265 with the Public Suffix List).
 //! - HTTP/1.1 and HTTP/2 (ALPN or prior knowledge), Happy Eyeballs, rustls with the
@@ -439,6 +445,7 @@ pub mod mock;
 pub mod net;
 pub mod request;
 pub mod response;
+pub mod retry;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};

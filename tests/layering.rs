@@ -87,6 +87,7 @@ const MODULES: &[(&str, Layer)] = &[
     ("fetch", Layer::Fetch),
     ("interop", Layer::Interop),
     ("client", Layer::Client),
+    ("retry", Layer::Client),
 ];
 
 /// The crates of the network stack: only the network layer names them.
