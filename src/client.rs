@@ -588,7 +588,7 @@ impl ClientBuilder {
     }
 
     /// The largest HTTP/1.1 response head accepted, in bytes; a larger one fails the
-    /// fetch with a [`NetworkError::Protocol`](crate::NetworkError::Protocol) naming this limit.
+    /// fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
     /// Default is 256 KiB (Chrome's limit).
     pub fn http1_max_header_size(mut self, max: u32) -> ClientBuilder {
@@ -605,7 +605,7 @@ impl ClientBuilder {
     }
 
     /// The largest HTTP/2 response head accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`); a
-    /// larger one fails the fetch with a [`NetworkError::Protocol`](crate::NetworkError::Protocol) naming this limit.
+    /// larger one fails the fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
     /// Default is 256 KiB, as Chrome and Deno advertise.
     pub fn http2_max_header_list_size(mut self, max: u32) -> ClientBuilder {
