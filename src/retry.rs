@@ -80,7 +80,7 @@ use url::Url;
 use crate::body::Body;
 use crate::error::{Error, NetworkError, TimeoutKind};
 use crate::fetch::FetchContext;
-use crate::net::{ProxyRefused, SocksRefusal, SocksRefused, TlsHandshakeError};
+use crate::net::{HeadRefused, ProxyRefused, SocksRefusal, SocksRefused, TlsHandshakeError};
 use crate::request::{Request, normalize_method};
 use crate::response::Response;
 
@@ -138,10 +138,9 @@ type Classifier = Arc<dyn Fn(&Attempt<'_>) -> RetryDecision + Send + Sync>;
 ///   restarting), and the system's does not tell that apart from a name that does not
 ///   exist; a name that does not exist then costs `max_attempts` lookups, as in undici
 ///   (which retries `ENOTFOUND`) and reqwest-retry;
-/// - [`Protocol`](NetworkError::Protocol): mostly a connection closed or reset before the
-///   response came. It also covers a response the client will not read (a head over
-///   [`http1_max_header_size`](crate::ClientBuilder::http1_max_header_size)), which fails
-///   again, at the cost of the attempts;
+/// - [`Protocol`](NetworkError::Protocol): a connection closed or reset before the
+///   response came, a malformed response; not a head over the client's limit
+///   ([`HeadRefused`]), which would fail again;
 /// - [`Timeout`](NetworkError::Timeout) of kind [`Connect`](TimeoutKind::Connect),
 ///   [`Idle`](TimeoutKind::Idle) or [`KeepAlive`](TimeoutKind::KeepAlive).
 ///
@@ -679,7 +678,9 @@ impl Retrier {
 /// Whether a network error may not happen again on another try (see [`RetryPolicy`]).
 fn is_transient(error: &NetworkError) -> bool {
     match error {
-        NetworkError::Dns(_) | NetworkError::Protocol(_) => true,
+        NetworkError::Dns(_) => true,
+        // A head the client refused to read would be refused again.
+        NetworkError::Protocol(source) => !source.is::<HeadRefused>(),
         NetworkError::Connect(source) => is_transient_connect_error(source.as_ref()),
         NetworkError::Timeout { kind, .. } => matches!(
             kind,

@@ -526,6 +526,41 @@ async fn a_tls_certificate_error_is_not_retried() {
 }
 
 #[tokio::test]
+async fn a_response_head_over_the_limit_is_not_retried() {
+    bounded(async {
+        // Every answer has a head of 300 KiB, over the 256 KiB the client reads.
+        let attempts = Arc::new(AtomicUsize::new(0));
+        let counted = attempts.clone();
+        let server = raw_server(move |mut stream| {
+            let counted = counted.clone();
+            async move {
+                if read_head(&mut stream).await.is_none() {
+                    return;
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let mut head = String::from("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n");
+                for index in 0..300 {
+                    head.push_str(&format!("x-large-{index}: {}\r\n", "v".repeat(1024)));
+                }
+                head.push_str("\r\n");
+                let _ = stream.write_all(head.as_bytes()).await;
+            }
+        })
+        .await;
+        let error = client(quick())
+            .fetch(server.url("/"), RequestInit::default())
+            .await
+            .unwrap_err();
+        let Some(NetworkError::Protocol(source)) = error.network_error() else {
+            panic!("{error}");
+        };
+        assert!(source.is::<whatwg_fetch::net::HeadRefused>(), "{error}");
+        assert_eq!(attempts.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_cors_failure_is_not_retried_even_on_a_status_the_policy_retries() {
     bounded(async {
         // A 503 without Access-Control-Allow-Origin fails the CORS check.

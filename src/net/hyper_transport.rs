@@ -1346,26 +1346,31 @@ impl HeadLimits {
             };
         }
         // hyper names this case only in its message: `is_parse_too_large` is a server API.
-        let message = if error.is_parse() && error.to_string().contains("too large") {
-            format!(
-                "HTTP/1.1 response head larger than {} bytes or with more than {} header \
+        let (message, version, limit) =
+            if error.is_parse() && error.to_string().contains("too large") {
+                let message = format!(
+                    "HTTP/1.1 response head larger than {} bytes or with more than {} header \
                  fields (see http1_max_header_size, http1_max_headers)",
-                self.http1_max_header_size, self.http1_max_headers
-            )
-        } else if reset_here_for_protocol_error(&error) {
-            // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE
-            // with PROTOCOL_ERROR, as it does a malformed one, and tells them apart to
-            // no caller.
-            format!(
-                "HTTP/2 response head refused: larger than {} bytes (see \
+                    self.http1_max_header_size, self.http1_max_headers
+                );
+                (message, Version::HTTP_11, self.http1_max_header_size)
+            } else if reset_here_for_protocol_error(&error) {
+                // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE
+                // with PROTOCOL_ERROR, as it does a malformed one, and tells them apart to
+                // no caller.
+                let message = format!(
+                    "HTTP/2 response head refused: larger than {} bytes (see \
                  http2_max_header_list_size) or malformed",
-                self.http2_max_header_list_size
-            )
-        } else {
-            return NetworkError::Protocol(Box::new(error));
-        };
+                    self.http2_max_header_list_size
+                );
+                (message, Version::HTTP_2, self.http2_max_header_list_size)
+            } else {
+                return NetworkError::Protocol(Box::new(error));
+            };
         NetworkError::Protocol(Box::new(HeadRefused {
             message,
+            version,
+            limit,
             source: error,
         }))
     }
@@ -1385,11 +1390,30 @@ fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
     };
 }
 
-/// A response head this client refused, with hyper's error as its source.
+/// A response head this client refused to read: over the limit on its size (or, on
+/// HTTP/1.1, its field count), or on HTTP/2 malformed, which h2 does not tell apart. The
+/// source of a [`NetworkError::Protocol`]; hyper's error is its own source. The same
+/// response fails the same way again.
 #[derive(Debug)]
-struct HeadRefused {
+pub struct HeadRefused {
     message: String,
+    version: Version,
+    limit: u32,
     source: hyper::Error,
+}
+
+impl HeadRefused {
+    /// The protocol the head came over: HTTP/1.1 or HTTP/2.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The limit in bytes the head was held to
+    /// ([`http1_max_header_size`](super::HyperTransportBuilder::http1_max_header_size) or
+    /// [`http2_max_header_list_size`](super::HyperTransportBuilder::http2_max_header_list_size)).
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
 }
 
 impl fmt::Display for HeadRefused {
