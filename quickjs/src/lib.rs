@@ -316,6 +316,12 @@ const SCRIPTS: &[Script] = &[
 /// The helpers every binding script uses; always installed first.
 const PRELUDE: (&str, &str) = ("prelude.js", include_str!("../js/prelude.js"));
 
+// A host may make a `Globals` on one thread and install it on an engine's.
+const _: fn() = || {
+    fn assert_send<T: Send>() {}
+    assert_send::<Globals>();
+};
+
 /// The hidden global holding the native operations while the binding scripts run.
 const NATIVE: &str = "__fetch_native";
 
@@ -390,7 +396,7 @@ impl Globals {
             pieces: Pieces::default(),
             client: None,
             network: None,
-            console: Rc::new(default_console),
+            console: Box::new(default_console),
         }
     }
 
@@ -483,8 +489,8 @@ impl Globals {
 
     /// Sends `console` output, one formatted line per call, to `sink`. Default is stdout
     /// for `log`, `info` and `debug`, and stderr for `warn`, `error` and `trace`.
-    pub fn console(mut self, sink: impl Fn(ConsoleLevel, &str) + 'static) -> Globals {
-        self.console = Rc::new(sink);
+    pub fn console(mut self, sink: impl Fn(ConsoleLevel, &str) + Send + 'static) -> Globals {
+        self.console = Box::new(sink);
         self
     }
 

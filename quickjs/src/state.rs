@@ -12,8 +12,11 @@ use tokio::sync::oneshot;
 
 use crate::ConsoleLevel;
 
+/// The console's output, as the embedder gives it.
+type ConsoleFn = dyn Fn(ConsoleLevel, &str) + Send;
+
 /// Where `console` output goes.
-pub(crate) type ConsoleSink = Rc<dyn Fn(ConsoleLevel, &str)>;
+pub(crate) type ConsoleSink = Box<ConsoleFn>;
 
 /// Ids the crate's listeners record from any thread, taken by the script on the engine's.
 pub(crate) type SharedIds<T> = Arc<Mutex<Vec<T>>>;
@@ -26,7 +29,7 @@ pub(crate) struct State {
     /// The runtime each fetch runs on, if not the engine's own.
     pub(crate) network: Option<tokio::runtime::Handle>,
     /// Where `console` writes.
-    pub(crate) console: ConsoleSink,
+    pub(crate) console: Rc<ConsoleFn>,
     /// Pending timers by handle; sending cancels one.
     pub(crate) timers: RefCell<HashMap<u32, oneshot::Sender<()>>>,
     /// Rust streams handed to JavaScript, by handle.
@@ -54,7 +57,7 @@ impl State {
         State {
             client: RefCell::new(client),
             network,
-            console,
+            console: Rc::from(console),
             timers: RefCell::default(),
             streams: RefCell::default(),
             last_handle: Cell::new(0),

@@ -1,7 +1,8 @@
 //! The globals and the shared binding helpers, in a real engine but without a network.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -49,15 +50,18 @@ fn run_js(
     })
 }
 
+/// What the console printed.
+type Lines = Arc<Mutex<Vec<(ConsoleLevel, String)>>>;
+
 /// Every global, with a server-side client and the console kept in `lines`.
-fn everything(lines: &Rc<RefCell<Vec<(ConsoleLevel, String)>>>) -> Globals {
+fn everything(lines: &Lines) -> Globals {
     let lines = lines.clone();
     Globals::new(whatwg_fetch::Client::builder().build().unwrap())
-        .console(move |level, text| lines.borrow_mut().push((level, text.to_owned())))
+        .console(move |level, text| lines.lock().unwrap().push((level, text.to_owned())))
 }
 
 fn quiet() -> Globals {
-    everything(&Rc::default())
+    everything(&Lines::default())
 }
 
 #[test]
@@ -147,7 +151,7 @@ fn timers_run_as_tasks_in_order_and_clear() {
 
 #[test]
 fn errors_and_rejections_reach_global_listeners() {
-    let lines = Rc::default();
+    let lines = Lines::default();
     let r = run_js(
         everything(&lines),
         "result = []; addEventListener('error', e => { result.push(['error', e.message]); e.preventDefault(); }); \
@@ -164,7 +168,7 @@ fn errors_and_rejections_reach_global_listeners() {
     // The rejection's listener did not cancel it: it reaches the console too. The error's
     // listener did.
     assert_eq!(
-        *lines.borrow(),
+        *lines.lock().unwrap(),
         [(
             ConsoleLevel::Error,
             "Uncaught (in promise) Error: nobody handles this".to_owned()
@@ -174,7 +178,7 @@ fn errors_and_rejections_reach_global_listeners() {
 
 #[test]
 fn console_methods_reach_the_sink_with_their_level() {
-    let lines = Rc::default();
+    let lines = Lines::default();
     run_js(
         everything(&lines),
         "console.log('a', 1, { b: [2] }); console.warn(new RangeError('r')); \
@@ -183,7 +187,7 @@ fn console_methods_reach_the_sink_with_their_level() {
         |_, _| {},
     );
     assert_eq!(
-        *lines.borrow(),
+        *lines.lock().unwrap(),
         [
             (ConsoleLevel::Log, r#"a 1 {"b":[2]}"#.to_owned()),
             (ConsoleLevel::Warn, "RangeError: r".to_owned()),
