@@ -68,17 +68,23 @@ pub fn to_value<'js>(ctx: &Ctx<'js>, error: &Error) -> rquickjs::Result<Value<'j
     if let Some(r) = error.payload().and_then(|p| p.downcast_ref::<JsValueRef>()) {
         return kept(ctx, *r);
     }
-    let message = error.to_string();
     let kind = error.kind();
+    // The exception's name is the kind: its message is the rest of what the error says (the
+    // message, the URL, the network cause), not "TypeError: …" again.
+    let described = error.to_string();
+    let message = described
+        .strip_prefix(kind.js_name())
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&described);
     if kind.is_dom_exception() {
         let ctor: Constructor = ctx.globals().get("DOMException")?;
         return ctor.construct((message, kind.js_name()));
     }
     let thrown = match kind {
-        ErrorKind::RangeError => Exception::throw_range(ctx, &message),
-        ErrorKind::SyntaxError => Exception::throw_syntax(ctx, &message),
+        ErrorKind::RangeError => Exception::throw_range(ctx, message),
+        ErrorKind::SyntaxError => Exception::throw_syntax(ctx, message),
         // TypeError, and any kind added later that has no dedicated constructor yet.
-        _ => Exception::throw_type(ctx, &message),
+        _ => Exception::throw_type(ctx, message),
     };
     debug_assert!(matches!(thrown, rquickjs::Error::Exception));
     Ok(ctx.catch())

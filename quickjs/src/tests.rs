@@ -71,7 +71,7 @@ fn crate_errors_map_to_the_exception_their_kind_names() {
         "try { thrower(); } catch (e) { errors.push(e); } \
          if (back !== reason) throw new Error('abort reason lost its identity'); \
          result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
-         e instanceof RangeError, e.name, e.code ?? null]);",
+         e instanceof RangeError, e.name, e.code ?? null, e.message]);",
         |ctx, _| {
             let errs = rquickjs::Array::new(ctx.clone()).unwrap();
             let kinds = [
@@ -102,7 +102,7 @@ fn crate_errors_map_to_the_exception_their_kind_names() {
     );
     assert_eq!(
         r,
-        r#"[[false,true,false,"TypeError",null],[false,false,true,"RangeError",null],[true,false,false,"AbortError",20],[true,false,false,"TimeoutError",23],[false,false,false,"SyntaxError",null],[true,false,false,"NotSupportedError",9]]"#
+        r#"[[false,true,false,"TypeError",null,"bad header"],[false,false,true,"RangeError",null,"status 600"],[true,false,false,"AbortError",20,"aborted"],[true,false,false,"TimeoutError",23,"timed out"],[false,false,false,"SyntaxError",null,"not JSON"],[true,false,false,"NotSupportedError",9,"no"]]"#
     );
 }
 
