@@ -343,3 +343,32 @@ fn on_a_host_runtime_connections_outlive_the_engine_that_opened_them() {
     }
     assert_eq!(server.connections.load(Ordering::SeqCst), 1);
 }
+
+#[test]
+fn on_a_host_runtime_abort_and_a_streamed_upload_reach_across_threads() {
+    let host = server_runtime();
+    let server = serve(&host);
+    let client = host.block_on(async { client() });
+    let globals = Globals::new(client).network_runtime(host.handle().clone());
+    let engine = std::thread::spawn(move || {
+        run_script(
+            globals,
+            &server,
+            |_| {},
+            "result = []; \
+             const controller = new AbortController(); \
+             const why = { why: 'from the engine' }; \
+             const pending = fetch(BASE + 'hang', { signal: controller.signal }); \
+             setTimeout(() => controller.abort(why), 10); \
+             try { await pending; result.push('resolved'); } catch (e) { result.push(e === why); } \
+             try { await fetch(BASE + 'json', { signal: AbortSignal.abort() }); } \
+             catch (e) { result.push(e.name); } \
+             const parts = ['x', 'yz']; \
+             const body = new ReadableStream({ pull(c) { const next = parts.shift(); \
+               if (next === undefined) c.close(); else c.enqueue(new TextEncoder().encode(next)); } }); \
+             const echoed = await fetch(BASE + 'echo', { method: 'POST', body, duplex: 'half' }); \
+             result.push(await echoed.text());",
+        )
+    });
+    assert_eq!(engine.join().unwrap(), r#"[true,"AbortError","xyz"]"#);
+}
