@@ -52,7 +52,7 @@
 //! # }
 //! ```
 //!
-//! `examples/run.rs` is a complete runtime in thirty lines: it evaluates a script file with
+//! `examples/run.rs` is a complete runtime in about thirty lines: it evaluates a script file with
 //! top-level `await`, prints uncaught errors and unhandled rejections, and waits for the
 //! script's timers and fetches.
 //!
@@ -214,7 +214,7 @@ pub fn install(ctx: &Ctx<'_>, client: Client) -> rquickjs::Result<()> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConsoleLevel {
-    /// `console.log`, and `console.dir`-like output.
+    /// `console.log`.
     Log,
     /// `console.info`.
     Info,
