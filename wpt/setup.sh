@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # Prepare what the conformance runner needs outside the repository (idempotent):
 #   - a Python virtualenv with wptserve (the web-platform-tests server),
-#   - the WHATWG Streams implementation from the npm registry (web-streams-polyfill),
 #   - optionally (--fetch-suite) a sparse checkout of web-platform-tests at a pinned commit.
+# (The WHATWG Streams implementation comes bundled with whatwg-fetch-quickjs.)
 # Everything goes under ${WPT_CACHE:-~/.cache/whatwg-fetch}.
 set -euo pipefail
 
 CACHE="${WPT_CACHE:-$HOME/.cache/whatwg-fetch}"
 VENV="$CACHE/venv"
-NODE_DIR="$CACHE/node"
 WPTSERVE_VERSION="4.0.3"
-STREAMS_VERSION="4.3.0"
 # The web-platform-tests commit used by --fetch-suite.
 WPT_REPO="https://github.com/web-platform-tests/wpt.git"
 WPT_COMMIT="${WPT_COMMIT:-d1655f32e1b75a6f052a26647f1c108b7b4f689e}"
@@ -36,14 +34,6 @@ if ! "$VENV/bin/python" -c "import wptserve, cryptography" 2>/dev/null \
   "$VENV/bin/pip" install --quiet "wptserve==$WPTSERVE_VERSION" cryptography
 fi
 echo "wptserve $WPTSERVE_VERSION: $VENV"
-
-# Streams: web-streams-polyfill's plain-script build defines ReadableStream & co. as globals.
-if [ ! -f "$NODE_DIR/node_modules/web-streams-polyfill/dist/polyfill.js" ] \
-   || ! grep -q "\"version\": \"$STREAMS_VERSION\"" "$NODE_DIR/node_modules/web-streams-polyfill/package.json"; then
-  mkdir -p "$NODE_DIR"
-  npm install --silent --no-audit --no-fund --prefix "$NODE_DIR" "web-streams-polyfill@$STREAMS_VERSION"
-fi
-echo "web-streams-polyfill $STREAMS_VERSION: $NODE_DIR/node_modules/web-streams-polyfill"
 
 # The suite at a pinned web-platform-tests commit (needs access to GitHub).
 if [ "$fetch_suite" = 1 ]; then

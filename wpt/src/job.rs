@@ -17,8 +17,6 @@ pub struct Job {
     /// Scripts to load over HTTP and evaluate in order: testharness.js, the META scripts,
     /// then the test file.
     pub scripts: Vec<String>,
-    /// Local scripts evaluated before testharness.js (the streams implementation).
-    pub polyfills: Vec<PathBuf>,
     /// The deadline for the whole file, after which testharness's `timeout()` is called.
     pub timeout_ms: u64,
     /// `META: title=`.
@@ -46,7 +44,6 @@ impl Job {
         path: &str,
         variant: &str,
         meta: &crate::meta::Meta,
-        polyfills: Vec<PathBuf>,
         timeout_ms: u64,
     ) -> Result<Job, String> {
         let origin = origin(Protocol::of(path));
@@ -66,7 +63,6 @@ impl Job {
             id: format!("{path}{variant}"),
             location,
             scripts,
-            polyfills,
             timeout_ms,
             title: meta.title.clone(),
             ca_cert: None,
@@ -84,7 +80,7 @@ mod tests {
         let m = meta::parse(
             "// META: script=../resources/utils.js\n// META: script=/common/get-host-info.sub.js\n",
         );
-        let j = Job::new("fetch/api/basic/a.any.js", "?1-5", &m, vec![], 10_000).unwrap();
+        let j = Job::new("fetch/api/basic/a.any.js", "?1-5", &m, 10_000).unwrap();
         assert_eq!(j.id, "fetch/api/basic/a.any.js?1-5");
         assert_eq!(
             j.location,
@@ -99,9 +95,9 @@ mod tests {
                 "http://web-platform.test:8000/fetch/api/basic/a.any.js",
             ]
         );
-        let h = Job::new("fetch/api/a.https.any.js", "", &m, vec![], 1).unwrap();
+        let h = Job::new("fetch/api/a.https.any.js", "", &m, 1).unwrap();
         assert!(h.location.starts_with("https://web-platform.test:8443/"));
-        let h2 = Job::new("fetch/api/basic/status.h2.any.js", "", &m, vec![], 1).unwrap();
+        let h2 = Job::new("fetch/api/basic/status.h2.any.js", "", &m, 1).unwrap();
         assert!(h2.location.starts_with("https://web-platform.test:9000/"));
     }
 }

@@ -9,7 +9,6 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-mod bindings;
 mod discover;
 mod engine;
 mod job;
@@ -125,8 +124,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// `$WPT_CACHE`, else `~/.cache/whatwg-fetch`: where setup.sh puts the venv, the streams
-/// implementation and the suite.
+/// `$WPT_CACHE`, else `~/.cache/whatwg-fetch`: where setup.sh puts the venv and the suite.
 fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("WPT_CACHE") {
         return d.into();
@@ -143,10 +141,6 @@ fn suite_dir(o: &Options) -> PathBuf {
         .clone()
         .or_else(|| std::env::var_os("WPT_ROOT").map(PathBuf::from))
         .unwrap_or_else(|| cache_dir().join("wpt"))
-}
-
-fn polyfill_path() -> PathBuf {
-    cache_dir().join("node/node_modules/web-streams-polyfill/dist/polyfill.js")
 }
 
 fn manifest_dir() -> PathBuf {
@@ -179,7 +173,6 @@ fn plan(
         .iter()
         .filter_map(|p| p.find(['?', '#']).map(|i| p.split_at(i)))
         .collect();
-    let polyfills = vec![polyfill_path()];
     let mut jobs = Vec::new();
     let mut not_run = Vec::new();
     for f in files {
@@ -201,8 +194,7 @@ fn plan(
                         .filter(|(p, _)| p.trim_matches('/') == f.path)
                         .all(|(_, v)| *v == variant);
                     if wanted {
-                        let mut job =
-                            Job::new(&f.path, &variant, &meta, polyfills.clone(), timeout)?;
+                        let mut job = Job::new(&f.path, &variant, &meta, timeout)?;
                         job.ca_cert = Some(cache_dir().join("certs/cacert.pem"));
                         jobs.push(job);
                     }
@@ -273,12 +265,6 @@ fn run(o: Options) -> Result<ExitCode, String> {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         }
-    }
-    if !polyfill_path().exists() {
-        return Err(format!(
-            "{} is missing: run wpt/setup.sh",
-            polyfill_path().display()
-        ));
     }
     let mut server = if o.no_server {
         None

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bindings::harness::{COMPLETE_LINE, SUBTEST_LINE};
+use crate::engine::harness::{COMPLETE_LINE, SUBTEST_LINE};
 
 /// One subtest's result, as testharness.js reports it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

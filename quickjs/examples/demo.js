@@ -1,0 +1,47 @@
+// fetch() in QuickJS, against a local server. Serve the crate's folder, then run the script:
+//   python3 -m http.server --bind 127.0.0.1 --directory quickjs 8000 &
+//   cargo run -p whatwg-fetch-quickjs --example run -- quickjs/examples/demo.js
+const base = "http://127.0.0.1:8000/";
+const big = new URL("js/vendor/web-streams-polyfill/polyfill.js", base); // 64 KiB
+
+// JSON.
+const response = await fetch(new URL("examples/demo.json", base));
+console.log(response.status, response.statusText, response.headers.get("content-type"));
+const data = await response.json();
+console.log(`${data.name}: ${data.interfaces.join(", ")}`);
+
+// A body read through a stream reader, chunk by chunk, as it arrives.
+const streamed = await fetch(big);
+const reader = streamed.body.getReader();
+let chunks = 0, bytes = 0;
+for (let read = await reader.read(); !read.done; read = await reader.read()) {
+  chunks += 1;
+  bytes += read.value.byteLength;
+}
+console.log(`streamed ${bytes} bytes in ${chunks} chunks (Content-Length: ${streamed.headers.get("content-length")})`);
+
+// Aborting a request before its response...
+const controller = new AbortController();
+const pending = fetch(big, { signal: controller.signal });
+controller.abort();
+try {
+  await pending;
+} catch (e) {
+  console.log(`fetch rejected: ${e.name}: ${e.message}`);
+}
+
+// ...and a body midway, with a reason of our own.
+const midway = new AbortController();
+const partial = await fetch(big, { signal: midway.signal });
+const partialReader = partial.body.getReader();
+const first = await partialReader.read();
+midway.abort(new Error(`stop after ${first.value.byteLength} bytes`));
+try {
+  await partialReader.read();
+} catch (e) {
+  console.log(`body read rejected: ${e.message}`);
+}
+
+// Headers, Request and Response without the network.
+const request = new Request(base, { method: "POST", body: new URLSearchParams({ q: "fetch" }) });
+console.log(request.method, request.headers.get("content-type"), await request.text());

@@ -1,0 +1,91 @@
+//! The one place a crate [`Error`] becomes a JavaScript exception.
+//!
+//! [`ErrorKind`] names the exception the spec throws: a built-in `TypeError`, `RangeError` or
+//! `SyntaxError`, or a `DOMException` with that name (`AbortError`, `TimeoutError`, …). An error
+//! carrying a JavaScript value (an abort reason: `controller.abort(reason)`) gives back that very
+//! value, so that `signal.reason` and the rejection of a fetch are the same object.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rquickjs::{Ctx, Exception, Function, Object, Value, function::Constructor};
+use whatwg_fetch::{Error, ErrorKind};
+
+/// The hidden global holding the JavaScript values that crate errors refer to.
+const VALUES: &str = "__fetch_values";
+
+/// A JavaScript value kept for a crate [`Error`]'s payload: its key in the engine's value table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsValueRef(u64);
+
+/// Keeps `value` in the engine's value table for as long as the engine lives.
+///
+/// # Errors
+/// An engine failure (out of memory).
+pub fn keep<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<JsValueRef> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let globals = ctx.globals();
+    let table: Object = match globals.get::<_, Option<Object>>(VALUES)? {
+        Some(t) => t,
+        None => {
+            let t: Object = ctx.eval("new Map()")?;
+            globals.prop(VALUES, rquickjs::object::Property::from(t.clone()))?;
+            t
+        }
+    };
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let set: Function = table.get("set")?;
+    set.call::<_, ()>((rquickjs::function::This(table), id as f64, value))?;
+    Ok(JsValueRef(id))
+}
+
+/// A crate error of kind [`ErrorKind::Custom`] whose payload is `value` (an abort reason that
+/// the crate carries without looking at it).
+///
+/// # Errors
+/// An engine failure (out of memory).
+pub fn custom<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Error> {
+    let r = keep(ctx, value)?;
+    Ok(Error::custom("a JavaScript value", Arc::new(r)))
+}
+
+fn kept<'js>(ctx: &Ctx<'js>, r: JsValueRef) -> rquickjs::Result<Value<'js>> {
+    let table: Object = ctx.globals().get(VALUES)?;
+    let get: Function = table.get("get")?;
+    get.call((rquickjs::function::This(table), r.0 as f64))
+}
+
+/// Throws `error` in `ctx` as the exception its kind names; returns the error to propagate.
+pub fn throw(ctx: &Ctx<'_>, error: &Error) -> rquickjs::Error {
+    match to_value(ctx, error) {
+        Ok(value) => ctx.throw(value),
+        Err(e) => e,
+    }
+}
+
+/// The JavaScript exception object for `error`, for rejecting a promise with it.
+pub fn to_value<'js>(ctx: &Ctx<'js>, error: &Error) -> rquickjs::Result<Value<'js>> {
+    if let Some(r) = error.payload().and_then(|p| p.downcast_ref::<JsValueRef>()) {
+        return kept(ctx, *r);
+    }
+    let kind = error.kind();
+    // The exception's name is the kind: its message is the rest of what the error says (the
+    // message, the URL, the network cause), not "TypeError: …" again.
+    let described = error.to_string();
+    let message = described
+        .strip_prefix(kind.js_name())
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&described);
+    if kind.is_dom_exception() {
+        let ctor: Constructor = ctx.globals().get("DOMException")?;
+        return ctor.construct((message, kind.js_name()));
+    }
+    let thrown = match kind {
+        ErrorKind::RangeError => Exception::throw_range(ctx, message),
+        ErrorKind::SyntaxError => Exception::throw_syntax(ctx, message),
+        // TypeError, and any kind added later that has no dedicated constructor yet.
+        _ => Exception::throw_type(ctx, message),
+    };
+    debug_assert!(matches!(thrown, rquickjs::Error::Exception));
+    Ok(ctx.catch())
+}

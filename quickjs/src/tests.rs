@@ -1,0 +1,345 @@
+//! The globals and the shared binding helpers, in a real engine but without a network.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use rquickjs::{AsyncContext, AsyncRuntime, Ctx, Function, Value};
+use whatwg_fetch::{Error, ErrorKind};
+
+use crate::state::SharedState;
+use crate::{ConsoleLevel, Globals, error, promise, streams, track_unhandled_rejections};
+
+/// Runs `script` in a fresh context with `globals` installed, drives the event loop until
+/// idle, and returns `globalThis.result` as JSON. `native` runs between installation and
+/// the script.
+fn run_js(
+    globals: Globals,
+    script: &'static str,
+    native: impl for<'js> FnOnce(&Ctx<'js>, &SharedState) + 'static,
+) -> String {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        track_unhandled_rejections(&rt).await;
+        context
+            .with(|ctx| {
+                let state = globals.install_with_state(&ctx).unwrap();
+                native(&ctx, &state);
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(5), rt.idle())
+            .await
+            .unwrap();
+        context
+            .with(|ctx| {
+                ctx.eval::<String, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    })
+}
+
+/// What the console printed.
+type Lines = Arc<Mutex<Vec<(ConsoleLevel, String)>>>;
+
+/// Every global, with a server-side client and the console kept in `lines`.
+fn everything(lines: &Lines) -> Globals {
+    let lines = lines.clone();
+    Globals::new(whatwg_fetch::Client::builder().build().unwrap())
+        .console(move |level, text| lines.lock().unwrap().push((level, text.to_owned())))
+}
+
+fn quiet() -> Globals {
+    everything(&Lines::default())
+}
+
+#[test]
+fn crate_errors_map_to_the_exception_their_kind_names() {
+    let r = run_js(
+        quiet(),
+        "try { thrower(); } catch (e) { errors.push(e); } \
+         if (back !== reason) throw new Error('abort reason lost its identity'); \
+         result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
+         e instanceof RangeError, e.name, e.code ?? null, e.message]);",
+        |ctx, _| {
+            let errs = rquickjs::Array::new(ctx.clone()).unwrap();
+            let kinds = [
+                Error::type_error("bad header"),
+                Error::range_error("status 600"),
+                Error::new(ErrorKind::AbortError, "aborted"),
+                Error::new(ErrorKind::TimeoutError, "timed out"),
+                Error::new(ErrorKind::SyntaxError, "not JSON"),
+            ];
+            for (i, e) in kinds.iter().enumerate() {
+                errs.set(i, error::to_value(ctx, e).unwrap()).unwrap();
+            }
+            ctx.globals().set("errors", errs).unwrap();
+            let thrower = Function::new(ctx.clone(), |ctx: Ctx<'_>| -> rquickjs::Result<()> {
+                Err(error::throw(
+                    &ctx,
+                    &Error::new(ErrorKind::NotSupportedError, "no"),
+                ))
+            })
+            .unwrap();
+            ctx.globals().set("thrower", thrower).unwrap();
+            // An abort reason travels through a crate error and comes back as itself.
+            let reason: Value = ctx.eval("globalThis.reason = { why: 'mine' }").unwrap();
+            let carried = error::custom(ctx, reason).unwrap();
+            let back = error::to_value(ctx, &carried.clone()).unwrap();
+            ctx.globals().set("back", back).unwrap();
+        },
+    );
+    assert_eq!(
+        r,
+        r#"[[false,true,false,"TypeError",null,"bad header"],[false,false,true,"RangeError",null,"status 600"],[true,false,false,"AbortError",20,"aborted"],[true,false,false,"TimeoutError",23,"timed out"],[false,false,false,"SyntaxError",null,"not JSON"],[true,false,false,"NotSupportedError",9,"no"]]"#
+    );
+}
+
+#[test]
+fn futures_become_promises_settled_as_tasks() {
+    let r = run_js(
+        quiet(),
+        "result = []; ok.then(v => result.push(['ok', v])); \
+         bad.catch(e => result.push(['bad', e.name, e instanceof DOMException])); \
+         Promise.resolve().then(() => result.push('microtask first'));",
+        |ctx, _| {
+            let ok = promise::future_to_promise(ctx, async { Ok::<_, Error>(42) }).unwrap();
+            let bad = promise::future_to_promise(ctx, async {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                Err::<u32, _>(Error::new(ErrorKind::AbortError, "stop"))
+            })
+            .unwrap();
+            ctx.globals().set("ok", ok).unwrap();
+            ctx.globals().set("bad", bad).unwrap();
+        },
+    );
+    assert_eq!(
+        r,
+        r#"["microtask first",["ok",42],["bad","AbortError",true]]"#
+    );
+}
+
+#[test]
+fn timers_run_as_tasks_in_order_and_clear() {
+    let r = run_js(
+        quiet(),
+        "result = []; setTimeout(() => result.push('t250'), 250); \
+         const c = setTimeout(() => result.push('cleared'), 0); clearTimeout(c); \
+         clearTimeout(null); clearTimeout(undefined); \
+         setTimeout(() => result.push('t0'), null); \
+         let n = 0; const i = setInterval(() => { result.push('i' + n); if (++n == 2) clearInterval(i); }, 1); \
+         queueMicrotask(() => result.push('micro'));",
+        |_, _| {},
+    );
+    let v: Vec<String> = serde_json::from_str(&r).unwrap();
+    assert_eq!(v.first().map(String::as_str), Some("micro"));
+    assert!(!v.contains(&"cleared".to_owned()));
+    assert_eq!(v.iter().filter(|s| s.starts_with('i')).count(), 2);
+    assert_eq!(v.last().map(String::as_str), Some("t250"));
+}
+
+#[test]
+fn errors_and_rejections_reach_global_listeners() {
+    let lines = Lines::default();
+    let r = run_js(
+        everything(&lines),
+        "result = []; addEventListener('error', e => { result.push(['error', e.message]); e.preventDefault(); }); \
+         addEventListener('unhandledrejection', e => result.push(['rejection', e.reason.message])); \
+         setTimeout(() => { throw new TypeError('from a timer'); }, 0); \
+         Promise.reject(new Error('nobody handles this')); \
+         const handled = Promise.reject(new Error('handled')); handled.catch(() => {});",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"[["rejection","nobody handles this"],["error","from a timer"]]"#
+    );
+    // The rejection's listener did not cancel it: it reaches the console too. The error's
+    // listener did.
+    assert_eq!(
+        *lines.lock().unwrap(),
+        [(
+            ConsoleLevel::Error,
+            "Uncaught (in promise) Error: nobody handles this".to_owned()
+        )]
+    );
+}
+
+#[test]
+fn console_methods_reach_the_sink_with_their_level() {
+    let lines = Lines::default();
+    run_js(
+        everything(&lines),
+        "console.log('a', 1, { b: [2] }); console.warn(new RangeError('r')); \
+         console.assert(1 === 1, 'not shown'); console.assert(false, 'shown'); \
+         reportError(new TypeError('reported')); result = null;",
+        |_, _| {},
+    );
+    assert_eq!(
+        *lines.lock().unwrap(),
+        [
+            (ConsoleLevel::Log, r#"a 1 {"b":[2]}"#.to_owned()),
+            (ConsoleLevel::Warn, "RangeError: r".to_owned()),
+            (ConsoleLevel::Error, "Assertion failed: shown".to_owned()),
+            (
+                ConsoleLevel::Error,
+                "Uncaught TypeError: reported".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_pick_of_pieces_installs_those_and_what_they_stand_on_only() {
+    let r = run_js(
+        Globals::empty().url(),
+        "result = ['URL', 'URLSearchParams', 'Headers', 'fetch', 'ReadableStream', 'EventTarget', \
+           'setTimeout', 'TextEncoder', 'crypto', 'performance', '__fetch_native'] \
+           .map(name => typeof globalThis[name]);",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"["function","function","undefined","undefined","undefined","undefined","undefined","undefined","undefined","object","undefined"]"#
+    );
+    let r = run_js(
+        Globals::empty().fetch_types(),
+        "result = ['Headers', 'Request', 'Response', 'FormData', 'Blob', 'AbortSignal', 'fetch', \
+           'ReadableStream', 'URLSearchParams', 'EventTarget', 'DOMException', 'setTimeout', 'TextDecoder'] \
+           .map(name => typeof globalThis[name]); \
+         let threw = null; try { new Request('/relative'); } catch (e) { threw = e.name; } \
+         result.push(threw, new Response('x').status);",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"["function","function","function","function","function","function","undefined","function","function","function","function","undefined","undefined","TypeError",200]"#
+    );
+}
+
+#[test]
+fn url_encoding_and_events_globals() {
+    let r = run_js(
+        quiet(),
+        "function cloned() { const o = { a: [1, new Map([[1, new Uint8Array([7])]])], d: new Date(5) }; o.self = o; \
+           const c = structuredClone(o); let e = null; try { structuredClone(() => {}); } catch (x) { e = x.name; } \
+           return [c !== o, c.self === c, c.a[1].get(1)[0], c.d.getTime(), e].join(','); } \
+         const u = new URL('../x?a=1#h', 'http://web-platform.test:8000/a/b'); \
+         u.searchParams.append('b', 'c d'); \
+         const ev = new Event('x', { cancelable: true }); const t = new EventTarget(); \
+         let seen = 0; t.addEventListener('x', e => { seen++; e.preventDefault(); }, { once: true }); \
+         const notCanceled = t.dispatchEvent(ev); t.dispatchEvent(new Event('x')); \
+         let threw = null; try { new URL('nope'); } catch (e) { threw = e.name; } \
+         result = [u.href, u.origin, new TextDecoder().decode(new TextEncoder().encode('h\\u00e9')), \
+         new TextEncoder().encode('\\ud800').length, seen, notCanceled, threw, \
+         new DOMException('m', 'NotFoundError').code, Object.prototype.toString.call(new URLSearchParams()), \
+         [...new URLSearchParams({'\\uD835x': '1', 'xx': '2', '\\uD83Dx': '3'})].join('|'), cloned(), \
+         Object.getOwnPropertyDescriptor(globalThis, 'URL').enumerable, globalThis instanceof EventTarget];",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"["http://web-platform.test:8000/x?a=1&b=c+d#h","http://web-platform.test:8000","hé",3,1,false,"TypeError",8,"[object URLSearchParams]","�x,3|xx,2","true,true,7,5,DataCloneError",false,true]"#
+    );
+}
+
+#[test]
+fn fetch_interfaces_over_the_crate() {
+    let origin = url::Url::parse("http://web-platform.test:8000/a/b.any.worker.js").unwrap();
+    let client = whatwg_fetch::Client::builder()
+        .origin(origin)
+        .build()
+        .unwrap();
+    let r = run_js(
+        Globals::new(client),
+        "result = []; (async () => { \
+           const h = new Headers([['A', '1']]); h.append('a', '\\u00ff'); \
+           result.push(h.get('A'), h.get('missing'), [...h].join('|')); \
+           try { h.append('b', '\\u0100'); } catch (e) { result.push(e.name); } \
+           const c = new AbortController(); const why = { why: 1 }; let fired = []; \
+           const dep = AbortSignal.any([c.signal]); \
+           c.signal.onabort = () => fired.push('source'); dep.addEventListener('abort', () => fired.push('dependent')); \
+           c.abort(why); result.push(c.signal.reason === why, dep.reason === why, fired.join(',')); \
+           const d = new AbortController(); d.abort(); result.push(d.signal.reason === d.signal.reason, d.signal.reason.name); \
+           let pulls = 0; const s = new ReadableStream({ pull(ctl) { pulls++; \
+             if (pulls > 2) ctl.close(); else ctl.enqueue(new TextEncoder().encode('x' + pulls)); } }, { highWaterMark: 0 }); \
+           const r = new Response(s); result.push(r.body === s, r.bodyUsed, pulls); \
+           result.push(await r.text(), r.bodyUsed, pulls); \
+           const locked = new Response('x'); locked.body.getReader(); \
+           try { await locked.text(); } catch (e) { result.push(e.name); } \
+           const b = new Blob(['ab', new Uint8Array([99])], { type: 'Text/Plain' }); \
+           result.push(b.size, b.type, await b.text()); \
+           const fd = new FormData(); fd.append('f', b, 'x.txt'); \
+           result.push(fd.get('f').name, fd.get('f') instanceof File); \
+           const req = new Request('/path?q', { method: 'post', body: 'hi' }); \
+           result.push(req.url, req.method, req.headers.get('content-type'), await req.clone().text(), await req.text()); \
+           try { await req.text(); } catch (e) { result.push(e.name); } \
+           const j = Response.json({ a: 1 }); result.push((await j.json()).a, j.headers.get('content-type')); \
+           try { await new Response('{').json(); } catch (e) { result.push(e.name); } \
+           try { await fetch('/x', { signal: AbortSignal.abort(why) }); } catch (e) { result.push(e === why); } \
+         })();",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"["1, ÿ",null,"a,1, ÿ","TypeError",true,true,"source,dependent",true,"AbortError",true,false,0,"x1x2",true,3,"TypeError",3,"text/plain","abc","x.txt",true,"http://web-platform.test:8000/path?q","POST","text/plain;charset=UTF-8","hi","hi","TypeError",1,"application/json","SyntaxError",true]"#
+    );
+}
+
+#[test]
+fn rust_streams_are_pulled_one_chunk_per_read() {
+    let r = run_js(
+        quiet(),
+        "result = []; (async () => { \
+           result.push(['polls before a read', polls()]); \
+           const reader = body.getReader(); let r; \
+           while (!(r = await reader.read()).done) result.push(new TextDecoder().decode(r.value)); \
+           result.push(['polls', polls()]); \
+           const b = bad.getReader(); result.push(new TextDecoder().decode((await b.read()).value)); \
+           try { await b.read(); } catch (e) { result.push(e.name); } \
+         })();",
+        |ctx, state| {
+            let polls = Rc::new(Cell::new(0u32));
+            let counter = polls.clone();
+            let chunks = [
+                Bytes::from_static(b"ab"),
+                Bytes::new(),
+                Bytes::from_static(b"c"),
+            ];
+            let body = futures_util::stream::iter(chunks.map(Ok)).chain(
+                futures_util::stream::poll_fn(move |_| {
+                    counter.set(counter.get() + 1);
+                    std::task::Poll::Ready(None)
+                }),
+            );
+            let seen = polls.clone();
+            let body = body.inspect(move |_| seen.set(seen.get() + 1));
+            let stream = streams::readable_stream(ctx, state, Box::pin(body)).unwrap();
+            ctx.globals().set("body", stream).unwrap();
+            let bad = futures_util::stream::iter([
+                Ok(Bytes::from_static(b"x")),
+                Err(Error::type_error("broken")),
+            ]);
+            let stream = streams::readable_stream(ctx, state, Box::pin(bad)).unwrap();
+            ctx.globals().set("bad", stream).unwrap();
+            let polls = Function::new(ctx.clone(), move || polls.get()).unwrap();
+            ctx.globals().set("polls", polls).unwrap();
+        },
+    );
+    // Three chunks (the empty one skipped) and the end: four polls, none before the read.
+    assert_eq!(
+        r,
+        r#"[["polls before a read",0],"ab","c",["polls",4],"x","TypeError"]"#
+    );
+}
