@@ -169,9 +169,10 @@ const TEMP_PREFIX: &str = ".tmp-";
 /// use whatwg_fetch::Client;
 /// use whatwg_fetch::cache::DiskCacheStore;
 ///
-/// let dir = std::env::temp_dir().join("whatwg-fetch-doc-cache");
+/// let dir = std::env::temp_dir().join(format!("whatwg-fetch-doc-{}", std::process::id()));
 /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
 /// let client = Client::builder().http_cache_store(Arc::new(store)).build()?;
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
@@ -285,6 +286,9 @@ impl HttpCacheStore for DiskCacheStore {
             file.write_all(FILE_MAGIC)?;
             file.write_all(&Sha256::digest(&body))?;
             file.write_all(&body)?;
+            // The last use is read from the same clock as `touch` writes it, not from the
+            // file system's coarser one.
+            file.set_modified(SystemTime::now())?;
             file.sync_all()?;
             fs::rename(&temp, self.path_of(key))
         })();
