@@ -27,8 +27,9 @@ use super::ranges::Extent;
 use super::storage::Entry;
 use crate::headers::HeaderList;
 
-/// Where an [`HttpCache`](super::HttpCache) writes its stored responses, so that a cache
-/// made later (in this process or another) starts with them.
+/// Where a client's HTTP cache writes its stored responses, so that a cache made later (in
+/// this process or another) starts with them: see
+/// [`ClientBuilder::http_cache_store`](crate::ClientBuilder::http_cache_store).
 ///
 /// A record is the opaque bytes of one cache key's stored responses (a URL and whether
 /// the request carried credentials; the responses for each `Vary`'d request); `key` is
@@ -156,7 +157,8 @@ const TEMP_PREFIX: &str = ".tmp-";
 /// recently used go first when the cache is over `max_bytes`.
 ///
 /// The cache keeps what it stores in memory too, so a cache on a `DiskCacheStore` holds up
-/// to `max_bytes` in memory. Writes are synchronous, on the task that stores a response
+/// to `max_bytes` in memory; it keeps at most 1,024 responses, each body at most 8 MiB, as
+/// without a store. Writes are synchronous, on the task that stores a response
 /// (when its body ends).
 ///
 /// One directory is for one cache at a time. Two clients (or processes) on the same
