@@ -19,6 +19,7 @@ use url::Url;
 
 use crate::abort::{AbortSignal, Aborted};
 use crate::body::Body;
+use crate::cache::HttpCacheStore;
 use crate::cookie::CookieStore;
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
@@ -300,6 +301,7 @@ pub struct ClientBuilder {
     environment: Environment,
     transport: Option<Arc<dyn Transport>>,
     http_cache: Option<bool>,
+    http_cache_store: Option<Arc<dyn HttpCacheStore>>,
     hsts: Option<bool>,
     hyper: HyperTransportBuilder,
     user_agent: Bytes,
@@ -328,6 +330,7 @@ impl Default for ClientBuilder {
             environment: Environment::server(),
             transport: None,
             http_cache: None,
+            http_cache_store: None,
             hsts: None,
             hyper: HyperTransport::builder(),
             user_agent: Bytes::from_static(DEFAULT_USER_AGENT.as_bytes()),
@@ -387,6 +390,19 @@ impl ClientBuilder {
     /// cache every request behaves as cache mode `"no-store"`.
     pub fn http_cache(mut self, enabled: bool) -> ClientBuilder {
         self.http_cache = Some(enabled);
+        self
+    }
+
+    /// Turns the HTTP cache on (see [`http_cache`](Self::http_cache)) and writes its
+    /// responses through to `store`, so that they outlive the client: a client made later
+    /// with the same store (or a [`DiskCacheStore`](crate::cache::DiskCacheStore) on the
+    /// same directory) starts with them. The cache then holds at most the store's
+    /// [`max_bytes`](HttpCacheStore::max_bytes); see [`crate::cache`]. `http_cache(false)`
+    /// still turns the cache off.
+    ///
+    /// Default is none: the cache, if on, is in memory only.
+    pub fn http_cache_store(mut self, store: Arc<dyn HttpCacheStore>) -> ClientBuilder {
+        self.http_cache_store = Some(store);
         self
     }
 
@@ -1011,10 +1027,15 @@ impl ClientBuilder {
             CookieChoice::Enabled => Some(Arc::new(CookieStore::default())),
             CookieChoice::Shared(store) => Some(store),
         };
-        let http_cache = self
-            .http_cache
-            .unwrap_or_else(|| self.environment.is_browser_like())
-            .then(|| Arc::new(crate::fetch::http_cache::HttpCache::default()));
+        let http_cache = match (self.http_cache, self.http_cache_store) {
+            (Some(false), _) => None,
+            (_, Some(store)) => Some(Arc::new(crate::fetch::http_cache::HttpCache::with_store(
+                store,
+            ))),
+            (enabled, None) => enabled
+                .unwrap_or_else(|| self.environment.is_browser_like())
+                .then(|| Arc::new(crate::fetch::http_cache::HttpCache::default())),
+        };
         let hsts = self
             .hsts
             .unwrap_or_else(|| self.environment.is_browser_like())

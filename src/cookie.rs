@@ -32,6 +32,13 @@
 //! counts with [`CookieStore::with_limits`]; read the bytes held with
 //! [`CookieStore::stored_bytes`].
 //!
+//! # Saving and loading
+//!
+//! [`CookieStore::save_json`] writes the persistent cookies as a versioned JSON document
+//! and [`CookieStore::load_json`] reads it back, every field kept (the order of creation
+//! and of use too); [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
+//! drops expired cookies and keeps to the store's limits.
+//!
 //! What it does not do:
 //! - `SameSite` is parsed and kept ([`SameSite`]) but not enforced: there is no top-level
 //!   site or redirect taint to compare with, so every fetch counts as same-site
@@ -53,6 +60,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use url::{Host, Url};
 
 use crate::infra::trim_http_tab_or_space;
+
+mod persist;
 
 /// RFC 6265bis §5.6 step 5: a cookie whose name and value together are longer is ignored.
 const MAX_NAME_VALUE_BYTES: usize = 4096;

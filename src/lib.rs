@@ -429,6 +429,7 @@ pub mod abort;
 pub mod blob;
 pub mod blob_url;
 pub mod body;
+pub mod cache;
 pub mod client;
 pub mod cookie;
 pub mod data_url;

@@ -87,6 +87,8 @@ const MODULES: &[(&str, Layer)] = &[
     ("fetch", Layer::Fetch),
     ("interop", Layer::Interop),
     ("client", Layer::Client),
+    // The HTTP cache's stores, from `fetch/http_cache`, for `ClientBuilder`.
+    ("cache", Layer::Client),
     ("retry", Layer::Client),
 ];
 

@@ -61,6 +61,9 @@
 //!   is at most [`HttpCache::DEFAULT_MAX_ENTRY_BYTES`]; an errored or cancelled body stores
 //!   nothing.
 //! - Bounded by entry count and total bytes; the least recently used entries are evicted.
+//! - Kept in memory, and written through to an [`HttpCacheStore`] when the cache has one
+//!   (such as [`DiskCacheStore`], a directory), from which a new cache starts: see
+//!   `persist`. Without one, the cache ends with its client.
 //!
 //! The cache is split by what HTTP Caching describes:
 //!
@@ -71,14 +74,16 @@
 //!   and eviction;
 //! - `freshness`: `Cache-Control` (RFC 9111 §5.2), freshness and age (§4.2), and
 //!   `stale-while-revalidate` (RFC 5861);
+//! - `persist`: the stores responses are written to, and the record they are written as;
 //! - `ranges`: partial content, incomplete stored responses and combining them (RFC 9111
 //!   §3.3–3.4), over byte ranges (RFC 9110 §14).
 
 mod freshness;
+mod persist;
 mod ranges;
 mod storage;
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use crate::body::Body;
@@ -89,6 +94,7 @@ use crate::response::{Response, is_null_body_status};
 
 use freshness::{cache_control, current_age, is_stale_while_revalidate, needs_validation};
 pub(crate) use freshness::{gateway_timeout, requests_only_if_cached};
+pub use persist::{DiskCacheStore, HttpCacheStore, MemoryCacheStore};
 pub(crate) use ranges::Completion;
 use ranges::{has_content_coding, missing_range, partial_content, resolve_range};
 use storage::{Entry, Inner, cache_key, vary_matches};
@@ -102,6 +108,9 @@ pub struct HttpCache {
     max_entries: usize,
     max_bytes: usize,
     max_entry_bytes: usize,
+    /// Not in RFC 9111: where the stored responses are written so that they outlive the
+    /// cache, if anywhere.
+    store: Option<Arc<dyn HttpCacheStore>>,
 }
 
 /// How a selected stored response answers the request.
@@ -190,7 +199,26 @@ impl HttpCache {
             max_entries,
             max_bytes,
             max_entry_bytes,
+            store: None,
         }
+    }
+
+    /// A cache that writes its stored responses through to `store` and starts with those
+    /// `store` holds (the least recently used first, evicted first when they are over the
+    /// limits): at most [`HttpCacheStore::max_bytes`] bytes and
+    /// [`HttpCache::DEFAULT_MAX_ENTRIES`] responses, each body at most
+    /// [`HttpCache::DEFAULT_MAX_ENTRY_BYTES`]. A record the cache cannot read is removed
+    /// from `store`.
+    pub fn with_store(store: Arc<dyn HttpCacheStore>) -> HttpCache {
+        let mut cache = HttpCache::with_limits(
+            HttpCache::DEFAULT_MAX_ENTRIES,
+            store.max_bytes(),
+            HttpCache::DEFAULT_MAX_ENTRY_BYTES,
+        );
+        let records = store.load();
+        cache.store = Some(store);
+        cache.load(records);
+        cache
     }
 
     /// The number of stored responses.
@@ -280,6 +308,10 @@ impl HttpCache {
         };
         entry.last_used = clock;
         let entry = entry.clone();
+        if let Some(store) = &self.store {
+            // A mark that is not written only leaves the order on the store behind.
+            let _ = store.touch(&url);
+        }
         drop(inner);
         let stale = needs_validation(&entry, request_headers, now);
         let stale_while_revalidate = stale

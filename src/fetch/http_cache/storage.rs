@@ -19,6 +19,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 
 use super::freshness::{cache_control, freshness_lifetime, is_heuristically_cacheable};
+use super::persist::{decode_entries, encode_entries};
 use super::ranges::{Extent, combine, completed, content_range, has_content_coding};
 use super::{HttpCache, StoredResponse, entry_response};
 use crate::body::Body;
@@ -83,6 +84,7 @@ impl HttpCache {
             stored_entry.headers = entry.headers.clone();
             stored_entry.request_time = request_time;
             stored_entry.response_time = response_time;
+            self.write_through(&inner, &stored.url);
         }
         drop(inner);
         entry_response(&entry, stored.serve, response_time)
@@ -110,6 +112,7 @@ impl HttpCache {
                 if let Some(entries) = inner.entries.remove(&key) {
                     inner.count -= entries.len();
                     inner.total_bytes -= entries.iter().map(|entry| entry.size).sum::<usize>();
+                    self.write_through(&inner, &key);
                 }
             }
         }
@@ -210,13 +213,22 @@ impl HttpCache {
     /// Inserts `entry` for `url`, replacing what the same request would select (or
     /// combining with it, for an incomplete response), and evicts the least recently used
     /// entries beyond the limits.
-    fn insert(&self, url: String, mut entry: Entry) {
+    fn insert(&self, url: String, entry: Entry) {
         // An incomplete response without bytes is of no use.
         if (entry.partial.is_some() && entry.body.is_empty()) || self.max_entries == 0 {
             return;
         }
         let mut inner = self.lock();
-        let inner = &mut *inner;
+        let evicted = self.insert_locked(&mut inner, url.clone(), entry);
+        self.write_through(&inner, &url);
+        for key in evicted {
+            self.write_through(&inner, &key);
+        }
+    }
+
+    /// [`HttpCache::insert`] under the lock: the keys of the entries evicted to make room.
+    fn insert_locked(&self, inner: &mut Inner, url: String, mut entry: Entry) -> Vec<String> {
+        let mut evicted = Vec::new();
         let entries = inner.entries.entry(url.clone()).or_default();
         // A stored response with the same Vary'd request values is replaced, or combined
         // with when both hold parts of the same representation.
@@ -227,17 +239,12 @@ impl HttpCache {
             entry = combine(&old, entry);
         }
         entry = completed(entry);
-        entry.size = entry.body.len()
-            + entry
-                .headers
-                .iter_bytes()
-                .map(|(name, value)| name.len() + value.len())
-                .sum::<usize>();
+        entry.size = entry_size(&entry);
         if entry.size > self.max_bytes || entry.body.len() > self.max_entry_bytes {
             if entries.is_empty() {
                 inner.entries.remove(&url);
             }
-            return;
+            return evicted;
         }
         inner.clock += 1;
         entry.id = inner.clock;
@@ -245,16 +252,79 @@ impl HttpCache {
         inner.count += 1;
         inner.total_bytes += entry.size;
         entries.push(entry);
+        self.evict_beyond_limits(inner, &mut evicted);
+        evicted
+    }
+
+    /// Evicts the least recently used entries while the cache is over its limits, adding
+    /// their keys to `evicted`.
+    fn evict_beyond_limits(&self, inner: &mut Inner, evicted: &mut Vec<String>) {
         while inner.count > self.max_entries || inner.total_bytes > self.max_bytes {
-            if !evict_least_recently_used(inner) {
-                break;
+            match evict_least_recently_used(inner) {
+                Some(key) => evicted.push(key),
+                None => break,
             }
+        }
+    }
+
+    /// Writes what is stored for `key` through to the cache's store, if it has one: its
+    /// record, or its removal when nothing is. A record that is not written only leaves
+    /// the store behind the cache (see `persist`).
+    fn write_through(&self, inner: &Inner, key: &str) {
+        let Some(store) = &self.store else {
+            return;
+        };
+        let _ = match inner.entries.get(key) {
+            Some(entries) if !entries.is_empty() => store.put(key, &encode_entries(entries)),
+            _ => store.remove(key),
+        };
+    }
+
+    /// Takes in the records of the cache's store, least recently used first, and evicts
+    /// beyond the limits; a record that cannot be read, or whose responses are over the
+    /// limits, is written back as it is now (removed, or without what was evicted).
+    pub(super) fn load(&self, records: Vec<(String, Vec<u8>)>) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let mut changed = Vec::new();
+        for (key, record) in records {
+            let Some(entries) = decode_entries(&record) else {
+                changed.push(key);
+                continue;
+            };
+            for mut entry in entries {
+                entry.size = entry_size(&entry);
+                if entry.size > self.max_bytes || entry.body.len() > self.max_entry_bytes {
+                    changed.push(key.clone());
+                    continue;
+                }
+                inner.clock += 1;
+                entry.id = inner.clock;
+                entry.last_used = inner.clock;
+                inner.count += 1;
+                inner.total_bytes += entry.size;
+                inner.entries.entry(key.clone()).or_default().push(entry);
+            }
+        }
+        self.evict_beyond_limits(inner, &mut changed);
+        for key in changed {
+            self.write_through(inner, &key);
         }
     }
 }
 
-/// Removes the least recently used entry; false when there is none.
-fn evict_least_recently_used(inner: &mut Inner) -> bool {
+/// The bytes an entry counts for: its body and its header fields.
+fn entry_size(entry: &Entry) -> usize {
+    entry.body.len()
+        + entry
+            .headers
+            .iter_bytes()
+            .map(|(name, value)| name.len() + value.len())
+            .sum::<usize>()
+}
+
+/// Removes the least recently used entry and returns its key; `None` when there is none.
+fn evict_least_recently_used(inner: &mut Inner) -> Option<String> {
     let oldest = inner
         .entries
         .iter()
@@ -266,12 +336,8 @@ fn evict_least_recently_used(inner: &mut Inner) -> bool {
         })
         .min_by_key(|(last_used, _, _)| *last_used)
         .map(|(_, url, index)| (url.clone(), index));
-    let Some((url, index)) = oldest else {
-        return false;
-    };
-    let Some(entries) = inner.entries.get_mut(&url) else {
-        return false;
-    };
+    let (url, index) = oldest?;
+    let entries = inner.entries.get_mut(&url)?;
     if index < entries.len() {
         let old = entries.swap_remove(index);
         inner.count -= 1;
@@ -280,7 +346,7 @@ fn evict_least_recently_used(inner: &mut Inner) -> bool {
     if entries.is_empty() {
         inner.entries.remove(&url);
     }
-    true
+    Some(url)
 }
 
 /// A response body that keeps its bytes as they are read, and stores the response when

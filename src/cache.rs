@@ -1,0 +1,44 @@
+//! Where a client's [HTTP cache](https://httpwg.org/specs/rfc9111.html) keeps its responses
+//! so that they outlive the client: [`HttpCacheStore`], with [`DiskCacheStore`] (a
+//! directory, surviving a restart) and [`MemoryCacheStore`] (this process only). Give one
+//! to [`ClientBuilder::http_cache_store`](crate::ClientBuilder::http_cache_store).
+//!
+//! The cache's algorithm (freshness, validation, `Vary`, ranges) is the same with a store
+//! or without: the cache keeps its responses in memory and writes each change through to
+//! the store; a cache made with a store starts with what the store holds.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! # let url = format!("http://{}/", listener.local_addr().unwrap());
+//! # tokio::spawn(async move {
+//! #     let (mut stream, _) = listener.accept().await.unwrap();
+//! #     let mut head = [0; 1024];
+//! #     let _ = stream.read(&mut head).await;
+//! #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncache-control: max-age=3600\r\n\
+//! #         content-length: 5\r\n\r\nhello").await;
+//! # });
+//! use std::sync::Arc;
+//! use whatwg_fetch::cache::DiskCacheStore;
+//! use whatwg_fetch::{Client, RequestInit};
+//!
+//! let dir = std::env::temp_dir().join(format!("whatwg-fetch-cache-{}", std::process::id()));
+//! let client = Client::builder()
+//!     .http_cache_store(Arc::new(DiskCacheStore::open(&dir, 64 << 20)?))
+//!     .build()?;
+//! assert_eq!(client.fetch(url.as_str(), RequestInit::default()).await?.text().await?, "hello");
+//! drop(client);
+//!
+//! // A client made later on the same directory answers from it: the server (which
+//! // answers once) is not asked again.
+//! let client = Client::builder()
+//!     .http_cache_store(Arc::new(DiskCacheStore::open(&dir, 64 << 20)?))
+//!     .build()?;
+//! assert_eq!(client.fetch(url.as_str(), RequestInit::default()).await?.text().await?, "hello");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+pub use crate::fetch::http_cache::{DiskCacheStore, HttpCacheStore, MemoryCacheStore};

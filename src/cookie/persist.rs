@@ -1,0 +1,529 @@
+//! Saving a [`CookieStore`] and loading it again: a JSON document of this crate's own
+//! (versioned), and the Netscape `cookies.txt` format that curl and wget read and write.
+//!
+//! A loaded cookie is held to the same rules as one a server sets: the size limits, no
+//! control characters in a name or value, the store's [`CookieLimits`]; an expired one is
+//! dropped. A document that breaks them is an error that names the cookie (JSON) or the
+//! line (`cookies.txt`) and the field.
+
+use std::io::{BufRead, Read, Write};
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Cookie, CookieLimits, CookieStore, MAX_ATTRIBUTE_VALUE_BYTES, MAX_NAME_VALUE_BYTES, SameSite,
+    now,
+};
+use crate::error::{Error, Result};
+
+/// The version of the JSON document [`CookieStore::save_json`] writes; a document of a later
+/// version is refused rather than read wrongly.
+const JSON_VERSION: u64 = 1;
+
+impl CookieStore {
+    /// Writes the store's persistent cookies (those with an expiry-time, from `Max-Age` or
+    /// `Expires`) as a JSON document, as a browser keeps them across restarts; session
+    /// cookies and expired ones are left out. Read it back with [`CookieStore::load_json`].
+    ///
+    /// The document is `{"version": 1, "cookies": [...]}`; each cookie has `name`, `value`,
+    /// `domain`, `host_only`, `path`, `expires` (seconds since the Unix epoch, `null` for a
+    /// session cookie), `creation` and `last_access` (the store's orders of creation and
+    /// use, for the `Cookie` header's order and for eviction), `secure`, `http_only`,
+    /// `same_site` (`"strict"`, `"lax"`, `"none"` or `"default"`) and `persistent`. A name or
+    /// value that is not UTF-8 is an array of its bytes.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://example.com/").unwrap();
+    /// store.set_cookie_from_header(&url, b"id=1; Max-Age=3600");
+    /// store.set_cookie_from_header(&url, b"session=2");
+    /// let mut file = Vec::new();
+    /// store.save_json(&mut file)?;
+    /// let loaded = CookieStore::load_json(&file[..])?;
+    /// assert_eq!(loaded.cookie_header_for(&url).as_deref(), Some(&b"id=1"[..]));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A `TypeError` when `writer` fails, with the I/O error as its source.
+    pub fn save_json(&self, writer: impl Write) -> Result<()> {
+        self.write_json(writer, false)
+    }
+
+    /// As [`CookieStore::save_json`], session cookies included (they then outlive the
+    /// store, which a browser does only when it restores a session).
+    ///
+    /// # Errors
+    /// A `TypeError` when `writer` fails, with the I/O error as its source.
+    pub fn save_json_with_session_cookies(&self, writer: impl Write) -> Result<()> {
+        self.write_json(writer, true)
+    }
+
+    fn write_json(&self, writer: impl Write, session_cookies: bool) -> Result<()> {
+        let now = now();
+        let mut cookies: Vec<Cookie> = {
+            let mut jar = self.jar();
+            jar.evict_expired(now);
+            jar.groups
+                .values()
+                .flatten()
+                .filter(|cookie| session_cookies || cookie.expiry_time.is_some())
+                .cloned()
+                .collect()
+        };
+        cookies.sort_by_key(|cookie| cookie.creation_time);
+        let cookies: Vec<Value> = cookies.iter().map(cookie_to_json).collect();
+        let document = json!({ "version": JSON_VERSION, "cookies": cookies });
+        serde_json::to_writer_pretty(writer, &document).map_err(|error| {
+            Error::type_error(format!("writing the cookie jar failed: {error}")).with_source(error)
+        })
+    }
+
+    /// A store with the default limits holding the cookies of a JSON document that
+    /// [`CookieStore::save_json`] wrote: see [`CookieStore::load_json_with_limits`].
+    ///
+    /// # Errors
+    /// As [`CookieStore::load_json_with_limits`].
+    pub fn load_json(reader: impl Read) -> Result<CookieStore> {
+        CookieStore::load_json_with_limits(reader, CookieLimits::default())
+    }
+
+    /// A store keeping to `limits` holding the cookies of a JSON document that
+    /// [`CookieStore::save_json`] wrote. Expired cookies are dropped; past the limits the
+    /// least recently used make room, as when a server sets them, so a document of 10,000
+    /// cookies loads at most [`CookieLimits::max_total`] of them.
+    ///
+    /// # Errors
+    /// A `TypeError` that says what and where: JSON that does not parse (with its line and
+    /// column), a `version` this crate does not know, or a cookie with a missing or wrong
+    /// field (`cookies[3].domain: ...`), one over the size limits or with a control
+    /// character in its name or value.
+    pub fn load_json_with_limits(reader: impl Read, limits: CookieLimits) -> Result<CookieStore> {
+        let document: Value = serde_json::from_reader(reader).map_err(|error| {
+            Error::type_error(format!("cookie jar is not valid JSON: {error}")).with_source(error)
+        })?;
+        let document = document
+            .as_object()
+            .ok_or_else(|| Error::type_error("cookie jar: the document is not a JSON object"))?;
+        match document.get("version").and_then(Value::as_u64) {
+            Some(JSON_VERSION) => {}
+            Some(version) => {
+                return Err(Error::type_error(format!(
+                    "cookie jar: version {version} is not known (this crate reads version \
+                     {JSON_VERSION})"
+                )));
+            }
+            None => {
+                return Err(Error::type_error(
+                    "cookie jar: `version` is missing or not a number",
+                ));
+            }
+        }
+        let cookies = document
+            .get("cookies")
+            .and_then(Value::as_array)
+            .ok_or_else(|| Error::type_error("cookie jar: `cookies` is missing or not an array"))?;
+        let mut loaded = Vec::with_capacity(cookies.len().min(limits.max_total));
+        for (index, value) in cookies.iter().enumerate() {
+            loaded.push(cookie_from_json(value).map_err(|message| {
+                Error::type_error(format!("cookie jar: cookies[{index}]{message}"))
+            })?);
+        }
+        let store = CookieStore::with_limits(limits);
+        store.insert_loaded(loaded);
+        Ok(store)
+    }
+
+    /// A store with the default limits holding the cookies of a Netscape `cookies.txt`
+    /// file, as curl (`--cookie-jar`), wget and browser extensions write it: one cookie a
+    /// line, seven fields separated by tabs (domain, whether subdomains match `TRUE`/`FALSE`,
+    /// path, secure `TRUE`/`FALSE`, expiry in seconds since the Unix epoch with `0` for a
+    /// session cookie, name, value); a domain prefixed `#HttpOnly_` is an `HttpOnly`
+    /// cookie; other lines starting with `#`, and blank ones, are comments. Cookies are
+    /// created in the order of the file. Expired cookies are dropped, and the store's
+    /// limits apply as for [`CookieStore::load_json_with_limits`].
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let file = "# Netscape HTTP Cookie File\n\
+    ///             .example.com\tTRUE\t/\tFALSE\t0\tlang\ten\n\
+    ///             #HttpOnly_www.example.com\tFALSE\t/\tTRUE\t4102444800\tid\t42\n";
+    /// let store = CookieStore::load_netscape(file.as_bytes())?;
+    /// let url = Url::parse("https://www.example.com/").unwrap();
+    /// assert_eq!(store.cookie_header_for(&url).as_deref(), Some(&b"lang=en; id=42"[..]));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A `TypeError` naming the line and the field that is wrong (`cookies.txt line 3:
+    /// expiry ...`), or with the I/O error as its source when `reader` fails.
+    pub fn load_netscape(reader: impl BufRead) -> Result<CookieStore> {
+        CookieStore::load_netscape_with_limits(reader, CookieLimits::default())
+    }
+
+    /// As [`CookieStore::load_netscape`], into a store keeping to `limits`.
+    ///
+    /// # Errors
+    /// As [`CookieStore::load_netscape`].
+    pub fn load_netscape_with_limits(
+        reader: impl BufRead,
+        limits: CookieLimits,
+    ) -> Result<CookieStore> {
+        let mut loaded = Vec::new();
+        for (index, line) in reader.split(b'\n').enumerate() {
+            let number = index.saturating_add(1);
+            let line = line.map_err(|error| {
+                Error::type_error(format!(
+                    "reading cookies.txt failed at line {number}: {error}"
+                ))
+                .with_source(error)
+            })?;
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            let creation = u64::try_from(number).unwrap_or(u64::MAX);
+            if let Some(cookie) = netscape_line(line, creation).map_err(|message| {
+                Error::type_error(format!("cookies.txt line {number}: {message}"))
+            })? {
+                loaded.push(cookie);
+            }
+        }
+        let store = CookieStore::with_limits(limits);
+        store.insert_loaded(loaded);
+        Ok(store)
+    }
+
+    /// Stores loaded cookies, least recently used first, so that past the limits those are
+    /// the ones that make room; the jar's clocks continue after the loaded ones.
+    fn insert_loaded(&self, mut cookies: Vec<Cookie>) {
+        let now = now();
+        cookies.sort_by_key(Cookie::access_order);
+        let mut jar = self.jar();
+        for cookie in cookies {
+            jar.next_creation_time = jar.next_creation_time.max(cookie.creation_time);
+            jar.access_clock = jar.access_clock.max(cookie.last_access_time);
+            jar.store(cookie, now, &self.limits);
+        }
+    }
+}
+
+fn cookie_to_json(cookie: &Cookie) -> Value {
+    let bytes = |bytes: &[u8]| match std::str::from_utf8(bytes) {
+        Ok(text) => Value::from(text),
+        Err(_) => Value::from(bytes.to_vec()),
+    };
+    json!({
+        "name": bytes(&cookie.name),
+        "value": bytes(&cookie.value),
+        "domain": cookie.domain,
+        "host_only": cookie.host_only,
+        "path": bytes(&cookie.path),
+        "expires": cookie.expiry_time,
+        "creation": cookie.creation_time,
+        "last_access": cookie.last_access_time,
+        "secure": cookie.secure_only,
+        "http_only": cookie.http_only,
+        "same_site": match cookie.same_site {
+            SameSite::Strict => "strict",
+            SameSite::Lax => "lax",
+            SameSite::None => "none",
+            SameSite::Default => "default",
+        },
+        "persistent": cookie.expiry_time.is_some(),
+    })
+}
+
+/// A cookie of the JSON document, or the error's field and reason (`.domain: ...`).
+fn cookie_from_json(value: &Value) -> std::result::Result<Cookie, String> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| String::from(": not a JSON object"))?;
+    let field = |name: &str| object.get(name).ok_or_else(|| format!(".{name}: missing"));
+    let boolean = |name: &str| {
+        field(name)?
+            .as_bool()
+            .ok_or_else(|| format!(".{name}: not true or false"))
+    };
+    let number = |name: &str| {
+        field(name)?
+            .as_u64()
+            .ok_or_else(|| format!(".{name}: not a whole number"))
+    };
+    let name = bytes_field(object, "name")?;
+    let value = bytes_field(object, "value")?;
+    let path = bytes_field(object, "path")?;
+    let domain = field("domain")?
+        .as_str()
+        .ok_or_else(|| String::from(".domain: not a string"))?
+        .to_ascii_lowercase();
+    let persistent = boolean("persistent")?;
+    let expiry_time = match field("expires")? {
+        Value::Null => None,
+        expires => Some(
+            expires
+                .as_i64()
+                .ok_or_else(|| String::from(".expires: not a whole number or null"))?,
+        ),
+    };
+    if persistent != expiry_time.is_some() {
+        return Err(String::from(
+            ".persistent: true needs an `expires` time and false needs null",
+        ));
+    }
+    let same_site = match field("same_site")?.as_str() {
+        Some("strict") => SameSite::Strict,
+        Some("lax") => SameSite::Lax,
+        Some("none") => SameSite::None,
+        Some("default") => SameSite::Default,
+        _ => {
+            return Err(String::from(
+                ".same_site: not \"strict\", \"lax\", \"none\" or \"default\"",
+            ));
+        }
+    };
+    let cookie = Cookie {
+        name,
+        value,
+        expiry_time,
+        domain,
+        path,
+        creation_time: number("creation")?,
+        last_access_time: number("last_access")?,
+        secure_only: boolean("secure")?,
+        http_only: boolean("http_only")?,
+        host_only: boolean("host_only")?,
+        same_site,
+    };
+    check_cookie(&cookie).map_err(|message| format!(".{message}"))?;
+    Ok(cookie)
+}
+
+/// A field holding a string, or an array of bytes for one that is not UTF-8.
+fn bytes_field(object: &Map<String, Value>, name: &str) -> std::result::Result<Vec<u8>, String> {
+    match object.get(name) {
+        Some(Value::String(text)) => Ok(text.as_bytes().to_vec()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_u64()
+                    .and_then(|byte| u8::try_from(byte).ok())
+                    .ok_or_else(|| format!(".{name}: an array of bytes holds {item}"))
+            })
+            .collect(),
+        Some(_) => Err(format!(".{name}: not a string or an array of bytes")),
+        None => Err(format!(".{name}: missing")),
+    }
+}
+
+/// Whether a loaded cookie keeps the rules a cookie a server sets keeps (the size limits
+/// of RFC 6265bis §5.6, no control characters, a domain and a path), so that the
+/// store's bounds and the validity of its `Cookie` headers hold; the error names the field.
+fn check_cookie(cookie: &Cookie) -> std::result::Result<(), String> {
+    let is_ctl = |&b: &u8| (b < 0x20 && b != b'\t') || b == 0x7F;
+    if cookie.name.is_empty() {
+        return Err(String::from("name: empty"));
+    }
+    if cookie.name.len().saturating_add(cookie.value.len()) > MAX_NAME_VALUE_BYTES {
+        return Err(format!(
+            "value: name and value are over {MAX_NAME_VALUE_BYTES} bytes"
+        ));
+    }
+    if cookie.name.iter().any(is_ctl) || cookie.name.contains(&b'=') {
+        return Err(String::from("name: holds a control character or `=`"));
+    }
+    if cookie.value.iter().any(is_ctl) {
+        return Err(String::from("value: holds a control character"));
+    }
+    if cookie.domain.is_empty() || cookie.domain.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+        return Err(format!(
+            "domain: empty or over {MAX_ATTRIBUTE_VALUE_BYTES} bytes"
+        ));
+    }
+    if cookie
+        .domain
+        .bytes()
+        .any(|b| b.is_ascii_control() || b == b' ')
+    {
+        return Err(String::from("domain: holds a control character or a space"));
+    }
+    if cookie.path.first() != Some(&b'/') || cookie.path.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+        return Err(format!(
+            "path: does not start with `/` or is over {MAX_ATTRIBUTE_VALUE_BYTES} bytes"
+        ));
+    }
+    if cookie.path.iter().any(is_ctl) {
+        return Err(String::from("path: holds a control character"));
+    }
+    Ok(())
+}
+
+/// One line of a Netscape `cookies.txt` file: a cookie, `None` for a comment or a blank
+/// line, or the error's field and reason.
+fn netscape_line(line: &[u8], creation: u64) -> std::result::Result<Option<Cookie>, String> {
+    let (http_only, line) = match line.strip_prefix(b"#HttpOnly_") {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    if (!http_only && line.first() == Some(&b'#')) || line.trim_ascii().is_empty() {
+        return Ok(None);
+    }
+    let fields: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+    let [
+        domain,
+        include_subdomains,
+        path,
+        secure,
+        expiry,
+        name,
+        value,
+    ] = fields[..]
+    else {
+        return Err(format!(
+            "{} tab-separated fields where 7 are needed (domain, include subdomains, path, \
+             secure, expiry, name, value)",
+            fields.len()
+        ));
+    };
+    let flag = |field: &str, text: &[u8]| {
+        if text.eq_ignore_ascii_case(b"TRUE") {
+            Ok(true)
+        } else if text.eq_ignore_ascii_case(b"FALSE") {
+            Ok(false)
+        } else {
+            Err(format!(
+                "{field}: {:?} is not TRUE or FALSE",
+                String::from_utf8_lossy(text)
+            ))
+        }
+    };
+    let include_subdomains = flag("include subdomains", include_subdomains)?;
+    let secure = flag("secure", secure)?;
+    let expiry: i64 = std::str::from_utf8(expiry)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .ok_or_else(|| {
+            format!(
+                "expiry: {:?} is not a number of seconds",
+                String::from_utf8_lossy(expiry)
+            )
+        })?;
+    let domain = std::str::from_utf8(domain)
+        .map_err(|_| String::from("domain: not UTF-8"))?
+        .to_ascii_lowercase();
+    // curl writes a leading "." for a cookie that subdomains get.
+    let domain = domain.strip_prefix('.').unwrap_or(&domain).to_owned();
+    let cookie = Cookie {
+        name: name.to_vec(),
+        value: value.to_vec(),
+        // curl writes 0 for a session cookie.
+        expiry_time: (expiry != 0).then_some(expiry),
+        domain,
+        path: path.to_vec(),
+        creation_time: creation,
+        last_access_time: creation,
+        secure_only: secure,
+        http_only,
+        host_only: !include_subdomains,
+        same_site: SameSite::Default,
+    };
+    check_cookie(&cookie)?;
+    Ok(Some(cookie))
+}
+
+#[cfg(test)]
+mod tests {
+    use url::Url;
+
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn every_field_survives_a_round_trip() {
+        let store = CookieStore::default();
+        let https = url("https://www.example.com/a/b");
+        store.set_cookie_from_header(
+            &https,
+            b"a=1; Max-Age=3600; Domain=example.com; Path=/a; Secure; HttpOnly; SameSite=Lax",
+        );
+        store.set_cookie_from_header(&https, b"b=2; Max-Age=3600");
+        store.set_cookie_from_header(&https, "c=\u{e9}t\u{e9}; Max-Age=60".as_bytes());
+        store.set_cookie_from_header(&https, b"d=\xff\xfe; Max-Age=60");
+        let _ = store.cookie_header_for(&url("https://www.example.com/a/"));
+        let mut saved = Vec::new();
+        store.save_json(&mut saved).unwrap();
+        let loaded = CookieStore::load_json(&saved[..]).unwrap();
+        assert_eq!(loaded.cookies(), store.cookies());
+        // And the clocks go on after the loaded ones.
+        loaded.set_cookie_from_header(&https, b"e=5; Max-Age=60");
+        let cookies = loaded.cookies();
+        let newest = cookies.last().unwrap();
+        assert_eq!(newest.name, b"e");
+        assert!(
+            store
+                .cookies()
+                .iter()
+                .all(|c| c.creation_time < newest.creation_time
+                    && c.last_access_time < newest.last_access_time)
+        );
+    }
+
+    #[test]
+    fn a_later_version_and_wrong_fields_are_errors_that_say_where() {
+        let error = CookieStore::load_json(&br#"{"version": 2, "cookies": []}"#[..]).unwrap_err();
+        assert!(error.message().contains("version 2"), "{error}");
+        let cookie = r#"{"version": 1, "cookies": [{"name": "a", "value": "1",
+            "domain": "example.com", "host_only": true, "path": "/", "expires": 4102444800,
+            "creation": 1, "last_access": 1, "secure": "yes", "http_only": false,
+            "same_site": "lax", "persistent": true}]}"#;
+        let error = CookieStore::load_json(cookie.as_bytes()).unwrap_err();
+        assert!(error.message().contains("cookies[0].secure"), "{error}");
+        let control = cookie
+            .replace("\"secure\": \"yes\"", "\"secure\": true")
+            .replace("\"value\": \"1\"", "\"value\": \"1\\r\\nX: y\"");
+        let error = CookieStore::load_json(control.as_bytes()).unwrap_err();
+        assert!(error.message().contains("cookies[0].value"), "{error}");
+    }
+
+    #[test]
+    fn netscape_lines_read_as_curl_writes_them() {
+        let file = b"# Netscape HTTP Cookie File\n\
+            \n\
+            .example.com\tTRUE\t/\tFALSE\t0\tlang\ten\r\n\
+            #HttpOnly_www.example.com\tFALSE\t/a\tTRUE\t4102444800\tid\t42\n\
+            old.example.com\tFALSE\t/\tFALSE\t1\tgone\tx\n";
+        let store = CookieStore::load_netscape(&file[..]).unwrap();
+        let cookies = store.cookies();
+        assert_eq!(cookies.len(), 2, "the expired cookie is dropped");
+        let lang = &cookies[0];
+        assert_eq!(
+            (lang.domain.as_str(), lang.host_only, lang.expiry_time),
+            ("example.com", false, None)
+        );
+        let id = &cookies[1];
+        assert_eq!(
+            (
+                id.domain.as_str(),
+                id.host_only,
+                id.http_only,
+                id.secure_only,
+                id.path.as_slice()
+            ),
+            ("www.example.com", true, true, true, &b"/a"[..])
+        );
+        let error =
+            CookieStore::load_netscape(&b"# c\nexample.com\tTRUE\t/\tFALSE\tsoon\ta\tb\n"[..])
+                .unwrap_err();
+        assert!(error.message().contains("line 2: expiry"), "{error}");
+        let error = CookieStore::load_netscape(&b"example.com\tTRUE\t/\n"[..]).unwrap_err();
+        assert!(
+            error.message().contains("line 1: 3 tab-separated"),
+            "{error}"
+        );
+    }
+}

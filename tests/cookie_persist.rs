@@ -1,0 +1,238 @@
+//! Saving a client's cookie jar and loading it into a new client: JSON written by
+//! `CookieStore::save_json`, and curl's Netscape `cookies.txt`.
+
+mod net_support;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::{Request as HyperRequest, Response as HyperResponse};
+use net_support::{Server, ServerBody, full, hyper_server};
+use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+use whatwg_fetch::{Client, ErrorKind, RequestInit};
+
+/// Answers with the request's `Cookie` header as the body; every `set=VALUE` in the query
+/// becomes a `Set-Cookie: VALUE`.
+async fn routes(request: HyperRequest<Incoming>) -> HyperResponse<ServerBody> {
+    let query = request.uri().query().unwrap_or_default().to_owned();
+    let mut builder = HyperResponse::builder().header("content-type", "text/plain");
+    for value in query
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("set="))
+    {
+        let value = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+        builder = builder.header("set-cookie", value.as_ref());
+    }
+    let cookie = request
+        .headers()
+        .get("cookie")
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .unwrap_or_default();
+    builder.body(full(cookie)).unwrap()
+}
+
+fn client_with(store: Arc<CookieStore>) -> Client {
+    Client::builder().cookie_store_with(store).build().unwrap()
+}
+
+async fn sent_cookie(client: &Client, server: &Server, path: &str) -> String {
+    let mut response = client
+        .fetch(server.url(path), RequestInit::default())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.text().await.unwrap()
+}
+
+/// A fresh directory for one test's files.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cookie_persist")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn bounded<F: std::future::Future>(test: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(30), test)
+        .await
+        .expect("test timed out")
+}
+
+#[tokio::test]
+async fn a_jar_saved_to_disk_is_sent_by_a_client_built_from_it() {
+    bounded(async {
+        let server = hyper_server(routes).await;
+        let file = temp_dir("survives").join("cookies.json");
+        let store = Arc::new(CookieStore::default());
+        let first = client_with(store.clone());
+        sent_cookie(
+            &first,
+            &server,
+            "/set?set=id%3D42%3B%20Max-Age%3D3600&set=theme%3Ddark%3B%20Max-Age%3D3600",
+        )
+        .await;
+        store
+            .save_json(std::fs::File::create(&file).unwrap())
+            .unwrap();
+        drop(first);
+
+        let loaded = CookieStore::load_json(std::fs::File::open(&file).unwrap()).unwrap();
+        let second = client_with(Arc::new(loaded));
+        assert_eq!(
+            sent_cookie(&second, &server, "/echo").await,
+            "id=42; theme=dark"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn session_cookies_are_saved_only_when_asked() {
+    bounded(async {
+        let server = hyper_server(routes).await;
+        let store = Arc::new(CookieStore::default());
+        let client = client_with(store.clone());
+        sent_cookie(
+            &client,
+            &server,
+            "/set?set=session%3D1&set=kept%3D2%3B%20Max-Age%3D3600",
+        )
+        .await;
+        let mut saved = Vec::new();
+        store.save_json(&mut saved).unwrap();
+        let loaded = client_with(Arc::new(CookieStore::load_json(&saved[..]).unwrap()));
+        assert_eq!(sent_cookie(&loaded, &server, "/echo").await, "kept=2");
+
+        let mut saved = Vec::new();
+        store.save_json_with_session_cookies(&mut saved).unwrap();
+        let loaded = client_with(Arc::new(CookieStore::load_json(&saved[..]).unwrap()));
+        assert_eq!(
+            sent_cookie(&loaded, &server, "/echo").await,
+            "session=1; kept=2"
+        );
+    })
+    .await;
+}
+
+/// A saved cookie as `save_json` writes it, for `host`, expiring at `expires`.
+fn saved_cookie(name: &str, host: &str, expires: i64, order: u64) -> serde_json::Value {
+    serde_json::json!({
+        "name": name, "value": "v", "domain": host, "host_only": true, "path": "/",
+        "expires": expires, "creation": order, "last_access": order, "secure": false,
+        "http_only": false, "same_site": "default", "persistent": true,
+    })
+}
+
+#[tokio::test]
+async fn expired_cookies_are_dropped_on_load() {
+    bounded(async {
+        let server = hyper_server(routes).await;
+        let host = server.addr.ip().to_string();
+        let document = serde_json::json!({
+            "version": 1,
+            "cookies": [
+                saved_cookie("old", &host, 1_000_000_000, 1),
+                saved_cookie("live", &host, 4_102_444_800, 2),
+            ],
+        });
+        let store = CookieStore::load_json(document.to_string().as_bytes()).unwrap();
+        assert_eq!(store.len(), 1);
+        let client = client_with(Arc::new(store));
+        assert_eq!(sent_cookie(&client, &server, "/echo").await, "live=v");
+    })
+    .await;
+}
+
+#[test]
+fn a_jar_of_ten_thousand_cookies_loads_at_most_the_limits() {
+    let cookies: Vec<serde_json::Value> = (0..10_000u64)
+        .map(|i| {
+            saved_cookie(
+                &format!("c{i}"),
+                &format!("site{}.example", i / 100),
+                4_102_444_800,
+                i,
+            )
+        })
+        .collect();
+    let document = serde_json::json!({ "version": 1, "cookies": cookies }).to_string();
+    let store = CookieStore::load_json(document.as_bytes()).unwrap();
+    assert!(store.len() <= CookieLimits::default().max_total);
+    // The least recently used made room: the last site's cookies are all there.
+    let url = url::Url::parse("http://site99.example/").unwrap();
+    let header = store.cookie_header_for(&url).unwrap();
+    assert_eq!(header.split(|&b| b == b';').count(), 100);
+    let url = url::Url::parse("http://site0.example/").unwrap();
+    assert_eq!(store.cookie_header_for(&url), None);
+    // Tighter limits hold too.
+    let limits = CookieLimits {
+        max_per_domain: 10,
+        purge_per_domain_to: 10,
+        max_total: 50,
+        purge_total_to: 50,
+    };
+    let store = CookieStore::load_json_with_limits(document.as_bytes(), limits).unwrap();
+    assert_eq!(store.len(), 50);
+}
+
+#[test]
+fn malformed_json_is_a_type_error_that_says_where() {
+    let error = CookieStore::load_json(&b"{\"version\": 1,\n \"cookies\": [}"[..]).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert!(error.message().contains("line 2"), "{error}");
+    let error = CookieStore::load_json(&br#"{"cookies": []}"#[..]).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert!(error.message().contains("version"), "{error}");
+    let mut cookie = saved_cookie("a", "example.com", 4_102_444_800, 1);
+    cookie.as_object_mut().unwrap().remove("path");
+    let document = serde_json::json!({ "version": 1, "cookies": [cookie] }).to_string();
+    let error = CookieStore::load_json(document.as_bytes()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert!(
+        error.message().contains("cookies[0].path: missing"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_netscape_cookies_txt_is_read_as_curl_writes_it() {
+    bounded(async {
+        let server = hyper_server(routes).await;
+        let host = server.addr.ip().to_string();
+        let file = temp_dir("netscape").join("cookies.txt");
+        std::fs::write(
+            &file,
+            format!(
+                "# Netscape HTTP Cookie File\n\
+                 # https://curl.se/docs/http-cookies.html\n\
+                 \n\
+                 {host}\tFALSE\t/\tFALSE\t0\tsession\ts\n\
+                 #HttpOnly_{host}\tFALSE\t/\tFALSE\t4102444800\tid\t42\n\
+                 {host}\tFALSE\t/\tTRUE\t4102444800\tsecure\tx\n\
+                 {host}\tFALSE\t/\tFALSE\t1000000000\texpired\tx\n"
+            ),
+        )
+        .unwrap();
+        let reader = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
+        let store = CookieStore::load_netscape(reader).unwrap();
+        assert_eq!(store.len(), 3);
+        let client = client_with(Arc::new(store));
+        // The secure cookie is not sent over http, the expired one is gone.
+        assert_eq!(
+            sent_cookie(&client, &server, "/echo").await,
+            "session=s; id=42"
+        );
+        let error = CookieStore::load_netscape(&b"example.com\tMAYBE\t/\tFALSE\t0\ta\tb\n"[..])
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(
+            error.message().contains("line 1: include subdomains"),
+            "{error}"
+        );
+    })
+    .await;
+}
