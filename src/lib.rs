@@ -439,6 +439,8 @@ pub mod form_data;
 pub mod headers;
 mod infra;
 pub mod interop;
+#[cfg(feature = "tower")]
+pub mod middleware;
 pub mod mime;
 #[cfg(feature = "mock")]
 pub mod mock;
