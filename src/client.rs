@@ -133,6 +133,16 @@ impl Client {
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.
     pub async fn fetch_request(&self, request: Request) -> Result<Response> {
+        // Not in the spec: with the `tracing` feature, a span for the fetch.
+        #[cfg(feature = "tracing")]
+        let response = crate::trace::in_fetch_span(request, |r| self.fetch_steps(r)).await;
+        #[cfg(not(feature = "tracing"))]
+        let response = self.fetch_steps(request).await;
+        response
+    }
+
+    /// The steps of [`fetch_request`](Self::fetch_request).
+    async fn fetch_steps(&self, request: Request) -> Result<Response> {
         // Step 3. Let request be requestObject's request.
         let signal = request.signal.clone();
         // Step 4. If requestObject's signal is aborted, then abort the fetch() call with p,

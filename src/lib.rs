@@ -448,6 +448,8 @@ pub mod net;
 pub mod request;
 pub mod response;
 pub mod retry;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
