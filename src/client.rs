@@ -134,6 +134,16 @@ impl Client {
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.
     pub async fn fetch_request(&self, request: Request) -> Result<Response> {
+        // Not in the spec: with the `tracing` feature, a span for the fetch.
+        #[cfg(feature = "tracing")]
+        let response = crate::trace::in_fetch_span(request, |r| self.fetch_steps(r)).await;
+        #[cfg(not(feature = "tracing"))]
+        let response = self.fetch_steps(request).await;
+        response
+    }
+
+    /// The steps of [`fetch_request`](Self::fetch_request).
+    async fn fetch_steps(&self, request: Request) -> Result<Response> {
         // Step 3. Let request be requestObject's request.
         let signal = request.signal.clone();
         // Step 4. If requestObject's signal is aborted, then abort the fetch() call with p,
@@ -313,7 +323,14 @@ pub struct ClientBuilder {
     proxy_from_env: bool,
     cookie_store: CookieChoice,
     retry: Option<RetryPolicy>,
+    #[cfg(feature = "tower")]
+    transport_layers: Vec<WrapTransport>,
 }
+
+/// A layer given to [`ClientBuilder::transport_layer`], put around the transport by
+/// [`ClientBuilder::build`].
+#[cfg(feature = "tower")]
+type WrapTransport = Box<dyn FnOnce(Arc<dyn Transport>) -> Arc<dyn Transport> + Send + Sync>;
 
 /// What [`ClientBuilder::cookie_store`] and [`ClientBuilder::cookie_store_with`] chose.
 enum CookieChoice {
@@ -345,6 +362,8 @@ impl Default for ClientBuilder {
             proxy_from_env: false,
             cookie_store: CookieChoice::Default,
             retry: None,
+            #[cfg(feature = "tower")]
+            transport_layers: Vec::new(),
         }
     }
 }
@@ -997,6 +1016,78 @@ impl ClientBuilder {
         self
     }
 
+    /// Puts the tower `layer` around every network request: below redirects, the HTTP
+    /// cache and cookies, one call per hop of a redirect chain (and per revalidation), with
+    /// the request as it goes out (`Host` aside, which the transport adds) and the response
+    /// head as it comes in, its body still streaming. For signing each request, logging,
+    /// a timeout or a rate limit per hop; to wrap whole fetches, put layers around the
+    /// [`Client`] itself (see [`crate::middleware`]).
+    ///
+    /// The layer wraps a [`TransportService`](crate::net::TransportService) over the
+    /// transport ([`transport`](Self::transport) or the built-in one), and the client
+    /// calls the result as a [`Transport`] (a [`ServiceTransport`](crate::net::ServiceTransport)):
+    /// an error of the layer is a `TypeError` whose
+    /// [`network_error`](Error::network_error) is [`NetworkError::Layer`], unless it is a
+    /// [`NetworkError`] itself. Called again, the new layer wraps those before it; a
+    /// `tower::ServiceBuilder` is one layer made of several.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    /// use whatwg_fetch::net::RequestBody;
+    /// use whatwg_fetch::{Client, RequestInit};
+    ///
+    /// // Signs each request with what it asks for: here its path, at each hop.
+    /// fn sign(mut request: http::Request<RequestBody>) -> http::Request<RequestBody> {
+    ///     let signature = format!("sig({})", request.uri().path());
+    ///     if let Ok(value) = http::HeaderValue::try_from(signature) {
+    ///         request.headers_mut().insert("x-signature", value);
+    ///     }
+    ///     request
+    /// }
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.intercept("GET", "https://api.example/old")?
+    ///     .reply(MockResponse::new(301).header("location", "/new"));
+    /// mock.intercept("GET", "https://api.example/new")?.reply(MockResponse::new(200));
+    ///
+    /// let client = Client::builder()
+    ///     .transport(Arc::new(mock.clone()))
+    ///     .transport_layer(tower::ServiceBuilder::new().map_request(sign))
+    ///     .build()?;
+    /// let response = client.fetch("https://api.example/old", RequestInit::default()).await?;
+    /// assert!(response.redirected());
+    /// let calls = mock.calls();
+    /// assert_eq!(calls[0].header("x-signature"), Some("sig(/old)"));
+    /// assert_eq!(calls[1].header("x-signature"), Some("sig(/new)"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// With the `tower` feature. Default is no layer.
+    #[cfg(feature = "tower")]
+    pub fn transport_layer<L>(mut self, layer: L) -> ClientBuilder
+    where
+        L: tower_layer::Layer<crate::net::TransportService> + Send + Sync + 'static,
+        L::Service: tower_service::Service<
+                http::Request<crate::net::RequestBody>,
+                Response = http::Response<crate::net::ResponseBody>,
+            > + Clone
+            + Send
+            + 'static,
+        <L::Service as tower_service::Service<http::Request<crate::net::RequestBody>>>::Error:
+            Into<crate::error::BoxError>,
+        <L::Service as tower_service::Service<http::Request<crate::net::RequestBody>>>::Future:
+            Send + 'static,
+    {
+        self.transport_layers.push(Box::new(move |transport| {
+            let service = layer.layer(crate::net::TransportService::new(transport));
+            Arc::new(crate::net::ServiceTransport::new(service))
+        }));
+        self
+    }
+
     /// Builds the client.
     ///
     /// # Errors
@@ -1019,6 +1110,11 @@ impl ClientBuilder {
                 Arc::new(hyper.build()?)
             }
         };
+        #[cfg(feature = "tower")]
+        let transport = self
+            .transport_layers
+            .into_iter()
+            .fold(transport, |transport, wrap| wrap(transport));
         let cookie_store = match self.cookie_store {
             CookieChoice::Default if self.environment.is_browser_like() => {
                 Some(Arc::new(CookieStore::default()))

@@ -175,6 +175,11 @@ pub enum NetworkError {
     /// Any other network failure.
     #[error("{0}")]
     Other(Cow<'static, str>),
+    /// A tower layer around the transport (see `ClientBuilder::transport_layer`, with the
+    /// `tower` feature) failed the request with an error of its own, its source: a
+    /// timeout, a refused rate limit, a signing error.
+    #[error("{}", Described("transport layer failed", .0.as_ref()))]
+    Layer(#[source] BoxError),
 }
 
 /// A network error's label followed by what its cause chain says, for the `Display` of

@@ -25,12 +25,14 @@
 //! ```
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures_core::Stream;
 
 use crate::body::{Body, BodyInit};
+use crate::environment::Environment;
 use crate::error::{BoxError, Error, Result};
 use crate::headers::HeadersInit;
 use crate::request::{Request, RequestDuplex, RequestInit};
@@ -85,22 +87,36 @@ where
     /// The constructor's `TypeError`s: a URI that is not absolute, an invalid method or
     /// header, a body on `GET` or `HEAD`.
     fn try_from(request: http::Request<B>) -> Result<Request> {
-        let (parts, body) = request.into_parts();
-        let length = http_body::Body::size_hint(&body).exact();
-        let body = if http_body::Body::is_end_stream(&body) {
-            None
-        } else {
-            Some(BodyInit::Stream(body_from_http(body, length)))
-        };
-        let init = RequestInit {
-            method: Some(parts.method.as_str().to_owned()),
-            headers: Some(HeadersInit::from(&parts.headers)),
-            duplex: body.as_ref().map(|_| RequestDuplex::Half),
-            body,
-            ..Default::default()
-        };
-        Request::new(parts.uri.to_string(), init)
+        request_from_http_in(&Arc::new(Environment::server()), request)
     }
+}
+
+/// `new Request(uri, { method, headers, body })` made from `environment`, as
+/// [`Request::try_from`] is in the server-side one: a relative URI resolves against the
+/// environment's base URL.
+pub(crate) fn request_from_http_in<B>(
+    environment: &Arc<Environment>,
+    request: http::Request<B>,
+) -> Result<Request>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    let (parts, body) = request.into_parts();
+    let length = http_body::Body::size_hint(&body).exact();
+    let body = if http_body::Body::is_end_stream(&body) {
+        None
+    } else {
+        Some(BodyInit::Stream(body_from_http(body, length)))
+    };
+    let init = RequestInit {
+        method: Some(parts.method.as_str().to_owned()),
+        headers: Some(HeadersInit::from(&parts.headers)),
+        duplex: body.as_ref().map(|_| RequestDuplex::Half),
+        body,
+        ..Default::default()
+    };
+    Request::new_in(environment, parts.uri.to_string(), init)
 }
 
 impl<B> TryFrom<http::Response<B>> for Response

@@ -284,7 +284,7 @@
 //!
 //! ## Cargo features
 //!
-//! Every feature but `mock` is on by default; each one off takes its dependencies out of the build
+//! Every feature but `mock`, `tower` and `tracing` is on by default; each one off takes its dependencies out of the build
 //! (the README gives the counts and build times).
 //!
 //! | Feature | What it adds |
@@ -294,6 +294,8 @@
 //! | `system-roots` | Trusting the system's certificate store ([`ClientBuilder::tls_system_roots`]). |
 //! | `built-in-roots` | Trusting Mozilla's root certificates, compiled in ([`ClientBuilder::tls_built_in_roots`]). With neither roots feature, `https:` works only with roots you add; without any, the handshake fails saying so. |
 //! | `mock` (off by default) | The `mock` module: a `Transport` answering requests from interceptors, for tests. |
+//! | `tower` (off by default) | [`Client`] as a `tower::Service` (the `middleware` module) and `ClientBuilder::transport_layer`, for tower layers around whole fetches and around each network request. |
+//! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG); see the README's "Tracing". |
 //!
 //! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
 //! and are always built; each is off at run time unless its environment or option turns
@@ -440,6 +442,8 @@ pub mod form_data;
 pub mod headers;
 mod infra;
 pub mod interop;
+#[cfg(feature = "tower")]
+pub mod middleware;
 pub mod mime;
 #[cfg(feature = "mock")]
 pub mod mock;
@@ -447,6 +451,8 @@ pub mod net;
 pub mod request;
 pub mod response;
 pub mod retry;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};

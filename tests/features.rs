@@ -17,6 +17,8 @@ const FEATURES: &[&str] = &[
     "system-roots",
     "built-in-roots",
     "mock",
+    "tower",
+    "tracing",
 ];
 
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,

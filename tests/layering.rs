@@ -90,6 +90,11 @@ const MODULES: &[(&str, Layer)] = &[
     // The HTTP cache's stores, from `fetch/http_cache`, for `ClientBuilder`.
     ("cache", Layer::Client),
     ("retry", Layer::Client),
+    // The spans of the `tracing` feature around a fetch.
+    ("trace", Layer::Client),
+    // `Client` as a tower service (the `tower` feature): it binds the client to the `http`
+    // crate's types through `interop`, so it stands above both, with the crate root.
+    ("middleware", Layer::Root),
 ];
 
 /// The crates of the network stack: only the network layer names them.

@@ -727,10 +727,44 @@ impl HyperTransportBuilder {
 
 impl Transport for HyperTransport {
     fn send(&self, request: Request<RequestBody>, options: SendOptions) -> TransportFuture {
+        // With the `tracing` feature, a DEBUG span per request: `method`, `origin`, then
+        // `connection` (`new` when this request opened the connection it went out on,
+        // else `reused`), `version` and `status` as the response head arrives.
+        #[cfg(feature = "tracing")]
+        let span = tracing::debug_span!(
+            "http_request",
+            method = %request.method(),
+            origin = %format_args!(
+                "{}://{}{}",
+                request.uri().scheme_str().unwrap_or_default(),
+                request.uri().host().unwrap_or_default(),
+                request.uri().port().map(|port| format!(":{port}")).unwrap_or_default()
+            ),
+            connection = "reused",
+            version = tracing::field::Empty,
+            status = tracing::field::Empty,
+        );
         // The future of `Inner::send` itself, not one that awaits it: a future is moved
         // whole, and a second layer would move its 1.6 KB once more.
-        Box::pin(Arc::clone(&self.inner).send(request, options))
+        let sending = Arc::clone(&self.inner).send(request, options);
+        #[cfg(feature = "tracing")]
+        let sending = in_span(span, sending);
+        Box::pin(sending)
     }
+}
+
+/// Runs `sending` in `span`, and records the response's version and status on it.
+#[cfg(feature = "tracing")]
+async fn in_span(
+    span: tracing::Span,
+    sending: impl std::future::Future<Output = Result<Response<ResponseBody>, NetworkError>>,
+) -> Result<Response<ResponseBody>, NetworkError> {
+    let result = tracing::Instrument::instrument(sending, span.clone()).await;
+    if let Ok(response) = &result {
+        span.record("version", tracing::field::debug(response.version()))
+            .record("status", response.status().as_u16());
+    }
+    result
 }
 
 impl Inner {
@@ -787,15 +821,19 @@ impl Inner {
                 }
                 // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                 // that sending over a pooled connection does not copy it around.
-                Checkout::Connect(slot) => match Box::pin(self.connector.connect(&key)).await? {
-                    Connected::H1(tx) => Pooled::new(tx, slot),
-                    Connected::H2(tx) => {
-                        self.pool.insert_h2(&key, &tx);
-                        drop(slot);
-                        checkout = Checkout::H2(tx);
-                        continue;
+                Checkout::Connect(slot) => {
+                    #[cfg(feature = "tracing")]
+                    tracing::Span::current().record("connection", "new");
+                    match Box::pin(self.connector.connect(&key)).await? {
+                        Connected::H1(tx) => Pooled::new(tx, slot),
+                        Connected::H2(tx) => {
+                            self.pool.insert_h2(&key, &tx);
+                            drop(slot);
+                            checkout = Checkout::H2(tx);
+                            continue;
+                        }
                     }
-                },
+                }
                 Checkout::Idle(mut pooled) => {
                     if pooled.tx.ready().await.is_err() {
                         // Closed while idle: the request never touched it.

@@ -161,6 +161,8 @@ mod pool;
 mod protocol;
 mod proxy;
 mod resolve;
+#[cfg(feature = "tower")]
+mod service;
 mod socket;
 mod socks;
 mod timer;
@@ -175,6 +177,8 @@ pub use decode::{ACCEPT_ENCODING, ContentCoding, MAX_CONTENT_CODINGS, decode, de
 pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
+#[cfg(feature = "tower")]
+pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
 pub use tls::{Identity, TlsHandshakeError, TlsVersion};
