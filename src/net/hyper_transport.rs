@@ -28,6 +28,7 @@ use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
+use super::timing::{self, ConnectionInfo, ConnectionTiming};
 use super::tls::{Identity, TlsOptions, TlsVersion};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
@@ -751,6 +752,9 @@ impl Inner {
         let mut h2_retried = false;
         // Whether the request was sent again after a connection failed under it: once.
         let mut replayed = false;
+        // How the connection this request made was made; `None` while it uses one that
+        // was there before it.
+        let mut fresh: Option<ConnectionTiming> = None;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
@@ -760,7 +764,8 @@ impl Inner {
                         undo_h1(&mut request, &key, added_host)?;
                     }
                     // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                    match Box::pin(self.send_h2(tx, request, &key, &options, !replayed)).await {
+                    let sent = self.send_h2(tx, request, &key, &options, !replayed, fresh.take());
+                    match Box::pin(sent).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Replay(copy)) => {
                             // Refused unprocessed (RFC 9113 §8.7): once more, on a new
@@ -787,16 +792,20 @@ impl Inner {
                 }
                 // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                 // that sending over a pooled connection does not copy it around.
-                Checkout::Connect(slot) => match Box::pin(self.connector.connect(&key)).await? {
-                    Connected::H1(tx) => Pooled::new(tx, slot),
-                    Connected::H2(tx) => {
-                        self.pool.insert_h2(&key, &tx);
-                        drop(slot);
-                        checkout = Checkout::H2(tx);
-                        continue;
+                Checkout::Connect(slot) => {
+                    let timing = fresh.insert(ConnectionTiming::default());
+                    match Box::pin(self.connector.connect(&key, timing)).await? {
+                        Connected::H1(tx) => Pooled::new(tx, slot),
+                        Connected::H2(tx) => {
+                            self.pool.insert_h2(&key, &tx);
+                            drop(slot);
+                            checkout = Checkout::H2(tx);
+                            continue;
+                        }
                     }
-                },
+                }
                 Checkout::Idle(mut pooled) => {
+                    fresh = None;
                     if pooled.tx.ready().await.is_err() {
                         // Closed while idle: the request never touched it.
                         checkout = Checkout::Connect(pooled.into_slot());
@@ -826,6 +835,7 @@ impl Inner {
                     prepare_h1(&mut request, host)
                 });
             }
+            let request_start = std::time::Instant::now();
             let sent = pooled.tx.try_send_request(request);
             // The connection's own timer, set again (see `net/timer.rs`).
             let timer = self
@@ -839,7 +849,14 @@ impl Inner {
                     if let Some(copy) = replay {
                         pooled.tx.reused.replay_headers = copy.into_room();
                     }
-                    return self.wrap(response, Some(pooled), None, &options);
+                    let info = ConnectionInfo {
+                        timing: fresh.unwrap_or_default(),
+                        alpn_negotiated_protocol: timing::HTTP_1_1,
+                        reused: fresh.is_none(),
+                        request_start,
+                        response_start: std::time::Instant::now(),
+                    };
+                    return self.wrap(response, Some(pooled), None, &options, info);
                 }
                 Err(error) => error,
             };
@@ -880,6 +897,7 @@ impl Inner {
         key: &Key,
         options: &SendOptions,
         may_replay: bool,
+        fresh: Option<ConnectionTiming>,
     ) -> Result<Response<ResponseBody>, Retry> {
         prepare_h2(&mut request);
         if let Err(error) = tx.ready().await {
@@ -894,6 +912,7 @@ impl Inner {
         } else {
             None
         };
+        let request_start = std::time::Instant::now();
         let sent = tx.try_send_request(request);
         // A timer of its own: streams share the connection.
         let mut timer = None;
@@ -904,9 +923,17 @@ impl Inner {
             .await
             .map_err(|_| Retry::Fail(self.idle_timeout()))?;
         match result {
-            Ok(response) => self
-                .wrap(response, None, Some(tx), options)
-                .map_err(Retry::Fail),
+            Ok(response) => {
+                let info = ConnectionInfo {
+                    timing: fresh.unwrap_or_default(),
+                    alpn_negotiated_protocol: timing::H2,
+                    reused: fresh.is_none(),
+                    request_start,
+                    response_start: std::time::Instant::now(),
+                };
+                self.wrap(response, None, Some(tx), options, info)
+                    .map_err(Retry::Fail)
+            }
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
                 None => {
@@ -928,6 +955,7 @@ impl Inner {
         conn: Option<Pooled>,
         h2: Option<H2Sender>,
         options: &SendOptions,
+        info: ConnectionInfo,
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
@@ -936,7 +964,7 @@ impl Inner {
         // even after the head, and the next response on the connection would be read from
         // those bytes: such a connection is closed rather than reused.
         let conn = conn.filter(|_| !declares_a_body_it_cannot_have(&parts));
-        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
+        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout, info);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
             // More codings than are decoded is a network error; the body is dropped

@@ -164,6 +164,7 @@ mod resolve;
 mod socket;
 mod socks;
 mod timer;
+mod timing;
 mod tls;
 
 use std::future::Future;
@@ -177,6 +178,7 @@ pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
+pub use timing::{ConnectionInfo, ConnectionTiming};
 pub use tls::{Identity, TlsHandshakeError, TlsVersion};
 
 use crate::error::NetworkError;
