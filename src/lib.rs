@@ -446,6 +446,7 @@ pub mod net;
 pub mod request;
 pub mod response;
 pub mod retry;
+pub mod timing;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
@@ -462,6 +463,7 @@ pub use request::{
     RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,
 };
 pub use response::{Response, ResponseInit, ResponseType};
+pub use timing::ResourceTiming;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -852,6 +852,7 @@ impl Inner {
                     let info = ConnectionInfo {
                         timing: fresh.unwrap_or_default(),
                         alpn_negotiated_protocol: timing::HTTP_1_1,
+                        secure: key.https,
                         reused: fresh.is_none(),
                         request_start,
                         response_start: std::time::Instant::now(),
@@ -927,6 +928,7 @@ impl Inner {
                 let info = ConnectionInfo {
                     timing: fresh.unwrap_or_default(),
                     alpn_negotiated_protocol: timing::H2,
+                    secure: key.https,
                     reused: fresh.is_none(),
                     request_start,
                     response_start: std::time::Instant::now(),

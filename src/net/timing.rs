@@ -46,6 +46,9 @@ pub struct ConnectionInfo {
     /// The connection's [ALPN negotiated protocol](https://fetch.spec.whatwg.org/#connection-timing-info-alpn-negotiated-protocol):
     /// `"h2"` or `"http/1.1"` (the protocol in use, whether ALPN picked it or not).
     pub alpn_negotiated_protocol: &'static str,
+    /// Whether the connection to the origin is secured by TLS (an `https:` origin,
+    /// directly or through a proxy's tunnel), reused or not.
+    pub secure: bool,
     /// Whether the connection was there before this request: an idle pooled HTTP/1.1
     /// connection, or an HTTP/2 connection this request did not make.
     pub reused: bool,
