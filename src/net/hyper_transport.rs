@@ -110,6 +110,14 @@ impl HyperTransport {
     pub fn builder() -> HyperTransportBuilder {
         HyperTransportBuilder::default()
     }
+
+    /// A snapshot of the connection pool: per origin, the connections open, idle, in use
+    /// and being made, the requests waiting, and the connections opened and closed; see
+    /// [`PoolStats`](super::PoolStats). It takes the pool's lock once, for a pass over
+    /// the origins; sending requests costs nothing more for it.
+    pub fn pool_stats(&self) -> super::PoolStats {
+        self.inner.pool.stats()
+    }
 }
 
 /// Configures a [`HyperTransport`]. Each option documents its default.

@@ -174,6 +174,7 @@ use std::sync::Arc;
 pub use body::{RequestBody, ResponseBody};
 pub use decode::{ACCEPT_ENCODING, ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HyperTransport, HyperTransportBuilder};
+pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 pub use socket::ConnectError;
