@@ -18,7 +18,7 @@ use sync_wrapper::SyncWrapper;
 use super::decode::Pipeline;
 use super::pool::Pooled;
 use super::timer::ReadTimer;
-use super::timing::ConnectionInfo;
+use super::timing::{ConnectionInfo, Recorded};
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 type BoxRequestStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
@@ -349,6 +349,11 @@ pub struct ResponseBody {
     inner: ResponseInner,
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "`Incoming` is the common variant: boxing it would allocate for every response \
+              to save bytes on the rare ones"
+)]
 enum ResponseInner {
     Empty,
     Full(Option<Bytes>),
@@ -383,7 +388,7 @@ struct IncomingBody {
     /// The bytes of the body received so far, as sent (before any content decoding).
     received: u64,
     /// The connection the response came over, and when its request went out.
-    info: ConnectionInfo,
+    info: Recorded,
 }
 
 impl ResponseBody {
@@ -417,7 +422,7 @@ impl ResponseBody {
         h2: Option<super::http2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
-        info: ConnectionInfo,
+        info: Recorded,
     ) -> ResponseBody {
         let mut incoming = IncomingBody {
             body,
@@ -451,9 +456,9 @@ impl ResponseBody {
     /// What [`HyperTransport`](super::HyperTransport) knows of the connection this body's
     /// response came over (see [`ConnectionInfo`]); `None` for a body made any other way.
     /// It takes `&mut self` because a decoding body is reached only so.
-    pub fn connection_info(&mut self) -> Option<&ConnectionInfo> {
+    pub fn connection_info(&mut self) -> Option<ConnectionInfo> {
         match &mut self.inner {
-            ResponseInner::Incoming(incoming) => Some(&incoming.info),
+            ResponseInner::Incoming(incoming) => Some(incoming.info.info()),
             ResponseInner::Decoded(pipeline) => {
                 pipeline.get_mut().as_mut().source_mut().connection_info()
             }

@@ -28,7 +28,7 @@ use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
-use super::timing::{self, ConnectionInfo, ConnectionTiming};
+use super::timing::{ConnectionTiming, Recorded};
 use super::tls::{Identity, TlsOptions, TlsVersion};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
@@ -857,13 +857,12 @@ impl Inner {
                     if let Some(copy) = replay {
                         pooled.tx.reused.replay_headers = copy.into_room();
                     }
-                    let info = ConnectionInfo {
-                        timing: fresh.unwrap_or_default(),
-                        alpn_negotiated_protocol: timing::HTTP_1_1,
-                        secure: key.https,
-                        reused: fresh.is_none(),
+                    let info = Recorded {
+                        timing: fresh.map(Box::new),
                         request_start,
                         response_start: std::time::Instant::now(),
+                        h2: false,
+                        secure: key.https,
                     };
                     return self.wrap(response, Some(pooled), None, &options, info);
                 }
@@ -933,13 +932,12 @@ impl Inner {
             .map_err(|_| Retry::Fail(self.idle_timeout()))?;
         match result {
             Ok(response) => {
-                let info = ConnectionInfo {
-                    timing: fresh.unwrap_or_default(),
-                    alpn_negotiated_protocol: timing::H2,
-                    secure: key.https,
-                    reused: fresh.is_none(),
+                let info = Recorded {
+                    timing: fresh.map(Box::new),
                     request_start,
                     response_start: std::time::Instant::now(),
+                    h2: true,
+                    secure: key.https,
                 };
                 self.wrap(response, None, Some(tx), options, info)
                     .map_err(Retry::Fail)
@@ -965,7 +963,7 @@ impl Inner {
         conn: Option<Pooled>,
         h2: Option<H2Sender>,
         options: &SendOptions,
-        info: ConnectionInfo,
+        info: Recorded,
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);

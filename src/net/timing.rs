@@ -5,8 +5,8 @@
 //!
 //! [`HyperTransport`](super::HyperTransport) records it in the response's
 //! [`ResponseBody`](super::ResponseBody) (see [`ResponseBody::connection_info`](super::ResponseBody::connection_info)),
-//! so that nothing is allocated for it: a handful of `Instant::now()` calls per request,
-//! and a few more per new connection.
+//! so that nothing is allocated for it per request: two `Instant::now()` calls per
+//! request, and five and one small box per new connection.
 
 use std::time::Instant;
 
@@ -50,12 +50,38 @@ pub struct ConnectionInfo {
     /// directly or through a proxy's tunnel), reused or not.
     pub secure: bool,
     /// Whether the connection was there before this request: an idle pooled HTTP/1.1
-    /// connection, or an HTTP/2 connection this request did not make.
+    /// connection, or an HTTP/2 connection this request did not make. The timing of when
+    /// it was made is then not given.
     pub reused: bool,
     /// When the request was handed to the connection.
     pub request_start: Instant,
     /// When the response head had been received.
     pub response_start: Instant,
+}
+
+/// A [`ConnectionInfo`] as a response body keeps it: small, as the body is moved whole a
+/// few times before it is boxed. The timing of a new connection (one per connection, not
+/// per request) is behind a box; a reused connection has none.
+pub(crate) struct Recorded {
+    pub(crate) timing: Option<Box<ConnectionTiming>>,
+    pub(crate) request_start: Instant,
+    pub(crate) response_start: Instant,
+    pub(crate) h2: bool,
+    pub(crate) secure: bool,
+}
+
+impl Recorded {
+    /// What the layer above reads.
+    pub(crate) fn info(&self) -> ConnectionInfo {
+        ConnectionInfo {
+            timing: self.timing.as_deref().copied().unwrap_or_default(),
+            alpn_negotiated_protocol: if self.h2 { H2 } else { HTTP_1_1 },
+            secure: self.secure,
+            reused: self.timing.is_none(),
+            request_start: self.request_start,
+            response_start: self.response_start,
+        }
+    }
 }
 
 /// The ALPN protocol ID of HTTP/1.1 ([RFC 7301 §6](https://www.rfc-editor.org/rfc/rfc7301#section-6)).
