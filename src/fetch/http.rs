@@ -847,14 +847,14 @@ async fn http_network_fetch(
     include_credentials: bool,
     force_new_connection: bool,
 ) -> Response {
-    // Steps 1–7. (Offline clients, network partition keys.)
+    // Steps 1–3 and 5. (Offline clients, network partition keys.)
     // Step 4. Let timingInfo be fetchParams's timing info. (What steps 8.2, 8.4 and 8.5
     // set in it the transport measures: `from_http_response` keeps it on the response for
     // fetch response handover.)
     // Step 6. Let newConnection be "yes" if forceNewConnection is true; otherwise "no".
-    // Step 8. Switch on request's mode: obtain a connection given networkPartitionKey,
+    // Step 7. Switch on request's mode: obtain a connection given networkPartitionKey,
     // request's current URL, includeCredentials, and newConnection (the transport's pool).
-    // Step 9.2. If connection is an HTTP/1.x connection, request's body is non-null, and
+    // Step 8.3. If connection is an HTTP/1.x connection, request's body is non-null, and
     // request's body's source is null, then return a network error.
     // DEVIATION: a server-side client sends stream bodies over HTTP/1.1 with chunked
     // encoding, as Deno and undici do; a browser-like one refuses them on plain http (h2
@@ -871,7 +871,7 @@ async fn http_network_fetch(
             "streaming request bodies need HTTP/2".into(),
         ));
     }
-    // Step 9.4. Set response to the result of making an HTTP request over connection using
+    // Step 8.5. Set response to the result of making an HTTP request over connection using
     // request.
     let http_request = match to_http_request(request) {
         Ok(http_request) => http_request,
@@ -891,7 +891,7 @@ async fn http_network_fetch(
         Ok(response) => response,
         Err(error) => return network_error(error),
     };
-    // Step 18 (done before the body is read, as its result does not depend on it). If
+    // Step 17 (done before the body is read, as its result does not depend on it). If
     // includeCredentials is true, then the user agent should parse and store response
     // `Set-Cookie` headers given request and response.
     // The response's `Strict-Transport-Security`, if it came over https (RFC 6797 §8.1:
@@ -918,7 +918,7 @@ async fn http_network_fetch(
             );
         }
     }
-    // Steps 10–17. Set response's body to a new body whose stream is pulled from the
+    // Steps 10–16 and 18. Set response's body to a new body whose stream is pulled from the
     // connection, decoded per its content codings.
     from_http_response(http_response)
 }
