@@ -25,7 +25,8 @@ use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{FetchContext, cors::CorsPreflightCache};
 use crate::net::{
-    HyperTransport, HyperTransportBuilder, Identity, Proxy, Resolve, TlsVersion, Transport,
+    HyperTransport, HyperTransportBuilder, Identity, PoolStats, Proxy, Resolve, TlsVersion,
+    Transport,
 };
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::response::Response;
@@ -85,6 +86,8 @@ struct ClientInner {
     context: FetchContext,
     total_timeout: Option<Duration>,
     retry: Option<Retrier>,
+    /// The built-in transport, for its pool statistics; `None` with a custom one.
+    hyper: Option<HyperTransport>,
 }
 
 impl Client {
@@ -96,6 +99,39 @@ impl Client {
     /// The environment requests are made from.
     pub fn environment(&self) -> &Arc<Environment> {
         &self.inner.environment
+    }
+
+    /// A snapshot of the connection pool's statistics, for exporting to metrics: per
+    /// origin, the connections open, idle, in use and being made, the requests waiting
+    /// for one, and the connections opened and closed; see [`PoolStats`]. `None` for a
+    /// client built with a [`transport`](ClientBuilder::transport) of its own.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// #     let (mut socket, _) = listener.accept().await.unwrap();
+    /// #     let mut buf = [0; 1024];
+    /// #     let _ = socket.read(&mut buf).await;
+    /// #     socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi").await.unwrap();
+    /// #     let _ = socket.read(&mut buf).await;
+    /// # });
+    /// use whatwg_fetch::{Client, RequestInit};
+    ///
+    /// let client = Client::builder().build()?;
+    /// let url = format!("http://{addr}/");
+    /// client.fetch(url.as_str(), RequestInit::default()).await?.text().await?;
+    /// let stats = client.pool_stats().expect("the built-in transport");
+    /// let origin = stats.origin(&format!("http://{addr}")).expect("one connection");
+    /// assert_eq!((origin.open, origin.idle, origin.in_use), (1, 1, 0));
+    /// assert_eq!(stats.connections_opened, 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn pool_stats(&self) -> Option<PoolStats> {
+        self.inner.hyper.as_ref().map(HyperTransport::pool_stats)
     }
 
     /// The cookie store credentialed fetches use, if cookies are enabled (see
@@ -1095,6 +1131,7 @@ impl ClientBuilder {
     /// cannot be built (see [`HyperTransportBuilder::build`]), or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
     /// variable holds a URL [`Proxy::http`] rejects.
     pub fn build(self) -> Result<Client> {
+        let mut built_in = None;
         let transport: Arc<dyn Transport> = match self.transport {
             Some(transport) => transport,
             None => {
@@ -1107,7 +1144,9 @@ impl ClientBuilder {
                         hyper = hyper.proxy(proxy);
                     }
                 }
-                Arc::new(hyper.build()?)
+                let hyper = hyper.build()?;
+                built_in = Some(hyper.clone());
+                Arc::new(hyper)
             }
         };
         #[cfg(feature = "tower")]
@@ -1153,6 +1192,7 @@ impl ClientBuilder {
                 },
                 total_timeout: self.total_timeout,
                 retry: self.retry.map(Retrier::new),
+                hyper: built_in,
             }),
         })
     }

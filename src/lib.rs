@@ -451,6 +451,7 @@ pub mod net;
 pub mod request;
 pub mod response;
 pub mod retry;
+pub mod timing;
 #[cfg(feature = "tracing")]
 mod trace;
 
@@ -469,6 +470,7 @@ pub use request::{
     RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,
 };
 pub use response::{Response, ResponseInit, ResponseType};
+pub use timing::ResourceTiming;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

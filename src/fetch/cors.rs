@@ -497,7 +497,7 @@ pub(crate) fn set_cors_exposed_header_names(request: &Request, response: &mut Re
                 unique.push(name.to_vec());
             }
         }
-        response.cors_exposed_header_names = unique;
+        response.cors_exposed_header_names = unique.into_boxed_slice();
         return;
     }
     // Step 14.1.3. Otherwise, if headerNames is non-null or failure, then set response's

@@ -23,6 +23,7 @@ use crate::request::{
     Referrer, Request, RequestCache, RequestCredentials, RequestRedirect, ResponseTainting,
 };
 use crate::response::{Response, is_redirect_status};
+use crate::timing::{ConnectionTimingInfo, NetworkTiming, TimingCell};
 
 /// [HTTP fetch](https://fetch.spec.whatwg.org/#concept-http-fetch).
 pub(crate) async fn http_fetch(
@@ -133,6 +134,7 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     // fetch params whose request is preflight.
     let mut preflight_params = FetchParams {
         request: preflight,
+        timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
         context: fetch_params.context,
         keepalive_reservation: None,
     };
@@ -638,6 +640,7 @@ fn revalidate(
     Box::pin(async move {
         let mut fetch_params = FetchParams {
             request,
+            timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
             context: &context,
             keepalive_reservation: None,
         };
@@ -844,11 +847,14 @@ async fn http_network_fetch(
     include_credentials: bool,
     force_new_connection: bool,
 ) -> Response {
-    // Steps 1–7. (Offline clients, timing info, network partition keys.)
+    // Steps 1–3 and 5. (Offline clients, network partition keys.)
+    // Step 4. Let timingInfo be fetchParams's timing info. (What steps 8.2, 8.4 and 8.5
+    // set in it the transport measures: `from_http_response` keeps it on the response for
+    // fetch response handover.)
     // Step 6. Let newConnection be "yes" if forceNewConnection is true; otherwise "no".
-    // Step 8. Switch on request's mode: obtain a connection given networkPartitionKey,
+    // Step 7. Switch on request's mode: obtain a connection given networkPartitionKey,
     // request's current URL, includeCredentials, and newConnection (the transport's pool).
-    // Step 9.2. If connection is an HTTP/1.x connection, request's body is non-null, and
+    // Step 8.3. If connection is an HTTP/1.x connection, request's body is non-null, and
     // request's body's source is null, then return a network error.
     // DEVIATION: a server-side client sends stream bodies over HTTP/1.1 with chunked
     // encoding, as Deno and undici do; a browser-like one refuses them on plain http (h2
@@ -865,7 +871,7 @@ async fn http_network_fetch(
             "streaming request bodies need HTTP/2".into(),
         ));
     }
-    // Step 9.4. Set response to the result of making an HTTP request over connection using
+    // Step 8.5. Set response to the result of making an HTTP request over connection using
     // request.
     let http_request = match to_http_request(request) {
         Ok(http_request) => http_request,
@@ -885,7 +891,7 @@ async fn http_network_fetch(
         Ok(response) => response,
         Err(error) => return network_error(error),
     };
-    // Step 18 (done before the body is read, as its result does not depend on it). If
+    // Step 17 (done before the body is read, as its result does not depend on it). If
     // includeCredentials is true, then the user agent should parse and store response
     // `Set-Cookie` headers given request and response.
     // The response's `Strict-Transport-Security`, if it came over https (RFC 6797 §8.1:
@@ -912,7 +918,7 @@ async fn http_network_fetch(
             );
         }
     }
-    // Steps 10–17. Set response's body to a new body whose stream is pulled from the
+    // Steps 10–16 and 18. Set response's body to a new body whose stream is pulled from the
     // connection, decoded per its content codings.
     from_http_response(http_response)
 }
@@ -1008,14 +1014,74 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
 fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -> Response {
     let status = http_response.status().as_u16();
     let status_message = crate::net::status_text(&http_response);
-    let (parts, body) = http_response.into_parts();
+    let (parts, mut body) = http_response.into_parts();
     let headers =
         Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
+    // HTTP-network fetch steps 8.2 (final connection timing info), 8.4 (final
+    // network-request start time) and 8.5 (final network-response start time), as the
+    // transport measured them: kept for fetch response handover, which sets them in
+    // fetchParams's timing info (see `fetch_response_handover_timing`).
+    let network = body.connection_info().map(|info| NetworkTiming {
+        connection_timing_info: ConnectionTimingInfo {
+            domain_lookup_start_time: info.timing.domain_lookup_start,
+            domain_lookup_end_time: info.timing.domain_lookup_end,
+            connection_start_time: info.timing.connection_start,
+            connection_end_time: info.timing.connection_end,
+            secure_connection_start_time: info.timing.secure_connection_start,
+            alpn_negotiated_protocol: info.alpn_negotiated_protocol,
+            secure: info.secure,
+        },
+        network_request_start_time: info.request_start,
+        network_response_start_time: info.response_start,
+        connection_reused: info.reused,
+    });
+    let cell = Arc::new(TimingCell::from_network(network));
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is
     // decoded), so that a size limit can fail the first read without reading.
     let declared = http_body::Body::size_hint(&body).exact();
-    let mut body = Body::from_network(body);
+    // Steps 10–18: the response body info's encoded and decoded sizes grow with each
+    // chunk, and processResponseEndOfBody's end time is taken at its end.
+    let mut body = Body::from_network(Metered {
+        body,
+        cell: Arc::clone(&cell),
+    });
     body.set_declared_size(declared);
-    Response::from_network(status, status_message, headers, Some(body), Vec::new())
+    let mut response =
+        Response::from_network(status, status_message, headers, Some(body), Vec::new());
+    response.timing = Some(cell);
+    response
+}
+
+/// A response body from the network that records, in the response's [`TimingCell`], the
+/// [response body info](https://fetch.spec.whatwg.org/#response-body-info)'s encoded and
+/// decoded sizes as it delivers chunks, and the end time when it ends (to its end, or
+/// with an error). It lives inside the body's existing box: nothing more is allocated.
+struct Metered {
+    body: crate::net::ResponseBody,
+    cell: Arc<TimingCell>,
+}
+
+impl futures_core::Stream for Metered {
+    type Item = Result<Bytes, NetworkError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let polled = std::pin::Pin::new(&mut this.body).poll_next(cx);
+        match &polled {
+            std::task::Poll::Ready(Some(Ok(chunk))) => {
+                // Step 18 (as bytes are transmitted): increase response's body info's
+                // encoded size by bytes's length; set bytes to the result of handling
+                // content codings; increase its decoded size by bytes's length.
+                let encoded = this.body.encoded_size();
+                this.cell.add_chunk(chunk.len(), encoded);
+            }
+            std::task::Poll::Ready(_) => this.cell.end_of_body(),
+            std::task::Poll::Pending => {}
+        }
+        polled
+    }
 }

@@ -31,6 +31,7 @@ use crate::request::{
     Request, RequestDestination, RequestMode, RequestOrigin, RequestRedirect, ResponseTainting,
 };
 use crate::response::{Response, is_null_body_status};
+use crate::timing::{FetchTimingInfo, TimingCell, clamp_and_coarsen_connection_timing_info};
 
 /// What a fetch needs from the client that runs it: the network, and the options that
 /// shape the requests it sends. Clones share the network, the caches and the cookie store.
@@ -77,6 +78,8 @@ pub(crate) struct BodyLimits {
 pub(crate) struct FetchParams<'a> {
     /// <https://fetch.spec.whatwg.org/#fetch-params-request>.
     pub(crate) request: Request,
+    /// <https://fetch.spec.whatwg.org/#fetch-params-timing-info>.
+    pub(crate) timing_info: FetchTimingInfo,
     // Not in the spec: the client's network and options.
     pub(crate) context: &'a FetchContext,
     /// This fetch's share of the fetch group's keepalive quota, once a keepalive request
@@ -102,7 +105,10 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
     let mut request = request;
     // Step 4. Populate request from client given request.
     populate_request_from_client(&mut request);
-    // Steps 5–7. (Task destinations and timing info: this implementation is async.)
+    // Steps 5–6. (Task destinations: this implementation is async.)
+    // Step 7. Let timingInfo be a new fetch timing info whose start time and post-redirect
+    // start time are the coarsened shared current time.
+    let timing_info = FetchTimingInfo::new(std::time::Instant::now());
     // Step 8. Let fetchParams be a new fetch params whose request is request.
     // Step 9. If request's body is a byte sequence, then set request's body to request's
     // body as a body. (Bodies are always bodies here.)
@@ -147,11 +153,13 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
     // Steps 15–16. (Internal priority and fetch records.)
     let mut fetch_params = FetchParams {
         request,
+        timing_info,
         context,
         keepalive_reservation: None,
     };
     // Step 17. Run main fetch given fetchParams.
     let mut response = main_fetch(&mut fetch_params, false).await;
+    fetch_response_handover_timing(&fetch_params, &mut response);
     // Not in the spec: a network error names the URL that failed, for its message.
     if response.is_network_error() {
         response.set_network_error_url(fetch_params.request.current_url());
@@ -162,6 +170,64 @@ pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response 
         keepalive::hold_until_end_of_body(&mut response, reservation);
     }
     response
+}
+
+/// The timing steps of [fetch response handover](https://fetch.spec.whatwg.org/#fetch-finale)
+/// given `fetch_params` and `response`: the timing info goes where
+/// [`Response::timing`] reads it, with the end of the body (processResponseEndOfBody's
+/// unsafe end time) and its sizes, which the body's stream adds as it is read.
+///
+/// Not in the spec, which takes the final connection timing info and the final network
+/// request and response start times in HTTP-network fetch: they are recorded on the
+/// response there (see `http::from_http_response`) and taken here, from the response the
+/// fetch returns, which is the same one.
+fn fetch_response_handover_timing(fetch_params: &FetchParams<'_>, response: &mut Response) {
+    // Step 4.2.1 (of processResponseEndOfBody's report timing steps). If fetchParams's
+    // request's URL's scheme is not an HTTP(S) scheme, then return. (Nor is there timing
+    // for a network error here.)
+    let url = fetch_params.request.url_list.first();
+    if response.is_network_error() || !url.is_some_and(|url| is_http_scheme(url.scheme())) {
+        return;
+    }
+    // Step 1. Let timingInfo be fetchParams's timing info.
+    let mut timing_info = fetch_params.timing_info;
+    let no_body = response.body.is_none() && response.internal_response_or_self().body.is_none();
+    let internal_response = response.internal_response_mut();
+    // A response not from the network (the HTTP cache's) gets its cell here.
+    let cell = internal_response
+        .timing
+        .get_or_insert_with(|| Arc::new(TimingCell::default()));
+    // HTTP-network fetch step 8.2: set timingInfo's final connection timing info to the
+    // result of calling clamp and coarsen connection timing info with connection's timing
+    // info, timingInfo's post-redirect start time, and fetchParams's cross-origin
+    // isolated capability.
+    if let Some(network) = &cell.network {
+        timing_info.final_connection_timing_info = Some(clamp_and_coarsen_connection_timing_info(
+            &network.connection_timing_info,
+            timing_info.post_redirect_start_time,
+        ));
+        // HTTP-network fetch step 8.4: set timingInfo's final network-request start time.
+        timing_info.final_network_request_start_time = Some(network.network_request_start_time);
+        // HTTP-network fetch step 8.5: set timingInfo's final network-response start time
+        // once the HTTP parser received the response.
+        // DEVIATION: taken when the whole head has been parsed, not at its first byte:
+        // hyper gives no earlier hook.
+        timing_info.final_network_response_start_time = Some(network.network_response_start_time);
+        // Not in the spec: whether the connection was reused.
+        timing_info.connection_reused = network.connection_reused;
+    }
+    // A response without a body has ended with its head.
+    if no_body {
+        cell.end_of_body();
+    }
+    // Step 4.2.5. If response's timing allow passed flag is not set, then set timingInfo
+    // to the result of creating an opaque timing info for timingInfo.
+    if !internal_response.timing_allow_passed {
+        timing_info = timing_info.create_an_opaque_timing_info();
+    }
+    if let Some(cell) = &internal_response.timing {
+        let _ = cell.info.set(timing_info);
+    }
 }
 
 /// [Populate request from client](https://fetch.spec.whatwg.org/#populate-request-from-client).

@@ -120,7 +120,19 @@ pub(crate) async fn http_redirect_fetch(
     {
         request.body = Some(crate::body::Body::from_bytes(source));
     }
-    // Steps 15–17. (Timing info.)
+    // Step 15. Let timingInfo be fetchParams's timing info.
+    let timing_info = &mut fetch_params.timing_info;
+    // Step 16. Set timingInfo's redirect end time and post-redirect start time to the
+    // coarsened shared current time given fetchParams's cross-origin isolated capability.
+    let now = std::time::Instant::now();
+    timing_info.redirect_end_time = Some(now);
+    timing_info.post_redirect_start_time = now;
+    // Step 17. If timingInfo's redirect start time is 0, then set timingInfo's redirect
+    // start time to timingInfo's start time.
+    if timing_info.redirect_start_time.is_none() {
+        timing_info.redirect_start_time = Some(timing_info.start_time);
+    }
+    let request = &mut fetch_params.request;
     // Step 18. Append locationURL to request's URL list.
     request.url_list.push(location_url);
     // Step 19. Invoke set request's referrer policy on redirect on request and

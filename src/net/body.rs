@@ -15,8 +15,10 @@ use futures_core::Stream;
 use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
 
+use super::decode::Pipeline;
 use super::pool::Pooled;
 use super::timer::ReadTimer;
+use super::timing::{ConnectionInfo, Recorded};
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
 type BoxRequestStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send>>;
@@ -347,11 +349,18 @@ pub struct ResponseBody {
     inner: ResponseInner,
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "`Incoming` is the common variant: boxing it would allocate for every response \
+              to save bytes on the rare ones"
+)]
 enum ResponseInner {
     Empty,
     Full(Option<Bytes>),
     Incoming(IncomingBody),
     Stream(SyncWrapper<BoxResponseStream>),
+    /// A body decoded from another per its content codings (see `net/decode.rs`).
+    Decoded(SyncWrapper<Pin<Box<Pipeline>>>),
 }
 
 /// The body of a response read from a hyper connection.
@@ -376,6 +385,10 @@ struct IncomingBody {
     armed: bool,
     /// Set after an error or the end: the body yields nothing more.
     done: bool,
+    /// The bytes of the body received so far, as sent (before any content decoding).
+    received: u64,
+    /// The connection the response came over, and when its request went out.
+    info: Recorded,
 }
 
 impl ResponseBody {
@@ -409,6 +422,7 @@ impl ResponseBody {
         h2: Option<super::http2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
+        info: Recorded,
     ) -> ResponseBody {
         let mut incoming = IncomingBody {
             body,
@@ -419,6 +433,8 @@ impl ResponseBody {
             idle: None,
             armed: false,
             done: false,
+            received: 0,
+            info,
         };
         if incoming.body.is_end_stream() {
             // Nothing to read (HEAD, 204, 304, `Content-Length: 0`): the connection is
@@ -427,6 +443,40 @@ impl ResponseBody {
         }
         ResponseBody {
             inner: ResponseInner::Incoming(incoming),
+        }
+    }
+
+    /// `pipeline`, the body that decodes another.
+    pub(crate) fn decoded(pipeline: Pipeline) -> ResponseBody {
+        ResponseBody {
+            inner: ResponseInner::Decoded(SyncWrapper::new(Box::pin(pipeline))),
+        }
+    }
+
+    /// What [`HyperTransport`](super::HyperTransport) knows of the connection this body's
+    /// response came over (see [`ConnectionInfo`]); `None` for a body made any other way.
+    /// It takes `&mut self` because a decoding body is reached only so.
+    pub fn connection_info(&mut self) -> Option<ConnectionInfo> {
+        match &mut self.inner {
+            ResponseInner::Incoming(incoming) => Some(incoming.info.info()),
+            ResponseInner::Decoded(pipeline) => {
+                pipeline.get_mut().as_mut().source_mut().connection_info()
+            }
+            ResponseInner::Empty | ResponseInner::Full(_) | ResponseInner::Stream(_) => None,
+        }
+    }
+
+    /// The bytes of the body read from the connection so far, as they were sent, before
+    /// any content decoding: the spec's
+    /// [encoded size](https://fetch.spec.whatwg.org/#fetch-timing-info-encoded-body-size)
+    /// of a response body. `None` for a body not read from a connection.
+    pub fn encoded_size(&mut self) -> Option<u64> {
+        match &mut self.inner {
+            ResponseInner::Incoming(incoming) => Some(incoming.received),
+            ResponseInner::Decoded(pipeline) => {
+                pipeline.get_mut().as_mut().source_mut().encoded_size()
+            }
+            ResponseInner::Empty | ResponseInner::Full(_) | ResponseInner::Stream(_) => None,
         }
     }
 }
@@ -444,6 +494,7 @@ impl fmt::Debug for ResponseBody {
             ResponseInner::Full(_) => "Full",
             ResponseInner::Incoming(_) => "Incoming",
             ResponseInner::Stream(_) => "Stream",
+            ResponseInner::Decoded(_) => "Decoded",
         };
         f.debug_tuple("ResponseBody").field(&name).finish()
     }
@@ -499,6 +550,9 @@ impl IncomingBody {
         }
         match Pin::new(&mut self.body).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    self.received = self.received.saturating_add(data.len() as u64);
+                }
                 if self.body.is_end_stream() {
                     self.finish();
                 } else {
@@ -576,6 +630,11 @@ impl Body for ResponseBody {
                 .as_mut()
                 .poll_next(cx)
                 .map(|item| item.map(|r| r.map(Frame::data))),
+            ResponseInner::Decoded(pipeline) => pipeline
+                .get_mut()
+                .as_mut()
+                .poll_next(cx)
+                .map(|item| item.map(|r| r.map(Frame::data))),
         }
     }
 
@@ -584,7 +643,7 @@ impl Body for ResponseBody {
             ResponseInner::Empty => true,
             ResponseInner::Full(bytes) => bytes.as_ref().is_none_or(Bytes::is_empty),
             ResponseInner::Incoming(incoming) => incoming.done || incoming.body.is_end_stream(),
-            ResponseInner::Stream(_) => false,
+            ResponseInner::Stream(_) | ResponseInner::Decoded(_) => false,
         }
     }
 
@@ -596,7 +655,7 @@ impl Body for ResponseBody {
             }
             ResponseInner::Incoming(incoming) if incoming.done => SizeHint::with_exact(0),
             ResponseInner::Incoming(incoming) => incoming.body.size_hint(),
-            ResponseInner::Stream(_) => SizeHint::default(),
+            ResponseInner::Stream(_) | ResponseInner::Decoded(_) => SizeHint::default(),
         }
     }
 }

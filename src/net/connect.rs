@@ -25,6 +25,7 @@ use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
 use super::resolve::{DnsError, Resolve};
 use super::socket::{SocketOptions, connect_tcp};
 use super::socks;
+use super::timing::ConnectionTiming;
 use super::tls::TlsSetup;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 
@@ -61,17 +62,27 @@ pub(crate) struct Connector {
 }
 
 impl Connector {
-    /// Opens a new connection to `key`'s origin within the connect timeout.
-    pub(crate) async fn connect(&self, key: &Key) -> Result<Connected, NetworkError> {
-        match self.connect_timeout {
-            Some(timeout) => tokio::time::timeout(timeout, self.connect_now(key))
+    /// Opens a new connection to `key`'s origin within the connect timeout, noting in
+    /// `timing` when each step began and ended (the spec's
+    /// [record connection timing info](https://fetch.spec.whatwg.org/#record-connection-timing-info)).
+    pub(crate) async fn connect(
+        &self,
+        key: &Key,
+        timing: &mut ConnectionTiming,
+    ) -> Result<Connected, NetworkError> {
+        let connected = match self.connect_timeout {
+            Some(timeout) => tokio::time::timeout(timeout, self.connect_now(key, timing))
                 .await
                 .map_err(|_| NetworkError::Timeout {
                     kind: TimeoutKind::Connect,
                     after: timeout,
                 })?,
-            None => self.connect_now(key).await,
-        }
+            None => self.connect_now(key, timing).await,
+        }?;
+        // Immediately after establishing the connection: TLS included, the HTTP/2
+        // preface aside (hyper sends it without waiting for an answer).
+        timing.connection_end = Some(std::time::Instant::now());
+        Ok(connected)
     }
 
     /// Routes `key`: the first proxy that carries requests to its origin, if any, and
@@ -98,7 +109,11 @@ impl Connector {
         key.proxy.and_then(|index| self.proxies.get(index))
     }
 
-    async fn connect_now(&self, key: &Key) -> Result<Connected, NetworkError> {
+    async fn connect_now(
+        &self,
+        key: &Key,
+        timing: &mut ConnectionTiming,
+    ) -> Result<Connected, NetworkError> {
         let host = bare_host(key.authority.host());
         let port = key
             .authority
@@ -108,16 +123,22 @@ impl Connector {
             let proxy = self.proxies.get(index).ok_or(NetworkError::Other(
                 "connection key names a proxy the transport does not have".into(),
             ))?;
-            return self.connect_via_proxy(proxy, key, host, port).await;
+            return self.connect_via_proxy(proxy, key, host, port, timing).await;
         }
         #[cfg(unix)]
         if let Some(path) = &self.socket.unix_socket {
+            // No name to resolve.
+            timing.connection_start = Some(std::time::Instant::now());
             let stream = super::socket::connect_unix(path).await?;
-            return self.handshake_origin(stream, key, host).await;
+            return self.handshake_origin(stream, key, host, timing).await;
         }
+        timing.domain_lookup_start = Some(std::time::Instant::now());
         let addrs = self.resolve(host, port).await?;
+        let now = std::time::Instant::now();
+        timing.domain_lookup_end = Some(now);
+        timing.connection_start = Some(now);
         let tcp = connect_tcp(&addrs, &self.socket).await?;
-        self.handshake_origin(tcp, key, host).await
+        self.handshake_origin(tcp, key, host, timing).await
     }
 
     /// The handshakes with `key`'s origin over `io`: TLS for `https:` (then HTTP/2 or
@@ -127,12 +148,13 @@ impl Connector {
         io: T,
         key: &Key,
         host: &str,
+        timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         if key.https {
-            self.handshake_tls(io, host).await
+            self.handshake_tls(io, host, timing).await
         } else if self.http2_prior_knowledge {
             self.handshake_h2(io).await
         } else {
@@ -152,28 +174,39 @@ impl Connector {
         key: &Key,
         host: &str,
         port: u16,
+        timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError> {
         match proxy.kind {
             ProxyKind::Http => {
-                let tcp = self.connect_proxy(proxy).await?;
-                self.through_http_proxy(tcp, proxy, key, host, port).await
+                let tcp = self.connect_proxy(proxy, timing).await?;
+                self.through_http_proxy(tcp, proxy, key, host, port, timing)
+                    .await
             }
             ProxyKind::Https => {
-                let tcp = self.connect_proxy(proxy).await?;
+                let tcp = self.connect_proxy(proxy, timing).await?;
                 let tls = self.handshake_proxy_tls(tcp, proxy).await?;
-                self.through_http_proxy(tls, proxy, key, host, port).await
+                self.through_http_proxy(tls, proxy, key, host, port, timing)
+                    .await
             }
             ProxyKind::Socks5 | ProxyKind::Socks5h => {
-                self.through_socks(proxy, key, host, port).await
+                self.through_socks(proxy, key, host, port, timing).await
             }
         }
     }
 
-    /// TCP to `proxy`; failures say it was the proxy that could not be reached.
-    async fn connect_proxy(&self, proxy: &Proxy) -> Result<TcpStream, NetworkError> {
+    /// TCP to `proxy`; failures say it was the proxy that could not be reached. The
+    /// domain lookup and the connection in `timing` are the proxy's (its first hop).
+    async fn connect_proxy(
+        &self,
+        proxy: &Proxy,
+        timing: &mut ConnectionTiming,
+    ) -> Result<TcpStream, NetworkError> {
         let proxy_host = bare_host(proxy.authority.host());
         // A proxy's authority always has a port (its scheme's default at least).
         let proxy_port = proxy.authority.port_u16().unwrap_or(80);
+        if timing.domain_lookup_start.is_none() {
+            timing.domain_lookup_start = Some(std::time::Instant::now());
+        }
         let addrs = self
             .resolve(proxy_host, proxy_port)
             .await
@@ -182,6 +215,9 @@ impl Connector {
                     format!("resolve proxy {} failed", proxy.authority)
                 })
             })?;
+        let now = std::time::Instant::now();
+        timing.domain_lookup_end = Some(now);
+        timing.connection_start = Some(now);
         connect_tcp(&addrs, &self.socket).await.map_err(|error| {
             naming_proxy(error, || {
                 format!("connect to proxy {} failed", proxy.authority)
@@ -224,6 +260,7 @@ impl Connector {
         key: &Key,
         host: &str,
         port: u16,
+        timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -232,7 +269,7 @@ impl Connector {
             return self.handshake_h1(io).await;
         }
         connect_tunnel(&mut io, key, port, proxy).await?;
-        self.handshake_tls(io, host).await
+        self.handshake_tls(io, host, timing).await
     }
 
     /// A SOCKS5 tunnel to the origin, then what a direct connection speaks: TLS for
@@ -243,6 +280,7 @@ impl Connector {
         key: &Key,
         host: &str,
         port: u16,
+        timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError> {
         let shown = format!("{}:{port}", key.authority.host());
         let (target, target_port) = match host.parse::<IpAddr>() {
@@ -253,6 +291,7 @@ impl Connector {
             // connection would be (overrides included); the first address is sent, as
             // curl does.
             Err(_) => {
+                timing.domain_lookup_start = Some(std::time::Instant::now());
                 let addrs = self.resolve(host, port).await?;
                 let addr = addrs
                     .first()
@@ -260,20 +299,27 @@ impl Connector {
                 (socks::Target::Ip(addr.ip()), addr.port())
             }
         };
-        let mut tcp = self.connect_proxy(proxy).await?;
+        let mut tcp = self.connect_proxy(proxy, timing).await?;
         socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
-        self.handshake_origin(tcp, key, host).await
+        self.handshake_origin(tcp, key, host, timing).await
     }
 
     /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked. A failure is a
     /// [`NetworkError::Tls`] whose source, a `TlsHandshakeError`, names the host and the
     /// reason.
-    async fn handshake_tls<T>(&self, io: T, host: &str) -> Result<Connected, NetworkError>
+    async fn handshake_tls<T>(
+        &self,
+        io: T,
+        host: &str,
+        timing: &mut ConnectionTiming,
+    ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let server_name = ServerName::try_from(host.to_owned())
             .map_err(|e| TlsSetup::server_name_error(host, e))?;
+        // Immediately before the handshake that secures the connection to the origin.
+        timing.secure_connection_start = Some(std::time::Instant::now());
         let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls.config))
             .connect(server_name, io)
             .await

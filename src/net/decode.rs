@@ -317,7 +317,7 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
         .rev()
         .map(|&coding| Stage::new(coding))
         .collect();
-    ResponseBody::from_stream(Pipeline {
+    ResponseBody::decoded(Pipeline {
         source: body,
         stages,
         trailing: 0,
@@ -618,7 +618,7 @@ impl Stage {
 /// short) are made whatever the chunks the body came in: an error of an outer coding
 /// never goes unseen because an inner one ended first. What they still decode comes after
 /// the end of the stream they feed and is dropped, up to [`MAX_TRAILING`] bytes.
-struct Pipeline {
+pub(crate) struct Pipeline {
     source: ResponseBody,
     /// `stages[0]` undoes the last coding applied; the last stage's output is the body.
     stages: Vec<Stage>,
@@ -665,6 +665,13 @@ impl Pipeline {
             .get(..index)?
             .iter()
             .rposition(|stage| stage.phase != Phase::Done)
+    }
+}
+
+impl Pipeline {
+    /// The body being decoded.
+    pub(crate) fn source_mut(self: Pin<&mut Self>) -> &mut ResponseBody {
+        &mut self.get_mut().source
     }
 }
 

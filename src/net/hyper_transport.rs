@@ -28,6 +28,7 @@ use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::timer::{ReadTimeout, ReadTimer};
+use super::timing::{ConnectionTiming, Recorded};
 use super::tls::{Identity, TlsOptions, TlsVersion};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{Error, NetworkError, TimeoutKind};
@@ -108,6 +109,14 @@ impl HyperTransport {
     /// A builder to configure a transport.
     pub fn builder() -> HyperTransportBuilder {
         HyperTransportBuilder::default()
+    }
+
+    /// A snapshot of the connection pool: per origin, the connections open, idle, in use
+    /// and being made, the requests waiting, and the connections opened and closed; see
+    /// [`PoolStats`](super::PoolStats). It takes the pool's lock once, for a pass over
+    /// the origins; sending requests costs nothing more for it.
+    pub fn pool_stats(&self) -> super::PoolStats {
+        self.inner.pool.stats()
     }
 }
 
@@ -785,6 +794,9 @@ impl Inner {
         let mut h2_retried = false;
         // Whether the request was sent again after a connection failed under it: once.
         let mut replayed = false;
+        // How the connection this request made was made; `None` while it uses one that
+        // was there before it.
+        let mut fresh: Option<ConnectionTiming> = None;
         loop {
             let mut pooled = match checkout {
                 Checkout::H2(tx) => {
@@ -794,7 +806,8 @@ impl Inner {
                         undo_h1(&mut request, &key, added_host)?;
                     }
                     // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                    match Box::pin(self.send_h2(tx, request, &key, &options, !replayed)).await {
+                    let sent = self.send_h2(tx, request, &key, &options, !replayed, fresh.take());
+                    match Box::pin(sent).await {
                         Ok(response) => return Ok(response),
                         Err(Retry::Replay(copy)) => {
                             // Refused unprocessed (RFC 9113 §8.7): once more, on a new
@@ -824,7 +837,8 @@ impl Inner {
                 Checkout::Connect(slot) => {
                     #[cfg(feature = "tracing")]
                     tracing::Span::current().record("connection", "new");
-                    match Box::pin(self.connector.connect(&key)).await? {
+                    let timing = fresh.insert(ConnectionTiming::default());
+                    match Box::pin(self.connector.connect(&key, timing)).await? {
                         Connected::H1(tx) => Pooled::new(tx, slot),
                         Connected::H2(tx) => {
                             self.pool.insert_h2(&key, &tx);
@@ -835,6 +849,7 @@ impl Inner {
                     }
                 }
                 Checkout::Idle(mut pooled) => {
+                    fresh = None;
                     if pooled.tx.ready().await.is_err() {
                         // Closed while idle: the request never touched it.
                         checkout = Checkout::Connect(pooled.into_slot());
@@ -864,6 +879,7 @@ impl Inner {
                     prepare_h1(&mut request, host)
                 });
             }
+            let request_start = std::time::Instant::now();
             let sent = pooled.tx.try_send_request(request);
             // The connection's own timer, set again (see `net/timer.rs`).
             let timer = self
@@ -877,7 +893,14 @@ impl Inner {
                     if let Some(copy) = replay {
                         pooled.tx.reused.replay_headers = copy.into_room();
                     }
-                    return self.wrap(response, Some(pooled), None, &options);
+                    let info = Recorded {
+                        timing: fresh.map(Box::new),
+                        request_start,
+                        response_start: std::time::Instant::now(),
+                        h2: false,
+                        secure: key.https,
+                    };
+                    return self.wrap(response, Some(pooled), None, &options, info);
                 }
                 Err(error) => error,
             };
@@ -918,6 +941,7 @@ impl Inner {
         key: &Key,
         options: &SendOptions,
         may_replay: bool,
+        fresh: Option<ConnectionTiming>,
     ) -> Result<Response<ResponseBody>, Retry> {
         prepare_h2(&mut request);
         if let Err(error) = tx.ready().await {
@@ -932,6 +956,7 @@ impl Inner {
         } else {
             None
         };
+        let request_start = std::time::Instant::now();
         let sent = tx.try_send_request(request);
         // A timer of its own: streams share the connection.
         let mut timer = None;
@@ -942,9 +967,17 @@ impl Inner {
             .await
             .map_err(|_| Retry::Fail(self.idle_timeout()))?;
         match result {
-            Ok(response) => self
-                .wrap(response, None, Some(tx), options)
-                .map_err(Retry::Fail),
+            Ok(response) => {
+                let info = Recorded {
+                    timing: fresh.map(Box::new),
+                    request_start,
+                    response_start: std::time::Instant::now(),
+                    h2: true,
+                    secure: key.https,
+                };
+                self.wrap(response, None, Some(tx), options, info)
+                    .map_err(Retry::Fail)
+            }
             Err(mut error) => match error.take_message() {
                 Some(back) => Err(Retry::Again(Box::new(back))),
                 None => {
@@ -966,6 +999,7 @@ impl Inner {
         conn: Option<Pooled>,
         h2: Option<H2Sender>,
         options: &SendOptions,
+        info: Recorded,
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let (parts, body) = response.into_parts();
         let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
@@ -974,7 +1008,7 @@ impl Inner {
         // even after the head, and the next response on the connection would be read from
         // those bytes: such a connection is closed rather than reused.
         let conn = conn.filter(|_| !declares_a_body_it_cannot_have(&parts));
-        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout);
+        let body = ResponseBody::incoming(body, conn, h2, declared_length, self.read_timeout, info);
         let response = Response::from_parts(parts, body);
         if options.decode_content {
             // More codings than are decoded is a network error; the body is dropped

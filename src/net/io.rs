@@ -60,6 +60,8 @@ pub(crate) struct Reused {
     /// Room for the copy of a request's headers kept to send it again (see `Replay` in
     /// `net/hyper_transport.rs`), empty between requests.
     pub(crate) replay_headers: Vec<(HeaderName, HeaderValue)>,
+    /// Counts the connection closed in the pool's statistics when it is dropped.
+    pub(crate) counted: Option<super::pool::Counted>,
 }
 
 impl Http1 {

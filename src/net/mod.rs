@@ -166,6 +166,7 @@ mod service;
 mod socket;
 mod socks;
 mod timer;
+mod timing;
 mod tls;
 
 use std::future::Future;
@@ -175,12 +176,14 @@ use std::sync::Arc;
 pub use body::{RequestBody, ResponseBody};
 pub use decode::{ACCEPT_ENCODING, ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
 pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
+pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 #[cfg(feature = "tower")]
 pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
+pub use timing::{ConnectionInfo, ConnectionTiming};
 pub use tls::{Identity, TlsHandshakeError, TlsVersion};
 
 use crate::error::NetworkError;

@@ -8,6 +8,11 @@
 //! Idle connections sit in the pool without a guard. The lock is a `std::sync::Mutex`
 //! held only for short bookkeeping, never across an `.await`, and nothing that could
 //! re-enter the pool is dropped or sent while it is held.
+//!
+//! Statistics ([`PoolStats`]). Each origin counts the connections opened and closed while
+//! it is in the pool, and the pool counts them all; an HTTP/1 connection is counted
+//! closed when its handle is dropped (a [`Counted`] guard in it, which takes the lock,
+//! as nothing is dropped under it), an HTTP/2 one when the pool lets go of it.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -16,7 +21,7 @@ use std::hash::{Hash, Hasher};
 /// and release), so it hashes with foldhash rather than SipHash: keys are the origins the
 /// client itself fetches, so the speed costs no safety that matters here.
 type OriginMap = HashMap<Key, Origin, foldhash::fast::RandomState>;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
@@ -120,6 +125,10 @@ struct Shared {
     origins: Mutex<OriginMap>,
     config: PoolConfig,
     reaper_started: AtomicBool,
+    /// Connections opened since the pool was made, to every origin.
+    opened: AtomicU64,
+    /// Connections closed since the pool was made, to every origin.
+    closed: AtomicU64,
 }
 
 #[derive(Default)]
@@ -140,6 +149,10 @@ struct Origin {
     h2_connecting: bool,
     /// When a request last took the HTTP/2 connection.
     h2_used: Option<Instant>,
+    /// Connections opened since this origin entered the pool.
+    opened: u64,
+    /// Connections closed since this origin entered the pool.
+    closed: u64,
 }
 
 impl Origin {
@@ -206,7 +219,47 @@ impl Pool {
                 origins: Mutex::new(OriginMap::default()),
                 config,
                 reaper_started: AtomicBool::new(false),
+                opened: AtomicU64::new(0),
+                closed: AtomicU64::new(0),
             }),
+        }
+    }
+
+    /// A snapshot of the pool's connections per origin, and its totals: one pass over
+    /// the origins under the lock.
+    pub(crate) fn stats(&self) -> PoolStats {
+        let origins = {
+            let origins = self.shared.lock();
+            origins
+                .iter()
+                .map(|(key, origin)| {
+                    let open = usize::try_from(origin.opened.saturating_sub(origin.closed))
+                        .unwrap_or(usize::MAX);
+                    let h2 = usize::from(origin.h2.is_some());
+                    let idle = origin.idle.len();
+                    OriginStats {
+                        origin: format!(
+                            "{}://{}",
+                            if key.https { "https" } else { "http" },
+                            key.authority
+                        ),
+                        proxied: key.proxy.is_some(),
+                        open,
+                        idle,
+                        in_use: open.saturating_sub(idle),
+                        connecting: origin.total.saturating_sub(open.saturating_sub(h2)),
+                        queued: origin.waiters.iter().filter(|w| !w.is_closed()).count(),
+                        http2: origin.h2.is_some(),
+                        opened: origin.opened,
+                        closed: origin.closed,
+                    }
+                })
+                .collect()
+        };
+        PoolStats {
+            origins,
+            connections_opened: self.shared.opened.load(Ordering::Relaxed),
+            connections_closed: self.shared.closed.load(Ordering::Relaxed),
         }
     }
 
@@ -257,6 +310,7 @@ impl Pool {
                         return Checkout::H2(h2);
                     }
                     origin.h2 = None;
+                    self.shared.count_closed(origin);
                 }
                 let expired_before = if origin.idle.is_empty() {
                     None
@@ -357,6 +411,11 @@ impl Pool {
         let waiters = {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
+            if origin.h2.is_some() {
+                // Replaced by a new connection: the pool lets go of the old one.
+                self.shared.count_closed(origin);
+            }
+            self.shared.count_opened(origin);
             origin.h2 = Some(tx.clone());
             origin.h2_used = Some(Instant::now());
             origin.h2_likely = true;
@@ -371,6 +430,30 @@ impl Pool {
 }
 
 impl Shared {
+    /// Counts a connection to `origin` opened.
+    fn count_opened(&self, origin: &mut Origin) {
+        origin.opened = origin.opened.saturating_add(1);
+        self.opened.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a connection to `origin` closed.
+    fn count_closed(&self, origin: &mut Origin) {
+        origin.closed = origin.closed.saturating_add(1);
+        self.closed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a connection to `key` closed, its origin's count too if it is still in
+    /// the pool.
+    fn connection_closed(&self, key: &Key) {
+        let mut origins = self.lock();
+        match origins.get_mut(key) {
+            Some(origin) => self.count_closed(origin),
+            None => {
+                self.closed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, OriginMap> {
         // The lock guards plain bookkeeping that stays consistent between statements,
         // so a poisoned lock is still usable.
@@ -548,6 +631,7 @@ impl Shared {
                     // closes once the last one ends.
                     h2_evicted.extend(origin.h2.take());
                     origin.h2_used = None;
+                    self.count_closed(origin);
                 }
             }
             origins.retain(|_, origin| !origin.is_unused());
@@ -595,9 +679,33 @@ impl Drop for Slot {
     }
 }
 
+/// Counts an HTTP/1 connection closed when it is dropped: kept in its handle.
+pub(crate) struct Counted {
+    /// Weak: idle connections sit in the pool, which must not keep itself alive.
+    shared: Weak<Shared>,
+    key: Key,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.connection_closed(&self.key);
+        }
+    }
+}
+
 impl Pooled {
     /// Wraps a new connection made under `slot`.
-    pub(crate) fn new(tx: Http1, mut slot: Slot) -> Pooled {
+    pub(crate) fn new(mut tx: Http1, mut slot: Slot) -> Pooled {
+        {
+            let mut origins = slot.shared.lock();
+            let origin = origins.entry(slot.key.clone()).or_default();
+            slot.shared.count_opened(origin);
+        }
+        tx.reused.counted = Some(Counted {
+            shared: Arc::downgrade(&slot.shared),
+            key: slot.key.clone(),
+        });
         if slot.h2_connect {
             slot.h2_connect = false;
             slot.shared.h2_connect_ended(&slot.key, true);
@@ -623,6 +731,69 @@ impl Pooled {
     pub(crate) fn into_slot(self) -> Slot {
         self.slot
     }
+}
+
+/// A snapshot of a [`HyperTransport`](super::HyperTransport)'s connection pool, from
+/// [`HyperTransport::pool_stats`](super::HyperTransport::pool_stats) or
+/// [`Client::pool_stats`](crate::Client::pool_stats): plain numbers, cheap to take (one
+/// pass over the origins under the pool's lock), to export to metrics.
+///
+/// `connections_opened` and `connections_closed` only grow: export them as counters. The
+/// numbers per origin are gauges, and an origin is listed only while the pool has
+/// something of it (a connection, idle or in use or being made, or a request waiting):
+/// its own `opened` and `closed` count from when it last entered the pool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PoolStats {
+    /// The origins the pool has connections to or requests waiting for, in no order.
+    pub origins: Vec<OriginStats>,
+    /// The connections opened since the transport was built, to every origin.
+    pub connections_opened: u64,
+    /// The connections closed since the transport was built, to every origin: by the
+    /// idle timeout, by the peer, by a body dropped before its end, by an error.
+    pub connections_closed: u64,
+}
+
+impl PoolStats {
+    /// The statistics of `origin` (`scheme://host:port` as requested, e.g.
+    /// `"http://127.0.0.1:8080"`; the port only when the URL had one), if the pool has
+    /// something of it. Through a proxy an origin may be listed once per proxy: the
+    /// first is returned.
+    pub fn origin(&self, origin: &str) -> Option<&OriginStats> {
+        self.origins
+            .iter()
+            .find(|stats| stats.origin.eq_ignore_ascii_case(origin))
+    }
+}
+
+/// One origin's part of [`PoolStats`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OriginStats {
+    /// The origin, `scheme://authority` as the request URL spelled its authority (e.g.
+    /// `"https://example.com"`, `"http://127.0.0.1:8080"`).
+    pub origin: String,
+    /// Whether its connections go through a proxy.
+    pub proxied: bool,
+    /// The connections open: idle or in use (an HTTP/2 connection counts as one).
+    pub open: usize,
+    /// The idle HTTP/1.1 connections, waiting for a request.
+    pub idle: usize,
+    /// The connections in use: an HTTP/1.1 connection from the request's send until its
+    /// response body ends, and the HTTP/2 connection while the pool holds it.
+    pub in_use: usize,
+    /// The connections being made (resolving, connecting, in a TLS handshake).
+    pub connecting: usize,
+    /// The requests waiting for a connection: queued behind
+    /// [`max_connections_per_origin`](super::HyperTransportBuilder::max_connections_per_origin),
+    /// or for the HTTP/2 connection being made.
+    pub queued: usize,
+    /// Whether the origin has an HTTP/2 connection.
+    pub http2: bool,
+    /// The connections opened since this origin entered the pool.
+    pub opened: u64,
+    /// The connections closed since this origin entered the pool.
+    pub closed: u64,
 }
 
 #[cfg(test)]

@@ -1,0 +1,91 @@
+//! What the network layer tells the layer above about the connection a response came
+//! over: the [connection timing info](https://fetch.spec.whatwg.org/#connection-timing-info)
+//! of the Fetch Standard, whether the connection was reused, and when the request went
+//! out and its response began.
+//!
+//! [`HyperTransport`](super::HyperTransport) records it in the response's
+//! [`ResponseBody`](super::ResponseBody) (see [`ResponseBody::connection_info`](super::ResponseBody::connection_info)),
+//! so that nothing is allocated for it per request: two `Instant::now()` calls per
+//! request, and five and one small box per new connection.
+
+use std::time::Instant;
+
+/// When the steps of making a connection began and ended: the spec's
+/// [connection timing info](https://fetch.spec.whatwg.org/#connection-timing-info), as
+/// instants. `None` stands for the spec's 0: the step did not happen (no name to
+/// resolve through a Unix socket, no TLS on `http:`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionTiming {
+    /// <https://fetch.spec.whatwg.org/#connection-timing-info-domain-lookup-start-time>:
+    /// before the host (or the proxy's host) was resolved.
+    pub domain_lookup_start: Option<Instant>,
+    /// <https://fetch.spec.whatwg.org/#connection-timing-info-domain-lookup-end-time>:
+    /// once its addresses were known.
+    pub domain_lookup_end: Option<Instant>,
+    /// <https://fetch.spec.whatwg.org/#connection-timing-info-connection-start-time>:
+    /// before the first TCP connect (or the Unix socket's).
+    pub connection_start: Option<Instant>,
+    /// <https://fetch.spec.whatwg.org/#connection-timing-info-connection-end-time>: once
+    /// the connection was established, proxy tunnel and TLS handshake included.
+    pub connection_end: Option<Instant>,
+    /// <https://fetch.spec.whatwg.org/#connection-timing-info-secure-connection-start-time>:
+    /// before the TLS handshake with the origin; `None` without TLS to the origin.
+    pub secure_connection_start: Option<Instant>,
+}
+
+/// What [`HyperTransport`](super::HyperTransport) knows of the connection a response came
+/// over and of the request on it. Read it with
+/// [`ResponseBody::connection_info`](super::ResponseBody::connection_info).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct ConnectionInfo {
+    /// How the connection was made. For a reused connection, the timing of when it was
+    /// made for an earlier request is not kept: every field is `None`.
+    pub timing: ConnectionTiming,
+    /// The connection's [ALPN negotiated protocol](https://fetch.spec.whatwg.org/#connection-timing-info-alpn-negotiated-protocol):
+    /// `"h2"` or `"http/1.1"` (the protocol in use, whether ALPN picked it or not).
+    pub alpn_negotiated_protocol: &'static str,
+    /// Whether the connection to the origin is secured by TLS (an `https:` origin,
+    /// directly or through a proxy's tunnel), reused or not.
+    pub secure: bool,
+    /// Whether the connection was there before this request: an idle pooled HTTP/1.1
+    /// connection, or an HTTP/2 connection this request did not make. The timing of when
+    /// it was made is then not given.
+    pub reused: bool,
+    /// When the request was handed to the connection.
+    pub request_start: Instant,
+    /// When the response head had been received.
+    pub response_start: Instant,
+}
+
+/// A [`ConnectionInfo`] as a response body keeps it: small, as the body is moved whole a
+/// few times before it is boxed. The timing of a new connection (one per connection, not
+/// per request) is behind a box; a reused connection has none.
+pub(crate) struct Recorded {
+    pub(crate) timing: Option<Box<ConnectionTiming>>,
+    pub(crate) request_start: Instant,
+    pub(crate) response_start: Instant,
+    pub(crate) h2: bool,
+    pub(crate) secure: bool,
+}
+
+impl Recorded {
+    /// What the layer above reads.
+    pub(crate) fn info(&self) -> ConnectionInfo {
+        ConnectionInfo {
+            timing: self.timing.as_deref().copied().unwrap_or_default(),
+            alpn_negotiated_protocol: if self.h2 { H2 } else { HTTP_1_1 },
+            secure: self.secure,
+            reused: self.timing.is_none(),
+            request_start: self.request_start,
+            response_start: self.response_start,
+        }
+    }
+}
+
+/// The ALPN protocol ID of HTTP/1.1 ([RFC 7301 §6](https://www.rfc-editor.org/rfc/rfc7301#section-6)).
+pub(crate) const HTTP_1_1: &str = "http/1.1";
+
+/// The ALPN protocol ID of HTTP/2 ([RFC 9113 §3.2](https://httpwg.org/specs/rfc9113.html#versioning)).
+pub(crate) const H2: &str = "h2";
