@@ -1,7 +1,7 @@
 //! `Client` as a tower service, and tower layers around each network request (the `tower`
 //! feature), against servers on 127.0.0.1.
-#![cfg(feature = "tower")]
 
+#[path = "../../tests/net_support/mod.rs"]
 mod net_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,8 +2,8 @@
 //! dev-dependency on itself turns on for its tests): interceptors, recorded calls, unmatched
 //! requests, and the whole fetch algorithm (redirects, cookies, CORS, the HTTP cache,
 //! abort and timeouts) running above it.
-#![cfg(feature = "mock")]
 
+#[path = "../../tests/net_support/mod.rs"]
 mod net_support;
 
 use std::future::Future;

@@ -1,8 +1,8 @@
 //! The spans of the `tracing` feature: one per fetch at INFO, one per network request at
 //! DEBUG, with their fields, and no credentials in them. A small subscriber below keeps
 //! every span's fields.
-#![cfg(feature = "tracing")]
 
+#[path = "../../tests/net_support/mod.rs"]
 mod net_support;
 
 use std::collections::BTreeMap;
