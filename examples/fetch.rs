@@ -204,10 +204,13 @@ async fn main() {
     };
     if let Err(error) = run(options).await {
         eprint!("fetch: {error}");
-        let mut source = error.source();
-        while let Some(cause) = source {
-            eprint!(": {cause}");
-            source = cause.source();
+        // This crate's errors already say what their causes say; others are followed here.
+        if !error.is::<whatwg_fetch::Error>() {
+            let mut source = error.source();
+            while let Some(cause) = source {
+                eprint!(": {cause}");
+                source = cause.source();
+            }
         }
         eprintln!();
         std::process::exit(1);
