@@ -5,8 +5,22 @@
   const native = globalThis.__wpt_native;
   const TEST = ["PASS", "FAIL", "TIMEOUT", "NOTRUN", "PRECONDITION_FAILED"];
   const HARNESS = ["OK", "ERROR", "TIMEOUT", "PRECONDITION_FAILED"];
-  const str = v => (v === null || v === undefined ? null : String(v));
-  const subtest = test => ({ name: String(test.name), status: TEST[test.status] ?? String(test.status), message: str(test.message) });
+  // testharness.js's own sanitize_unpaired_surrogates: each unpaired surrogate becomes `U+xxxx`
+  // (lowercase hex), a pair stays. testharness applies it to every test name when it
+  // completes and to assertion messages, so the names reported at completion already have
+  // this form; applying it to the results streamed before completion gives a subtest the same
+  // name in both, and keeps every line valid UTF-8 JSON, which the runner's parser requires
+  // (JSON.stringify writes a lone surrogate as a `\udxxx` escape that no Rust String holds).
+  const sanitize = s => s.replace(
+    /([\ud800-\udbff]+)(?![\udc00-\udfff])|(^|[^\ud800-\udbff])([\udc00-\udfff]+)/g,
+    (_, lead, prefix, trail) => {
+      let out = prefix || "";
+      const units = lead || trail;
+      for (let i = 0; i < units.length; i++) out += "U+" + units.charCodeAt(i).toString(16);
+      return out;
+    });
+  const str = v => (v === null || v === undefined ? null : sanitize(String(v)));
+  const subtest = test => ({ name: sanitize(String(test.name)), status: TEST[test.status] ?? String(test.status), message: str(test.message) });
   // Each result is reported as it comes, so a file that dies later keeps what it finished.
   add_result_callback(test => { native.result(JSON.stringify(subtest(test))); });
   add_completion_callback((tests, status) => {

@@ -317,6 +317,7 @@ mod tests {
     //! The worker scope over the crate's globals, in a real engine but without the server.
 
     use super::*;
+    use crate::results;
 
     /// Runs `script` in a fresh worker scope, drives the event loop until idle, and returns
     /// `globalThis.result` as JSON.
@@ -358,6 +359,62 @@ mod tests {
                 })
                 .await
         })
+    }
+
+    /// Evaluates `wpt/js/harness.js` over stub testharness callbacks, runs `script` (which
+    /// calls `cb.result(test)` and `cb.complete(tests, status)`), and returns the stdout lines
+    /// the collector wrote.
+    fn collector_lines(script: &str) -> String {
+        let rt = rquickjs::Runtime::new().unwrap();
+        let context = rquickjs::Context::full(&rt).unwrap();
+        context.with(|ctx| {
+            ctx.eval::<(), _>(
+                "globalThis.cb = {}; globalThis.lines = []; \
+                 globalThis.add_result_callback = f => { cb.result = f; }; \
+                 globalThis.add_completion_callback = f => { cb.complete = f; }; \
+                 globalThis.__wpt_native = { \
+                   result: j => lines.push('WPT-SUBTEST ' + j), \
+                   complete: j => lines.push('WPT-COMPLETE ' + j) };",
+            )
+            .unwrap();
+            let (name, text) = HARNESS_SCRIPT;
+            if let Err(e) = eval_script(&ctx, name, text) {
+                panic!("{name}: {e}");
+            }
+            if let Err(e) = eval_script(&ctx, "test.js", script) {
+                panic!("test.js: {e}");
+            }
+            ctx.eval::<String, _>("lines.join('\\n')").unwrap()
+        })
+    }
+
+    #[test]
+    fn streamed_subtests_with_unpaired_surrogates_keep_the_names_testharness_completes_with() {
+        // testharness.js renames `\uDEAD` to `U+dead` in every test name when it completes;
+        // the results streamed before that carry the same names, so a file killed before it
+        // completes keeps these subtests, under the names a completed run gives them.
+        let streamed = collector_lines(
+            "cb.result({ name: 'input \\uDEAD', status: 0, message: null }); \
+             cb.result({ name: 'input \\uDF06\\uD834', status: 1, message: 'got \\uD800' }); \
+             cb.result({ name: 'input \\uD834\\uDF06', status: 0, message: null });",
+        );
+        let killed = results::from_child_output("x.any.js", "x.any.js", &streamed, "", true, 1);
+        let names: Vec<&str> = killed.subtests.iter().map(|s| s.name.as_str()).collect();
+        let expected = ["input U+dead", "input U+df06U+d834", "input \u{1d306}"];
+        assert_eq!(names, expected);
+        assert_eq!(killed.subtests[1].message.as_deref(), Some("got U+d800"));
+
+        let completed = collector_lines(
+            "cb.complete([{ name: 'input U+dead', status: 0 }, \
+               { name: 'input U+df06U+d834', status: 1, message: 'got U+d800' }, \
+               { name: 'input \\uD834\\uDF06', status: 0 }], \
+               { status: 1, message: 'uncaught \\uDBFF', stack: null });",
+        );
+        let done = results::from_child_output("x.any.js", "x.any.js", &completed, "", false, 1);
+        assert_eq!(done.harness, "ERROR");
+        assert_eq!(done.message.as_deref(), Some("uncaught U+dbff"));
+        let names: Vec<&str> = done.subtests.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, expected);
     }
 
     #[test]
