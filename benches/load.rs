@@ -4,7 +4,12 @@
 //! ```text
 //! cargo bench --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                             [--clients fetch,hyper,reqwest] [--order both|forward|reverse]
+//!                             [--min-cpu-ratio R]
 //! ```
+//!
+//! With `--min-cpu-ratio R`, the run is also a regression guard: it exits with status 1 when
+//! raw hyper's CPU per request divided by `fetch()`'s, over all passes, is below `R` (say
+//! 0.70, some way under what this machine measures, so that noise alone does not trip it).
 //!
 //! The server runs in this process, on a current-thread runtime in its own thread; the
 //! clients run on a multi-thread runtime. With `--order both` (the default) every client is
@@ -27,10 +32,12 @@ struct Options {
     clients: Vec<&'static str>,
     forward: bool,
     reverse: bool,
+    /// Fail when hyper-util's CPU per request over fetch's falls below this.
+    min_cpu_ratio: Option<f64>,
 }
 
 const USAGE: &str = "usage: load [--n N] [--concurrency C] [--rounds R] \
-[--clients fetch,hyper,reqwest] [--order both|forward|reverse]";
+[--clients fetch,hyper,reqwest] [--order both|forward|reverse] [--min-cpu-ratio R]";
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
@@ -40,6 +47,7 @@ fn parse_args() -> Result<Options, String> {
         clients: clients::ALL.to_vec(),
         forward: true,
         reverse: true,
+        min_cpu_ratio: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -65,6 +73,15 @@ fn parse_args() -> Result<Options, String> {
                 "reverse" => (options.forward, options.reverse) = (false, true),
                 other => return Err(format!("unknown order {other:?}\n{USAGE}")),
             },
+            "--min-cpu-ratio" => {
+                let text = value()?;
+                let ratio = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|ratio| ratio.is_finite() && *ratio > 0.0)
+                    .ok_or_else(|| format!("{text:?} is not a positive ratio"))?;
+                options.min_cpu_ratio = Some(ratio);
+            }
             _ => return Err(format!("unknown argument {arg:?}\n{USAGE}")),
         }
     }
@@ -223,4 +240,34 @@ fn main() {
         );
     }
     print_ratios("all", &medians, &cpu);
+    if let Some(min) = options.min_cpu_ratio {
+        guard(min, &cpu);
+    }
+}
+
+/// Exits with status 1 when raw hyper's CPU per request over `fetch()`'s, from `cpu` (the
+/// medians over all passes), is below `min`, or cannot be computed.
+fn guard(min: f64, cpu: &BTreeMap<&str, f64>) {
+    let ratio = match (cpu.get(clients::ALL[0]), cpu.get(clients::ALL[1])) {
+        (Some(&fetch), Some(&hyper)) if fetch > 0.0 => hyper / fetch,
+        _ => {
+            eprintln!(
+                "guard: no CPU figures for both {} and {} (run both clients, on Linux)",
+                clients::ALL[0],
+                clients::ALL[1]
+            );
+            std::process::exit(1);
+        }
+    };
+    if ratio < min {
+        eprintln!(
+            "guard: CPU per request {} / fetch = {ratio:.3}, below {min:.3}",
+            clients::ALL[1]
+        );
+        std::process::exit(1);
+    }
+    eprintln!(
+        "guard: CPU per request {} / fetch = {ratio:.3}, at least {min:.3}",
+        clients::ALL[1]
+    );
 }
