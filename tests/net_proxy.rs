@@ -1206,6 +1206,45 @@ async fn a_refused_connect_names_the_proxy_and_the_target() {
     .await;
 }
 
+#[tokio::test]
+async fn a_proxy_whose_connect_answer_never_ends_its_head_is_a_protocol_error() {
+    bounded(async {
+        // Answers CONNECT with a status line and then header lines without end.
+        let sent = Arc::new(AtomicUsize::new(0));
+        let counted = sent.clone();
+        let proxy = raw_server(move |mut stream| {
+            let counted = counted.clone();
+            async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = read_head(&mut stream).await;
+                let mut chunk = b"HTTP/1.1 200 OK\r\n".to_vec();
+                for _ in 0..1000 {
+                    if stream.write_all(&chunk).await.is_err() {
+                        return;
+                    }
+                    counted.fetch_add(chunk.len(), Ordering::SeqCst);
+                    chunk = format!("x-filler: {}\r\n", "v".repeat(1000)).into_bytes();
+                }
+            }
+        })
+        .await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::https(&format!("http://{}", proxy.addr)).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("https://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+        assert!(error.to_string().contains("larger than 16384"), "{error}");
+        // The client stopped reading at the 16 KiB limit, long before the 1 MB the proxy
+        // would send.
+        assert!(sent.load(Ordering::SeqCst) < 1_000_000);
+    })
+    .await;
+}
+
 // ---------------------------------------------------------------------------------------
 // The environment, and a Client, with SOCKS5 and HTTPS proxies
 
