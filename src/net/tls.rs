@@ -276,8 +276,9 @@ impl TlsOptions {
             )));
         }
         let verifier: Arc<dyn ServerCertVerifier> = if self.accept_invalid_certs {
-            Arc::new(AcceptAnyCertificate {
+            Arc::new(FixedVerdict {
                 algorithms: provider.signature_verification_algorithms,
+                refusal: None,
             })
         } else if self.accept_invalid_hostnames {
             Arc::new(IgnoreHostnames {
@@ -449,17 +450,15 @@ fn webpki_verifier(
 ) -> Result<Arc<dyn ServerCertVerifier>, Error> {
     // As reqwest: the client is built, and every certificate is refused, saying why.
     if roots.is_empty() {
-        return Ok(Arc::new(NoRoots {
-            why: if system_roots {
+        return Ok(Arc::new(FixedVerdict {
+            algorithms: provider.signature_verification_algorithms,
+            refusal: Some(if system_roots {
                 "no root certificates to trust: the system's trust store has none, the \
                  built-in roots are off, and none was added"
             } else {
                 "no root certificates to trust: the system's and the built-in roots are off \
                  (or not in this build), and none was added"
-            },
-            signatures: AcceptAnyCertificate {
-                algorithms: provider.signature_verification_algorithms,
-            },
+            }),
         }));
     }
     let verifier =
@@ -754,14 +753,16 @@ impl ServerCertVerifier for IgnoreHostnames {
     delegate_signatures!(inner);
 }
 
-/// `danger_accept_invalid_certs`: any certificate is accepted. The handshake's
+/// A verifier whose verdict on every certificate is fixed: accepted with no `refusal`
+/// (`danger_accept_invalid_certs`), refused with it (no roots to trust). The handshake's
 /// signatures are still checked against the certificate's key, as the protocol needs.
 #[derive(Debug)]
-struct AcceptAnyCertificate {
+struct FixedVerdict {
     algorithms: WebPkiSupportedAlgorithms,
+    refusal: Option<&'static str>,
 }
 
-impl ServerCertVerifier for AcceptAnyCertificate {
+impl ServerCertVerifier for FixedVerdict {
     fn verify_server_cert(
         &self,
         _end_entity: &CertificateDer<'_>,
@@ -770,7 +771,10 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+        match self.refusal {
+            None => Ok(ServerCertVerified::assertion()),
+            Some(why) => Err(rustls::Error::General(why.to_owned())),
+        }
     }
 
     fn verify_tls12_signature(
@@ -794,28 +798,6 @@ impl ServerCertVerifier for AcceptAnyCertificate {
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.algorithms.supported_schemes()
     }
-}
-
-/// No root certificate to trust: every certificate is refused, with `why`.
-#[derive(Debug)]
-struct NoRoots {
-    why: &'static str,
-    signatures: AcceptAnyCertificate,
-}
-
-impl ServerCertVerifier for NoRoots {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Err(rustls::Error::General(self.why.to_owned()))
-    }
-
-    delegate_signatures!(signatures);
 }
 
 #[cfg(test)]
