@@ -1,11 +1,13 @@
 //! Sequential `fetch()` GETs against an in-process hyper server, all on one current-thread
 //! runtime: a workload whose instruction count is the same from run to run, for measuring
-//! the cost of one request under callgrind (see `benches/README.md`).
+//! the cost of one request under callgrind (see `benches/README.md`). `--client hyper` runs
+//! the same requests through hyper-util's legacy `Client` instead, the raw transport to
+//! compare with.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-//!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout]
+//!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -33,15 +35,19 @@ const BODY: &str = concat!(
 fn main() {
     let mut count = 1000usize;
     let mut read_timeout = true;
-    for arg in std::env::args().skip(1) {
+    let mut hyper_client = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-read-timeout" => read_timeout = false,
+            "--client" => match args.next().as_deref() {
+                Some("hyper") => hyper_client = true,
+                Some("fetch") => hyper_client = false,
+                _ => usage(),
+            },
             number => match number.parse() {
                 Ok(n) => count = n,
-                Err(_) => {
-                    eprintln!("usage: callgrind_fetch [COUNT] [--no-read-timeout]");
-                    std::process::exit(2);
-                }
+                Err(_) => usage(),
             },
         }
     }
@@ -55,13 +61,22 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(error) = runtime.block_on(run(count, read_timeout)) {
+    if let Err(error) = runtime.block_on(run(count, read_timeout, hyper_client)) {
         eprintln!("{error}");
         std::process::exit(1);
     }
 }
 
-async fn run(count: usize, read_timeout: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn usage() -> ! {
+    eprintln!("usage: callgrind_fetch [COUNT] [--no-read-timeout] [--client fetch|hyper]");
+    std::process::exit(2);
+}
+
+async fn run(
+    count: usize,
+    read_timeout: bool,
+    hyper_client: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
     let addr = listener.local_addr()?;
     tokio::spawn(async move {
@@ -83,19 +98,53 @@ async fn run(count: usize, read_timeout: bool) -> Result<(), Box<dyn std::error:
             });
         }
     });
+    let url = format!("http://{addr}/");
+    let bytes = if hyper_client {
+        run_hyper(&url, count).await?
+    } else {
+        run_fetch(&url, count, read_timeout).await?
+    };
+    if bytes != count * BODY.len() {
+        return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
+    }
+    Ok(())
+}
+
+/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read.
+async fn run_fetch(
+    url: &str,
+    count: usize,
+    read_timeout: bool,
+) -> Result<usize, Box<dyn std::error::Error>> {
     let mut builder = Client::builder();
     if !read_timeout {
         builder = builder.read_timeout(None);
     }
     let client = builder.build()?;
-    let url = format!("http://{addr}/");
     let mut bytes = 0;
     for _ in 0..count {
-        let mut response = client.fetch(url.as_str(), RequestInit::default()).await?;
+        let mut response = client.fetch(url, RequestInit::default()).await?;
         bytes += response.bytes().await?.len();
     }
-    if bytes != count * BODY.len() {
-        return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
+    Ok(bytes)
+}
+
+/// `count` GETs of `url` through hyper-util's legacy `Client` (pooled HTTP/1.1,
+/// `TCP_NODELAY`, as in the load benchmark), each body collected; the bytes read.
+async fn run_hyper(url: &str, count: usize) -> Result<usize, Box<dyn std::error::Error>> {
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::client::legacy::Client as HyperClient;
+    use hyper_util::client::legacy::connect::HttpConnector;
+    use hyper_util::rt::TokioExecutor;
+
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    let client = HyperClient::builder(TokioExecutor::new()).build::<_, Empty<Bytes>>(connector);
+    let uri: hyper::Uri = url.parse()?;
+    let mut bytes = 0;
+    for _ in 0..count {
+        let response = client.get(uri.clone()).await?;
+        bytes += response.into_body().collect().await?.to_bytes().len();
     }
-    Ok(())
+    Ok(bytes)
 }
