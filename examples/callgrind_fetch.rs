@@ -2,12 +2,14 @@
 //! runtime: a workload whose instruction count is the same from run to run, for measuring
 //! the cost of one request under callgrind (see `benches/README.md`). `--client hyper` runs
 //! the same requests through hyper-util's legacy `Client` instead, the raw transport to
-//! compare with.
+//! compare with; `--parsed-url` hands `fetch()` a `url::Url` parsed once, as hyper-util is
+//! handed a `Uri`, rather than the string.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-//!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--client hyper]
+//!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
+//!     [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -36,10 +38,12 @@ fn main() {
     let mut count = 1000usize;
     let mut read_timeout = true;
     let mut hyper_client = false;
+    let mut parsed_url = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-read-timeout" => read_timeout = false,
+            "--parsed-url" => parsed_url = true,
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -61,20 +65,23 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(error) = runtime.block_on(run(count, read_timeout, hyper_client)) {
+    if let Err(error) = runtime.block_on(run(count, read_timeout, parsed_url, hyper_client)) {
         eprintln!("{error}");
         std::process::exit(1);
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: callgrind_fetch [COUNT] [--no-read-timeout] [--client fetch|hyper]");
+    eprintln!(
+        "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--client fetch|hyper]"
+    );
     std::process::exit(2);
 }
 
 async fn run(
     count: usize,
     read_timeout: bool,
+    parsed_url: bool,
     hyper_client: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -102,7 +109,7 @@ async fn run(
     let bytes = if hyper_client {
         run_hyper(&url, count).await?
     } else {
-        run_fetch(&url, count, read_timeout).await?
+        run_fetch(&url, count, read_timeout, parsed_url).await?
     };
     if bytes != count * BODY.len() {
         return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
@@ -110,11 +117,13 @@ async fn run(
     Ok(())
 }
 
-/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read.
+/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read. With
+/// `parsed_url`, each call gets a clone of the URL parsed once.
 async fn run_fetch(
     url: &str,
     count: usize,
     read_timeout: bool,
+    parsed_url: bool,
 ) -> Result<usize, Box<dyn std::error::Error>> {
     let mut builder = Client::builder();
     if !read_timeout {
@@ -122,8 +131,13 @@ async fn run_fetch(
     }
     let client = builder.build()?;
     let mut bytes = 0;
+    let parsed = url::Url::parse(url)?;
     for _ in 0..count {
-        let mut response = client.fetch(url, RequestInit::default()).await?;
+        let mut response = if parsed_url {
+            client.fetch(parsed.clone(), RequestInit::default()).await?
+        } else {
+            client.fetch(url, RequestInit::default()).await?
+        };
         bytes += response.bytes().await?.len();
     }
     Ok(bytes)
