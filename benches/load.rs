@@ -4,8 +4,12 @@
 //! ```text
 //! cargo bench --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                             [--clients fetch,hyper,reqwest] [--order both|forward|reverse]
-//!                             [--min-cpu-ratio R]
+//!                             [--min-cpu-ratio R] [--parsed-url]
 //! ```
+//!
+//! `fetch()` and reqwest are handed the URL string, which they parse with the WHATWG URL
+//! parser on every call, and hyper-util a `Uri` parsed once; `--parsed-url` hands the first
+//! two a `Url` parsed once too.
 //!
 //! With `--min-cpu-ratio R`, the run is also a regression guard: it exits with status 1 when
 //! raw hyper's CPU per request divided by `fetch()`'s, over all passes, is below `R` (say
@@ -34,10 +38,13 @@ struct Options {
     reverse: bool,
     /// Fail when hyper-util's CPU per request over fetch's falls below this.
     min_cpu_ratio: Option<f64>,
+    /// Hand fetch() and reqwest a parsed `Url`, as hyper-util gets a parsed `Uri`.
+    parsed_url: bool,
 }
 
 const USAGE: &str = "usage: load [--n N] [--concurrency C] [--rounds R] \
-[--clients fetch,hyper,reqwest] [--order both|forward|reverse] [--min-cpu-ratio R]";
+[--clients fetch,hyper,reqwest] [--order both|forward|reverse] [--min-cpu-ratio R] \
+[--parsed-url]";
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
@@ -48,6 +55,7 @@ fn parse_args() -> Result<Options, String> {
         forward: true,
         reverse: true,
         min_cpu_ratio: None,
+        parsed_url: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -63,6 +71,7 @@ fn parse_args() -> Result<Options, String> {
         };
         match arg.as_str() {
             "--bench" => {} // passed by `cargo bench`
+            "--parsed-url" => options.parsed_url = true,
             "--n" | "-n" => options.n = number(value()?)?,
             "--concurrency" | "-c" => options.concurrency = number(value()?)?,
             "--rounds" => options.rounds = number(value()?)?,
@@ -107,7 +116,10 @@ async fn measure(
     options: &Options,
     server_tid: Option<u64>,
 ) -> Result<Measured, String> {
-    let bench = Bench::new(name, url, options.concurrency)?;
+    let mut bench = Bench::new(name, url, options.concurrency)?;
+    if options.parsed_url {
+        bench.parse_url_once(url)?;
+    }
     let (process_before, server_before) =
         (server::cpu_seconds(None), server::cpu_seconds(server_tid));
     let start = Instant::now();

@@ -41,10 +41,12 @@ pub fn parse_list(list: &str) -> Result<Vec<&'static str>, String> {
 /// One client under test. Each keeps up to CONCURRENCY connections alive.
 #[derive(Clone)]
 pub enum Bench {
-    /// `Client::fetch()`, its pool capped at CONCURRENCY connections per origin.
-    Fetch(Client),
-    /// reqwest 0.13 without TLS, as the shared anchors build it.
-    Reqwest(reqwest::Client),
+    /// `Client::fetch()`, its pool capped at CONCURRENCY connections per origin; given
+    /// the URL string, or a clone of the `Url` parsed once (see [`Bench::parse_url_once`]).
+    Fetch(Client, Option<url::Url>),
+    /// reqwest 0.13 without TLS, as the shared anchors build it; the URL string or a parsed
+    /// `Url`, as for `fetch()`.
+    Reqwest(reqwest::Client, Option<url::Url>),
     /// hyper-util's legacy pooled `Client`, HTTP/1.1, TCP_NODELAY.
     Hyper(HyperClient<HttpConnector, Empty<Bytes>>, hyper::Uri),
 }
@@ -58,6 +60,7 @@ impl Bench {
                     .max_connections_per_origin(concurrency)
                     .build()
                     .map_err(|error| error.to_string())?,
+                None,
             ),
             "reqwest" => Bench::Reqwest(
                 reqwest::Client::builder()
@@ -65,6 +68,7 @@ impl Bench {
                     .pool_max_idle_per_host(usize::MAX)
                     .build()
                     .map_err(|error| error.to_string())?,
+                None,
             ),
             _ => {
                 let mut connector = HttpConnector::new();
@@ -76,14 +80,31 @@ impl Bench {
         })
     }
 
+    /// Hands `fetch()` and reqwest a clone of `url` parsed once for each request, as
+    /// hyper-util is always handed a parsed `Uri`, rather than the string that they parse
+    /// with the WHATWG URL parser on every call.
+    #[allow(
+        dead_code,
+        reason = "used by the load benchmark; examples/bench_client.rs includes this file too"
+    )]
+    pub fn parse_url_once(&mut self, url: &str) -> Result<(), String> {
+        let parsed = url::Url::parse(url).map_err(|error| format!("{url}: {error}"))?;
+        match self {
+            Bench::Fetch(_, slot) | Bench::Reqwest(_, slot) => *slot = Some(parsed),
+            Bench::Hyper(..) => {}
+        }
+        Ok(())
+    }
+
     /// One request: the number of `items` in the JSON body.
     async fn get_items(&self, url: &str) -> Result<usize, String> {
         match self {
-            Bench::Fetch(client) => {
-                let mut response = client
-                    .fetch(url, RequestInit::default())
-                    .await
-                    .map_err(|error| error.to_string())?;
+            Bench::Fetch(client, parsed) => {
+                let response = match parsed {
+                    Some(parsed) => client.fetch(parsed.clone(), RequestInit::default()).await,
+                    None => client.fetch(url, RequestInit::default()).await,
+                };
+                let mut response = response.map_err(|error| error.to_string())?;
                 if response.status() != 200 {
                     return Err(format!("status {}", response.status()));
                 }
@@ -93,12 +114,12 @@ impl Bench {
                     .map_err(|error| error.to_string())?;
                 count_items(&value)
             }
-            Bench::Reqwest(client) => {
-                let response = client
-                    .get(url)
-                    .send()
-                    .await
-                    .map_err(|error| error.to_string())?;
+            Bench::Reqwest(client, parsed) => {
+                let request = match parsed {
+                    Some(parsed) => client.get(parsed.clone()),
+                    None => client.get(url),
+                };
+                let response = request.send().await.map_err(|error| error.to_string())?;
                 if response.status() != 200 {
                     return Err(format!("status {}", response.status()));
                 }
