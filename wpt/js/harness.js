@@ -1,5 +1,5 @@
-// Collects testharness.js results for the runner; evaluated right after testharness.js.
-// Status names follow testharness's own tables.
+// Collects testharness.js results for the runner; evaluated right after testharness.js, where
+// WPT's wrappers load testharnessreport.js. Status names follow testharness's own tables.
 (() => {
   "use strict";
   const native = globalThis.__wpt_native;
@@ -23,6 +23,10 @@
   const subtest = test => ({ name: sanitize(String(test.name)), status: TEST[test.status] ?? String(test.status), message: str(test.message) });
   // Each result is reported as it comes, so a file that dies later keeps what it finished.
   add_result_callback(test => { native.result(JSON.stringify(subtest(test))); });
+  // In a window, as wptrunner's testharnessreport.js does: no output into the (empty)
+  // document, and no timer of testharness's own; the runner calls timeout() at its deadline,
+  // as a worker environment always expects.
+  if (globalThis.GLOBAL && GLOBAL.isWindow()) setup({ output: false, explicit_timeout: true });
   add_completion_callback((tests, status) => {
     native.complete(JSON.stringify({
       status: HARNESS[status.status] ?? String(status.status),

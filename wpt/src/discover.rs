@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::job::Scope;
 use crate::meta::{self, Meta};
 
 /// A test file found under the suite root.
@@ -16,10 +17,34 @@ pub struct TestFile {
 /// How a test file runs here.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// An `.any.js` file run in a dedicated-worker scope.
-    Any(Meta),
+    /// An `.any.js` or `.window.js` file, with the global scopes it runs in (one or both, worker
+    /// first); which of them run is the `--scope` choice.
+    Run(Meta, Vec<Scope>),
     /// A test this runner does not run, with the reason.
     NotRun(String),
+}
+
+/// What marks a `.window.js` file as needing a real document: the window scope here has no
+/// DOM (no elements, frames, navigation or media), so such a file is not run, rather than
+/// run to fail on a missing `document.createElement`.
+const NEEDS_A_DOCUMENT: &[&str] = &[
+    "document",
+    "iframe",
+    "with_iframe",
+    "window.open",
+    "MediaSource",
+    "XMLHttpRequest",
+    "serviceWorker",
+    "new Worker",
+    "SharedWorker",
+];
+
+/// The first thing in a `.window.js` file's `source` that needs a real document, if any.
+fn needs_a_document(source: &str) -> Option<&'static str> {
+    NEEDS_A_DOCUMENT
+        .iter()
+        .copied()
+        .find(|t| source.contains(t))
 }
 
 /// The origin a test file needs, from its name (`.https.`, `.h2.`).
@@ -68,19 +93,37 @@ pub fn classify(path: &str, source: impl FnOnce() -> Option<String>) -> Option<T
             return not_run("unreadable");
         };
         let meta = meta::parse(&src);
-        if !meta.runs_in_dedicated_worker() {
+        let mut scopes = Vec::new();
+        if meta.runs_in_dedicated_worker() {
+            scopes.push(Scope::Worker);
+        }
+        if meta.runs_in_window() {
+            scopes.push(Scope::Window);
+        }
+        if scopes.is_empty() {
             return not_run(&format!(
-                "global={} excludes dedicated workers",
+                "global={} names neither a dedicated worker nor a window",
                 meta.globals.join(",")
             ));
         }
         return Some(TestFile {
             path: path.to_owned(),
-            kind: Kind::Any(meta),
+            kind: Kind::Run(meta, scopes),
         });
     }
     if name.ends_with(".window.js") {
-        return not_run("window-only (.window.js)");
+        let Some(src) = source() else {
+            return not_run("unreadable");
+        };
+        if let Some(what) = needs_a_document(&src) {
+            return not_run(&format!(
+                "window test that needs a real document (uses `{what}`); the window scope has no DOM"
+            ));
+        }
+        return Some(TestFile {
+            path: path.to_owned(),
+            kind: Kind::Run(meta::parse(&src), vec![Scope::Window]),
+        });
     }
     if name.ends_with(".worker.js") {
         return not_run("standalone worker test (.worker.js)");
@@ -155,15 +198,29 @@ mod tests {
     #[test]
     fn classifies_by_name_and_meta() {
         let any = classify("fetch/api/a.any.js", || Some(String::new())).unwrap();
-        assert!(matches!(any.kind, Kind::Any(_)));
+        assert!(matches!(any.kind, Kind::Run(_, s) if s == [Scope::Worker, Scope::Window]));
         let win = classify("fetch/api/a.any.js", || {
             Some("// META: global=window\n".into())
         })
         .unwrap();
-        assert!(matches!(win.kind, Kind::NotRun(r) if r.contains("global=window")));
+        assert!(matches!(win.kind, Kind::Run(_, s) if s == [Scope::Window]));
+        let worker = classify("fetch/api/a.any.js", || {
+            Some("// META: global=worker\n".into())
+        })
+        .unwrap();
+        assert!(matches!(worker.kind, Kind::Run(_, s) if s == [Scope::Worker]));
+        let shared = classify("fetch/api/a.any.js", || {
+            Some("// META: global=sharedworker\n".into())
+        })
+        .unwrap();
+        assert!(matches!(shared.kind, Kind::NotRun(r) if r.contains("global=sharedworker")));
         assert!(matches!(
             classify("fetch/a.window.js", || None).unwrap().kind,
-            Kind::NotRun(_)
+            Kind::NotRun(r) if r == "unreadable"
+        ));
+        assert!(matches!(
+            classify("fetch/a.worker.js", || None).unwrap().kind,
+            Kind::NotRun(r) if r.contains(".worker.js")
         ));
         assert!(matches!(
             classify("fetch/a.html", || None).unwrap().kind,
@@ -172,6 +229,38 @@ mod tests {
         assert!(classify("fetch/api/resources/utils.js", || None).is_none());
         assert!(classify("fetch/api/resources/x.any.js", || None).is_none());
         assert!(classify("fetch/api/a.py", || None).is_none());
+    }
+
+    #[test]
+    fn a_window_file_runs_in_the_window_unless_it_needs_a_document() {
+        let plain = classify("fetch/a.window.js", || {
+            Some("// META: title=T\npromise_test(() => fetch('x'));\n".into())
+        })
+        .unwrap();
+        match plain.kind {
+            Kind::Run(meta, scopes) => {
+                assert_eq!(scopes, [Scope::Window]);
+                assert_eq!(meta.title.as_deref(), Some("T"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let frame = classify("fetch/b.window.js", || {
+            Some("const f = document.createElement('iframe');".into())
+        })
+        .unwrap();
+        assert!(matches!(
+            frame.kind,
+            Kind::NotRun(r) if r.contains("needs a real document") && r.contains("`document`")
+        ));
+        let nav = classify("fetch/c.window.js", || {
+            Some("await with_iframe('x.html');".into())
+        })
+        .unwrap();
+        assert!(matches!(nav.kind, Kind::NotRun(r) if r.contains("`iframe`")));
+        assert!(matches!(
+            classify("fetch/a.html", || None).unwrap().kind,
+            Kind::NotRun(r) if r == "document test (.html)"
+        ));
     }
 
     #[test]
@@ -192,10 +281,15 @@ mod tests {
         std::fs::create_dir_all(d.join("resources")).unwrap();
         std::fs::write(d.join("b.any.js"), "test(() => {});").unwrap();
         std::fs::write(d.join("a.window.js"), "").unwrap();
+        std::fs::write(d.join("c.html"), "").unwrap();
         std::fs::write(d.join("resources/helper.js"), "").unwrap();
         let found = discover(dir.path(), &["fetch".to_owned()]).unwrap();
         let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["fetch/x/a.window.js", "fetch/x/b.any.js"]);
+        assert_eq!(
+            paths,
+            ["fetch/x/a.window.js", "fetch/x/b.any.js", "fetch/x/c.html"]
+        );
+        assert!(matches!(&found[0].kind, Kind::Run(_, s) if s == &[Scope::Window]));
         assert!(discover(dir.path(), &["nope".to_owned()]).is_err());
     }
 }

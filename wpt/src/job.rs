@@ -7,13 +7,77 @@ use serde::{Deserialize, Serialize};
 use crate::discover::Protocol;
 use crate::server::{BROWSER_HOST, H2_PORT, HTTP_PORTS, HTTPS_PORTS};
 
+/// The environment the test's fetch client stands in: which of the crate's two
+/// [`whatwg_fetch::environment::Environment`] shapes it has.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    /// Browser-like: the client's origin and base URL are the test page's.
+    #[default]
+    Browser,
+    /// Server-side (the default `Client`): no origin; the test page's URL is the base URL only.
+    Server,
+}
+
+/// The global scope a test runs in.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// A dedicated worker, as WPT's `.any.worker.js` wrapper runs an `.any.js` file.
+    #[default]
+    Worker,
+    /// A window without a DOM, as WPT's `.any.html` and `.window.html` wrappers run
+    /// `.any.js` and `.window.js` files.
+    Window,
+}
+
+impl Environment {
+    /// The name used on the command line, in reports and in expectation file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Environment::Browser => "browser",
+            Environment::Server => "server",
+        }
+    }
+
+    /// Parses a command-line value.
+    pub fn parse(s: &str) -> Option<Environment> {
+        match s {
+            "browser" => Some(Environment::Browser),
+            "server" => Some(Environment::Server),
+            _ => None,
+        }
+    }
+}
+
+impl Scope {
+    /// The name used on the command line, in reports and in expectation file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Worker => "worker",
+            Scope::Window => "window",
+        }
+    }
+}
+
 /// A test file (and variant) to run in a fresh engine.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Job {
     /// `path` plus the variant: the key results and expectations use.
     pub id: String,
-    /// The worker script URL that is `self.location` (`…/name.any.worker.js?variant`).
+    /// The page or worker script URL that is `self.location`: `…/name.any.worker.js?variant`
+    /// in a worker, `…/name.any.html?variant` or `…/name.window.html` in a window.
     pub location: String,
+    /// The global scope it runs in.
+    #[serde(default)]
+    pub scope: Scope,
+    /// The environment of its fetch client.
+    #[serde(default)]
+    pub environment: Environment,
     /// Scripts to load over HTTP and evaluate in order: testharness.js, the META scripts,
     /// then the test file.
     pub scripts: Vec<String>,
@@ -45,12 +109,17 @@ impl Job {
         variant: &str,
         meta: &crate::meta::Meta,
         timeout_ms: u64,
+        scope: Scope,
+        environment: Environment,
     ) -> Result<Job, String> {
         let origin = origin(Protocol::of(path));
         let test_url =
             url::Url::parse(&format!("{origin}/{path}")).map_err(|e| format!("{path}: {e}"))?;
-        let worker_path = path.strip_suffix(".js").unwrap_or(path);
-        let location = format!("{origin}/{worker_path}.worker.js{variant}");
+        let stem = path.strip_suffix(".js").unwrap_or(path);
+        let location = match scope {
+            Scope::Worker => format!("{origin}/{stem}.worker.js{variant}"),
+            Scope::Window => format!("{origin}/{stem}.html{variant}"),
+        };
         let mut scripts = vec![format!("{origin}/resources/testharness.js")];
         for s in &meta.scripts {
             let u = test_url
@@ -62,6 +131,8 @@ impl Job {
         Ok(Job {
             id: format!("{path}{variant}"),
             location,
+            scope,
+            environment,
             scripts,
             timeout_ms,
             title: meta.title.clone(),
@@ -80,7 +151,16 @@ mod tests {
         let m = meta::parse(
             "// META: script=../resources/utils.js\n// META: script=/common/get-host-info.sub.js\n",
         );
-        let j = Job::new("fetch/api/basic/a.any.js", "?1-5", &m, 10_000).unwrap();
+        let (worker, browser) = (Scope::Worker, Environment::Browser);
+        let j = Job::new(
+            "fetch/api/basic/a.any.js",
+            "?1-5",
+            &m,
+            10_000,
+            worker,
+            browser,
+        )
+        .unwrap();
         assert_eq!(j.id, "fetch/api/basic/a.any.js?1-5");
         assert_eq!(
             j.location,
@@ -95,9 +175,46 @@ mod tests {
                 "http://web-platform.test:8000/fetch/api/basic/a.any.js",
             ]
         );
-        let h = Job::new("fetch/api/a.https.any.js", "", &m, 1).unwrap();
+        let h = Job::new("fetch/api/a.https.any.js", "", &m, 1, worker, browser).unwrap();
         assert!(h.location.starts_with("https://web-platform.test:8443/"));
-        let h2 = Job::new("fetch/api/basic/status.h2.any.js", "", &m, 1).unwrap();
+        let h2 = Job::new(
+            "fetch/api/basic/status.h2.any.js",
+            "",
+            &m,
+            1,
+            worker,
+            browser,
+        )
+        .unwrap();
         assert!(h2.location.starts_with("https://web-platform.test:9000/"));
+    }
+
+    #[test]
+    fn a_window_run_is_located_at_the_html_page_wpt_wraps_the_file_in() {
+        let m = meta::parse("");
+        let (window, server) = (Scope::Window, Environment::Server);
+        let any = Job::new("fetch/api/basic/a.any.js", "?x", &m, 1, window, server).unwrap();
+        assert_eq!(
+            any.location,
+            "http://web-platform.test:8000/fetch/api/basic/a.any.html?x"
+        );
+        assert_eq!((any.scope, any.environment), (window, server));
+        let win = Job::new(
+            "fetch/content-length/too-long.window.js",
+            "",
+            &m,
+            1,
+            window,
+            server,
+        )
+        .unwrap();
+        assert_eq!(
+            win.location,
+            "http://web-platform.test:8000/fetch/content-length/too-long.window.html"
+        );
+        assert_eq!(
+            win.scripts.last().map(String::as_str),
+            Some("http://web-platform.test:8000/fetch/content-length/too-long.window.js")
+        );
     }
 }

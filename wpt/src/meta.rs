@@ -64,6 +64,12 @@ impl Meta {
                 .any(|g| g == "worker" || g == "dedicatedworker")
     }
 
+    /// Whether WPT would run this `.any.js` file in a window (its `.any.html` wrapper):
+    /// without `global=`, or with `window` among them.
+    pub fn runs_in_window(&self) -> bool {
+        self.globals.is_empty() || self.globals.iter().any(|g| g == "window")
+    }
+
     /// The runs this file makes: one per variant, or one with an empty query.
     pub fn runs(&self) -> Vec<String> {
         if self.variants.is_empty() {
@@ -103,6 +109,9 @@ mod tests {
         assert!(!parse("// META: global=window").runs_in_dedicated_worker());
         assert!(!parse("// META: global=sharedworker,serviceworker").runs_in_dedicated_worker());
         assert!(!parse("// META: global=dedicatedworker-module").runs_in_dedicated_worker());
+        assert!(parse("").runs_in_window());
+        assert!(parse("// META: global=window").runs_in_window());
+        assert!(!parse("// META: global=worker").runs_in_window());
         assert_eq!(parse("").runs(), [""]);
         assert!(!parse("// META: timeout=short").timeout_long);
     }

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::job::Scope;
 use crate::results::{Diff, Report};
 
 /// Counts for one directory.
@@ -35,10 +36,15 @@ fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// Counts per directory, in path order, and the total.
-pub fn summarize(report: &Report) -> (BTreeMap<String, Counts>, Counts) {
+/// Counts per directory, in path order, and the total, of the runs in `scope` (every scope
+/// when `None`). Files not run are counted in every scope.
+pub fn summarize(report: &Report, scope: Option<Scope>) -> (BTreeMap<String, Counts>, Counts) {
     let mut dirs: BTreeMap<String, Counts> = BTreeMap::new();
-    for f in &report.files {
+    for f in report
+        .files
+        .iter()
+        .filter(|f| scope.is_none_or(|s| f.scope == s))
+    {
         let c = dirs.entry(dir_of(&f.path).to_owned()).or_default();
         c.files += 1;
         c.harness_errors += usize::from(f.harness != "OK");
@@ -59,9 +65,27 @@ pub fn summarize(report: &Report) -> (BTreeMap<String, Counts>, Counts) {
     (dirs, total)
 }
 
-/// The summary as a plain-text table.
+/// The summary as plain-text tables, one per scope that ran, each headed by the environment
+/// and scope.
 pub fn summary_table(report: &Report) -> String {
-    let (dirs, total) = summarize(report);
+    let mut s = String::new();
+    for &scope in &report.scopes {
+        if !report.files.iter().any(|f| f.scope == scope) {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{} environment, {} scope:",
+            report.environment.name(),
+            scope.name()
+        );
+        s.push_str(&scope_table(report, scope));
+    }
+    s
+}
+
+fn scope_table(report: &Report, scope: Scope) -> String {
+    let (dirs, total) = summarize(report, Some(scope));
     let width = dirs.keys().map(String::len).max().unwrap_or(0).max(9);
     let mut s = String::new();
     let _ = writeln!(
@@ -97,7 +121,8 @@ fn esc(s: &str) -> String {
 
 /// A static, self-contained HTML report: per directory, per file, failures with messages.
 pub fn html(report: &Report, diff: &Diff) -> String {
-    let (dirs, total) = summarize(report);
+    let (dirs, total) = summarize(report, None);
+    let scopes: Vec<&str> = report.scopes.iter().map(|s| s.name()).collect();
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>whatwg-fetch WPT report</title>\n<style>\n\
         body{font:14px/1.4 system-ui,sans-serif;margin:2em}table{border-collapse:collapse}\
@@ -106,7 +131,9 @@ pub fn html(report: &Report, diff: &Diff) -> String {
         .reg{background:#fee}\n</style></head><body>\n");
     let _ = writeln!(
         h,
-        "<h1>whatwg-fetch: web-platform-tests</h1>\n<p>Suite: <code>{}</code>. {} of {} subtests pass ({:.1}%) in {} runs; {} files not run; {} regressions, {} unexpected passes.</p>",
+        "<h1>whatwg-fetch: web-platform-tests</h1>\n<p>Environment: <b>{}</b>; scopes: <b>{}</b>. Suite: <code>{}</code>. {} of {} subtests pass ({:.1}%) in {} runs; {} files not run; {} regressions, {} unexpected passes.</p>",
+        report.environment.name(),
+        scopes.join(", "),
         esc(&report.suite),
         total.passed,
         total.subtests,
@@ -156,8 +183,9 @@ pub fn html(report: &Report, diff: &Diff) -> String {
             };
             let _ = writeln!(
                 h,
-                "<details{reg}><summary><span class=\"{class}\">{}</span> — {passed}/{} passed, harness {}{}</summary>",
+                "<details{reg}><summary><span class=\"{class}\">{}</span> ({}) — {passed}/{} passed, harness {}{}</summary>",
                 esc(&f.id),
+                f.scope.name(),
                 f.subtests.len(),
                 esc(&f.harness),
                 f.message
@@ -205,10 +233,13 @@ mod tests {
         };
         Report {
             suite: "/suite".into(),
+            environment: crate::job::Environment::Server,
+            scopes: vec![Scope::Worker, Scope::Window],
             files: vec![
                 FileReport {
                     id: "a/x.any.js".into(),
                     path: "a/x.any.js".into(),
+                    scope: Scope::Worker,
                     harness: "OK".into(),
                     message: None,
                     subtests: vec![st("1", "PASS"), st("2", "FAIL")],
@@ -217,6 +248,7 @@ mod tests {
                 FileReport {
                     id: "a/b/y.any.js?v".into(),
                     path: "a/b/y.any.js".into(),
+                    scope: Scope::Window,
                     harness: "ERROR".into(),
                     message: Some("boom".into()),
                     subtests: vec![],
@@ -232,7 +264,7 @@ mod tests {
 
     #[test]
     fn summarizes_per_directory() {
-        let (dirs, total) = summarize(&report());
+        let (dirs, total) = summarize(&report(), None);
         assert_eq!(
             dirs["a"],
             Counts {
@@ -246,9 +278,16 @@ mod tests {
         assert_eq!(dirs["a/b"].harness_errors, 1);
         assert_eq!((total.files, total.subtests, total.passed), (2, 2, 1));
         assert_eq!(total.percent(), 50.0);
+        let (window, _) = summarize(&report(), Some(Scope::Window));
+        assert_eq!(
+            (window["a/b"].files, window.get("a").map(|c| c.files)),
+            (1, Some(0))
+        );
         let t = summary_table(&report());
         assert!(t.lines().last().unwrap().starts_with("total"));
         assert!(t.contains("50.0%"));
+        assert!(t.starts_with("server environment, worker scope:\n"));
+        assert!(t.contains("\nserver environment, window scope:\n"));
     }
 
     #[test]
@@ -261,5 +300,7 @@ mod tests {
         assert!(h.contains("NOT RUN a/z.window.js"));
         assert!(h.contains("harness ERROR: <code>boom</code>"));
         assert!(h.contains("class=\"reg\""));
+        assert!(h.contains("Environment: <b>server</b>; scopes: <b>worker, window</b>"));
+        assert!(h.contains("a/b/y.any.js?v</span> (window)"));
     }
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::harness::{COMPLETE_LINE, SUBTEST_LINE};
+use crate::job::{Environment, Scope};
 
 /// One subtest's result, as testharness.js reports it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub struct FileReport {
     pub id: String,
     /// The path relative to the suite root.
     pub path: String,
+    /// The global scope it ran in.
+    #[serde(default)]
+    pub scope: Scope,
     /// Harness status: `OK`, `ERROR`, `TIMEOUT`, `PRECONDITION_FAILED`, or `CRASH` when the
     /// engine died without reporting.
     pub harness: String,
@@ -50,6 +54,12 @@ pub struct NotRun {
 pub struct Report {
     /// The suite root used.
     pub suite: String,
+    /// The environment of the fetch client every file ran with.
+    #[serde(default)]
+    pub environment: Environment,
+    /// The global scopes that ran, in order.
+    #[serde(default)]
+    pub scopes: Vec<Scope>,
     /// Files run, by id.
     pub files: Vec<FileReport>,
     /// Files not run.
@@ -68,6 +78,7 @@ struct Completion {
 pub fn from_child_output(
     id: &str,
     path: &str,
+    scope: Scope,
     stdout: &str,
     stderr: &str,
     killed: bool,
@@ -111,6 +122,7 @@ pub fn from_child_output(
     FileReport {
         id: id.to_owned(),
         path: path.to_owned(),
+        scope,
         harness,
         message,
         subtests,
@@ -118,10 +130,14 @@ pub fn from_child_output(
     }
 }
 
-/// What is expected of one file: the subtests expected not to pass, and the harness status
-/// when it is not `OK`.
+/// What is expected of one file: the subtests expected not to pass, the harness status
+/// when it is not `OK`, and why.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct FileExpectation {
+    /// Why these subtests fail: a rule of the environment by design, or what is missing.
+    /// Required in the server-side files (a test checks it); `--update` keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The expected harness status, when not `OK`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness: Option<String>,
@@ -133,11 +149,23 @@ pub struct FileExpectation {
 /// The expectations file: file id → expectation. A file absent is expected to pass fully.
 pub type Expectations = BTreeMap<String, FileExpectation>;
 
+/// The expectations file of one environment and scope, under the expectations directory:
+/// `<environment>-<scope>.json` (`browser-worker.json`, `server-window.json`, …).
+pub fn expectations_file(
+    dir: &std::path::Path,
+    environment: Environment,
+    scope: Scope,
+) -> std::path::PathBuf {
+    dir.join(format!("{}-{}.json", environment.name(), scope.name()))
+}
+
 /// One difference between a run and the expectations.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
     /// The file id.
     pub id: String,
+    /// The scope the file ran in.
+    pub scope: Scope,
     /// The subtest, or `None` for the harness status.
     pub subtest: Option<String>,
     /// What happened (`FAIL: message`, `harness ERROR`, …).
@@ -165,6 +193,7 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
         if f.harness != expected_harness {
             let change = Change {
                 id: f.id.clone(),
+                scope: f.scope,
                 subtest: None,
                 detail: format!(
                     "harness {} (expected {expected_harness}){}",
@@ -188,6 +217,7 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
             let passed = s.status == "PASS";
             let change = || Change {
                 id: f.id.clone(),
+                scope: f.scope,
                 subtest: Some(s.name.clone()),
                 detail: match &s.message {
                     Some(m) => format!("{}: {m}", s.status),
@@ -204,6 +234,7 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
             if !seen.contains(name.as_str()) {
                 d.stale.push(Change {
                     id: f.id.clone(),
+                    scope: f.scope,
                     subtest: Some(name.clone()),
                     detail: "not in this run".to_owned(),
                 });
@@ -214,10 +245,11 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
 }
 
 /// Rewrites the expectations of the files in this run to what the run did; files not in
-/// the run keep their entries.
+/// the run keep their entries, and a file still failing keeps its reason.
 pub fn update(expectations: &mut Expectations, files: &[FileReport]) {
     for f in files {
         let e = FileExpectation {
+            reason: None,
             harness: (f.harness != "OK").then(|| f.harness.clone()),
             fail: f
                 .subtests
@@ -229,7 +261,8 @@ pub fn update(expectations: &mut Expectations, files: &[FileReport]) {
         if e == FileExpectation::default() {
             expectations.remove(&f.id);
         } else {
-            expectations.insert(f.id.clone(), e);
+            let reason = expectations.get(&f.id).and_then(|old| old.reason.clone());
+            expectations.insert(f.id.clone(), FileExpectation { reason, ..e });
         }
     }
 }
@@ -250,6 +283,7 @@ mod tests {
         FileReport {
             id: id.into(),
             path: id.into(),
+            scope: Scope::Worker,
             harness: harness.into(),
             message: None,
             subtests,
@@ -263,6 +297,7 @@ mod tests {
         exp.insert(
             "a.any.js".into(),
             FileExpectation {
+                reason: None,
                 harness: None,
                 fail: ["x".into(), "gone".into()].into(),
             },
@@ -270,6 +305,7 @@ mod tests {
         exp.insert(
             "b.any.js".into(),
             FileExpectation {
+                reason: None,
                 harness: Some("ERROR".into()),
                 fail: BTreeSet::new(),
             },
@@ -309,6 +345,7 @@ mod tests {
         exp.insert(
             "old.any.js".into(),
             FileExpectation {
+                reason: None,
                 harness: Some("ERROR".into()),
                 fail: BTreeSet::new(),
             },
@@ -316,6 +353,7 @@ mod tests {
         exp.insert(
             "fixed.any.js".into(),
             FileExpectation {
+                reason: None,
                 harness: None,
                 fail: ["x".into()].into(),
             },
@@ -339,16 +377,81 @@ mod tests {
     }
 
     #[test]
+    fn update_keeps_the_reason_of_a_file_that_still_fails() {
+        let mut exp = Expectations::new();
+        exp.insert(
+            "a.any.js".into(),
+            FileExpectation {
+                reason: Some("by design".into()),
+                harness: None,
+                fail: ["x".into()].into(),
+            },
+        );
+        update(
+            &mut exp,
+            &[file(
+                "a.any.js",
+                "OK",
+                vec![st("x", "FAIL"), st("y", "FAIL")],
+            )],
+        );
+        assert_eq!(exp["a.any.js"].reason.as_deref(), Some("by design"));
+        assert_eq!(exp["a.any.js"].fail.len(), 2);
+        let json = serde_json::to_string(&exp).unwrap();
+        assert!(json.starts_with("{\"a.any.js\":{\"reason\":\"by design\""));
+    }
+
+    #[test]
+    fn each_environment_and_scope_has_its_own_expectations_file() {
+        let dir = std::path::Path::new("wpt/expectations");
+        assert_eq!(
+            expectations_file(dir, Environment::Browser, Scope::Worker),
+            dir.join("browser-worker.json")
+        );
+        assert_eq!(
+            expectations_file(dir, Environment::Server, Scope::Window),
+            dir.join("server-window.json")
+        );
+    }
+
+    /// Every expected failure of the server-side environment says why: a browser-only rule by
+    /// design, or what is missing.
+    #[test]
+    fn every_server_side_expectation_has_a_reason() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations");
+        for scope in [Scope::Worker, Scope::Window] {
+            let path = expectations_file(&dir, Environment::Server, scope);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let exp: Expectations = serde_json::from_str(&text).unwrap();
+            for (id, e) in &exp {
+                assert!(
+                    e.reason.as_deref().is_some_and(|r| !r.trim().is_empty()),
+                    "{}: {id} has no reason",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn child_output_is_parsed_with_or_without_completion() {
         let out = "noise\nWPT-SUBTEST {\"name\":\"a\",\"status\":\"PASS\",\"message\":null}\n\
                    WPT-COMPLETE {\"status\":\"OK\",\"message\":null,\"stack\":null,\"subtests\":[{\"name\":\"a\",\"status\":\"PASS\",\"message\":null},{\"name\":\"b\",\"status\":\"FAIL\",\"message\":\"m\"}]}\n";
-        let f = from_child_output("x.any.js", "x.any.js", out, "", false, 5);
+        let f = from_child_output("x.any.js", "x.any.js", Scope::Worker, out, "", false, 5);
         assert_eq!(f.harness, "OK");
         assert_eq!(f.subtests.len(), 2);
         let partial = "WPT-SUBTEST {\"name\":\"a\",\"status\":\"PASS\",\"message\":null}\n";
-        let k = from_child_output("x.any.js", "x.any.js", partial, "", true, 5);
+        let k = from_child_output("x.any.js", "x.any.js", Scope::Worker, partial, "", true, 5);
         assert_eq!((k.harness.as_str(), k.subtests.len()), ("TIMEOUT", 1));
-        let c = from_child_output("x.any.js", "x.any.js", "", "thread panicked", false, 5);
+        let c = from_child_output(
+            "x.any.js",
+            "x.any.js",
+            Scope::Worker,
+            "",
+            "thread panicked",
+            false,
+            5,
+        );
         assert_eq!(c.harness, "CRASH");
         assert_eq!(c.message.as_deref(), Some("thread panicked"));
     }

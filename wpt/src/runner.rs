@@ -68,6 +68,7 @@ pub async fn run_job(exe: &std::path::Path, job: &Job) -> FileReport {
             return from_child_output(
                 &job.id,
                 &path,
+                job.scope,
                 "",
                 &format!("cannot start {}: {e}", exe.display()),
                 false,
@@ -105,6 +106,7 @@ pub async fn run_job(exe: &std::path::Path, job: &Job) -> FileReport {
     from_child_output(
         &job.id,
         &path,
+        job.scope,
         &String::from_utf8_lossy(&out),
         &String::from_utf8_lossy(&err),
         killed,

@@ -1,8 +1,10 @@
 //! The child process that runs one test file: QuickJS (rquickjs) on a current-thread tokio
 //! runtime, with a dedicated-worker global scope, the way WPT's `.any.worker.js` wrapper runs
-//! an `.any.js` file. Every web platform global comes from `whatwg-fetch-quickjs`; this
-//! module adds the worker scope's shape (`wpt/js/worker_scope.js`), loads the scripts, and
-//! collects testharness.js's results (`wpt/js/harness.js`).
+//! an `.any.js` file, or a window global scope without a DOM, the way its `.any.html` and
+//! `.window.html` wrappers run `.any.js` and `.window.js` files. Every web platform global
+//! comes from `whatwg-fetch-quickjs`; this module adds the scope's shape
+//! (`wpt/js/worker_scope.js`, `wpt/js/window_scope.js`), loads the scripts, and collects
+//! testharness.js's results (`wpt/js/harness.js`).
 //!
 //! Output protocol (stdout, one line each): `WPT-SUBTEST {json}` per finished subtest as it
 //! finishes, then `WPT-COMPLETE {json}` with the harness status and every subtest. Anything
@@ -21,12 +23,20 @@ use rquickjs::{
     AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, Function, Object, Value,
 };
 
-use crate::job::Job;
+use crate::job::{Environment, Job, Scope};
 use harness::{COMPLETE_LINE, Harness};
 
 /// The worker global scope's shape, evaluated after the crate's globals.
 const WORKER_SCOPE_SCRIPT: (&str, &str) =
     ("worker_scope.js", include_str!("../../js/worker_scope.js"));
+
+/// The window global scope's shape (no DOM), evaluated after the crate's globals.
+const WINDOW_SCOPE_SCRIPT: (&str, &str) =
+    ("window_scope.js", include_str!("../../js/window_scope.js"));
+
+/// Fires the window's `load` event in a task of its own, once the page's scripts have run:
+/// testharness.js completes a window's tests only after it.
+const WINDOW_LOAD_SCRIPT: &str = "setTimeout(() => { dispatchEvent(new Event(\"load\")); }, 0);";
 
 /// The script that collects results; runs right after testharness.js.
 const HARNESS_SCRIPT: (&str, &str) = ("harness.js", include_str!("../../js/harness.js"));
@@ -149,14 +159,21 @@ async fn run(job: Job) -> i32 {
     let job2 = job.clone();
     context
         .with(move |ctx| {
-            if let Err(e) =
-                install_globals(&ctx, &state2, client, &job2.location, job2.title.as_deref())
-            {
+            if let Err(e) = install_globals(
+                &ctx,
+                &state2,
+                client,
+                job2.scope,
+                &job2.location,
+                job2.title.as_deref(),
+            ) {
                 state2.complete(fail_harness(&e));
                 return;
             }
-            // testharness.js, then the collector, then the META scripts and the test file, then
-            // done(): all synchronously, with no microtask checkpoint in between.
+            // testharness.js, then the collector, then the META scripts and the test file. In a
+            // worker, then done(): all synchronously, with no microtask checkpoint in between,
+            // as importScripts() runs them. In a window, each is a <script> element of the page:
+            // a microtask checkpoint after each, then the `load` event in a task.
             let mut scripts = scripts.iter();
             if let Some(Source {
                 name,
@@ -184,16 +201,30 @@ async fn run(job: Job) -> i32 {
                     // importScripts() throws a "NetworkError" DOMException for a failed load.
                     Err(why) => Err(network_error(&ctx, why)),
                 };
-                if let Err(error) = outcome {
-                    report_exception(&ctx, error);
-                    return;
+                match job2.scope {
+                    Scope::Worker => {
+                        if let Err(error) = outcome {
+                            report_exception(&ctx, error);
+                            return;
+                        }
+                    }
+                    Scope::Window => {
+                        // A <script> that fails reports its exception; the page goes on.
+                        if let Err(error) = outcome {
+                            report_exception(&ctx, error);
+                        }
+                        while ctx.execute_pending_job() {}
+                    }
                 }
             }
-            let done = ctx
-                .globals()
-                .get::<_, Function>("done")
-                .and_then(|f| f.call::<_, ()>(()));
-            if done.is_err() {
+            let finish = match job2.scope {
+                Scope::Worker => ctx
+                    .globals()
+                    .get::<_, Function>("done")
+                    .and_then(|f| f.call::<_, ()>(())),
+                Scope::Window => ctx.eval::<(), _>(WINDOW_LOAD_SCRIPT),
+            };
+            if finish.is_err() {
                 let e = ctx.catch();
                 report_exception(&ctx, e);
             }
@@ -237,14 +268,22 @@ async fn run(job: Job) -> i32 {
     0
 }
 
-/// The test page's fetch client: its origin and base URL are the test's (`location`, https
-/// for `.https.` files), every suite host name resolves to the local server
-/// ([`crate::server::resolves_to_server`]), and the test CA is trusted.
+/// The test page's fetch client. In the browser environment its origin and base URL are the
+/// test's (`location`, https for `.https.` files); in the server environment it is the
+/// crate's default, server-side client, with `location` as its base URL only (no origin, so no
+/// CORS, no forbidden headers, and cookies and the HTTP cache off by default). Either way
+/// every suite host name resolves to the local server ([`crate::server::resolves_to_server`]),
+/// and the test CA is trusted.
 fn build_client(job: &Job) -> Result<whatwg_fetch::Client, String> {
+    use whatwg_fetch::environment::Environment as FetchEnvironment;
     let location = url::Url::parse(&job.location).map_err(|e| format!("{}: {e}", job.location))?;
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let environment = match job.environment {
+        Environment::Browser => FetchEnvironment::browser(location),
+        Environment::Server => FetchEnvironment::server().with_base_url(location),
+    };
     let mut builder = whatwg_fetch::Client::builder()
-        .origin(location)
+        .environment(environment)
         .resolve_with(move |host| crate::server::resolves_to_server(host).then(|| vec![local]));
     if let Some(ca) = &job.ca_cert {
         let pem = std::fs::read(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
@@ -257,7 +296,7 @@ fn build_client(job: &Job) -> Result<whatwg_fetch::Client, String> {
 
 /// Installs the globals in `ctx` (before testharness.js): everything of
 /// `whatwg-fetch-quickjs` with the test's `client` and the console on stderr (stdout carries
-/// the results), then the dedicated-worker scope; `__wpt_native` (the harness's operations)
+/// the results), then the `scope`'s shape; `__wpt_native` (the harness's operations)
 /// and `__wpt_job` stay until [`remove_natives`].
 ///
 /// # Errors
@@ -266,6 +305,7 @@ pub fn install_globals(
     ctx: &Ctx<'_>,
     harness: &Rc<Harness>,
     client: whatwg_fetch::Client,
+    scope: Scope,
     location: &str,
     title: Option<&str>,
 ) -> Result<(), String> {
@@ -287,7 +327,10 @@ pub fn install_globals(
         let e = ctx.catch();
         return Err(format!("cannot install the globals: {e:?}"));
     }
-    let (name, text) = WORKER_SCOPE_SCRIPT;
+    let (name, text) = match scope {
+        Scope::Worker => WORKER_SCOPE_SCRIPT,
+        Scope::Window => WINDOW_SCOPE_SCRIPT,
+    };
     eval_script(ctx, name, text).map_err(|e| format!("{name}: {e}"))
 }
 
@@ -322,6 +365,16 @@ mod tests {
     /// Runs `script` in a fresh worker scope, drives the event loop until idle, and returns
     /// `globalThis.result` as JSON.
     fn run_js(script: &'static str) -> String {
+        run_js_in(
+            Scope::Worker,
+            "http://web-platform.test:8000/a/b.any.worker.js?x=1",
+            script,
+        )
+    }
+
+    /// Runs `script` in a fresh `scope` at `location`, drives the event loop until idle, and
+    /// returns `globalThis.result` as JSON.
+    fn run_js_in(scope: Scope, location: &'static str, script: &'static str) -> String {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -335,17 +388,13 @@ mod tests {
             let client = whatwg_fetch::Client::builder().build().unwrap();
             context
                 .with(|ctx| {
-                    install_globals(
-                        &ctx,
-                        &harness,
-                        client,
-                        "http://web-platform.test:8000/a/b.any.worker.js?x=1",
-                        None,
-                    )
-                    .unwrap();
+                    install_globals(&ctx, &harness, client, scope, location, Some("T")).unwrap();
                     remove_natives(&ctx).unwrap();
                     if let Err(e) = eval_script(&ctx, "test.js", script) {
                         panic!("test.js: {e}");
+                    }
+                    if scope == Scope::Window {
+                        ctx.eval::<(), _>(WINDOW_LOAD_SCRIPT).unwrap();
                     }
                 })
                 .await;
@@ -398,7 +447,15 @@ mod tests {
              cb.result({ name: 'input \\uDF06\\uD834', status: 1, message: 'got \\uD800' }); \
              cb.result({ name: 'input \\uD834\\uDF06', status: 0, message: null });",
         );
-        let killed = results::from_child_output("x.any.js", "x.any.js", &streamed, "", true, 1);
+        let killed = results::from_child_output(
+            "x.any.js",
+            "x.any.js",
+            crate::job::Scope::Worker,
+            &streamed,
+            "",
+            true,
+            1,
+        );
         let names: Vec<&str> = killed.subtests.iter().map(|s| s.name.as_str()).collect();
         let expected = ["input U+dead", "input U+df06U+d834", "input \u{1d306}"];
         assert_eq!(names, expected);
@@ -410,7 +467,15 @@ mod tests {
                { name: 'input \\uD834\\uDF06', status: 0 }], \
                { status: 1, message: 'uncaught \\uDBFF', stack: null });",
         );
-        let done = results::from_child_output("x.any.js", "x.any.js", &completed, "", false, 1);
+        let done = results::from_child_output(
+            "x.any.js",
+            "x.any.js",
+            crate::job::Scope::Worker,
+            &completed,
+            "",
+            false,
+            1,
+        );
         assert_eq!(done.harness, "ERROR");
         assert_eq!(done.message.as_deref(), Some("uncaught U+dbff"));
         let names: Vec<&str> = done.subtests.iter().map(|s| s.name.as_str()).collect();
@@ -435,5 +500,35 @@ mod tests {
             r,
             r#"[true,true,true,true,true,"/a/b.any.worker.js","?x=1","http:","undefined",false,true,true,true,"[object Headersless]",false,true,"function","undefined"]"#
         );
+    }
+
+    #[test]
+    fn window_scope_shape_has_no_dom_and_no_worker_globals() {
+        let r = run_js_in(
+            Scope::Window,
+            "http://web-platform.test:8000/a/b.any.html?x=1",
+            "result = [self === globalThis, window === self, parent === self, top === self, \
+             opener, globalThis instanceof Window, globalThis instanceof EventTarget, \
+             String(globalThis), GLOBAL.isWindow(), GLOBAL.isWorker(), \
+             typeof WorkerGlobalScope, typeof importScripts, typeof postMessage, \
+             'document' in self, document.readyState, document.getElementsByTagName('meta').length, \
+             document.getElementById('log'), typeof document.createElement, \
+             location.pathname, location.search, document.URL, META_TITLE, \
+             Object.hasOwn(self, 'fetch'), typeof Window];",
+        );
+        assert_eq!(
+            r,
+            r#"[true,true,true,true,null,true,true,"[object Window]",true,false,"undefined","undefined","undefined",true,"complete",0,null,"undefined","/a/b.any.html","?x=1","http://web-platform.test:8000/a/b.any.html?x=1","T",true,"function"]"#
+        );
+    }
+
+    #[test]
+    fn the_window_load_event_reaches_listeners_on_the_global() {
+        let r = run_js_in(
+            Scope::Window,
+            "http://web-platform.test:8000/a/b.window.html",
+            "result = []; addEventListener('load', e => result.push(e.type, e.target === self));",
+        );
+        assert_eq!(r, r#"["load",true]"#);
     }
 }
