@@ -146,9 +146,14 @@ pub(super) fn current_age(
     response_time: SystemTime,
     now: SystemTime,
 ) -> Duration {
+    // RFC 9111 §5.1: a list-based Age (one line `7200, 0`, or several lines) counts by its
+    // first member, the others discarded; an invalid value is ignored.
     let age_value = headers
         .get("age")
-        .and_then(|age| std::str::from_utf8(&age).ok()?.trim().parse::<u64>().ok())
+        .and_then(|age| {
+            let first = std::str::from_utf8(&age).ok()?.split(',').next()?;
+            first.trim().parse::<u64>().ok()
+        })
         .map_or(Duration::ZERO, Duration::from_secs);
     let date_value = date_header(headers, "date").unwrap_or(response_time);
     let apparent_age = response_time
@@ -284,6 +289,25 @@ mod tests {
         );
         assert_eq!(freshness_lifetime(500, &headers, at(1000)), Duration::ZERO);
         assert_eq!(freshness_lifetime(302, &headers, at(1000)), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_list_based_age_counts_by_its_first_member() {
+        // One line `7200, 0` and two lines `7200`, `0` are both 7200 seconds old.
+        for headers in [
+            list(&[("Age", "7200, 0"), ("Date", &date(10))]),
+            list(&[("Age", "7200"), ("Age", "0"), ("Date", &date(10))]),
+        ] {
+            assert_eq!(
+                current_age(&headers, at(10), at(10), at(10)),
+                Duration::from_secs(7200)
+            );
+        }
+        let headers = list(&[("Age", "0, 7200"), ("Date", &date(10))]);
+        assert_eq!(current_age(&headers, at(10), at(10), at(10)), Duration::ZERO);
+        // An invalid first member is ignored, even when a later one is valid.
+        let headers = list(&[("Age", "abc, 7200"), ("Date", &date(10))]);
+        assert_eq!(current_age(&headers, at(10), at(10), at(10)), Duration::ZERO);
     }
 
     #[test]
