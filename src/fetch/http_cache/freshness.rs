@@ -93,10 +93,144 @@ pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
     directives
 }
 
-/// An HTTP-date header value, if it parses.
+/// An HTTP-date header value, if it parses (see [`parse_http_date`]).
 fn date_header(headers: &HeaderList, name: &str) -> Option<SystemTime> {
     let value = headers.get(name)?;
-    httpdate::parse_http_date(std::str::from_utf8(&value).ok()?.trim()).ok()
+    parse_http_date(std::str::from_utf8(&value).ok()?.trim(), SystemTime::now())
+}
+
+const DAY_NAMES: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+const LONG_DAY_NAMES: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+/// An [HTTP-date](https://httpwg.org/specs/rfc9110.html#http.date) in any of its three
+/// formats (RFC 9110 §5.6.7: IMF-fixdate, rfc850-date, asctime-date), matched
+/// case-insensitively as [RFC 9111 §4.2](https://httpwg.org/specs/rfc9111.html#expiration.model)
+/// has a cache do. A two-digit rfc850 year more than 50 years after `now` is the most recent
+/// past year with those digits (RFC 9110 §5.6.7).
+///
+/// Anything else is invalid (`None`): other zones than `GMT`, missing or extra separators,
+/// one-digit hours, two-digit years in IMF-fixdate. The day name must be one, but is not
+/// checked against the date, as Chrome, Firefox and Safari do not.
+fn parse_http_date(value: &str, now: SystemTime) -> Option<SystemTime> {
+    let value = value.to_ascii_lowercase();
+    let (year, month, day, time) = match value.split_once(", ") {
+        // IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+        Some((day_name, rest)) if DAY_NAMES.contains(&day_name) => {
+            let [day, month, year, time, "gmt"] = split_exact(rest, ' ')? else {
+                return None;
+            };
+            (digits(year, 4)?, month, digits(day, 2)?, time)
+        }
+        // rfc850-date: `Sunday, 06-Nov-94 08:49:37 GMT`.
+        Some((day_name, rest)) if LONG_DAY_NAMES.contains(&day_name) => {
+            let [date, time, "gmt"] = split_exact(rest, ' ')? else {
+                return None;
+            };
+            let [day, month, year] = split_exact(date, '-')?;
+            (
+                rfc850_year(digits(year, 2)?, now),
+                month,
+                digits(day, 2)?,
+                time,
+            )
+        }
+        Some(_) => return None,
+        // asctime-date: `Sun Nov  6 08:49:37 1994`.
+        None => {
+            let (day_name, rest) = value.split_at_checked(3)?;
+            let rest = rest.strip_prefix(' ')?;
+            let (month, rest) = rest.split_at_checked(3)?;
+            let rest = rest.strip_prefix(' ')?;
+            let (day, rest) = rest.split_at_checked(2)?;
+            let day = match day.strip_prefix(' ') {
+                Some(digit) => digits(digit, 1)?,
+                None => digits(day, 2)?,
+            };
+            let [time, year] = split_exact(rest.strip_prefix(' ')?, ' ')?;
+            if !DAY_NAMES.contains(&day_name) {
+                return None;
+            }
+            (digits(year, 4)?, month, day, time)
+        }
+    };
+    let month = MONTHS.iter().position(|name| *name == month)?;
+    let [hour, minute, second] = split_exact(time, ':')?;
+    let (hour, minute, second) = (digits(hour, 2)?, digits(minute, 2)?, digits(second, 2)?);
+    if day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second;
+    match u64::try_from(seconds) {
+        Ok(after) => SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(after)),
+        Err(_) => SystemTime::UNIX_EPOCH.checked_sub(Duration::from_secs(seconds.unsigned_abs())),
+    }
+}
+
+/// `value` split at every `separator` into exactly `N` parts.
+fn split_exact<const N: usize>(value: &str, separator: char) -> Option<[&str; N]> {
+    let parts: Vec<&str> = value.split(separator).collect();
+    parts.try_into().ok()
+}
+
+/// `value` as a number, if it is exactly `count` ASCII digits.
+fn digits(value: &str, count: usize) -> Option<i64> {
+    if value.len() != count || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+/// The year of a two-digit rfc850 year (RFC 9110 §5.6.7): within 50 years after `now`,
+/// else the most recent past year with those digits.
+fn rfc850_year(two_digits: i64, now: SystemTime) -> i64 {
+    let seconds = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    // The average Gregorian year is 31,556,952 s: near enough for a 50-year window.
+    let now_year = 1970 + i64::try_from(seconds / 31_556_952).unwrap_or(0);
+    let year = now_year - now_year.rem_euclid(100) + two_digits;
+    if year > now_year + 50 {
+        year - 100
+    } else if year + 100 <= now_year + 50 {
+        year + 100
+    } else {
+        year
+    }
+}
+
+/// The days of `month` (0 for January) in `year`, proleptic Gregorian.
+fn days_in_month(year: i64, month: usize) -> i64 {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    match month {
+        1 if leap => 29,
+        1 => 28,
+        3 | 5 | 8 | 10 => 30,
+        _ => 31,
+    }
+}
+
+/// Days from 1970-01-01 to `year`-`month`-`day` (`month` 0 for January), proleptic
+/// Gregorian (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: usize, day: i64) -> i64 {
+    let month = i64::try_from(month).unwrap_or(0) + 1;
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 /// Whether `status` is [heuristically cacheable](https://httpwg.org/specs/rfc9110.html#rfc.section.15.1).
@@ -146,9 +280,14 @@ pub(super) fn current_age(
     response_time: SystemTime,
     now: SystemTime,
 ) -> Duration {
+    // RFC 9111 §5.1: a list-based Age (one line `7200, 0`, or several lines) counts by its
+    // first member, the others discarded; an invalid value is ignored.
     let age_value = headers
         .get("age")
-        .and_then(|age| std::str::from_utf8(&age).ok()?.trim().parse::<u64>().ok())
+        .and_then(|age| {
+            let first = std::str::from_utf8(&age).ok()?.split(',').next()?;
+            first.trim().parse::<u64>().ok()
+        })
         .map_or(Duration::ZERO, Duration::from_secs);
     let date_value = date_header(headers, "date").unwrap_or(response_time);
     let apparent_age = response_time
@@ -272,6 +411,96 @@ mod tests {
     }
 
     #[test]
+    fn http_dates_parse_in_all_three_formats_and_any_case() {
+        let expected = Some(SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777));
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        for value in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "SUN, 06 NOV 1994 08:49:37 gmt",
+            "sunday, 06-nov-94 08:49:37 GMT",
+            // The day name is not checked against the date.
+            "Thu Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(parse_http_date(value, now), expected, "{value}");
+        }
+        assert_eq!(
+            parse_http_date("Thu Aug 18 02:01:18 2050", now),
+            parse_http_date("Thu, 18 Aug 2050 02:01:18 GMT", now)
+        );
+        assert_eq!(
+            parse_http_date("Thursday, 18-Aug-50 02:01:18 GMT", now),
+            parse_http_date("Thu, 18 Aug 2050 02:01:18 GMT", now)
+        );
+        assert_eq!(
+            parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT", now),
+            Some(SystemTime::UNIX_EPOCH)
+        );
+        assert_eq!(
+            parse_http_date("Thu, 29 Feb 2024 00:00:00 GMT", now),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_secs(1_709_164_800))
+        );
+    }
+
+    #[test]
+    fn malformed_http_dates_are_invalid() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        for value in [
+            "0",
+            "",
+            "Thu, 18 Aug 2050 02:01:18 UTC",
+            "Thu, 18 Aug 2050 02:01:18 AEST",
+            "Thu, 18 Aug 50 02:01:18 GMT",
+            "Thu 18 Aug 2050 02:01:18 GMT",
+            "Thu, 18  Aug  2050 02:01:18 GMT",
+            "Thu, 18-Aug-2050 02:01:18 GMT",
+            "Thu, 18 Aug 2050 02.01.18 GMT",
+            "Thu, 18 Aug 2050 2:01:18 GMT",
+            "Thu, 30 Feb 2050 02:01:18 GMT",
+            "Thu, 18 Aug 2050 24:01:18 GMT",
+            "Xyz, 18 Aug 2050 02:01:18 GMT",
+            "Thu Aug 18 02:01:18 50",
+            "Thu Aug 8 02:01:18 2050",
+            "Thu, 18 Aug 2050 02:01:18 GMT extra",
+            "Thü, 18 Aug 2050 02:01:18 GMT",
+        ] {
+            assert_eq!(parse_http_date(value, now), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn two_digit_years_are_within_fifty_years_from_now() {
+        // In 2027 (1,800,000,000 s after 1970), `77` is 2077 and `78` is 1978.
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let year = |value: &str| {
+            parse_http_date(value, now)
+                .and_then(|at| at.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map(|since| since.as_secs() / 31_556_952 + 1970)
+        };
+        assert_eq!(year("Friday, 01-Jul-77 00:00:00 GMT"), Some(2077));
+        assert_eq!(year("Friday, 01-Jul-78 00:00:00 GMT"), Some(1978));
+        assert_eq!(year("Friday, 01-Jul-26 00:00:00 GMT"), Some(2026));
+    }
+
+    #[test]
+    fn expires_in_asctime_or_another_case_gives_freshness() {
+        let headers = list(&[
+            ("Date", &date(0)),
+            ("Expires", "TUE, 14 NOV 2023 22:14:20 gmt"),
+        ]);
+        assert_eq!(
+            freshness_lifetime(200, &headers, at(0)),
+            Duration::from_secs(60)
+        );
+        let headers = list(&[("Date", &date(0)), ("Expires", "Tue Nov 14 22:14:20 2023")]);
+        assert_eq!(
+            freshness_lifetime(200, &headers, at(0)),
+            Duration::from_secs(60)
+        );
+    }
+
+    #[test]
     fn heuristic_freshness_is_a_tenth_of_the_age_of_last_modified_for_some_statuses() {
         let headers = list(&[("Date", &date(1000)), ("Last-Modified", &date(0))]);
         assert_eq!(
@@ -284,6 +513,31 @@ mod tests {
         );
         assert_eq!(freshness_lifetime(500, &headers, at(1000)), Duration::ZERO);
         assert_eq!(freshness_lifetime(302, &headers, at(1000)), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_list_based_age_counts_by_its_first_member() {
+        // One line `7200, 0` and two lines `7200`, `0` are both 7200 seconds old.
+        for headers in [
+            list(&[("Age", "7200, 0"), ("Date", &date(10))]),
+            list(&[("Age", "7200"), ("Age", "0"), ("Date", &date(10))]),
+        ] {
+            assert_eq!(
+                current_age(&headers, at(10), at(10), at(10)),
+                Duration::from_secs(7200)
+            );
+        }
+        let headers = list(&[("Age", "0, 7200"), ("Date", &date(10))]);
+        assert_eq!(
+            current_age(&headers, at(10), at(10), at(10)),
+            Duration::ZERO
+        );
+        // An invalid first member is ignored, even when a later one is valid.
+        let headers = list(&[("Age", "abc, 7200"), ("Date", &date(10))]);
+        assert_eq!(
+            current_age(&headers, at(10), at(10), at(10)),
+            Duration::ZERO
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //!   first invalidates what is stored for the URL, its `Location` and its `Content-Location`
 //!   (same origin only).
 //! - Freshness per [RFC 9111 §4.2](https://httpwg.org/specs/rfc9111.html#expiration.model):
-//!   `Cache-Control: max-age`, else `Expires` − `Date`, else 10% of `Date` −
+//!   `Cache-Control: max-age`, else `Expires` − `Date` (HTTP-dates in any of their three
+//!   formats, matched case-insensitively; an invalid `Expires` is in the past), else 10% of `Date` −
 //!   `Last-Modified` for the heuristically cacheable statuses (or `public`); the age counts
 //!   `Age`, the response delay and the time resident. `s-maxage` is ignored (this cache is
 //!   private). A response with `no-cache`, or one that is stale, is validated with
