@@ -442,3 +442,30 @@ fn a_response_nobody_references_stays_open_until_its_fetch_is_aborted() {
     );
     assert_eq!(r, "[false,true]");
 }
+
+#[test]
+fn a_kept_response_is_freed_once_its_controller_is_collected_unaborted() {
+    let rt = server_runtime();
+    let server = serve(&rt);
+    let endless = server.endless.clone();
+    let r = run_script(
+        Globals::new(client()),
+        &server,
+        move |ctx| {
+            let closed = Function::new(ctx.clone(), move || {
+                endless.closed.load(Ordering::SeqCst) > 0
+            })
+            .unwrap();
+            ctx.globals().set("closed", closed).unwrap();
+        },
+        "const tick = () => new Promise(resolve => setTimeout(resolve, 5)); \
+         /* Neither the controller nor the response outlives this function. */ \
+         await (async () => { \
+           const controller = new AbortController(); \
+           await fetch(BASE + 'endless', { signal: controller.signal }); \
+         })(); \
+         for (let i = 0; i < 2000 && !closed(); i++) await tick(); \
+         result = closed();",
+    );
+    assert_eq!(r, "true");
+}
