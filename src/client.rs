@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 #[cfg(unix)]
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use futures_util::future::Either;
 use tokio::time::{Instant, Sleep};
 use url::Url;
 
-use crate::abort::{AbortSignal, Aborted};
+use crate::abort::{AbortSignal, Aborted, AlgorithmHandle};
 use crate::body::Body;
 use crate::cache::HttpCacheStore;
 use crate::cookie::CookieStore;
@@ -265,6 +265,9 @@ async fn sleep_until(deadline: Option<Instant>) {
 /// while the body is still being read ("abort the fetch() call" errors the response's
 /// stream), and in a total-timeout error past the deadline (given with the timeout it
 /// ends).
+///
+/// Aborting also drops the body at once, from an abort algorithm, as "abort fetch"
+/// terminates the ongoing fetch: its connection closes even if nobody reads the body.
 fn abortable(
     mut response: Response,
     signal: AbortSignal,
@@ -273,9 +276,18 @@ fn abortable(
     let slot = response.body_slot_mut();
     if let Some(body) = slot.take() {
         *slot = Some(body.wrap(|body| {
+            let body = Arc::new(Mutex::new(Some(body)));
+            let held = Arc::clone(&body);
+            let algorithm = signal.add_algorithm(move |_| drop(take_body(&held)));
+            if algorithm.is_none() {
+                // Already aborted: the first read gives the reason.
+                drop(take_body(&body));
+            }
             AbortableBody {
                 body,
                 aborted: signal.aborted_future(),
+                algorithm,
+                signal,
                 deadline: deadline
                     .map(|(deadline, after)| (Box::pin(tokio::time::sleep_until(deadline)), after)),
                 done: false,
@@ -283,6 +295,13 @@ fn abortable(
         }));
     }
     response
+}
+
+/// Takes the body out of its slot (a poisoned lock still holds it).
+fn take_body(slot: &Mutex<Option<Body>>) -> Option<Body> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
 }
 
 /// The error of a fetch or body past the client's total timeout.
@@ -295,10 +314,22 @@ fn total_timeout_error(after: Option<Duration>) -> Error {
 
 /// A response body that races the request's signal and the client's deadline.
 struct AbortableBody {
-    body: Body,
+    /// The body, until the signal's abort algorithm takes it (and drops it) or it ends.
+    body: Arc<Mutex<Option<Body>>>,
     aborted: Aborted,
+    /// The abort algorithm that drops the body, removed when this is dropped.
+    algorithm: Option<AlgorithmHandle>,
+    signal: AbortSignal,
     deadline: Option<(Pin<Box<Sleep>>, Duration)>,
     done: bool,
+}
+
+impl Drop for AbortableBody {
+    fn drop(&mut self) {
+        if let Some(algorithm) = self.algorithm.take() {
+            self.signal.remove_algorithm(algorithm);
+        }
+    }
 }
 
 impl Stream for AbortableBody {
@@ -311,17 +342,29 @@ impl Stream for AbortableBody {
         }
         if let Poll::Ready(reason) = Pin::new(&mut this.aborted).poll(cx) {
             this.done = true;
-            this.body.cancel();
+            drop(take_body(&this.body));
             return Poll::Ready(Some(Err(reason)));
         }
         if let Some((deadline, after)) = this.deadline.as_mut() {
             if deadline.as_mut().poll(cx).is_ready() {
                 this.done = true;
-                this.body.cancel();
+                drop(take_body(&this.body));
                 return Poll::Ready(Some(Err(total_timeout_error(Some(*after)))));
             }
         }
-        let polled = Pin::new(&mut this.body).poll_next(cx);
+        // Not held across an await: a poll of the body, which the abort algorithm may wait
+        // for on another thread.
+        let mut slot = this
+            .body
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(body) = slot.as_mut() else {
+            // Taken by the abort algorithm, which runs once the reason is set.
+            this.done = true;
+            let reason = this.signal.reason().unwrap_or_else(Error::abort_error);
+            return Poll::Ready(Some(Err(reason)));
+        };
+        let polled = Pin::new(body).poll_next(cx);
         if matches!(polled, Poll::Ready(None) | Poll::Ready(Some(Err(_)))) {
             this.done = true;
         }

@@ -540,6 +540,38 @@ async fn abort_mid_body_errors_the_stream() {
 }
 
 #[tokio::test]
+async fn abort_closes_the_connection_of_a_body_nobody_reads() {
+    // A chunk every 5 ms, for as long as the connection is open.
+    let server = hyper_server(|_| async {
+        let chunks = futures_util::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let chunk = hyper::body::Frame::data(Bytes::from_static(b"."));
+            Some((Ok::<_, whatwg_fetch::BoxError>(chunk), ()))
+        });
+        HyperResponse::new(BodyExt::boxed(http_body_util::StreamBody::new(chunks)))
+    })
+    .await;
+    let controller = AbortController::new();
+    let init = RequestInit {
+        signal: Some(controller.signal()),
+        ..Default::default()
+    };
+    let mut response = client().fetch(server.url("/"), init).await.unwrap();
+    controller.abort(None);
+    // The response is held but not read: aborting alone closes its connection.
+    let live = server.counts.live.clone();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while live.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the connection is still open after the abort");
+    let error = response.text().await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::AbortError);
+}
+
+#[tokio::test]
 async fn total_timeout_covers_headers_and_body() {
     let server = server().await;
     let client = Client::builder()

@@ -16,6 +16,7 @@
       const signal = byId.get(id);
       if (signal === undefined) continue;
       byId.delete(id);
+      S(signal).kept = undefined;
       __fetch_fire_event(signal, new Event("abort"));
     }
   }
@@ -25,12 +26,32 @@
     const signal = idl.create(AbortSignal, ["AbortSignal"], { n, reason: undefined, onabort: null });
     if (!native.signal_aborted(n)) {
       const id = nextId++;
+      idl.slot(signal, "AbortSignal").id = id;
       byId.set(id, signal);
       native.signal_listen(n, id);
       if (timeout) native.signal_wait(n).then(dispatchFired);
     }
     return signal;
   }
+
+  // Keeps `value` (a fetch's response) alive while one of `signals` can still abort: until
+  // it aborts, or its controller is collected.
+  function keepUntilAbort(signals, value) {
+    for (const signal of signals) {
+      const s = S(signal);
+      if (native.signal_aborted(s.n)) continue;
+      if (s.kept === undefined) s.kept = [];
+      s.kept.push(value);
+    }
+  }
+  // A controller's signal that its controller no longer reaches can never abort.
+  const orphaned = typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry(signal => {
+      const s = S(signal);
+      s.kept = undefined;
+      if (s.id !== undefined) byId.delete(s.id);
+    })
+    : undefined;
 
   function reasonOf(s) {
     if (s.reason === undefined && native.signal_aborted(s.n)) s.reason = native.signal_reason(s.n);
@@ -72,7 +93,9 @@
     constructor() {
       if (new.target === undefined) throw new TypeError("AbortController constructor: 'new' is required");
       const n = native.controller_new();
-      idl.setSlot(this, ["AbortController"], { n, signal: wrap(native.controller_signal(n)) });
+      const signal = wrap(native.controller_signal(n));
+      idl.setSlot(this, ["AbortController"], { n, signal });
+      if (orphaned !== undefined) orphaned.register(this, signal);
     }
     get signal() { return idl.slot(this, "AbortController").signal; }
     abort(reason = undefined) {
@@ -86,4 +109,5 @@
   idl.wrapSignal = wrap;
   idl.signalHandle = v => S(v).n;
   idl.dispatchAbortEvents = dispatchFired;
+  idl.keepUntilAbort = keepUntilAbort;
 })();

@@ -19,7 +19,11 @@
         const signal = request.signal;
         s.cancelHolder.reason = () => (signal.aborted ? signal.reason : undefined);
       }
-      return native.fetch(s.n);
+      // The abort steps of fetch() hold the response: it stays alive while a signal the
+      // script gave can still abort it, so that aborting closes its connection.
+      const signals = s.signals ?? [];
+      const keep = signals.length === 0 ? undefined : response => idl.keepUntilAbort(signals, response);
+      return native.fetch(s.n, keep);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -8,7 +8,8 @@
   const R = self => idl.slot(self, "Request");
 
   // The RequestInit dictionary, members in IDL (lexicographic) order.
-  function convertInit(init) {
+  // `extra.signal` is set to the signal object given, null included.
+  function convertInit(init, extra) {
     const out = {};
     if (init === undefined || init === null) return out;
     if (!idl.isObject(init)) throw new TypeError("RequestInit is not an object");
@@ -27,6 +28,7 @@
     if ((v = init.referrer) !== undefined) out.referrer = idl.usvString(v);
     if ((v = init.referrerPolicy) !== undefined) out.referrerPolicy = idl.enumString(v);
     if ((v = init.signal) !== undefined) {
+      extra.signal = v;
       if (v === null) out.signal = null;
       else out.signal = idl.signalHandle(v);
     }
@@ -40,7 +42,8 @@
       if (arguments.length < 1) throw new TypeError("Request constructor: 1 argument required");
       const inputSlot = idl.maybeSlot(input, "Request");
       const info = inputSlot !== undefined ? inputSlot.n : idl.usvString(input);
-      const converted = convertInit(init);
+      const extra = {};
+      const converted = convertInit(init, extra);
       const initBody = converted.body === undefined || converted.body === null ? null : converted.body;
       if (inputSlot !== undefined && initBody === null) {
         // The crate sees a body the script locked or disturbed through its stream only here.
@@ -48,7 +51,12 @@
         idl.syncBody(inputSlot);
       }
       const n = native.request_new(info, converted);
-      const s = { n, stream: undefined, synced: false };
+      // Not in the spec: the script's AbortSignal objects this request's signal follows, for
+      // fetch() to keep its response alive through them (abort.js, keepUntilAbort).
+      let signals = [];
+      if (extra.signal !== undefined) signals = extra.signal === null ? [] : [extra.signal];
+      else if (inputSlot !== undefined) signals = inputSlot.signals ?? [];
+      const s = { n, stream: undefined, synced: false, signals };
       if (Array.isArray(initBody) && initBody[0] === "stream") {
         s.stream = initBody[4];
         s.synced = true;
@@ -84,12 +92,16 @@
     clone() {
       const s = R(this);
       if (idl.bodyUnusable(s)) throw new TypeError("Request.clone: the body is locked or disturbed");
-      idl.syncBody(s);
-      const n = native.request_clone(s.n);
-      s.stream = undefined;
-      s.synced = false;
-      s.lock = undefined;
-      return idl.create(Request, ["Request"], { n, stream: undefined, synced: false });
+      const c = { n: native.request_clone(s.n), stream: undefined, synced: false, signals: s.signals };
+      const clone = idl.create(Request, ["Request"], c);
+      // A body stream the script has is teed here, the clone's branch getting clones of
+      // its chunks; else the crate teed the body.
+      if (!idl.cloneStreamBody(s, c)) {
+        s.stream = undefined;
+        s.synced = false;
+        s.lock = undefined;
+      }
+      return clone;
     }
   }
   function attrs(self) {

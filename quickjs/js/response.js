@@ -55,12 +55,15 @@
     clone() {
       const s = R(this);
       if (idl.bodyUnusable(s)) throw new TypeError("Response.clone: the body is locked or disturbed");
-      idl.syncBody(s);
-      const n = native.response_clone(s.n);
-      s.stream = undefined;
-      s.synced = false;
-      s.lock = undefined;
-      return wrap(n);
+      const clone = wrap(native.response_clone(s.n));
+      // A body stream the script has is teed here, the clone's branch getting clones of
+      // its chunks; else the crate teed the body.
+      if (!idl.cloneStreamBody(s, R(clone))) {
+        s.stream = undefined;
+        s.synced = false;
+        s.lock = undefined;
+      }
+      return clone;
     }
   }
   function attrs(self) {

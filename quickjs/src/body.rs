@@ -2,8 +2,10 @@
 //! shared by `Request` and `Response`, and the `BodyInit` conversion.
 //!
 //! A JavaScript `ReadableStream` given as a body becomes a crate [`Body`] that pulls with
-//! backpressure: each poll of the Rust stream asks the script's reader for one chunk through
-//! a channel of capacity one, and nothing is read before Rust asks. A crate body that reaches
+//! backpressure: each poll of the Rust stream asks the script for one chunk through a
+//! channel of capacity one, and nothing is read before Rust asks. The script reads the stream
+//! through `pipeTo` into a sink of its own (`js/body.js`), whose internal reads a script's
+//! `Object.prototype.then` cannot observe, and the chunk crosses outside any promise. A crate body that reaches
 //! JavaScript (`response.body`) becomes a byte `ReadableStream` pulled one chunk per read
 //! ([`crate::streams::readable_stream`]).
 
@@ -115,16 +117,25 @@ impl Stream for JsStream {
     }
 }
 
-/// Reads one chunk with the script's `read()`: a promise of a `Uint8Array`, or `null` at the
-/// end; a rejection is the stream's error, kept as the JavaScript value it is.
-async fn read_chunk<'js>(ctx: &Ctx<'js>, read: &Function<'js>) -> Result<Option<Bytes>, Error> {
+/// Reads one chunk: the script's `read()` is a promise of `true` once a chunk is ready (then
+/// `take()` gives it, a `Uint8Array`) or `false` at the end; a rejection is the stream's
+/// error, kept as the JavaScript value it is.
+///
+/// The promise carries a boolean, not the chunk: resolving a promise with an object looks up
+/// its `then`, which a script may have put on `Object.prototype`.
+async fn read_chunk<'js>(
+    ctx: &Ctx<'js>,
+    read: &Function<'js>,
+    take: &Function<'js>,
+) -> Result<Option<Bytes>, Error> {
     let outcome: rquickjs::Result<Option<Bytes>> = async {
         let promise: Promise = read.call(())?;
-        let value: Value = promise.into_future().await?;
-        if value.is_null() || value.is_undefined() {
+        let ready: bool = promise.into_future().await?;
+        if !ready {
             return Ok(None);
         }
-        bytes_of(ctx, &value).map(Some)
+        let chunk: Value = take.call(())?;
+        bytes_of(ctx, &chunk).map(Some)
     }
     .await;
     outcome.map_err(|_| {
@@ -133,12 +144,13 @@ async fn read_chunk<'js>(ctx: &Ctx<'js>, read: &Function<'js>) -> Result<Option<
     })
 }
 
-/// A crate body over a script's stream: `read()` gives the next chunk, `cancel()` is called
-/// if the body is dropped before its end.
+/// A crate body over a script's stream: `read()` and `take()` give the next chunk (see
+/// [`read_chunk`]), `cancel()` is called if the body is dropped before its end.
 pub(crate) fn js_stream_body<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
     read: Function<'js>,
+    take: Function<'js>,
     cancel: Function<'js>,
 ) -> Body {
     static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -152,7 +164,7 @@ pub(crate) fn js_stream_body<'js>(
     let st = state.clone();
     ctx.spawn(async move {
         while let Some(reply) = requests.recv().await {
-            let chunk = read_chunk(&ctx2, &read).await;
+            let chunk = read_chunk(&ctx2, &read, &take).await;
             let end = !matches!(chunk, Ok(Some(_)));
             let _ = reply.send(chunk.transpose());
             if end {
@@ -172,8 +184,9 @@ pub(crate) fn js_stream_body<'js>(
 }
 
 /// A converted `BodyInit` from the script: `undefined` (absent), `null`, or `[kind, …]` with
-/// kind `text`, `bytes`, `blob`, `form`, `params` or `stream` (`[_, read, cancel, unusable]`,
-/// `unusable` when the stream was disturbed or locked at conversion).
+/// kind `text`, `bytes`, `blob`, `form`, `params` or `stream` (`[_, read, cancel, unusable,
+/// stream, lock, holder, take]`, `unusable` when the stream was disturbed or locked at
+/// conversion).
 ///
 /// # Errors
 /// A malformed value (the script always sends a well-formed one).
@@ -221,7 +234,13 @@ pub(crate) fn body_init<'js>(
                 body.cancel();
                 BodyInit::Stream(body)
             } else {
-                BodyInit::Stream(js_stream_body(ctx, state, list.get(1)?, list.get(2)?))
+                BodyInit::Stream(js_stream_body(
+                    ctx,
+                    state,
+                    list.get(1)?,
+                    list.get(7)?,
+                    list.get(2)?,
+                ))
             }
         }
         _ => return Err(Exception::throw_type(ctx, "malformed BodyInit")),
@@ -293,7 +312,8 @@ macro_rules! consume {
 
 /// Registers `body_consume(h, kind)` (a promise; kind is the method name), `body_used(h)`,
 /// `body_take_stream(h)` (the crate body as a `ReadableStream`, leaving an
-/// empty body) and `body_set_stream(h, read, cancel)` (a script's stream as the body again).
+/// empty body) and `body_set_stream(h, read, cancel, take)` (a script's stream as the body
+/// again).
 pub(crate) fn register<'js>(
     ctx: &Ctx<'js>,
     native: &Object<'js>,
@@ -344,8 +364,12 @@ pub(crate) fn register<'js>(
         "body_set_stream",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, h: Value<'js>, read: Function<'js>, cancel: Function<'js>| {
-                let body = js_stream_body(&ctx, &st, read, cancel);
+            move |ctx: Ctx<'js>,
+                  h: Value<'js>,
+                  read: Function<'js>,
+                  cancel: Function<'js>,
+                  take: Function<'js>| {
+                let body = js_stream_body(&ctx, &st, read, take, cancel);
                 with_body(&ctx, &h, |b| {
                     if let Some(b) = b {
                         *b = body;

@@ -39,16 +39,21 @@ pub fn client(ctx: &Ctx<'_>, state: &SharedState) -> rquickjs::Result<Client> {
     Ok(made)
 }
 
-/// The fetched response on its way to the script, as a new handle.
-struct Fetched(Response);
+/// The fetched response on its way to the script, as a new `Response` object, handed first
+/// to the script's `keep` function when there is one.
+struct Fetched<'js>(Response, Option<Function<'js>>);
 
-impl<'js> IntoJs<'js> for Fetched {
+impl<'js> IntoJs<'js> for Fetched<'js> {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-        handle::wrapped(
+        let response = handle::wrapped(
             ctx,
             "wrapResponse",
             Native::Response(Rc::new(RefCell::new(self.0))),
-        )
+        )?;
+        if let Some(keep) = self.1 {
+            keep.call::<_, ()>((response.clone(),))?;
+        }
+        Ok(response)
     }
 }
 
@@ -78,8 +83,10 @@ impl Drop for OnNetwork {
     }
 }
 
-/// Registers `fetch(request)`: fetches the request of a `Request` handle (taking it: the
-/// request object `fetch()` makes is its own) and returns a promise of a `Response` handle.
+/// Registers `fetch(request, keep)`: fetches the request of a `Request` handle (taking it:
+/// the request object `fetch()` makes is its own) and returns a promise of a `Response`
+/// object; `keep`, unless undefined, is called with that object before the promise settles
+/// (the script keeps it alive while the fetch can still be aborted: `js/abort.js`).
 pub fn register<'js>(
     ctx: &Ctx<'js>,
     native: &Object<'js>,
@@ -88,31 +95,37 @@ pub fn register<'js>(
     let st = state.clone();
     native.set(
         "fetch",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, h: Value<'js>| {
-            let r = handle::request(&ctx, &h)?;
-            let request = {
-                let mut r = handle::borrow_mut(&ctx, &r)?;
-                let placeholder = Request::from_url(r.current_url().clone());
-                mem::replace(&mut *r, placeholder)
-            };
-            let client = client(&ctx, &st)?;
-            let promise = match &st.network {
-                // A request whose signal is already aborted is rejected here, at once, as
-                // on the engine's runtime.
-                Some(network) if !request.signal().aborted() => {
-                    let task = OnNetwork(
-                        network.spawn(async move { client.fetch_request(request).await }),
-                    );
-                    future_to_promise(&ctx, async move { task.await.map(Fetched) })
-                }
-                _ => future_to_promise_now(&ctx, async move {
-                    client.fetch_request(request).await.map(Fetched)
-                }),
-            };
-            // A fetch that ended at once (its signal was already aborted) dropped its body.
-            crate::body::cancel_dropped_streams(&ctx, &st);
-            promise
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, h: Value<'js>, keep: Option<Function<'js>>| {
+                let r = handle::request(&ctx, &h)?;
+                let request = {
+                    let mut r = handle::borrow_mut(&ctx, &r)?;
+                    let placeholder = Request::from_url(r.current_url().clone());
+                    mem::replace(&mut *r, placeholder)
+                };
+                let client = client(&ctx, &st)?;
+                let promise = match &st.network {
+                    // A request whose signal is already aborted is rejected here, at once, as
+                    // on the engine's runtime.
+                    Some(network) if !request.signal().aborted() => {
+                        let task = OnNetwork(
+                            network.spawn(async move { client.fetch_request(request).await }),
+                        );
+                        future_to_promise(&ctx, async move { task.await.map(|r| Fetched(r, keep)) })
+                    }
+                    _ => future_to_promise_now(&ctx, async move {
+                        client
+                            .fetch_request(request)
+                            .await
+                            .map(|r| Fetched(r, keep))
+                    }),
+                };
+                // A fetch that ended at once (its signal was already aborted) dropped its body.
+                crate::body::cancel_dropped_streams(&ctx, &st);
+                promise
+            },
+        )?,
     )?;
     Ok(())
 }

@@ -343,3 +343,84 @@ fn rust_streams_are_pulled_one_chunk_per_read() {
         r#"[["polls before a read",0],"ab","c",["polls",4],"x","TypeError"]"#
     );
 }
+
+#[test]
+fn a_clone_tees_a_script_stream_giving_the_clone_structured_clones_of_its_chunks() {
+    let r = run_js(
+        quiet(),
+        "result = []; \
+         const buffer = new ArrayBuffer(16); \
+         new Uint8Array(buffer).set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]); \
+         const chunks = [new Int16Array(buffer, 2, 2), buffer, new DataView(buffer, 2, 8), \
+           new Float64Array(buffer), new Uint8Array(buffer, 3)]; \
+         const same = (a, b) => { \
+           const bytes = v => [...new Uint8Array(v instanceof ArrayBuffer ? v : v.buffer, \
+             v.byteOffset ?? 0, v.byteLength)]; \
+           return JSON.stringify(bytes(a)) === JSON.stringify(bytes(b)) \
+             && Object.getPrototypeOf(a) === Object.getPrototypeOf(b) \
+             && (a.byteOffset ?? 0) === (b.byteOffset ?? 0); \
+         }; \
+         for (const make of [body => new Response(body), \
+           body => new Request('https://example.com/', { method: 'POST', body, duplex: 'half' })]) { \
+           const original = make(new ReadableStream({ start(c) { \
+             for (const chunk of chunks) c.enqueue(chunk); c.close(); } })); \
+           const clone = original.clone(); \
+           const first = original.body.getReader(); \
+           const second = clone.body.getReader(); \
+           (async () => { \
+             for (const chunk of chunks) { \
+               const a = (await first.read()).value; \
+               const b = (await second.read()).value; \
+               result.push([a === chunk, b !== chunk && same(b, chunk)]); \
+             } \
+             result.push([(await first.read()).done, (await second.read()).done]); \
+           })(); \
+         }",
+        |_, _| {},
+    );
+    let row = "[true,true]";
+    let one = [row; 5].join(",");
+    assert_eq!(r, format!("[{one},[true,true],{one},[true,true]]"));
+}
+
+#[test]
+fn a_clone_of_a_script_stream_body_reads_both_branches_in_full() {
+    let r = run_js(
+        quiet(),
+        "result = []; \
+         const encoder = new TextEncoder(); \
+         const original = new Response(new ReadableStream({ start(c) { \
+           c.enqueue(encoder.encode('he')); c.enqueue(encoder.encode('llo')); c.close(); } })); \
+         const clone = original.clone(); \
+         Promise.all([original.text(), clone.text()]).then(texts => { result = texts; });",
+        |_, _| {},
+    );
+    assert_eq!(r, r#"["hello","hello"]"#);
+}
+
+#[test]
+fn a_patched_object_prototype_then_cannot_inject_chunks_into_a_body_being_read() {
+    let r = run_js(
+        quiet(),
+        "result = []; \
+         const encoder = new TextEncoder(); \
+         const stream = () => new ReadableStream({ start(c) { \
+           c.enqueue(encoder.encode('hello')); c.close(); } }); \
+         const responses = [new Response(stream()), new Response(stream()).clone()]; \
+         let injected = 0; \
+         Object.prototype.then = function (onFulfilled) { \
+           if (++injected === 3) delete Object.prototype.then; \
+           onFulfilled({ done: false, value: encoder.encode('bye') }); \
+         }; \
+         /* Strings only cross these promises: an object would consult the patch. */ \
+         const texts = []; \
+         responses.forEach((r, i) => r.text().then(text => { \
+           texts[i] = text; \
+           if (texts.filter(t => t !== undefined).length < 2) return; \
+           delete Object.prototype.then; \
+           result = [...texts, injected]; \
+         }));",
+        |_, _| {},
+    );
+    assert_eq!(r, r#"["hello","hello",0]"#);
+}

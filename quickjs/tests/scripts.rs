@@ -30,6 +30,24 @@ struct Server {
     addr: SocketAddr,
     connections: Arc<AtomicUsize>,
     gate: Arc<Notify>,
+    endless: Arc<Endless>,
+}
+
+/// What `/endless` saw: the chunks it sent, and whether its connection closed (its body was
+/// dropped, which a failed write does).
+#[derive(Default)]
+struct Endless {
+    sent: AtomicUsize,
+    closed: AtomicUsize,
+}
+
+/// Counts `/endless`'s body as closed when it is dropped.
+struct Dropped(Arc<Endless>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.closed.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -57,9 +75,24 @@ fn chunked(chunks: Vec<&'static str>, gate: Option<Arc<Notify>>) -> Body {
     BodyExt::boxed(StreamBody::new(stream))
 }
 
-async fn handle(request: Request<Incoming>, gate: Arc<Notify>) -> Response<Body> {
+async fn handle(
+    request: Request<Incoming>,
+    gate: Arc<Notify>,
+    endless: Arc<Endless>,
+) -> Response<Body> {
     let path = request.uri().path().to_owned();
     match path.as_str() {
+        // A chunk every 5 ms, for as long as the connection is open.
+        "/endless" => {
+            let guard = Dropped(endless);
+            let stream = futures_util::stream::unfold(guard, |guard| async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                guard.0.sent.fetch_add(1, Ordering::SeqCst);
+                let frame = Ok::<_, Infallible>(Frame::data(Bytes::from_static(b".")));
+                Some((frame, guard))
+            });
+            Response::builder().body(BodyExt::boxed(StreamBody::new(stream)))
+        }
         "/json" => Response::builder()
             .header("content-type", "application/json")
             .body(full(r#"{"name":"whatwg-fetch","items":[1,2,3]}"#)),
@@ -109,7 +142,8 @@ fn serve(runtime: &tokio::runtime::Runtime) -> Server {
     let addr = listener.local_addr().unwrap();
     let connections = Arc::new(AtomicUsize::new(0));
     let gate = Arc::new(Notify::new());
-    let (count, gate2) = (connections.clone(), gate.clone());
+    let endless = Arc::new(Endless::default());
+    let (count, gate2, endless2) = (connections.clone(), gate.clone(), endless.clone());
     runtime.spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
@@ -117,10 +151,11 @@ fn serve(runtime: &tokio::runtime::Runtime) -> Server {
             };
             count.fetch_add(1, Ordering::SeqCst);
             let gate = gate2.clone();
+            let endless = endless2.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request| {
-                    let gate = gate.clone();
-                    async move { Ok::<_, Infallible>(handle(request, gate).await) }
+                    let (gate, endless) = (gate.clone(), endless.clone());
+                    async move { Ok::<_, Infallible>(handle(request, gate, endless).await) }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
@@ -132,6 +167,7 @@ fn serve(runtime: &tokio::runtime::Runtime) -> Server {
         addr,
         connections,
         gate,
+        endless,
     }
 }
 
@@ -371,4 +407,65 @@ fn on_a_host_runtime_abort_and_a_streamed_upload_reach_across_threads() {
         )
     });
     assert_eq!(engine.join().unwrap(), r#"[true,"AbortError","xyz"]"#);
+}
+
+#[test]
+fn a_response_nobody_references_stays_open_until_its_fetch_is_aborted() {
+    let rt = server_runtime();
+    let server = serve(&rt);
+    let endless = server.endless.clone();
+    let r = run_script(
+        Globals::new(client()),
+        &server,
+        // `sent()`: the chunks `/endless` sent; `closed()`: whether its connection closed.
+        move |ctx| {
+            let seen = endless.clone();
+            let sent =
+                Function::new(ctx.clone(), move || seen.sent.load(Ordering::SeqCst)).unwrap();
+            let closed = Function::new(ctx.clone(), move || {
+                endless.closed.load(Ordering::SeqCst) > 0
+            })
+            .unwrap();
+            ctx.globals().set("sent", sent).unwrap();
+            ctx.globals().set("closed", closed).unwrap();
+        },
+        "const tick = () => new Promise(resolve => setTimeout(resolve, 5)); \
+         const controller = new AbortController(); \
+         await fetch(BASE + 'endless', { signal: controller.signal }); \
+         /* The response is not referenced: the fetch keeps it while it can be aborted. */ \
+         const start = sent(); \
+         for (let i = 0; i < 2000 && sent() < start + 20 && !closed(); i++) await tick(); \
+         result = [closed()]; \
+         controller.abort(); \
+         for (let i = 0; i < 2000 && !closed(); i++) await tick(); \
+         result.push(closed());",
+    );
+    assert_eq!(r, "[false,true]");
+}
+
+#[test]
+fn a_kept_response_is_freed_once_its_controller_is_collected_unaborted() {
+    let rt = server_runtime();
+    let server = serve(&rt);
+    let endless = server.endless.clone();
+    let r = run_script(
+        Globals::new(client()),
+        &server,
+        move |ctx| {
+            let closed = Function::new(ctx.clone(), move || {
+                endless.closed.load(Ordering::SeqCst) > 0
+            })
+            .unwrap();
+            ctx.globals().set("closed", closed).unwrap();
+        },
+        "const tick = () => new Promise(resolve => setTimeout(resolve, 5)); \
+         /* Neither the controller nor the response outlives this function. */ \
+         await (async () => { \
+           const controller = new AbortController(); \
+           await fetch(BASE + 'endless', { signal: controller.signal }); \
+         })(); \
+         for (let i = 0; i < 2000 && !closed(); i++) await tick(); \
+         result = closed();",
+    );
+    assert_eq!(r, "true");
 }
