@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo bench --bench h2 -- [--n 5000] [--concurrency 100] [--rounds 7] [--size-mib 64]
-//!                           [--download-rounds 5] [--clients fetch,hyper,reqwest]
+//!                           [--download-rounds 7] [--clients fetch,hyper,reqwest]
 //!                           [--order both|forward|reverse] [--workloads json,download]
 //! ```
 //!
@@ -149,7 +149,7 @@ fn main() {
             "download" => {
                 let mut download = options.clone();
                 (download.n, download.concurrency) = (1, 1);
-                download.rounds = options.number("download-rounds", 5);
+                download.rounds = options.number("download-rounds", 7);
                 let path = format!("/bytes/{}", size_mib * 1024 * 1024);
                 eprintln!(
                     "\ndownload: {size_mib} MiB over one h2 stream, {} server chunks of {} KiB, \

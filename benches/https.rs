@@ -5,7 +5,8 @@
 //! ```text
 //! cargo bench --bench https -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                              [--handshake-n 1000] [--handshake-concurrency 10]
-//!                              [--handshake-rounds 5] [--clients fetch,hyper]
+//!                              [--handshake-rounds 5] [--handshake-cap N]
+//!                              [--clients fetch,hyper]
 //!                              [--order both|forward|reverse] [--workloads reuse,handshake]
 //! ```
 //!
@@ -46,7 +47,7 @@ use whatwg_fetch::Client;
 use workload::{FETCH, HYPER, Measured, Options};
 
 const USAGE: &str = "usage: https [--n N] [--concurrency C] [--rounds R] [--handshake-n N] \
-[--handshake-concurrency C] [--handshake-rounds R] [--clients fetch,hyper] \
+[--handshake-concurrency C] [--handshake-rounds R] [--handshake-cap N] [--clients fetch,hyper] \
 [--order both|forward|reverse] [--workloads reuse,handshake]";
 
 enum TlsClient {
@@ -55,15 +56,17 @@ enum TlsClient {
 }
 
 impl TlsClient {
-    fn new(name: &str, ca: &servers::TestCa, concurrency: usize) -> Result<TlsClient, String> {
+    /// `fetch()`'s pool is capped at `cap` connections, as in `load`; hyper-util's has no cap.
+    fn new(name: &str, ca: &servers::TestCa, cap: Option<usize>) -> Result<TlsClient, String> {
         if name == FETCH {
-            let client = Client::builder()
+            let mut builder = Client::builder()
                 .add_root_certificate_der(ca.ca_der.clone())
                 .tls_built_in_roots(false)
-                .tls_system_roots(false)
-                .max_connections_per_origin(concurrency)
-                .build()
-                .map_err(|error| error.to_string())?;
+                .tls_system_roots(false);
+            if let Some(cap) = cap {
+                builder = builder.max_connections_per_origin(cap);
+            }
+            let client = builder.build().map_err(|error| error.to_string())?;
             return Ok(TlsClient::Fetch(client));
         }
         let mut http = HttpConnector::new();
@@ -86,6 +89,7 @@ fn measure(
     ca: &servers::TestCa,
     server: &servers::Running,
     options: &Options,
+    cap: Option<usize>,
 ) -> Result<Measured, String> {
     let url: Arc<str> = Arc::from(format!("https://{}/", server.addr));
     let uri: hyper::Uri = url.parse().map_err(|error| format!("{error}"))?;
@@ -95,7 +99,7 @@ fn measure(
         stats.handshakes.load(Ordering::Relaxed),
         stats.resumed.load(Ordering::Relaxed),
     );
-    let client = Arc::new(TlsClient::new(name, ca, options.concurrency)?);
+    let client = Arc::new(TlsClient::new(name, ca, cap)?);
     let job = move || {
         let (client, url, uri) = (client.clone(), url.clone(), uri.clone());
         async move {
@@ -125,6 +129,7 @@ fn main() {
             "handshake-n",
             "handshake-concurrency",
             "handshake-rounds",
+            "handshake-cap",
             "workloads",
         ],
     );
@@ -153,7 +158,14 @@ fn main() {
                     server.addr, options.n, options.concurrency, options.rounds
                 );
                 workload::run_passes(&options, "req/s", "request", |name| {
-                    measure(&runtime, name, &ca, &server, &options)
+                    measure(
+                        &runtime,
+                        name,
+                        &ca,
+                        &server,
+                        &options,
+                        Some(options.concurrency),
+                    )
                 });
             }
             "handshake" => {
@@ -165,6 +177,12 @@ fn main() {
                 handshake.n = options.number("handshake-n", 1000);
                 handshake.concurrency = options.number("handshake-concurrency", 10);
                 handshake.rounds = options.number("handshake-rounds", 5);
+                // Uncapped, as hyper-util's pool is: each request opens a connection of its
+                // own anyway. `--handshake-cap N` caps `fetch()`'s at N.
+                let cap = options
+                    .extra
+                    .contains_key("handshake-cap")
+                    .then(|| options.number("handshake-cap", handshake.concurrency));
                 eprintln!(
                     "\nhandshake: https://{}/ answering `Connection: close`, a new connection \
                      per request, N={} concurrency={} rounds={} (after 1 probe + 1 warm-up \
@@ -172,7 +190,7 @@ fn main() {
                     server.addr, handshake.n, handshake.concurrency, handshake.rounds
                 );
                 workload::run_passes(&handshake, "req/s", "request", |name| {
-                    measure(&runtime, name, &ca, &server, &handshake)
+                    measure(&runtime, name, &ca, &server, &handshake, cap)
                 });
             }
             other => {
