@@ -12,12 +12,17 @@
 //! - **idle**: after one probe request, `--connections` concurrent `GET /hold` requests; the
 //!   server holds each until all have arrived, so each has a connection of its own; then
 //!   releases them, and once every body is read and the connections sit idle in the pool,
-//!   the growth of `VmRSS` over the probe's figure, divided by the connections. The limit
+//!   the growth of `VmRSS` over the probe's figure, divided by the connections. Before each
+//!   reading glibc's `malloc_trim` hands free pages back (`--trim off` leaves them), so
+//!   that the figure is what stays in use, not what the burst of requests left free. The limit
 //!   on open files (`RLIMIT_NOFILE`) is raised to its hard limit; when that is still too low
 //!   the count is lowered to fit, and the printout says so.
 //! - **in flight**: `--in-flight` held requests, released, so that as many connections sit
 //!   idle; then as many held requests again, on those pooled connections: the growth of
 //!   `VmRSS` while they wait at the server, over the idle figure, divided by the requests.
+//!
+//! `--serve` starts only the server and prints its address, for running a child by hand:
+//! `memory --child whatwg-fetch idle 2000 ADDR` (under heaptrack, say).
 //!
 //! Run in the parent, each client's child `--rounds` times per pass and order; the printout
 //! gives the median KiB per connection or request and `hyper-util / fetch` (above 1 when
@@ -50,22 +55,32 @@ use whatwg_fetch::Client;
 use workload::{FETCH, HYPER, Options};
 
 const USAGE: &str = "usage: memory [--connections N] [--in-flight N] [--rounds R] \
-[--clients fetch,hyper] [--order both|forward|reverse]";
+[--trim on|off] [--clients fetch,hyper] [--order both|forward|reverse]";
 
 /// File descriptors kept back for the runtime, stdio and the control requests.
 const SPARE_FILES: u64 = 64;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--child") {
-        std::process::exit(child(&args[2..]));
+    match args.get(1).map(String::as_str) {
+        Some("--child") => std::process::exit(child(args.get(2..).unwrap_or_default())),
+        Some("--serve") => serve_only(),
+        _ => {}
     }
     let options = Options::parse(
         USAGE,
         (1, 1, 3),
         &[FETCH, HYPER],
-        &["connections", "in-flight"],
+        &["connections", "in-flight", "trim"],
     );
+    let trim = match options.extra.get("trim").map(String::as_str) {
+        None | Some("on") => "trim",
+        Some("off") => "no-trim",
+        Some(other) => {
+            eprintln!("--trim takes on or off, not {other:?}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let files = raise_nofile();
     let wanted = options.number("connections", 10_000);
     // The parent's server holds one descriptor per connection too.
@@ -79,8 +94,9 @@ fn main() {
     let server = servers::start(servers::Protocol::Http1);
     eprintln!(
         "memory: server http://{}/ in the parent, each measurement in a fresh child process; \
-         RLIMIT_NOFILE {files}",
-        server.addr
+         RLIMIT_NOFILE {files}; malloc_trim before each reading: {}",
+        server.addr,
+        if trim == "trim" { "on" } else { "off" }
     );
     for (mode, count) in [("idle", connections), ("in-flight", in_flight)] {
         let what = if mode == "idle" {
@@ -101,7 +117,7 @@ fn main() {
                 let mut notes = Vec::new();
                 for _ in 0..options.rounds {
                     let accepted = server.stats.accepted.load(Ordering::Relaxed);
-                    let result = run_child(name, mode, count, &server.addr.to_string())
+                    let result = run_child(name, mode, count, &server.addr.to_string(), trim)
                         .unwrap_or_else(|error| {
                             eprintln!("{name} {mode}: {error}");
                             std::process::exit(1);
@@ -110,12 +126,15 @@ fn main() {
                     let get = |key: &str| result.get(key).copied().unwrap_or(f64::NAN);
                     per.push((get("per_kib") * 100.0).round() / 100.0);
                     notes.push(format!(
-                        "base {:.1} MiB, after {:.1} MiB, peak {:.1} MiB, {:.1}s, {} connections",
+                        "base {:.1} MiB, after {:.1} MiB, peak {:.1} MiB, {:.1}s, {} connections, \
+                         request future {} bytes ({} in the client's own)",
                         get("base_kib") / 1024.0,
                         get("after_kib") / 1024.0,
                         get("hwm_kib") / 1024.0,
                         get("seconds"),
-                        opened.saturating_sub(get("control") as u64)
+                        opened.saturating_sub(get("control") as u64),
+                        get("future_bytes"),
+                        get("send_bytes")
                     ));
                 }
                 let median = workload::median(&per);
@@ -139,6 +158,17 @@ fn main() {
     }
 }
 
+/// `--serve`: only the server, for running a child by hand (under heaptrack, say): prints
+/// its address and serves until killed.
+fn serve_only() -> ! {
+    raise_nofile();
+    let server = servers::start(servers::Protocol::Http1);
+    println!("{}", server.addr);
+    loop {
+        std::thread::park();
+    }
+}
+
 /// Prints `hyper-util / fetch` of the memory each takes (above 1 when `fetch()` takes less).
 fn print_ratio(label: &str, medians: &BTreeMap<&str, f64>) {
     if let (Some(&fetch), Some(&hyper)) = (medians.get(FETCH), medians.get(HYPER)) {
@@ -159,10 +189,11 @@ fn run_child(
     mode: &str,
     count: usize,
     addr: &str,
+    trim: &str,
 ) -> Result<BTreeMap<String, f64>, String> {
     let exe = std::env::current_exe().map_err(|error| error.to_string())?;
     let output = std::process::Command::new(exe)
-        .args(["--child", name, mode, &count.to_string(), addr])
+        .args(["--child", name, mode, &count.to_string(), addr, trim])
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|error| format!("cannot run the child: {error}"))?;
@@ -223,11 +254,16 @@ impl MemClient {
     }
 }
 
-/// The child: `NAME MODE COUNT ADDR`; prints `result key=value ...`, returns the exit status.
+/// The child: `NAME MODE COUNT ADDR [trim|no-trim]`; prints `result key=value ...`, returns
+/// the exit status.
 fn child(args: &[String]) -> i32 {
-    let [name, mode, count, addr] = args else {
-        eprintln!("child: expected NAME MODE COUNT ADDR");
-        return 2;
+    let (name, mode, count, addr, trim) = match args {
+        [name, mode, count, addr] => (name, mode, count, addr, true),
+        [name, mode, count, addr, trim] => (name, mode, count, addr, trim == "trim"),
+        _ => {
+            eprintln!("child: expected NAME MODE COUNT ADDR [trim|no-trim]");
+            return 2;
+        }
     };
     let Ok(count) = count.parse::<usize>() else {
         eprintln!("child: bad count {count:?}");
@@ -238,10 +274,12 @@ fn child(args: &[String]) -> i32 {
         .enable_all()
         .build()
         .expect("client runtime");
-    match runtime.block_on(child_run(name, mode, count, addr)) {
+    match runtime.block_on(child_run(name, mode, count, addr, trim)) {
         Ok(line) => {
             println!("result {line}");
-            0
+            // Exit with the client and its connections still alive, so that a heap
+            // profiler's "leaked" report is the live memory of the last reading.
+            std::process::exit(0)
         }
         Err(error) => {
             eprintln!("child {name} {mode}: {error}");
@@ -250,7 +288,13 @@ fn child(args: &[String]) -> i32 {
     }
 }
 
-async fn child_run(name: &str, mode: &str, count: usize, addr: &str) -> Result<String, String> {
+async fn child_run(
+    name: &str,
+    mode: &str,
+    count: usize,
+    addr: &str,
+    trim: bool,
+) -> Result<String, String> {
     let client = Arc::new(if name == FETCH {
         MemClient::Fetch(Client::builder().build().map_err(|e| e.to_string())?)
     } else {
@@ -261,27 +305,38 @@ async fn child_run(name: &str, mode: &str, count: usize, addr: &str) -> Result<S
     let root: Arc<str> = Arc::from(format!("http://{addr}/"));
     let hold: Arc<str> = Arc::from(format!("http://{addr}/hold"));
     let hold_uri: hyper::Uri = hold.parse().map_err(|error| format!("{error}"))?;
+    // What each request's task holds inline, before anything it allocates.
+    let (future_bytes, send_bytes) = match &*client {
+        MemClient::Fetch(fetch) => (
+            std::mem::size_of_val(&jobs::fetch_items(fetch, &hold)),
+            std::mem::size_of_val(&fetch.fetch(&*hold, whatwg_fetch::RequestInit::default())),
+        ),
+        MemClient::Hyper(hyper) => (
+            std::mem::size_of_val(&jobs::hyper_items(hyper, &hold_uri)),
+            std::mem::size_of_val(&hyper.get(hold_uri.clone())),
+        ),
+    };
     let mut control = Control { addr, requests: 0 };
     let start = Instant::now();
     let root_uri = root.parse().map_err(|error| format!("{error}"))?;
     client.clone().get(root.clone(), root_uri).await?;
-    settle().await;
+    settle(trim).await;
     let base = rss()?;
     let (after, before) = if mode == "idle" {
         let held = hold_all(&client, &hold, &hold_uri, count, &mut control).await?;
         control.get("/release").await?;
         finish(held, count).await?;
-        settle().await;
+        settle(trim).await;
         (rss()?, base)
     } else {
         // Open `count` connections and leave them idle, then hold as many requests on them.
         let held = hold_all(&client, &hold, &hold_uri, count, &mut control).await?;
         control.get("/release").await?;
         finish(held, count).await?;
-        settle().await;
+        settle(trim).await;
         let idle = rss()?;
         let held = hold_all(&client, &hold, &hold_uri, count, &mut control).await?;
-        settle().await;
+        settle(trim).await;
         let in_flight = rss()?;
         control.get("/release").await?;
         finish(held, count).await?;
@@ -290,7 +345,7 @@ async fn child_run(name: &str, mode: &str, count: usize, addr: &str) -> Result<S
     let per_kib = (after - before) / count as f64;
     Ok(format!(
         "per_kib={per_kib:.3} base_kib={before} after_kib={after} hwm_kib={} seconds={:.2} \
-         control={}",
+         control={} future_bytes={future_bytes} send_bytes={send_bytes}",
         workload::status_kib("VmHWM").unwrap_or(f64::NAN),
         start.elapsed().as_secs_f64(),
         control.requests
@@ -337,9 +392,20 @@ async fn finish(held: Held, count: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Lets the runtime's tasks and the allocator settle before a reading.
-async fn settle() {
+/// Lets the runtime's tasks settle before a reading; with `trim`, then hands the
+/// allocator's free pages back to the system, so that the reading counts memory in use
+/// rather than what the last burst of requests left free in glibc's heap.
+async fn settle(trim: bool) {
     tokio::time::sleep(Duration::from_millis(500)).await;
+    #[cfg(target_env = "gnu")]
+    if trim {
+        // SAFETY: malloc_trim only releases free memory, under the allocator's own locks.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }
+    #[cfg(not(target_env = "gnu"))]
+    let _ = trim;
 }
 
 fn rss() -> Result<f64, String> {
