@@ -44,7 +44,7 @@ const USAGE: &str = "usage: h2 [--n N] [--concurrency C] [--rounds R] [--size-mi
 /// The three clients, each speaking HTTP/2 with prior knowledge.
 enum H2Client {
     Fetch(Client),
-    Hyper(HyperClient<HttpConnector, Empty<Bytes>>),
+    Hyper(Box<HyperClient<HttpConnector, Empty<Bytes>>>),
     Reqwest(reqwest::Client),
 }
 
@@ -60,11 +60,11 @@ impl H2Client {
             HYPER => {
                 let mut connector = HttpConnector::new();
                 connector.set_nodelay(true);
-                H2Client::Hyper(
+                H2Client::Hyper(Box::new(
                     HyperClient::builder(TokioExecutor::new())
                         .http2_only(true)
                         .build(connector),
-                )
+                ))
             }
             _ => H2Client::Reqwest(
                 reqwest::Client::builder()

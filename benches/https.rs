@@ -52,7 +52,7 @@ const USAGE: &str = "usage: https [--n N] [--concurrency C] [--rounds R] [--hand
 
 enum TlsClient {
     Fetch(Client),
-    Hyper(HyperClient<HttpsConnector<HttpConnector>, Empty<Bytes>>),
+    Hyper(Box<HyperClient<HttpsConnector<HttpConnector>, Empty<Bytes>>>),
 }
 
 impl TlsClient {
@@ -77,9 +77,9 @@ impl TlsClient {
             .https_only()
             .enable_http1()
             .wrap_connector(http);
-        Ok(TlsClient::Hyper(
+        Ok(TlsClient::Hyper(Box::new(
             HyperClient::builder(TokioExecutor::new()).build(connector),
-        ))
+        )))
     }
 }
 

@@ -235,14 +235,14 @@ fn raise_nofile() -> u64 {
             }
         }
     }
-    limit.rlim_cur as u64
+    limit.rlim_cur
 }
 
 /// The clients, with nothing but their defaults changed (no pool cap, idle connections
 /// kept 90 s in both).
 enum MemClient {
     Fetch(Client),
-    Hyper(HyperClient<HttpConnector, Empty<Bytes>>),
+    Hyper(Box<HyperClient<HttpConnector, Empty<Bytes>>>),
 }
 
 impl MemClient {
@@ -300,7 +300,9 @@ async fn child_run(
     } else {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
-        MemClient::Hyper(HyperClient::builder(TokioExecutor::new()).build(connector))
+        MemClient::Hyper(Box::new(
+            HyperClient::builder(TokioExecutor::new()).build(connector),
+        ))
     });
     let root: Arc<str> = Arc::from(format!("http://{addr}/"));
     let hold: Arc<str> = Arc::from(format!("http://{addr}/hold"));
