@@ -90,6 +90,8 @@ fn parse_args() -> Result<Options, String> {
 const FETCH: &str = "whatwg-fetch";
 const HYPER: &str = "hyper-util-legacy";
 
+// Built once per measurement: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Downloader {
     Fetch(Client),
     Hyper(HyperClient<HttpConnector, Empty<Bytes>>),

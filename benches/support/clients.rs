@@ -39,6 +39,8 @@ pub fn parse_list(list: &str) -> Result<Vec<&'static str>, String> {
 }
 
 /// One client under test. Each keeps up to CONCURRENCY connections alive.
+// Built once per client and cloned once per worker: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub enum Bench {
     /// `Client::fetch()`, its pool capped at CONCURRENCY connections per origin; given
