@@ -278,7 +278,14 @@ fn abortable(
         *slot = Some(body.wrap(|body| {
             let body = Arc::new(Mutex::new(Some(body)));
             let held = Arc::clone(&body);
-            let algorithm = signal.add_algorithm(move |_| drop(take_body(&held)));
+            // A poll of the body in progress holds the lock: it sees the abort at its next
+            // poll instead, which this must not wait for (abort() may be called from inside
+            // that poll).
+            let algorithm = signal.add_algorithm(move |_| {
+                if let Ok(mut slot) = held.try_lock() {
+                    drop(slot.take());
+                }
+            });
             if algorithm.is_none() {
                 // Already aborted: the first read gives the reason.
                 drop(take_body(&body));
