@@ -1372,6 +1372,27 @@ fn undo_h1(
 /// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).
 fn prepare_h2(request: &mut Request<RequestBody>) {
     let headers = request.headers_mut();
+    // Usually there are none: one pass over the names finds out, where removing each by name
+    // would hash it six times.
+    if headers.keys().any(is_connection_specific) {
+        remove_connection_specific(headers);
+    }
+    *request.version_mut() = Version::HTTP_2;
+}
+
+/// Whether `name` is one of the fields [`remove_connection_specific`] looks at.
+fn is_connection_specific(name: &http::HeaderName) -> bool {
+    name == CONNECTION
+        || name == TRANSFER_ENCODING
+        || name == UPGRADE
+        || name == TE
+        || name == "keep-alive"
+        || name == "proxy-connection"
+}
+
+/// Removes the connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), keeping
+/// `TE: trailers`.
+fn remove_connection_specific(headers: &mut http::HeaderMap) {
     for name in [CONNECTION, TRANSFER_ENCODING, UPGRADE] {
         headers.remove(name);
     }
@@ -1383,7 +1404,6 @@ fn prepare_h2(request: &mut Request<RequestBody>) {
     {
         headers.remove(TE);
     }
-    *request.version_mut() = Version::HTTP_2;
 }
 
 /// The limits on a response head, and the keep-alive timeout, kept to say which one a
@@ -1601,6 +1621,16 @@ mod tests {
         prepare_h2(&mut request);
         assert!(request.headers().is_empty());
         assert_eq!(request.version(), Version::HTTP_2);
+
+        let mut request = Request::get("https://example.com/")
+            .header("accept", "*/*")
+            .header("te", "trailers")
+            .header("keep-alive", "timeout=5")
+            .body(RequestBody::empty())
+            .unwrap();
+        prepare_h2(&mut request);
+        let names: Vec<&str> = request.headers().keys().map(|n| n.as_str()).collect();
+        assert_eq!(names, ["accept", "te"]);
     }
 
     #[test]
