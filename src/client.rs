@@ -195,6 +195,13 @@ impl Client {
         // with processResponse. Aborting drops the fetch wherever it is (resolving,
         // connecting, waiting for headers) and rejects with the signal's reason.
         // The URL a total timeout names, kept only when there is one.
+        let can_abort = signal.can_abort();
+        if !can_abort && deadline.is_none() && self.inner.retry.is_none() {
+            // Nothing can abort this fetch, nor retry it: the fetch's own future, awaited
+            // where it is made rather than moved into the watch below.
+            let response = crate::fetch::fetch(request, &self.inner.context).await;
+            return process_response(response);
+        }
         let timed_url = deadline.map(|_| request.current_url().clone());
         // Not in the spec: a retry policy fetches again after a failure (see `crate::retry`);
         // the abort and the deadline below watch all the attempts and the waits between.
@@ -202,7 +209,6 @@ impl Client {
             Some(retry) => Either::Left(retry.fetch(request, &self.inner.context, deadline)),
             None => Either::Right(crate::fetch::fetch(request, &self.inner.context)),
         };
-        let can_abort = signal.can_abort();
         let response = if can_abort || deadline.is_some() {
             tokio::select! {
                 biased;
@@ -220,20 +226,7 @@ impl Client {
             // Nothing can abort this fetch: no need to watch for it.
             fetching.await
         };
-        // processResponse given response:
-        // Step 12.3.1. If locallyAborted is true, then abort these steps.
-        // Step 12.3.2. If response's aborted flag is set, then reject p with the abort
-        // reason.
-        // Step 12.3.3. If response is a network error, then reject p with a TypeError.
-        if response.is_network_error() {
-            return Err(response
-                .network_error_cause()
-                .cloned()
-                .unwrap_or_else(|| Error::type_error("network error")));
-        }
-        // Step 12.3.4. Set responseObject to the result of creating a Response object,
-        // given response, "immutable", and relevantRealm.
-        // Step 12.3.5. Resolve p with responseObject.
+        let response = process_response(response)?;
         if !can_abort && deadline.is_none() {
             return Ok(response);
         }
@@ -252,6 +245,24 @@ impl fmt::Debug for Client {
             .field("total_timeout", &self.inner.total_timeout)
             .finish_non_exhaustive()
     }
+}
+
+/// processResponse given `response`, the steps of the `fetch()` method that turn it into a
+/// result (before an abortable body is set up).
+fn process_response(response: Response) -> Result<Response> {
+    // Step 12.3.1. If locallyAborted is true, then abort these steps.
+    // Step 12.3.2. If response's aborted flag is set, then reject p with the abort reason.
+    // Step 12.3.3. If response is a network error, then reject p with a TypeError.
+    if response.is_network_error() {
+        return Err(response
+            .network_error_cause()
+            .cloned()
+            .unwrap_or_else(|| Error::type_error("network error")));
+    }
+    // Step 12.3.4. Set responseObject to the result of creating a Response object, given
+    // response, "immutable", and relevantRealm.
+    // Step 12.3.5. Resolve p with responseObject.
+    Ok(response)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
