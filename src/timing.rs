@@ -5,7 +5,7 @@
 //! [`PerformanceResourceTiming`](https://w3c.github.io/resource-timing/#sec-performanceresourcetiming).
 //!
 //! A fetch keeps its timing info as the spec does; at fetch response handover it is put
-//! in a [`TimingCell`] that the response and its body's stream share, so that the end of
+//! in a `TimingCell` that the response and its body's stream share, so that the end of
 //! the body and its sizes, known only once the body has been read, can be read from the
 //! response afterwards: [`Response::timing`](crate::Response::timing).
 //!
