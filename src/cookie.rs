@@ -59,7 +59,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use url::{Host, Url};
 
-use crate::infra::trim_http_tab_or_space;
+use crate::infra::{days_from_civil, days_in_month, trim_http_tab_or_space};
 
 mod persist;
 
@@ -1011,7 +1011,7 @@ fn parse_cookie_date(cookie_date: &[u8]) -> Option<i64> {
     // Step 6. Let the parsed-cookie-date be the date whose day-of-month, month, year,
     // hour, minute, and second (in UTC) are the values above. If no such date exists,
     // abort these steps and fail to parse the cookie-date.
-    if day > days_in_month(year, month) {
+    if day > days_in_month(i64::from(year), month) {
         return None;
     }
     // Step 7. Return the parsed-cookie-date as the result of this algorithm.
@@ -1061,26 +1061,6 @@ fn parse_month(token: &[u8]) -> Option<u32> {
         .iter()
         .position(|m| m.as_slice() == prefix.as_slice())
         .and_then(|i| u32::try_from(i + 1).ok())
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]

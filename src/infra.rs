@@ -16,7 +16,9 @@
 //! - [isomorphic decode](isomorphic_decode) and [encode](isomorphic_encode);
 //! - [forgiving-base64](https://infra.spec.whatwg.org/#forgiving-base64) encode and decode
 //!   (the spec layer for `data:` URLs and integrity metadata, the network layer for
-//!   `Proxy-Authorization`).
+//!   `Proxy-Authorization`);
+//! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
+//!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]).
 //!
 //! This module imports nothing from the rest of the crate, so every layer may use it; it is
 //! private, and what is public is re-exported where users find it: the byte classes and
@@ -622,6 +624,31 @@ fn base64_value(code_point: u8) -> Option<u8> {
         b'/' => Some(63),
         _ => None,
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The proleptic Gregorian calendar, for cookie-dates and HTTP-dates.
+
+/// The days of `month` (1 for January) in `year`, proleptic Gregorian.
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of the proleptic Gregorian date `year`-`month`-`day` (`month` 1
+/// for January), by Howard Hinnant's `days_from_civil`.
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use super::storage::Entry;
 use crate::headers::{HeaderList, Headers, HeadersGuard};
+use crate::infra::{days_from_civil, days_in_month};
 use crate::request::Request;
 use crate::response::Response;
 
@@ -164,13 +165,20 @@ fn parse_http_date(value: &str, now: SystemTime) -> Option<SystemTime> {
             (digits(year, 4)?, month, day, time)
         }
     };
-    let month = MONTHS.iter().position(|name| *name == month)?;
+    // 1 for January.
+    let month = MONTHS.iter().position(|name| *name == month)? + 1;
     let [hour, minute, second] = split_exact(time, ':')?;
     let (hour, minute, second) = (digits(hour, 2)?, digits(minute, 2)?, digits(second, 2)?);
-    if day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
+    let month = u32::try_from(month).ok()?;
+    if day == 0
+        || day > i64::from(days_in_month(year, month))
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
         return None;
     }
-    let days = days_from_civil(year, month, day);
+    let days = days_from_civil(year, i64::from(month), day);
     let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second;
     match u64::try_from(seconds) {
         Ok(after) => SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(after)),
@@ -208,29 +216,6 @@ fn rfc850_year(two_digits: i64, now: SystemTime) -> i64 {
     } else {
         year
     }
-}
-
-/// The days of `month` (0 for January) in `year`, proleptic Gregorian.
-fn days_in_month(year: i64, month: usize) -> i64 {
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    match month {
-        1 if leap => 29,
-        1 => 28,
-        3 | 5 | 8 | 10 => 30,
-        _ => 31,
-    }
-}
-
-/// Days from 1970-01-01 to `year`-`month`-`day` (`month` 0 for January), proleptic
-/// Gregorian (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: usize, day: i64) -> i64 {
-    let month = i64::try_from(month).unwrap_or(0) + 1;
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 /// Whether `status` is [heuristically cacheable](https://httpwg.org/specs/rfc9110.html#rfc.section.15.1).
