@@ -278,14 +278,19 @@
     s.lock = lock;
     s.cancelHolder = holder;
   }
-  // For clone(): a body the script has a stream of is teed in script, each slot getting a
-  // branch, and the crate clones the rest; false when the crate must tee the body itself.
+  // For clone(), after the crate cloned the body: a body the script has a stream of is teed
+  // in script, each slot getting a branch, the clone's with clones of its chunks; else the
+  // crate teed the body, and `s` forgets any stream it had so that `body` takes the new one.
   function cloneStreamBody(s, clone) {
-    if (s.stream == null) return false;
+    if (s.stream == null) {
+      s.stream = undefined;
+      s.synced = false;
+      s.lock = undefined;
+      return;
+    }
     const [branch1, branch2] = teeForClone(s.stream);
     setStreamBody(s, branch1);
     setStreamBody(clone, branch2);
-    return true;
   }
   // Whether the script's stream (if it has the body's stream) is locked or disturbed.
   const unusable = s => s.stream != null && (s.stream.locked || s.stream._disturbed === true);

@@ -94,13 +94,7 @@
       if (idl.bodyUnusable(s)) throw new TypeError("Request.clone: the body is locked or disturbed");
       const c = { n: native.request_clone(s.n), stream: undefined, synced: false, signals: s.signals };
       const clone = idl.create(Request, ["Request"], c);
-      // A body stream the script has is teed here, the clone's branch getting clones of
-      // its chunks; else the crate teed the body.
-      if (!idl.cloneStreamBody(s, c)) {
-        s.stream = undefined;
-        s.synced = false;
-        s.lock = undefined;
-      }
+      idl.cloneStreamBody(s, c);
       return clone;
     }
   }

@@ -56,13 +56,7 @@
       const s = R(this);
       if (idl.bodyUnusable(s)) throw new TypeError("Response.clone: the body is locked or disturbed");
       const clone = wrap(native.response_clone(s.n));
-      // A body stream the script has is teed here, the clone's branch getting clones of
-      // its chunks; else the crate teed the body.
-      if (!idl.cloneStreamBody(s, R(clone))) {
-        s.stream = undefined;
-        s.synced = false;
-        s.lock = undefined;
-      }
+      idl.cloneStreamBody(s, R(clone));
       return clone;
     }
   }
