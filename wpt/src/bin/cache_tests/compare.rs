@@ -241,15 +241,19 @@ impl Comparison<'_> {
             .collect()
     }
 
+    /// The implementations' names, this crate's first.
+    fn names(&self) -> Vec<&str> {
+        self.implementations
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect()
+    }
+
     /// The comparison as Markdown: counts by kind, the tests that differ from all the
     /// others, and every test's verdicts.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
-        let names: Vec<&str> = self
-            .implementations
-            .iter()
-            .map(|i| i.name.as_str())
-            .collect();
+        let names = self.names();
         let _ = writeln!(out, "# cache-tests: {}\n", names.join(" vs "));
         out.push_str(&self.counts_table());
         let differing = self.differing_from_all();
@@ -278,11 +282,7 @@ impl Comparison<'_> {
     /// Counts by kind as a Markdown table: passed / run, per implementation.
     pub fn counts_table(&self) -> String {
         let mut out = String::new();
-        let names: Vec<&str> = self
-            .implementations
-            .iter()
-            .map(|i| i.name.as_str())
-            .collect();
+        let names = self.names();
         let _ = writeln!(out, "| kind | tests | {} |", names.join(" | "));
         let _ = writeln!(out, "| --- | ---: |{}", " ---: |".repeat(names.len()));
         for count in self.counts() {
