@@ -186,10 +186,18 @@ fn parse_http_date(value: &str, now: SystemTime) -> Option<SystemTime> {
     }
 }
 
-/// `value` split at every `separator` into exactly `N` parts.
+/// `value` split at every `separator` into exactly `N` parts (nothing is allocated, however
+/// many separators a peer sent).
 fn split_exact<const N: usize>(value: &str, separator: char) -> Option<[&str; N]> {
-    let parts: Vec<&str> = value.split(separator).collect();
-    parts.try_into().ok()
+    let mut parts = [""; N];
+    let mut split = value.split(separator);
+    for part in &mut parts {
+        *part = split.next()?;
+    }
+    match split.next() {
+        Some(_) => None,
+        None => Some(parts),
+    }
 }
 
 /// `value` as a number, if it is exactly `count` ASCII digits.
