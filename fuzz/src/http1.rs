@@ -1,5 +1,5 @@
 //! `http1_response`: the bytes a peer sends, through the real network layer (a TCP
-//! connection on 127.0.0.1, hyper's HTTP/1.1 client under this crate's pool, the
+//! connection on 127.0.0.1, the crate's HTTP/1.1 connection (`net/h1.rs`) under its pool, the
 //! content decoders) and the fetch algorithm, up to the body a caller reads.
 //!
 //! One listener per process answers every connection with the current input, written

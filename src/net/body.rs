@@ -16,6 +16,7 @@ use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
 
 use super::decode::Pipeline;
+use super::h1::BodyReader;
 use super::pool::Pooled;
 use super::timer::ReadTimer;
 use super::timing::{ConnectionInfo, Recorded};
@@ -112,6 +113,14 @@ impl RequestBody {
                 inner: RequestInner::Full(Some(bytes.clone())),
             }),
             RequestInner::Full(None) | RequestInner::Stream(_) | RequestInner::Declared(_) => None,
+        }
+    }
+
+    /// The body's one buffer, or the body itself if it is not one buffer.
+    pub(crate) fn into_full(self) -> Result<Bytes, RequestBody> {
+        match self.inner {
+            RequestInner::Full(Some(bytes)) => Ok(bytes),
+            inner => Err(RequestBody { inner }),
         }
     }
 
@@ -363,10 +372,12 @@ enum ResponseInner {
     Decoded(SyncWrapper<Pin<Box<Pipeline>>>),
 }
 
-/// The body of a response read from a hyper connection.
+/// The body of a response read from a connection: HTTP/1.1 of this crate's own, or
+/// HTTP/2 through hyper.
 struct IncomingBody {
-    body: hyper::body::Incoming,
-    /// The HTTP/1 connection, given back to the pool at the end of the body.
+    body: Source,
+    /// The HTTP/1 connection the body is read from, given back to the pool at the end of
+    /// the body.
     conn: Option<Pooled>,
     /// A handle on the HTTP/2 connection, keeping it open while this body is read even
     /// if the pool lets go of it.
@@ -389,6 +400,33 @@ struct IncomingBody {
     received: u64,
     /// The connection the response came over, and when its request went out.
     info: Recorded,
+}
+
+/// Where an [`IncomingBody`]'s bytes come from.
+enum Source {
+    /// An HTTP/1.1 body, read from the connection in `IncomingBody::conn`.
+    H1(BodyReader),
+    /// An HTTP/2 stream's body.
+    Hyper(hyper::body::Incoming),
+}
+
+impl Source {
+    fn is_end_stream(&self) -> bool {
+        match self {
+            Source::H1(reader) => reader.is_end(),
+            Source::Hyper(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            Source::H1(reader) => match reader.remaining() {
+                Some(left) => SizeHint::with_exact(left),
+                None => SizeHint::default(),
+            },
+            Source::Hyper(body) => body.size_hint(),
+        }
+    }
 }
 
 impl ResponseBody {
@@ -416,8 +454,44 @@ impl ResponseBody {
         }
     }
 
+    /// The body of an HTTP/2 response.
     pub(crate) fn incoming(
         body: hyper::body::Incoming,
+        h2: Option<super::http2::H2Sender>,
+        declared_length: bool,
+        read_timeout: Option<Duration>,
+        info: Recorded,
+    ) -> ResponseBody {
+        ResponseBody::from_source(
+            Source::Hyper(body),
+            None,
+            h2,
+            declared_length,
+            read_timeout,
+            info,
+        )
+    }
+
+    /// The body of an HTTP/1.1 response, read by `reader` from `conn`.
+    pub(crate) fn h1(
+        reader: BodyReader,
+        conn: Pooled,
+        read_timeout: Option<Duration>,
+        info: Recorded,
+    ) -> ResponseBody {
+        let declared_length = reader.is_sized();
+        ResponseBody::from_source(
+            Source::H1(reader),
+            Some(conn),
+            None,
+            declared_length,
+            read_timeout,
+            info,
+        )
+    }
+
+    fn from_source(
+        body: Source,
         conn: Option<Pooled>,
         h2: Option<super::http2::H2Sender>,
         declared_length: bool,
@@ -501,12 +575,17 @@ impl fmt::Debug for ResponseBody {
 }
 
 impl IncomingBody {
-    /// The body ended cleanly: give the connection back.
+    /// The body ended cleanly: give the connection back, if it can serve another request.
     fn finish(&mut self) {
         self.done = true;
         self.idle = None;
         self.h2 = None;
-        if let Some(conn) = self.conn.take() {
+        if let Some(mut conn) = self.conn.take() {
+            if let Source::H1(reader) = &self.body {
+                if !reader.reusable(&conn.tx) {
+                    conn.tx.close();
+                }
+            }
             conn.release();
         }
     }
@@ -528,7 +607,7 @@ impl IncomingBody {
             return false;
         };
         let timer = match &mut self.conn {
-            Some(conn) => &mut conn.tx.reused.read_timer,
+            Some(conn) => &mut conn.tx.reused().read_timer,
             None => &mut self.idle,
         };
         if !self.armed {
@@ -548,7 +627,41 @@ impl IncomingBody {
         if self.done {
             return Poll::Ready(None);
         }
-        match Pin::new(&mut self.body).poll_frame(cx) {
+        let body = match &mut self.body {
+            Source::Hyper(body) => body,
+            Source::H1(reader) => {
+                let Some(conn) = self.conn.as_mut() else {
+                    return Poll::Ready(None);
+                };
+                let polled = reader.poll_data(&mut conn.tx, cx);
+                let end = reader.is_end();
+                return match polled {
+                    Poll::Ready(Some(Ok(data))) => {
+                        self.received = self.received.saturating_add(data.len() as u64);
+                        if end {
+                            self.finish();
+                        } else {
+                            self.armed = false;
+                        }
+                        Poll::Ready(Some(Ok(Frame::data(data))))
+                    }
+                    Poll::Ready(Some(Err(error))) => {
+                        let error = if self.declared_length && error.is_body_cut() {
+                            NetworkError::LengthMismatch
+                        } else {
+                            NetworkError::Protocol(Box::new(error))
+                        };
+                        self.fail(error)
+                    }
+                    Poll::Ready(None) => {
+                        self.finish();
+                        Poll::Ready(None)
+                    }
+                    Poll::Pending => self.pending(cx),
+                };
+            }
+        };
+        match Pin::new(body).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     self.received = self.received.saturating_add(data.len() as u64);
@@ -568,17 +681,23 @@ impl IncomingBody {
                 self.finish();
                 Poll::Ready(None)
             }
-            Poll::Pending => {
-                if self.idle_timer_elapsed(cx) {
-                    let after = self.read_timeout.unwrap_or_default();
-                    return self.fail(NetworkError::Timeout {
-                        kind: TimeoutKind::Idle,
-                        after,
-                    });
-                }
-                Poll::Pending
-            }
+            Poll::Pending => self.pending(cx),
         }
+    }
+
+    /// The body waits for bytes: fails it if the read timeout has passed.
+    fn pending(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        if self.idle_timer_elapsed(cx) {
+            let after = self.read_timeout.unwrap_or_default();
+            return self.fail(NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                after,
+            });
+        }
+        Poll::Pending
     }
 }
 

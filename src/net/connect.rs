@@ -1,7 +1,7 @@
 //! Making a connection: resolve the host, connect TCP by Happy Eyeballs or a Unix domain
 //! socket (to the origin, or to a proxy: TLS to an `https:` proxy, then a `CONNECT`
-//! tunnel, or a SOCKS5 one through `net/socks.rs`), handshake TLS, and start the
-//! HTTP/1.1 or HTTP/2 connection task.
+//! tunnel, or a SOCKS5 one through `net/socks.rs`), handshake TLS, and hand the stream to
+//! an HTTP/1.1 connection (`net/h1.rs`) or start an HTTP/2 connection's task.
 
 use std::collections::HashMap;
 use std::io;
@@ -9,17 +9,17 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::client::conn::http1;
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
 use hyper_util::rt::TokioExecutor;
+#[cfg(feature = "http2")]
 use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::io::{HeadAtEof, HeadWatch, Http1};
+use super::h1::{self, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
 use super::resolve::{DnsError, Resolve};
@@ -50,7 +50,7 @@ pub(crate) struct Connector {
     pub(crate) resolver: Arc<dyn Resolve>,
     pub(crate) socket: SocketOptions,
     pub(crate) tls: TlsSetup,
-    pub(crate) h1: http1::Builder,
+    pub(crate) h1: h1::Options,
     #[cfg(feature = "http2")]
     pub(crate) h2: http2::Builder<TokioExecutor>,
     pub(crate) http2_prior_knowledge: bool,
@@ -373,19 +373,8 @@ impl Connector {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let watch = Arc::new(HeadWatch::default());
-        let io = HeadAtEof::new(io, Arc::clone(&watch));
-        let (tx, conn) = self
-            .h1
-            .handshake(TokioIo::new(io))
-            .await
-            .map_err(|e| NetworkError::Protocol(Box::new(e)))?;
-        // The connection's one task: it ends when the connection closes or when every
-        // handle to it is dropped.
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        Ok(Connected::H1(Http1::new(tx, watch)))
+        // No handshake, and no task: the connection is driven by its requests.
+        Ok(Connected::H1(Http1::new(io, self.h1)))
     }
 
     async fn handshake_h2<T>(&self, io: T) -> Result<Connected, NetworkError>

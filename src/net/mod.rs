@@ -3,8 +3,9 @@
 //! This module sits below the Fetch Standard's algorithms and knows none of them: it
 //! speaks [`http`] types. The spec's
 //! [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) calls
-//! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool
-//! over hyper 1.x (HTTP/1.1 and HTTP/2), TLS through rustls, a resolver override, and
+//! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool,
+//! HTTP/1.1 connections of its own (`net/h1.rs`) and HTTP/2 through hyper 1.x, TLS through
+//! rustls, a resolver override, and
 //! timeouts. Content decoding ([`decode`]) is an adapter over a [`ResponseBody`], applied
 //! only when asked for: one flat pipeline of decoders driven by a loop, at most
 //! [`MAX_CONTENT_CODINGS`] of them (see the `decode` module's documentation).
@@ -22,7 +23,8 @@
 //! - **Pool.** Keyed by origin (scheme, host, port). Each HTTP/1.1 connection serves one
 //!   request at a time and goes back to the pool only when its response body reaches its
 //!   end; a body dropped earlier closes its connection. An idle connection is reused
-//!   most-recently-used first, after `SendRequest::ready()`. A per-origin cap
+//!   most-recently-used first, once a read that does not wait shows it still open (nothing
+//!   polls an idle connection: a server's close is found then). A per-origin cap
 //!   ([`HyperTransportBuilder::max_connections_per_origin`]) counts connections in use,
 //!   idle and being made; requests beyond it wait in a first-come-first-served queue and
 //!   receive either a finished connection or a permit to connect. Every idle connection
@@ -46,20 +48,19 @@
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
 //!   Request`.
 //! - **Heads ended by a close.** A response head that the server ends by closing the
-//!   connection, without the empty line, is read as a complete head, as browsers do (an
-//!   HTTP/1.1 leniency hyper lacks; see `HeadAtEof` in `net/io.rs`). A body cut short is
-//!   still an error.
+//!   connection, without the empty line, is read as a complete head, as browsers do (a
+//!   leniency hyper lacks; see `net/h1.rs`). A body cut short is still an error.
 //! - **Retry.** A request is sent again, on a new connection, only when it provably was
 //!   not processed:
-//!   - hyper hands it back unsent (`TrySendError::take_message`) from a reused HTTP/1.1
-//!     connection or the shared HTTP/2 one, or a reused idle connection turns out closed
-//!     before the request is given to it;
+//!   - a reused idle HTTP/1.1 connection turns out closed before the request is given to
+//!     it, or hyper hands the request back unsent (`TrySendError::take_message`) from the
+//!     shared HTTP/2 connection;
 //!   - HTTP/1.1, once: the connection was reused (it served an earlier request), the
 //!     method is idempotent (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`;
 //!     [RFC 9110 §9.2.2](https://httpwg.org/specs/rfc9110.html#idempotent.methods)), the
 //!     body can be sent again (empty or one buffer, never a stream), and the connection
 //!     failed (closed, reset, or broken while the request was written) before any byte
-//!     of the response arrived, which `HeadAtEof` in `net/io.rs` notes exactly. This is
+//!     of the response arrived, which the connection notes exactly. This is
 //!     the keep-alive race, a server closing a persistent connection just as a request
 //!     goes out on it; curl and browsers send such a request again too.
 //!   - HTTP/2, once: the server refused the stream with `REFUSED_STREAM`, or cut it with
@@ -89,8 +90,11 @@
 //!   connection. While the first connection to such an origin is being made, other
 //!   requests wait for it rather than open their own; if it speaks HTTP/1.1 they connect
 //!   in parallel under the cap.
-//! - **Tasks.** One task per connection drives it (hyper's HTTP/2 adds its own per
-//!   stream); the pool's lock is never held across an `.await`.
+//! - **Tasks.** An HTTP/1.1 connection has no task: the request's own task writes the
+//!   request and reads the response head, and the response body reads the rest as it is
+//!   read, so a request costs no hand-over between tasks. An HTTP/2 connection has one
+//!   task (and hyper adds its own per stream). The pool's lock is never held across an
+//!   `.await`.
 //! - **Proxies.** With [`HyperTransportBuilder::proxy`], a request whose URL a
 //!   [`Proxy`] carries goes through it. Through an HTTP proxy (`http:`, or `https:` with
 //!   TLS to the proxy first, offering only `http/1.1`), an `http:` request goes to the
@@ -105,9 +109,8 @@
 //!   With no proxy configured, no request pays for it.
 //! - **TLS.** rustls with ring, TLS 1.2 and 1.3, configured once per transport (so a
 //!   second connection to a server resumes the session of the first). See [TLS](#tls).
-//! - **Header case.** hyper 1.x sends header names as `http::HeaderName` holds them
-//!   (lowercase); its case-preserving map is private, so the only other choice is
-//!   [`HyperTransportBuilder::http1_title_case_headers`].
+//! - **Header case.** Header names go out as `http::HeaderName` holds them (lowercase);
+//!   the only other choice is [`HyperTransportBuilder::http1_title_case_headers`].
 //!
 //! # TLS
 //!
@@ -153,10 +156,10 @@
 mod body;
 mod connect;
 mod decode;
+mod h1;
 mod happy_eyeballs;
 mod http2;
 mod hyper_transport;
-mod io;
 mod pool;
 mod protocol;
 mod proxy;
@@ -282,9 +285,9 @@ impl SendOptions {
     }
 }
 
-/// The status text of a response as received: HTTP/1's reason phrase (hyper keeps a
-/// non-canonical one in the response's extensions and drops a canonical one, which is
-/// restored here), and the empty string for HTTP/2, which has none.
+/// The status text of a response as received: HTTP/1's reason phrase (the transport keeps
+/// a non-canonical one in the response's extensions as a `hyper::ext::ReasonPhrase`, as
+/// hyper does, and drops a canonical one, which is restored here), and the empty string for HTTP/2, which has none.
 pub fn status_text<B>(response: &http::Response<B>) -> std::borrow::Cow<'static, str> {
     if response.version() >= http::Version::HTTP_2 {
         return std::borrow::Cow::Borrowed("");

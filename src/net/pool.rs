@@ -30,7 +30,7 @@ use http::uri::{Authority, Scheme};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::io::Http1;
+use super::h1::Http1;
 
 /// An origin (scheme, host and port), and the proxy that reaches it, if any.
 ///
@@ -185,7 +185,7 @@ enum Grant {
 
 /// What a checkout gives the caller.
 pub(crate) enum Checkout {
-    /// An idle connection; await `ready()` before use.
+    /// An idle connection; check [`Http1::is_closed`] before use.
     Idle(Pooled),
     /// A place under the cap: connect, then wrap the connection with [`Pooled::new`].
     Connect(Slot),
@@ -322,7 +322,7 @@ impl Pool {
                     !new_connection || origin.total >= self.shared.config.max_per_origin;
                 let mut found = None;
                 if take_idle {
-                    while let Some(idle) = origin.idle.pop_back() {
+                    while let Some(mut idle) = origin.idle.pop_back() {
                         if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
                             evicted.push(self.shared.evict(key, origin, idle));
                             continue;
@@ -614,7 +614,7 @@ impl Shared {
             let mut origins = self.lock();
             for (key, origin) in origins.iter_mut() {
                 let mut kept = VecDeque::with_capacity(origin.idle.len());
-                while let Some(idle) = origin.idle.pop_front() {
+                while let Some(mut idle) = origin.idle.pop_front() {
                     if idle.tx.is_closed() || expired_before.is_some_and(|t| idle.since < t) {
                         evicted.push(self.evict(key, origin, idle));
                     } else {
@@ -702,7 +702,7 @@ impl Pooled {
             let origin = origins.entry(slot.key.clone()).or_default();
             slot.shared.count_opened(origin);
         }
-        tx.reused.counted = Some(Counted {
+        tx.reused().counted = Some(Counted {
             shared: Arc::downgrade(&slot.shared),
             key: slot.key.clone(),
         });

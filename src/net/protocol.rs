@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use hyper::client::conn::http1;
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
@@ -15,8 +14,8 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
 pub(crate) const DEFAULT_MAX_RESPONSE_HEAD: u32 = 256 * 1024;
 
-/// hyper's default count of HTTP/1.1 response header fields, kept on the stack.
-pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = 100;
+/// The default count of HTTP/1.1 response header fields, kept on the stack.
+pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = super::h1::DEFAULT_MAX_HEADERS;
 
 /// hyper's (and h2's) default wait for a keep-alive PING's acknowledgement.
 const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -57,17 +56,13 @@ impl Default for ProtocolOptions {
 }
 
 impl ProtocolOptions {
-    /// hyper's HTTP/1.1 client builder with these settings.
-    pub(crate) fn http1(&self) -> http1::Builder {
-        let mut h1 = http1::Builder::new();
-        h1.title_case_headers(self.http1_title_case_headers);
-        h1.max_header_size(usize::try_from(self.http1_max_header_size).unwrap_or(usize::MAX));
-        // hyper parses up to 100 fields into an array on the stack and takes the heap
-        // for any other count: ask for a count only when it is not the default.
-        if self.http1_max_headers != DEFAULT_HTTP1_MAX_HEADERS {
-            h1.max_headers(self.http1_max_headers);
+    /// The HTTP/1.1 connections' settings (see `net/h1.rs`).
+    pub(crate) fn http1(&self) -> super::h1::Options {
+        super::h1::Options {
+            title_case_headers: self.http1_title_case_headers,
+            max_head: usize::try_from(self.http1_max_header_size).unwrap_or(usize::MAX),
+            max_headers: self.http1_max_headers,
         }
-        h1
     }
 
     /// hyper's HTTP/2 client builder with these settings.

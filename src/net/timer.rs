@@ -16,8 +16,7 @@
 //! a body whose connection will not be reused make timers of their own.
 //!
 //! Between requests the timer stays in the wheel, with the waker of the last task that
-//! waited on it (as hyper's request handle keeps one of the last task that awaited
-//! `ready()`), until its deadline passes, it is set again, or the connection closes.
+//! waited on it, until its deadline passes, it is set again, or the connection closes.
 //!
 //! A timer belongs to the runtime that made it, and polling it after that runtime has
 //! shut down panics; a connection may be reused from another runtime than the one that

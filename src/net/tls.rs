@@ -527,9 +527,17 @@ impl TlsSetup {
     pub(crate) fn alert_after_handshake(
         &self,
         host: &str,
-        error: &hyper::Error,
+        error: &(dyn std::error::Error + 'static),
     ) -> Option<NetworkError> {
-        let io = std::error::Error::source(error)?.downcast_ref::<io::Error>()?;
+        // The I/O error in `error`'s source chain.
+        let mut cause = std::error::Error::source(error);
+        let io = loop {
+            let found = cause?;
+            if let Some(io) = found.downcast_ref::<io::Error>() {
+                break io;
+            }
+            cause = found.source();
+        };
         // Over HTTP/1.1, hyper keeps the I/O error with rustls's inside.
         if let Some(rustls) = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
             return Some(self.after_handshake(host, Box::new(rustls.clone())));

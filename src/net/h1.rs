@@ -1,0 +1,1619 @@
+//! HTTP/1.1 client connections ([RFC 9112](https://httpwg.org/specs/rfc9112.html)), driven
+//! by the task that sends the request and then by the response body that reads from it.
+//!
+//! There is no connection task and no channel: a request is written and its response
+//! head read by the future of [`Http1::send`], and the body's bytes by
+//! [`BodyReader::poll_data`], which borrows the connection the response body holds (the
+//! body gives it back to the pool at its end). An idle connection is polled by nobody;
+//! one the peer closed meanwhile is found by [`Http1::is_closed`], which reads it once
+//! without waiting, when the pool hands it out or sweeps it.
+//!
+//! The rules are hyper's, which this replaces for HTTP/1.1 (HTTP/2 stays on hyper):
+//!
+//! - **Request framing.** An empty body sends no framing header of its own; one buffer is
+//!   sent with its `Content-Length`; a stream with the `Content-Length` the caller gave
+//!   (which `RequestBody::with_declared_length` holds it to), else chunked. The transport
+//!   refuses a caller's `Transfer-Encoding` before this.
+//! - **Response heads** are parsed by httparse, after the bytes up to the first empty line
+//!   have arrived, at most [`Options::max_head`] bytes and [`Options::max_headers`] fields;
+//!   status codes 100 to 999; informational responses (1xx but 101) are skipped. A head
+//!   the server ends by closing the connection, without the empty line, is still a head,
+//!   as browsers read it (old CGI scripts and embedded servers write such heads).
+//! - **Response framing** (RFC 9112 §6.3): no body for `HEAD`, 204 and 304; a
+//!   `Transfer-Encoding` whose last coding is `chunked` is chunked, any other is read to
+//!   the close, and one in an HTTP/1.0 response is an error; else a `Content-Length` (every
+//!   value, comma-separated, the same number, or the response is an error); else the body
+//!   runs to the close. A response with both `Transfer-Encoding` and `Content-Length` is
+//!   read chunked and its connection is closed after it, as RFC 9112 §6.3 asks.
+//! - **Chunked bodies**: sizes in hexadecimal that fit 64 bits, at most 16 KiB of chunk
+//!   extensions per body, CRLF line ends; trailer fields are read and dropped, at most
+//!   [`Options::max_head`] bytes and [`Options::max_headers`] fields of them.
+//! - **Persistence** (§9.3): an HTTP/1.1 response keeps its connection unless a
+//!   `Connection` header says `close`; an HTTP/1.0 one only with `keep-alive`; a request
+//!   with `Connection: close` or HTTP/1.0, a body read to the close, a request body not
+//!   sent in full, or bytes past the end of the response close it.
+//! - **Early responses.** While a request body is sent, the response is read too: a
+//!   server may answer (a `413`, a `401`) before it has read the body, and a write that
+//!   fails after the peer stopped reading does not hide the response it sent.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::io;
+use std::mem::MaybeUninit;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes, BytesMut};
+use http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::uri::Authority;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Version};
+use http_body::Body as _;
+use sync_wrapper::SyncWrapper;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::body::RequestBody;
+use super::timer::ReadTimer;
+
+/// The byte stream of a connection: TCP, TLS, a Unix socket, a tunnel.
+pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
+
+/// The default count of response header fields, kept on the stack while parsing.
+pub(crate) const DEFAULT_MAX_HEADERS: usize = 100;
+
+/// The most bytes of chunk extensions read in one body, as hyper allows.
+const MAX_CHUNK_EXTENSIONS: usize = 16 * 1024;
+
+/// The least and most bytes one read asks for; a read that fills what it asked for
+/// doubles the next, one that fills less than half halves it.
+const MIN_READ: usize = 8 * 1024;
+const MAX_READ: usize = 256 * 1024;
+
+/// A buffered chunk of a request body up to this size is copied next to its framing and
+/// written with it; a larger one is written from its own buffer.
+const COPY_CHUNK: usize = 8 * 1024;
+
+/// What every HTTP/1.1 connection of a transport is configured with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    /// Header names in title case (`Content-Type`) rather than as `http` holds them.
+    pub(crate) title_case_headers: bool,
+    /// The most bytes of a response head (and of a chunked body's trailers).
+    pub(crate) max_head: usize,
+    /// The most fields in a response head (and in a chunked body's trailers).
+    pub(crate) max_headers: usize,
+}
+
+/// What the requests on one HTTP/1.1 connection reuse, rather than make each anew.
+#[derive(Default)]
+pub(crate) struct Reused {
+    /// The read timer, made by the first request that has a read timeout and set again
+    /// by each later one and by their response bodies (see `net/timer.rs`).
+    pub(crate) read_timer: Option<ReadTimer>,
+    /// The `Host` header of the connection's origin, made by the first request that needs
+    /// one, and the authority it was made from; later ones share its bytes.
+    pub(crate) host: Option<(Authority, HeaderValue)>,
+    /// Room for the copy of a request's headers kept to send it again (see `Replay` in
+    /// `net/hyper_transport.rs`), empty between requests.
+    pub(crate) replay_headers: Vec<(HeaderName, HeaderValue)>,
+    /// The copy of the request in flight kept to send it again, while it is in flight.
+    pub(crate) replay: Option<super::hyper_transport::Replay>,
+    /// Counts the connection closed in the pool's statistics when it is dropped.
+    pub(crate) counted: Option<super::pool::Counted>,
+}
+
+/// An HTTP/1.1 connection: one request at a time, written and read by whoever holds it.
+///
+/// One allocation, moved as a pointer with the response body that holds it.
+pub(crate) struct Http1(Box<Conn>);
+
+struct Conn {
+    /// `Sync` for the response body that holds the connection; only ever used through
+    /// `&mut`.
+    io: SyncWrapper<Box<dyn Io>>,
+    /// Bytes read and not yet taken: the head being parsed, then the body's.
+    read_buf: BytesMut,
+    /// The next read's size (see [`MIN_READ`]).
+    read_size: usize,
+    /// Where the search for the end of the head being read goes on from.
+    head_scanned: usize,
+    /// The request head being written, and small pieces of its body.
+    write_buf: Vec<u8>,
+    write_pos: usize,
+    options: Options,
+    /// Set once the connection must not serve another request.
+    closed: bool,
+    /// Whether a byte arrived since the last request was sent.
+    response_started: bool,
+    reused: Reused,
+}
+
+impl Http1 {
+    /// A connection over `io`.
+    pub(crate) fn new(io: impl Io + 'static, options: Options) -> Http1 {
+        Http1(Box::new(Conn {
+            io: SyncWrapper::new(Box::new(io)),
+            read_buf: BytesMut::new(),
+            read_size: MIN_READ,
+            head_scanned: 0,
+            write_buf: Vec::new(),
+            write_pos: 0,
+            options,
+            closed: false,
+            response_started: false,
+            reused: Reused::default(),
+        }))
+    }
+
+    /// What the connection's requests reuse.
+    pub(crate) fn reused(&mut self) -> &mut Reused {
+        &mut self.0.reused
+    }
+
+    /// Whether the connection can no longer serve a request. An idle one is read once,
+    /// without waiting: the end of the stream, an error, or bytes nobody asked for (a
+    /// server's `408` before it closes, say) mean it is closed.
+    pub(crate) fn is_closed(&mut self) -> bool {
+        let conn = &mut *self.0;
+        if conn.closed {
+            return true;
+        }
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match conn.poll_fill(&mut cx) {
+            Poll::Pending => false,
+            Poll::Ready(_) => {
+                conn.closed = true;
+                true
+            }
+        }
+    }
+
+    /// Marks the connection as one that must not serve another request.
+    pub(crate) fn close(&mut self) {
+        self.0.closed = true;
+    }
+
+    /// Whether any byte arrived on the connection since the last request was sent: once
+    /// one has, a failure of that request is a failure of its response, never retried.
+    pub(crate) fn response_started(&self) -> bool {
+        self.0.response_started
+    }
+
+    /// Sends `request` (its target already in the form to send: origin-form, or
+    /// absolute-form to a proxy) and reads its response head, for at most `read_timeout`
+    /// (on the connection's own timer, see `net/timer.rs`) from the time it is called.
+    ///
+    /// The head is written into the connection's buffer here, so that the future holds
+    /// only what it needs to go on: the body, and where the exchange is.
+    pub(crate) fn send(
+        &mut self,
+        request: Request<RequestBody>,
+        read_timeout: Option<Duration>,
+    ) -> Sending<'_> {
+        let conn = &mut *self.0;
+        let (parts, body) = request.into_parts();
+        conn.response_started = false;
+        conn.write_buf.clear();
+        conn.write_pos = 0;
+        let outgoing = encode_head(
+            &mut conn.write_buf,
+            &parts,
+            body,
+            conn.options.title_case_headers,
+        );
+        let close = parts.version == Version::HTTP_10 || connection_close(&parts.headers);
+        // Out of the connection while it waits, so that the exchange can borrow the rest.
+        let mut timer = conn.reused.read_timer.take();
+        let armed =
+            read_timeout.is_some_and(|timeout| ReadTimer::set(&mut timer, timeout).is_some());
+        Sending {
+            conn,
+            outgoing: Some(outgoing),
+            method: Sent::of(&parts.method),
+            close,
+            written: false,
+            write_error: None,
+            timer,
+            armed,
+        }
+    }
+}
+
+/// The future of [`Http1::send`].
+pub(crate) struct Sending<'c> {
+    conn: &'c mut Conn,
+    /// What is left to write after the head; taken once the exchange is over.
+    outgoing: Option<Result<Outgoing, H1Error>>,
+    method: Sent,
+    /// Whether the request asked to close the connection after it.
+    close: bool,
+    /// Whether the whole request has been written and flushed.
+    written: bool,
+    /// The error that stopped writing the request; the response may still come.
+    write_error: Option<io::Error>,
+    /// The connection's read timer, while the exchange waits.
+    timer: Option<ReadTimer>,
+    armed: bool,
+}
+
+/// What a response's framing depends on in the request's method.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    Head,
+    Connect,
+    Other,
+}
+
+impl Sent {
+    fn of(method: &Method) -> Sent {
+        if *method == Method::HEAD {
+            Sent::Head
+        } else if *method == Method::CONNECT {
+            Sent::Connect
+        } else {
+            Sent::Other
+        }
+    }
+}
+
+impl Future for Sending<'_> {
+    type Output = Result<(http::response::Parts, BodyReader), H1Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if let Some(Err(_)) = &this.outgoing {
+            // The request could not be framed: nothing was written.
+            if let Some(Err(error)) = this.outgoing.take() {
+                return Poll::Ready(Err(error));
+            }
+        }
+        let Some(Ok(outgoing)) = this.outgoing.as_mut() else {
+            return Poll::Ready(Err(H1Error::new(Kind::Closed, "polled after it ended")));
+        };
+        let polled = this.conn.poll_exchange(
+            cx,
+            outgoing,
+            this.method,
+            &mut this.written,
+            &mut this.write_error,
+        );
+        let result = match polled {
+            Poll::Pending => {
+                let elapsed = this.armed
+                    && this
+                        .timer
+                        .as_mut()
+                        .is_some_and(|timer| timer.poll_elapsed(cx));
+                if !elapsed {
+                    return Poll::Pending;
+                }
+                this.conn.closed = true;
+                Err(H1Error::new(Kind::Timeout, "read timeout"))
+            }
+            Poll::Ready(result) => result,
+        };
+        this.outgoing = None;
+        this.conn.reused.read_timer = this.timer.take();
+        let (response, mut reader) = result?;
+        if this.close || !this.written {
+            // A request body not sent in full leaves the peer mid-message.
+            reader.keep_alive = false;
+        }
+        if !reader.keep_alive && reader.kind_is_end() {
+            this.conn.closed = true;
+        }
+        Poll::Ready(Ok((response, reader)))
+    }
+}
+
+impl Drop for Sending<'_> {
+    fn drop(&mut self) {
+        if self.outgoing.is_some() {
+            // Dropped mid-exchange: the connection is out of step.
+            self.conn.closed = true;
+        }
+        if let Some(timer) = self.timer.take() {
+            self.conn.reused.read_timer = Some(timer);
+        }
+    }
+}
+
+/// What goes out after the head.
+enum Outgoing {
+    /// Nothing more, or nothing more after `pending`.
+    Done,
+    /// One buffer, sent as it is.
+    Full(Bytes),
+    /// A stream, sent as it comes, chunked or not; a large piece of it waits in
+    /// `pending` while it is written.
+    Stream {
+        body: RequestBody,
+        chunked: bool,
+        pending: Option<Bytes>,
+    },
+}
+
+/// Writes the request line and header fields of `parts` into `buf` and says how the
+/// body follows: an empty body sends no framing header; a buffered one is copied
+/// after the head when small, with its `Content-Length` unless the caller gave one; a
+/// stream goes with the caller's `Content-Length`, else chunked.
+fn encode_head(
+    buf: &mut Vec<u8>,
+    parts: &http::request::Parts,
+    body: RequestBody,
+    title_case: bool,
+) -> Result<Outgoing, H1Error> {
+    buf.reserve(64 + parts.headers.len() * 32);
+    buf.extend_from_slice(parts.method.as_str().as_bytes());
+    buf.push(b' ');
+    let uri = &parts.uri;
+    match (uri.scheme(), uri.authority()) {
+        (Some(scheme), Some(authority)) => {
+            buf.extend_from_slice(scheme.as_str().as_bytes());
+            buf.extend_from_slice(b"://");
+            buf.extend_from_slice(authority.as_str().as_bytes());
+            match uri.path_and_query() {
+                Some(target) => buf.extend_from_slice(target.as_str().as_bytes()),
+                None => buf.push(b'/'),
+            }
+        }
+        // `*` (OPTIONS) and an authority alone (CONNECT) are sent as they are.
+        (None, Some(authority)) if uri.path_and_query().is_none() => {
+            buf.extend_from_slice(authority.as_str().as_bytes())
+        }
+        _ => match uri.path_and_query() {
+            Some(target) => buf.extend_from_slice(target.as_str().as_bytes()),
+            None => buf.push(b'/'),
+        },
+    }
+    buf.extend_from_slice(match parts.version {
+        Version::HTTP_10 => b" HTTP/1.0\r\n",
+        _ => b" HTTP/1.1\r\n",
+    });
+    for (name, value) in &parts.headers {
+        write_name(buf, name, title_case);
+        buf.extend_from_slice(b": ");
+        buf.extend_from_slice(value.as_bytes());
+        buf.extend_from_slice(b"\r\n");
+    }
+    let has_length = parts.headers.contains_key(CONTENT_LENGTH);
+    let outgoing = match body.into_full() {
+        Ok(bytes) => {
+            if !has_length {
+                write_name(buf, &CONTENT_LENGTH, title_case);
+                buf.extend_from_slice(b": ");
+                buf.extend_from_slice(itoa(bytes.len() as u64, &mut [0; 20]));
+                buf.extend_from_slice(b"\r\n");
+            }
+            Outgoing::Full(bytes)
+        }
+        Err(body) if body.is_end_stream() => Outgoing::Done,
+        Err(body) if has_length => Outgoing::Stream {
+            body,
+            chunked: false,
+            pending: None,
+        },
+        Err(_) if parts.version == Version::HTTP_10 => {
+            return Err(H1Error::new(
+                Kind::Request,
+                "a request body of unknown length cannot be sent over HTTP/1.0 without a \
+                 Content-Length",
+            ));
+        }
+        Err(body) => {
+            write_name(buf, &TRANSFER_ENCODING, title_case);
+            buf.extend_from_slice(b": chunked\r\n");
+            Outgoing::Stream {
+                body,
+                chunked: true,
+                pending: None,
+            }
+        }
+    };
+    buf.extend_from_slice(b"\r\n");
+    if let Outgoing::Full(bytes) = &outgoing {
+        if bytes.len() <= COPY_CHUNK {
+            buf.extend_from_slice(bytes);
+            return Ok(Outgoing::Done);
+        }
+    }
+    Ok(outgoing)
+}
+
+/// Writes a header name, in title case if asked (`content-type` → `Content-Type`).
+fn write_name(buf: &mut Vec<u8>, name: &HeaderName, title_case: bool) {
+    if !title_case {
+        buf.extend_from_slice(name.as_str().as_bytes());
+        return;
+    }
+    let mut upper = true;
+    for &byte in name.as_str().as_bytes() {
+        buf.push(if upper {
+            byte.to_ascii_uppercase()
+        } else {
+            byte
+        });
+        upper = byte == b'-';
+    }
+}
+
+/// `n` in decimal, in `room`.
+fn itoa(mut n: u64, room: &mut [u8; 20]) -> &[u8] {
+    let mut at = room.len();
+    loop {
+        at -= 1;
+        room[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &room[at..]
+}
+
+/// Whether a `Connection` header asks to close.
+fn connection_close(headers: &HeaderMap) -> bool {
+    headers.get_all(CONNECTION).iter().any(|value| {
+        value
+            .as_bytes()
+            .split(|&b| b == b',')
+            .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
+    })
+}
+
+/// Whether a `Connection` value asks to keep the connection alive.
+fn connection_keep_alive(value: &HeaderValue) -> bool {
+    value
+        .as_bytes()
+        .split(|&b| b == b',')
+        .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"keep-alive"))
+}
+
+impl Conn {
+    /// Writes what is left of the request and reads the response head, whichever can go
+    /// on, until the head has arrived.
+    fn poll_exchange(
+        &mut self,
+        cx: &mut Context<'_>,
+        outgoing: &mut Outgoing,
+        method: Sent,
+        written: &mut bool,
+        write_error: &mut Option<io::Error>,
+    ) -> Poll<Result<(http::response::Parts, BodyReader), H1Error>> {
+        if !*written && write_error.is_none() {
+            match self.poll_write_request(cx, outgoing) {
+                Poll::Ready(Ok(())) => *written = true,
+                Poll::Ready(Err(error)) if error.kind == Kind::Request => {
+                    // The caller's body failed: the request is not sent.
+                    self.closed = true;
+                    return Poll::Ready(Err(error));
+                }
+                Poll::Ready(Err(error)) => {
+                    *write_error = Some(error.into_io());
+                }
+                Poll::Pending => {}
+            }
+        }
+        match self.poll_head(cx, method) {
+            Poll::Ready(Ok(head)) => Poll::Ready(Ok(head)),
+            Poll::Ready(Err(error)) => {
+                self.closed = true;
+                // The peer closed without a response after the write failed: the write's
+                // error says more (a reset, a broken pipe).
+                match (error.kind, write_error.take()) {
+                    (Kind::Closed, Some(write)) => Poll::Ready(Err(H1Error::io(write))),
+                    _ => Poll::Ready(Err(error)),
+                }
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Writes the request: the buffered head (with a small body), then the body.
+    fn poll_write_request(
+        &mut self,
+        cx: &mut Context<'_>,
+        outgoing: &mut Outgoing,
+    ) -> Poll<Result<(), H1Error>> {
+        loop {
+            // What is buffered: the head, a chunk's framing, small pieces of the body.
+            while self.write_pos < self.write_buf.len() {
+                let rest = self.write_buf.get(self.write_pos..).unwrap_or_default();
+                self.write_pos += ready!(poll_write(&mut self.io, cx, rest))?;
+            }
+            match outgoing {
+                Outgoing::Done => {
+                    ready!(Pin::new(self.io.get_mut()).poll_flush(cx)).map_err(H1Error::io)?;
+                    return Poll::Ready(Ok(()));
+                }
+                Outgoing::Full(bytes) => {
+                    while bytes.has_remaining() {
+                        let n = ready!(poll_write(&mut self.io, cx, bytes))?;
+                        bytes.advance(n);
+                    }
+                    *outgoing = Outgoing::Done;
+                }
+                Outgoing::Stream {
+                    body,
+                    chunked,
+                    pending,
+                } => {
+                    if let Some(data) = pending {
+                        // A large piece, from its own buffer; then its chunk's line end.
+                        while data.has_remaining() {
+                            let n = ready!(poll_write(&mut self.io, cx, data))?;
+                            data.advance(n);
+                        }
+                        *pending = None;
+                        self.write_buf.clear();
+                        self.write_pos = 0;
+                        if *chunked {
+                            self.write_buf.extend_from_slice(b"\r\n");
+                        }
+                        continue;
+                    }
+                    let frame = match Pin::new(&mut *body).poll_frame(cx) {
+                        Poll::Ready(frame) => frame,
+                        Poll::Pending => {
+                            // What was written may sit in a TLS layer's buffer: out with
+                            // it before waiting for the body.
+                            ready!(Pin::new(self.io.get_mut()).poll_flush(cx))
+                                .map_err(H1Error::io)?;
+                            return Poll::Pending;
+                        }
+                    };
+                    self.write_buf.clear();
+                    self.write_pos = 0;
+                    match frame {
+                        Some(Ok(frame)) => {
+                            // Trailers are not sent.
+                            let Ok(data) = frame.into_data() else {
+                                continue;
+                            };
+                            if data.is_empty() {
+                                continue;
+                            }
+                            if *chunked {
+                                let size = format!("{:X}\r\n", data.len());
+                                self.write_buf.extend_from_slice(size.as_bytes());
+                            }
+                            if data.len() > COPY_CHUNK {
+                                *pending = Some(data);
+                                continue;
+                            }
+                            self.write_buf.extend_from_slice(&data);
+                            if *chunked {
+                                self.write_buf.extend_from_slice(b"\r\n");
+                            }
+                        }
+                        Some(Err(error)) => {
+                            return Poll::Ready(Err(H1Error {
+                                kind: Kind::Request,
+                                message: "the request body's stream failed",
+                                source: Some(error),
+                            }));
+                        }
+                        None => {
+                            if *chunked {
+                                self.write_buf.extend_from_slice(b"0\r\n\r\n");
+                            }
+                            *outgoing = Outgoing::Done;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads once into `read_buf`: the count of new bytes, 0 at the end of the stream.
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let want = self.read_size;
+        if self.read_buf.capacity() - self.read_buf.len() < want / 2 {
+            self.read_buf.reserve(want);
+        }
+        let room = self.read_buf.capacity() - self.read_buf.len();
+        let n = ready!(tokio_util::io::poll_read_buf(
+            Pin::new(self.io.get_mut()),
+            cx,
+            &mut self.read_buf
+        ))?;
+        if n >= room && self.read_size < MAX_READ {
+            self.read_size *= 2;
+        } else if n < room / 2 && self.read_size > MIN_READ {
+            self.read_size /= 2;
+        }
+        Poll::Ready(Ok(n))
+    }
+
+    /// Reads until a final response head has arrived, and parses it.
+    fn poll_head(
+        &mut self,
+        cx: &mut Context<'_>,
+        method: Sent,
+    ) -> Poll<Result<(http::response::Parts, BodyReader), H1Error>> {
+        loop {
+            // Empty lines before a status line are skipped (RFC 9112 §2.2).
+            while let Some(skip) = match self.read_buf.first() {
+                Some(b'\n') => Some(1),
+                Some(b'\r') if self.read_buf.get(1) == Some(&b'\n') => Some(2),
+                _ => None,
+            } {
+                self.read_buf.advance(skip);
+                self.head_scanned = 0;
+            }
+            if let Some(end) = head_end(&self.read_buf, self.head_scanned) {
+                self.head_scanned = 0;
+                if end > self.options.max_head {
+                    return Poll::Ready(Err(H1Error::new(Kind::HeadTooLarge, "head too large")));
+                }
+                let head = self.read_buf.split_to(end).freeze();
+                match parse_head(head, &self.options, method)? {
+                    Some(parsed) => return Poll::Ready(Ok(parsed)),
+                    // An informational response: the next head follows.
+                    None => continue,
+                }
+            }
+            self.head_scanned = self.read_buf.len().saturating_sub(2);
+            if self.read_buf.len() >= self.options.max_head {
+                return Poll::Ready(Err(H1Error::new(Kind::HeadTooLarge, "head too large")));
+            }
+            let n = ready!(self.poll_fill(cx)).map_err(H1Error::io)?;
+            if n > 0 {
+                self.response_started = true;
+                continue;
+            }
+            // The end of the stream.
+            self.closed = true;
+            if self.read_buf.is_empty() {
+                return Poll::Ready(Err(H1Error::new(
+                    Kind::Closed,
+                    "connection closed before the response",
+                )));
+            }
+            // A head the close ends: finish its line and the head (see the module
+            // documentation), once.
+            let ending: &[u8] = match self.read_buf.as_ref() {
+                [.., b'\r', b'\n'] => b"\r\n",
+                [.., b'\n'] => b"\n",
+                [.., b'\r'] => b"\n\r\n",
+                _ => b"\r\n\r\n",
+            };
+            self.read_buf.extend_from_slice(ending);
+            let Some(end) = head_end(&self.read_buf, 0) else {
+                return Poll::Ready(Err(H1Error::new(
+                    Kind::Closed,
+                    "connection closed before the response head ended",
+                )));
+            };
+            let head = self.read_buf.split_to(end).freeze();
+            return match parse_head(head, &self.options, method)? {
+                Some(parsed) => Poll::Ready(Ok(parsed)),
+                None => Poll::Ready(Err(H1Error::new(
+                    Kind::Closed,
+                    "connection closed after an informational response",
+                ))),
+            };
+        }
+    }
+}
+
+/// Writes some of `bytes` to `io`: how many went out, never 0.
+fn poll_write(
+    io: &mut SyncWrapper<Box<dyn Io>>,
+    cx: &mut Context<'_>,
+    bytes: &[u8],
+) -> Poll<Result<usize, H1Error>> {
+    let n = ready!(Pin::new(io.get_mut()).poll_write(cx, bytes)).map_err(H1Error::io)?;
+    if n == 0 {
+        return Poll::Ready(Err(H1Error::io(io::ErrorKind::WriteZero.into())));
+    }
+    Poll::Ready(Ok(n))
+}
+
+/// Where the first empty line in `buf` ends (`\r\n\r\n`, `\n\n` or `\n\r\n`), looking from
+/// `from` on.
+fn head_end(buf: &[u8], from: usize) -> Option<usize> {
+    let from = from.min(buf.len());
+    memchr::memchr_iter(b'\n', buf.get(from..)?).find_map(|i| {
+        let i = from + i;
+        let before = |back: usize| i.checked_sub(back).and_then(|j| buf.get(j)).copied();
+        match (before(2), before(1)) {
+            (_, Some(b'\n')) | (Some(b'\n'), Some(b'\r')) => Some(i + 1),
+            _ => None,
+        }
+    })
+}
+
+/// Parses a whole response `head`; `None` for an informational (1xx) response, which is
+/// skipped.
+fn parse_head(
+    head: Bytes,
+    options: &Options,
+    method: Sent,
+) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
+    let mut on_stack =
+        [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; DEFAULT_MAX_HEADERS];
+    let mut on_heap = Vec::new();
+    let fields: &mut [MaybeUninit<httparse::Header<'_>>] =
+        if options.max_headers <= DEFAULT_MAX_HEADERS {
+            on_stack.get_mut(..options.max_headers).unwrap_or_default()
+        } else {
+            on_heap.resize_with(options.max_headers, MaybeUninit::uninit);
+            &mut on_heap
+        };
+    let mut response = httparse::Response::new(&mut []);
+    match httparse::ParserConfig::default().parse_response_with_uninit_headers(
+        &mut response,
+        &head,
+        fields,
+    ) {
+        Ok(httparse::Status::Complete(len)) if len == head.len() => {}
+        Ok(_) => {
+            return Err(H1Error::new(Kind::Parse, "malformed response head"));
+        }
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(H1Error::new(Kind::HeadTooLarge, "too many header fields"));
+        }
+        Err(error) => {
+            return Err(H1Error {
+                kind: Kind::Parse,
+                message: "malformed response head",
+                source: Some(Box::new(error)),
+            });
+        }
+    }
+    let code = response.code.unwrap_or_default();
+    let status =
+        StatusCode::from_u16(code).map_err(|_| H1Error::new(Kind::Parse, "invalid status code"))?;
+    if status.is_informational() && code != 101 {
+        return Ok(None);
+    }
+    let version = match response.version {
+        Some(1) => Version::HTTP_11,
+        _ => Version::HTTP_10,
+    };
+    let mut keep_alive = version == Version::HTTP_11;
+    let mut saw_close = false;
+    let mut headers = HeaderMap::with_capacity(response.headers.len());
+    for field in response.headers.iter() {
+        let name = HeaderName::from_bytes(field.name.as_bytes())
+            .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
+        let value = HeaderValue::from_maybe_shared(head.slice_ref(field.value))
+            .map_err(|_| H1Error::new(Kind::Parse, "invalid header value"))?;
+        if name == CONNECTION {
+            // Once any `Connection` line asks to close, a later `keep-alive` does not undo
+            // it.
+            if saw_close || connection_close_value(&value) {
+                saw_close = true;
+                keep_alive = false;
+            } else if !keep_alive {
+                keep_alive = connection_keep_alive(&value);
+            }
+        }
+        headers.append(name, value);
+    }
+    let mut parts = http::Response::new(()).into_parts().0;
+    parts.status = status;
+    parts.version = version;
+    if let Some(reason) = response.reason {
+        if Some(reason) != status.canonical_reason() {
+            if let Ok(reason) = hyper::ext::ReasonPhrase::try_from(reason.as_bytes()) {
+                parts.extensions.insert(reason);
+            }
+        }
+    }
+    let kind = body_kind(&headers, version, status, method, &mut keep_alive)?;
+    parts.headers = headers;
+    Ok(Some((parts, BodyReader { kind, keep_alive })))
+}
+
+/// Whether one `Connection` value asks to close.
+fn connection_close_value(value: &HeaderValue) -> bool {
+    value
+        .as_bytes()
+        .split(|&b| b == b',')
+        .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
+}
+
+/// How a response's body is framed (RFC 9112 §6.3).
+fn body_kind(
+    headers: &HeaderMap,
+    version: Version,
+    status: StatusCode,
+    method: Sent,
+    keep_alive: &mut bool,
+) -> Result<BodyKind, H1Error> {
+    if status == StatusCode::SWITCHING_PROTOCOLS {
+        // Never asked for: what follows is not HTTP, and the caller gets the head alone.
+        *keep_alive = false;
+        return Ok(BodyKind::End);
+    }
+    if matches!(status.as_u16(), 204 | 304) || method == Sent::Head {
+        return Ok(BodyKind::End);
+    }
+    if method == Sent::Connect && status.is_success() {
+        // A tunnel, not a response body: the connection is the caller's no longer.
+        *keep_alive = false;
+        return Ok(BodyKind::End);
+    }
+    if headers.contains_key(TRANSFER_ENCODING) {
+        if version == Version::HTTP_10 {
+            return Err(H1Error::new(
+                Kind::Parse,
+                "Transfer-Encoding in an HTTP/1.0 response",
+            ));
+        }
+        let chunked = headers
+            .get_all(TRANSFER_ENCODING)
+            .iter()
+            .next_back()
+            .and_then(|value| value.as_bytes().rsplit(|&b| b == b',').next())
+            .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        if !chunked {
+            *keep_alive = false;
+            return Ok(BodyKind::Close);
+        }
+        if headers.contains_key(CONTENT_LENGTH) {
+            // Both: the length is ignored, and the connection is not trusted again.
+            *keep_alive = false;
+        }
+        return Ok(BodyKind::Chunked(Chunked::default()));
+    }
+    let mut length: Option<u64> = None;
+    for value in headers.get_all(CONTENT_LENGTH) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            let item = item.trim_ascii();
+            let parsed = (!item.is_empty() && item.len() <= 19)
+                .then(|| {
+                    item.iter().try_fold(0u64, |n, &digit| {
+                        digit
+                            .is_ascii_digit()
+                            .then(|| n * 10 + u64::from(digit - b'0'))
+                    })
+                })
+                .flatten();
+            match (parsed, length) {
+                (Some(parsed), None) => length = Some(parsed),
+                (Some(parsed), Some(length)) if parsed == length => {}
+                _ => {
+                    return Err(H1Error::new(
+                        Kind::Parse,
+                        "invalid or conflicting Content-Length",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(match length {
+        Some(0) => BodyKind::End,
+        Some(length) => BodyKind::Length(length),
+        None => {
+            *keep_alive = false;
+            BodyKind::Close
+        }
+    })
+}
+
+/// Reads a response body from the connection it came over.
+pub(crate) struct BodyReader {
+    kind: BodyKind,
+    /// Whether the connection may serve another request after the body.
+    keep_alive: bool,
+}
+
+enum BodyKind {
+    /// This many bytes more.
+    Length(u64),
+    Chunked(Chunked),
+    /// Up to the end of the stream.
+    Close,
+    /// Read to its end.
+    End,
+}
+
+impl BodyReader {
+    /// Whether the body has been read to its end.
+    pub(crate) fn is_end(&self) -> bool {
+        self.kind_is_end()
+    }
+
+    fn kind_is_end(&self) -> bool {
+        matches!(self.kind, BodyKind::End)
+    }
+
+    /// The bytes left, if known.
+    pub(crate) fn remaining(&self) -> Option<u64> {
+        match self.kind {
+            BodyKind::Length(length) => Some(length),
+            BodyKind::End => Some(0),
+            BodyKind::Chunked(_) | BodyKind::Close => None,
+        }
+    }
+
+    /// Whether the body was framed by a `Content-Length`.
+    pub(crate) fn is_sized(&self) -> bool {
+        matches!(self.kind, BodyKind::Length(_))
+    }
+
+    /// Whether the connection can serve another request now that the body has ended:
+    /// nothing asked to close it and no byte came after the response.
+    pub(crate) fn reusable(&self, conn: &Http1) -> bool {
+        self.keep_alive && self.kind_is_end() && conn.0.read_buf.is_empty() && !conn.0.closed
+    }
+
+    /// The body's next bytes, read from `conn`.
+    pub(crate) fn poll_data(
+        &mut self,
+        conn: &mut Http1,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, H1Error>>> {
+        let conn = &mut *conn.0;
+        loop {
+            match &mut self.kind {
+                BodyKind::End => return Poll::Ready(None),
+                BodyKind::Length(left) => {
+                    if !conn.read_buf.is_empty() {
+                        let take = conn
+                            .read_buf
+                            .len()
+                            .min(usize::try_from(*left).unwrap_or(usize::MAX));
+                        let data = conn.read_buf.split_to(take).freeze();
+                        *left -= take as u64;
+                        if *left == 0 {
+                            self.kind = BodyKind::End;
+                        }
+                        return Poll::Ready(Some(Ok(data)));
+                    }
+                    if ready!(conn.poll_fill(cx)).map_err(H1Error::io)? == 0 {
+                        conn.closed = true;
+                        return Poll::Ready(Some(Err(H1Error::new(
+                            Kind::BodyCut,
+                            "connection closed before the body's Content-Length was read",
+                        ))));
+                    }
+                }
+                BodyKind::Close => {
+                    if !conn.read_buf.is_empty() {
+                        return Poll::Ready(Some(Ok(conn.read_buf.split().freeze())));
+                    }
+                    if ready!(conn.poll_fill(cx)).map_err(H1Error::io)? == 0 {
+                        conn.closed = true;
+                        self.kind = BodyKind::End;
+                        return Poll::Ready(None);
+                    }
+                }
+                BodyKind::Chunked(chunked) => {
+                    let data = chunked.decode(&mut conn.read_buf, &conn.options)?;
+                    if chunked.ended() {
+                        self.kind = BodyKind::End;
+                    }
+                    if let Some(data) = data {
+                        return Poll::Ready(Some(Ok(data)));
+                    }
+                    if matches!(self.kind, BodyKind::End) {
+                        return Poll::Ready(None);
+                    }
+                    if ready!(conn.poll_fill(cx)).map_err(H1Error::io)? == 0 {
+                        conn.closed = true;
+                        return Poll::Ready(Some(Err(H1Error::new(
+                            Kind::BodyCut,
+                            "connection closed before the chunked body's last chunk",
+                        ))));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A chunked body's decoder (RFC 9112 §7.1): framing in, the chunks' data out.
+#[derive(Default)]
+struct Chunked {
+    state: ChunkState,
+    /// The size of the chunk being read, or the bytes of it left.
+    size: u64,
+    /// Whether the size line has a digit yet.
+    digits: bool,
+    /// Bytes of chunk extensions read in this body.
+    extensions: usize,
+    /// The trailer section read so far, and its count of fields.
+    trailers: Vec<u8>,
+    trailer_fields: usize,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// The chunk size's hex digits.
+    #[default]
+    Size,
+    /// Spaces or tabs after the size.
+    SizeSpace,
+    /// A chunk extension, up to the CR.
+    Extension,
+    /// The LF of the size line.
+    SizeLf,
+    /// The chunk's data.
+    Data,
+    DataCr,
+    DataLf,
+    /// At the start of a trailer line, or of the final empty line.
+    TrailerStart,
+    /// Inside a trailer field line.
+    Trailer,
+    TrailerLf,
+    /// The LF of the final empty line.
+    EndLf,
+    End,
+}
+
+impl Chunked {
+    /// Trailer fields are not kept, but must be fields: a malformed one is an error, as
+    /// in a head.
+    fn check_trailers(&mut self) -> Result<(), H1Error> {
+        if self.trailers.is_empty() {
+            return Ok(());
+        }
+        self.trailers.extend_from_slice(b"\r\n");
+        let mut fields = vec![httparse::EMPTY_HEADER; self.trailer_fields];
+        let parsed = httparse::parse_headers(&self.trailers, &mut fields);
+        let valid = match parsed {
+            Ok(httparse::Status::Complete((_, fields))) => fields.iter().all(|field| {
+                HeaderName::from_bytes(field.name.as_bytes()).is_ok()
+                    && HeaderValue::from_bytes(field.value).is_ok()
+            }),
+            _ => false,
+        };
+        self.trailers = Vec::new();
+        match valid {
+            true => Ok(()),
+            false => Err(H1Error::new(Kind::Chunk, "malformed trailer field")),
+        }
+    }
+
+    fn ended(&self) -> bool {
+        self.state == ChunkState::End
+    }
+
+    /// Reads framing from `buf` up to some data, which it returns, or until `buf` is
+    /// empty or the body's end; then reads on past the data's framing as far as `buf`
+    /// goes, so that the end of a body whose last chunk has arrived is seen with it.
+    fn decode(&mut self, buf: &mut BytesMut, options: &Options) -> Result<Option<Bytes>, H1Error> {
+        let mut data = None;
+        loop {
+            if self.state == ChunkState::End {
+                return Ok(data);
+            }
+            if self.state == ChunkState::Data {
+                if data.is_some() || buf.is_empty() {
+                    return Ok(data);
+                }
+                let take = buf
+                    .len()
+                    .min(usize::try_from(self.size).unwrap_or(usize::MAX));
+                data = Some(buf.split_to(take).freeze());
+                self.size -= take as u64;
+                if self.size == 0 {
+                    self.state = ChunkState::DataCr;
+                }
+                continue;
+            }
+            let Some(&byte) = buf.first() else {
+                return Ok(data);
+            };
+            buf.advance(1);
+            self.step(byte, options)?;
+        }
+    }
+
+    fn step(&mut self, byte: u8, options: &Options) -> Result<(), H1Error> {
+        use ChunkState::*;
+        let invalid = |message| Err(H1Error::new(Kind::Chunk, message));
+        self.state = match (self.state, byte) {
+            (Size, b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F') => {
+                let digit = match byte {
+                    b'0'..=b'9' => byte - b'0',
+                    b'a'..=b'f' => byte - b'a' + 10,
+                    _ => byte - b'A' + 10,
+                };
+                self.digits = true;
+                self.size = match self
+                    .size
+                    .checked_mul(16)
+                    .and_then(|size| size.checked_add(u64::from(digit)))
+                {
+                    Some(size) => size,
+                    None => return invalid("chunk size overflows 64 bits"),
+                };
+                Size
+            }
+            (Size, _) if !self.digits => return invalid("chunk size line without a size"),
+            (Size | SizeSpace, b' ' | b'\t') => SizeSpace,
+            (Size | SizeSpace, b';') => Extension,
+            (Size | SizeSpace, b'\r') => SizeLf,
+            (Size | SizeSpace, _) => return invalid("invalid byte in a chunk size line"),
+            (Extension, b'\r') => SizeLf,
+            (Extension, b'\n') => return invalid("LF without CR in a chunk extension"),
+            (Extension, _) => {
+                self.extensions += 1;
+                if self.extensions >= MAX_CHUNK_EXTENSIONS {
+                    return invalid("chunk extensions over 16 KiB");
+                }
+                Extension
+            }
+            (SizeLf, b'\n') => {
+                self.digits = false;
+                if self.size == 0 { TrailerStart } else { Data }
+            }
+            (SizeLf, _) => return invalid("chunk size line without LF"),
+            (Data, _) => Data,
+            (DataCr, b'\r') => DataLf,
+            (DataCr, _) => return invalid("chunk data without CRLF after it"),
+            (DataLf, b'\n') => Size,
+            (DataLf, _) => return invalid("chunk data without CRLF after it"),
+            (TrailerStart, b'\r') => EndLf,
+            (TrailerStart | Trailer, _) => {
+                if self.state == TrailerStart {
+                    self.trailer_fields += 1;
+                    if self.trailer_fields > options.max_headers {
+                        return invalid("too many trailer fields");
+                    }
+                }
+                if self.trailers.len() >= options.max_head {
+                    return invalid("trailers too large");
+                }
+                self.trailers.push(byte);
+                if byte == b'\r' { TrailerLf } else { Trailer }
+            }
+            (TrailerLf, b'\n') => {
+                self.trailers.push(byte);
+                TrailerStart
+            }
+            (TrailerLf, _) => return invalid("trailer line without LF"),
+            (EndLf, b'\n') => {
+                self.check_trailers()?;
+                End
+            }
+            (EndLf, _) => return invalid("chunked body's last line without LF"),
+            (End, _) => End,
+        };
+        Ok(())
+    }
+}
+
+/// What went wrong on an HTTP/1.1 connection.
+#[derive(Debug)]
+pub(crate) struct H1Error {
+    kind: Kind,
+    message: &'static str,
+    source: Option<Box<dyn StdError + Send + Sync>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The connection closed before a byte of the response arrived.
+    Closed,
+    /// Reading or writing failed.
+    Io,
+    /// The response head passed a limit.
+    HeadTooLarge,
+    /// The response head is malformed.
+    Parse,
+    /// The body ended before its framing said it would.
+    BodyCut,
+    /// A chunked body's framing is malformed.
+    Chunk,
+    /// The request could not be sent as it is: its body failed, or it cannot be framed.
+    Request,
+    /// The read timeout passed before the response head arrived.
+    Timeout,
+}
+
+impl H1Error {
+    fn new(kind: Kind, message: &'static str) -> H1Error {
+        H1Error {
+            kind,
+            message,
+            source: None,
+        }
+    }
+
+    fn io(error: io::Error) -> H1Error {
+        H1Error {
+            kind: Kind::Io,
+            message: "connection failed",
+            source: Some(Box::new(error)),
+        }
+    }
+
+    /// The I/O error underneath, or one that says what this says.
+    fn into_io(self) -> io::Error {
+        match self.source.map(|source| source.downcast::<io::Error>()) {
+            Some(Ok(io)) => *io,
+            _ => io::Error::other(self.message),
+        }
+    }
+
+    /// Whether the connection went away under the request: it closed before a byte of
+    /// the response, or was reset, or broke while the request was written.
+    pub(crate) fn is_connection_lost(&self) -> bool {
+        match self.kind {
+            Kind::Closed => true,
+            Kind::Io => self.io_kind().is_some_and(|kind| {
+                matches!(
+                    kind,
+                    io::ErrorKind::ConnectionReset
+                        | io::ErrorKind::ConnectionAborted
+                        | io::ErrorKind::BrokenPipe
+                        | io::ErrorKind::UnexpectedEof
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    fn io_kind(&self) -> Option<io::ErrorKind> {
+        self.source
+            .as_ref()
+            .and_then(|source| source.downcast_ref::<io::Error>())
+            .map(io::Error::kind)
+    }
+
+    /// Whether the read timeout passed before the response head arrived.
+    pub(crate) fn is_timeout(&self) -> bool {
+        self.kind == Kind::Timeout
+    }
+
+    /// Whether the response head passed [`Options::max_head`] or [`Options::max_headers`].
+    pub(crate) fn is_head_too_large(&self) -> bool {
+        self.kind == Kind::HeadTooLarge
+    }
+
+    /// Whether a body ended before its framing said it would.
+    pub(crate) fn is_body_cut(&self) -> bool {
+        self.kind == Kind::BodyCut
+            || (self.kind == Kind::Io && self.io_kind() == Some(io::ErrorKind::UnexpectedEof))
+    }
+}
+
+impl fmt::Display for H1Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Kind::Io => match &self.source {
+                Some(source) => write!(f, "HTTP/1.1 connection failed: {source}"),
+                None => f.write_str("HTTP/1.1 connection failed"),
+            },
+            Kind::Request => match &self.source {
+                Some(source) if self.message.starts_with("the request body") => {
+                    write!(f, "{}: {source}", self.message)
+                }
+                _ => f.write_str(self.message),
+            },
+            Kind::Closed | Kind::BodyCut | Kind::Timeout => f.write_str(self.message),
+            Kind::HeadTooLarge | Kind::Parse => {
+                write!(f, "invalid HTTP/1.1 response head: {}", self.message)?;
+                match &self.source {
+                    Some(source) => write!(f, " ({source})"),
+                    None => Ok(()),
+                }
+            }
+            Kind::Chunk => write!(f, "invalid chunked response body: {}", self.message),
+        }
+    }
+}
+
+impl StdError for H1Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTIONS: Options = Options {
+        title_case_headers: false,
+        max_head: 1024,
+        max_headers: 8,
+    };
+
+    fn chunks(input: &[u8]) -> Result<(Vec<u8>, bool), H1Error> {
+        let mut decoder = Chunked::default();
+        let mut buf = BytesMut::from(input);
+        let mut out = Vec::new();
+        while let Some(data) = decoder.decode(&mut buf, &OPTIONS)? {
+            out.extend_from_slice(&data);
+        }
+        Ok((out, decoder.ended()))
+    }
+
+    #[test]
+    fn chunked_bodies_decode_to_their_data() {
+        assert_eq!(
+            chunks(b"5\r\nhello\r\n1;ext=1\r\n!\r\n0\r\n\r\n").unwrap(),
+            (b"hello!".to_vec(), true)
+        );
+        assert_eq!(
+            chunks(b"A \t\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n").unwrap(),
+            (b"0123456789".to_vec(), true)
+        );
+        // Not yet ended: the last chunk has not arrived.
+        assert_eq!(chunks(b"2\r\nab\r\n").unwrap(), (b"ab".to_vec(), false));
+    }
+
+    #[test]
+    fn malformed_chunk_framing_is_refused() {
+        for input in [
+            &b"\r\n"[..],
+            b"X\r\n",
+            b"-1\r\n",
+            b"1 2\r\n",
+            b"1\n",
+            b"1;a\nb\r\n",
+            b"1\r\nab",
+            b"1\r\na\n",
+            b"f0000000000000003\r\n",
+            b"0\r\nA: b\r\r",
+            b"0\r\nbad trailer line\r\n\r\n",
+            b"0\r\nX: \0\r\n\r\n",
+        ] {
+            assert!(
+                chunks(input).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn chunk_extensions_and_trailers_are_limited() {
+        let mut long = b"1;".to_vec();
+        long.extend(std::iter::repeat_n(b'x', MAX_CHUNK_EXTENSIONS));
+        assert!(chunks(&long).is_err());
+        let mut trailers = b"0\r\n".to_vec();
+        for i in 0..9 {
+            trailers.extend_from_slice(format!("T{i}: v\r\n").as_bytes());
+        }
+        assert!(chunks(&trailers).is_err());
+        let mut big = b"0\r\nT: ".to_vec();
+        big.extend(std::iter::repeat_n(b'v', 1100));
+        assert!(chunks(&big).is_err());
+    }
+
+    #[test]
+    fn head_end_finds_the_first_empty_line() {
+        assert_eq!(head_end(b"HTTP/1.1 200 OK\r\n\r\nbody", 0), Some(19));
+        assert_eq!(head_end(b"HTTP/1.1 200 OK\n\nbody", 0), Some(17));
+        assert_eq!(head_end(b"HTTP/1.1 200 OK\n\r\n", 0), Some(18));
+        assert_eq!(head_end(b"HTTP/1.1 200 OK\r\nA: b\r\n", 0), None);
+        assert_eq!(head_end(b"HTTP/1.1 200 OK\r\n\r\n", 15), Some(19));
+    }
+
+    fn parse(
+        head: &'static [u8],
+        method: Method,
+    ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
+        parse_head(Bytes::from_static(head), &OPTIONS, Sent::of(&method))
+    }
+
+    #[test]
+    fn response_framing_follows_rfc_9112() {
+        let framed = |head: &'static [u8]| {
+            let (_, reader) = parse(head, Method::GET).unwrap().unwrap();
+            (reader.remaining(), reader.keep_alive)
+        };
+        assert_eq!(
+            framed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"),
+            (Some(5), true)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\n"),
+            (Some(5), true)
+        );
+        assert_eq!(framed(b"HTTP/1.1 200 OK\r\n\r\n"), (None, false));
+        assert_eq!(
+            framed(b"HTTP/1.1 101 Switching Protocols\r\n\r\n"),
+            (Some(0), false)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"),
+            (Some(0), true)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"),
+            (None, false)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"),
+            (None, false)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\n"),
+            (Some(1), false)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n"),
+            (Some(1), true)
+        );
+        assert_eq!(
+            framed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n"),
+            (Some(1), false)
+        );
+        let (_, head) = parse(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+            Method::HEAD,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(head.remaining(), Some(0));
+        for bad in [
+            &b"HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n"[..],
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n",
+            b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"HTTP/1.1 099 Low\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nA: 1\r\nA: 2\r\nA: 3\r\nA: 4\r\nA: 5\r\nA: 6\r\nA: 7\r\nA: 8\r\nA: 9\r\n\r\n",
+        ] {
+            let head: &'static [u8] = Box::leak(bad.to_vec().into_boxed_slice());
+            assert!(parse(head, Method::GET).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+        assert!(
+            parse(
+                b"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
+                Method::GET
+            )
+            .unwrap()
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_reason_phrase_other_than_the_canonical_one_is_kept() {
+        let (parts, _) = parse(b"HTTP/1.1 200 Fine\r\n\r\n", Method::GET)
+            .unwrap()
+            .unwrap();
+        let reason = parts.extensions.get::<hyper::ext::ReasonPhrase>().unwrap();
+        assert_eq!(reason.as_bytes(), b"Fine");
+        let (parts, _) = parse(b"HTTP/1.1 200 OK\r\n\r\n", Method::GET)
+            .unwrap()
+            .unwrap();
+        assert!(parts.extensions.get::<hyper::ext::ReasonPhrase>().is_none());
+    }
+
+    #[test]
+    fn request_heads_are_written_with_their_framing() {
+        let head = |request: Request<RequestBody>, title_case: bool| {
+            let (parts, body) = request.into_parts();
+            let mut buf = Vec::new();
+            let outgoing = encode_head(&mut buf, &parts, body, title_case).unwrap();
+            (
+                String::from_utf8(buf).unwrap(),
+                matches!(outgoing, Outgoing::Stream { chunked: true, .. }),
+            )
+        };
+        let get = Request::get("/a?b")
+            .header("x-one", "1")
+            .body(RequestBody::empty())
+            .unwrap();
+        assert_eq!(
+            head(get, false),
+            ("GET /a?b HTTP/1.1\r\nx-one: 1\r\n\r\n".into(), false)
+        );
+        let post = Request::post("http://h:8/p")
+            .header("content-type", "a/b")
+            .body(RequestBody::full("hi"))
+            .unwrap();
+        assert_eq!(
+            head(post, true),
+            (
+                "POST http://h:8/p HTTP/1.1\r\nContent-Type: a/b\r\nContent-Length: 2\r\n\r\nhi"
+                    .into(),
+                false
+            )
+        );
+        let stream = RequestBody::from_stream(futures_util::stream::iter([Ok::<_, io::Error>(
+            Bytes::from("x"),
+        )]));
+        let put = Request::put("/").body(stream).unwrap();
+        assert_eq!(
+            head(put, false),
+            (
+                "PUT / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n".into(),
+                true
+            )
+        );
+    }
+
+    /// A peer on the other end of a pipe of `capacity` bytes: reads a request whole (its
+    /// chunked body decoded), then answers `response`.
+    async fn exchange_over_pipe(
+        capacity: usize,
+        request: Request<RequestBody>,
+        response: &'static [u8],
+    ) -> (
+        Vec<u8>,
+        Result<(http::response::Parts, BodyReader), H1Error>,
+    ) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (client, mut server) = tokio::io::duplex(capacity);
+        let peer = tokio::spawn(async move {
+            let mut seen = Vec::new();
+            let mut buf = [0; 4096];
+            while !seen.ends_with(b"0\r\n\r\n") {
+                let n = server.read(&mut buf).await.unwrap();
+                assert!(n > 0, "the request ended early");
+                seen.extend_from_slice(&buf[..n]);
+            }
+            server.write_all(response).await.unwrap();
+            seen
+        });
+        let mut conn = Http1::new(client, OPTIONS);
+        let result = conn.send(request, None).await;
+        (peer.await.unwrap(), result)
+    }
+
+    #[tokio::test]
+    async fn large_stream_chunks_go_out_whole_through_a_narrow_pipe() {
+        let pieces: Vec<Bytes> = (0..3u8)
+            .map(|i| Bytes::from(vec![b'a' + i; 20_000]))
+            .collect();
+        let stream = futures_util::stream::iter(pieces.clone().into_iter().map(Ok::<_, io::Error>));
+        let request = Request::put("/")
+            .body(RequestBody::from_stream(stream))
+            .unwrap();
+        let (seen, result) = exchange_over_pipe(
+            100,
+            request,
+            b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n",
+        )
+        .await;
+        let (parts, reader) = result.unwrap();
+        assert_eq!(parts.status, 200);
+        assert!(reader.is_end());
+        let body_at = head_end(&seen, 0).unwrap();
+        let mut chunked = Chunked::default();
+        let mut buf = BytesMut::from(&seen[body_at..]);
+        let mut body = Vec::new();
+        while let Some(data) = chunked.decode(&mut buf, &OPTIONS).unwrap() {
+            body.extend_from_slice(&data);
+        }
+        assert!(chunked.ended());
+        assert_eq!(body, pieces.concat());
+    }
+
+    #[tokio::test]
+    async fn a_response_before_the_body_is_sent_ends_the_upload_and_the_connection() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (client, mut server) = tokio::io::duplex(1024);
+        let peer = tokio::spawn(async move {
+            let mut buf = [0; 256];
+            let _ = server.read(&mut buf).await.unwrap();
+            server
+                .write_all(b"HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\n\r\n")
+                .await
+                .unwrap();
+            // Never reads the body.
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        });
+        let endless =
+            futures_util::stream::repeat_with(|| Ok::<_, io::Error>(Bytes::from(vec![0; 4096])));
+        let request = Request::post("/")
+            .body(RequestBody::from_stream(endless))
+            .unwrap();
+        let mut conn = Http1::new(client, OPTIONS);
+        let (parts, reader) =
+            tokio::time::timeout(Duration::from_secs(5), conn.send(request, None))
+                .await
+                .unwrap()
+                .unwrap();
+        assert_eq!(parts.status, 413);
+        assert!(!reader.reusable(&conn));
+        assert!(conn.is_closed());
+        peer.abort();
+    }
+}
