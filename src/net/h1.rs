@@ -45,7 +45,7 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
-use http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::header::{CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TRANSFER_ENCODING};
 use http::uri::Authority;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Version};
 use http_body::Body as _;
@@ -95,11 +95,6 @@ pub(crate) struct Reused {
     /// The `Host` header of the connection's origin, made by the first request that needs
     /// one, and the authority it was made from; later ones share its bytes.
     pub(crate) host: Option<(Authority, HeaderValue)>,
-    /// Room for the copy of a request's headers kept to send it again (see `Replay` in
-    /// `net/hyper_transport.rs`), empty between requests.
-    pub(crate) replay_headers: Vec<(HeaderName, HeaderValue)>,
-    /// The copy of the request in flight kept to send it again, while it is in flight.
-    pub(crate) replay: Option<super::hyper_transport::Replay>,
     /// Counts the connection closed in the pool's statistics when it is dropped.
     pub(crate) counted: Option<super::pool::Counted>,
 }
@@ -160,8 +155,12 @@ impl Http1 {
         if conn.closed {
             return true;
         }
+        // Into a few bytes on the stack: any byte at all closes the connection, so none
+        // is kept, and no room is made in the read buffer for nothing.
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        match conn.poll_fill(&mut cx) {
+        let mut probe = [0; 8];
+        let mut probe = tokio::io::ReadBuf::new(&mut probe);
+        match Pin::new(conn.io.get_mut()).poll_read(&mut cx, &mut probe) {
             Poll::Pending => false,
             Poll::Ready(_) => {
                 conn.closed = true;
@@ -181,29 +180,32 @@ impl Http1 {
         self.0.response_started
     }
 
-    /// Sends `request` (its target already in the form to send: origin-form, or
-    /// absolute-form to a proxy) and reads its response head, for at most `read_timeout`
-    /// (on the connection's own timer, see `net/timer.rs`) from the time it is called.
+    /// Sends `request` (an absolute URI, the body aside), with `body` and what `head`
+    /// adds, and reads its response head, for at most `read_timeout` (on the connection's
+    /// own timer, see `net/timer.rs`) from the time it is called.
     ///
     /// The head is written into the connection's buffer here, so that the future holds
-    /// only what it needs to go on: the body, and where the exchange is.
+    /// only what it needs to go on: the body, and where the exchange is. The request is
+    /// left as it is, to be sent again if need be.
     pub(crate) fn send(
         &mut self,
-        request: Request<RequestBody>,
+        request: &Request<RequestBody>,
+        body: RequestBody,
+        head: &Head<'_>,
         read_timeout: Option<Duration>,
     ) -> Sending<'_> {
         let conn = &mut *self.0;
-        let (parts, body) = request.into_parts();
         conn.response_started = false;
         conn.write_buf.clear();
         conn.write_pos = 0;
         let outgoing = encode_head(
             &mut conn.write_buf,
-            &parts,
+            request,
             body,
+            head,
             conn.options.title_case_headers,
         );
-        let close = parts.version == Version::HTTP_10 || connection_close(&parts.headers);
+        let close = request.version() == Version::HTTP_10 || connection_close(request.headers());
         // Out of the connection while it waits, so that the exchange can borrow the rest.
         let mut timer = conn.reused.read_timer.take();
         let armed =
@@ -211,7 +213,7 @@ impl Http1 {
         Sending {
             conn,
             outgoing: Some(outgoing),
-            method: Sent::of(&parts.method),
+            method: Sent::of(request.method()),
             close,
             written: false,
             write_error: None,
@@ -335,50 +337,59 @@ enum Outgoing {
     },
 }
 
-/// Writes the request line and header fields of `parts` into `buf` and says how the
-/// body follows: an empty body sends no framing header; a buffered one is copied
-/// after the head when small, with its `Content-Length` unless the caller gave one; a
-/// stream goes with the caller's `Content-Length`, else chunked.
+/// What HTTP/1.1 adds to a request's head (RFC 9112 §3.2): the form of its target, and
+/// the fields the transport supplies.
+pub(crate) struct Head<'a> {
+    /// The request target: the URI's path and query (origin-form), or, to a forward
+    /// proxy, `http://` and this authority (userinfo removed) before them (absolute-form).
+    pub(crate) absolute: Option<&'a str>,
+    /// `Host`, written first, unless the request has its own.
+    pub(crate) host: Option<&'a HeaderValue>,
+    /// A proxy's `Proxy-Authorization`, unless the request has its own.
+    pub(crate) proxy_authorization: Option<&'a HeaderValue>,
+}
+
+/// Writes the request line and header fields of `request` and `head` into `buf` and
+/// says how the body follows: an empty body sends no framing header; a buffered one is
+/// copied after the head when small, with its `Content-Length` unless the caller gave
+/// one; a stream goes with the caller's `Content-Length`, else chunked.
 fn encode_head(
     buf: &mut Vec<u8>,
-    parts: &http::request::Parts,
+    request: &Request<RequestBody>,
     body: RequestBody,
+    head: &Head<'_>,
     title_case: bool,
 ) -> Result<Outgoing, H1Error> {
-    buf.reserve(64 + parts.headers.len() * 32);
-    buf.extend_from_slice(parts.method.as_str().as_bytes());
+    let headers = request.headers();
+    buf.reserve(64 + headers.len() * 32);
+    buf.extend_from_slice(request.method().as_str().as_bytes());
     buf.push(b' ');
-    let uri = &parts.uri;
-    match (uri.scheme(), uri.authority()) {
-        (Some(scheme), Some(authority)) => {
-            buf.extend_from_slice(scheme.as_str().as_bytes());
-            buf.extend_from_slice(b"://");
-            buf.extend_from_slice(authority.as_str().as_bytes());
-            match uri.path_and_query() {
-                Some(target) => buf.extend_from_slice(target.as_str().as_bytes()),
-                None => buf.push(b'/'),
-            }
-        }
-        // `*` (OPTIONS) and an authority alone (CONNECT) are sent as they are.
-        (None, Some(authority)) if uri.path_and_query().is_none() => {
-            buf.extend_from_slice(authority.as_str().as_bytes())
-        }
-        _ => match uri.path_and_query() {
-            Some(target) => buf.extend_from_slice(target.as_str().as_bytes()),
-            None => buf.push(b'/'),
-        },
+    if let Some(authority) = head.absolute {
+        buf.extend_from_slice(b"http://");
+        buf.extend_from_slice(authority.as_bytes());
     }
-    buf.extend_from_slice(match parts.version {
+    match request.uri().path_and_query() {
+        Some(target) if !target.as_str().is_empty() => {
+            buf.extend_from_slice(target.as_str().as_bytes())
+        }
+        _ => buf.push(b'/'),
+    }
+    buf.extend_from_slice(match request.version() {
         Version::HTTP_10 => b" HTTP/1.0\r\n",
         _ => b" HTTP/1.1\r\n",
     });
-    for (name, value) in &parts.headers {
-        write_name(buf, name, title_case);
-        buf.extend_from_slice(b": ");
-        buf.extend_from_slice(value.as_bytes());
-        buf.extend_from_slice(b"\r\n");
+    if let Some(host) = head.host {
+        write_field(buf, &HOST, host, title_case);
     }
-    let has_length = parts.headers.contains_key(CONTENT_LENGTH);
+    for (name, value) in headers {
+        write_field(buf, name, value, title_case);
+    }
+    if let Some(authorization) = head.proxy_authorization {
+        if !headers.contains_key(PROXY_AUTHORIZATION) {
+            write_field(buf, &PROXY_AUTHORIZATION, authorization, title_case);
+        }
+    }
+    let has_length = headers.contains_key(CONTENT_LENGTH);
     let outgoing = match body.into_full() {
         Ok(bytes) => {
             if !has_length {
@@ -395,7 +406,7 @@ fn encode_head(
             chunked: false,
             pending: None,
         },
-        Err(_) if parts.version == Version::HTTP_10 => {
+        Err(_) if request.version() == Version::HTTP_10 => {
             return Err(H1Error::new(
                 Kind::Request,
                 "a request body of unknown length cannot be sent over HTTP/1.0 without a \
@@ -420,6 +431,14 @@ fn encode_head(
         }
     }
     Ok(outgoing)
+}
+
+/// Writes one header field.
+fn write_field(buf: &mut Vec<u8>, name: &HeaderName, value: &HeaderValue, title_case: bool) {
+    write_name(buf, name, title_case);
+    buf.extend_from_slice(b": ");
+    buf.extend_from_slice(value.as_bytes());
+    buf.extend_from_slice(b"\r\n");
 }
 
 /// Writes a header name, in title case if asked (`content-type` → `Content-Type`).
@@ -1315,6 +1334,12 @@ impl StdError for H1Error {
 mod tests {
     use super::*;
 
+    const ORIGIN: Head<'static> = Head {
+        absolute: None,
+        host: None,
+        proxy_authorization: None,
+    };
+
     const OPTIONS: Options = Options {
         title_case_headers: false,
         max_head: 1024,
@@ -1473,6 +1498,38 @@ mod tests {
     }
 
     #[test]
+    fn a_forward_proxy_gets_the_absolute_form_host_and_credentials() {
+        let request = Request::get("http://user:pw@Example.com:8080/a?b=c")
+            .header("accept", "*/*")
+            .body(RequestBody::empty())
+            .unwrap();
+        let host = HeaderValue::from_static("Example.com:8080");
+        let authorization = HeaderValue::from_static("Basic dTpw");
+        let head = Head {
+            absolute: Some("Example.com:8080"),
+            host: Some(&host),
+            proxy_authorization: Some(&authorization),
+        };
+        let mut buf = Vec::new();
+        encode_head(&mut buf, &request, RequestBody::empty(), &head, false).unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "GET http://Example.com:8080/a?b=c HTTP/1.1\r\nhost: Example.com:8080\r\n\
+             accept: */*\r\nproxy-authorization: Basic dTpw\r\n\r\n"
+        );
+        // The request's own credentials stay the only ones.
+        let request = Request::get("http://example.com/")
+            .header("proxy-authorization", "Basic b3du")
+            .body(RequestBody::empty())
+            .unwrap();
+        let mut buf = Vec::new();
+        encode_head(&mut buf, &request, RequestBody::empty(), &head, false).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(text.matches("proxy-authorization").count(), 1, "{text}");
+        assert!(text.contains("Basic b3du"), "{text}");
+    }
+
+    #[test]
     fn a_reason_phrase_other_than_the_canonical_one_is_kept() {
         let (parts, _) = parse(b"HTTP/1.1 200 Fine\r\n\r\n", Method::GET)
             .unwrap()
@@ -1487,10 +1544,15 @@ mod tests {
 
     #[test]
     fn request_heads_are_written_with_their_framing() {
-        let head = |request: Request<RequestBody>, title_case: bool| {
-            let (parts, body) = request.into_parts();
+        let head = |mut request: Request<RequestBody>, title_case: bool| {
+            let body = std::mem::take(request.body_mut());
             let mut buf = Vec::new();
-            let outgoing = encode_head(&mut buf, &parts, body, title_case).unwrap();
+            let origin = Head {
+                absolute: None,
+                host: None,
+                proxy_authorization: None,
+            };
+            let outgoing = encode_head(&mut buf, &request, body, &origin, title_case).unwrap();
             (
                 String::from_utf8(buf).unwrap(),
                 matches!(outgoing, Outgoing::Stream { chunked: true, .. }),
@@ -1511,8 +1573,7 @@ mod tests {
         assert_eq!(
             head(post, true),
             (
-                "POST http://h:8/p HTTP/1.1\r\nContent-Type: a/b\r\nContent-Length: 2\r\n\r\nhi"
-                    .into(),
+                "POST /p HTTP/1.1\r\nContent-Type: a/b\r\nContent-Length: 2\r\n\r\nhi".into(),
                 false
             )
         );
@@ -1553,7 +1614,9 @@ mod tests {
             seen
         });
         let mut conn = Http1::new(client, OPTIONS);
-        let result = conn.send(request, None).await;
+        let mut request = request;
+        let body = std::mem::take(request.body_mut());
+        let result = conn.send(&request, body, &ORIGIN, None).await;
         (peer.await.unwrap(), result)
     }
 
@@ -1602,15 +1665,14 @@ mod tests {
         });
         let endless =
             futures_util::stream::repeat_with(|| Ok::<_, io::Error>(Bytes::from(vec![0; 4096])));
-        let request = Request::post("/")
-            .body(RequestBody::from_stream(endless))
-            .unwrap();
+        let request = Request::post("/").body(RequestBody::empty()).unwrap();
+        let body = RequestBody::from_stream(endless);
         let mut conn = Http1::new(client, OPTIONS);
-        let (parts, reader) =
-            tokio::time::timeout(Duration::from_secs(5), conn.send(request, None))
-                .await
-                .unwrap()
-                .unwrap();
+        let sent = conn.send(&request, body, &ORIGIN, None);
+        let (parts, reader) = tokio::time::timeout(Duration::from_secs(5), sent)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(parts.status, 413);
         assert!(!reader.reusable(&conn));
         assert!(conn.is_closed());

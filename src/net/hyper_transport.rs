@@ -10,10 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::http2::H2Sender;
-use http::header::{
-    CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TE, TRANSFER_ENCODING, UPGRADE,
-};
-use http::uri::{PathAndQuery, Scheme};
+use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
+use http::uri::Scheme;
 use http::{HeaderValue, Request, Response, Uri, Version};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
@@ -21,7 +19,7 @@ use rustls_pki_types::pem::PemObject;
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn, proxy_tls_config};
 use super::decode::decode_response;
-use super::h1::{BodyReader, H1Error, Http1};
+use super::h1::{BodyReader, H1Error, Head, Http1};
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::protocol::ProtocolOptions;
 use super::proxy::{Proxy, ProxyKind};
@@ -863,32 +861,36 @@ impl Inner {
                     }
                 };
                 // A reused connection may have been closed by the peer just as the request
-                // went out: keep a copy to send again, when the rules allow it at all. Taken
-                // before the request is put in HTTP/1.1 form, it leaves out the `Host` header
-                // and the origin-form target that this connection adds, and so can go out on
-                // an HTTP/2 connection as well.
-                // Kept in the connection, not in this future: a future over 1 KiB, boxed
-                // for each request, costs an allocation that takes the allocator's slow path.
-                if pooled.reused && !replayed {
-                    let reused = pooled.tx.reused();
-                    reused.replay = Replay::of(&request, true, &mut reused.replay_headers);
-                }
+                // went out: when the rules allow sending it again at all, the request keeps
+                // its body and the connection gets a copy (a `Bytes` shared, not copied).
+                // The request itself is never changed: the target's form and `Host` go
+                // into the head as it is written.
+                let copy = match pooled.reused && !replayed && request.method().is_idempotent() {
+                    true => request.body().try_clone(),
+                    false => None,
+                };
+                let may_replay = copy.is_some();
+                let body = copy.unwrap_or_else(|| std::mem::take(request.body_mut()));
                 let host = match own_host {
                     true => None,
                     false => Some(connection_host(&mut pooled.tx, &key)?),
                 };
-                if key.forwards_to_proxy() {
-                    prepare_h1_for_proxy(&mut request, &key, host, self.connector.proxy(&key))?;
-                } else {
-                    prepare_h1(&mut request, host);
-                }
+                let forward = key.forwards_to_proxy();
+                let head = Head {
+                    absolute: forward.then(|| without_userinfo(key.authority.as_str())),
+                    host: host.as_ref(),
+                    proxy_authorization: match forward {
+                        true => self
+                            .connector
+                            .proxy(&key)
+                            .and_then(|proxy| proxy.authorization.as_ref()),
+                        false => None,
+                    },
+                };
                 let request_start = std::time::Instant::now();
-                let error = match pooled.tx.send(request, self.read_timeout).await {
+                let sent = pooled.tx.send(&request, body, &head, self.read_timeout);
+                let error = match sent.await {
                     Ok((parts, reader)) => {
-                        let reused = pooled.tx.reused();
-                        if let Some(copy) = reused.replay.take() {
-                            reused.replay_headers = copy.into_room();
-                        }
                         let info = Recorded {
                             timing: fresh.map(Box::new),
                             request_start,
@@ -903,17 +905,14 @@ impl Inner {
                 if error.is_timeout() {
                     return Err(self.idle_timeout());
                 }
-                match pooled.tx.reused().replay.take() {
-                    // RFC 9110 §9.2.2, RFC 9112 §9.3.1: an idempotent request whose reused
-                    // connection closed before a byte of the response arrived is sent once
-                    // more, on a new connection, as curl and browsers do.
-                    Some(copy) if !pooled.tx.response_started() && error.is_connection_lost() => {
-                        replayed = true;
-                        request = copy.into_request();
-                        checkout = Checkout::Connect(pooled.into_slot());
-                    }
-                    _ => return Err(self.h1_request_error(error, &key)),
+                // RFC 9110 §9.2.2, RFC 9112 §9.3.1: an idempotent request whose reused
+                // connection closed before a byte of the response arrived is sent once
+                // more, on a new connection, as curl and browsers do.
+                if !(may_replay && !pooled.tx.response_started() && error.is_connection_lost()) {
+                    return Err(self.h1_request_error(error, &key));
                 }
+                replayed = true;
+                checkout = Checkout::Connect(pooled.into_slot());
             }
         }
     }
@@ -939,7 +938,7 @@ impl Inner {
             return Err(Retry::Again(Box::new(request)));
         }
         let replay = if may_replay {
-            Replay::of(&request, false, &mut Vec::new())
+            Replay::of(&request)
         } else {
             None
         };
@@ -1051,13 +1050,11 @@ enum Retry {
     Fail(NetworkError),
 }
 
-/// What it takes to send a request again: method, target, headers and a body that can be
-/// sent again. Extensions are not kept. Kept for every request the retry rules could
-/// send again, it is as cheap as it can be: the headers as a list, in room that an
-/// HTTP/1.1 connection keeps from one request to the next (no allocation once it has
-/// served one), the header values and the body's [`Bytes`](bytes::Bytes) shared, not
-/// copied.
-pub(crate) struct Replay {
+/// What it takes to send an HTTP/2 request again: method, target, headers and a body that
+/// can be sent again (extensions are not kept). hyper takes the request it sends; the
+/// copy shares the header values and the body's [`Bytes`](bytes::Bytes), and copies none.
+/// (An HTTP/1.1 request is kept whole instead, see `net/h1.rs`.)
+struct Replay {
     method: http::Method,
     uri: Uri,
     version: Version,
@@ -1067,23 +1064,14 @@ pub(crate) struct Replay {
 
 impl Replay {
     /// What it takes to send `request` again, if its body can be sent again (empty or one
-    /// buffer, never a stream) and, with `idempotent_only`, its method is idempotent
-    /// (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`: RFC 9110 §9.2.2). The headers
-    /// go into `room`, an empty list whose capacity is reused, taken only then.
-    fn of(
-        request: &Request<RequestBody>,
-        idempotent_only: bool,
-        room: &mut Vec<(http::HeaderName, HeaderValue)>,
-    ) -> Option<Replay> {
-        if idempotent_only && !request.method().is_idempotent() {
-            return None;
-        }
+    /// buffer, never a stream).
+    fn of(request: &Request<RequestBody>) -> Option<Replay> {
         let body = request.body().try_clone()?;
-        let mut headers = std::mem::take(room);
-        headers.reserve(request.headers().len());
-        for (name, value) in request.headers() {
-            headers.push((name.clone(), value.clone()));
-        }
+        let headers = request
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         Some(Replay {
             method: request.method().clone(),
             uri: request.uri().clone(),
@@ -1091,13 +1079,6 @@ impl Replay {
             headers,
             body,
         })
-    }
-
-    /// The request was answered: the list's room, emptied, for the next request's copy.
-    fn into_room(self) -> Vec<(http::HeaderName, HeaderValue)> {
-        let mut headers = self.headers;
-        headers.clear();
-        headers
     }
 
     /// The request again.
@@ -1245,9 +1226,7 @@ fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
 
 /// The `Host` header of `key`'s origin: its authority without userinfo (RFC 9112 §3.2).
 fn host_header(key: &Key) -> Result<HeaderValue, NetworkError> {
-    let authority = key.authority.as_str();
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    HeaderValue::from_str(host)
+    HeaderValue::from_str(without_userinfo(key.authority.as_str()))
         .map_err(|_| NetworkError::Other("request URI host is not a valid header".into()))
 }
 
@@ -1266,62 +1245,9 @@ fn connection_host(tx: &mut Http1, key: &Key) -> Result<HeaderValue, NetworkErro
     Ok(host)
 }
 
-/// HTTP/1.1 wants a `Host` header (`host`, unless the request has its own) and the
-/// origin-form target (RFC 9112 §3.2).
-fn prepare_h1(request: &mut Request<RequestBody>, host: Option<HeaderValue>) {
-    if let Some(host) = host {
-        request.headers_mut().insert(HOST, host);
-    }
-    let target = request
-        .uri()
-        .path_and_query()
-        .cloned()
-        .unwrap_or_else(|| PathAndQuery::from_static("/"));
-    *request.uri_mut() = Uri::from(target);
-    if request.version() != Version::HTTP_10 {
-        *request.version_mut() = Version::HTTP_11;
-    }
-}
-
-/// An `http:` request to a proxy keeps its absolute-form target (RFC 9112 §3.2.2),
-/// without userinfo, and carries `Host` (`host_value`, unless the request has its own)
-/// and the proxy's `Proxy-Authorization`.
-fn prepare_h1_for_proxy(
-    request: &mut Request<RequestBody>,
-    key: &Key,
-    host_value: Option<HeaderValue>,
-    proxy: Option<&Proxy>,
-) -> Result<(), NetworkError> {
-    let authority = key.authority.as_str();
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    if let Some(value) = host_value {
-        request.headers_mut().insert(HOST, value);
-    }
-    if let Some(authorization) = proxy.and_then(|proxy| proxy.authorization.as_ref()) {
-        if !request.headers().contains_key(PROXY_AUTHORIZATION) {
-            request
-                .headers_mut()
-                .insert(PROXY_AUTHORIZATION, authorization.clone());
-        }
-    }
-    if host.len() != authority.len() || request.uri().path_and_query().is_none() {
-        // Userinfo is never sent (RFC 9110 §4.2.4), and the path is at least `/`.
-        let target = request
-            .uri()
-            .path_and_query()
-            .cloned()
-            .unwrap_or_else(|| PathAndQuery::from_static("/"));
-        *request.uri_mut() = Uri::builder()
-            .scheme(Scheme::HTTP)
-            .authority(host)
-            .path_and_query(target)
-            .build()
-            .map_err(|e| NetworkError::Other(e.to_string().into()))?;
-    }
-    if request.version() != Version::HTTP_10 {
-        *request.version_mut() = Version::HTTP_11;
-    }
-    Ok(())
+/// An authority without its userinfo, which is never sent (RFC 9110 §4.2.4).
+fn without_userinfo(authority: &str) -> &str {
+    authority.rsplit('@').next().unwrap_or(authority)
 }
 
 /// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).
@@ -1562,32 +1488,11 @@ mod tests {
     }
 
     #[test]
-    fn prepare_h1_sets_host_and_origin_form() {
-        let mut request = Request::get("http://user@Example.com:8080/a?b=c")
-            .body(RequestBody::empty())
-            .unwrap();
-        let key = origin_key(request.uri()).unwrap();
-        prepare_h1(&mut request, Some(host_header(&key).unwrap()));
-        assert_eq!(request.uri(), "/a?b=c");
-        assert_eq!(request.headers()[HOST], "Example.com:8080");
-    }
-
-    #[test]
-    fn prepare_h1_for_proxy_keeps_the_absolute_form() {
-        let proxy = Proxy::http("http://u:p@proxy:3128").unwrap();
-        let mut request = Request::get("http://user:pw@Example.com:8080/a?b=c")
-            .body(RequestBody::empty())
-            .unwrap();
-        let mut key = origin_key(request.uri()).unwrap();
-        key.proxy = Some(0);
-        key.forward = true;
-        assert!(key.forwards_to_proxy());
-        let host = host_header(&key).unwrap();
-        prepare_h1_for_proxy(&mut request, &key, Some(host), Some(&proxy)).unwrap();
-        assert_eq!(request.uri(), "http://Example.com:8080/a?b=c");
-        assert_eq!(request.headers()[HOST], "Example.com:8080");
-        assert_eq!(request.headers()[PROXY_AUTHORIZATION], "Basic dTpw");
-        assert_eq!(request.version(), Version::HTTP_11);
+    fn the_host_header_and_a_proxys_target_leave_userinfo_out() {
+        let key = origin_key(&"http://user:pw@Example.com:8080/a".parse().unwrap()).unwrap();
+        assert_eq!(host_header(&key).unwrap(), "Example.com:8080");
+        assert_eq!(without_userinfo(key.authority.as_str()), "Example.com:8080");
+        assert_eq!(without_userinfo("example.com"), "example.com");
     }
 
     #[test]
