@@ -47,7 +47,7 @@
 
 use std::any::Any;
 use std::cmp::Ordering as CmpOrdering;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 use std::future::Future;
 use std::mem;
@@ -101,8 +101,9 @@ struct State {
     // Not in the spec:
     /// The event listeners for the `abort` event, keyed by an increasing id.
     listeners: BTreeMap<u64, Arc<Listener>>,
-    /// The wakers of pending [`Aborted`] futures, keyed by the future's id.
-    wakers: HashMap<u64, Waker>,
+    /// The wakers of pending [`Aborted`] futures, keyed by the future's id. (A
+    /// `BTreeMap`: a new empty one costs nothing, where a `HashMap` seeds its hasher.)
+    wakers: BTreeMap<u64, Waker>,
     /// The link through which this signal can still be aborted by something other than a
     /// controller: its source signals if it is dependent, or its timer if it came from
     /// [`AbortSignal::timeout`].

@@ -57,13 +57,14 @@ pub(crate) fn upgrade_a_mixed_content_request(request: &mut Request) {
     // Contexts" for request's client; request's destination is not "image", "audio", or
     // "video"; request's destination is "image" and request's initiator is "imageset"
     // (there are no initiators here).
-    if is_potentially_trustworthy_url(url)
-        || matches!(url.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+    // (The conditions are tested cheapest first: most requests have none of these
+    // destinations, and the trustworthiness check reads the URL's origin.)
+    if !matches!(
+        request.destination,
+        RequestDestination::Image | RequestDestination::Audio | RequestDestination::Video
+    ) || matches!(url.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
         || categorize_settings_object(&request.client) == MixedSecurityContexts::DoesNotRestrict
-        || !matches!(
-            request.destination,
-            RequestDestination::Image | RequestDestination::Audio | RequestDestination::Video
-        )
+        || is_potentially_trustworthy_url(url)
     {
         return;
     }

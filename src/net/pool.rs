@@ -565,8 +565,26 @@ impl Shared {
 
     /// Gives a finished connection to the first waiter, or keeps it idle.
     fn release(self: &Arc<Self>, pooled: Pooled) {
-        let key = pooled.slot.key.clone();
-        let mut grant = Grant::Conn(pooled);
+        // Usually there is no waiter, and the connection goes straight to the idle list:
+        // looked up by the key it holds, not a copy (its authority's bytes are shared, and
+        // a copy costs two atomic counts).
+        let mut grant = {
+            let mut origins = self.lock();
+            match origins.get_mut(&pooled.slot.key) {
+                Some(origin) if origin.waiters.is_empty() => {
+                    if let Some(over_the_cap) = self.keep_idle(origin, pooled) {
+                        drop(origins);
+                        drop(over_the_cap);
+                    }
+                    return;
+                }
+                _ => Grant::Conn(pooled),
+            }
+        };
+        let key = match &grant {
+            Grant::Conn(pooled) => pooled.slot.key.clone(),
+            _ => return,
+        };
         loop {
             let waiter = {
                 let mut origins = self.lock();
@@ -574,7 +592,7 @@ impl Shared {
                 match origin.waiters.pop_front() {
                     Some(waiter) => waiter,
                     None => {
-                        let mut pooled = match grant {
+                        let pooled = match grant {
                             Grant::Conn(pooled) => pooled,
                             mut other => {
                                 // Only connections travel through here.
@@ -582,18 +600,10 @@ impl Shared {
                                 return;
                             }
                         };
-                        pooled.slot.armed = false;
-                        if origin.idle.len() < self.config.max_idle_per_origin {
-                            origin.idle.push_back(Idle {
-                                tx: pooled.tx,
-                                since: Instant::now(),
-                            });
-                            return;
+                        if let Some(over_the_cap) = self.keep_idle(origin, pooled) {
+                            drop(origins);
+                            drop(over_the_cap);
                         }
-                        origin.total = origin.total.saturating_sub(1);
-                        drop(origins);
-                        // Over the idle cap: close it.
-                        drop(pooled);
                         return;
                     }
                 }
@@ -603,6 +613,21 @@ impl Shared {
                 Err(back) => grant = back,
             }
         }
+    }
+
+    /// Puts `pooled` on `origin`'s idle list, or, past the idle cap, gives it back to be
+    /// closed once the pool's lock is let go.
+    fn keep_idle(&self, origin: &mut Origin, mut pooled: Pooled) -> Option<Pooled> {
+        pooled.slot.armed = false;
+        if origin.idle.len() < self.config.max_idle_per_origin {
+            origin.idle.push_back(Idle {
+                tx: pooled.tx,
+                since: Instant::now(),
+            });
+            return None;
+        }
+        origin.total = origin.total.saturating_sub(1);
+        Some(pooled)
     }
 
     /// Closes idle connections past the idle timeout, and closed ones.
