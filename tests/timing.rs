@@ -271,3 +271,34 @@ async fn a_tls_connection_has_a_secure_connection_start_between_connect_start_an
     })
     .await;
 }
+
+#[tokio::test]
+async fn response_start_is_when_the_first_byte_of_the_head_arrived() {
+    bounded(async {
+        // The status line at once, the rest of the head and the body 1.5 s later.
+        let server = raw_server(|mut stream| async move {
+            let _ = read_head(&mut stream).await;
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n").await;
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let _ = stream
+                .write_all(b"content-length: 5\r\nconnection: close\r\n\r\nhello")
+                .await;
+        })
+        .await;
+        let client = Client::builder().build().unwrap();
+        let mut response = client
+            .fetch(server.url("/"), RequestInit::default())
+            .await
+            .unwrap();
+        assert_eq!(response.text().await.unwrap(), "hello");
+        let timing = timing(&response);
+        assert_in_order(&timing);
+        let end = timing.response_end().unwrap();
+        assert!(
+            end - timing.response_start >= Duration::from_secs(1),
+            "response_start {:?}, response_end {end:?}: the first byte came 1.5 s before the end",
+            timing.response_start
+        );
+    })
+    .await;
+}

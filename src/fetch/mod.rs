@@ -210,8 +210,8 @@ fn fetch_response_handover_timing(fetch_params: &FetchParams<'_>, response: &mut
         timing_info.final_network_request_start_time = Some(network.network_request_start_time);
         // HTTP-network fetch step 8.5: set timingInfo's final network-response start time
         // once the HTTP parser received the response.
-        // DEVIATION: taken when the whole head has been parsed, not at its first byte:
-        // hyper gives no earlier hook.
+        // DEVIATION: over HTTP/2, taken when the whole head has been parsed, not at its
+        // first byte: hyper gives no earlier hook. (Over HTTP/1.1 it is the first byte's.)
         timing_info.final_network_response_start_time = Some(network.network_response_start_time);
         // Not in the spec: whether the connection was reused.
         timing_info.connection_reused = network.connection_reused;

@@ -120,8 +120,8 @@ struct Conn {
     options: Options,
     /// Set once the connection must not serve another request.
     closed: bool,
-    /// Whether a byte arrived since the last request was sent.
-    response_started: bool,
+    /// When the first byte arrived since the last request was sent, if one has.
+    response_started: Option<std::time::Instant>,
     reused: Reused,
 }
 
@@ -137,7 +137,7 @@ impl Http1 {
             write_pos: 0,
             options,
             closed: false,
-            response_started: false,
+            response_started: None,
             reused: Reused::default(),
         }))
     }
@@ -177,6 +177,14 @@ impl Http1 {
     /// Whether any byte arrived on the connection since the last request was sent: once
     /// one has, a failure of that request is a failure of its response, never retried.
     pub(crate) fn response_started(&self) -> bool {
+        self.0.response_started.is_some()
+    }
+
+    /// When the first byte of the last request's response arrived: the spec's
+    /// [final network-response start time](https://fetch.spec.whatwg.org/#fetch-timing-info-final-network-response-start-time),
+    /// "immediately after the user agent's HTTP parser receives the first byte of the
+    /// response" (of a final response, or of the informational one before it).
+    pub(crate) fn response_start(&self) -> Option<std::time::Instant> {
         self.0.response_started
     }
 
@@ -195,7 +203,7 @@ impl Http1 {
         read_timeout: Option<Duration>,
     ) -> Sending<'_> {
         let conn = &mut *self.0;
-        conn.response_started = false;
+        conn.response_started = None;
         conn.write_buf.clear();
         conn.write_pos = 0;
         let outgoing = encode_head(
@@ -680,7 +688,9 @@ impl Conn {
             }
             let n = ready!(self.poll_fill(cx)).map_err(H1Error::io)?;
             if n > 0 {
-                self.response_started = true;
+                if self.response_started.is_none() {
+                    self.response_started = Some(std::time::Instant::now());
+                }
                 continue;
             }
             // The end of the stream.

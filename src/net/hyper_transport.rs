@@ -894,7 +894,10 @@ impl Inner {
                         let info = Recorded {
                             timing: fresh.map(Box::new),
                             request_start,
-                            response_start: std::time::Instant::now(),
+                            response_start: pooled
+                                .tx
+                                .response_start()
+                                .unwrap_or_else(std::time::Instant::now),
                             h2: false,
                             secure: key.https,
                         };
