@@ -35,6 +35,15 @@ async fn redirecting_server(target: String) -> Server {
     .await
 }
 
+/// `GET /` from `server` with a default client.
+async fn fetch_root(server: &Server) -> Response {
+    let client = Client::builder().build().unwrap();
+    client
+        .fetch(server.url("/"), RequestInit::default())
+        .await
+        .unwrap()
+}
+
 /// The response's timing, which a fetched `http:` response always has.
 fn timing(response: &Response) -> ResourceTiming {
     response.timing().expect("a fetched response has timing")
@@ -124,11 +133,7 @@ async fn a_redirect_chain_over_a_new_connection_then_a_reused_one_keeps_its_time
 async fn a_fetch_without_redirects_has_no_redirect_times() {
     bounded(async {
         let server = redirecting_server(String::new()).await;
-        let client = Client::builder().build().unwrap();
-        let mut response = client
-            .fetch(server.url("/"), RequestInit::default())
-            .await
-            .unwrap();
+        let mut response = fetch_root(&server).await;
         let timing = timing(&response);
         assert_eq!(timing.response_end(), None, "the body is not read yet");
         response.bytes().await.unwrap();
@@ -164,11 +169,7 @@ async fn a_gzip_body_counts_its_encoded_and_decoded_sizes_apart() {
             }
         })
         .await;
-        let client = Client::builder().build().unwrap();
-        let mut response = client
-            .fetch(server.url("/"), RequestInit::default())
-            .await
-            .unwrap();
+        let mut response = fetch_root(&server).await;
         let timing = timing(&response);
         assert_eq!(response.text().await.unwrap(), text);
         assert_eq!(timing.encoded_body_size(), encoded_length);
@@ -189,11 +190,7 @@ async fn a_response_without_a_body_ends_with_its_head() {
                 .unwrap()
         })
         .await;
-        let client = Client::builder().build().unwrap();
-        let response = client
-            .fetch(server.url("/"), RequestInit::default())
-            .await
-            .unwrap();
+        let response = fetch_root(&server).await;
         let timing = timing(&response);
         assert!(timing.response_end().is_some());
         assert_in_order(&timing);
@@ -285,11 +282,7 @@ async fn response_start_is_when_the_first_byte_of_the_head_arrived() {
                 .await;
         })
         .await;
-        let client = Client::builder().build().unwrap();
-        let mut response = client
-            .fetch(server.url("/"), RequestInit::default())
-            .await
-            .unwrap();
+        let mut response = fetch_root(&server).await;
         assert_eq!(response.text().await.unwrap(), "hello");
         let timing = timing(&response);
         assert_in_order(&timing);

@@ -1437,47 +1437,58 @@ mod tests {
 
     #[test]
     fn response_framing_follows_rfc_9112() {
-        let framed = |head: &'static [u8]| {
+        // (head, bytes of body left if known, whether the connection is kept)
+        let cases: [(&'static [u8], Option<u64>, bool); 10] = [
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+                Some(5),
+                true,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\n",
+                Some(5),
+                true,
+            ),
+            (b"HTTP/1.1 200 OK\r\n\r\n", None, false),
+            (b"HTTP/1.1 101 Switching Protocols\r\n\r\n", Some(0), false),
+            (
+                b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+                Some(0),
+                true,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
+                None,
+                false,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+                None,
+                false,
+            ),
+            (
+                b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\n",
+                Some(1),
+                false,
+            ),
+            (
+                b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n",
+                Some(1),
+                true,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nConnection: close\r\nConnection: keep-alive\r\n\
+                  Content-Length: 1\r\n\r\n",
+                Some(1),
+                false,
+            ),
+        ];
+        for (head, remaining, keep_alive) in cases {
             let (_, reader) = parse(head, Method::GET).unwrap().unwrap();
-            (reader.remaining(), reader.keep_alive)
-        };
-        assert_eq!(
-            framed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"),
-            (Some(5), true)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\n"),
-            (Some(5), true)
-        );
-        assert_eq!(framed(b"HTTP/1.1 200 OK\r\n\r\n"), (None, false));
-        assert_eq!(
-            framed(b"HTTP/1.1 101 Switching Protocols\r\n\r\n"),
-            (Some(0), false)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"),
-            (Some(0), true)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"),
-            (None, false)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"),
-            (None, false)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\n"),
-            (Some(1), false)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n"),
-            (Some(1), true)
-        );
-        assert_eq!(
-            framed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n"),
-            (Some(1), false)
-        );
+            let text = String::from_utf8_lossy(head);
+            assert_eq!(reader.remaining(), remaining, "{text}");
+            assert_eq!(reader.keep_alive, keep_alive, "{text}");
+        }
         let (_, head) = parse(
             b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
             Method::HEAD,
