@@ -16,7 +16,8 @@
 //!   refuses a caller's `Transfer-Encoding` before this.
 //! - **Response heads** are parsed by httparse, after the bytes up to the first empty line
 //!   have arrived, at most [`Options::max_head`] bytes and [`Options::max_headers`] fields;
-//!   status codes 100 to 999; informational responses (1xx but 101) are skipped. A head
+//!   status codes 100 to 999; informational responses (1xx but 101) are skipped, at most
+//!   32 of them before the final response. A head
 //!   the server ends by closing the connection, without the empty line, is still a head,
 //!   as browsers read it (old CGI scripts and embedded servers write such heads).
 //! - **Response framing** (RFC 9112 §6.3): no body for `HEAD`, 204 and 304; a
@@ -62,6 +63,11 @@ impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 
 /// The default count of response header fields, kept on the stack while parsing.
 pub(crate) const DEFAULT_MAX_HEADERS: usize = 100;
+
+/// The most informational (1xx) responses read before a request's final response: a peer
+/// that sends them without end would keep the request reading until its read timeout.
+/// (Servers send one `100 Continue` or a `103 Early Hints` or two.)
+const MAX_INFORMATIONAL: u32 = 32;
 
 /// The most bytes of chunk extensions read in one body, as hyper allows.
 const MAX_CHUNK_EXTENSIONS: usize = 16 * 1024;
@@ -114,6 +120,8 @@ struct Conn {
     read_size: usize,
     /// Where the search for the end of the head being read goes on from.
     head_scanned: usize,
+    /// Informational responses read for the current request.
+    informational: u32,
     /// The request head being written, and small pieces of its body.
     write_buf: Vec<u8>,
     write_pos: usize,
@@ -133,6 +141,7 @@ impl Http1 {
             read_buf: BytesMut::new(),
             read_size: MIN_READ,
             head_scanned: 0,
+            informational: 0,
             write_buf: Vec::new(),
             write_pos: 0,
             options,
@@ -204,6 +213,7 @@ impl Http1 {
     ) -> Sending<'_> {
         let conn = &mut *self.0;
         conn.response_started = None;
+        conn.informational = 0;
         conn.write_buf.clear();
         conn.write_pos = 0;
         let outgoing = encode_head(
@@ -679,7 +689,16 @@ impl Conn {
                 match parse_head(head, &self.options, method)? {
                     Some(parsed) => return Poll::Ready(Ok(parsed)),
                     // An informational response: the next head follows.
-                    None => continue,
+                    None => {
+                        self.informational += 1;
+                        if self.informational > MAX_INFORMATIONAL {
+                            return Poll::Ready(Err(H1Error::new(
+                                Kind::Parse,
+                                "more than 32 informational (1xx) responses to one request",
+                            )));
+                        }
+                        continue;
+                    }
                 }
             }
             self.head_scanned = self.read_buf.len().saturating_sub(2);
@@ -1698,5 +1717,51 @@ mod tests {
         assert!(!reader.reusable(&conn));
         assert!(conn.is_closed());
         peer.abort();
+    }
+
+    #[tokio::test]
+    async fn endless_informational_responses_are_cut_off() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (client, mut server) = tokio::io::duplex(64 * 1024);
+        let peer = tokio::spawn(async move {
+            let mut buf = [0; 256];
+            let _ = server.read(&mut buf).await;
+            while server
+                .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+                .await
+                .is_ok()
+            {}
+        });
+        let request = Request::get("/").body(RequestBody::empty()).unwrap();
+        let mut conn = Http1::new(client, OPTIONS);
+        let sent = conn.send(&request, RequestBody::empty(), &ORIGIN, None);
+        let Err(error) = tokio::time::timeout(Duration::from_secs(5), sent)
+            .await
+            .unwrap()
+        else {
+            panic!("a response after endless informational ones");
+        };
+        assert!(error.to_string().contains("informational"), "{error}");
+        drop(conn);
+        peer.abort();
+
+        // A few are read past.
+        let (client, mut server) = tokio::io::duplex(64 * 1024);
+        let peer = tokio::spawn(async move {
+            let mut buf = [0; 256];
+            let _ = server.read(&mut buf).await;
+            let mut answer = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(3);
+            answer.extend_from_slice(b"HTTP/1.1 103 Early Hints\r\nlink: </s>\r\n\r\n");
+            answer.extend_from_slice(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+            server.write_all(&answer).await.unwrap();
+            server
+        });
+        let mut conn = Http1::new(client, OPTIONS);
+        let (parts, _) = conn
+            .send(&request, RequestBody::empty(), &ORIGIN, None)
+            .await
+            .unwrap();
+        assert_eq!(parts.status, 200);
+        drop(peer.await.unwrap());
     }
 }
