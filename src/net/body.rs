@@ -135,9 +135,10 @@ impl RequestBody {
     /// This body held to `length` bytes, the `Content-Length` its request declares. A
     /// stream that ends early or yields more fails with an error that aborts the request,
     /// so the peer never sees a body out of step with its head; the chunk that completes
-    /// the length is held back until the stream ends. (hyper itself would cut a longer
-    /// stream short without a word, and fail a shorter one only after sending it.) An
-    /// empty or buffered body is returned as it is: its length is checked before sending.
+    /// the length is held back until the stream ends. (The HTTP/1.1 connection writes
+    /// what the stream yields after the declared `Content-Length`; this is what keeps the
+    /// two in step.) An empty or buffered body is returned as it is: its length is checked
+    /// before sending.
     pub(crate) fn with_declared_length(self, length: u64) -> RequestBody {
         match self.inner {
             RequestInner::Stream(stream) => RequestBody {

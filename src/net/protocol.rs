@@ -1,5 +1,6 @@
 //! The settings of the HTTP/1.1 and HTTP/2 connections a [`HyperTransport`] opens, and
-//! how they become hyper's connection builders.
+//! how they become the HTTP/1.1 connections' options (`net/h1.rs`) and hyper's HTTP/2
+//! connection builder.
 //!
 //! [`HyperTransport`]: super::HyperTransport
 
