@@ -181,10 +181,11 @@ impl Client {
     /// The steps of [`fetch_request`](Self::fetch_request).
     async fn fetch_steps(&self, request: Request) -> Result<Response> {
         // Step 3. Let request be requestObject's request.
-        let signal = request.signal.clone();
+        // (A signal not made yet follows no source: it is not aborted and never will be.)
+        let signal = request.signal.made().cloned();
         // Step 4. If requestObject's signal is aborted, then abort the fetch() call with p,
         // request, null, and requestObject's signal's abort reason. Return p.
-        if let Some(reason) = signal.reason() {
+        if let Some(reason) = signal.as_ref().and_then(AbortSignal::reason) {
             return Err(reason);
         }
         let deadline = self
@@ -195,13 +196,15 @@ impl Client {
         // with processResponse. Aborting drops the fetch wherever it is (resolving,
         // connecting, waiting for headers) and rejects with the signal's reason.
         // The URL a total timeout names, kept only when there is one.
-        let can_abort = signal.can_abort();
+        let can_abort = signal.as_ref().is_some_and(AbortSignal::can_abort);
         if !can_abort && deadline.is_none() && self.inner.retry.is_none() {
             // Nothing can abort this fetch, nor retry it: the fetch's own future, awaited
             // where it is made rather than moved into the watch below.
             let response = crate::fetch::fetch(request, &self.inner.context).await;
             return process_response(response);
         }
+        // Watched below, or carried by the response: made now if it was not.
+        let signal = signal.unwrap_or_else(|| request.signal.get().clone());
         let timed_url = deadline.map(|_| request.current_url().clone());
         // Not in the spec: a retry policy fetches again after a failure (see `crate::retry`);
         // the abort and the deadline below watch all the attempts and the waits between.

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use url::Url;
@@ -408,7 +408,56 @@ pub struct Request {
     /// it is `no-traversable` (set by `window: null`).
     pub(crate) no_traversable: bool,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
-    pub(crate) signal: AbortSignal,
+    pub(crate) signal: RequestSignal,
+}
+
+/// A request's signal: the result of creating a dependent abort signal from its source
+/// signals. With no source (a request made without a signal, the common case) it can never
+/// be aborted, and nothing tells it apart from one not made yet: it is made only when asked
+/// for ([`Request::signal`]), once, and a fetch of a request whose signal was never asked for
+/// allocates none.
+#[derive(Clone, Default)]
+pub(crate) struct RequestSignal(OnceLock<AbortSignal>);
+
+impl RequestSignal {
+    /// A signal that follows no source signal, made when first asked for.
+    pub(crate) fn inert() -> RequestSignal {
+        RequestSignal::default()
+    }
+
+    /// The result of creating a dependent abort signal from « `source` », or from « » if
+    /// there is none.
+    pub(crate) fn following(source: Option<&AbortSignal>) -> RequestSignal {
+        match source {
+            Some(source) => RequestSignal(OnceLock::from(AbortSignal::any([source]))),
+            None => RequestSignal::inert(),
+        }
+    }
+
+    /// The signal, made now if it was not.
+    pub(crate) fn get(&self) -> &AbortSignal {
+        self.0.get_or_init(|| AbortSignal::any([]))
+    }
+
+    /// The signal if it has been made: `None` for one that follows no source and that
+    /// nobody has asked for, which can never be aborted.
+    pub(crate) fn made(&self) -> Option<&AbortSignal> {
+        self.0.get()
+    }
+}
+
+impl fmt::Debug for RequestSignal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.made() {
+            Some(signal) => signal.fmt(f),
+            // As the signal it would be: not aborted, dependent, following nothing.
+            None => f
+                .debug_struct("AbortSignal")
+                .field("reason", &None::<Error>)
+                .field("dependent", &true)
+                .finish(),
+        }
+    }
 }
 
 impl Request {
@@ -418,10 +467,10 @@ impl Request {
     /// This is the spec's "new request", not the constructor: use [`Request::new`] to get
     /// the constructor's checks and its `cors` default mode.
     pub fn from_url(url: Url) -> Request {
-        Request::from_url_in(Arc::new(Environment::server()), url, AbortSignal::any([]))
+        Request::from_url_in(Arc::new(Environment::server()), url, RequestSignal::inert())
     }
 
-    fn from_url_in(client: Arc<Environment>, url: Url, signal: AbortSignal) -> Request {
+    fn from_url_in(client: Arc<Environment>, url: Url, signal: RequestSignal) -> Request {
         let mut headers = Headers::with_guard(HeadersGuard::Request);
         headers.set_filters_forbidden_request_headers(client.is_browser_like());
         Request {
@@ -559,7 +608,7 @@ impl Request {
                 // Step 5.4. Set request to a new request whose URL is parsedURL.
                 // (Its signal is made here, as step 30 would make it: the input has none to
                 // follow, so it depends on init["signal"] alone.)
-                let dependent = AbortSignal::any(init_signal.as_ref());
+                let dependent = RequestSignal::following(init_signal.as_ref());
                 source = Request::from_url_in(environment.clone(), parsed_url, dependent);
                 signal_is_made = true;
                 // Step 5.5. Set fallbackMode to "cors".
@@ -570,7 +619,7 @@ impl Request {
                 // Step 6.1. Assert: input is a Request object.
                 // Step 6.2. Set request to input's request.
                 // Step 6.3. Set signal to input's signal.
-                signal = Some(input.signal.clone());
+                signal = input.signal.made().cloned();
                 source = input.copy_without_body();
                 input_request = Some(input);
             }
@@ -732,7 +781,7 @@ impl Request {
         // Step 30. Set this's signal to the result of creating a dependent abort signal
         // from signals.
         if !signal_is_made {
-            request.signal = AbortSignal::any(signal.as_ref());
+            request.signal = RequestSignal::following(signal.as_ref());
         }
 
         // Step 31. Set this's headers to a new Headers object whose header list is
@@ -1004,7 +1053,7 @@ impl Request {
     /// The [`signal`](https://fetch.spec.whatwg.org/#dom-request-signal): aborts when the
     /// signal the request was made with aborts.
     pub fn signal(&self) -> &AbortSignal {
-        &self.signal
+        self.signal.get()
     }
 
     /// The [`duplex`](https://fetch.spec.whatwg.org/#dom-request-duplex): always `half`.
@@ -1051,7 +1100,7 @@ impl Request {
         // Step 3. Assert: this's signal is non-null.
         // Step 4. Let clonedSignal be the result of creating a dependent abort signal from
         // « this's signal ».
-        cloned.signal = AbortSignal::any([&self.signal]);
+        cloned.signal = RequestSignal::following(self.signal.made());
         // Step 5. Let clonedRequestObject be the result of creating a Request object, given
         // clonedRequest, this's headers's guard, clonedSignal.
         // Step 6. Return clonedRequestObject.
