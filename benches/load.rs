@@ -21,6 +21,9 @@
 
 #[path = "support/clients.rs"]
 mod clients;
+#[allow(dead_code)]
+#[path = "support/jobs.rs"]
+mod jobs;
 #[path = "support/server.rs"]
 mod server;
 

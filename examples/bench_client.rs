@@ -14,6 +14,9 @@
 
 #[path = "../benches/support/clients.rs"]
 mod clients;
+#[allow(dead_code)]
+#[path = "../benches/support/jobs.rs"]
+mod jobs;
 
 const USAGE: &str =
     "usage: bench_client [--clients fetch,hyper,reqwest] URL N CONCURRENCY [ROUNDS]";

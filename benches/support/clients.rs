@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::Empty;
 use hyper_util::client::legacy::{Client as HyperClient, connect::HttpConnector};
 use hyper_util::rt::TokioExecutor;
-use whatwg_fetch::{Client, RequestInit};
+use whatwg_fetch::Client;
 
 /// The clients, by the names printed in results.
 pub const ALL: [&str; 3] = ["whatwg-fetch", "hyper-util-legacy", "reqwest"];
@@ -100,65 +100,19 @@ impl Bench {
 
     /// One request: the number of `items` in the JSON body.
     async fn get_items(&self, url: &str) -> Result<usize, String> {
-        match self {
-            Bench::Fetch(client, parsed) => {
-                let response = match parsed {
-                    Some(parsed) => client.fetch(parsed.clone(), RequestInit::default()).await,
-                    None => client.fetch(url, RequestInit::default()).await,
-                };
-                let mut response = response.map_err(|error| error.to_string())?;
-                if response.status() != 200 {
-                    return Err(format!("status {}", response.status()));
-                }
-                let value: serde_json::Value = response
-                    .json_body()
-                    .await
-                    .map_err(|error| error.to_string())?;
-                count_items(&value)
+        let items = match self {
+            Bench::Fetch(client, Some(parsed)) => {
+                super::jobs::fetch_items_of(client, parsed.clone()).await
             }
-            Bench::Reqwest(client, parsed) => {
-                let request = match parsed {
-                    Some(parsed) => client.get(parsed.clone()),
-                    None => client.get(url),
-                };
-                let response = request.send().await.map_err(|error| error.to_string())?;
-                if response.status() != 200 {
-                    return Err(format!("status {}", response.status()));
-                }
-                let body = response.bytes().await.map_err(|error| error.to_string())?;
-                parse_and_count(&body)
+            Bench::Fetch(client, None) => super::jobs::fetch_items(client, url).await,
+            Bench::Reqwest(client, Some(parsed)) => {
+                super::jobs::reqwest_items_of(client, parsed.clone()).await
             }
-            Bench::Hyper(client, uri) => {
-                let response = client
-                    .get(uri.clone())
-                    .await
-                    .map_err(|error| error.to_string())?;
-                if response.status() != 200 {
-                    return Err(format!("status {}", response.status()));
-                }
-                let body = response
-                    .into_body()
-                    .collect()
-                    .await
-                    .map_err(|error| error.to_string())?;
-                parse_and_count(&body.to_bytes())
-            }
-        }
+            Bench::Reqwest(client, None) => super::jobs::reqwest_items(client, url).await,
+            Bench::Hyper(client, uri) => super::jobs::hyper_items(client, uri).await,
+        }?;
+        usize::try_from(items).map_err(|error| error.to_string())
     }
-}
-
-fn parse_and_count(body: &[u8]) -> Result<usize, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|error| error.to_string())?;
-    count_items(&value)
-}
-
-fn count_items(value: &serde_json::Value) -> Result<usize, String> {
-    value
-        .get("items")
-        .and_then(|items| items.as_array())
-        .map(Vec::len)
-        .ok_or_else(|| "body has no items array".to_owned())
 }
 
 /// One round: `n` requests, `concurrency` in flight. Returns (seconds, items counted).

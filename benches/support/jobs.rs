@@ -1,6 +1,6 @@
 //! One request of each benchmark job, per client: the small JSON body read in full, parsed
 //! (`serde_json::Value`; `fetch()` through `Response::json_body`) and its `items` counted, as
-//! `clients.rs` does for `load`; or a large body read chunk by chunk, keeping nothing, as
+//! `load` does (`clients.rs` calls these); or a large body read chunk by chunk, keeping nothing, as
 //! `stream` does. Each returns its check value (items, or bytes).
 
 use bytes::Bytes;
@@ -8,12 +8,17 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::client::legacy::connect::Connect;
-use whatwg_fetch::{Client, RequestInit};
+use whatwg_fetch::{Client, RequestInfo, RequestInit};
 
 /// `GET url` through `fetch()`: the number of `items` in the JSON body.
 pub async fn fetch_items(client: &Client, url: &str) -> Result<u64, String> {
+    fetch_items_of(client, url).await
+}
+
+/// [`fetch_items`] with any input `fetch()` takes: a string, or a parsed `Url`.
+pub async fn fetch_items_of(client: &Client, input: impl Into<RequestInfo>) -> Result<u64, String> {
     let mut response = client
-        .fetch(url, RequestInit::default())
+        .fetch(input, RequestInit::default())
         .await
         .map_err(|error| error.to_string())?;
     if response.status() != 200 {
@@ -51,6 +56,14 @@ where
 
 /// `GET url` through reqwest: the number of `items` in the JSON body.
 pub async fn reqwest_items(client: &reqwest::Client, url: &str) -> Result<u64, String> {
+    reqwest_items_of(client, url).await
+}
+
+/// [`reqwest_items`] with any URL reqwest takes: a string, or a parsed `Url`.
+pub async fn reqwest_items_of(
+    client: &reqwest::Client,
+    url: impl reqwest::IntoUrl,
+) -> Result<u64, String> {
     let response = client
         .get(url)
         .send()
