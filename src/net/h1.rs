@@ -865,6 +865,16 @@ fn connection_close_value(value: &HeaderValue) -> bool {
         .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
 }
 
+/// Whether `headers` declare a body: a `Transfer-Encoding`, or a `Content-Length` other
+/// than 0.
+fn declares_a_body(headers: &HeaderMap) -> bool {
+    headers.contains_key(TRANSFER_ENCODING)
+        || headers
+            .get_all(CONTENT_LENGTH)
+            .iter()
+            .any(|value| value.as_bytes().iter().any(|&b| b != b'0'))
+}
+
 /// How a response's body is framed (RFC 9112 §6.3).
 fn body_kind(
     headers: &HeaderMap,
@@ -877,6 +887,13 @@ fn body_kind(
         // Never asked for: what follows is not HTTP, and the caller gets the head alone.
         *keep_alive = false;
         return Ok(BodyKind::End);
+    }
+    // A 204, 205 or 304 response has no body whatever its headers say (RFC 9112 §6.3,
+    // RFC 9110 §15.3.6). A server that declares one anyway may send it, even after the
+    // head, and the next response would be read from those bytes: such a connection is
+    // not used again.
+    if matches!(status.as_u16(), 204 | 205 | 304) && declares_a_body(headers) {
+        *keep_alive = false;
     }
     if matches!(status.as_u16(), 204 | 304) || method == Sent::Head {
         return Ok(BodyKind::End);
@@ -1457,7 +1474,7 @@ mod tests {
     #[test]
     fn response_framing_follows_rfc_9112() {
         // (head, bytes of body left if known, whether the connection is kept)
-        let cases: [(&'static [u8], Option<u64>, bool); 10] = [
+        let cases: [(&'static [u8], Option<u64>, bool); 11] = [
             (
                 b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
                 Some(5),
@@ -1470,8 +1487,14 @@ mod tests {
             ),
             (b"HTTP/1.1 200 OK\r\n\r\n", None, false),
             (b"HTTP/1.1 101 Switching Protocols\r\n\r\n", Some(0), false),
+            // No body, and, since it declares one, the connection is not used again.
             (
                 b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+                Some(0),
+                false,
+            ),
+            (
+                b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n",
                 Some(0),
                 true,
             ),

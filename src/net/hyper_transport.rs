@@ -987,17 +987,10 @@ impl Inner {
         &self,
         parts: http::response::Parts,
         reader: BodyReader,
-        mut conn: Pooled,
+        conn: Pooled,
         options: &SendOptions,
         info: Recorded,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        // A 204, 205 or 304 response ends at its head whatever its headers say (RFC 9112
-        // §6.3, RFC 9110 §15.3.6). A server that declares a body on one may send it anyway,
-        // even after the head, and the next response on the connection would be read from
-        // those bytes: such a connection is closed rather than reused.
-        if declares_a_body_it_cannot_have(&parts) {
-            conn.tx.close();
-        }
         let body = ResponseBody::h1(reader, conn, self.read_timeout, info);
         self.decode(Response::from_parts(parts, body), options)
     }
@@ -1030,18 +1023,6 @@ impl Inner {
             Ok(response)
         }
     }
-}
-
-/// Whether a response with a status that never has a body (204, 205, 304) declares one
-/// anyway: a `Content-Length` other than 0, or a `Transfer-Encoding`.
-fn declares_a_body_it_cannot_have(parts: &http::response::Parts) -> bool {
-    matches!(parts.status.as_u16(), 204 | 205 | 304)
-        && (parts.headers.contains_key(http::header::TRANSFER_ENCODING)
-            || parts
-                .headers
-                .get_all(CONTENT_LENGTH)
-                .iter()
-                .any(|value| value.as_bytes().iter().any(|&b| b != b'0')))
 }
 
 enum Retry {
