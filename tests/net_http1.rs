@@ -906,3 +906,77 @@ async fn a_body_cut_short_is_still_an_error() {
         .unwrap();
     assert!(read_all(response.into_body()).await.is_err());
 }
+
+#[tokio::test]
+async fn a_server_sending_informational_responses_without_end_is_cut_off() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        // 100 Continue for as long as the client reads.
+        while stream
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .await
+            .is_ok()
+        {}
+    })
+    .await;
+    let error = tokio::time::timeout(
+        Duration::from_secs(5),
+        transport().send(get(&server.url("/")), SendOptions::new()),
+    )
+    .await
+    .unwrap()
+    .unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+    assert!(error.to_string().contains("informational"), "{error}");
+}
+
+#[tokio::test]
+async fn chunk_extensions_past_16_kib_fail_the_body() {
+    let server = raw_server(|mut stream| async move {
+        let _ = read_head(&mut stream).await;
+        let mut response = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1;".to_vec();
+        response.extend(std::iter::repeat_n(b'x', 20 * 1024));
+        response.extend_from_slice(b"\r\na\r\n0\r\n\r\n");
+        let _ = stream.write_all(&response).await;
+    })
+    .await;
+    let response = transport()
+        .send(get(&server.url("/")), SendOptions::new())
+        .await
+        .unwrap();
+    let error = read_all(response.into_body()).await.unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+    assert!(error.to_string().contains("extensions"), "{error}");
+}
+
+#[tokio::test]
+async fn trailers_past_the_head_limits_fail_the_body() {
+    for (trailers, expected) in [
+        // Larger than the 256 KiB a head may have.
+        (
+            format!("x-big: {}\r\n", "v".repeat(300 * 1024)),
+            "too large",
+        ),
+        // More fields than the 100 a head may have.
+        (
+            (0..150).map(|i| format!("x-{i}: v\r\n")).collect(),
+            "too many",
+        ),
+    ] {
+        let trailers: &'static str = Box::leak(trailers.into_boxed_str());
+        let server = raw_server(move |mut stream| async move {
+            let _ = read_head(&mut stream).await;
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n{trailers}\r\n"
+            );
+            let _ = stream.write_all(response.as_bytes()).await;
+        })
+        .await;
+        let response = transport()
+            .send(get(&server.url("/")), SendOptions::new())
+            .await
+            .unwrap();
+        let error = read_all(response.into_body()).await.unwrap_err();
+        assert!(error.to_string().contains(expected), "{error}");
+    }
+}
