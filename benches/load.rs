@@ -24,10 +24,12 @@ mod clients;
 #[allow(dead_code)]
 #[path = "support/jobs.rs"]
 mod jobs;
+#[allow(dead_code)]
 #[path = "support/server.rs"]
 mod server;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clients::Bench;
@@ -43,11 +45,13 @@ struct Options {
     min_cpu_ratio: Option<f64>,
     /// Hand fetch() and reqwest a parsed `Url`, as hyper-util gets a parsed `Uri`.
     parsed_url: bool,
+    /// Each client's rounds all at once rather than in turn with the others'.
+    sequential: bool,
 }
 
 const USAGE: &str = "usage: load [--n N] [--concurrency C] [--rounds R] \
 [--clients fetch,hyper,reqwest] [--order both|forward|reverse] [--min-cpu-ratio R] \
-[--parsed-url]";
+[--parsed-url] [--sequential]";
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
@@ -59,6 +63,7 @@ fn parse_args() -> Result<Options, String> {
         reverse: true,
         min_cpu_ratio: None,
         parsed_url: false,
+        sequential: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -75,6 +80,7 @@ fn parse_args() -> Result<Options, String> {
         match arg.as_str() {
             "--bench" => {} // passed by `cargo bench`
             "--parsed-url" => options.parsed_url = true,
+            "--sequential" => options.sequential = true,
             "--n" | "-n" => options.n = number(value()?)?,
             "--concurrency" | "-c" => options.concurrency = number(value()?)?,
             "--rounds" => options.rounds = number(value()?)?,
@@ -104,42 +110,102 @@ fn parse_args() -> Result<Options, String> {
 }
 
 /// What one client measured in one pass.
+#[derive(Default)]
 struct Measured {
     rps: Vec<f64>,
-    client_cpu: Option<f64>,
-    server_cpu: Option<f64>,
-    /// Client CPU time per request (probe, warm-up and measured rounds), in microseconds:
-    /// steadier than req/s on a busy machine, since it does not count time spent waiting.
-    client_us_per_request: Option<f64>,
+    /// Wall time of its rounds, in seconds.
+    seconds: f64,
+    /// CPU time of the process less the server thread's, and of the server thread, over
+    /// its rounds, in seconds.
+    client_seconds: Option<f64>,
+    server_seconds: Option<f64>,
+    /// Requests over its rounds: the probe, the warm-up round and the measured rounds.
+    requests: usize,
 }
 
-async fn measure(
-    name: &str,
+impl Measured {
+    fn client_cpu(&self) -> Option<f64> {
+        self.client_seconds.map(|cpu| cpu / self.seconds * 100.0)
+    }
+
+    fn server_cpu(&self) -> Option<f64> {
+        self.server_seconds.map(|cpu| cpu / self.seconds * 100.0)
+    }
+
+    /// Client CPU time per request (probe, warm-up and measured rounds), in microseconds:
+    /// steadier than req/s on a busy machine, since it does not count time spent waiting.
+    fn client_us_per_request(&self) -> Option<f64> {
+        self.client_seconds
+            .map(|cpu| cpu / self.requests as f64 * 1e6)
+    }
+}
+
+/// One pass over the clients in `order`: each one's probe and warm-up round, then its
+/// measured rounds. Interleaved (the default), the clients take turns round by round —
+/// A B A B … — so that a drift of the machine's speed over the pass, which on a shared
+/// machine moves a client's figures by several per cent from one second to the next,
+/// falls on all of them alike; sequential, each client runs all its rounds before the
+/// next starts.
+async fn pass(
+    order: &[&'static str],
     url: &str,
     options: &Options,
     server_tid: Option<u64>,
-) -> Result<Measured, String> {
-    let mut bench = Bench::new(name, url, options.concurrency)?;
-    if options.parsed_url {
-        bench.parse_url_once(url)?;
+) -> Result<Vec<Measured>, String> {
+    let url: Arc<str> = Arc::from(url);
+    let mut benches = Vec::with_capacity(order.len());
+    for name in order {
+        let mut bench = Bench::new(name, &url, options.concurrency)?;
+        if options.parsed_url {
+            bench.parse_url_once(&url)?;
+        }
+        benches.push(bench);
     }
-    let (process_before, server_before) =
-        (server::cpu_seconds(None), server::cpu_seconds(server_tid));
-    let start = Instant::now();
-    let rps = clients::run(&bench, url, options.n, options.concurrency, options.rounds).await?;
-    let seconds = start.elapsed().as_secs_f64();
-    let (process_after, server_after) =
-        (server::cpu_seconds(None), server::cpu_seconds(server_tid));
-    let server_cpu = server::cpu_percent(server_before, server_after, seconds);
-    let process_cpu = server::cpu_percent(process_before, process_after, seconds);
-    let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
-    let requests = (1 + options.n * (options.rounds + 1)) as f64;
-    Ok(Measured {
-        rps,
-        client_cpu,
-        server_cpu,
-        client_us_per_request: client_cpu.map(|cpu| cpu / 100.0 * seconds / requests * 1e6),
-    })
+    let steps: Vec<(usize, usize)> = match options.sequential {
+        true => (0..order.len())
+            .flat_map(|client| (0..=options.rounds).map(move |round| (client, round)))
+            .collect(),
+        false => (0..=options.rounds)
+            .flat_map(|round| (0..order.len()).map(move |client| (client, round)))
+            .collect(),
+    };
+    let mut measured: Vec<Measured> = order.iter().map(|_| Measured::default()).collect();
+    let mut per_body = vec![0; order.len()];
+    for (client, round) in steps {
+        let (bench, tally) = (&benches[client], &mut measured[client]);
+        let (process_before, server_before) =
+            (server::cpu_time(None), server::cpu_time(server_tid));
+        let start = Instant::now();
+        if round == 0 {
+            per_body[client] = clients::probe(bench, &url).await?;
+            tally.requests += 1;
+        }
+        let rps = clients::checked_round(
+            bench,
+            &url,
+            options.n,
+            options.concurrency,
+            per_body[client],
+        )
+        .await
+        .map_err(|error| format!("{}: {error}", order[client]))?;
+        tally.seconds += start.elapsed().as_secs_f64();
+        tally.requests += options.n;
+        let (process_after, server_after) = (server::cpu_time(None), server::cpu_time(server_tid));
+        let server = server_after.zip(server_before).map(|(a, b)| a - b);
+        let process = process_after.zip(process_before).map(|(a, b)| a - b);
+        tally.server_seconds = server
+            .zip(tally.server_seconds.or(Some(0.0)))
+            .map(|(a, b)| a + b);
+        tally.client_seconds = process
+            .zip(server)
+            .zip(tally.client_seconds.or(Some(0.0)))
+            .map(|((process, server), sum)| sum + process - server);
+        if round > 0 {
+            tally.rps.push(rps);
+        }
+    }
+    Ok(measured)
 }
 
 fn percent(value: Option<f64>) -> String {
@@ -204,26 +270,25 @@ fn main() {
         eprintln!("\npass {label}: {}", order.join(", "));
         let mut medians = BTreeMap::new();
         let mut cpu = BTreeMap::new();
-        for name in order {
-            let measured = match runtime.block_on(measure(name, &url, &options, server.tid)) {
-                Ok(measured) => measured,
-                Err(error) => {
-                    eprintln!("{name}: {error}");
-                    std::process::exit(1);
-                }
-            };
+        let measured = match runtime.block_on(pass(order, &url, &options, server.tid)) {
+            Ok(measured) => measured,
+            Err(error) => {
+                eprintln!("{error}");
+                std::process::exit(1);
+            }
+        };
+        for (name, measured) in order.iter().zip(measured) {
             let median = clients::median(&measured.rps);
+            let us_per_request = measured.client_us_per_request();
             eprintln!(
                 "  {name:<18} median {median:>8.0} req/s  rounds {:?}  client CPU {} ({} µs/request) server CPU {}",
                 measured.rps,
-                percent(measured.client_cpu),
-                measured
-                    .client_us_per_request
-                    .map_or_else(|| "?".to_owned(), |us| format!("{us:.1}")),
-                percent(measured.server_cpu),
+                percent(measured.client_cpu()),
+                us_per_request.map_or_else(|| "?".to_owned(), |us| format!("{us:.1}")),
+                percent(measured.server_cpu()),
             );
             medians.insert(*name, median);
-            if let Some(us) = measured.client_us_per_request {
+            if let Some(us) = us_per_request {
                 cpu.insert(*name, us);
                 all_cpu.entry(*name).or_default().push(us);
             }

@@ -249,8 +249,7 @@ async fn throughput(
 ) -> f64 {
     let downloader = Downloader::new(name).unwrap_or_else(|error| fail(error));
     checked(&downloader, url, size).await;
-    let (process_before, server_before) =
-        (server::cpu_seconds(None), server::cpu_seconds(server_tid));
+    let (process_before, server_before) = (server::cpu_time(None), server::cpu_time(server_tid));
     let all = Instant::now();
     let mut speeds = Vec::with_capacity(rounds);
     let mut chunks = 0;
@@ -260,8 +259,8 @@ async fn throughput(
         speeds.push((size as f64 / MIB as f64 / start.elapsed().as_secs_f64()).round());
     }
     let seconds = all.elapsed().as_secs_f64();
-    let server_cpu = server::cpu_percent(server_before, server::cpu_seconds(server_tid), seconds);
-    let process_cpu = server::cpu_percent(process_before, server::cpu_seconds(None), seconds);
+    let server_cpu = server::cpu_percent(server_before, server::cpu_time(server_tid), seconds);
+    let process_cpu = server::cpu_percent(process_before, server::cpu_time(None), seconds);
     let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
     let show = |value: Option<f64>| value.map_or_else(|| "?".to_owned(), |v| format!("{v:.0}%"));
     eprintln!(

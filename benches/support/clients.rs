@@ -142,7 +142,39 @@ async fn round(
     Ok((start.elapsed().as_secs_f64(), counted))
 }
 
+/// The probe request: the number of items one body holds, which every round checks.
+pub async fn probe(bench: &Bench, url: &Arc<str>) -> Result<usize, String> {
+    bench
+        .get_items(url)
+        .await
+        .map_err(|error| format!("probe request failed: {error}"))
+}
+
+/// One round of `n` requests whose bodies each hold `per_body` items: its req/s.
+pub async fn checked_round(
+    bench: &Bench,
+    url: &Arc<str>,
+    n: usize,
+    concurrency: usize,
+    per_body: usize,
+) -> Result<f64, String> {
+    let (seconds, counted) = round(bench, url, n, concurrency)
+        .await
+        .map_err(|error| format!("request failed: {error}"))?;
+    if counted != n * per_body {
+        return Err(format!(
+            "counted {counted} items, expected {}",
+            n * per_body
+        ));
+    }
+    Ok((n as f64 / seconds).round())
+}
+
 /// Probe, warm-up round, then `rounds` measured rounds: the req/s of each measured round.
+#[allow(
+    dead_code,
+    reason = "used by examples/bench_client.rs; the load benchmark runs its rounds itself"
+)]
 pub async fn run(
     bench: &Bench,
     url: &str,
@@ -151,23 +183,12 @@ pub async fn run(
     rounds: usize,
 ) -> Result<Vec<f64>, String> {
     let url: Arc<str> = Arc::from(url);
-    let per_body = bench
-        .get_items(&url)
-        .await
-        .map_err(|error| format!("probe request failed: {error}"))?;
+    let per_body = probe(bench, &url).await?;
     let mut rps = Vec::with_capacity(rounds);
     for r in 0..=rounds {
-        let (seconds, counted) = round(bench, &url, n, concurrency)
-            .await
-            .map_err(|error| format!("request failed: {error}"))?;
-        if counted != n * per_body {
-            return Err(format!(
-                "counted {counted} items, expected {}",
-                n * per_body
-            ));
-        }
+        let measured = checked_round(bench, &url, n, concurrency, per_body).await?;
         if r > 0 {
-            rps.push((n as f64 / seconds).round());
+            rps.push(measured);
         }
     }
     Ok(rps)
