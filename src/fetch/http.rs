@@ -992,7 +992,7 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|error| {
         Error::type_error(format!("method {:?} cannot be sent", request.method)).with_source(error)
     })?;
-    let headers = http::HeaderMap::try_from(request.headers.header_list())?;
+    let headers = header_map_of(request.headers.header_list())?;
     // httpRequest is used once: its body is handed to the connection. A body with a
     // source goes as one buffer; a stream is pulled chunk by chunk as the connection
     // takes it.
@@ -1008,6 +1008,66 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     *http_request.uri_mut() = uri;
     *http_request.headers_mut() = headers;
     Ok(http_request)
+}
+
+/// The largest header list [`header_map_of`] keeps for the next request: 32 fields of at
+/// most 4 KiB in all, so that what a thread keeps stays small.
+const KEPT_FIELDS: usize = 32;
+const KEPT_BYTES: usize = 4096;
+
+thread_local! {
+    /// The last header list [`header_map_of`] kept on this thread, and its map.
+    static LAST_KEPT: std::cell::RefCell<Option<(HeaderList, http::HeaderMap)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The `http::HeaderMap` of a request's header list, for the transport.
+///
+/// A client's requests mostly carry the same header list (its default `Accept`,
+/// `Accept-Language`, `User-Agent` and `Accept-Encoding`, and the same few of the caller's
+/// own), and building a map costs two allocations, a name parse and a hash per field. So
+/// each thread keeps the last small list it converted and its map: a request whose list
+/// is equal byte for byte gets a copy of that map (two allocations, the values' bytes
+/// shared) instead. Any other list is converted and kept in its place.
+fn header_map_of(list: &HeaderList) -> Result<http::HeaderMap, Error> {
+    let kept = LAST_KEPT.try_with(|last| {
+        let mut last = last.try_borrow_mut().ok()?;
+        if let Some((previous, map)) = last.as_ref() {
+            if same_list(previous, list) {
+                return Some(Ok(map.clone()));
+            }
+        }
+        let map = match http::HeaderMap::try_from(list) {
+            Ok(map) => map,
+            Err(error) => return Some(Err(error)),
+        };
+        let size: usize = list
+            .iter()
+            .map(|(name, value)| name.len() + value.len())
+            .sum();
+        *last = match list.len() <= KEPT_FIELDS && size <= KEPT_BYTES {
+            true => Some((list.clone(), map.clone())),
+            false => None,
+        };
+        Some(Ok(map))
+    });
+    match kept {
+        Ok(Some(map)) => map,
+        // While the thread's storage is being torn down, or (never) borrowed twice.
+        _ => http::HeaderMap::try_from(list),
+    }
+}
+
+/// Whether two header lists are equal, byte for byte. A field the lists share (a clone of
+/// the same `Bytes`, or the same static name) is found equal without reading its bytes.
+fn same_list(a: &HeaderList, b: &HeaderList) -> bool {
+    let same = |a: &Bytes, b: &Bytes| a.len() == b.len() && (a.as_ptr() == b.as_ptr() || a == b);
+    a.len() == b.len()
+        && a.iter_bytes()
+            .zip(b.iter_bytes())
+            .all(|((a_name, a_value), (b_name, b_value))| {
+                same(a_name, b_name) && same(a_value, b_value)
+            })
 }
 
 /// A response made from what the network layer returned.
@@ -1083,5 +1143,74 @@ impl futures_core::Stream for Metered {
             std::task::Poll::Pending => {}
         }
         polled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(fields: &[(&str, &str)]) -> HeaderList {
+        fields.iter().copied().collect()
+    }
+
+    fn fields(map: &http::HeaderMap) -> Vec<(String, String)> {
+        map.iter()
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                (name.as_str().to_owned(), value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_header_map_is_given_only_to_an_equal_list() {
+        let first = list(&[("Accept", "*/*"), ("X-Token", "a"), ("accept", "text/html")]);
+        let expected = fields(&http::HeaderMap::try_from(&first).unwrap());
+        assert_eq!(fields(&header_map_of(&first).unwrap()), expected);
+        // Equal lists, made apart: the kept map.
+        let again = list(&[("Accept", "*/*"), ("X-Token", "a"), ("accept", "text/html")]);
+        assert_eq!(fields(&header_map_of(&again).unwrap()), expected);
+        // One value of the same length changed, then one field fewer: maps of their own.
+        let changed = list(&[("Accept", "*/*"), ("X-Token", "b"), ("accept", "text/html")]);
+        assert_eq!(
+            fields(&header_map_of(&changed).unwrap()),
+            [("accept", "*/*"), ("accept", "text/html"), ("x-token", "b")]
+                .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        );
+        let shorter = list(&[("Accept", "*/*"), ("X-Token", "b")]);
+        assert_eq!(header_map_of(&shorter).unwrap().len(), 2);
+        assert!(header_map_of(&list(&[])).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_list_that_cannot_be_a_header_map_fails_after_one_that_could() {
+        let good = list(&[("Accept", "*/*")]);
+        assert!(header_map_of(&good).is_ok());
+        let bad = list(&[("Accept", "*/*\u{1}")]);
+        let error = header_map_of(&bad).unwrap_err();
+        assert!(
+            error.to_string().contains("not a valid HTTP header value"),
+            "{error}"
+        );
+        assert!(header_map_of(&bad).is_err());
+        assert_eq!(header_map_of(&good).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_large_list_is_converted_but_not_kept() {
+        let large_value = "x".repeat(KEPT_BYTES + 1);
+        let large = list(&[("X-Large", large_value.as_str())]);
+        assert_eq!(header_map_of(&large).unwrap().len(), 1);
+        let kept = LAST_KEPT.with(|last| last.borrow().as_ref().map(|(list, _)| list.len()));
+        assert_eq!(kept, None);
+        let many: HeaderList = (0..=KEPT_FIELDS).map(|i| (format!("x-{i}"), "v")).collect();
+        assert_eq!(header_map_of(&many).unwrap().len(), KEPT_FIELDS + 1);
+        let kept = LAST_KEPT.with(|last| last.borrow().as_ref().map(|(list, _)| list.len()));
+        assert_eq!(kept, None);
+        let small = list(&[("Accept", "*/*")]);
+        header_map_of(&small).unwrap();
+        let kept = LAST_KEPT.with(|last| last.borrow().as_ref().map(|(list, _)| list.len()));
+        assert_eq!(kept, Some(1));
     }
 }
