@@ -1028,7 +1028,8 @@ thread_local! {
 /// own), and building a map costs two allocations, a name parse and a hash per field. So
 /// each thread keeps the last small list it converted and its map: a request whose list
 /// is equal byte for byte gets a copy of that map (two allocations, the values' bytes
-/// shared) instead. Any other list is converted and kept in its place.
+/// shared) instead. Any other list is converted and kept in its place, so what a thread
+/// keeps (a credential header among it, maybe) lasts until its next request.
 fn header_map_of(list: &HeaderList) -> Result<http::HeaderMap, Error> {
     let kept = LAST_KEPT.try_with(|last| {
         let mut last = last.try_borrow_mut().ok()?;
