@@ -4,7 +4,7 @@
 //! ```text
 //! cargo bench --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                             [--clients fetch,hyper,reqwest] [--order both|forward|reverse]
-//!                             [--min-cpu-ratio R] [--parsed-url]
+//!                             [--min-cpu-ratio R] [--parsed-url] [--sequential]
 //! ```
 //!
 //! `fetch()` and reqwest are handed the URL string, which they parse with the WHATWG URL
@@ -16,8 +16,10 @@
 //! 0.70, some way under what this machine measures, so that noise alone does not trip it).
 //!
 //! The server runs in this process, on a current-thread runtime in its own thread; the
-//! clients run on a multi-thread runtime. With `--order both` (the default) every client is
-//! measured in the given order and then in the reverse order, and each pass is printed.
+//! clients run on a multi-thread runtime. The clients take turns round by round (see
+//! [`pass`]; `--sequential` runs each client's rounds all at once instead). With `--order
+//! both` (the default) the turns go in the given order and then in the reverse order, and
+//! each pass is printed.
 
 #[path = "support/clients.rs"]
 mod clients;
