@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use crate::server::{cpu_percent, cpu_time};
+
 /// The clients, by the names printed in results (as in `load`).
 pub const FETCH: &str = "whatwg-fetch";
 /// hyper-util's legacy pooled `Client`.
@@ -179,7 +181,7 @@ where
     Fut: Future<Output = Result<u64, String>> + Send + 'static,
 {
     let (n, concurrency, rounds) = (options.n, options.concurrency, options.rounds);
-    let (process_before, server_before) = (cpu_seconds(None), cpu_seconds(server_tid));
+    let (process_before, server_before) = (cpu_time(None), cpu_time(server_tid));
     let start = Instant::now();
     let per_job = job()
         .await
@@ -219,8 +221,8 @@ where
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    let server_cpu = cpu_percent(server_before, cpu_seconds(server_tid), seconds);
-    let process_cpu = cpu_percent(process_before, cpu_seconds(None), seconds);
+    let server_cpu = cpu_percent(server_before, cpu_time(server_tid), seconds);
+    let process_cpu = cpu_percent(process_before, cpu_time(None), seconds);
     let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
     let done = (1 + n * (rounds + 1)) as f64 * units;
     Ok(Measured {
@@ -342,27 +344,6 @@ pub fn median(values: &[f64]) -> f64 {
 
 fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "?".to_owned(), |value| format!("{value:.0}%"))
-}
-
-/// CPU seconds (user + system) used so far by the whole process, or by one of its threads.
-pub fn cpu_seconds(tid: Option<u64>) -> Option<f64> {
-    let path = match tid {
-        Some(tid) => format!("/proc/self/task/{tid}/stat"),
-        None => "/proc/self/stat".to_owned(),
-    };
-    let stat = std::fs::read_to_string(path).ok()?;
-    // Fields after the parenthesized command name: state is field 3, utime 14, stime 15.
-    let rest = stat.get(stat.rfind(')')? + 1..)?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    // Linux reports these in USER_HZ clock ticks, 100 per second on every mainstream build.
-    Some((utime + stime) / 100.0)
-}
-
-/// CPU use between two readings, as a share of one core over `seconds` of wall time.
-pub fn cpu_percent(before: Option<f64>, after: Option<f64>, seconds: f64) -> Option<f64> {
-    Some((after? - before?) / seconds * 100.0)
 }
 
 /// A `kB` figure from `/proc/self/status` (`VmHWM` = peak RSS, `VmRSS` = current RSS), in
