@@ -982,13 +982,8 @@ fn parse_and_store_response_set_cookie_headers(
 /// list in order, and the body.
 fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, Error> {
     let url = request.current_url();
-    let without_fragment = match url.fragment() {
-        Some(_) => &url[..url::Position::AfterQuery],
-        None => url.as_str(),
-    };
-    let uri: http::Uri = without_fragment.parse().map_err(|error| {
-        Error::type_error(format!("URL {url} cannot be sent: {error}")).with_source(error)
-    })?;
+    let uri = uri_of(url)
+        .map_err(|error| Error::type_error(format!("URL {url} cannot be sent: {error}")))?;
     let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|error| {
         Error::type_error(format!("method {:?} cannot be sent", request.method)).with_source(error)
     })?;
@@ -1008,6 +1003,34 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     *http_request.uri_mut() = uri;
     *http_request.headers_mut() = headers;
     Ok(http_request)
+}
+
+/// The `http::Uri` of an HTTP(S) `url`, without its fragment.
+///
+/// Made from its parts: the scheme is one of two constants, the authority the one copy,
+/// and the path `/` a constant, where parsing the whole serialization copies it, then
+/// splits it (one allocation more) and scans it again.
+fn uri_of(url: &url::Url) -> Result<http::Uri, Box<dyn std::error::Error + Send + Sync>> {
+    use url::Position;
+    let scheme = match url.scheme() {
+        "http" => http::uri::Scheme::HTTP,
+        "https" => http::uri::Scheme::HTTPS,
+        _ => return Ok(url[..Position::AfterQuery].parse::<http::Uri>()?),
+    };
+    let authority = &url[Position::BeforeUsername..Position::AfterPort];
+    let authority =
+        http::uri::Authority::from_maybe_shared(Bytes::copy_from_slice(authority.as_bytes()))?;
+    let path_and_query = match &url[Position::BeforePath..Position::AfterQuery] {
+        "/" => http::uri::PathAndQuery::from_static("/"),
+        other => {
+            http::uri::PathAndQuery::from_maybe_shared(Bytes::copy_from_slice(other.as_bytes()))?
+        }
+    };
+    let mut parts = http::uri::Parts::default();
+    parts.scheme = Some(scheme);
+    parts.authority = Some(authority);
+    parts.path_and_query = Some(path_and_query);
+    Ok(http::Uri::from_parts(parts)?)
 }
 
 /// The largest header list [`header_map_of`] keeps for the next request: 32 fields of at
@@ -1162,6 +1185,29 @@ mod tests {
                 (name.as_str().to_owned(), value)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_uri_made_from_parts_is_the_one_parsed_from_the_serialization() {
+        for input in [
+            "http://example.com/",
+            "https://example.com:8443/a/b?c=d&e#fragment",
+            "http://user:pass@example.com:8080/x?y",
+            "http://[::1]:3000/",
+            "http://127.0.0.1/%20?%7B%22a%22%7D",
+            "https://xn--nxasmq6b.example/path/",
+            "http://example.com/?",
+            "http://example.com/#",
+        ] {
+            let url = url::Url::parse(input).unwrap();
+            let parsed: http::Uri = url[..url::Position::AfterQuery].parse().unwrap();
+            let made = uri_of(&url).unwrap();
+            assert_eq!(made, parsed, "{input}");
+            assert_eq!(made.to_string(), parsed.to_string(), "{input}");
+        }
+        // Another scheme is parsed whole, as before.
+        let url = url::Url::parse("ftp://example.com/file").unwrap();
+        assert_eq!(uri_of(&url).unwrap().scheme_str(), Some("ftp"));
     }
 
     #[test]
