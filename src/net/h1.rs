@@ -828,8 +828,11 @@ fn parse_head(
     for field in response.headers.iter() {
         let name = HeaderName::from_bytes(field.name.as_bytes())
             .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
-        let value = HeaderValue::from_maybe_shared(head.slice_ref(field.value))
-            .map_err(|_| H1Error::new(Kind::Parse, "invalid header value"))?;
+        // SAFETY: httparse has checked the value: tab, visible ASCII, space and bytes from
+        // 0x80 up, which is what a `HeaderValue` may hold (hyper relies on the same). The
+        // call is unsafe only in that the `http` crate does not check again.
+        let value =
+            unsafe { HeaderValue::from_maybe_shared_unchecked(head.slice_ref(field.value)) };
         if name == CONNECTION {
             // Once any `Connection` line asks to close, a later `keep-alive` does not undo
             // it.
@@ -1469,6 +1472,28 @@ mod tests {
         method: Method,
     ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
         parse_head(Bytes::from_static(head), &OPTIONS, Sent::of(&method))
+    }
+
+    #[test]
+    fn a_header_value_keeps_what_a_header_value_may_hold_and_nothing_else() {
+        let (parts, _) = parse(
+            b"HTTP/1.1 200 OK\r\nX-A: tab\tand \x80\xff bytes\r\nContent-Length: 0\r\n\r\n",
+            Method::GET,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(parts.headers["x-a"].as_bytes(), b"tab\tand \x80\xff bytes");
+        for head in [
+            &b"HTTP/1.1 200 OK\r\nX-A: a\x01b\r\n\r\n"[..],
+            b"HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n",
+        ] {
+            match parse_head(Bytes::from_static(head), &OPTIONS, Sent::Other) {
+                Err(error) => assert!(matches!(error.kind, Kind::Parse), "{head:?}"),
+                Ok(_) => panic!("{head:?} was accepted"),
+            }
+        }
     }
 
     #[test]
