@@ -6,6 +6,7 @@
 //! cargo bench --bench h2 -- [--n 5000] [--concurrency 100] [--rounds 7] [--size-mib 64]
 //!                           [--download-rounds 7] [--clients fetch,hyper,reqwest]
 //!                           [--order both|forward|reverse] [--workloads json,download]
+//!                           [--sequential]
 //! ```
 //!
 //! 1. **json**: one connection, `--concurrency` streams in flight on it, N `GET`s of the
@@ -35,11 +36,11 @@ use http_body_util::Empty;
 use hyper_util::client::legacy::{Client as HyperClient, connect::HttpConnector};
 use hyper_util::rt::TokioExecutor;
 use whatwg_fetch::Client;
-use workload::{FETCH, HYPER, Measured, Options, REQWEST};
+use workload::{Contender, FETCH, HYPER, Options, REQWEST};
 
 const USAGE: &str = "usage: h2 [--n N] [--concurrency C] [--rounds R] [--size-mib MIB] \
 [--download-rounds R] [--clients fetch,hyper,reqwest] [--order both|forward|reverse] \
-[--workloads json,download]";
+[--workloads json,download] [--sequential]";
 
 /// The three clients, each speaking HTTP/2 with prior knowledge.
 enum H2Client {
@@ -77,19 +78,15 @@ impl H2Client {
     }
 }
 
-/// Measures `name` on `path` of `server`, with `download` choosing the job.
-fn measure(
-    runtime: &tokio::runtime::Runtime,
+/// `name` set up for jobs on `path` of `server`, with `download` choosing the job.
+fn contender(
     name: &str,
     server: &servers::Running,
     path: &str,
-    options: &Options,
-    units: f64,
     download: bool,
-) -> Result<Measured, String> {
+) -> Result<Contender, String> {
     let url: Arc<str> = Arc::from(format!("http://{}{path}", server.addr));
     let uri: hyper::Uri = url.parse().map_err(|error| format!("{error}"))?;
-    let accepted = server.stats.accepted.load(Ordering::Relaxed);
     let client = Arc::new(H2Client::new(name)?);
     let job = move || {
         let (client, url, uri) = (client.clone(), url.clone(), uri.clone());
@@ -104,10 +101,12 @@ fn measure(
             }
         }
     };
-    let mut measured = runtime.block_on(workload::measure(job, options, units, server.tid))?;
-    let connections = server.stats.accepted.load(Ordering::Relaxed) - accepted;
-    measured.note = format!("connections {connections}");
-    Ok(measured)
+    let stats = server.stats.clone();
+    Ok(Contender::new(
+        job,
+        move || vec![stats.accepted.load(Ordering::Relaxed)],
+        |grown| format!("connections {}", grown.first().copied().unwrap_or(0)),
+    ))
 }
 
 fn main() {
@@ -142,9 +141,13 @@ fn main() {
                      (after 1 probe + 1 warm-up round)",
                     options.n, options.concurrency, options.rounds
                 );
-                workload::run_passes(&options, "req/s", "request", |name| {
-                    measure(&runtime, name, &server, "/", &options, 1.0, false)
-                });
+                workload::run_passes(
+                    &runtime,
+                    &options,
+                    ("req/s", "request", 1.0),
+                    server.tid,
+                    |name| contender(name, &server, "/", false),
+                );
             }
             "download" => {
                 let mut download = options.clone();
@@ -158,17 +161,13 @@ fn main() {
                     server::CHUNK / 1024,
                     download.rounds
                 );
-                workload::run_passes(&download, "MiB/s", "MiB", |name| {
-                    measure(
-                        &runtime,
-                        name,
-                        &server,
-                        &path,
-                        &download,
-                        size_mib as f64,
-                        true,
-                    )
-                });
+                workload::run_passes(
+                    &runtime,
+                    &download,
+                    ("MiB/s", "MiB", size_mib as f64),
+                    server.tid,
+                    |name| contender(name, &server, &path, true),
+                );
             }
             other => {
                 eprintln!("unknown workload {other:?}\n{USAGE}");

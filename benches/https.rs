@@ -8,6 +8,7 @@
 //!                              [--handshake-rounds 5] [--handshake-cap N]
 //!                              [--clients fetch,hyper]
 //!                              [--order both|forward|reverse] [--workloads reuse,handshake]
+//!                              [--sequential]
 //! ```
 //!
 //! 1. **reuse**: the `load` workload over TLS: pooled keep-alive connections (up to
@@ -44,11 +45,11 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{Client as HyperClient, connect::HttpConnector};
 use hyper_util::rt::TokioExecutor;
 use whatwg_fetch::Client;
-use workload::{FETCH, HYPER, Measured, Options};
+use workload::{Contender, FETCH, HYPER, Options};
 
 const USAGE: &str = "usage: https [--n N] [--concurrency C] [--rounds R] [--handshake-n N] \
 [--handshake-concurrency C] [--handshake-rounds R] [--handshake-cap N] [--clients fetch,hyper] \
-[--order both|forward|reverse] [--workloads reuse,handshake]";
+[--order both|forward|reverse] [--workloads reuse,handshake] [--sequential]";
 
 enum TlsClient {
     Fetch(Client),
@@ -83,22 +84,15 @@ impl TlsClient {
     }
 }
 
-fn measure(
-    runtime: &tokio::runtime::Runtime,
+/// `name` set up for `server`, trusting `ca`; `cap` caps `fetch()`'s connections.
+fn contender(
     name: &str,
     ca: &servers::TestCa,
     server: &servers::Running,
-    options: &Options,
     cap: Option<usize>,
-) -> Result<Measured, String> {
+) -> Result<Contender, String> {
     let url: Arc<str> = Arc::from(format!("https://{}/", server.addr));
     let uri: hyper::Uri = url.parse().map_err(|error| format!("{error}"))?;
-    let stats = &server.stats;
-    let before = (
-        stats.accepted.load(Ordering::Relaxed),
-        stats.handshakes.load(Ordering::Relaxed),
-        stats.resumed.load(Ordering::Relaxed),
-    );
     let client = Arc::new(TlsClient::new(name, ca, cap)?);
     let job = move || {
         let (client, url, uri) = (client.clone(), url.clone(), uri.clone());
@@ -109,15 +103,25 @@ fn measure(
             }
         }
     };
-    let mut measured = runtime.block_on(workload::measure(job, options, 1.0, server.tid))?;
-    let handshakes = stats.handshakes.load(Ordering::Relaxed) - before.1;
-    let resumed = stats.resumed.load(Ordering::Relaxed) - before.2;
-    measured.note = format!(
-        "connections {}, TLS handshakes {handshakes}, resumed {resumed} ({:.1}%)",
-        stats.accepted.load(Ordering::Relaxed) - before.0,
-        resumed as f64 * 100.0 / handshakes.max(1) as f64
-    );
-    Ok(measured)
+    let stats = server.stats.clone();
+    Ok(Contender::new(
+        job,
+        move || {
+            vec![
+                stats.accepted.load(Ordering::Relaxed),
+                stats.handshakes.load(Ordering::Relaxed),
+                stats.resumed.load(Ordering::Relaxed),
+            ]
+        },
+        |grown| match grown {
+            [accepted, handshakes, resumed] => format!(
+                "connections {accepted}, TLS handshakes {handshakes}, resumed {resumed} \
+                 ({:.1}%)",
+                *resumed as f64 * 100.0 / (*handshakes).max(1) as f64
+            ),
+            _ => String::new(),
+        },
+    ))
 }
 
 fn main() {
@@ -157,16 +161,13 @@ fn main() {
                      (after 1 probe + 1 warm-up round), client runtime workers={workers}",
                     server.addr, options.n, options.concurrency, options.rounds
                 );
-                workload::run_passes(&options, "req/s", "request", |name| {
-                    measure(
-                        &runtime,
-                        name,
-                        &ca,
-                        &server,
-                        &options,
-                        Some(options.concurrency),
-                    )
-                });
+                workload::run_passes(
+                    &runtime,
+                    &options,
+                    ("req/s", "request", 1.0),
+                    server.tid,
+                    |name| contender(name, &ca, &server, Some(options.concurrency)),
+                );
             }
             "handshake" => {
                 let server = servers::start(servers::Protocol::Tls {
@@ -189,9 +190,13 @@ fn main() {
                      round), client runtime workers={workers}",
                     server.addr, handshake.n, handshake.concurrency, handshake.rounds
                 );
-                workload::run_passes(&handshake, "req/s", "request", |name| {
-                    measure(&runtime, name, &ca, &server, &handshake, cap)
-                });
+                workload::run_passes(
+                    &runtime,
+                    &handshake,
+                    ("req/s", "request", 1.0),
+                    server.tid,
+                    |name| contender(name, &ca, &server, cap),
+                );
             }
             other => {
                 eprintln!("unknown workload {other:?}\n{USAGE}");

@@ -1,16 +1,19 @@
 //! What the `h2`, `https` and `memory` benchmarks share: their command line, the measured
-//! loop (probe, warm-up round, measured rounds, CPU of client and server) and the printout
+//! loop (probe, warm-up round, measured rounds, CPU of client and server; the clients
+//! taking turns round by round as in `load`, or with `--sequential` one after the other)
+//! and the printout
 //! in the form of `load`: per client the median rate, its rounds, the CPU each side used and
 //! the client's CPU per unit, then `fetch / hyper-util-legacy` and `fetch / reqwest` (both
 //! above 1 when `fetch()` is ahead), per pass and over all passes.
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::server::{cpu_percent, cpu_time};
+use crate::server::cpu_time;
 
 /// The clients, by the names printed in results (as in `load`).
 pub const FETCH: &str = "whatwg-fetch";
@@ -34,6 +37,8 @@ pub struct Options {
     pub forward: bool,
     /// Run the reverse order.
     pub reverse: bool,
+    /// Each client's rounds all at once rather than in turn with the others'.
+    pub sequential: bool,
     /// The benchmark's own options, by name without the dashes.
     pub extra: BTreeMap<String, String>,
 }
@@ -68,6 +73,7 @@ impl Options {
             clients: clients.to_vec(),
             forward: true,
             reverse: true,
+            sequential: false,
             extra: BTreeMap::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -81,6 +87,7 @@ impl Options {
             };
             match arg.as_str() {
                 "--bench" => {} // passed by `cargo bench`
+                "--sequential" => options.sequential = true,
                 "--n" | "-n" => options.n = number(value()?)?,
                 "--concurrency" | "-c" => options.concurrency = number(value()?)?,
                 "--rounds" => options.rounds = number(value()?)?,
@@ -166,95 +173,203 @@ pub struct Measured {
     pub note: String,
 }
 
-/// Probe, one warm-up round, then `rounds` measured rounds of `n` jobs with `concurrency`
-/// in flight. Every job returns a check value (items counted, bytes read); each round's
-/// total must be `n` times the probe's. `units` is what one job counts for in the rate
-/// (1 request, or the MiB it downloads).
-pub async fn measure<F, Fut>(
-    job: F,
-    options: &Options,
-    units: f64,
-    server_tid: Option<u64>,
-) -> Result<Measured, String>
+type Round = Pin<Box<dyn Future<Output = Result<u64, String>> + Send>>;
+type Note = Box<dyn Fn(&[u64]) -> String>;
+
+/// One client, set up for a pass: its job, and the server's counters it reports on.
+pub struct Contender {
+    /// A round of `n` jobs with `concurrency` in flight (`n` = 1, `concurrency` = 1: the
+    /// probe): the sum of their check values.
+    round: Box<dyn Fn(usize, usize) -> Round>,
+    /// The server's counters now (connections, handshakes, …).
+    counters: Box<dyn Fn() -> Vec<u64>>,
+    /// The note printed for the counters' growth over the client's rounds.
+    note: Note,
+}
+
+impl Contender {
+    /// A client whose every job returns a check value (items counted, bytes read); each
+    /// round's total must be `n` times the probe's.
+    pub fn new<F, Fut>(
+        job: F,
+        counters: impl Fn() -> Vec<u64> + 'static,
+        note: impl Fn(&[u64]) -> String + 'static,
+    ) -> Contender
+    where
+        F: Fn() -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<u64, String>> + Send + 'static,
+    {
+        Contender {
+            round: Box::new(move |n, concurrency| Box::pin(round(job.clone(), n, concurrency))),
+            counters: Box::new(counters),
+            note: Box::new(note),
+        }
+    }
+}
+
+/// `n` jobs with `concurrency` in flight: the sum of their check values.
+async fn round<F, Fut>(job: F, n: usize, concurrency: usize) -> Result<u64, String>
 where
     F: Fn() -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<u64, String>> + Send + 'static,
 {
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency.min(n) {
+        let (job, next) = (job.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut total = 0u64;
+            while next.fetch_add(1, Ordering::Relaxed) < n {
+                total += job().await?;
+            }
+            Ok::<u64, String>(total)
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.map_err(|error| error.to_string())??;
+    }
+    Ok(total)
+}
+
+/// What a pass adds up for one client over its rounds.
+#[derive(Default)]
+struct Tally {
+    rates: Vec<f64>,
+    seconds: f64,
+    client_seconds: f64,
+    server_seconds: f64,
+    /// Whether both CPU readings were there for every round.
+    cpu: bool,
+    counters: Vec<u64>,
+    per_job: u64,
+}
+
+/// One pass over `contenders`: each one's probe and warm-up round, then `rounds` measured
+/// rounds of `n` jobs with `concurrency` in flight. The clients take turns round by round
+/// (A B A B …) so that a drift of the machine's speed falls on all of them alike; with
+/// `sequential`, each runs all its rounds before the next. `units` is what one job counts
+/// for in the rate (1 request, or the MiB it downloads).
+async fn pass(
+    contenders: &[Contender],
+    options: &Options,
+    units: f64,
+    server_tid: Option<u64>,
+) -> Result<Vec<Measured>, String> {
     let (n, concurrency, rounds) = (options.n, options.concurrency, options.rounds);
-    let (process_before, server_before) = (cpu_time(None), cpu_time(server_tid));
-    let start = Instant::now();
-    let per_job = job()
-        .await
-        .map_err(|error| format!("probe failed: {error}"))?;
-    let mut rates = Vec::with_capacity(rounds);
-    for r in 0..=rounds {
-        let next = Arc::new(AtomicUsize::new(0));
+    let steps: Vec<(usize, usize)> = match options.sequential {
+        true => (0..contenders.len())
+            .flat_map(|client| (0..=rounds).map(move |round| (client, round)))
+            .collect(),
+        false => (0..=rounds)
+            .flat_map(|round| (0..contenders.len()).map(move |client| (client, round)))
+            .collect(),
+    };
+    let mut tallies: Vec<Tally> = contenders
+        .iter()
+        .map(|_| Tally {
+            cpu: true,
+            ..Tally::default()
+        })
+        .collect();
+    for (client, r) in steps {
+        let (contender, tally) = (&contenders[client], &mut tallies[client]);
+        let counters_before = (contender.counters)();
+        let (process_before, server_before) = (cpu_time(None), cpu_time(server_tid));
+        let start = Instant::now();
+        if r == 0 {
+            tally.per_job = (contender.round)(1, 1)
+                .await
+                .map_err(|error| format!("probe failed: {error}"))?;
+        }
         let round_start = Instant::now();
-        let mut tasks = Vec::with_capacity(concurrency);
-        for _ in 0..concurrency.min(n) {
-            let (job, next) = (job.clone(), next.clone());
-            tasks.push(tokio::spawn(async move {
-                let mut total = 0u64;
-                while next.fetch_add(1, Ordering::Relaxed) < n {
-                    total += job().await?;
-                }
-                Ok::<u64, String>(total)
-            }));
+        let total = (contender.round)(n, concurrency).await?;
+        let round_seconds = round_start.elapsed().as_secs_f64();
+        tally.seconds += start.elapsed().as_secs_f64();
+        match (
+            process_before.zip(cpu_time(None)),
+            server_before.zip(cpu_time(server_tid)),
+        ) {
+            (Some((p0, p1)), Some((s0, s1))) => {
+                tally.client_seconds += (p1 - p0) - (s1 - s0);
+                tally.server_seconds += s1 - s0;
+            }
+            _ => tally.cpu = false,
         }
-        let mut total = 0;
-        for task in tasks {
-            total += task.await.map_err(|error| error.to_string())??;
+        let counters_after = (contender.counters)();
+        tally.counters.resize(counters_after.len(), 0);
+        for ((sum, after), before) in tally
+            .counters
+            .iter_mut()
+            .zip(&counters_after)
+            .zip(&counters_before)
+        {
+            *sum += after - before;
         }
-        if total != n as u64 * per_job {
+        if total != n as u64 * tally.per_job {
             return Err(format!(
                 "round {r}: counted {total}, expected {}",
-                n as u64 * per_job
+                n as u64 * tally.per_job
             ));
         }
         if r > 0 {
-            let rate = n as f64 * units / round_start.elapsed().as_secs_f64();
-            rates.push(if rate >= 100.0 {
+            let rate = n as f64 * units / round_seconds;
+            tally.rates.push(if rate >= 100.0 {
                 rate.round()
             } else {
                 (rate * 10.0).round() / 10.0
             });
         }
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let server_cpu = cpu_percent(server_before, cpu_time(server_tid), seconds);
-    let process_cpu = cpu_percent(process_before, cpu_time(None), seconds);
-    let client_cpu = process_cpu.zip(server_cpu).map(|(p, s)| p - s);
     let done = (1 + n * (rounds + 1)) as f64 * units;
-    Ok(Measured {
-        rates,
-        client_cpu,
-        server_cpu,
-        client_us_per_unit: client_cpu.map(|cpu| cpu / 100.0 * seconds / done * 1e6),
-        note: String::new(),
-    })
+    Ok(contenders
+        .iter()
+        .zip(tallies)
+        .map(|(contender, tally)| {
+            let cpu = |seconds: f64| tally.cpu.then(|| seconds / tally.seconds * 100.0);
+            Measured {
+                client_cpu: cpu(tally.client_seconds),
+                server_cpu: cpu(tally.server_seconds),
+                client_us_per_unit: tally.cpu.then(|| tally.client_seconds / done * 1e6),
+                note: (contender.note)(&tally.counters),
+                rates: tally.rates,
+            }
+        })
+        .collect())
 }
 
-/// Runs every pass of `options`, measuring each client with `run` (given the client's
-/// name), and prints per pass and over all passes in the form of `load`. `unit` names the
-/// rate's unit ("req/s", "MiB/s") and `per` what CPU time is counted per ("request",
-/// "MiB"). Exits with status 1 when a measurement fails.
+/// Runs every pass of `options` on `runtime`, each with the clients `make` sets up (given a
+/// client's name), and prints per pass and over all passes in the form of `load`. `unit`
+/// names the rate's unit ("req/s", "MiB/s"), `per` what CPU time is counted per
+/// ("request", "MiB") and `units` how many of those one job is. Exits with status 1 when a
+/// measurement fails.
 pub fn run_passes(
+    runtime: &tokio::runtime::Runtime,
     options: &Options,
-    unit: &str,
-    per: &str,
-    mut run: impl FnMut(&'static str) -> Result<Measured, String>,
+    (unit, per, units): (&str, &str, f64),
+    server_tid: Option<u64>,
+    mut make: impl FnMut(&'static str) -> Result<Contender, String>,
 ) {
+    let fail = |error: String| -> ! {
+        eprintln!("{error}");
+        std::process::exit(1);
+    };
     let mut all_rates: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut all_cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for (label, order) in options.passes() {
         eprintln!("\npass {label}: {}", order.join(", "));
+        let contenders: Vec<Contender> = order
+            .iter()
+            .map(|name| make(name).map_err(|error| format!("{name}: {error}")))
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|error| fail(error));
+        let measured = runtime
+            .block_on(pass(&contenders, options, units, server_tid))
+            .unwrap_or_else(|error| fail(error));
+        drop(contenders);
         let mut medians = BTreeMap::new();
         let mut cpu = BTreeMap::new();
-        for name in order {
-            let measured = run(name).unwrap_or_else(|error| {
-                eprintln!("{name}: {error}");
-                std::process::exit(1);
-            });
+        for (name, measured) in order.into_iter().zip(measured) {
             let median = median(&measured.rates);
             eprintln!(
                 "  {name:<18} median {median:>8} {unit}  rounds {:?}  client CPU {} ({} µs/{per}) \
