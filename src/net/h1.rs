@@ -1497,6 +1497,29 @@ mod tests {
     }
 
     #[test]
+    fn httparse_takes_a_header_value_byte_exactly_when_http_does() {
+        // What makes `HeaderValue::from_maybe_shared_unchecked` in `parse_head` sound: every
+        // byte, inside a value, is accepted by the one parser exactly when by the other.
+        for byte in 0..=u8::MAX {
+            let head = [
+                &b"HTTP/1.1 200 OK\r\nX-A: a"[..],
+                &[byte],
+                &b"b\r\nContent-Length: 0\r\n\r\n"[..],
+            ]
+            .concat();
+            let parsed = parse_head(Bytes::from(head), &OPTIONS, Sent::Other);
+            let by_http = HeaderValue::from_bytes(&[b'a', byte, b'b']).is_ok();
+            match parsed {
+                Ok(Some((parts, _))) => {
+                    assert!(by_http, "byte {byte:#04x} taken by httparse only");
+                    assert_eq!(parts.headers["x-a"].as_bytes(), [b'a', byte, b'b']);
+                }
+                _ => assert!(!by_http, "byte {byte:#04x} taken by http only"),
+            }
+        }
+    }
+
+    #[test]
     fn response_framing_follows_rfc_9112() {
         // (head, bytes of body left if known, whether the connection is kept)
         let cases: [(&'static [u8], Option<u64>, bool); 11] = [
