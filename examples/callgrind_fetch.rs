@@ -3,13 +3,14 @@
 //! the cost of one request under callgrind (see `benches/README.md`). `--client hyper` runs
 //! the same requests through hyper-util's legacy `Client` instead, the raw transport to
 //! compare with; `--parsed-url` hands `fetch()` a `url::Url` parsed once, as hyper-util is
-//! handed a `Uri`, rather than the string.
+//! handed a `Uri`, rather than the string; `--distinct-urls` gives each `fetch()` a URL string
+//! of its own (`http://127.0.0.1:PORT/?N`), so that none is the last URL its thread parsed.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
-//!     [--client hyper]
+//!     [--distinct-urls] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -39,11 +40,13 @@ fn main() {
     let mut read_timeout = true;
     let mut hyper_client = false;
     let mut parsed_url = false;
+    let mut distinct_urls = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-read-timeout" => read_timeout = false,
             "--parsed-url" => parsed_url = true,
+            "--distinct-urls" => distinct_urls = true,
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -65,7 +68,12 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(error) = runtime.block_on(run(count, read_timeout, parsed_url, hyper_client)) {
+    let urls = match (parsed_url, distinct_urls) {
+        (true, _) => Urls::Parsed,
+        (false, true) => Urls::Distinct,
+        (false, false) => Urls::Same,
+    };
+    if let Err(error) = runtime.block_on(run(count, read_timeout, urls, hyper_client)) {
         eprintln!("{error}");
         std::process::exit(1);
     }
@@ -73,15 +81,27 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--client fetch|hyper]"
+        "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
+         [--client fetch|hyper]"
     );
     std::process::exit(2);
+}
+
+/// How `fetch()` is handed its URL.
+#[derive(Clone, Copy)]
+enum Urls {
+    /// The same string every time.
+    Same,
+    /// A clone of the URL parsed once.
+    Parsed,
+    /// A string of its own each time: the URL with the request's number as its query.
+    Distinct,
 }
 
 async fn run(
     count: usize,
     read_timeout: bool,
-    parsed_url: bool,
+    urls: Urls,
     hyper_client: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -109,7 +129,7 @@ async fn run(
     let bytes = if hyper_client {
         run_hyper(&url, count).await?
     } else {
-        run_fetch(&url, count, read_timeout, parsed_url).await?
+        run_fetch(&url, count, read_timeout, urls).await?
     };
     if bytes != count * BODY.len() {
         return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
@@ -117,13 +137,12 @@ async fn run(
     Ok(())
 }
 
-/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read. With
-/// `parsed_url`, each call gets a clone of the URL parsed once.
+/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read.
 async fn run_fetch(
     url: &str,
     count: usize,
     read_timeout: bool,
-    parsed_url: bool,
+    urls: Urls,
 ) -> Result<usize, Box<dyn std::error::Error>> {
     let mut builder = Client::builder();
     if !read_timeout {
@@ -132,11 +151,19 @@ async fn run_fetch(
     let client = builder.build()?;
     let mut bytes = 0;
     let parsed = url::Url::parse(url)?;
-    for _ in 0..count {
-        let mut response = if parsed_url {
-            client.fetch(parsed.clone(), RequestInit::default()).await?
-        } else {
-            client.fetch(url, RequestInit::default()).await?
+    let mut distinct = String::with_capacity(url.len() + 24);
+    for i in 0..count {
+        let mut response = match urls {
+            Urls::Parsed => client.fetch(parsed.clone(), RequestInit::default()).await?,
+            Urls::Same => client.fetch(url, RequestInit::default()).await?,
+            Urls::Distinct => {
+                use std::fmt::Write as _;
+                distinct.clear();
+                write!(distinct, "{url}?{i}")?;
+                client
+                    .fetch(distinct.as_str(), RequestInit::default())
+                    .await?
+            }
         };
         bytes += response.bytes().await?.len();
     }
