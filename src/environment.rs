@@ -142,28 +142,34 @@ impl Environment {
     ///
     /// A client mostly fetches the same few URLs, written as they serialize
     /// (`https://api.example/v1/items`), and the URL parser is a sixth of a pooled
-    /// request's instructions. So each thread keeps the last URL it parsed whose
-    /// serialization was the input itself, with the base URL it was parsed against: an
-    /// input equal to that serialization, against an equal base, is the same URL, and gets
-    /// a copy of it (one allocation) instead of a parse. Any other input is parsed, and kept
-    /// in its place if it serialized to itself, so what a thread keeps (credentials in a URL,
-    /// maybe) lasts until its next such parse.
+    /// request's instructions. So each thread keeps the last input it parsed, in room it
+    /// keeps, and when the same input comes again and serializes to itself, the URL with the
+    /// base URL it was parsed against: the same input after that, against an equal base, is
+    /// the same URL, and gets a copy of it (one allocation) instead of a parse. An input seen
+    /// once costs only the copy of its text. What a thread keeps (credentials in a URL,
+    /// maybe) lasts until its next parse of another input.
     pub(crate) fn parse_url(&self, input: &str) -> Result<Url, url::ParseError> {
         let base = self.base_url.as_ref();
         let kept = LAST_PARSED.try_with(|last| {
             let mut last = last.try_borrow_mut().ok()?;
-            if let Some((kept_base, url)) = last.as_ref() {
-                if url.as_str() == input
-                    && kept_base.as_ref().map(Url::as_str) == base.map(Url::as_str)
-                {
+            let (kept_input, kept_url) = last.get_or_insert_with(Default::default);
+            let again = kept_input == input;
+            if let (true, Some((kept_base, url))) = (again, kept_url.as_ref()) {
+                if kept_base.as_ref().map(Url::as_str) == base.map(Url::as_str) {
                     return Some(Ok(url.clone()));
                 }
             }
             let parsed = Url::options().base_url(base).parse(input);
-            if let Ok(url) = &parsed {
-                if url.as_str() == input && input.len() <= KEPT_URL_BYTES {
-                    *last = Some((base.cloned(), url.clone()));
+            match &parsed {
+                Ok(url) if again && url.as_str() == input => {
+                    *kept_url = Some((base.cloned(), url.clone()));
                 }
+                _ if input.len() <= KEPT_URL_BYTES => {
+                    kept_input.clear();
+                    kept_input.push_str(input);
+                    *kept_url = None;
+                }
+                _ => {}
             }
             Some(parsed)
         });
@@ -179,9 +185,9 @@ impl Environment {
 const KEPT_URL_BYTES: usize = 2048;
 
 thread_local! {
-    /// The last URL parsed on this thread that serialized to its input, and the base URL it
-    /// was parsed against.
-    static LAST_PARSED: std::cell::RefCell<Option<(Option<Url>, Url)>> =
+    /// The last input parsed on this thread; once it was parsed twice running and serialized
+    /// to itself, its URL and the base URL it was parsed against.
+    static LAST_PARSED: std::cell::RefCell<Option<(String, Option<(Option<Url>, Url)>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -213,11 +219,15 @@ mod tests {
         );
     }
 
-    fn kept() -> Option<(Option<String>, String)> {
+    /// What this thread keeps: the last input, and the base and URL kept for it.
+    fn kept() -> Option<(String, Option<(Option<String>, String)>)> {
         LAST_PARSED.with(|last| {
             let last = last.borrow();
-            let (base, url) = last.as_ref()?;
-            Some((base.as_ref().map(|base| base.to_string()), url.to_string()))
+            let (input, url) = last.as_ref()?;
+            let url = url
+                .as_ref()
+                .map(|(base, url)| (base.as_ref().map(|base| base.to_string()), url.to_string()));
+            Some((input.clone(), url))
         })
     }
 
@@ -252,7 +262,7 @@ mod tests {
         for environment in [&server, &browser, &other, &server] {
             for input in inputs.iter().chain(inputs.iter().rev()) {
                 let expected = Url::options().base_url(environment.base_url()).parse(input);
-                for _ in 0..2 {
+                for _ in 0..3 {
                     assert_eq!(environment.parse_url(input), expected, "{input:?}");
                 }
             }
@@ -260,22 +270,39 @@ mod tests {
     }
 
     #[test]
-    fn only_a_url_that_serializes_to_its_input_is_kept() {
+    fn a_url_is_kept_once_its_input_comes_again_and_serializes_to_itself() {
         let server = Environment::server();
-        server.parse_url("https://kept.example/a").unwrap();
-        assert_eq!(kept(), Some((None, "https://kept.example/a".to_owned())));
-        // Not its own serialization ("https://upper.example/a"), or not a URL: left alone.
-        server.parse_url("HTTPS://UPPER.example/a").unwrap();
-        server.parse_url("https://bad host/").unwrap_err();
-        assert_eq!(kept(), Some((None, "https://kept.example/a".to_owned())));
-        // Too long to keep.
+        let input = "https://kept.example/a";
+        let url = |base: Option<&str>| Some((base.map(str::to_owned), input.to_owned()));
+        server.parse_url(input).unwrap();
+        assert_eq!(kept(), Some((input.to_owned(), None)));
+        server.parse_url(input).unwrap();
+        assert_eq!(kept(), Some((input.to_owned(), url(None))));
+        assert_eq!(server.parse_url(input).unwrap().as_str(), input);
+        // Against another base: parsed again, and kept with that base.
+        let browser = Environment::browser(Url::parse("https://page.example/").unwrap());
+        assert_eq!(browser.parse_url(input).unwrap().as_str(), input);
+        assert_eq!(
+            kept(),
+            Some((input.to_owned(), url(Some("https://page.example/"))))
+        );
+        // Not its own serialization ("https://upper.example/a"): its text only, twice.
+        let upper = "HTTPS://UPPER.example/a";
+        for _ in 0..2 {
+            assert_eq!(
+                server.parse_url(upper).unwrap().as_str(),
+                "https://upper.example/a"
+            );
+            assert_eq!(kept(), Some((upper.to_owned(), None)));
+        }
+        // Not a URL, twice: its text only.
+        for _ in 0..2 {
+            server.parse_url("https://bad host/").unwrap_err();
+            assert_eq!(kept(), Some(("https://bad host/".to_owned(), None)));
+        }
+        // Too long to keep: what was kept stays.
         let long = format!("https://kept.example/{}", "a".repeat(KEPT_URL_BYTES));
         assert_eq!(server.parse_url(&long).unwrap().as_str(), long);
-        assert_eq!(kept(), Some((None, "https://kept.example/a".to_owned())));
-        // Kept with the base URL it was parsed against.
-        let browser = Environment::browser(Url::parse("https://page.example/").unwrap());
-        browser.parse_url("https://kept.example/a").unwrap();
-        let base = Some("https://page.example/".to_owned());
-        assert_eq!(kept(), Some((base, "https://kept.example/a".to_owned())));
+        assert_eq!(kept(), Some(("https://bad host/".to_owned(), None)));
     }
 }
