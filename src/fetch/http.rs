@@ -1010,6 +1010,11 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
 /// Made from its parts: the scheme is one of two constants, the authority the one copy,
 /// and the path `/` a constant, where parsing the whole serialization copies it, then
 /// splits it (one allocation more) and scans it again.
+///
+/// As with header maps, each thread keeps the last URL it was given, up to its fragment,
+/// and once that URL comes again, the `Uri` made for it: the same URL after that gets a
+/// copy (the authority and path shared, no allocation). A URL seen once costs a copy of its
+/// text into room the thread keeps, not a copy of its `Uri`.
 fn uri_of(url: &url::Url) -> Result<http::Uri, Box<dyn std::error::Error + Send + Sync>> {
     use url::Position;
     let scheme = match url.scheme() {
@@ -1017,6 +1022,39 @@ fn uri_of(url: &url::Url) -> Result<http::Uri, Box<dyn std::error::Error + Send 
         "https" => http::uri::Scheme::HTTPS,
         _ => return Ok(url[..Position::AfterQuery].parse::<http::Uri>()?),
     };
+    let key = &url[..Position::AfterQuery];
+    let kept = LAST_URI.try_with(|last| {
+        let mut last = last.try_borrow_mut().ok()?;
+        let (kept_key, kept_uri) = last.get_or_insert_with(Default::default);
+        let again = kept_key == key;
+        if let (true, Some(uri)) = (again, kept_uri.as_ref()) {
+            return Some(Ok(uri.clone()));
+        }
+        let made = uri_from_parts(url, scheme.clone());
+        match (&made, again) {
+            (Ok(uri), true) => *kept_uri = Some(uri.clone()),
+            _ if key.len() <= KEPT_BYTES => {
+                kept_key.clear();
+                kept_key.push_str(key);
+                *kept_uri = None;
+            }
+            _ => {}
+        }
+        Some(made)
+    });
+    match kept {
+        Ok(Some(made)) => made,
+        // While the thread's storage is being torn down, or (never) borrowed twice.
+        _ => uri_from_parts(url, scheme),
+    }
+}
+
+/// The `http::Uri` of an HTTP(S) `url` with that `scheme`, made from its parts.
+fn uri_from_parts(
+    url: &url::Url,
+    scheme: http::uri::Scheme,
+) -> Result<http::Uri, Box<dyn std::error::Error + Send + Sync>> {
+    use url::Position;
     let authority = &url[Position::BeforeUsername..Position::AfterPort];
     let authority =
         http::uri::Authority::from_maybe_shared(Bytes::copy_from_slice(authority.as_bytes()))?;
@@ -1041,6 +1079,10 @@ const KEPT_BYTES: usize = 4096;
 thread_local! {
     /// The last header list [`header_map_of`] kept on this thread, and its map.
     static LAST_KEPT: std::cell::RefCell<Option<(HeaderList, http::HeaderMap)>> =
+        const { std::cell::RefCell::new(None) };
+    /// The last URL [`uri_of`] was given on this thread, up to its fragment, and its `Uri`
+    /// once it was given twice running.
+    static LAST_URI: std::cell::RefCell<Option<(String, Option<http::Uri>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -1201,10 +1243,36 @@ mod tests {
         ] {
             let url = url::Url::parse(input).unwrap();
             let parsed: http::Uri = url[..url::Position::AfterQuery].parse().unwrap();
-            let made = uri_of(&url).unwrap();
-            assert_eq!(made, parsed, "{input}");
-            assert_eq!(made.to_string(), parsed.to_string(), "{input}");
+            // Made, then the kept one.
+            for _ in 0..2 {
+                let made = uri_of(&url).unwrap();
+                assert_eq!(made, parsed, "{input}");
+                assert_eq!(made.to_string(), parsed.to_string(), "{input}");
+            }
         }
+        // A URL given once is kept without its `Uri`; given again (a fragment makes no
+        // difference), with it.
+        let kept = || {
+            LAST_URI.with(|last| {
+                let last = last.borrow();
+                let (key, uri) = last.as_ref()?;
+                Some((key.clone(), uri.as_ref().map(|uri| uri.to_string())))
+            })
+        };
+        let expected = "http://example.com/a?b".to_owned();
+        let url = url::Url::parse("http://example.com/a?b#c").unwrap();
+        assert_eq!(uri_of(&url).unwrap().to_string(), expected);
+        assert_eq!(kept(), Some((expected.clone(), None)));
+        let url = url::Url::parse("http://example.com/a?b#other").unwrap();
+        assert_eq!(uri_of(&url).unwrap().to_string(), expected);
+        assert_eq!(kept(), Some((expected.clone(), Some(expected.clone()))));
+        assert_eq!(uri_of(&url).unwrap().to_string(), expected);
+        let url = url::Url::parse("http://example.com/other").unwrap();
+        assert_eq!(
+            uri_of(&url).unwrap().to_string(),
+            "http://example.com/other"
+        );
+        assert_eq!(kept(), Some(("http://example.com/other".to_owned(), None)));
         // Another scheme is parsed whole, as before.
         let url = url::Url::parse("ftp://example.com/file").unwrap();
         assert_eq!(uri_of(&url).unwrap().scheme_str(), Some("ftp"));
