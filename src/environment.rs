@@ -152,7 +152,10 @@ impl Environment {
         let base = self.base_url.as_ref();
         let kept = LAST_PARSED.try_with(|last| {
             let mut last = last.try_borrow_mut().ok()?;
-            let (kept_input, kept_url) = last.get_or_insert_with(Default::default);
+            let LastParsed {
+                input: kept_input,
+                url: kept_url,
+            } = &mut *last;
             let again = kept_input == input;
             if let (true, Some((kept_base, url))) = (again, kept_url.as_ref()) {
                 if kept_base.as_ref().map(Url::as_str) == base.map(Url::as_str) {
@@ -184,11 +187,22 @@ impl Environment {
 /// The longest URL a thread keeps from [`Environment::parse_url`].
 const KEPT_URL_BYTES: usize = 2048;
 
+/// What a thread keeps from [`Environment::parse_url`].
+struct LastParsed {
+    /// The last input parsed, in room the thread keeps.
+    input: String,
+    /// Once that input was parsed twice running and serialized to itself: the base URL it
+    /// was parsed against, and its URL.
+    url: Option<(Option<Url>, Url)>,
+}
+
 thread_local! {
-    /// The last input parsed on this thread; once it was parsed twice running and serialized
-    /// to itself, its URL and the base URL it was parsed against.
-    static LAST_PARSED: std::cell::RefCell<Option<(String, Option<(Option<Url>, Url)>)>> =
-        const { std::cell::RefCell::new(None) };
+    static LAST_PARSED: std::cell::RefCell<LastParsed> = const {
+        std::cell::RefCell::new(LastParsed {
+            input: String::new(),
+            url: None,
+        })
+    };
 }
 
 #[cfg(test)]
@@ -219,15 +233,18 @@ mod tests {
         );
     }
 
-    /// What this thread keeps: the last input, and the base and URL kept for it.
-    fn kept() -> Option<(String, Option<(Option<String>, String)>)> {
+    /// The last input a thread parsed, and the base and URL kept for it.
+    type Kept = (String, Option<(Option<String>, String)>);
+
+    /// What this thread keeps.
+    fn kept() -> Option<Kept> {
         LAST_PARSED.with(|last| {
             let last = last.borrow();
-            let (input, url) = last.as_ref()?;
-            let url = url
+            let url = last
+                .url
                 .as_ref()
                 .map(|(base, url)| (base.as_ref().map(|base| base.to_string()), url.to_string()));
-            Some((input.clone(), url))
+            Some((last.input.clone(), url))
         })
     }
 
