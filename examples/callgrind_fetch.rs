@@ -5,12 +5,14 @@
 //! compare with; `--parsed-url` hands `fetch()` a `url::Url` parsed once, as hyper-util is
 //! handed a `Uri`, rather than the string; `--distinct-urls` gives each `fetch()` a URL string
 //! of its own (`http://127.0.0.1:PORT/?N`), so that none is the last URL its thread parsed.
+//! `--h2` speaks HTTP/2 with prior knowledge instead (h2c, one connection, one stream at a
+//! time): `fetch()` with `http2_prior_knowledge(true)`, hyper-util with `http2_only(true)`.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
-//!     [--distinct-urls] [--client hyper]
+//!     [--distinct-urls] [--h2] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -21,9 +23,10 @@ use std::convert::Infallible;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::server::conn::http1;
+use hyper::server::conn::http2;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpListener;
 use whatwg_fetch::{Client, RequestInit};
 
@@ -41,12 +44,14 @@ fn main() {
     let mut hyper_client = false;
     let mut parsed_url = false;
     let mut distinct_urls = false;
+    let mut h2 = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-read-timeout" => read_timeout = false,
             "--parsed-url" => parsed_url = true,
             "--distinct-urls" => distinct_urls = true,
+            "--h2" => h2 = true,
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -73,7 +78,12 @@ fn main() {
         (false, true) => Urls::Distinct,
         (false, false) => Urls::Same,
     };
-    if let Err(error) = runtime.block_on(run(count, read_timeout, urls, hyper_client)) {
+    let options = Options {
+        read_timeout,
+        urls,
+        h2,
+    };
+    if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
         std::process::exit(1);
     }
@@ -82,9 +92,20 @@ fn main() {
 fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
-         [--client fetch|hyper]"
+         [--h2] [--client fetch|hyper]"
     );
     std::process::exit(2);
+}
+
+/// What the requests are made with.
+#[derive(Clone, Copy)]
+struct Options {
+    /// The client's default read timeout, or none (`fetch()` only).
+    read_timeout: bool,
+    /// How `fetch()` is handed its URL.
+    urls: Urls,
+    /// HTTP/2 with prior knowledge rather than HTTP/1.1.
+    h2: bool,
 }
 
 /// How `fetch()` is handed its URL.
@@ -100,8 +121,7 @@ enum Urls {
 
 async fn run(
     count: usize,
-    read_timeout: bool,
-    urls: Urls,
+    options: Options,
     hyper_client: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
@@ -119,17 +139,22 @@ async fn run(
                     );
                     Ok::<_, Infallible>(response)
                 });
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let io = TokioIo::new(stream);
+                if options.h2 {
+                    let _ = http2::Builder::new(TokioExecutor::new())
+                        .serve_connection(io, service)
+                        .await;
+                } else {
+                    let _ = http1::Builder::new().serve_connection(io, service).await;
+                }
             });
         }
     });
     let url = format!("http://{addr}/");
     let bytes = if hyper_client {
-        run_hyper(&url, count).await?
+        run_hyper(&url, count, options.h2).await?
     } else {
-        run_fetch(&url, count, read_timeout, urls).await?
+        run_fetch(&url, count, options).await?
     };
     if bytes != count * BODY.len() {
         return Err(format!("read {bytes} bytes, expected {}", count * BODY.len()).into());
@@ -141,11 +166,10 @@ async fn run(
 async fn run_fetch(
     url: &str,
     count: usize,
-    read_timeout: bool,
-    urls: Urls,
+    options: Options,
 ) -> Result<usize, Box<dyn std::error::Error>> {
-    let mut builder = Client::builder();
-    if !read_timeout {
+    let mut builder = Client::builder().http2_prior_knowledge(options.h2);
+    if !options.read_timeout {
         builder = builder.read_timeout(None);
     }
     let client = builder.build()?;
@@ -153,7 +177,7 @@ async fn run_fetch(
     let parsed = url::Url::parse(url)?;
     let mut distinct = String::with_capacity(url.len() + 24);
     for i in 0..count {
-        let mut response = match urls {
+        let mut response = match options.urls {
             Urls::Parsed => client.fetch(parsed.clone(), RequestInit::default()).await?,
             Urls::Same => client.fetch(url, RequestInit::default()).await?,
             Urls::Distinct => {
@@ -171,16 +195,18 @@ async fn run_fetch(
 }
 
 /// `count` GETs of `url` through hyper-util's legacy `Client` (pooled HTTP/1.1,
-/// `TCP_NODELAY`, as in the load benchmark), each body collected; the bytes read.
-async fn run_hyper(url: &str, count: usize) -> Result<usize, Box<dyn std::error::Error>> {
+/// `TCP_NODELAY`, as in the load benchmark; or HTTP/2 only), each body collected; the bytes
+/// read.
+async fn run_hyper(url: &str, count: usize, h2: bool) -> Result<usize, Box<dyn std::error::Error>> {
     use http_body_util::{BodyExt, Empty};
     use hyper_util::client::legacy::Client as HyperClient;
     use hyper_util::client::legacy::connect::HttpConnector;
-    use hyper_util::rt::TokioExecutor;
 
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
-    let client = HyperClient::builder(TokioExecutor::new()).build::<_, Empty<Bytes>>(connector);
+    let client = HyperClient::builder(TokioExecutor::new())
+        .http2_only(h2)
+        .build::<_, Empty<Bytes>>(connector);
     let uri: hyper::Uri = url.parse()?;
     let mut bytes = 0;
     for _ in 0..count {

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "http2")]
-use hyper::client::conn::http2;
+use super::http2::BoxingExecutor;
 #[cfg(feature = "http2")]
-use hyper_util::rt::TokioExecutor;
+use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
 use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
@@ -52,7 +52,7 @@ pub(crate) struct Connector {
     pub(crate) tls: TlsSetup,
     pub(crate) h1: h1::Options,
     #[cfg(feature = "http2")]
-    pub(crate) h2: http2::Builder<TokioExecutor>,
+    pub(crate) h2: http2::Builder<BoxingExecutor>,
     pub(crate) http2_prior_knowledge: bool,
     pub(crate) connect_timeout: Option<Duration>,
     /// The proxies, in the order given; a [`Key`]'s `proxy` indexes this list.

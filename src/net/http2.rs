@@ -5,6 +5,28 @@
 #[cfg(feature = "http2")]
 pub(crate) type H2Sender = hyper::client::conn::http2::SendRequest<super::RequestBody>;
 
+/// The executor of hyper's HTTP/2 connections: spawns each future on Tokio, boxed.
+///
+/// hyper spawns a future for every request (the wait for its response) and one for the
+/// connection, and both are of one type, an enum as large as the connection's state (a few
+/// KiB): spawned as it is, every request's task cell would be that large, and the future
+/// copied whole into it and over it again when the task ends. Boxed, it is copied once, into
+/// its box, and the task holds a pointer, as hyper-util's executor does it.
+#[cfg(feature = "http2")]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BoxingExecutor;
+
+#[cfg(feature = "http2")]
+impl<F> hyper::rt::Executor<F> for BoxingExecutor
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, future: F) {
+        tokio::spawn(Box::pin(future));
+    }
+}
+
 #[cfg(not(feature = "http2"))]
 pub(crate) use without::H2Sender;
 

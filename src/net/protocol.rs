@@ -9,7 +9,10 @@ use std::time::Duration;
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use hyper_util::rt::TokioTimer;
+
+#[cfg(feature = "http2")]
+use super::http2::BoxingExecutor;
 
 /// The default limit on a response head: 256 KiB, over HTTP/2
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
@@ -68,8 +71,8 @@ impl ProtocolOptions {
 
     /// hyper's HTTP/2 client builder with these settings.
     #[cfg(feature = "http2")]
-    pub(crate) fn http2(&self) -> http2::Builder<TokioExecutor> {
-        let mut h2 = http2::Builder::new(TokioExecutor::new());
+    pub(crate) fn http2(&self) -> http2::Builder<BoxingExecutor> {
+        let mut h2 = http2::Builder::new(BoxingExecutor);
         // hyper needs a timer for keep-alive PINGs; it is idle unless they are asked for.
         h2.timer(TokioTimer::new())
             .max_header_list_size(self.http2_max_header_list_size)
