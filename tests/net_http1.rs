@@ -930,21 +930,17 @@ async fn a_server_sending_informational_responses_without_end_is_cut_off() {
     assert!(error.to_string().contains("informational"), "{error}");
 }
 
+/// `response` as [`scripted_server`]'s one response, for a test that builds it.
+fn one_response(response: Vec<u8>) -> &'static [&'static [u8]] {
+    Box::leak(Box::new([&*Box::leak(response.into_boxed_slice())]))
+}
+
 #[tokio::test]
 async fn chunk_extensions_past_16_kib_fail_the_body() {
-    let server = raw_server(|mut stream| async move {
-        let _ = read_head(&mut stream).await;
-        let mut response = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1;".to_vec();
-        response.extend(std::iter::repeat_n(b'x', 20 * 1024));
-        response.extend_from_slice(b"\r\na\r\n0\r\n\r\n");
-        let _ = stream.write_all(&response).await;
-    })
-    .await;
-    let response = transport()
-        .send(get(&server.url("/")), SendOptions::new())
-        .await
-        .unwrap();
-    let error = read_all(response.into_body()).await.unwrap_err();
+    let mut response = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1;".to_vec();
+    response.extend(std::iter::repeat_n(b'x', 20 * 1024));
+    response.extend_from_slice(b"\r\na\r\n0\r\n\r\n");
+    let error = body_error(one_response(response)).await;
     assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
     assert!(error.to_string().contains("extensions"), "{error}");
 }
@@ -963,20 +959,10 @@ async fn trailers_past_the_head_limits_fail_the_body() {
             "too many",
         ),
     ] {
-        let trailers: &'static str = Box::leak(trailers.into_boxed_str());
-        let server = raw_server(move |mut stream| async move {
-            let _ = read_head(&mut stream).await;
-            let response = format!(
-                "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n{trailers}\r\n"
-            );
-            let _ = stream.write_all(response.as_bytes()).await;
-        })
-        .await;
-        let response = transport()
-            .send(get(&server.url("/")), SendOptions::new())
-            .await
-            .unwrap();
-        let error = read_all(response.into_body()).await.unwrap_err();
+        let response = format!(
+            "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n{trailers}\r\n"
+        );
+        let error = body_error(one_response(response.into_bytes())).await;
         assert!(error.to_string().contains(expected), "{error}");
     }
 }
