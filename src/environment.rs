@@ -13,9 +13,12 @@
 //!   blocking (from a secure origin) and response tainting apply; the client's defaults
 //!   turn on cookies, the HTTP cache and HSTS.
 
+use std::cell::RefCell;
+
 use url::{Origin, Url};
 
 use crate::blob_url::BlobUrlStore;
+use crate::infra::kept::{self, LastText};
 
 idl_enum! {
     /// [`ReferrerPolicy`](https://w3c.github.io/webappsec-referrer-policy/#enumdef-referrerpolicy):
@@ -150,58 +153,33 @@ impl Environment {
     /// maybe) lasts until its next parse of another input.
     pub(crate) fn parse_url(&self, input: &str) -> Result<Url, url::ParseError> {
         let base = self.base_url.as_ref();
-        let kept = LAST_PARSED.try_with(|last| {
-            let mut last = last.try_borrow_mut().ok()?;
-            let LastParsed {
-                input: kept_input,
-                url: kept_url,
-            } = &mut *last;
-            let again = kept_input == input;
-            if let (true, Some((kept_base, url))) = (again, kept_url.as_ref()) {
-                if kept_base.as_ref().map(Url::as_str) == base.map(Url::as_str) {
-                    return Some(Ok(url.clone()));
-                }
+        let parse = || Url::options().base_url(base).parse(input);
+        let same_base =
+            |kept: &Option<Url>| kept.as_ref().map(Url::as_str) == base.map(Url::as_str);
+        kept::with_slot(&LAST_PARSED, |last| {
+            if let Some((_, url)) = last.get(input).filter(|(kept, _)| same_base(kept)) {
+                return Ok(url.clone());
             }
-            let parsed = Url::options().base_url(base).parse(input);
-            match &parsed {
-                Ok(url) if again && url.as_str() == input => {
-                    *kept_url = Some((base.cloned(), url.clone()));
-                }
-                _ if input.len() <= KEPT_URL_BYTES => {
-                    kept_input.clear();
-                    kept_input.push_str(input);
-                    *kept_url = None;
-                }
-                _ => {}
-            }
-            Some(parsed)
-        });
-        match kept {
-            Ok(Some(parsed)) => parsed,
-            // While the thread's storage is being torn down, or (never) borrowed twice.
-            _ => Url::options().base_url(base).parse(input),
-        }
+            let parsed = parse();
+            last.note(input, KEPT_URL_BYTES, || {
+                let url = parsed.as_ref().ok().filter(|url| url.as_str() == input)?;
+                Some((base.cloned(), url.clone()))
+            });
+            parsed
+        })
+        // While the thread's storage is being torn down, or (never) borrowed twice.
+        .unwrap_or_else(parse)
     }
 }
 
 /// The longest URL a thread keeps from [`Environment::parse_url`].
 const KEPT_URL_BYTES: usize = 2048;
 
-/// What a thread keeps from [`Environment::parse_url`].
-struct LastParsed {
-    /// The last input parsed, in room the thread keeps.
-    input: String,
-    /// Once that input was parsed twice running and serialized to itself: the base URL it
-    /// was parsed against, and its URL.
-    url: Option<(Option<Url>, Url)>,
-}
-
 thread_local! {
-    static LAST_PARSED: std::cell::RefCell<LastParsed> = const {
-        std::cell::RefCell::new(LastParsed {
-            input: String::new(),
-            url: None,
-        })
+    /// The last input parsed on this thread; once it was parsed twice running and
+    /// serialized to itself, the base URL it was parsed against and its URL.
+    static LAST_PARSED: RefCell<LastText<(Option<Url>, Url)>> = const {
+        RefCell::new(LastText::new())
     };
 }
 
@@ -240,11 +218,10 @@ mod tests {
     fn kept() -> Option<Kept> {
         LAST_PARSED.with(|last| {
             let last = last.borrow();
-            let url = last
-                .url
-                .as_ref()
+            let (input, url) = last.parts();
+            let url = url
                 .map(|(base, url)| (base.as_ref().map(|base| base.to_string()), url.to_string()));
-            Some((last.input.clone(), url))
+            Some((input.to_owned(), url))
         })
     }
 

@@ -18,7 +18,8 @@
 //!   (the spec layer for `data:` URLs and integrity metadata, the network layer for
 //!   `Proxy-Authorization`);
 //! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
-//!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]).
+//!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]);
+//! - not a standard's: what a thread keeps from one request to the next ([`kept`]).
 //!
 //! This module imports nothing from the rest of the crate, so every layer may use it; it is
 //! private, and what is public is re-exported where users find it: the byte classes and
@@ -32,6 +33,8 @@
 //! `char` boundary.
 
 use std::borrow::Cow;
+
+pub(crate) mod kept;
 
 // ---------------------------------------------------------------------------------------------
 // Byte classes: https://infra.spec.whatwg.org/#ascii-whitespace, https://fetch.spec.whatwg.org/#http

@@ -18,6 +18,7 @@ use crate::body::Body;
 use crate::cookie::CookieStore;
 use crate::error::{Error, NetworkError};
 use crate::headers::{HeaderList, Headers, HeadersGuard};
+use crate::infra::kept::{self, LastText};
 use crate::net::{RequestBody, SendOptions};
 use crate::request::{
     Referrer, Request, RequestCache, RequestCredentials, RequestRedirect, ResponseTainting,
@@ -1023,30 +1024,16 @@ fn uri_of(url: &url::Url) -> Result<http::Uri, Box<dyn std::error::Error + Send 
         _ => return Ok(url[..Position::AfterQuery].parse::<http::Uri>()?),
     };
     let key = &url[..Position::AfterQuery];
-    let kept = LAST_URI.try_with(|last| {
-        let mut last = last.try_borrow_mut().ok()?;
-        let (kept_key, kept_uri) = last.get_or_insert_with(Default::default);
-        let again = kept_key == key;
-        if let (true, Some(uri)) = (again, kept_uri.as_ref()) {
-            return Some(Ok(uri.clone()));
+    kept::with_slot(&LAST_URI, |last| {
+        if let Some(uri) = last.get(key) {
+            return Ok(uri.clone());
         }
         let made = uri_from_parts(url, scheme.clone());
-        match (&made, again) {
-            (Ok(uri), true) => *kept_uri = Some(uri.clone()),
-            _ if key.len() <= KEPT_BYTES => {
-                kept_key.clear();
-                kept_key.push_str(key);
-                *kept_uri = None;
-            }
-            _ => {}
-        }
-        Some(made)
-    });
-    match kept {
-        Ok(Some(made)) => made,
-        // While the thread's storage is being torn down, or (never) borrowed twice.
-        _ => uri_from_parts(url, scheme),
-    }
+        last.note(key, KEPT_BYTES, || made.as_ref().ok().cloned());
+        made
+    })
+    // While the thread's storage is being torn down, or (never) borrowed twice.
+    .unwrap_or_else(|| uri_from_parts(url, scheme))
 }
 
 /// The `http::Uri` of an HTTP(S) `url` with that `scheme`, made from its parts.
@@ -1082,8 +1069,8 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
     /// The last URL [`uri_of`] was given on this thread, up to its fragment, and its `Uri`
     /// once it was given twice running.
-    static LAST_URI: std::cell::RefCell<Option<(String, Option<http::Uri>)>> =
-        const { std::cell::RefCell::new(None) };
+    static LAST_URI: std::cell::RefCell<LastText<http::Uri>> =
+        const { std::cell::RefCell::new(LastText::new()) };
 }
 
 /// The `http::HeaderMap` of a request's header list, for the transport.
@@ -1096,17 +1083,13 @@ thread_local! {
 /// shared) instead. Any other list is converted and kept in its place, so what a thread
 /// keeps (a credential header among it, maybe) lasts until its next request.
 fn header_map_of(list: &HeaderList) -> Result<http::HeaderMap, Error> {
-    let kept = LAST_KEPT.try_with(|last| {
-        let mut last = last.try_borrow_mut().ok()?;
+    kept::with_slot(&LAST_KEPT, |last| {
         if let Some((previous, map)) = last.as_ref() {
             if same_list(previous, list) {
-                return Some(Ok(map.clone()));
+                return Ok(map.clone());
             }
         }
-        let map = match http::HeaderMap::try_from(list) {
-            Ok(map) => map,
-            Err(error) => return Some(Err(error)),
-        };
+        let map = http::HeaderMap::try_from(list)?;
         let size: usize = list
             .iter()
             .map(|(name, value)| name.len() + value.len())
@@ -1115,13 +1098,10 @@ fn header_map_of(list: &HeaderList) -> Result<http::HeaderMap, Error> {
             true => Some((list.clone(), map.clone())),
             false => None,
         };
-        Some(Ok(map))
-    });
-    match kept {
-        Ok(Some(map)) => map,
-        // While the thread's storage is being torn down, or (never) borrowed twice.
-        _ => http::HeaderMap::try_from(list),
-    }
+        Ok(map)
+    })
+    // While the thread's storage is being torn down, or (never) borrowed twice.
+    .unwrap_or_else(|| http::HeaderMap::try_from(list))
 }
 
 /// Whether two header lists are equal, byte for byte. A field the lists share (a clone of
@@ -1255,8 +1235,8 @@ mod tests {
         let kept = || {
             LAST_URI.with(|last| {
                 let last = last.borrow();
-                let (key, uri) = last.as_ref()?;
-                Some((key.clone(), uri.as_ref().map(|uri| uri.to_string())))
+                let (key, uri) = last.parts();
+                Some((key.to_owned(), uri.map(|uri| uri.to_string())))
             })
         };
         let expected = "http://example.com/a?b".to_owned();
