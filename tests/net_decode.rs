@@ -5,11 +5,12 @@ mod net_support;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use net_support::*;
+use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use whatwg_fetch::NetworkError;
 use whatwg_fetch::net::{
     ContentCoding, HyperTransport, RequestBody, ResponseBody, SendOptions, Transport, decode,
 };
+use whatwg_fetch::{Client, NetworkError, RequestInit};
 
 const TEXT: &str = "The quick brown fox jumps over the lazy dog. \
                     The quick brown fox jumps over the lazy dog.";
@@ -300,4 +301,91 @@ async fn a_zstd_window_over_8_mib_is_refused_and_8_mib_is_accepted() {
     let body = decode(ResponseBody::full(refused), &[ContentCoding::Zstd]).unwrap();
     let error = read_all(body).await.unwrap_err();
     assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
+}
+
+/// A server answering every request on a connection, one after another: `/coded` with
+/// `Content-Encoding: <coding>` and `body` in one chunk of a chunked message whose last
+/// chunk comes `delay` later, anything else with "ok".
+async fn chunked_coded_server(coding: &'static str, body: Vec<u8>, delay: Duration) -> Server {
+    raw_server(move |mut stream| {
+        let body = body.clone();
+        async move {
+            while let Some(head) = read_head(&mut stream).await {
+                let (coded, body) = if head.starts_with("GET /coded ") {
+                    (true, body.clone())
+                } else {
+                    (false, b"ok".to_vec())
+                };
+                let mut message = String::from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n");
+                if coded {
+                    message.push_str(&format!("content-encoding: {coding}\r\n"));
+                }
+                message.push_str(&format!("\r\n{:x}\r\n", body.len()));
+                let mut bytes = message.into_bytes();
+                bytes.extend_from_slice(&body);
+                bytes.extend_from_slice(b"\r\n");
+                if stream.write_all(&bytes).await.is_err() {
+                    return;
+                }
+                if coded {
+                    tokio::time::sleep(delay).await;
+                }
+                if stream.write_all(b"0\r\n\r\n").await.is_err() {
+                    return;
+                }
+            }
+        }
+    })
+    .await
+}
+
+/// The text of `url` fetched with `client`, or its error.
+async fn text(client: &Client, url: &str) -> Result<String, whatwg_fetch::Error> {
+    let mut response = client.fetch(url, RequestInit::default()).await?;
+    response.text().await
+}
+
+#[tokio::test]
+async fn every_zstd_frame_and_gzip_member_of_a_response_is_decoded() {
+    for coding in ["zstd", "gzip"] {
+        let mut body = encode(coding, b"some mes").await;
+        body.extend(encode(coding, b"sage").await);
+        let server = chunked_coded_server(coding, body, Duration::ZERO).await;
+        let client = Client::builder().build().unwrap();
+        let text = text(&client, &server.url("/coded")).await.unwrap();
+        assert_eq!(text, "some message", "{coding}");
+    }
+}
+
+#[tokio::test]
+async fn a_message_is_read_to_its_end_after_its_coded_data_and_its_connection_kept() {
+    for coding in ["gzip", "deflate", "br", "zstd"] {
+        let body = encode(coding, TEXT.as_bytes()).await;
+        let server = chunked_coded_server(coding, body, Duration::from_millis(300)).await;
+        let client = Client::builder().build().unwrap();
+        assert_eq!(text(&client, &server.url("/coded")).await.unwrap(), TEXT);
+        assert_eq!(text(&client, &server.url("/next")).await.unwrap(), "ok");
+        assert_eq!(
+            server.counts.accepts(),
+            1,
+            "{coding}: the connection was not kept"
+        );
+    }
+}
+
+#[tokio::test]
+async fn bytes_after_the_coded_data_in_a_message_are_a_decode_error() {
+    for coding in ["gzip", "deflate", "br", "zstd"] {
+        let mut body = encode(coding, TEXT.as_bytes()).await;
+        body.extend_from_slice(b"\n<!-- appended -->\n");
+        let server = chunked_coded_server(coding, body, Duration::ZERO).await;
+        let client = Client::builder().build().unwrap();
+        let error = text(&client, &server.url("/coded")).await.unwrap_err();
+        assert!(
+            matches!(error.network_error(), Some(NetworkError::Decode(_))),
+            "{coding}: {error:?}"
+        );
+        // The message was read to its end all the same: the connection serves the next.
+        assert_eq!(text(&client, &server.url("/next")).await.unwrap(), "ok");
+    }
 }

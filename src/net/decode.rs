@@ -24,12 +24,35 @@
 //! empty whatever its codings (as for a `HEAD` or `304` response), and `deflate` can look
 //! at its first two bytes to tell the zlib wrapper (RFC 1950, as specified) from raw
 //! RFC 1951 data (which browsers also accept). A zstd frame may use a window of at most
-//! 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)). Each coding
-//! decodes one stream (one gzip member, one zstd frame); bytes after its end are ignored,
-//! and when an inner coding's stream ends first, the outer ones are still read to their
-//! ends so that their checks (gzip's CRC, a stream cut short) are made whatever the chunks
-//! the body came in — what they still decode is dropped, up to 64 KiB, and more is an
-//! error rather than work done for nothing.
+//! 8 MiB ([RFC 9659 §3](https://www.rfc-editor.org/rfc/rfc9659#section-3)).
+//!
+//! # Decoded to the last byte
+//!
+//! gzip data is a series of members ([RFC 1952 §2.2](https://www.rfc-editor.org/rfc/rfc1952#section-2.2)),
+//! and zstd data a series of frames ([RFC 8878 §3.1](https://www.rfc-editor.org/rfc/rfc8878#section-3.1)):
+//! `cat a.gz b.gz`, `pigz`, `zstd -c a b` and many log shippers write several. Every
+//! member and every frame is decoded, one after the other, with the same limits as the
+//! first. `deflate` and `br` data is one stream.
+//!
+//! Every stage reads its input to its end, and the first one the body to the end of the
+//! HTTP message, even when a coding's stream ends earlier (a chunked body whose last
+//! chunk comes later): the message is read whole, so its connection is reused, and every
+//! check is made (gzip's CRC and length, zlib's Adler-32, a stream cut short) however
+//! the body's chunks fall.
+//!
+//! Bytes after the end of a coding's data that do not begin another member or frame (or
+//! any byte after a `deflate` or `br` stream) end the body with
+//! [`NetworkError::Decode`]. Browsers differ here: Chromium's `GzipSourceStream` ignores
+//! whatever follows the first gzip member ("matches the behavior of other browsers"),
+//! and Firefox's `nsHTTPCompressConv` throws away what follows the end of a stream as
+//! "metadata or padding"; both decode only the first member of a multi-member gzip body,
+//! so they lose its later members without a word. reqwest decodes every member and
+//! frame and refuses "extra bytes after body has been decompressed". This crate does
+//! what reqwest does: bytes it cannot decode are bytes the caller would not get, and an
+//! error says so where silence would pass a damaged or spliced body off as whole.
+//! Waiting for the message's end costs no more than any body does: the connection's read
+//! timeout bounds it.
+//!
 //! Corrupt or truncated data ends the body with [`NetworkError::Decode`]; an error of the
 //! body itself comes through unchanged.
 //!
@@ -147,6 +170,28 @@ impl ContentCoding {
             ContentCoding::Brotli => cfg!(feature = "brotli"),
             ContentCoding::Zstd => cfg!(feature = "zstd"),
             ContentCoding::Identity => true,
+        }
+    }
+
+    /// The token `Content-Encoding` names the coding by.
+    fn token(self) -> &'static str {
+        match self {
+            ContentCoding::Gzip => "gzip",
+            ContentCoding::Deflate => "deflate",
+            ContentCoding::Brotli => "br",
+            ContentCoding::Zstd => "zstd",
+            ContentCoding::Identity => "identity",
+        }
+    }
+
+    /// What one of the coding's streams is called, for a coding whose data may be
+    /// several in a row: a gzip "member" (RFC 1952 §2.2), a zstd "frame" (RFC 8878
+    /// §3.1). `None` for `deflate` and `br`, whose data is one stream.
+    fn stream_name(self) -> Option<&'static str> {
+        match self {
+            ContentCoding::Gzip => Some("member"),
+            ContentCoding::Zstd => Some("frame"),
+            _ => None,
         }
     }
 
@@ -320,7 +365,6 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
     ResponseBody::decoded(Pipeline {
         source: body,
         stages,
-        trailing: 0,
         done: false,
     })
 }
@@ -448,8 +492,10 @@ enum Phase {
     Decoding,
     /// The stream ended (or its input did): writing out what the decoder still holds.
     Finishing,
-    /// Nothing more to give.
-    Done,
+    /// A stream (one gzip member, one zstd frame) has ended and passed its checks. What
+    /// follows must be another member or frame, for the codings that have them, or
+    /// nothing: the stage ends only when its input does.
+    Ended,
 }
 
 /// What one step of a stage gave.
@@ -458,7 +504,7 @@ enum Step {
     Output(Bytes),
     /// The stage has used all its input and needs more.
     NeedInput,
-    /// The stage's stream has ended.
+    /// The stage's input has ended, and every stream in it with it.
     End,
 }
 
@@ -477,6 +523,9 @@ struct Stage {
     /// The last call filled the output: the decoder may hold more without new input.
     more_output: bool,
     phase: Phase,
+    /// The streams begun so far (gzip members, zstd frames), the current one included;
+    /// errors name the one they are in.
+    streams: u32,
 }
 
 impl Stage {
@@ -489,6 +538,7 @@ impl Stage {
             output: BytesMut::new(),
             more_output: false,
             phase: Phase::Decoding,
+            streams: 1,
         }
     }
 
@@ -505,17 +555,56 @@ impl Stage {
         }
     }
 
-    /// Runs the decoder until it has output to hand on, needs input, or ends.
+    /// Runs the decoder until it has output to hand on, needs input, or ends; an error
+    /// says which coding (and which member or frame) it is in.
     fn step(&mut self) -> io::Result<Step> {
+        self.step_inner().map_err(|error| {
+            let coding = self.coding.token();
+            let context = match self.coding.stream_name() {
+                Some(stream) if self.streams > 1 => format!("{coding} {stream} {}", self.streams),
+                _ => coding.to_owned(),
+            };
+            io::Error::new(error.kind(), format!("{context}: {error}"))
+        })
+    }
+
+    fn step_inner(&mut self) -> io::Result<Step> {
         loop {
             match self.phase {
-                Phase::Done => return Ok(Step::End),
+                Phase::Ended => {
+                    if !self.input.is_empty() {
+                        // RFC 1952 §2.2: "A gzip file consists of a series of
+                        // "members""; RFC 8878 §3.1: a zstd stream is "one or more
+                        // frames". What follows a member or frame is the next one, and
+                        // bytes that do not start one are an error, never dropped.
+                        if self.coding.stream_name().is_none() {
+                            return Err(io::Error::new(
+                                io::ErrorKind::InvalidData,
+                                format!(
+                                    "data follows the end of the stream ({} bytes or more)",
+                                    self.input.len()
+                                ),
+                            ));
+                        }
+                        if let Some(decoder) = self.decoder.as_mut() {
+                            decoder.get().reinit()?;
+                        }
+                        self.streams = self.streams.saturating_add(1);
+                        self.more_output = false;
+                        self.phase = Phase::Decoding;
+                        continue;
+                    }
+                    if self.input_ended {
+                        return Ok(Step::End);
+                    }
+                    return Ok(Step::NeedInput);
+                }
                 Phase::Decoding => {
                     if self.decoder.is_none() {
                         if self.input.is_empty() {
                             if self.input_ended {
                                 // No bytes at all: an empty body stays empty.
-                                self.phase = Phase::Done;
+                                self.phase = Phase::Ended;
                                 return Ok(Step::End);
                             }
                             return Ok(Step::NeedInput);
@@ -561,11 +650,14 @@ impl Stage {
                     let (_, written, result) =
                         self.run(|decoder, _input, output| decoder.finish(output));
                     match result {
-                        Ok(true) => self.phase = Phase::Done,
+                        Ok(true) => self.phase = Phase::Ended,
                         // Asked to finish with room to write, the decoder wrote nothing
                         // and is not done: its stream was cut short.
                         Ok(false) if written == 0 => {
-                            return Err(io::ErrorKind::UnexpectedEof.into());
+                            return Err(io::Error::new(
+                                io::ErrorKind::UnexpectedEof,
+                                "the data ends before the stream does",
+                            ));
                         }
                         Ok(false) => {}
                         Err(error) => return Err(error),
@@ -613,25 +705,16 @@ impl Stage {
 
 /// The decoded body: the stages in order, the first reading `source`.
 ///
-/// When a stage's stream ends, the stages before it still run to the ends of their own
-/// streams, so that their checks (gzip's CRC and length, zlib's Adler-32, a stream cut
-/// short) are made whatever the chunks the body came in: an error of an outer coding
-/// never goes unseen because an inner one ended first. What they still decode comes after
-/// the end of the stream they feed and is dropped, up to [`MAX_TRAILING`] bytes.
+/// Every stage reads its input to the end, the first one the body to its end, so that
+/// every check of every coding is made (gzip's CRC and length, zlib's Adler-32, a stream
+/// cut short) and the HTTP message is read whole, whichever coding's stream ends first.
 pub(crate) struct Pipeline {
     source: ResponseBody,
     /// `stages[0]` undoes the last coding applied; the last stage's output is the body.
     stages: Vec<Stage>,
-    /// Bytes dropped after the end of a stage's stream.
-    trailing: usize,
     /// Set after the end or an error: the body yields nothing more.
     done: bool,
 }
-
-/// The most bytes a stage may still decode after the stream it feeds has ended: a
-/// stream that goes on past it is an error rather than work done for nothing (a few
-/// bytes of an outer coding can expand to gigabytes).
-const MAX_TRAILING: usize = 64 * 1024;
 
 impl Pipeline {
     /// Ends the body: the stages and the source (with its connection) are let go.
@@ -643,28 +726,6 @@ impl Pipeline {
         self.stages = Vec::new();
         self.source = ResponseBody::empty();
         Poll::Ready(item)
-    }
-
-    /// Counts `len` bytes decoded after the end of the stream they were for; past
-    /// [`MAX_TRAILING`] in all, an error.
-    fn drop_trailing(&mut self, len: usize) -> Result<(), NetworkError> {
-        self.trailing = self.trailing.saturating_add(len);
-        if self.trailing > MAX_TRAILING {
-            let error = io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a content coding goes on for more than 64 KiB after the end of the coding inside it",
-            );
-            return Err(NetworkError::Decode(Box::new(error)));
-        }
-        Ok(())
-    }
-
-    /// The last stage before `index` whose stream has not ended yet.
-    fn unfinished_before(&self, index: usize) -> Option<usize> {
-        self.stages
-            .get(..index)?
-            .iter()
-            .rposition(|stage| stage.phase != Phase::Done)
     }
 }
 
@@ -697,39 +758,20 @@ impl Stream for Pipeline {
             };
             match step {
                 Step::Output(bytes) => match this.stages.get_mut(index + 1) {
-                    // After the end of the next stage's stream: dropped.
-                    Some(next) if next.phase == Phase::Done => {
-                        if let Err(error) = this.drop_trailing(bytes.len()) {
-                            return this.finish(Some(Err(error)));
-                        }
-                    }
                     Some(next) => {
                         next.push_input(bytes);
                         index += 1;
                     }
                     None => return Poll::Ready(Some(Ok(bytes))),
                 },
-                Step::End => {
-                    // What this stage was given past the end of its stream is dropped.
-                    let unused = this.stages.get(index).map_or(0, |stage| stage.input.len());
-                    if index > 0 {
-                        if let Err(error) = this.drop_trailing(unused) {
-                            return this.finish(Some(Err(error)));
-                        }
+                // This stage's input has ended, and so has what it gives the next one.
+                Step::End => match this.stages.get_mut(index + 1) {
+                    Some(next) => {
+                        next.input_ended = true;
+                        index += 1;
                     }
-                    match this.stages.get_mut(index + 1) {
-                        Some(next) if next.phase != Phase::Done => {
-                            next.input_ended = true;
-                            index += 1;
-                        }
-                        // The body's stream (or one a stage fed) has ended: the stages before
-                        // still run to their own ends, so that their checks are made.
-                        _ => match this.unfinished_before(index) {
-                            Some(before) => index = before,
-                            None => return this.finish(None),
-                        },
-                    }
-                }
+                    None => return this.finish(None),
+                },
                 Step::NeedInput if index > 0 => index -= 1,
                 Step::NeedInput => {
                     match Pin::new(&mut this.source).poll_next(cx) {
@@ -1015,24 +1057,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn bytes_after_an_inner_codings_end_are_dropped_up_to_a_bound() {
+    async fn bytes_after_an_inner_codings_end_are_a_decode_error() {
         let codings = [ContentCoding::Deflate, ContentCoding::Gzip];
-        let inner = encode(Some(ContentCoding::Deflate), TEXT).await;
-        // A little junk after the inner stream: dropped, the body is the text.
-        let mut with_junk = inner.clone();
+        let mut with_junk = encode(Some(ContentCoding::Deflate), TEXT).await;
         with_junk.extend_from_slice(b"junk");
         let encoded = encode(Some(ContentCoding::Gzip), &with_junk).await;
-        let body = read(decode(ResponseBody::full(encoded), &codings).unwrap()).await;
-        assert_eq!(body.unwrap(), TEXT);
-        // More than the bound (it compresses to a few hundred bytes): an error, not
-        // gigabytes decoded for nothing.
-        let mut with_lots = inner;
-        with_lots.resize(with_lots.len() + MAX_TRAILING + 1, 0);
-        let encoded = encode(Some(ContentCoding::Gzip), &with_lots).await;
-        let error = read(decode(ResponseBody::full(encoded), &codings).unwrap())
-            .await
-            .unwrap_err();
-        assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
+        for size in [1, 5, encoded.len()] {
+            let body = decode(chunked(&encoded, &[size]), &codings).unwrap();
+            let error = read(body).await.unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("deflate: data follows the end of the stream"),
+                "chunks of {size}: {error}"
+            );
+        }
     }
 
     #[tokio::test]
@@ -1079,11 +1118,115 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn bytes_after_the_end_of_a_coding_are_ignored() {
+    async fn every_gzip_member_and_every_zstd_frame_is_decoded() {
+        for coding in [ContentCoding::Gzip, ContentCoding::Zstd] {
+            let parts: [&[u8]; 4] = [b"some ", b"", b"mes", &TEXT.repeat(300)];
+            let mut encoded = Vec::new();
+            for part in parts {
+                encoded.extend(encode(Some(coding), part).await);
+            }
+            let whole = parts.concat();
+            for sizes in [&[][..], &[1; 200][..], &[7, 13, 1, 64][..]] {
+                let body = decode(chunked(&encoded, sizes), &[coding]).unwrap();
+                let decoded = read(body).await.unwrap();
+                assert!(
+                    decoded == whole,
+                    "{coding:?} in chunks of {sizes:?}: {} bytes of {}",
+                    decoded.len(),
+                    whole.len()
+                );
+            }
+        }
+        // Members inside another coding, and a coding around members.
+        let mut members = encode(Some(ContentCoding::Gzip), b"one, ").await;
+        members.extend(encode(Some(ContentCoding::Gzip), b"two").await);
+        let encoded = encode(Some(ContentCoding::Brotli), &members).await;
+        let codings = [ContentCoding::Gzip, ContentCoding::Brotli];
+        let body = decode(chunked(&encoded, &[3]), &codings).unwrap();
+        assert_eq!(read(body).await.unwrap(), b"one, two");
+    }
+
+    #[tokio::test]
+    async fn bytes_after_the_end_of_a_coding_are_a_decode_error_naming_it() {
+        for (coding, raw, expected) in [
+            (ContentCoding::Gzip, false, "gzip member 2: "),
+            (ContentCoding::Zstd, false, "zstd frame 2: "),
+            (
+                ContentCoding::Deflate,
+                false,
+                "deflate: data follows the end of the stream",
+            ),
+            (
+                ContentCoding::Deflate,
+                true,
+                "deflate: data follows the end of the stream",
+            ),
+            (
+                ContentCoding::Brotli,
+                false,
+                "br: data follows the end of the stream",
+            ),
+        ] {
+            let mut encoded = encode((!raw).then_some(coding), TEXT).await;
+            encoded.extend_from_slice(b"trailing bytes");
+            for sizes in [&[][..], &[1; 100][..]] {
+                let body = decode(chunked(&encoded, sizes), &[coding]).unwrap();
+                let error = read(body).await.unwrap_err();
+                assert!(matches!(error, NetworkError::Decode(_)), "{error:?}");
+                assert!(error.to_string().contains(expected), "{coding:?}: {error}");
+            }
+        }
+        // A second gzip member cut short is a truncated member, not the end.
         let mut encoded = encode(Some(ContentCoding::Gzip), TEXT).await;
-        encoded.extend_from_slice(b"trailing bytes");
+        let second = encode(Some(ContentCoding::Gzip), TEXT).await;
+        encoded.extend_from_slice(&second[..second.len() - 3]);
         let body = decode(ResponseBody::full(encoded), &[ContentCoding::Gzip]).unwrap();
-        assert_eq!(read(body).await.unwrap(), TEXT);
+        let error = read(body).await.unwrap_err();
+        assert!(error.to_string().contains("gzip member 2"), "{error}");
+    }
+
+    /// A body of `chunks`, then the end, recording whether it was polled to its end.
+    fn watched(chunks: Vec<Result<Bytes, NetworkError>>) -> (ResponseBody, Arc<AtomicUsize>) {
+        let ended = Arc::new(AtomicUsize::new(0));
+        let seen = ended.clone();
+        let stream =
+            futures_util::stream::iter(chunks).chain(futures_util::stream::poll_fn(move |_| {
+                seen.fetch_add(1, Ordering::SeqCst);
+                std::task::Poll::Ready(None)
+            }));
+        (ResponseBody::from_stream(stream), ended)
+    }
+
+    #[tokio::test]
+    async fn the_body_is_read_to_its_end_after_the_last_stream_ends() {
+        for coding in [
+            ContentCoding::Gzip,
+            ContentCoding::Deflate,
+            ContentCoding::Brotli,
+            ContentCoding::Zstd,
+        ] {
+            let encoded = encode(Some(coding), TEXT).await;
+            let (body, ended) = watched(vec![
+                Ok(Bytes::from(encoded)),
+                Ok(Bytes::new()),
+                Ok(Bytes::new()),
+            ]);
+            let mut body = decode(body, &[coding]).unwrap();
+            assert_eq!(body.next().await.unwrap().unwrap(), TEXT, "{coding:?}");
+            assert!(body.next().await.is_none(), "{coding:?}");
+            assert_eq!(ended.load(Ordering::SeqCst), 1, "{coding:?}");
+        }
+        // An error of the body after the coding's data has ended is not swallowed: the
+        // message did not arrive whole.
+        let encoded = encode(Some(ContentCoding::Gzip), TEXT).await;
+        let (body, _) = watched(vec![
+            Ok(Bytes::from(encoded)),
+            Err(NetworkError::LengthMismatch),
+        ]);
+        let error = read(decode(body, &[ContentCoding::Gzip]).unwrap())
+            .await
+            .unwrap_err();
+        assert!(matches!(error, NetworkError::LengthMismatch), "{error:?}");
     }
 
     /// The data and its encoding by a stack of every coding, made once.
