@@ -1028,3 +1028,35 @@ async fn keepalive_bodies_in_flight_stay_within_64_kib() {
         .unwrap();
     assert_eq!(response.text().await.unwrap(), "61440");
 }
+
+#[tokio::test]
+async fn a_redirect_that_drops_the_body_drops_the_callers_content_length() {
+    // (A caller's `Transfer-Encoding` is refused before any redirect: the transport frames
+    // the body itself.)
+    let server = server().await;
+    for status in [301, 302, 303, 307, 308] {
+        let rewritten = status <= 303;
+        let init = RequestInit {
+            method: Some("POST".into()),
+            body: Some(BodyInit::from("payload")),
+            headers: Some(HeadersInit::from(vec![
+                ("Content-Length", "7"),
+                ("Content-Type", "text/plain"),
+            ])),
+            ..Default::default()
+        };
+        let location = format!("/redirect/{status}?/echo");
+        let mut response = client().fetch(server.url(&location), init).await.unwrap();
+        let text = response.text().await.unwrap();
+        if rewritten {
+            assert!(text.starts_with("GET /echo\n"), "{status}: {text}");
+            for name in ["content-length", "transfer-encoding", "content-type"] {
+                assert!(!text.contains(&format!("\n{name}:")), "{status}: {text}");
+            }
+        } else {
+            assert!(text.starts_with("POST /echo\n"), "{status}: {text}");
+            assert!(text.contains("\ncontent-length: 7\n"), "{status}: {text}");
+            assert!(text.ends_with("\n\npayload"), "{status}: {text}");
+        }
+    }
+}

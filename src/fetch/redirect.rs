@@ -97,6 +97,15 @@ pub(crate) async fn http_redirect_fetch(
         // Step 12.2. For each headerName of request-body-header name, delete headerName
         // from request's header list.
         remove_headers(request, is_request_body_header_name);
+        // Not in the spec, where `Content-Length` and `Transfer-Encoding` are forbidden
+        // request-headers that no caller can set: a server-side caller can set them (the
+        // crate's transport refuses a caller's `Transfer-Encoding`, another may not).
+        // They describe the body that is now null, so they go with it, as reqwest drops
+        // them; kept, they would frame a body that is not sent.
+        remove_headers(request, |name| {
+            name.eq_ignore_ascii_case(b"content-length")
+                || name.eq_ignore_ascii_case(b"transfer-encoding")
+        });
     }
     // Step 13. If request's current URL's origin is not same origin with locationURL's
     // origin, then for each headerName of CORS non-wildcard request-header name, delete
