@@ -191,7 +191,8 @@ impl Client {
         let deadline = self
             .inner
             .total_timeout
-            .map(|timeout| Instant::now() + timeout);
+            // A timeout past what an `Instant` holds never comes: no deadline.
+            .and_then(|timeout| Instant::now().checked_add(timeout));
         // Steps 5–12. Add the abort steps to requestObject's signal, then fetch request
         // with processResponse. Aborting drops the fetch wherever it is (resolving,
         // connecting, waiting for headers) and rejects with the signal's reason.

@@ -13,6 +13,8 @@ use hyper_util::rt::TokioTimer;
 
 #[cfg(feature = "http2")]
 use super::http2::BoxingExecutor;
+#[cfg(feature = "http2")]
+use super::timer::FAR_FUTURE;
 
 /// The default limit on a response head: 256 KiB, over HTTP/2
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
@@ -80,8 +82,13 @@ impl ProtocolOptions {
             .initial_connection_window_size(self.http2_initial_connection_window_size)
             .adaptive_window(self.http2_adaptive_window)
             .max_frame_size(self.http2_max_frame_size)
-            .keep_alive_interval(self.http2_keep_alive_interval)
-            .keep_alive_timeout(self.http2_keep_alive_timeout)
+            // hyper adds both to `Instant::now()`, which panics past what an `Instant`
+            // holds: a longer one waits as long as one that never comes.
+            .keep_alive_interval(
+                self.http2_keep_alive_interval
+                    .map(|interval| interval.min(FAR_FUTURE)),
+            )
+            .keep_alive_timeout(self.http2_keep_alive_timeout.min(FAR_FUTURE))
             .keep_alive_while_idle(self.http2_keep_alive_while_idle);
         h2
     }

@@ -17,6 +17,11 @@ use super::happy_eyeballs::{
 };
 use crate::error::NetworkError;
 
+/// The shortest and longest idle times before TCP keep-alive probes that the system
+/// takes (`TCP_KEEPIDLE`, whole seconds; 32,767 is Linux's `MAX_TCP_KEEPIDLE`).
+const MIN_TCP_KEEPIDLE: Duration = Duration::from_secs(1);
+const MAX_TCP_KEEPIDLE: Duration = Duration::from_secs(32_767);
+
 /// How sockets are made; from the transport's builder.
 #[derive(Clone, Debug)]
 pub(crate) struct SocketOptions {
@@ -106,6 +111,10 @@ async fn connect_one(addr: SocketAddr, options: &SocketOptions) -> io::Result<Tc
     if let Some(time) = options.tcp_keepalive {
         // Sets `SO_KEEPALIVE` and the idle time before the first probe; the interval and
         // count of probes stay the system's.
+        // `TCP_KEEPIDLE` takes whole seconds from 1 to 32,767 (Linux's `MAX_TCP_KEEPIDLE`)
+        // and refuses any other with `EINVAL`, which would fail the connection: a time
+        // outside is taken as the nearest it allows.
+        let time = time.clamp(MIN_TCP_KEEPIDLE, MAX_TCP_KEEPIDLE);
         socket2::SockRef::from(&socket)
             .set_tcp_keepalive(&socket2::TcpKeepalive::new().with_time(time))?;
     }

@@ -34,7 +34,7 @@ use tokio::time::{Instant, Sleep};
 
 /// A deadline far enough away never to come: what a timeout too long for `Instant` to add
 /// waits for (Tokio's own `sleep` uses the same 30 years).
-const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// A timer to set, wait on, and set again (see the [module documentation](self)).
 ///
