@@ -877,7 +877,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Turns on TCP keep-alive probes after this much idle time.
+    /// Turns on TCP keep-alive probes after this much idle time, in whole seconds from 1
+    /// to 32,767 (what `TCP_KEEPIDLE` takes; a time outside is taken as the nearest).
     ///
     /// Default is `None`: no keep-alive probes.
     pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> ClientBuilder {

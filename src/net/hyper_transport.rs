@@ -638,8 +638,8 @@ impl HyperTransportBuilder {
     }
 
     /// Turns on TCP keep-alive (`SO_KEEPALIVE`) with this idle time before the first
-    /// probe (`TCP_KEEPIDLE`); the interval between probes and their count stay the
-    /// system's. An idle pooled connection whose peer has vanished is then found dead
+    /// probe (`TCP_KEEPIDLE`, whole seconds from 1 to 32,767: a time outside is taken as
+    /// the nearest); the interval between probes and their count stay the system's. An idle pooled connection whose peer has vanished is then found dead
     /// rather than kept until it is used.
     ///
     /// Default is `None`: no keep-alive probes, as in hyper-util and libcurl (reqwest
