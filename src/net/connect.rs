@@ -18,6 +18,7 @@ use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::time::Instant;
 
 use super::h1::{self, Http1};
 use super::pool::Key;
@@ -70,14 +71,20 @@ impl Connector {
         key: &Key,
         timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError> {
-        let connected = match self.connect_timeout {
-            Some(timeout) => tokio::time::timeout(timeout, self.connect_now(key, timing))
-                .await
-                .map_err(|_| NetworkError::Timeout {
-                    kind: TimeoutKind::Connect,
-                    after: timeout,
-                })?,
-            None => self.connect_now(key, timing).await,
+        // A timeout too long to be an `Instant` (`Duration::MAX`) is none.
+        let deadline = self
+            .connect_timeout
+            .and_then(|timeout| Some((Instant::now().checked_add(timeout)?, timeout)));
+        let connected = match deadline {
+            Some((deadline, timeout)) => {
+                tokio::time::timeout_at(deadline, self.connect_now(key, timing, Some(deadline)))
+                    .await
+                    .map_err(|_| NetworkError::Timeout {
+                        kind: TimeoutKind::Connect,
+                        after: timeout,
+                    })?
+            }
+            None => self.connect_now(key, timing, None).await,
         }?;
         // Immediately after establishing the connection: TLS included, the HTTP/2
         // preface aside (hyper sends it without waiting for an answer).
@@ -109,10 +116,13 @@ impl Connector {
         key.proxy.and_then(|index| self.proxies.get(index))
     }
 
+    /// [`connect`](Self::connect) without its timeout; `deadline` is when that ends, for
+    /// Happy Eyeballs to share what is left of it among a host's addresses.
     async fn connect_now(
         &self,
         key: &Key,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         let host = bare_host(key.authority.host());
         let port = key
@@ -123,7 +133,9 @@ impl Connector {
             let proxy = self.proxies.get(index).ok_or(NetworkError::Other(
                 "connection key names a proxy the transport does not have".into(),
             ))?;
-            return self.connect_via_proxy(proxy, key, host, port, timing).await;
+            return self
+                .connect_via_proxy(proxy, key, host, port, timing, deadline)
+                .await;
         }
         #[cfg(unix)]
         if let Some(path) = &self.socket.unix_socket {
@@ -137,7 +149,7 @@ impl Connector {
         let now = std::time::Instant::now();
         timing.domain_lookup_end = Some(now);
         timing.connection_start = Some(now);
-        let tcp = connect_tcp(&addrs, &self.socket).await?;
+        let tcp = connect_tcp(&addrs, &self.socket, deadline).await?;
         self.handshake_origin(tcp, key, host, timing).await
     }
 
@@ -175,21 +187,23 @@ impl Connector {
         host: &str,
         port: u16,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         match proxy.kind {
             ProxyKind::Http => {
-                let tcp = self.connect_proxy(proxy, timing).await?;
+                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
                 self.through_http_proxy(tcp, proxy, key, host, port, timing)
                     .await
             }
             ProxyKind::Https => {
-                let tcp = self.connect_proxy(proxy, timing).await?;
+                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
                 let tls = self.handshake_proxy_tls(tcp, proxy).await?;
                 self.through_http_proxy(tls, proxy, key, host, port, timing)
                     .await
             }
             ProxyKind::Socks5 | ProxyKind::Socks5h => {
-                self.through_socks(proxy, key, host, port, timing).await
+                self.through_socks(proxy, key, host, port, timing, deadline)
+                    .await
             }
         }
     }
@@ -200,6 +214,7 @@ impl Connector {
         &self,
         proxy: &Proxy,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<TcpStream, NetworkError> {
         let proxy_host = bare_host(proxy.authority.host());
         // A proxy's authority always has a port (its scheme's default at least).
@@ -218,11 +233,13 @@ impl Connector {
         let now = std::time::Instant::now();
         timing.domain_lookup_end = Some(now);
         timing.connection_start = Some(now);
-        connect_tcp(&addrs, &self.socket).await.map_err(|error| {
-            naming_proxy(error, || {
-                format!("connect to proxy {} failed", proxy.authority)
+        connect_tcp(&addrs, &self.socket, deadline)
+            .await
+            .map_err(|error| {
+                naming_proxy(error, || {
+                    format!("connect to proxy {} failed", proxy.authority)
+                })
             })
-        })
     }
 
     /// TLS to an `https:` proxy, offering only HTTP/1.1.
@@ -281,6 +298,7 @@ impl Connector {
         host: &str,
         port: u16,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         let shown = format!("{}:{port}", key.authority.host());
         let (target, target_port) = match host.parse::<IpAddr>() {
@@ -299,7 +317,7 @@ impl Connector {
                 (socks::Target::Ip(addr.ip()), addr.port())
             }
         };
-        let mut tcp = self.connect_proxy(proxy, timing).await?;
+        let mut tcp = self.connect_proxy(proxy, timing, deadline).await?;
         socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
         self.handshake_origin(tcp, key, host, timing).await
     }

@@ -613,7 +613,11 @@ impl HyperTransportBuilder {
     /// or as soon as an attempt fails, while no attempt has connected. The addresses are ordered so that IPv6 and IPv4 alternate, starting with the
     /// family of the first one resolved (§4); the first to connect wins and the other
     /// attempts are closed. All of it stays within the
-    /// [`connect_timeout`](Self::connect_timeout).
+    /// [`connect_timeout`](Self::connect_timeout), and every address gets a try within
+    /// it: when what is left of the timeout, shared among the addresses not yet tried,
+    /// is shorter than the delay, the next attempt starts after that share instead (at
+    /// least 10 ms after the last), so that two addresses and a 100 ms timeout give the
+    /// second a try after 50 ms.
     ///
     /// Held within RFC 8305's bounds: a delay under 100 ms (its Minimum Connection
     /// Attempt Delay, which spares a lossy network a burst of SYNs) is taken as 100 ms,

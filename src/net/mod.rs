@@ -38,7 +38,8 @@
 //!   [`DnsError`] names the host. Its addresses are raced by Happy Eyeballs
 //!   ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): IPv6 and IPv4 alternate,
 //!   starting with the family of the first address, and the next attempt starts 250 ms
-//!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]) or as soon as one
+//!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]), or sooner when the
+//!   connect timeout left would not give every address a share of it, or as soon as one
 //!   fails; the first to connect wins and the others are closed. When all fail, the
 //!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error. On
 //!   Unix, [`HyperTransportBuilder::unix_socket`] sends every connection to one socket
