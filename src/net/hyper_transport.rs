@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::http2::H2Sender;
 use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
-use http::{HeaderValue, Request, Response, Uri, Version};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -894,6 +894,20 @@ impl Inner {
                 let request_start = std::time::Instant::now();
                 let sent = pooled.tx.send(&request, body, &head, self.read_timeout);
                 let error = match sent.await {
+                    // A `408 Request Timeout` on a reused connection: the server timed the
+                    // idle connection out as the request arrived, and says so where the
+                    // keep-alive race is silent. The request is sent again on a new
+                    // connection under that race's rules (`may_replay`: once, idempotent,
+                    // a body that can be sent again), as Chrome's
+                    // `HttpNetworkTransaction` resends a 408 on a reused HTTP/1.1
+                    // connection; a 408 on a new connection is the caller's.
+                    Ok((parts, _)) if may_replay && parts.status == StatusCode::REQUEST_TIMEOUT => {
+                        // Not used again, whatever the 408 said; its body goes unread.
+                        pooled.tx.close();
+                        replayed = true;
+                        checkout = Checkout::Connect(pooled.into_slot());
+                        continue;
+                    }
                     Ok((parts, reader)) => {
                         let info = Recorded {
                             timing: fresh.map(Box::new),

@@ -63,7 +63,10 @@
 //!     failed (closed, reset, or broken while the request was written) before any byte
 //!     of the response arrived, which the connection notes exactly. This is
 //!     the keep-alive race, a server closing a persistent connection just as a request
-//!     goes out on it; curl and browsers send such a request again too.
+//!     goes out on it; curl and browsers send such a request again too. Under the same
+//!     rules, once, a `408 Request Timeout` answered on the reused connection: the same
+//!     race, which the server told (Chrome resends it too); a `408` on a new connection,
+//!     or on the second try, is the caller's response.
 //!   - HTTP/2, once: the server refused the stream with `REFUSED_STREAM`, or cut it with
 //!     a `GOAWAY` whose last stream identifier shows it was never processed
 //!     ([RFC 9113 §8.7](https://httpwg.org/specs/rfc9113.html#Reliability), §6.8), for
