@@ -11,6 +11,8 @@ use std::time::Duration;
 
 #[cfg(feature = "http2")]
 use super::http2::BoxingExecutor;
+use http::HeaderValue;
+use http::header::{PROXY_AUTHORIZATION, USER_AGENT};
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
@@ -60,6 +62,8 @@ pub(crate) struct Connector {
     pub(crate) proxies: Box<[Proxy]>,
     /// TLS to `https:` proxies ([`proxy_tls_config`]); `None` when there is none.
     pub(crate) proxy_tls: Option<Arc<rustls::ClientConfig>>,
+    /// The `User-Agent` of each `CONNECT` to an HTTP proxy, if any.
+    pub(crate) proxy_user_agent: Option<HeaderValue>,
 }
 
 impl Connector {
@@ -285,7 +289,7 @@ impl Connector {
         if !key.https {
             return self.handshake_h1(io).await;
         }
-        connect_tunnel(&mut io, key, port, proxy).await?;
+        connect_tunnel(&mut io, key, port, proxy, self.proxy_user_agent.as_ref()).await?;
         self.handshake_tls(io, host, timing).await
     }
 
@@ -434,6 +438,7 @@ async fn connect_tunnel<T>(
     key: &Key,
     port: u16,
     proxy: &Proxy,
+    user_agent: Option<&HeaderValue>,
 ) -> Result<(), NetworkError>
 where
     T: AsyncRead + AsyncWrite + Unpin,
@@ -441,18 +446,7 @@ where
     // The authority-form target: host and port, never userinfo. An IPv6 host keeps
     // its brackets.
     let target = format!("{}:{port}", key.authority.host());
-    let mut head = Vec::with_capacity(128);
-    head.extend_from_slice(b"CONNECT ");
-    head.extend_from_slice(target.as_bytes());
-    head.extend_from_slice(b" HTTP/1.1\r\nHost: ");
-    head.extend_from_slice(target.as_bytes());
-    head.extend_from_slice(b"\r\n");
-    if let Some(authorization) = &proxy.authorization {
-        head.extend_from_slice(b"Proxy-Authorization: ");
-        head.extend_from_slice(authorization.as_bytes());
-        head.extend_from_slice(b"\r\n");
-    }
-    head.extend_from_slice(b"\r\n");
+    let head = connect_head(&target, proxy, user_agent);
     let io_failed = |error: io::Error| {
         NetworkError::Connect(Box::new(ProxyFailed::new(
             format!("CONNECT {target} through proxy {} failed", proxy.url()),
@@ -517,6 +511,36 @@ where
         ));
     }
     Ok(())
+}
+
+/// The head of a `CONNECT` to `target` through `proxy`: `Host`, then the client's
+/// `User-Agent` and the proxy's credentials, then the proxy's own headers, which replace
+/// either of those two when they have one of the same name (see [`Proxy::headers`]).
+/// Names are in title case, as browsers and curl write a `CONNECT`'s.
+fn connect_head(target: &str, proxy: &Proxy, user_agent: Option<&HeaderValue>) -> Vec<u8> {
+    let own = proxy.headers.as_deref();
+    let overridden = |name: &http::HeaderName| own.is_some_and(|own| own.contains_key(name));
+    let mut head = Vec::with_capacity(128);
+    head.extend_from_slice(b"CONNECT ");
+    head.extend_from_slice(target.as_bytes());
+    head.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+    head.extend_from_slice(target.as_bytes());
+    head.extend_from_slice(b"\r\n");
+    if let Some(user_agent) = user_agent.filter(|_| !overridden(&USER_AGENT)) {
+        h1::write_field(&mut head, &USER_AGENT, user_agent, true);
+    }
+    if let Some(authorization) = proxy
+        .authorization
+        .as_ref()
+        .filter(|_| !overridden(&PROXY_AUTHORIZATION))
+    {
+        h1::write_field(&mut head, &PROXY_AUTHORIZATION, authorization, true);
+    }
+    for (name, value) in own.into_iter().flatten() {
+        h1::write_field(&mut head, name, value, true);
+    }
+    head.extend_from_slice(b"\r\n");
+    head
 }
 
 /// The status code of the response head in `head` (`HTTP/1.x NNN reason`).
@@ -585,6 +609,34 @@ mod tests {
         assert_eq!(connect_status(b"HTTP/1.1 2000 OK\r\n"), None);
         assert_eq!(connect_status(b"SSH-2.0\r\n"), None);
         assert_eq!(connect_status(b"HTTP/1.1 20"), None);
+    }
+
+    #[test]
+    fn a_connect_head_carries_the_user_agent_credentials_and_the_proxys_headers() {
+        let user_agent = HeaderValue::from_static("my-app/1.0");
+        let proxy = Proxy::all("http://u:p@proxy:3128").unwrap();
+        assert_eq!(
+            String::from_utf8(connect_head("a.test:443", &proxy, Some(&user_agent))).unwrap(),
+            "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\nUser-Agent: my-app/1.0\r\n\
+             Proxy-Authorization: Basic dTpw\r\n\r\n"
+        );
+        let mut own = http::HeaderMap::new();
+        own.insert(
+            "proxy-authorization",
+            HeaderValue::from_static("Bearer dA=="),
+        );
+        own.insert("x-proxy-region", HeaderValue::from_static("eu"));
+        let proxy = proxy.headers(own);
+        assert_eq!(
+            String::from_utf8(connect_head("[::1]:8443", &proxy, Some(&user_agent))).unwrap(),
+            "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nUser-Agent: my-app/1.0\r\n\
+             Proxy-Authorization: Bearer dA==\r\nX-Proxy-Region: eu\r\n\r\n"
+        );
+        let plain = Proxy::all("http://proxy:3128").unwrap();
+        assert_eq!(
+            String::from_utf8(connect_head("a.test:443", &plain, None)).unwrap(),
+            "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n"
+        );
     }
 
     #[test]

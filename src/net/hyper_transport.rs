@@ -134,6 +134,7 @@ pub struct HyperTransportBuilder {
     resolve_fn: Option<ResolveFn>,
     tls: TlsOptions,
     proxies: Vec<Proxy>,
+    proxy_user_agent: Option<HeaderValue>,
     // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
     resolver: Option<Arc<dyn Resolve>>,
     socket: SocketOptions,
@@ -158,6 +159,7 @@ impl Default for HyperTransportBuilder {
             resolve_fn: None,
             tls: TlsOptions::default(),
             proxies: Vec::new(),
+            proxy_user_agent: None,
             resolver: None,
             socket: SocketOptions::default(),
         }
@@ -182,6 +184,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("resolve_fn", &self.resolve_fn.is_some())
             .field("tls", &self.tls)
             .field("proxies", &self.proxies)
+            .field("proxy_user_agent", &self.proxy_user_agent)
             .field("resolver", &self.resolver.is_some())
             .field("socket", &self.socket)
             .finish_non_exhaustive()
@@ -596,6 +599,20 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// The `User-Agent` sent on each `CONNECT` to an HTTP proxy (the request that opens
+    /// a tunnel for an `https:` target), as reqwest and curl send their client's: some
+    /// proxies refuse a `CONNECT` without one. Requests forwarded to a proxy carry their
+    /// own `User-Agent`, if any, and not this. A [`Proxy::headers`] `User-Agent` replaces
+    /// it for that proxy.
+    ///
+    /// Default is `None`: no `User-Agent` on `CONNECT`, as the transport adds none to
+    /// requests either. A [`Client`](crate::Client) sets it to its
+    /// [`user_agent`](crate::ClientBuilder::user_agent).
+    pub fn proxy_user_agent(mut self, user_agent: Option<HeaderValue>) -> HyperTransportBuilder {
+        self.proxy_user_agent = user_agent;
+        self
+    }
+
     /// Resolves host names with `resolver` instead of the system resolver: names the
     /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
     /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
@@ -729,6 +746,7 @@ impl HyperTransportBuilder {
                     connect_timeout: self.connect_timeout,
                     proxy_tls,
                     proxies: self.proxies.into_boxed_slice(),
+                    proxy_user_agent: self.proxy_user_agent,
                 },
                 read_timeout: self.read_timeout,
                 head_limits: HeadLimits::of(&self.protocol),
@@ -880,16 +898,12 @@ impl Inner {
                     false => Some(connection_host(&mut pooled.tx, &key)?),
                 };
                 let forward = key.forwards_to_proxy();
+                let proxy = forward.then(|| self.connector.proxy(&key)).flatten();
                 let head = Head {
                     absolute: forward.then(|| without_userinfo(key.authority.as_str())),
                     host: host.as_ref(),
-                    proxy_authorization: match forward {
-                        true => self
-                            .connector
-                            .proxy(&key)
-                            .and_then(|proxy| proxy.authorization.as_ref()),
-                        false => None,
-                    },
+                    proxy_authorization: proxy.and_then(|proxy| proxy.authorization.as_ref()),
+                    proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
                 let sent = pooled.tx.send(&request, body, &head, self.read_timeout);

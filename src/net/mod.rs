@@ -104,7 +104,10 @@
 //!   TLS to the proxy first, offering only `http/1.1`), an `http:` request goes to the
 //!   proxy in absolute-form (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization`
 //!   when the proxy has credentials), an `https:` one through a `CONNECT host:port`
-//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it. A
+//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it; the
+//!   `CONNECT` carries the client's `User-Agent`
+//!   ([`HyperTransportBuilder::proxy_user_agent`]), and both carry the proxy's own
+//!   [`Proxy::headers`]. A
 //!   SOCKS5 proxy (`socks5:`, `socks5h:`; RFC 1928 and RFC 1929, in `net/socks.rs`)
 //!   opens a tunnel to the origin for either, in which the connection is what a direct
 //!   one would be (origin-form, or TLS). A refused tunnel is a [`NetworkError::Connect`]
