@@ -205,6 +205,9 @@ fn next_attempt_after(delay: Duration, time_left: Option<Duration>, waiting: usi
     let after = match time_left {
         None => delay,
         Some(time_left) => {
+            // DEVIATION: RFC 8305 §5 recommends no delay under 100 ms; a share of a short
+            // connect timeout goes down to the 10 ms it requires, so that every address
+            // is tried before the timeout ends the connect (see the module's docs).
             let shares = u32::try_from(waiting.saturating_add(1)).unwrap_or(u32::MAX);
             let share = time_left.checked_div(shares).unwrap_or(time_left);
             delay.min(share)
