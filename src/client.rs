@@ -537,7 +537,8 @@ impl ClientBuilder {
         self
     }
 
-    /// The `User-Agent` sent when a request sets none.
+    /// The `User-Agent` sent when a request sets none, and on each `CONNECT` to an HTTP
+    /// proxy (see [`HyperTransportBuilder::proxy_user_agent`]).
     ///
     /// Default is [`DEFAULT_USER_AGENT`] (`whatwg-fetch/<version>`).
     pub fn user_agent(mut self, user_agent: impl Into<Bytes>) -> ClientBuilder {
@@ -1201,7 +1202,10 @@ impl ClientBuilder {
         let transport: Arc<dyn Transport> = match self.transport {
             Some(transport) => transport,
             None => {
-                let mut hyper = self.hyper;
+                // The client's `User-Agent` goes on each `CONNECT` to a proxy too.
+                let mut hyper = self.hyper.proxy_user_agent(
+                    http::HeaderValue::from_maybe_shared(self.user_agent.clone()).ok(),
+                );
                 for pem in &self.pem_roots {
                     hyper = hyper.add_root_certificates_pem(pem)?;
                 }

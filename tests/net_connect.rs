@@ -149,31 +149,121 @@ async fn a_blackholed_first_address_does_not_hold_up_the_connection() {
     .unwrap();
 }
 
+/// Whether `error` is a connect timeout.
+fn is_connect_timeout(error: &Error) -> bool {
+    matches!(
+        error.network_error(),
+        Some(NetworkError::Timeout {
+            kind: TimeoutKind::Connect,
+            ..
+        })
+    )
+}
+
 #[tokio::test]
-async fn a_blackholed_address_holds_the_next_until_the_delay() {
-    // The counterpart of the test above: with a delay beyond the connect timeout, the
-    // second address is never tried, and the connect times out.
+async fn every_address_gets_a_try_within_a_connect_timeout_shorter_than_the_delay() {
+    // 100 ms for two addresses: waiting the 250 ms delay for the first would leave the
+    // second none, so the second starts once the first has had its half.
     timeout(LIMIT, async {
         let (blackholed, _keep) = blackholed_address().await;
         let live = live_server().await;
         let client = Client::builder()
             .resolver(Fixed::new(vec![blackholed, live.addr]))
-            .happy_eyeballs_delay(Duration::from_secs(2))
-            .connect_timeout(Duration::from_millis(1000))
+            .connect_timeout(Duration::from_millis(100))
             .build()
             .unwrap();
-        let error = fetch_text(&client, "http://dual.test/").await.unwrap_err();
-        assert!(
-            matches!(
-                error.network_error(),
-                Some(NetworkError::Timeout {
-                    kind: TimeoutKind::Connect,
-                    ..
-                })
-            ),
-            "{error:?}"
+        let started = Instant::now();
+        let text = fetch_text(&client, "http://dual.test/").await.unwrap();
+        eprintln!(
+            "connect timeout of 100 ms over 2 addresses, the first blackholed: connected in {:?}",
+            started.elapsed()
         );
-        assert_eq!(live.counts.accepts(), 0);
+        assert_eq!(text, "live");
+        assert_eq!(live.counts.accepts(), 1);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn the_connect_timeout_is_shared_among_every_address_not_just_two() {
+    // Two blackholed addresses before the live one, a delay (2 s) far past the connect
+    // timeout (600 ms): the third is reached only if each gets its share.
+    timeout(LIMIT, async {
+        let (blackholed, _keep) = blackholed_address().await;
+        let live = live_server().await;
+        let client = Client::builder()
+            .resolver(Fixed::new(vec![blackholed, blackholed, live.addr]))
+            .happy_eyeballs_delay(Duration::from_secs(2))
+            .connect_timeout(Duration::from_millis(600))
+            .build()
+            .unwrap();
+        assert_eq!(
+            fetch_text(&client, "http://triple.test/").await.unwrap(),
+            "live"
+        );
+        assert_eq!(live.counts.accepts(), 1);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn addresses_that_all_stall_fail_with_the_connect_timeout_and_not_before() {
+    // The last attempt is not cut off at its share: it runs to the connect timeout.
+    timeout(LIMIT, async {
+        let (blackholed, _keep) = blackholed_address().await;
+        let client = Client::builder()
+            .resolver(Fixed::new(vec![blackholed, blackholed]))
+            .connect_timeout(Duration::from_millis(400))
+            .build()
+            .unwrap();
+        let started = Instant::now();
+        let error = fetch_text(&client, "http://stalled.test/")
+            .await
+            .unwrap_err();
+        let elapsed = started.elapsed();
+        assert!(is_connect_timeout(&error), "{error:?}");
+        assert!(elapsed >= Duration::from_millis(400), "{elapsed:?}");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn extreme_connect_timeouts_and_delays_neither_panic_nor_misbehave() {
+    timeout(LIMIT, async {
+        let live = live_server().await;
+        let refused = refusing_address().await;
+        let extremes = [Duration::MAX, Duration::ZERO, Duration::from_nanos(1)];
+        for connect_timeout in extremes {
+            for delay in extremes {
+                let client = Client::builder()
+                    .resolver(Fixed::new(vec![refused, live.addr]))
+                    .connect_timeout(connect_timeout)
+                    .happy_eyeballs_delay(delay)
+                    .build()
+                    .unwrap();
+                let result = fetch_text(&client, "http://extreme.test/").await;
+                let case = format!("connect timeout {connect_timeout:?}, delay {delay:?}");
+                match result {
+                    Ok(text) => assert_eq!(text, "live", "{case}"),
+                    // Too short to connect in: a connect timeout, nothing else.
+                    Err(error) => {
+                        assert!(
+                            connect_timeout < Duration::from_millis(1)
+                                && is_connect_timeout(&error),
+                            "{case}: {error:?}"
+                        );
+                    }
+                }
+                // Time enough: it connects, by a literal address too.
+                if connect_timeout == Duration::MAX {
+                    let text = fetch_text(&client, &live.url("/")).await;
+                    assert_eq!(text.unwrap(), "live", "{case}");
+                }
+            }
+        }
     })
     .await
     .unwrap();

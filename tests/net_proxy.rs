@@ -1303,3 +1303,187 @@ async fn client_fetches_through_a_socks5h_proxy() {
     })
     .await;
 }
+
+// ---------------------------------------------------------------------------------------
+// What the proxy itself is sent: the client's `User-Agent`, and the proxy's own headers
+
+/// A client trusting `pki`, through `proxy`, with `user_agent` unless `None`.
+fn client_through(pki: &TestPki, proxy: Proxy, user_agent: Option<&'static str>) -> Client {
+    let mut builder = Client::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificates_pem(pki.ca_pem.as_bytes())
+        .proxy(proxy);
+    if let Some(user_agent) = user_agent {
+        builder = builder.user_agent(user_agent);
+    }
+    builder.build().unwrap()
+}
+
+/// Every value of `name` in `seen`'s headers.
+fn values(seen: &Seen, name: &str) -> Vec<String> {
+    seen.headers
+        .get_all(name)
+        .iter()
+        .map(|value| value.to_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn connect_carries_the_clients_user_agent() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"http/1.1"]).await;
+    let proxy = test_proxy(None).await;
+    let url = format!("https://localhost:{}/", addr.port());
+    let client = client_through(&pki, Proxy::all(&proxy.url()).unwrap(), Some("my-app/1.0"));
+    let response = client.fetch(url.as_str(), RequestInit::default()).await;
+    assert_eq!(response.unwrap().status(), 200);
+    let seen = proxy.seen();
+    assert_eq!(seen[0].method, "CONNECT");
+    assert_eq!(values(&seen[0], "user-agent"), ["my-app/1.0"]);
+
+    // The default one too.
+    let proxy = test_proxy(None).await;
+    let client = client_through(&pki, Proxy::all(&proxy.url()).unwrap(), None);
+    let response = client.fetch(url.as_str(), RequestInit::default()).await;
+    assert_eq!(response.unwrap().status(), 200);
+    assert_eq!(
+        values(&proxy.seen()[0], "user-agent"),
+        [whatwg_fetch::client::DEFAULT_USER_AGENT]
+    );
+}
+
+#[tokio::test]
+async fn a_transport_sends_a_user_agent_on_connect_only_when_given_one() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"http/1.1"]).await;
+    let url = format!("https://localhost:{}/", addr.port());
+    for user_agent in [None, Some("tool/2.0")] {
+        let proxy = test_proxy(None).await;
+        let transport = tls_transport(&pki)
+            .proxy(Proxy::https(&proxy.url()).unwrap())
+            .proxy_user_agent(user_agent.map(http::HeaderValue::from_static))
+            .build()
+            .unwrap();
+        let (status, _) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        let seen = proxy.seen();
+        assert_eq!(seen[0].method, "CONNECT");
+        assert_eq!(
+            values(&seen[0], "user-agent"),
+            user_agent.into_iter().collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Headers of a proxy's own: a bearer token, a routing tag, a `User-Agent`.
+fn proxy_headers() -> http::HeaderMap {
+    let mut headers = http::HeaderMap::new();
+    headers.insert(
+        "proxy-authorization",
+        http::HeaderValue::from_static("Bearer dG9rZW4="),
+    );
+    headers.insert("x-proxy-region", http::HeaderValue::from_static("eu-west"));
+    headers.insert(
+        "user-agent",
+        http::HeaderValue::from_static("proxy-agent/1"),
+    );
+    headers
+}
+
+#[tokio::test]
+async fn a_proxys_own_headers_go_on_connect_and_replace_its_credentials_and_user_agent() {
+    let pki = pki();
+    let (addr, _) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let proxy = test_proxy(None).await;
+    // Basic credentials in the URL, which the proxy's own `Proxy-Authorization` replaces.
+    let with_credentials = format!("http://alice:pw@{}", proxy.addr);
+    let client = client_through(
+        &pki,
+        Proxy::all(&with_credentials)
+            .unwrap()
+            .headers(proxy_headers()),
+        Some("my-app/1.0"),
+    );
+    let url = format!("https://localhost:{}/secure", addr.port());
+    let mut response = client
+        .fetch(url.as_str(), RequestInit::default())
+        .await
+        .unwrap();
+    // Nothing of it reached the origin through the tunnel.
+    assert_eq!(
+        response.text().await.unwrap(),
+        format!("HTTP/2.0 {url} leaked=false")
+    );
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "CONNECT");
+    assert_eq!(values(&seen[0], "proxy-authorization"), ["Bearer dG9rZW4="]);
+    assert_eq!(values(&seen[0], "x-proxy-region"), ["eu-west"]);
+    assert_eq!(values(&seen[0], "user-agent"), ["proxy-agent/1"]);
+    assert_eq!(
+        values(&seen[0], "host"),
+        [format!("localhost:{}", addr.port())]
+    );
+}
+
+#[tokio::test]
+async fn a_proxys_own_headers_go_on_every_forwarded_request_winning_for_proxy_fields() {
+    let server = origin().await;
+    let proxy = test_proxy(None).await;
+    let transport = HyperTransport::builder()
+        .proxy(Proxy::http(&proxy.url()).unwrap().headers(proxy_headers()))
+        .build()
+        .unwrap();
+    let request = || {
+        http::Request::get(server.url("/"))
+            .header("proxy-authorization", "Basic b3du")
+            .header("user-agent", "request-agent/3")
+            .body(whatwg_fetch::net::RequestBody::empty())
+            .unwrap()
+    };
+    for _ in 0..2 {
+        let response = transport.send(request(), SendOptions::new()).await.unwrap();
+        assert_eq!(response.status(), 200);
+        read_all(response.into_body()).await.unwrap();
+    }
+    // Both on one pooled connection to the proxy, each with the proxy's headers.
+    assert_eq!(proxy.accepts(), 1);
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 2);
+    for seen in &seen {
+        assert_eq!(seen.target, server.url("/"));
+        // A `Proxy-*` field: the proxy's replaces the request's.
+        assert_eq!(values(seen, "proxy-authorization"), ["Bearer dG9rZW4="]);
+        // Any other: the request's stays, and the proxy's of that name is not sent.
+        assert_eq!(values(seen, "user-agent"), ["request-agent/3"]);
+        assert_eq!(values(seen, "x-proxy-region"), ["eu-west"]);
+    }
+}
+
+#[tokio::test]
+async fn a_socks_proxy_ignores_the_headers_of_an_http_one() {
+    // SOCKS speaks no HTTP: the headers have nowhere to go, and the origin never sees
+    // them (the request goes to it in origin-form, through the tunnel).
+    let server = hyper_server(|req: http::Request<Incoming>| async move {
+        let names: Vec<String> = req
+            .headers()
+            .keys()
+            .map(|name| name.as_str().to_owned())
+            .collect();
+        http::Response::new(full(names.join(",")))
+    })
+    .await;
+    let socks = socks5_server(SocksConfig::default()).await;
+    let transport = HyperTransport::builder()
+        .proxy(
+            Proxy::all(&socks.url("socks5"))
+                .unwrap()
+                .headers(proxy_headers()),
+        )
+        .build()
+        .unwrap();
+    let (status, names) = get_text(&transport, &server.url("/")).await;
+    assert_eq!(status, 200);
+    assert_eq!(names, "host");
+    assert_eq!(socks.sessions().len(), 1);
+}

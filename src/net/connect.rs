@@ -11,6 +11,8 @@ use std::time::Duration;
 
 #[cfg(feature = "http2")]
 use super::http2::BoxingExecutor;
+use http::HeaderValue;
+use http::header::{PROXY_AUTHORIZATION, USER_AGENT};
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
 #[cfg(feature = "http2")]
@@ -18,6 +20,7 @@ use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::time::Instant;
 
 use super::h1::{self, Http1};
 use super::pool::Key;
@@ -59,6 +62,8 @@ pub(crate) struct Connector {
     pub(crate) proxies: Box<[Proxy]>,
     /// TLS to `https:` proxies ([`proxy_tls_config`]); `None` when there is none.
     pub(crate) proxy_tls: Option<Arc<rustls::ClientConfig>>,
+    /// The `User-Agent` of each `CONNECT` to an HTTP proxy, if any.
+    pub(crate) proxy_user_agent: Option<HeaderValue>,
 }
 
 impl Connector {
@@ -70,14 +75,20 @@ impl Connector {
         key: &Key,
         timing: &mut ConnectionTiming,
     ) -> Result<Connected, NetworkError> {
-        let connected = match self.connect_timeout {
-            Some(timeout) => tokio::time::timeout(timeout, self.connect_now(key, timing))
-                .await
-                .map_err(|_| NetworkError::Timeout {
-                    kind: TimeoutKind::Connect,
-                    after: timeout,
-                })?,
-            None => self.connect_now(key, timing).await,
+        // A timeout too long to be an `Instant` (`Duration::MAX`) is none.
+        let deadline = self
+            .connect_timeout
+            .and_then(|timeout| Some((Instant::now().checked_add(timeout)?, timeout)));
+        let connected = match deadline {
+            Some((deadline, timeout)) => {
+                tokio::time::timeout_at(deadline, self.connect_now(key, timing, Some(deadline)))
+                    .await
+                    .map_err(|_| NetworkError::Timeout {
+                        kind: TimeoutKind::Connect,
+                        after: timeout,
+                    })?
+            }
+            None => self.connect_now(key, timing, None).await,
         }?;
         // Immediately after establishing the connection: TLS included, the HTTP/2
         // preface aside (hyper sends it without waiting for an answer).
@@ -109,10 +120,13 @@ impl Connector {
         key.proxy.and_then(|index| self.proxies.get(index))
     }
 
+    /// [`connect`](Self::connect) without its timeout; `deadline` is when that ends, for
+    /// Happy Eyeballs to share what is left of it among a host's addresses.
     async fn connect_now(
         &self,
         key: &Key,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         let host = bare_host(key.authority.host());
         let port = key
@@ -123,7 +137,9 @@ impl Connector {
             let proxy = self.proxies.get(index).ok_or(NetworkError::Other(
                 "connection key names a proxy the transport does not have".into(),
             ))?;
-            return self.connect_via_proxy(proxy, key, host, port, timing).await;
+            return self
+                .connect_via_proxy(proxy, key, host, port, timing, deadline)
+                .await;
         }
         #[cfg(unix)]
         if let Some(path) = &self.socket.unix_socket {
@@ -137,7 +153,7 @@ impl Connector {
         let now = std::time::Instant::now();
         timing.domain_lookup_end = Some(now);
         timing.connection_start = Some(now);
-        let tcp = connect_tcp(&addrs, &self.socket).await?;
+        let tcp = connect_tcp(&addrs, &self.socket, deadline).await?;
         self.handshake_origin(tcp, key, host, timing).await
     }
 
@@ -175,21 +191,23 @@ impl Connector {
         host: &str,
         port: u16,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         match proxy.kind {
             ProxyKind::Http => {
-                let tcp = self.connect_proxy(proxy, timing).await?;
+                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
                 self.through_http_proxy(tcp, proxy, key, host, port, timing)
                     .await
             }
             ProxyKind::Https => {
-                let tcp = self.connect_proxy(proxy, timing).await?;
+                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
                 let tls = self.handshake_proxy_tls(tcp, proxy).await?;
                 self.through_http_proxy(tls, proxy, key, host, port, timing)
                     .await
             }
             ProxyKind::Socks5 | ProxyKind::Socks5h => {
-                self.through_socks(proxy, key, host, port, timing).await
+                self.through_socks(proxy, key, host, port, timing, deadline)
+                    .await
             }
         }
     }
@@ -200,6 +218,7 @@ impl Connector {
         &self,
         proxy: &Proxy,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<TcpStream, NetworkError> {
         let proxy_host = bare_host(proxy.authority.host());
         // A proxy's authority always has a port (its scheme's default at least).
@@ -218,11 +237,13 @@ impl Connector {
         let now = std::time::Instant::now();
         timing.domain_lookup_end = Some(now);
         timing.connection_start = Some(now);
-        connect_tcp(&addrs, &self.socket).await.map_err(|error| {
-            naming_proxy(error, || {
-                format!("connect to proxy {} failed", proxy.authority)
+        connect_tcp(&addrs, &self.socket, deadline)
+            .await
+            .map_err(|error| {
+                naming_proxy(error, || {
+                    format!("connect to proxy {} failed", proxy.authority)
+                })
             })
-        })
     }
 
     /// TLS to an `https:` proxy, offering only HTTP/1.1.
@@ -268,7 +289,7 @@ impl Connector {
         if !key.https {
             return self.handshake_h1(io).await;
         }
-        connect_tunnel(&mut io, key, port, proxy).await?;
+        connect_tunnel(&mut io, key, port, proxy, self.proxy_user_agent.as_ref()).await?;
         self.handshake_tls(io, host, timing).await
     }
 
@@ -281,6 +302,7 @@ impl Connector {
         host: &str,
         port: u16,
         timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         let shown = format!("{}:{port}", key.authority.host());
         let (target, target_port) = match host.parse::<IpAddr>() {
@@ -299,7 +321,7 @@ impl Connector {
                 (socks::Target::Ip(addr.ip()), addr.port())
             }
         };
-        let mut tcp = self.connect_proxy(proxy, timing).await?;
+        let mut tcp = self.connect_proxy(proxy, timing, deadline).await?;
         socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
         self.handshake_origin(tcp, key, host, timing).await
     }
@@ -416,6 +438,7 @@ async fn connect_tunnel<T>(
     key: &Key,
     port: u16,
     proxy: &Proxy,
+    user_agent: Option<&HeaderValue>,
 ) -> Result<(), NetworkError>
 where
     T: AsyncRead + AsyncWrite + Unpin,
@@ -423,18 +446,7 @@ where
     // The authority-form target: host and port, never userinfo. An IPv6 host keeps
     // its brackets.
     let target = format!("{}:{port}", key.authority.host());
-    let mut head = Vec::with_capacity(128);
-    head.extend_from_slice(b"CONNECT ");
-    head.extend_from_slice(target.as_bytes());
-    head.extend_from_slice(b" HTTP/1.1\r\nHost: ");
-    head.extend_from_slice(target.as_bytes());
-    head.extend_from_slice(b"\r\n");
-    if let Some(authorization) = &proxy.authorization {
-        head.extend_from_slice(b"Proxy-Authorization: ");
-        head.extend_from_slice(authorization.as_bytes());
-        head.extend_from_slice(b"\r\n");
-    }
-    head.extend_from_slice(b"\r\n");
+    let head = connect_head(&target, proxy, user_agent);
     let io_failed = |error: io::Error| {
         NetworkError::Connect(Box::new(ProxyFailed::new(
             format!("CONNECT {target} through proxy {} failed", proxy.url()),
@@ -499,6 +511,36 @@ where
         ));
     }
     Ok(())
+}
+
+/// The head of a `CONNECT` to `target` through `proxy`: `Host`, then the client's
+/// `User-Agent` and the proxy's credentials, then the proxy's own headers, which replace
+/// either of those two when they have one of the same name (see [`Proxy::headers`]).
+/// Names are in title case, as browsers and curl write a `CONNECT`'s.
+fn connect_head(target: &str, proxy: &Proxy, user_agent: Option<&HeaderValue>) -> Vec<u8> {
+    let own = proxy.headers.as_deref();
+    let overridden = |name: &http::HeaderName| own.is_some_and(|own| own.contains_key(name));
+    let mut head = Vec::with_capacity(128);
+    head.extend_from_slice(b"CONNECT ");
+    head.extend_from_slice(target.as_bytes());
+    head.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+    head.extend_from_slice(target.as_bytes());
+    head.extend_from_slice(b"\r\n");
+    if let Some(user_agent) = user_agent.filter(|_| !overridden(&USER_AGENT)) {
+        h1::write_field(&mut head, &USER_AGENT, user_agent, true);
+    }
+    if let Some(authorization) = proxy
+        .authorization
+        .as_ref()
+        .filter(|_| !overridden(&PROXY_AUTHORIZATION))
+    {
+        h1::write_field(&mut head, &PROXY_AUTHORIZATION, authorization, true);
+    }
+    for (name, value) in own.into_iter().flatten() {
+        h1::write_field(&mut head, name, value, true);
+    }
+    head.extend_from_slice(b"\r\n");
+    head
 }
 
 /// The status code of the response head in `head` (`HTTP/1.x NNN reason`).
@@ -567,6 +609,34 @@ mod tests {
         assert_eq!(connect_status(b"HTTP/1.1 2000 OK\r\n"), None);
         assert_eq!(connect_status(b"SSH-2.0\r\n"), None);
         assert_eq!(connect_status(b"HTTP/1.1 20"), None);
+    }
+
+    #[test]
+    fn a_connect_head_carries_the_user_agent_credentials_and_the_proxys_headers() {
+        let user_agent = HeaderValue::from_static("my-app/1.0");
+        let proxy = Proxy::all("http://u:p@proxy:3128").unwrap();
+        assert_eq!(
+            String::from_utf8(connect_head("a.test:443", &proxy, Some(&user_agent))).unwrap(),
+            "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\nUser-Agent: my-app/1.0\r\n\
+             Proxy-Authorization: Basic dTpw\r\n\r\n"
+        );
+        let mut own = http::HeaderMap::new();
+        own.insert(
+            "proxy-authorization",
+            HeaderValue::from_static("Bearer dA=="),
+        );
+        own.insert("x-proxy-region", HeaderValue::from_static("eu"));
+        let proxy = proxy.headers(own);
+        assert_eq!(
+            String::from_utf8(connect_head("[::1]:8443", &proxy, Some(&user_agent))).unwrap(),
+            "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nUser-Agent: my-app/1.0\r\n\
+             Proxy-Authorization: Bearer dA==\r\nX-Proxy-Region: eu\r\n\r\n"
+        );
+        let plain = Proxy::all("http://proxy:3128").unwrap();
+        assert_eq!(
+            String::from_utf8(connect_head("a.test:443", &plain, None)).unwrap(),
+            "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n"
+        );
     }
 
     #[test]

@@ -363,8 +363,12 @@ pub(crate) struct Head<'a> {
     pub(crate) absolute: Option<&'a str>,
     /// `Host`, written first, unless the request has its own.
     pub(crate) host: Option<&'a HeaderValue>,
-    /// A proxy's `Proxy-Authorization`, unless the request has its own.
+    /// A proxy's `Proxy-Authorization`, unless the request or `proxy_headers` has one.
     pub(crate) proxy_authorization: Option<&'a HeaderValue>,
+    /// A forward proxy's own headers ([`Proxy::headers`](super::Proxy::headers)): a
+    /// `Proxy-*` one replaces the request's of its name, any other is sent unless the
+    /// request has its name.
+    pub(crate) proxy_headers: Option<&'a HeaderMap>,
 }
 
 /// Writes the request line and header fields of `request` and `head` into `buf` and
@@ -399,11 +403,30 @@ fn encode_head(
     if let Some(host) = head.host {
         write_field(buf, &HOST, host, title_case);
     }
-    for (name, value) in headers {
-        write_field(buf, name, value, title_case);
+    match head.proxy_headers.filter(|own| !own.is_empty()) {
+        None => {
+            for (name, value) in headers {
+                write_field(buf, name, value, title_case);
+            }
+        }
+        Some(own) => {
+            // The proxy's `Proxy-*` fields win; the request's win for any other name.
+            for (name, value) in headers {
+                if !(is_proxy_field(name) && own.contains_key(name)) {
+                    write_field(buf, name, value, title_case);
+                }
+            }
+            for (name, value) in own {
+                if is_proxy_field(name) || !headers.contains_key(name) {
+                    write_field(buf, name, value, title_case);
+                }
+            }
+        }
     }
     if let Some(authorization) = head.proxy_authorization {
-        if !headers.contains_key(PROXY_AUTHORIZATION) {
+        let given =
+            |map: Option<&HeaderMap>| map.is_some_and(|map| map.contains_key(PROXY_AUTHORIZATION));
+        if !given(Some(headers)) && !given(head.proxy_headers) {
             write_field(buf, &PROXY_AUTHORIZATION, authorization, title_case);
         }
     }
@@ -451,8 +474,19 @@ fn encode_head(
     Ok(outgoing)
 }
 
+/// Whether `name` is one of the `Proxy-*` fields, which are for the proxy a request goes
+/// through (`Proxy-Authorization`, `Proxy-Connection`, ...).
+fn is_proxy_field(name: &HeaderName) -> bool {
+    name.as_str().starts_with("proxy-")
+}
+
 /// Writes one header field.
-fn write_field(buf: &mut Vec<u8>, name: &HeaderName, value: &HeaderValue, title_case: bool) {
+pub(crate) fn write_field(
+    buf: &mut Vec<u8>,
+    name: &HeaderName,
+    value: &HeaderValue,
+    title_case: bool,
+) {
     write_name(buf, name, title_case);
     buf.extend_from_slice(b": ");
     buf.extend_from_slice(value.as_bytes());
@@ -1387,6 +1421,7 @@ mod tests {
         absolute: None,
         host: None,
         proxy_authorization: None,
+        proxy_headers: None,
     };
 
     const OPTIONS: Options = Options {
@@ -1620,6 +1655,7 @@ mod tests {
             absolute: Some("Example.com:8080"),
             host: Some(&host),
             proxy_authorization: Some(&authorization),
+            proxy_headers: None,
         };
         let mut buf = Vec::new();
         encode_head(&mut buf, &request, RequestBody::empty(), &head, false).unwrap();
@@ -1638,6 +1674,57 @@ mod tests {
         let text = String::from_utf8(buf).unwrap();
         assert_eq!(text.matches("proxy-authorization").count(), 1, "{text}");
         assert!(text.contains("Basic b3du"), "{text}");
+    }
+
+    #[test]
+    fn a_forward_proxys_own_headers_win_for_proxy_fields_only() {
+        let request = Request::get("http://example.com/")
+            .header("proxy-authorization", "Basic b3du")
+            .header("x-tag", "request")
+            .header("accept", "*/*")
+            .body(RequestBody::empty())
+            .unwrap();
+        let mut own = HeaderMap::new();
+        own.insert(
+            "proxy-authorization",
+            HeaderValue::from_static("Bearer dG9r"),
+        );
+        own.insert("x-tag", HeaderValue::from_static("proxy"));
+        own.append("x-route", HeaderValue::from_static("a"));
+        own.append("x-route", HeaderValue::from_static("b"));
+        let credentials = HeaderValue::from_static("Basic dTpw");
+        let head = Head {
+            absolute: Some("example.com"),
+            host: None,
+            proxy_authorization: Some(&credentials),
+            proxy_headers: Some(&own),
+        };
+        let mut buf = Vec::new();
+        encode_head(&mut buf, &request, RequestBody::empty(), &head, false).unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "GET http://example.com/ HTTP/1.1\r\nx-tag: request\r\naccept: */*\r\n\
+             proxy-authorization: Bearer dG9r\r\nx-route: a\r\nx-route: b\r\n\r\n"
+        );
+        // Without a `Proxy-Authorization` of their own, the credentials are sent.
+        own.remove("proxy-authorization");
+        let head = Head {
+            absolute: Some("example.com"),
+            host: None,
+            proxy_authorization: Some(&credentials),
+            proxy_headers: Some(&own),
+        };
+        let request = Request::get("http://example.com/")
+            .body(RequestBody::empty())
+            .unwrap();
+        let mut buf = Vec::new();
+        encode_head(&mut buf, &request, RequestBody::empty(), &head, false).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("proxy-authorization: Basic dTpw\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("x-tag: proxy\r\n"), "{text}");
     }
 
     #[test]
@@ -1662,6 +1749,7 @@ mod tests {
                 absolute: None,
                 host: None,
                 proxy_authorization: None,
+                proxy_headers: None,
             };
             let outgoing = encode_head(&mut buf, &request, body, &origin, title_case).unwrap();
             (

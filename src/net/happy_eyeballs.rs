@@ -15,7 +15,31 @@
 //! - §6, answers that change while attempts run: there is one answer.
 //! - §7, NAT64 synthesis: the system's business.
 //!
-//! The whole race runs under the transport's connect timeout.
+//! # Within the connect timeout
+//!
+//! The whole race runs under the transport's connect timeout, and every address gets a
+//! try within it: when an attempt starts with `k` addresses still waiting and `left` of
+//! the connect timeout remaining, the next one starts after
+//! `min(delay, left / (k + 1))` rather than after the Connection Attempt Delay alone (or
+//! at once, if this one fails first). So 100 ms for two addresses gives the first 50 ms
+//! before the second starts, where waiting out the 250 ms delay would have spent the
+//! whole timeout on the first; a timeout of at least `delay` per address changes nothing.
+//!
+//! Why this rather than hyper-util's fixed equal share (each address `timeout / n`, then
+//! abandoned for the next):
+//! - an attempt is not cut off at its share: it goes on racing the later ones until the
+//!   timeout, so a first address that answers a little late still wins, as RFC 8305 §5
+//!   keeps attempts running;
+//! - the share is worked out again at each start, so time an address did not use (it
+//!   was refused at once) goes to the ones after it, not lost.
+//!
+//! The rule "a subsequent connection MUST NOT be started within 10 milliseconds of the
+//! previous attempt" still holds: a timeout too short for every address to get 10 ms
+//! reaches only the first ones. Below the 100 ms Minimum Connection Attempt Delay, which
+//! RFC 8305 §5 recommends, a share of a short timeout goes on down to those 10 ms: the
+//! caller's timeout bounds the whole connect, and an address never tried is worse than
+//! one tried early. Every sum saturates, so no timeout (`Duration::MAX` included) makes
+//! the schedule overflow.
 
 use std::future::Future;
 use std::io;
@@ -82,7 +106,9 @@ pub(crate) fn sort_addresses(addrs: Vec<SocketAddr>) -> Vec<SocketAddr> {
 /// address is started first, followed by the others in the list, one at a time", the
 /// next when `delay` (the Connection Attempt Delay) has passed since the last start or
 /// when an attempt fails, whichever comes first, but never within 10 ms of the last
-/// start. "Once one of the connection attempts succeeds [...], all other connections
+/// start; with a `deadline` (the end of the connect timeout), sooner than `delay` when
+/// the addresses not started would otherwise not each get their share of the time left
+/// (see [`next_attempt_after`] and the module's documentation). "Once one of the connection attempts succeeds [...], all other connections
 /// attempts that have not yet succeeded SHOULD be canceled": the first success is
 /// returned and every other attempt is dropped, which closes its socket; addresses not
 /// yet tried are not.
@@ -98,6 +124,7 @@ pub(crate) fn sort_addresses(addrs: Vec<SocketAddr>) -> Vec<SocketAddr> {
 pub(crate) async fn race_connection_attempts<T, F, Fut>(
     addrs: Vec<SocketAddr>,
     delay: Duration,
+    deadline: Option<Instant>,
     connect: F,
 ) -> Result<T, Vec<(SocketAddr, io::Error)>>
 where
@@ -121,7 +148,12 @@ where
     };
     running.push(attempt(first));
     let mut last_start = Instant::now();
-    let next_start = tokio::time::sleep_until(last_start + delay);
+    let next_start = tokio::time::sleep_until(next_attempt_at(
+        last_start,
+        delay,
+        deadline,
+        not_started.len(),
+    ));
     tokio::pin!(next_start);
     loop {
         tokio::select! {
@@ -133,7 +165,9 @@ where
                     failures.push((index, addr, error));
                     if not_started.peek().is_some() {
                         // A deadline already past fires at once.
-                        next_start.as_mut().reset(last_start + MIN_GAP_BETWEEN_ATTEMPTS);
+                        next_start
+                            .as_mut()
+                            .reset(later(last_start, MIN_GAP_BETWEEN_ATTEMPTS));
                     } else if running.is_empty() {
                         break;
                     }
@@ -144,7 +178,12 @@ where
                     running.push(attempt(next));
                 }
                 last_start = Instant::now();
-                next_start.as_mut().reset(last_start + delay);
+                next_start.as_mut().reset(next_attempt_at(
+                    last_start,
+                    delay,
+                    deadline,
+                    not_started.len(),
+                ));
             },
             else => break,
         }
@@ -154,6 +193,47 @@ where
         .into_iter()
         .map(|(_, addr, error)| (addr, error))
         .collect())
+}
+
+/// How long after an attempt starts, at `start`, the next one does if this one has not
+/// failed by then: the Connection Attempt Delay `delay`, or, with `time_left` of the
+/// connect timeout and `waiting` addresses not yet started, the share of the time left of
+/// this attempt and each of those (`time_left / (waiting + 1)`) when that is shorter;
+/// never under the 10 ms RFC 8305 §5 requires between two starts. No input overflows:
+/// the division is by at least 1, and a count past `u32::MAX` divides by `u32::MAX`.
+fn next_attempt_after(delay: Duration, time_left: Option<Duration>, waiting: usize) -> Duration {
+    let after = match time_left {
+        None => delay,
+        Some(time_left) => {
+            // DEVIATION: RFC 8305 §5 recommends no delay under 100 ms; a share of a short
+            // connect timeout goes down to the 10 ms it requires, so that every address
+            // is tried before the timeout ends the connect (see the module's docs).
+            let shares = u32::try_from(waiting.saturating_add(1)).unwrap_or(u32::MAX);
+            let share = time_left.checked_div(shares).unwrap_or(time_left);
+            delay.min(share)
+        }
+    };
+    after.max(MIN_GAP_BETWEEN_ATTEMPTS)
+}
+
+/// When the next attempt starts after one started at `start` (see
+/// [`next_attempt_after`]), `deadline` being the end of the connect timeout if any.
+fn next_attempt_at(
+    start: Instant,
+    delay: Duration,
+    deadline: Option<Instant>,
+    waiting: usize,
+) -> Instant {
+    let time_left = deadline.map(|deadline| deadline.saturating_duration_since(start));
+    later(start, next_attempt_after(delay, time_left, waiting))
+}
+
+/// `after` past `at`, or, were that past what an `Instant` holds, about 30 years on
+/// (tokio's own far future).
+fn later(at: Instant, after: Duration) -> Instant {
+    at.checked_add(after)
+        .or_else(|| at.checked_add(Duration::from_secs(86_400 * 365 * 30)))
+        .unwrap_or(at)
 }
 
 #[cfg(test)]
@@ -208,6 +288,141 @@ mod tests {
             connection_attempt_delay(Duration::from_secs(60)),
             Duration::from_secs(2)
         );
+        assert_eq!(
+            connection_attempt_delay(Duration::MAX),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            connection_attempt_delay(Duration::from_nanos(1)),
+            Duration::from_millis(100)
+        );
+    }
+
+    #[test]
+    fn the_next_attempt_waits_the_delay_or_its_share_of_the_time_left() {
+        let ms = Duration::from_millis;
+        // No connect timeout, or one long enough: the delay.
+        assert_eq!(next_attempt_after(ms(250), None, 3), ms(250));
+        assert_eq!(next_attempt_after(ms(250), Some(ms(1000)), 1), ms(250));
+        // 100 ms for this attempt and one more: half each.
+        assert_eq!(next_attempt_after(ms(250), Some(ms(100)), 1), ms(50));
+        assert_eq!(next_attempt_after(ms(2000), Some(ms(600)), 2), ms(200));
+        // Never within 10 ms of the last start, however little is left.
+        assert_eq!(next_attempt_after(ms(250), Some(ms(15)), 1), ms(10));
+        assert_eq!(next_attempt_after(ms(250), Some(Duration::ZERO), 1), ms(10));
+    }
+
+    #[test]
+    fn extreme_times_and_counts_neither_overflow_nor_panic() {
+        let ms = Duration::from_millis;
+        for time_left in [
+            None,
+            Some(Duration::MAX),
+            Some(Duration::ZERO),
+            Some(Duration::from_nanos(1)),
+        ] {
+            for waiting in [0, 1, usize::MAX] {
+                for delay in [
+                    Duration::ZERO,
+                    Duration::from_nanos(1),
+                    ms(250),
+                    Duration::MAX,
+                ] {
+                    let after = next_attempt_after(delay, time_left, waiting);
+                    assert!(after >= ms(10), "{delay:?} {time_left:?} {waiting}");
+                    assert!(
+                        after <= delay.max(ms(10)),
+                        "{delay:?} {time_left:?} {waiting}"
+                    );
+                }
+            }
+        }
+        let now = Instant::now();
+        assert!(later(now, Duration::MAX) > now);
+        let deadline = later(now, Duration::MAX);
+        assert!(next_attempt_at(now, Duration::MAX, Some(deadline), usize::MAX) > now);
+        assert_eq!(next_attempt_at(now, ms(250), Some(now), 1), now + ms(10));
+        // A deadline already past.
+        assert_eq!(
+            next_attempt_at(now + ms(50), ms(250), Some(now), 1),
+            now + ms(60)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connect_timeout_shorter_than_the_delays_gives_each_address_a_share() {
+        // 300 ms for three addresses, the first two silent: a third each.
+        let (result, starts) = race_within(
+            &["10.0.0.1:1", "10.0.0.2:1", "10.0.0.3:2"],
+            Some(Duration::from_millis(300)),
+        )
+        .await;
+        assert_eq!(result.unwrap(), addr("10.0.0.3:2"));
+        assert_eq!(
+            starts,
+            vec![
+                (addr("10.0.0.1:1"), Duration::ZERO),
+                (addr("10.0.0.2:1"), Duration::from_millis(100)),
+                (addr("10.0.0.3:2"), Duration::from_millis(200)),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_share_an_address_left_unused_goes_to_those_after_it() {
+        // The first is refused at once; the next starts 10 ms on, with 290 ms left for
+        // two addresses: the third starts 145 ms after it.
+        let (result, starts) = race_within(
+            &["10.0.0.0:3", "10.0.0.1:1", "10.0.0.2:2"],
+            Some(Duration::from_millis(300)),
+        )
+        .await;
+        assert_eq!(result.unwrap(), addr("10.0.0.2:2"));
+        assert_eq!(
+            starts,
+            vec![
+                (addr("10.0.0.0:3"), Duration::ZERO),
+                (addr("10.0.0.1:1"), Duration::from_millis(10)),
+                (addr("10.0.0.2:2"), Duration::from_millis(155)),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_attempt_past_its_share_can_still_win() {
+        // The first connects after 200 ms, past its 150 ms share; the second never does.
+        let (result, starts) = race_within(
+            &["10.0.0.200:2", "10.0.0.1:1"],
+            Some(Duration::from_millis(300)),
+        )
+        .await;
+        assert_eq!(result.unwrap(), addr("10.0.0.200:2"));
+        assert_eq!(starts[1], (addr("10.0.0.1:1"), Duration::from_millis(150)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timeout_too_short_for_every_share_still_spaces_attempts_10_ms_apart() {
+        let list = ["10.0.0.1:1", "10.0.0.2:1", "10.0.0.3:1"];
+        for timeout in [Duration::ZERO, Duration::from_nanos(1)] {
+            let starts = Arc::new(Mutex::new(Vec::new()));
+            let t0 = Instant::now();
+            let racing =
+                race_connection_attempts(addrs(&list), Duration::MAX, Some(t0 + timeout), |addr| {
+                    scripted(addr, Arc::clone(&starts), t0)
+                });
+            // The connect timeout, which the caller runs, ends the race.
+            assert!(
+                tokio::time::timeout(Duration::from_millis(100), racing)
+                    .await
+                    .is_err()
+            );
+            let at: Vec<Duration> = starts.lock().unwrap().iter().map(|(_, at)| *at).collect();
+            assert_eq!(
+                at,
+                [0, 10, 20].map(Duration::from_millis),
+                "timeout {timeout:?}"
+            );
+        }
     }
 
     /// What a scripted attempt does, after as many milliseconds as the address's last
@@ -230,20 +445,33 @@ mod tests {
         }
     }
 
-    async fn race(
+    /// Races `list` with a 250 ms delay, under a connect timeout of `timeout` if any.
+    async fn race_within(
         list: &[&str],
+        timeout: Option<Duration>,
     ) -> (
         Result<SocketAddr, Vec<(SocketAddr, io::Error)>>,
         Vec<(SocketAddr, Duration)>,
     ) {
         let starts = Arc::new(Mutex::new(Vec::new()));
         let t0 = Instant::now();
-        let result = race_connection_attempts(addrs(list), Duration::from_millis(250), |addr| {
-            scripted(addr, Arc::clone(&starts), t0)
-        })
-        .await;
+        let deadline = timeout.map(|timeout| t0 + timeout);
+        let result =
+            race_connection_attempts(addrs(list), Duration::from_millis(250), deadline, |addr| {
+                scripted(addr, Arc::clone(&starts), t0)
+            })
+            .await;
         let starts = starts.lock().unwrap().clone();
         (result, starts)
+    }
+
+    async fn race(
+        list: &[&str],
+    ) -> (
+        Result<SocketAddr, Vec<(SocketAddr, io::Error)>>,
+        Vec<(SocketAddr, Duration)>,
+    ) {
+        race_within(list, None).await
     }
 
     #[tokio::test(start_paused = true)]
@@ -308,6 +536,7 @@ mod tests {
         let result = race_connection_attempts(
             addrs(&["10.0.0.1:1", "10.0.0.2:1", "10.0.0.3:2"]),
             Duration::from_millis(250),
+            None,
             |addr| {
                 let guard = Guard(Arc::clone(&dropped));
                 async move {
@@ -328,8 +557,10 @@ mod tests {
     #[tokio::test]
     async fn no_addresses_is_an_empty_failure() {
         let result: Result<(), _> =
-            race_connection_attempts(Vec::new(), Duration::from_millis(250), |_| async { Ok(()) })
-                .await;
+            race_connection_attempts(Vec::new(), Duration::from_millis(250), None, |_| async {
+                Ok(())
+            })
+            .await;
         assert!(result.unwrap_err().is_empty());
     }
 }

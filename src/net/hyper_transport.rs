@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::http2::H2Sender;
 use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
-use http::{HeaderValue, Request, Response, Uri, Version};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -134,6 +134,7 @@ pub struct HyperTransportBuilder {
     resolve_fn: Option<ResolveFn>,
     tls: TlsOptions,
     proxies: Vec<Proxy>,
+    proxy_user_agent: Option<HeaderValue>,
     // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
     resolver: Option<Arc<dyn Resolve>>,
     socket: SocketOptions,
@@ -158,6 +159,7 @@ impl Default for HyperTransportBuilder {
             resolve_fn: None,
             tls: TlsOptions::default(),
             proxies: Vec::new(),
+            proxy_user_agent: None,
             resolver: None,
             socket: SocketOptions::default(),
         }
@@ -182,6 +184,7 @@ impl fmt::Debug for HyperTransportBuilder {
             .field("resolve_fn", &self.resolve_fn.is_some())
             .field("tls", &self.tls)
             .field("proxies", &self.proxies)
+            .field("proxy_user_agent", &self.proxy_user_agent)
             .field("resolver", &self.resolver.is_some())
             .field("socket", &self.socket)
             .finish_non_exhaustive()
@@ -596,6 +599,20 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// The `User-Agent` sent on each `CONNECT` to an HTTP proxy (the request that opens
+    /// a tunnel for an `https:` target), as reqwest and curl send their client's: some
+    /// proxies refuse a `CONNECT` without one. Requests forwarded to a proxy carry their
+    /// own `User-Agent`, if any, and not this. A [`Proxy::headers`] `User-Agent` replaces
+    /// it for that proxy.
+    ///
+    /// Default is `None`: no `User-Agent` on `CONNECT`, as the transport adds none to
+    /// requests either. A [`Client`](crate::Client) sets it to its
+    /// [`user_agent`](crate::ClientBuilder::user_agent).
+    pub fn proxy_user_agent(mut self, user_agent: Option<HeaderValue>) -> HyperTransportBuilder {
+        self.proxy_user_agent = user_agent;
+        self
+    }
+
     /// Resolves host names with `resolver` instead of the system resolver: names the
     /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
     /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
@@ -613,7 +630,11 @@ impl HyperTransportBuilder {
     /// or as soon as an attempt fails, while no attempt has connected. The addresses are ordered so that IPv6 and IPv4 alternate, starting with the
     /// family of the first one resolved (§4); the first to connect wins and the other
     /// attempts are closed. All of it stays within the
-    /// [`connect_timeout`](Self::connect_timeout).
+    /// [`connect_timeout`](Self::connect_timeout), and every address gets a try within
+    /// it: when what is left of the timeout, shared among the addresses not yet tried,
+    /// is shorter than the delay, the next attempt starts after that share instead (at
+    /// least 10 ms after the last), so that two addresses and a 100 ms timeout give the
+    /// second a try after 50 ms.
     ///
     /// Held within RFC 8305's bounds: a delay under 100 ms (its Minimum Connection
     /// Attempt Delay, which spares a lossy network a burst of SYNs) is taken as 100 ms,
@@ -725,6 +746,7 @@ impl HyperTransportBuilder {
                     connect_timeout: self.connect_timeout,
                     proxy_tls,
                     proxies: self.proxies.into_boxed_slice(),
+                    proxy_user_agent: self.proxy_user_agent,
                 },
                 read_timeout: self.read_timeout,
                 head_limits: HeadLimits::of(&self.protocol),
@@ -876,20 +898,30 @@ impl Inner {
                     false => Some(connection_host(&mut pooled.tx, &key)?),
                 };
                 let forward = key.forwards_to_proxy();
+                let proxy = forward.then(|| self.connector.proxy(&key)).flatten();
                 let head = Head {
                     absolute: forward.then(|| without_userinfo(key.authority.as_str())),
                     host: host.as_ref(),
-                    proxy_authorization: match forward {
-                        true => self
-                            .connector
-                            .proxy(&key)
-                            .and_then(|proxy| proxy.authorization.as_ref()),
-                        false => None,
-                    },
+                    proxy_authorization: proxy.and_then(|proxy| proxy.authorization.as_ref()),
+                    proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
                 let sent = pooled.tx.send(&request, body, &head, self.read_timeout);
                 let error = match sent.await {
+                    // A `408 Request Timeout` on a reused connection: the server timed the
+                    // idle connection out as the request arrived, and says so where the
+                    // keep-alive race is silent. The request is sent again on a new
+                    // connection under that race's rules (`may_replay`: once, idempotent,
+                    // a body that can be sent again), as Chrome's
+                    // `HttpNetworkTransaction` resends a 408 on a reused HTTP/1.1
+                    // connection; a 408 on a new connection is the caller's.
+                    Ok((parts, _)) if may_replay && parts.status == StatusCode::REQUEST_TIMEOUT => {
+                        // Not used again, whatever the 408 said; its body goes unread.
+                        pooled.tx.close();
+                        replayed = true;
+                        checkout = Checkout::Connect(pooled.into_slot());
+                        continue;
+                    }
                     Ok((parts, reader)) => {
                         let info = Recorded {
                             timing: fresh.map(Box::new),

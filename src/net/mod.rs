@@ -38,7 +38,8 @@
 //!   [`DnsError`] names the host. Its addresses are raced by Happy Eyeballs
 //!   ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): IPv6 and IPv4 alternate,
 //!   starting with the family of the first address, and the next attempt starts 250 ms
-//!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]) or as soon as one
+//!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]), or sooner when the
+//!   connect timeout left would not give every address a share of it, or as soon as one
 //!   fails; the first to connect wins and the others are closed. When all fail, the
 //!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error. On
 //!   Unix, [`HyperTransportBuilder::unix_socket`] sends every connection to one socket
@@ -62,7 +63,10 @@
 //!     failed (closed, reset, or broken while the request was written) before any byte
 //!     of the response arrived, which the connection notes exactly. This is
 //!     the keep-alive race, a server closing a persistent connection just as a request
-//!     goes out on it; curl and browsers send such a request again too.
+//!     goes out on it; curl and browsers send such a request again too. Under the same
+//!     rules, once, a `408 Request Timeout` answered on the reused connection: the same
+//!     race, which the server told (Chrome resends it too); a `408` on a new connection,
+//!     or on the second try, is the caller's response.
 //!   - HTTP/2, once: the server refused the stream with `REFUSED_STREAM`, or cut it with
 //!     a `GOAWAY` whose last stream identifier shows it was never processed
 //!     ([RFC 9113 §8.7](https://httpwg.org/specs/rfc9113.html#Reliability), §6.8), for
@@ -100,7 +104,10 @@
 //!   TLS to the proxy first, offering only `http/1.1`), an `http:` request goes to the
 //!   proxy in absolute-form (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization`
 //!   when the proxy has credentials), an `https:` one through a `CONNECT host:port`
-//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it. A
+//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it; the
+//!   `CONNECT` carries the client's `User-Agent`
+//!   ([`HyperTransportBuilder::proxy_user_agent`]), and both carry the proxy's own
+//!   [`Proxy::headers`]. A
 //!   SOCKS5 proxy (`socks5:`, `socks5h:`; RFC 1928 and RFC 1929, in `net/socks.rs`)
 //!   opens a tunnel to the origin for either, in which the connection is what a direct
 //!   one would be (origin-form, or TLS). A refused tunnel is a [`NetworkError::Connect`]

@@ -16,8 +16,11 @@ use std::fmt;
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use http::header::{
+    CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TE, TRANSFER_ENCODING, UPGRADE,
+};
 use http::uri::Authority;
-use http::{HeaderValue, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use percent_encoding::percent_decode_str;
 
 use crate::error::Error;
@@ -38,7 +41,8 @@ use crate::infra::forgiving_base64_encode;
 ///
 /// Credentials in the URL's userinfo (percent-decoded) or from [`Proxy::basic_auth`] go
 /// to the proxy only, never to the target: as `Proxy-Authorization: Basic …` to an HTTP
-/// proxy, as username/password authentication ([RFC 1929]) to a SOCKS5 one. The proxy is
+/// proxy, as username/password authentication ([RFC 1929]) to a SOCKS5 one; other
+/// headers for an HTTP proxy go with [`Proxy::headers`]. The proxy is
 /// always spoken to in HTTP/1.1 (an `https:` proxy is offered only `http/1.1` by ALPN);
 /// the target's TLS, inside a tunnel, negotiates HTTP/2 as a direct connection would.
 ///
@@ -85,8 +89,23 @@ pub struct Proxy {
     pub(crate) authorization: Option<HeaderValue>,
     /// The same credentials for a SOCKS5 proxy's username/password authentication.
     pub(crate) credentials: Option<Arc<Credentials>>,
+    /// Header fields of the proxy's own, from [`Proxy::headers`]: on each `CONNECT` and
+    /// each request forwarded to an HTTP proxy. `None` when there are none.
+    pub(crate) headers: Option<Arc<HeaderMap>>,
     no_proxy: NoProxy,
 }
+
+/// The fields [`Proxy::headers`] leaves out: the transport frames each message and
+/// manages each connection itself.
+const TRANSPORTS_OWN: [HeaderName; 7] = [
+    HOST,
+    CONTENT_LENGTH,
+    TRANSFER_ENCODING,
+    CONNECTION,
+    UPGRADE,
+    TE,
+    HeaderName::from_static("keep-alive"),
+];
 
 /// How a proxy is spoken to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +176,15 @@ impl fmt::Debug for Proxy {
             .field("intercept", &self.intercept)
             .field("url", &self.url())
             .field("credentials", &self.credentials.is_some())
+            // Names only: a value may be a credential.
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .flat_map(|headers| headers.keys())
+                    .collect::<Vec<_>>(),
+            )
             .field("no_proxy", &self.no_proxy)
             .finish()
     }
@@ -236,6 +264,7 @@ impl Proxy {
             authority,
             authorization: None,
             credentials: None,
+            headers: None,
             no_proxy: NoProxy::default(),
         };
         if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -280,6 +309,64 @@ impl Proxy {
         self.credentials = Some(Arc::new(Credentials { username, password }));
         self
     }
+    /// Header fields for the proxy itself, sent on every request it handles, as reqwest's
+    /// `Proxy::headers` and curl's `CURLOPT_PROXYHEADER` do: on the `CONNECT` that opens a
+    /// tunnel (for an `https:` target), and on each request forwarded to it in
+    /// absolute-form (an `http:` target). For a `Proxy-Authorization` of a scheme other
+    /// than Basic, say, or a tag the proxy routes or bills by. A SOCKS5 proxy speaks no
+    /// HTTP and gets none of them; the target never sees them through a tunnel.
+    ///
+    /// When they collide with what else is sent:
+    ///
+    /// - on `CONNECT`, which is the proxy's alone, they win: a `User-Agent` here replaces
+    ///   the client's, a `Proxy-Authorization` the URL's or [`basic_auth`](Self::basic_auth)
+    ///   credentials;
+    /// - on a forwarded request, which is the caller's, the proxy's win for the `Proxy-*`
+    ///   fields (`Proxy-Authorization` included), whose values replace the request's own;
+    ///   for any other name the request has, the request's values are sent and the
+    ///   proxy's are not.
+    ///
+    /// The fields the transport frames messages and manages connections with (`Host`,
+    /// `Content-Length`, `Transfer-Encoding`, `Connection`, `Upgrade`, `TE`, `Keep-Alive`)
+    /// are left out. Values of `Proxy-Authorization` are marked sensitive. Called again,
+    /// the headers are added to those given before, a name given again replacing the
+    /// values it had.
+    ///
+    /// ```
+    /// use http::{HeaderMap, HeaderValue};
+    /// use whatwg_fetch::net::Proxy;
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("proxy-authorization", HeaderValue::from_static("Bearer c2VjcmV0"));
+    /// headers.insert("x-proxy-region", HeaderValue::from_static("eu-west"));
+    /// let proxy = Proxy::all("http://proxy.internal:3128")?.headers(headers);
+    /// // The value stays out of logs; the name does not.
+    /// let shown = format!("{proxy:?}");
+    /// assert!(shown.contains("x-proxy-region") && !shown.contains("c2VjcmV0"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn headers(mut self, headers: HeaderMap) -> Proxy {
+        let mut own = self
+            .headers
+            .take()
+            .map(Arc::unwrap_or_clone)
+            .unwrap_or_default();
+        let kept = |name: &HeaderName| !TRANSPORTS_OWN.contains(name);
+        for name in headers.keys().filter(|name| kept(name)) {
+            own.remove(name);
+        }
+        for (name, value) in headers.iter().filter(|(name, _)| kept(name)) {
+            own.append(name.clone(), value.clone());
+        }
+        if let http::header::Entry::Occupied(mut entry) = own.entry(PROXY_AUTHORIZATION) {
+            for value in entry.iter_mut() {
+                value.set_sensitive(true);
+            }
+        }
+        self.headers = (!own.is_empty()).then(|| Arc::new(own));
+        self
+    }
+
     /// Hosts this proxy does not carry, as in curl's `NO_PROXY`: entries separated by
     /// commas (or white space). An entry is
     ///
@@ -771,6 +858,50 @@ mod tests {
         let mut all = NoProxy::default();
         all.add("*");
         assert!(all.bypasses("anything.test"));
+    }
+
+    #[test]
+    fn a_proxys_own_headers_leave_out_the_transports_and_hide_credentials() {
+        let mut headers = HeaderMap::new();
+        for name in [
+            "host",
+            "content-length",
+            "transfer-encoding",
+            "connection",
+            "upgrade",
+            "te",
+            "keep-alive",
+        ] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static("1"));
+        }
+        headers.insert("x-tag", HeaderValue::from_static("one"));
+        headers.append("x-route", HeaderValue::from_static("a"));
+        headers.insert(
+            PROXY_AUTHORIZATION,
+            HeaderValue::from_static("Negotiate YII="),
+        );
+        let proxy = Proxy::all("http://proxy:3128").unwrap().headers(headers);
+        let own = proxy.headers.as_deref().unwrap();
+        let names: Vec<&str> = own.keys().map(HeaderName::as_str).collect();
+        assert_eq!(names, ["x-tag", "x-route", "proxy-authorization"]);
+        assert!(own[PROXY_AUTHORIZATION].is_sensitive());
+        assert!(!format!("{proxy:?}").contains("YII="));
+
+        // Again: a name given again replaces its values, the others stay.
+        let mut more = HeaderMap::new();
+        more.append("x-route", HeaderValue::from_static("b"));
+        more.append("x-route", HeaderValue::from_static("c"));
+        let proxy = proxy.headers(more);
+        let own = proxy.headers.as_deref().unwrap();
+        assert_eq!(own["x-tag"], "one");
+        let routes: Vec<&HeaderValue> = own.get_all("x-route").iter().collect();
+        assert_eq!(routes, ["b", "c"]);
+
+        // Nothing left: none at all.
+        let mut framing = HeaderMap::new();
+        framing.insert("content-length", HeaderValue::from_static("5"));
+        let proxy = Proxy::all("http://proxy:3128").unwrap().headers(framing);
+        assert!(proxy.headers.is_none());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::net::{TcpSocket, TcpStream};
+use tokio::time::Instant;
 
 use super::happy_eyeballs::{
     DEFAULT_CONNECTION_ATTEMPT_DELAY, race_connection_attempts, sort_addresses,
@@ -53,10 +54,13 @@ impl Default for SocketOptions {
 /// A TCP connection to one of `addrs`: ordered and raced by Happy Eyeballs (RFC 8305 §4,
 /// §5), each socket set up as `options` say. With a local address, the addresses of the
 /// other family are not tried (a socket cannot be bound to one family and connect to the
-/// other); when that leaves none, each is reported with the reason.
+/// other); when that leaves none, each is reported with the reason. `deadline`, the end of
+/// the connect timeout, shares what is left of it among the addresses (see the
+/// `happy_eyeballs` module); the caller enforces it.
 pub(crate) async fn connect_tcp(
     addrs: &[SocketAddr],
     options: &SocketOptions,
+    deadline: Option<Instant>,
 ) -> Result<TcpStream, NetworkError> {
     let mut skipped = Vec::new();
     let reachable = match options.local_address {
@@ -73,7 +77,7 @@ pub(crate) async fn connect_tcp(
         }
     };
     let attempts = sort_addresses(reachable);
-    match race_connection_attempts(attempts, options.happy_eyeballs_delay, |addr| {
+    match race_connection_attempts(attempts, options.happy_eyeballs_delay, deadline, |addr| {
         connect_one(addr, options)
     })
     .await

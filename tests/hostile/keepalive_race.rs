@@ -3,7 +3,8 @@
 //! A server may close a persistent connection at any moment; a request the client sent on
 //! it just then is lost, unanswered. An idempotent request whose reused connection closes
 //! before a byte of the response arrives is sent once more, on a new connection (RFC 9110
-//! §9.2.2, RFC 9112 §9.3.1), as curl and browsers do; so is an HTTP/2 request whose stream
+//! §9.2.2, RFC 9112 §9.3.1), as curl and browsers do; so is one that a reused connection
+//! answers with `408 Request Timeout`, as Chrome does, and an HTTP/2 request whose stream
 //! the server refused unprocessed (RFC 9113 §8.7). Nothing else is sent twice.
 //!
 //! The two race patterns run `KEEPALIVE_RACE_REQUESTS` requests when it is set (say 1000),
@@ -575,4 +576,179 @@ async fn an_http2_stream_past_a_goaways_last_stream_is_sent_again_on_a_new_conne
     tokio::time::timeout(Duration::from_secs(10), test)
         .await
         .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// A `408 Request Timeout` on a reused HTTP/1.1 connection
+//
+// A server that times a kept-alive connection out may answer the request that arrives
+// just then with a `408` and close, rather than close silently: the same race, told. As
+// Chrome does (`HttpNetworkTransaction` resends on a 408 over a reused connection), the
+// request is sent once more on a new connection, under the keep-alive race's rules.
+
+const TIMED_OUT: &[u8] =
+    b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 7\r\n\r\ntimeout";
+
+/// A server whose `n`th connection answers its requests with `scripts[n]`, one response
+/// a request, closing after a response that says `connection: close` (and after the
+/// last); connections past the scripts answer `200 ok`. Notes each request line read, with
+/// the connection it came on.
+async fn scripted(
+    scripts: Vec<Vec<&'static [u8]>>,
+    seen: Arc<std::sync::Mutex<Vec<(usize, String)>>>,
+) -> Server {
+    let scripts = Arc::new(scripts);
+    let connections = Arc::new(AtomicUsize::new(0));
+    raw_server(move |mut stream| {
+        let index = connections.fetch_add(1, Ordering::SeqCst);
+        let script = scripts.get(index).cloned().unwrap_or_else(|| vec![OK; 16]);
+        let seen = Arc::clone(&seen);
+        async move {
+            for response in script {
+                let Some((head, _)) = read_request(&mut stream).await else {
+                    return;
+                };
+                let line = head.lines().next().unwrap_or_default().to_owned();
+                seen.lock().unwrap().push((index, line));
+                if stream.write_all(response).await.is_err()
+                    || response
+                        .to_ascii_lowercase()
+                        .windows(17)
+                        .any(|w| w == b"connection: close")
+                {
+                    return;
+                }
+            }
+        }
+    })
+    .await
+}
+
+/// Fetches `url` with `init`: the status and the body's text.
+async fn status_and_text(client: &Client, url: &str, init: RequestInit) -> (u16, String) {
+    let mut response = client.fetch(url, init).await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_408_on_a_reused_connection_is_sent_again_on_a_new_one() {
+    let seen = Arc::default();
+    let server = scripted(vec![vec![OK, TIMED_OUT], vec![OK]], Arc::clone(&seen)).await;
+    let client = Client::builder().build().unwrap();
+    let test = async {
+        assert_eq!(get(&client, &server.url("/one")).await.unwrap(), "ok");
+        let (status, text) =
+            status_and_text(&client, &server.url("/two"), RequestInit::default()).await;
+        assert_eq!((status, text.as_str()), (200, "ok"));
+        assert_eq!(server.counts.accepts(), 2);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                (0, "GET /one HTTP/1.1".to_owned()),
+                (0, "GET /two HTTP/1.1".to_owned()),
+                (1, "GET /two HTTP/1.1".to_owned()),
+            ]
+        );
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_408_on_a_new_connection_is_returned_as_it_is() {
+    let seen = Arc::default();
+    let server = scripted(vec![vec![TIMED_OUT]], Arc::clone(&seen)).await;
+    let client = Client::builder().build().unwrap();
+    let test = async {
+        let (status, text) =
+            status_and_text(&client, &server.url("/"), RequestInit::default()).await;
+        assert_eq!((status, text.as_str()), (408, "timeout"));
+        assert_eq!(server.counts.accepts(), 1);
+        assert_eq!(seen.lock().unwrap().len(), 1);
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_408_again_on_the_new_connection_is_returned_without_a_third_try() {
+    let seen = Arc::default();
+    let server = scripted(
+        vec![vec![OK, TIMED_OUT], vec![TIMED_OUT]],
+        Arc::clone(&seen),
+    )
+    .await;
+    let client = Client::builder().build().unwrap();
+    let test = async {
+        assert_eq!(get(&client, &server.url("/one")).await.unwrap(), "ok");
+        let (status, text) =
+            status_and_text(&client, &server.url("/two"), RequestInit::default()).await;
+        assert_eq!((status, text.as_str()), (408, "timeout"));
+        assert_eq!(server.counts.accepts(), 2);
+        assert_eq!(seen.lock().unwrap().len(), 3, "{:?}", seen.lock().unwrap());
+        // The client goes on, on a third connection.
+        assert_eq!(get(&client, &server.url("/three")).await.unwrap(), "ok");
+        assert_eq!(server.counts.accepts(), 3);
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_408_to_a_post_on_a_reused_connection_is_returned_not_sent_again() {
+    let seen = Arc::default();
+    let server = scripted(vec![vec![OK, TIMED_OUT]], Arc::clone(&seen)).await;
+    let client = Client::builder().build().unwrap();
+    let test = async {
+        assert_eq!(get(&client, &server.url("/")).await.unwrap(), "ok");
+        let post = RequestInit {
+            method: Some("POST".into()),
+            body: Some("payload".into()),
+            ..Default::default()
+        };
+        let (status, _) = status_and_text(&client, &server.url("/post"), post).await;
+        assert_eq!(status, 408);
+        assert_eq!(count_lines(&seen, "POST"), 1, "the POST went out once");
+        assert_eq!(server.counts.accepts(), 1);
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_408_to_a_put_with_a_stream_body_is_returned_not_sent_again() {
+    let seen = Arc::default();
+    let server = scripted(vec![vec![OK, TIMED_OUT]], Arc::clone(&seen)).await;
+    let client = Client::builder().build().unwrap();
+    let test = async {
+        assert_eq!(get(&client, &server.url("/")).await.unwrap(), "ok");
+        let chunks = [Ok::<_, std::io::Error>(Bytes::from_static(b"stream"))];
+        let put = RequestInit {
+            method: Some("PUT".into()),
+            body: Some(BodyInit::from(Body::from_stream(
+                futures_util::stream::iter(chunks),
+            ))),
+            duplex: Some(RequestDuplex::Half),
+            ..Default::default()
+        };
+        let (status, _) = status_and_text(&client, &server.url("/put"), put).await;
+        assert_eq!(status, 408);
+        assert_eq!(count_lines(&seen, "PUT"), 1, "the PUT went out once");
+    };
+    tokio::time::timeout(Duration::from_secs(10), test)
+        .await
+        .unwrap();
+}
+
+/// The requests in `seen` whose line starts with `prefix`.
+fn count_lines(seen: &std::sync::Mutex<Vec<(usize, String)>>, prefix: &str) -> usize {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, line)| line.starts_with(prefix))
+        .count()
 }
