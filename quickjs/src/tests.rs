@@ -298,6 +298,34 @@ fn fetch_interfaces_over_the_crate() {
 }
 
 #[test]
+fn a_timeout_signals_reason_is_one_value_wherever_it_is_read() {
+    let r = run_js(
+        quiet(),
+        "result = []; (async () => { \
+           const t = AbortSignal.timeout(0); \
+           const dep = AbortSignal.any([t]); \
+           const chained = AbortSignal.any([AbortSignal.any([new AbortController().signal, t])]); \
+           const request = new Request('http://example.test/', { signal: t }); \
+           const fired = []; \
+           t.onabort = () => fired.push(['t', t.reason === dep.reason, dep.aborted]); \
+           dep.addEventListener('abort', () => fired.push(['dep', dep.reason === t.reason])); \
+           await new Promise(resolve => chained.addEventListener('abort', resolve)); \
+           /* The dependent signal's reason is read first: it is still the timeout's. */ \
+           const reason = chained.reason; \
+           let thrown; try { t.throwIfAborted(); } catch (e) { thrown = e; } \
+           result.push(reason instanceof DOMException, reason.name, reason === t.reason, \
+             dep.reason === t.reason, request.signal.reason === t.reason, thrown === t.reason, \
+             AbortSignal.any([t]).reason === t.reason, JSON.stringify(fired)); \
+         })();",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"[true,"TimeoutError",true,true,true,true,true,"[[\"t\",true,true],[\"dep\",true]]"]"#
+    );
+}
+
+#[test]
 fn rust_streams_are_pulled_one_chunk_per_read() {
     let r = run_js(
         quiet(),
