@@ -8,6 +8,8 @@
   const idl = globalThis.__fetch_idl;
   const S = self => idl.slot(self, "AbortSignal");
   const byId = new Map();
+  // Promise.prototype.then as it was, for a reaction a script's patches must not see.
+  const promiseThen = Promise.prototype.then;
   let nextId = 1;
 
   // Dispatches the abort events the crate fired, in order.
@@ -22,14 +24,13 @@
   }
 
   // The AbortSignal object for a native signal handle.
-  function wrap(n, timeout = false) {
+  function wrap(n) {
     const signal = idl.create(AbortSignal, ["AbortSignal"], { n, reason: undefined, onabort: null });
     if (!native.signal_aborted(n)) {
       const id = nextId++;
       idl.slot(signal, "AbortSignal").id = id;
       byId.set(id, signal);
       native.signal_listen(n, id);
-      if (timeout) native.signal_wait(n).then(dispatchFired);
     }
     return signal;
   }
@@ -71,7 +72,19 @@
       if (!Number.isFinite(ms)) throw new TypeError("AbortSignal.timeout: milliseconds is not finite");
       const t = Math.trunc(ms);
       if (t < 0 || t > Number.MAX_SAFE_INTEGER) throw new TypeError("AbortSignal.timeout: milliseconds is out of range");
-      return wrap(native.signal_timeout(t), true);
+      // The crate's timer aborts a signal of its own with a new "TimeoutError"; the signal
+      // returned is a controller's, aborted then with that reason made a script value once,
+      // so that it is one value wherever it is seen, as a reason given to abort() is: this
+      // signal's reason, the reason of every signal that follows it (any(), a Request's),
+      // and what an aborted fetch or body read rejects with.
+      const timer = native.signal_timeout(t);
+      const controller = native.controller_new();
+      const signal = wrap(native.controller_signal(controller));
+      promiseThen.call(native.signal_wait(timer), () => {
+        native.controller_abort(controller, native.signal_reason(timer));
+        dispatchFired();
+      });
+      return signal;
     }
     static any(signals) {
       if (arguments.length < 1) throw new TypeError("AbortSignal.any: 1 argument required");

@@ -17,13 +17,13 @@ use crate::state::{SharedState, push_id, take_ids};
 /// The abort reason for a script value: the value itself, or a new "AbortError"
 /// `DOMException` for `undefined`, kept as a JavaScript value so that every read gives the
 /// same object.
-fn reason<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Error> {
+fn reason<'js>(ctx: &Ctx<'js>, state: &SharedState, value: Value<'js>) -> rquickjs::Result<Error> {
     let value = if value.is_undefined() {
         to_value(ctx, &Error::abort_error())?
     } else {
         value
     };
-    custom(ctx, value)
+    custom(ctx, state, value)
 }
 
 /// Registers `controller_new()`, `controller_signal(h)`, `controller_abort(h, reason)`,
@@ -57,14 +57,15 @@ pub(crate) fn register<'js>(
             },
         )?,
     )?;
+    let st = state.clone();
     native.set(
         "controller_abort",
         Function::new(
             ctx.clone(),
-            |ctx: Ctx<'js>, h: Value<'js>, r: Value<'js>| match handle::get(&ctx, &h)? {
+            move |ctx: Ctx<'js>, h: Value<'js>, r: Value<'js>| match handle::get(&ctx, &h)? {
                 Native::Controller(c) => {
                     if !c.signal().aborted() {
-                        c.abort(Some(reason(&ctx, r)?));
+                        c.abort(Some(reason(&ctx, &st, r)?));
                     }
                     Ok(())
                 }
@@ -75,10 +76,11 @@ pub(crate) fn register<'js>(
             },
         )?,
     )?;
+    let st = state.clone();
     native.set(
         "signal_abort",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, r: Value<'js>| {
-            let signal = AbortSignal::abort(Some(reason(&ctx, r)?));
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, r: Value<'js>| {
+            let signal = AbortSignal::abort(Some(reason(&ctx, &st, r)?));
             handle::new(&ctx, Native::Signal(signal))
         })?,
     )?;

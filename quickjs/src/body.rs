@@ -125,6 +125,7 @@ impl Stream for JsStream {
 /// its `then`, which a script may have put on `Object.prototype`.
 async fn read_chunk<'js>(
     ctx: &Ctx<'js>,
+    state: &SharedState,
     read: &Function<'js>,
     take: &Function<'js>,
 ) -> Result<Option<Bytes>, Error> {
@@ -140,7 +141,7 @@ async fn read_chunk<'js>(
     .await;
     outcome.map_err(|_| {
         let thrown = ctx.catch();
-        custom(ctx, thrown).unwrap_or_else(|_| Error::type_error("the body stream errored"))
+        custom(ctx, state, thrown).unwrap_or_else(|_| Error::type_error("the body stream errored"))
     })
 }
 
@@ -164,7 +165,7 @@ pub(crate) fn js_stream_body<'js>(
     let st = state.clone();
     ctx.spawn(async move {
         while let Some(reply) = requests.recv().await {
-            let chunk = read_chunk(&ctx2, &read, &take).await;
+            let chunk = read_chunk(&ctx2, &st, &read, &take).await;
             let end = !matches!(chunk, Ok(Some(_)));
             let _ = reply.send(chunk.transpose());
             if end {

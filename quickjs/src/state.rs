@@ -45,6 +45,9 @@ pub(crate) struct State {
     /// Ids of the script streams the crate dropped before their end, not cancelled yet; a
     /// stream may be dropped on the network runtime's threads.
     pub(crate) dropped: SharedIds<u64>,
+    /// Keys of the value table whose last crate error was dropped, on any thread; the table
+    /// forgets them at its next insertion (see `error.rs`).
+    pub(crate) freed_values: SharedIds<u64>,
 }
 
 impl State {
@@ -64,6 +67,7 @@ impl State {
             fired: SharedIds::default(),
             cancels: RefCell::default(),
             dropped: SharedIds::default(),
+            freed_values: SharedIds::default(),
         }
     }
 

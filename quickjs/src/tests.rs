@@ -72,7 +72,7 @@ fn crate_errors_map_to_the_exception_their_kind_names() {
          if (back !== reason) throw new Error('abort reason lost its identity'); \
          result = errors.map(e => [e instanceof DOMException, e instanceof TypeError, \
          e instanceof RangeError, e.name, e.code ?? null, e.message]);",
-        |ctx, _| {
+        |ctx, state| {
             let errs = rquickjs::Array::new(ctx.clone()).unwrap();
             let kinds = [
                 Error::type_error("bad header"),
@@ -95,7 +95,7 @@ fn crate_errors_map_to_the_exception_their_kind_names() {
             ctx.globals().set("thrower", thrower).unwrap();
             // An abort reason travels through a crate error and comes back as itself.
             let reason: Value = ctx.eval("globalThis.reason = { why: 'mine' }").unwrap();
-            let carried = error::custom(ctx, reason).unwrap();
+            let carried = error::custom(ctx, state, reason).unwrap();
             let back = error::to_value(ctx, &carried.clone()).unwrap();
             ctx.globals().set("back", back).unwrap();
         },
@@ -295,6 +295,60 @@ fn fetch_interfaces_over_the_crate() {
         r,
         r#"["1, ÿ",null,"a,1, ÿ","TypeError",true,true,"source,dependent",true,"AbortError",true,false,0,"x1x2",true,3,"TypeError",3,"text/plain","abc","x.txt",true,"http://web-platform.test:8000/path?q","POST","text/plain;charset=UTF-8","hi","hi","TypeError",1,"application/json","SyntaxError",true]"#
     );
+}
+
+#[test]
+fn a_timeout_signals_reason_is_one_value_wherever_it_is_read() {
+    let r = run_js(
+        quiet(),
+        "result = []; (async () => { \
+           const t = AbortSignal.timeout(0); \
+           const dep = AbortSignal.any([t]); \
+           const chained = AbortSignal.any([AbortSignal.any([new AbortController().signal, t])]); \
+           const request = new Request('http://example.test/', { signal: t }); \
+           const fired = []; \
+           t.onabort = () => fired.push(['t', t.reason === dep.reason, dep.aborted]); \
+           dep.addEventListener('abort', () => fired.push(['dep', dep.reason === t.reason])); \
+           await new Promise(resolve => chained.addEventListener('abort', resolve)); \
+           /* The dependent signal's reason is read first: it is still the timeout's. */ \
+           const reason = chained.reason; \
+           let thrown; try { t.throwIfAborted(); } catch (e) { thrown = e; } \
+           result.push(reason instanceof DOMException, reason.name, reason === t.reason, \
+             dep.reason === t.reason, request.signal.reason === t.reason, thrown === t.reason, \
+             AbortSignal.any([t]).reason === t.reason, JSON.stringify(fired)); \
+         })();",
+        |_, _| {},
+    );
+    assert_eq!(
+        r,
+        r#"[true,"TimeoutError",true,true,true,true,true,"[[\"t\",true,true],[\"dep\",true]]"]"#
+    );
+}
+
+#[test]
+fn a_script_value_an_error_carried_is_forgotten_once_the_error_is_dropped() {
+    let r = run_js(
+        quiet(),
+        "result = []; (async () => { \
+           const tick = () => new Promise(resolve => setTimeout(resolve, 0)); \
+           const kept = () => globalThis.__fetch_values.size; \
+           for (let i = 0; i < 100; i++) { \
+             const c = new AbortController(); c.abort({ i }); \
+             if (c.signal.reason.i !== i) throw new Error('reason lost'); \
+             AbortSignal.abort('why ' + i).reason; \
+           } \
+           const live = new AbortController(); const why = { live: true }; live.abort(why); \
+           /* The signals above are gone once their finalization callbacks have run. */ \
+           await tick(); await tick(); \
+           new AbortController().abort(); \
+           result.push(kept() <= 3, live.signal.reason === why); \
+           const t = AbortSignal.timeout(0); \
+           await new Promise(resolve => t.addEventListener('abort', resolve)); \
+           result.push(t.reason.name); \
+         })();",
+        |_, _| {},
+    );
+    assert_eq!(r, r#"[true,true,"TimeoutError"]"#);
 }
 
 #[test]

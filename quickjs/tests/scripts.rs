@@ -469,3 +469,145 @@ fn a_kept_response_is_freed_once_its_controller_is_collected_unaborted() {
     );
     assert_eq!(r, "true");
 }
+
+/// The script of [`an_aborted_fetch_or_body_rejects_with_the_signals_reason_itself`]: every
+/// kind of signal, aborted at every point a fetch can be, each rejection compared by identity
+/// with `signal.reason`. `result` is `[checked, failures]`, a failure naming its case.
+const REASON_IDENTITY: &str = r#"
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+const whenAborted = signal => signal.aborted ? Promise.resolve()
+  : new Promise(resolve => signal.addEventListener('abort', resolve));
+// Long enough for a response head from 127.0.0.1 to arrive first, when the body is read.
+const timeoutFor = point => (point === 'before' || point === 'flight' || point === 'request') ? 20 : 1000;
+// Each kind of signal: `signal` to fetch with, `abort()` (settled once it is aborted),
+// `also` (other signals whose reason must be the same value), `check(e)` (more to hold).
+const controllerWith = (...reason) => () => {
+  const c = new AbortController();
+  return { signal: c.signal, abort: async () => { await sleep(10); c.abort(...reason); } };
+};
+const kinds = {
+  'abort(object)': controllerWith({ why: 'an object' }),
+  'abort(string)': controllerWith('a string'),
+  'abort()': Object.assign(controllerWith(), {
+    check: e => e instanceof DOMException && e.name === 'AbortError' }),
+  'abort(undefined)': Object.assign(controllerWith(undefined), {
+    check: e => e instanceof DOMException && e.name === 'AbortError' }),
+  'AbortSignal.abort()': Object.assign(() => ({ signal: AbortSignal.abort(), abort: async () => {} }), {
+    check: e => e instanceof DOMException && e.name === 'AbortError', already: true }),
+  'AbortSignal.abort(reason)': Object.assign(
+    () => ({ signal: AbortSignal.abort(new RangeError('mine')), abort: async () => {} }),
+    { check: e => e instanceof RangeError, already: true }),
+  'AbortSignal.timeout': Object.assign(point => {
+    const signal = AbortSignal.timeout(timeoutFor(point));
+    return { signal, abort: () => whenAborted(signal) };
+  }, { check: e => e instanceof DOMException && e.name === 'TimeoutError' }),
+  'AbortSignal.any(controller)': () => {
+    const c = new AbortController();
+    const signal = AbortSignal.any([new AbortController().signal, c.signal]);
+    return { signal, also: [c.signal], abort: async () => { await sleep(10); c.abort({ why: 'any' }); } };
+  },
+  'AbortSignal.any(timeout)': Object.assign(point => {
+    const t = AbortSignal.timeout(timeoutFor(point));
+    const signal = AbortSignal.any([new AbortController().signal, t]);
+    return { signal, also: [t], abort: () => whenAborted(signal) };
+  }, { check: e => e instanceof DOMException && e.name === 'TimeoutError' }),
+  'AbortSignal.any(any(timeout))': Object.assign(point => {
+    const t = AbortSignal.timeout(timeoutFor(point));
+    const signal = AbortSignal.any([AbortSignal.any([t])]);
+    return { signal, also: [t], abort: () => whenAborted(signal) };
+  }, { check: e => e instanceof DOMException && e.name === 'TimeoutError' }),
+};
+// Each point at which the signal aborts: runs the fetch and gives what it rejected with.
+const points = {
+  before: async k => { await k.abort(); await fetch(BASE + 'json', { signal: k.signal }); },
+  flight: async k => {
+    const p = fetch(BASE + 'hang', { signal: k.signal });
+    await k.abort();
+    await p;
+  },
+  request: async k => {
+    const request = new Request(BASE + 'hang', { signal: k.signal });
+    k.also = [...(k.also ?? []), request.signal];
+    const p = fetch(request);
+    await k.abort();
+    await p;
+  },
+  text: async k => {
+    const response = await fetch(BASE + 'stall-body', { signal: k.signal });
+    k.responded = true;
+    const p = response.text();
+    await k.abort();
+    await p;
+  },
+  arrayBuffer: async k => {
+    const response = await fetch(BASE + 'stall-body', { signal: k.signal });
+    k.responded = true;
+    const p = response.arrayBuffer();
+    await k.abort();
+    await p;
+  },
+  reader: async k => {
+    const response = await fetch(BASE + 'stall-body', { signal: k.signal });
+    k.responded = true;
+    const reader = response.body.getReader();
+    await reader.read();
+    const p = reader.read();
+    k.closed = reader.closed;
+    k.closed.catch(() => {});
+    await k.abort();
+    await p;
+  },
+};
+const failures = [];
+let checked = 0;
+const cases = [];
+for (const [kind, make] of Object.entries(kinds)) {
+  for (const [point, run] of Object.entries(points)) {
+    if (make.already && point !== 'before' && point !== 'request') continue;
+    const name = `${kind} ${point}`;
+    const k = make(point);
+    cases.push((async () => {
+      checked++;
+      try {
+        await run(k);
+        failures.push(`${name}: fulfilled`);
+        return;
+      } catch (e) {
+        if (!(point in { before: 1, flight: 1, request: 1 }) && !k.responded) {
+          failures.push(`${name}: aborted before the response`);
+        }
+        if (e !== k.signal.reason) failures.push(`${name}: ${String(e)} is not signal.reason`);
+        for (const s of k.also ?? []) {
+          if (e !== s.reason) failures.push(`${name}: ${String(e)} is not the reason of a signal it follows`);
+        }
+        if (make.check && !make.check(e)) failures.push(`${name}: ${String(e)} is not the default reason`);
+        if (k.closed) {
+          try { await k.closed; failures.push(`${name}: the stream closed`); }
+          catch (c) { if (c !== e) failures.push(`${name}: the stream errored with ${String(c)}`); }
+        }
+      }
+    })());
+  }
+}
+await Promise.all(cases);
+result = [checked, failures];
+"#;
+
+#[test]
+fn an_aborted_fetch_or_body_rejects_with_the_signals_reason_itself() {
+    let rt = server_runtime();
+    let server = serve(&rt);
+    let r = run_script(Globals::new(client()), &server, |_| {}, REASON_IDENTITY);
+    // 8 kinds of signal aborted at 6 points, and 2 already aborted ones at 2.
+    assert_eq!(r, "[52,[]]");
+}
+
+#[test]
+fn on_a_host_runtime_an_aborted_fetch_or_body_rejects_with_the_signals_reason_itself() {
+    let host = server_runtime();
+    let server = serve(&host);
+    let client = host.block_on(async { client() });
+    let globals = Globals::new(client).network_runtime(host.handle().clone());
+    let engine = std::thread::spawn(move || run_script(globals, &server, |_| {}, REASON_IDENTITY));
+    assert_eq!(engine.join().unwrap(), "[52,[]]");
+}
