@@ -389,3 +389,74 @@ async fn bytes_after_the_coded_data_in_a_message_are_a_decode_error() {
         assert_eq!(text(&client, &server.url("/next")).await.unwrap(), "ok");
     }
 }
+
+/// A TLS server on 127.0.0.1 answering `/coded` with `Content-Encoding: gzip` and
+/// `body`, anything else with "plain", each in a body delimited by the connection's close,
+/// which it then closes without a TLS closure alert (`close_notify`), as Python's
+/// `http.server` does.
+async fn tls_close_delimited_server(pki: &TestPki, body: Vec<u8>) -> Server {
+    let acceptor = pki.acceptor(&[b"http/1.1"]);
+    raw_server(move |tcp| {
+        let acceptor = acceptor.clone();
+        let body = body.clone();
+        async move {
+            let Ok(mut tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let Some(head) = read_head(&mut tls).await else {
+                return;
+            };
+            let mut response = if head.starts_with("GET /coded ") {
+                let mut bytes = b"HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\n\r\n".to_vec();
+                bytes.extend_from_slice(&body);
+                bytes
+            } else {
+                b"HTTP/1.1 200 OK\r\n\r\nplain".to_vec()
+            };
+            let _ = tls.write_all(&response).await;
+            let _ = tls.flush().await;
+            response.clear();
+            // The TCP connection closes under the TLS one: no close_notify.
+            let (tcp, _) = tls.into_inner();
+            drop(tcp);
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_coded_body_ended_by_a_close_without_a_tls_closure_alert_is_whole() {
+    let pki = TestPki::new(&["localhost"]);
+    let server = tls_close_delimited_server(&pki, encode("gzip", TEXT.as_bytes()).await).await;
+    let client = Client::builder()
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap();
+    let url = |path: &str| format!("https://localhost:{}{path}", server.addr.port());
+    // The coding delimits the body: the missing alert could only confirm its end.
+    assert_eq!(text(&client, &url("/coded")).await.unwrap(), TEXT);
+    // Without a coding, nothing says where the body ends but the close, and a close
+    // without the alert may be a cut (RFC 9112 §9.8): an error that says so.
+    let error = text(&client, &url("/plain")).await.unwrap_err();
+    assert!(
+        format!("{error:#}").contains("without a TLS closure alert"),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_coded_body_cut_by_a_close_without_a_tls_closure_alert_is_an_error() {
+    let pki = TestPki::new(&["localhost"]);
+    let encoded = encode("gzip", TEXT.as_bytes()).await;
+    let cut = encoded[..encoded.len() - 5].to_vec();
+    let server = tls_close_delimited_server(&pki, cut).await;
+    let client = Client::builder()
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/coded", server.addr.port());
+    let error = text(&client, &url).await.unwrap_err();
+    assert!(error.network_error().is_some(), "{error:#}");
+}

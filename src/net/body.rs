@@ -16,7 +16,7 @@ use http_body::{Body, Frame, SizeHint};
 use sync_wrapper::SyncWrapper;
 
 use super::decode::Pipeline;
-use super::h1::BodyReader;
+use super::h1::{BodyReader, H1Error};
 use super::pool::Pooled;
 use super::timer::ReadTimer;
 use super::timing::{ConnectionInfo, Recorded};
@@ -699,6 +699,18 @@ impl IncomingBody {
             });
         }
         Poll::Pending
+    }
+}
+
+/// Whether `error` ended an HTTP/1.1 body delimited by the connection's close whose TLS
+/// connection closed without a closure alert (`close_notify`): complete, or cut short by
+/// whoever closed the connection (RFC 9112 §9.8).
+pub(crate) fn is_incomplete_close(error: &NetworkError) -> bool {
+    match error {
+        NetworkError::Protocol(source) => source
+            .downcast_ref::<H1Error>()
+            .is_some_and(H1Error::is_incomplete_close),
+        _ => false,
     }
 }
 

@@ -53,6 +53,15 @@
 //! Waiting for the message's end costs no more than any body does: the connection's read
 //! timeout bounds it.
 //!
+//! One end of the message is forgiven: an HTTP/1.1 body delimited by the connection's close
+//! whose TLS connection closed without a closure alert (`close_notify`), after the
+//! outermost coding's data has ended. RFC 9112 §9.8 counts a close-delimited body complete
+//! only with the alert, since a connection cut short looks the same, and without a coding
+//! that stays an error; but a coding delimits its data itself and checks it (gzip's CRC,
+//! a stream cut short), and any byte after its end would be an error, so the alert could
+//! only confirm what the coding already says. Many servers close without it (Python's
+//! `http.server` over TLS does), and browsers accept such bodies whatever their framing.
+//!
 //! Corrupt or truncated data ends the body with [`NetworkError::Decode`]; an error of the
 //! body itself comes through unchanged.
 //!
@@ -94,7 +103,7 @@ use futures_core::Stream;
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, Response};
 
-use super::body::ResponseBody;
+use super::body::{ResponseBody, is_incomplete_close};
 use crate::error::NetworkError;
 
 /// The most content codings a response may stack (`identity` aside): 5, as curl and
@@ -778,6 +787,16 @@ impl Stream for Pipeline {
                         Poll::Pending => return Poll::Pending,
                         Poll::Ready(Some(Ok(chunk))) => stage.push_input(chunk),
                         Poll::Ready(None) => stage.input_ended = true,
+                        // The outermost coding's data has ended, and the connection closed
+                        // without a TLS closure alert: the coding delimits the body
+                        // itself, and its checks have passed, so the close is its end.
+                        Poll::Ready(Some(Err(error)))
+                            if stage.phase == Phase::Ended
+                                && stage.input.is_empty()
+                                && is_incomplete_close(&error) =>
+                        {
+                            stage.input_ended = true;
+                        }
                         // An error of the body itself, unchanged.
                         Poll::Ready(Some(Err(error))) => return this.finish(Some(Err(error))),
                     }

@@ -1080,7 +1080,25 @@ impl BodyReader {
                     if !conn.read_buf.is_empty() {
                         return Poll::Ready(Some(Ok(conn.read_buf.split().freeze())));
                     }
-                    if ready!(conn.poll_fill(cx)).map_err(H1Error::io)? == 0 {
+                    let filled = ready!(conn.poll_fill(cx)).map_err(|error| {
+                        // TLS says "unexpected EOF" for a close without a closure alert
+                        // (`close_notify`): the close is this body's end, but RFC 9112
+                        // §9.8 counts such a body complete only with the alert, since a
+                        // cut connection looks the same. It is an error of its own, which
+                        // a content coding that delimits the body itself may forgive
+                        // (see `net/decode.rs`).
+                        if error.kind() == io::ErrorKind::UnexpectedEof {
+                            conn.closed = true;
+                            H1Error {
+                                kind: Kind::IncompleteClose,
+                                message: "the connection closed without a TLS closure alert (close_notify), so a body delimited by the close may be cut short (RFC 9112 §9.8)",
+                                source: Some(Box::new(error)),
+                            }
+                        } else {
+                            H1Error::io(error)
+                        }
+                    })?;
+                    if filled == 0 {
                         conn.closed = true;
                         self.kind = BodyKind::End;
                         return Poll::Ready(None);
@@ -1310,6 +1328,8 @@ enum Kind {
     Request,
     /// The read timeout passed before the response head arrived.
     Timeout,
+    /// A body delimited by the connection's close ended without a TLS closure alert.
+    IncompleteClose,
 }
 
 impl H1Error {
@@ -1372,6 +1392,12 @@ impl H1Error {
         self.kind == Kind::HeadTooLarge
     }
 
+    /// Whether a body delimited by the connection's close ended without a TLS closure
+    /// alert: complete, or cut short by whoever closed the connection.
+    pub(crate) fn is_incomplete_close(&self) -> bool {
+        self.kind == Kind::IncompleteClose
+    }
+
     /// Whether a body ended before its framing said it would.
     pub(crate) fn is_body_cut(&self) -> bool {
         self.kind == Kind::BodyCut
@@ -1392,7 +1418,9 @@ impl fmt::Display for H1Error {
                 }
                 _ => f.write_str(self.message),
             },
-            Kind::Closed | Kind::BodyCut | Kind::Timeout => f.write_str(self.message),
+            Kind::Closed | Kind::BodyCut | Kind::Timeout | Kind::IncompleteClose => {
+                f.write_str(self.message)
+            }
             Kind::HeadTooLarge | Kind::Parse => {
                 write!(f, "invalid HTTP/1.1 response head: {}", self.message)?;
                 match &self.source {
