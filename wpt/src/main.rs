@@ -65,7 +65,8 @@ options:
                          server: the crate's server-side client, the page URL as base URL only
   --scope S              auto (default): each file once, in a dedicated worker when it runs
                          there, else in a window; worker; window; all: every scope a file runs in
-  --suite DIR            suite root (default: $WPT_ROOT, else ~/.cache/whatwg-fetch/wpt)
+  --suite DIR            suite root (default: $WPT_ROOT, else ../shared/wpt-suite beside
+                         the repository, else ~/.cache/whatwg-fetch/wpt)
   -j, --jobs N           files in parallel (default: number of cores)
   --json FILE            write the full report as JSON
   --html FILE            write a static HTML report
@@ -203,11 +204,19 @@ fn cache_dir() -> PathBuf {
     home.join(".cache").join("whatwg-fetch")
 }
 
-/// The suite root: `--suite`, else `$WPT_ROOT`, else `<cache>/wpt`.
+/// The suite root: `--suite`, else `$WPT_ROOT`, else the pinned subset at
+/// `../shared/wpt-suite` beside the repository when it is there, else `<cache>/wpt`.
 fn suite_dir(o: &Options) -> PathBuf {
     o.suite
         .clone()
         .or_else(|| std::env::var_os("WPT_ROOT").map(PathBuf::from))
+        .or_else(|| {
+            let beside = manifest_dir().join("../../shared/wpt-suite");
+            beside
+                .join("resources/testharness.js")
+                .exists()
+                .then_some(beside)
+        })
         .unwrap_or_else(|| cache_dir().join("wpt"))
 }
 
@@ -336,7 +345,7 @@ fn run(o: Options) -> Result<ExitCode, String> {
     let suite = suite_dir(&o);
     if !suite.join("resources/testharness.js").exists() {
         return Err(format!(
-            "no WPT suite at {} (see wpt/README.md: pass --suite DIR, set WPT_ROOT, or run wpt/setup.sh --fetch-suite)",
+            "no WPT suite at {} (see wpt/README.md: pass --suite DIR, set WPT_ROOT, put the pinned suite at ../shared/wpt-suite beside the repository, or run wpt/setup.sh --fetch-suite)",
             suite.display()
         ));
     }
