@@ -15,6 +15,7 @@ mod cookies;
 mod data_url;
 mod decode;
 mod form;
+mod h2;
 mod headers;
 mod http1;
 mod mime;
@@ -25,6 +26,7 @@ pub use cookies::cookie_store;
 pub use data_url::data_url;
 pub use decode::content_decode;
 pub use form::form_data;
+pub use h2::h2_response;
 pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
@@ -93,6 +95,13 @@ impl<'a> Reader<'a> {
         std::mem::take(&mut self.data)
     }
 
+    /// The next `len` bytes (fewer at the end).
+    pub(crate) fn take(&mut self, len: usize) -> &'a [u8] {
+        let (taken, rest) = self.data.split_at(len.min(self.data.len()));
+        self.data = rest;
+        taken
+    }
+
     /// A byte string: one length byte, then that many bytes (fewer at the end).
     pub(crate) fn string(&mut self) -> &'a [u8] {
         let len = usize::from(self.byte()).min(self.data.len());
@@ -134,6 +143,11 @@ mod tests {
     #[test]
     fn http1_response_replays_its_seeds_and_regressions() {
         replay("http1_response", super::http1_response);
+    }
+
+    #[test]
+    fn h2_response_replays_its_seeds_and_regressions() {
+        replay("h2_response", super::h2_response);
     }
 
     #[test]
