@@ -7,8 +7,9 @@
 //! connection preface and frames until it has seen the `HEADERS` of the requests it waits
 //! for (so that frames for their streams do not arrive before the streams are open), then
 //! writes the script the input makes, closes its side and reads whatever else the client
-//! sends. Each input gets a host name of its own, so a connection of one input is never
-//! reused by the next.
+//! sends. Each input gets a client of its own, and its tasks are run to their ends before
+//! the next input: nothing of one input (a connection in a pool, a task, an allocation)
+//! meets the next.
 //!
 //! # Input
 //!
@@ -56,7 +57,8 @@
 //!   frames of one stream carried up to its `END_STREAM` (empty for a null body status),
 //!   and as long as a `Content-Length` says; through the teed `GET` both branches agree.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -591,14 +593,11 @@ struct Current {
     tasks: Vec<JoinHandle<()>>,
 }
 
-/// The process-wide runtime, listener and clients.
+/// The process-wide runtime and listener.
 struct Peer {
     runtime: Runtime,
+    addr: SocketAddr,
     current: Arc<Mutex<Current>>,
-    client: Client,
-    transport: HyperTransport,
-    /// Numbers the inputs, for their host names.
-    inputs: AtomicU64,
     /// One input at a time (cargo test runs the replays on several threads).
     exclusive: Mutex<()>,
 }
@@ -616,31 +615,47 @@ fn peer() -> &'static Peer {
         let addr = listener.local_addr().expect("the listener's address");
         let current = Arc::new(Mutex::new(Current::default()));
         runtime.spawn(serve(listener, Arc::clone(&current)));
-        let _entered = runtime.enter();
+        Peer {
+            runtime,
+            addr,
+            current,
+            exclusive: Mutex::new(()),
+        }
+    })
+}
+
+/// The client and the transport of one input, made for it and dropped after it, pool and
+/// all, so that no connection or allocation outlives the input: libFuzzer checks for leaks
+/// after every input whose allocations and frees do not balance, and one input's
+/// connections never meet the next's.
+struct Clients {
+    client: Client,
+    transport: HyperTransport,
+}
+
+impl Clients {
+    fn new(addr: SocketAddr) -> Clients {
         let client = Client::builder()
             .resolve_with(move |_| Some(vec![addr]))
             .http2_prior_knowledge(true)
             .max_buffered_body_size(Some(MAX_DECODED as u64))
-            .pool_idle_timeout(Some(Duration::from_secs(1)))
+            .pool_idle_timeout(None)
             .connect_timeout(Duration::from_secs(2))
+            .tls_built_in_roots(false)
+            .tls_system_roots(false)
             .build()
             .expect("a client");
         let transport = HyperTransport::builder()
             .resolve_with(move |_| Some(vec![addr]))
             .http2_prior_knowledge(true)
-            .pool_idle_timeout(Some(Duration::from_secs(1)))
+            .pool_idle_timeout(None)
             .connect_timeout(Some(Duration::from_secs(2)))
+            .tls_built_in_roots(false)
+            .tls_system_roots(false)
             .build()
             .expect("a transport");
-        Peer {
-            runtime,
-            current,
-            client,
-            transport,
-            inputs: AtomicU64::new(0),
-            exclusive: Mutex::new(()),
-        }
-    })
+        Clients { client, transport }
+    }
 }
 
 async fn serve(listener: TcpListener, current: Arc<Mutex<Current>>) {
@@ -865,9 +880,9 @@ fn init(method: &str, body: Option<&'static [u8]>) -> RequestInit {
 
 /// The `GET` through the client, its body teed: read whole on one branch, streamed on the
 /// other.
-async fn client_get(peer: &Peer, exchange: &Exchange, host: &str) {
+async fn client_get(clients: &Clients, exchange: &Exchange, host: &str) {
     let url = format!("http://{host}/get");
-    let Ok(mut response) = peer.client.fetch(&url, init("GET", None)).await else {
+    let Ok(mut response) = clients.client.fetch(&url, init("GET", None)).await else {
         return;
     };
     fetched(exchange);
@@ -906,9 +921,13 @@ async fn client_get(peer: &Peer, exchange: &Exchange, host: &str) {
 }
 
 /// The `POST` through the client, its body read whole.
-async fn client_post(peer: &Peer, exchange: &Exchange, host: &str) {
+async fn client_post(clients: &Clients, exchange: &Exchange, host: &str) {
     let url = format!("http://{host}/post");
-    let Ok(mut response) = peer.client.fetch(&url, init("POST", Some(POST_BODY))).await else {
+    let Ok(mut response) = clients
+        .client
+        .fetch(&url, init("POST", Some(POST_BODY)))
+        .await
+    else {
         return;
     };
     fetched(exchange);
@@ -919,13 +938,13 @@ async fn client_post(peer: &Peer, exchange: &Exchange, host: &str) {
 }
 
 /// A `GET` through the transport alone, not decoded.
-async fn transport_get(peer: &Peer, exchange: &Exchange, host: &str) {
+async fn transport_get(clients: &Clients, exchange: &Exchange, host: &str) {
     let Ok(request) = http::Request::get(format!("http://{host}/raw")).body(RequestBody::empty())
     else {
         return;
     };
     let options = SendOptions::new().with_new_connection(true);
-    let Ok(response) = peer.transport.send(request, options).await else {
+    let Ok(response) = clients.transport.send(request, options).await else {
         return;
     };
     fetched(exchange);
@@ -952,20 +971,37 @@ async fn transport_get(peer: &Peer, exchange: &Exchange, host: &str) {
     }
 }
 
-async fn exchange(peer: &Peer, exchange: &Exchange, host: &str) {
+async fn exchange(clients: &Clients, exchange: &Exchange, host: &str) {
     let get = async {
         match exchange.requests {
-            Requests::Transport => transport_get(peer, exchange, host).await,
-            requests if requests.get() => client_get(peer, exchange, host).await,
+            Requests::Transport => transport_get(clients, exchange, host).await,
+            requests if requests.get() => client_get(clients, exchange, host).await,
             _ => {}
         }
     };
     let post = async {
         if exchange.requests.post() {
-            client_post(peer, exchange, host).await;
+            client_post(clients, exchange, host).await;
         }
     };
     tokio::join!(get, post);
+}
+
+/// Runs the runtime until the tasks of the input that ended are gone (the connections'
+/// on both sides, their reads and writes), or for a bounded while: the listener's task is
+/// the one that stays.
+/// Returns how many are left.
+fn settle(runtime: &Runtime) -> usize {
+    let metrics = runtime.metrics();
+    runtime.block_on(async {
+        for _ in 0..10_000 {
+            if metrics.num_alive_tasks() <= 1 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    });
+    metrics.num_alive_tasks().saturating_sub(1)
 }
 
 /// The `h2_response` target: see the module's documentation for the input.
@@ -974,12 +1010,15 @@ pub fn h2_response(data: &[u8]) {
 }
 
 /// What an input came to: how many responses were fetched, how many of their bodies
-/// were read to the end, and how many of those were compared with the script's.
+/// were read to the end, how many of those were compared with the script's, and how many
+/// of its tasks outlived it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Outcome {
     responses: usize,
     bodies_read: usize,
     bodies_compared: usize,
+    /// Tasks still alive after [`settle`].
+    tasks_left: usize,
 }
 
 /// Counts what [`check_body`] and the requests saw during one input.
@@ -1003,9 +1042,10 @@ fn run(data: &[u8]) -> Outcome {
         current.first_expects = exchange.requests.on_first_connection();
         current.connections = 0;
     }
-    let host = format!("i{}.fuzz.test", peer.inputs.fetch_add(1, Ordering::Relaxed));
+    let host = "fuzz.test";
     peer.runtime.block_on(async {
-        if tokio::time::timeout(HANG, self::exchange(peer, &exchange, &host))
+        let clients = Clients::new(peer.addr);
+        if tokio::time::timeout(HANG, self::exchange(&clients, &exchange, host))
             .await
             .is_err()
         {
@@ -1015,10 +1055,12 @@ fn run(data: &[u8]) -> Outcome {
     for task in lock(&peer.current).tasks.drain(..) {
         task.abort();
     }
+    let tasks_left = settle(&peer.runtime);
     Outcome {
         responses: exchange.counts.responses.load(Ordering::Relaxed),
         bodies_read: exchange.counts.bodies_read.load(Ordering::Relaxed),
         bodies_compared: exchange.counts.bodies_compared.load(Ordering::Relaxed),
+        tasks_left,
     }
 }
 
@@ -1516,7 +1558,8 @@ mod tests {
             Outcome {
                 responses: 2,
                 bodies_read: 3,
-                bodies_compared: 3
+                bodies_compared: 3,
+                tasks_left: 0
             }
         );
         let outcome = run(&seed("transport-gzip"));
@@ -1525,7 +1568,8 @@ mod tests {
             Outcome {
                 responses: 1,
                 bodies_read: 1,
-                bodies_compared: 1
+                bodies_compared: 1,
+                tasks_left: 0
             }
         );
         // Decoded, so compared with nothing.
@@ -1535,7 +1579,8 @@ mod tests {
             Outcome {
                 responses: 1,
                 bodies_read: 2,
-                bodies_compared: 0
+                bodies_compared: 0,
+                tasks_left: 0
             }
         );
     }
@@ -1548,7 +1593,8 @@ mod tests {
             Outcome {
                 responses: 1,
                 bodies_read: 2,
-                bodies_compared: 2
+                bodies_compared: 2,
+                tasks_left: 0
             }
         );
         for name in [
@@ -1567,7 +1613,8 @@ mod tests {
             Outcome {
                 responses: 1,
                 bodies_read: 0,
-                bodies_compared: 0
+                bodies_compared: 0,
+                tasks_left: 0
             }
         );
     }
