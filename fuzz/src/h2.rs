@@ -605,6 +605,7 @@ struct Peer {
 fn peer() -> &'static Peer {
     static PEER: OnceLock<Peer> = OnceLock::new();
     PEER.get_or_init(|| {
+        crate::ignore_sigpipe();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -61,6 +61,7 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 fn peer() -> &'static Peer {
     static PEER: OnceLock<Peer> = OnceLock::new();
     PEER.get_or_init(|| {
+        crate::ignore_sigpipe();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

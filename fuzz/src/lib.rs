@@ -36,6 +36,19 @@ pub use request::request_init;
 /// every structure they parse many times over.
 pub const MAX_INPUT: usize = 64 * 1024;
 
+/// Ignores `SIGPIPE`, as a Rust `main` does before it runs, and libFuzzer's C `main`
+/// does not: a write to a connection the peer has closed must fail with `EPIPE`, not kill
+/// the process. (The standard library's `write` passes `MSG_NOSIGNAL`; its `writev`,
+/// which hyper's HTTP/2 writes go through, does not.)
+pub(crate) fn ignore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: `SIG_IGN` is a valid disposition for `SIGPIPE`, and setting it has no other
+    // effect; a signal handler that another thread is running is not touched.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
 /// Runs `future` to completion on this thread's current-thread runtime.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     thread_local! {
