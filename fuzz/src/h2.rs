@@ -98,6 +98,7 @@ const POST_BODY: &[u8] = b"name=fuzz&body=small";
 pub(crate) mod frame {
     pub(crate) const DATA: u8 = 0x0;
     pub(crate) const HEADERS: u8 = 0x1;
+    pub(crate) const RST_STREAM: u8 = 0x3;
     pub(crate) const SETTINGS: u8 = 0x4;
     pub(crate) const PUSH_PROMISE: u8 = 0x5;
     pub(crate) const GOAWAY: u8 = 0x7;
@@ -310,9 +311,8 @@ struct Exchange {
     requests: Requests,
     /// Everything the server writes on each connection.
     script: Bytes,
-    /// What a body read to its end without a coding can be: for each stream of the
-    /// script, what its `DATA` frames carried up to its `END_STREAM`.
-    bodies: Vec<Vec<u8>>,
+    /// What a body read to its end without a coding can be.
+    sent: Sent,
     counts: Counts,
 }
 
@@ -336,11 +336,11 @@ impl Exchange {
         } else {
             while !reader.is_empty() && records(&mut reader, &mut script) {}
         }
-        let bodies = complete_bodies(&script.bytes);
+        let sent = sent(&script.bytes);
         Exchange {
             requests,
             script: Bytes::from(script.bytes),
-            bodies,
+            sent,
             counts: Counts::default(),
         }
     }
@@ -525,12 +525,30 @@ fn records(reader: &mut Reader<'_>, script: &mut Script) -> bool {
     }
 }
 
-/// For each stream of `script` that ends (`END_STREAM` on a `DATA` or `HEADERS` frame),
-/// the bytes its `DATA` frames carried, padding taken off, up to its end. A `DATA` frame
-/// whose padding does not fit is a protocol error: its stream has no body.
-fn complete_bodies(mut script: &[u8]) -> Vec<Vec<u8>> {
-    // (stream, body so far, whether it ended, whether it failed)
-    let mut streams: Vec<(u32, Vec<u8>, bool, bool)> = Vec::new();
+/// What the `DATA` frames of a script's streams carried.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Sent {
+    /// For each stream that ends (`END_STREAM` on a `DATA` or `HEADERS` frame), the bytes
+    /// its `DATA` frames carried, padding taken off, up to its end.
+    ended: Vec<Vec<u8>>,
+    /// For each stream reset with `NO_ERROR` before its end, the bytes up to the reset
+    /// (see [`no_error_reset_tolerated`]).
+    reset: Vec<Vec<u8>>,
+}
+
+/// A stream of the script, as [`sent`] follows it.
+struct SentStream {
+    id: u32,
+    data: Vec<u8>,
+    ended: bool,
+    reset: bool,
+    /// A `DATA` frame whose padding does not fit, or a reset with an error: no body.
+    failed: bool,
+}
+
+/// What the `DATA` frames of `script`'s streams carried.
+fn sent(mut script: &[u8]) -> Sent {
+    let mut streams: Vec<SentStream> = Vec::new();
     while let Some((head, rest)) = script.split_first_chunk::<9>() {
         let len = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
         let Some(payload) = rest.get(..len) else {
@@ -539,46 +557,73 @@ fn complete_bodies(mut script: &[u8]) -> Vec<Vec<u8>> {
         script = rest.get(len..).unwrap_or_default();
         let (kind, flags) = (head[3], head[4]);
         let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
-        if kind != frame::DATA && kind != frame::HEADERS {
+        if kind != frame::DATA && kind != frame::HEADERS && kind != frame::RST_STREAM {
             continue;
         }
-        let at = match streams.iter().position(|s| s.0 == id) {
+        let at = match streams.iter().position(|stream| stream.id == id) {
             Some(at) => at,
             None => {
-                streams.push((id, Vec::new(), false, false));
+                streams.push(SentStream {
+                    id,
+                    data: Vec::new(),
+                    ended: false,
+                    reset: false,
+                    failed: false,
+                });
                 streams.len() - 1
             }
         };
         let Some(stream) = streams.get_mut(at) else {
             continue;
         };
-        if stream.2 || stream.3 {
+        if stream.ended || stream.reset || stream.failed {
             continue;
         }
-        if kind == frame::DATA {
-            let data = if flags & frame::PADDED != 0 {
-                payload.split_first().and_then(|(&pad, rest)| {
-                    rest.len()
-                        .checked_sub(usize::from(pad))
-                        .and_then(|end| rest.get(..end))
-                })
-            } else {
-                Some(payload)
-            };
-            match data {
-                Some(data) => stream.1.extend_from_slice(data),
-                None => stream.3 = true,
+        match kind {
+            frame::RST_STREAM => {
+                stream.reset = payload == [0, 0, 0, 0];
+                stream.failed = !stream.reset;
+                continue;
             }
+            frame::DATA => {
+                let data = if flags & frame::PADDED != 0 {
+                    payload.split_first().and_then(|(&pad, rest)| {
+                        rest.len()
+                            .checked_sub(usize::from(pad))
+                            .and_then(|end| rest.get(..end))
+                    })
+                } else {
+                    Some(payload)
+                };
+                match data {
+                    Some(data) => stream.data.extend_from_slice(data),
+                    None => stream.failed = true,
+                }
+            }
+            _ => {}
         }
         if flags & frame::END_STREAM != 0 {
-            stream.2 = true;
+            stream.ended = true;
         }
     }
-    streams
-        .into_iter()
-        .filter(|s| s.2 && !s.3)
-        .map(|s| s.1)
-        .collect()
+    let mut sent = Sent::default();
+    for stream in streams.into_iter().filter(|stream| !stream.failed) {
+        if stream.ended {
+            sent.ended.push(stream.data);
+        } else if stream.reset {
+            sent.reset.push(stream.data);
+        }
+    }
+    sent
+}
+
+/// Whether a body cut short by `RST_STREAM(NO_ERROR)` passes for whole, as the crate
+/// still takes it (hyper ends the body there without an error, and `src/net/body.rs` does
+/// not hold it to its `Content-Length`): set `H2_RESPONSE_TOLERATE_NO_ERROR_RESET` to fuzz
+/// past that open bug, which the inputs `fuzz/regressions/h2_response/open-*` show.
+fn no_error_reset_tolerated() -> bool {
+    static TOLERATED: OnceLock<bool> = OnceLock::new();
+    *TOLERATED.get_or_init(|| std::env::var_os("H2_RESPONSE_TOLERATE_NO_ERROR_RESET").is_some())
 }
 
 /// What the listener answers with during the current input.
@@ -807,16 +852,19 @@ fn check_body(
     if is_null_body_status(status) && body.is_empty() {
         return;
     }
+    if no_error_reset_tolerated() && exchange.sent.reset.iter().any(|sent| sent == body) {
+        return;
+    }
     exchange
         .counts
         .bodies_compared
         .fetch_add(1, Ordering::Relaxed);
     assert!(
-        exchange.bodies.iter().any(|sent| sent == body),
+        exchange.sent.ended.iter().any(|sent| sent == body),
         "{what}: a body of {} bytes that is no stream's DATA up to its END_STREAM \
          (streams that ended carried {:?} bytes)",
         body.len(),
-        exchange.bodies.iter().map(Vec::len).collect::<Vec<_>>()
+        exchange.sent.ended.iter().map(Vec::len).collect::<Vec<_>>()
     );
     if let Some(declared) = declared.filter(|_| !is_null_body_status(status)) {
         assert_eq!(
@@ -1535,7 +1583,7 @@ mod tests {
     }
 
     #[test]
-    fn complete_bodies_are_the_data_up_to_end_stream() {
+    fn the_data_sent_is_what_data_frames_carried_up_to_end_stream() {
         let mut script = Script::default();
         script.frame(frame::HEADERS, END_HEADERS, 1, &[0x88]);
         script.frame(frame::DATA, frame::PADDED, 1, b"\x02ab\0\0");
@@ -1544,9 +1592,17 @@ mod tests {
         script.frame(frame::DATA, frame::PADDED | END_STREAM, 3, b"\x09short");
         script.frame(frame::DATA, 0, 5, b"never ends");
         script.frame(frame::HEADERS, END_HEADERS | END_STREAM, 7, &[0x89]);
+        script.frame(frame::DATA, 0, 9, b"cut");
+        script.frame(frame::RST_STREAM, 0, 9, &[0, 0, 0, 0]);
+        script.frame(frame::DATA, END_STREAM, 9, b" after the reset");
+        script.frame(frame::DATA, 0, 11, b"cancelled");
+        script.frame(frame::RST_STREAM, 0, 11, &[0, 0, 0, 8]);
         assert_eq!(
-            complete_bodies(&script.bytes),
-            [b"abcd".to_vec(), Vec::new()]
+            sent(&script.bytes),
+            Sent {
+                ended: vec![b"abcd".to_vec(), Vec::new()],
+                reset: vec![b"cut".to_vec()],
+            }
         );
     }
 
