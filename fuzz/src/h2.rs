@@ -531,8 +531,9 @@ struct Sent {
     /// For each stream that ends (`END_STREAM` on a `DATA` or `HEADERS` frame), the bytes
     /// its `DATA` frames carried, padding taken off, up to its end.
     ended: Vec<Vec<u8>>,
-    /// For each stream reset with `NO_ERROR` before its end, the bytes up to the reset
-    /// (see [`no_error_reset_tolerated`]).
+    /// For each stream reset with `NO_ERROR` before its end (by `RST_STREAM`, or by a
+    /// `GOAWAY` whose last stream is below it), the bytes up to the reset (see
+    /// [`no_error_reset_tolerated`]).
     reset: Vec<Vec<u8>>,
 }
 
@@ -557,6 +558,22 @@ fn sent(mut script: &[u8]) -> Sent {
         script = rest.get(len..).unwrap_or_default();
         let (kind, flags) = (head[3], head[4]);
         let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+        if kind == frame::GOAWAY && id == 0 {
+            // `GOAWAY(NO_ERROR)` ends the streams above its last stream as
+            // `RST_STREAM(NO_ERROR)` ends one.
+            let last = payload
+                .first_chunk::<4>()
+                .map(|last| u32::from_be_bytes(*last) & 0x7fff_ffff);
+            let code = payload.get(4..8);
+            if let (Some(last), Some([0, 0, 0, 0])) = (last, code) {
+                for stream in &mut streams {
+                    if stream.id > last && !stream.ended && !stream.failed {
+                        stream.reset = true;
+                    }
+                }
+            }
+            continue;
+        }
         if kind != frame::DATA && kind != frame::HEADERS && kind != frame::RST_STREAM {
             continue;
         }
@@ -617,10 +634,11 @@ fn sent(mut script: &[u8]) -> Sent {
     sent
 }
 
-/// Whether a body cut short by `RST_STREAM(NO_ERROR)` passes for whole, as the crate
-/// still takes it (hyper ends the body there without an error, and `src/net/body.rs` does
-/// not hold it to its `Content-Length`): set `H2_RESPONSE_TOLERATE_NO_ERROR_RESET` to fuzz
-/// past that open bug, which the inputs `fuzz/regressions/h2_response/open-*` show.
+/// Whether a body cut short by `RST_STREAM(NO_ERROR)` or `GOAWAY(NO_ERROR)` passes for
+/// whole, as the crate still takes it (hyper ends the body there without an error, and
+/// `src/net/body.rs` does not hold it to its `Content-Length`): set
+/// `H2_RESPONSE_TOLERATE_NO_ERROR_RESET` to fuzz past that open bug, which the inputs
+/// `fuzz/regressions/h2_response/open-*` show.
 fn no_error_reset_tolerated() -> bool {
     static TOLERATED: OnceLock<bool> = OnceLock::new();
     *TOLERATED.get_or_init(|| std::env::var_os("H2_RESPONSE_TOLERATE_NO_ERROR_RESET").is_some())
@@ -1597,11 +1615,14 @@ mod tests {
         script.frame(frame::DATA, END_STREAM, 9, b" after the reset");
         script.frame(frame::DATA, 0, 11, b"cancelled");
         script.frame(frame::RST_STREAM, 0, 11, &[0, 0, 0, 8]);
+        script.frame(frame::DATA, 0, 13, b"below the last stream");
+        script.frame(frame::DATA, 0, 15, b"above");
+        script.frame(frame::GOAWAY, 0, 0, &[0, 0, 0, 13, 0, 0, 0, 0]);
         assert_eq!(
             sent(&script.bytes),
             Sent {
                 ended: vec![b"abcd".to_vec(), Vec::new()],
-                reset: vec![b"cut".to_vec()],
+                reset: vec![b"cut".to_vec(), b"above".to_vec()],
             }
         );
     }
