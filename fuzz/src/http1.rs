@@ -53,13 +53,15 @@ struct Peer {
     exclusive: Mutex<()>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// Locks `mutex`, poisoned or not: a panicking input must not stop the next.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn peer() -> &'static Peer {
     static PEER: OnceLock<Peer> = OnceLock::new();
     PEER.get_or_init(|| {
+        crate::ignore_sigpipe();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
