@@ -532,8 +532,8 @@ struct Sent {
     /// its `DATA` frames carried, padding taken off, up to its end.
     ended: Vec<Vec<u8>>,
     /// For each stream reset with `NO_ERROR` before its end (by `RST_STREAM`, or by a
-    /// `GOAWAY` whose last stream is below it), the bytes up to the reset (see
-    /// [`no_error_reset_tolerated`]).
+    /// `GOAWAY` whose last stream is below it), the bytes up to the reset: never a whole
+    /// body.
     reset: Vec<Vec<u8>>,
 }
 
@@ -632,16 +632,6 @@ fn sent(mut script: &[u8]) -> Sent {
         }
     }
     sent
-}
-
-/// Whether a body cut short by `RST_STREAM(NO_ERROR)` or `GOAWAY(NO_ERROR)` passes for
-/// whole, as the crate still takes it (hyper ends the body there without an error, and
-/// `src/net/body.rs` does not hold it to its `Content-Length`): set
-/// `H2_RESPONSE_TOLERATE_NO_ERROR_RESET` to fuzz past that open bug, which the inputs
-/// `fuzz/regressions/h2_response/open-*` show.
-fn no_error_reset_tolerated() -> bool {
-    static TOLERATED: OnceLock<bool> = OnceLock::new();
-    *TOLERATED.get_or_init(|| std::env::var_os("H2_RESPONSE_TOLERATE_NO_ERROR_RESET").is_some())
 }
 
 /// What the listener answers with during the current input.
@@ -870,9 +860,12 @@ fn check_body(
     if is_null_body_status(status) && body.is_empty() {
         return;
     }
-    if no_error_reset_tolerated() && exchange.sent.reset.iter().any(|sent| sent == body) {
-        return;
-    }
+    assert!(
+        exchange.sent.ended.iter().any(|sent| sent == body)
+            || !exchange.sent.reset.iter().any(|sent| sent == body),
+        "{what}: a body of {} bytes cut short by a NO_ERROR reset read as whole",
+        body.len()
+    );
     exchange
         .counts
         .bodies_compared

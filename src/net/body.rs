@@ -678,6 +678,21 @@ impl IncomingBody {
                 let error = body_error(error, self.declared_length);
                 self.fail(error)
             }
+            // hyper ends an HTTP/2 body without an error when the stream is reset with
+            // NO_ERROR (`RST_STREAM`, or a `GOAWAY` below it), reading RFC 9113 §8.1's early
+            // response into it; but an early response has ended its stream first, so a
+            // stream whose `END_STREAM` never came was cut short: whatever its data, never a
+            // whole body.
+            Poll::Ready(None) if !self.body.is_end_stream() => {
+                let error = if self.declared_length {
+                    NetworkError::LengthMismatch
+                } else {
+                    NetworkError::Protocol(
+                        "the HTTP/2 stream was closed (NO_ERROR) before the end of its body".into(),
+                    )
+                };
+                self.fail(error)
+            }
             Poll::Ready(None) => {
                 self.finish();
                 Poll::Ready(None)
