@@ -78,12 +78,15 @@ async fn fetch_twice(builder: ClientBuilder, url: &str, what: &str) -> bool {
     ok
 }
 
+/// A `ClientBuilder` option given a duration.
+type SetOption = fn(ClientBuilder, Duration) -> ClientBuilder;
+
 #[tokio::test]
 async fn client_timeouts_take_any_duration() {
     let server = server().await;
     let url = server.url("/");
     for duration in EXTREMES {
-        let options: [(&str, fn(ClientBuilder, Duration) -> ClientBuilder); 6] = [
+        let options: [(&str, SetOption); 6] = [
             ("timeout", |b, d| b.timeout(d)),
             ("connect_timeout", |b, d| b.connect_timeout(d)),
             ("read_timeout", |b, d| b.read_timeout(d)),
