@@ -658,15 +658,7 @@ struct Peer {
 fn peer() -> &'static Peer {
     static PEER: OnceLock<Peer> = OnceLock::new();
     PEER.get_or_init(|| {
-        crate::ignore_sigpipe();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let listener = runtime
-            .block_on(TcpListener::bind("127.0.0.1:0"))
-            .expect("a listener on 127.0.0.1");
-        let addr = listener.local_addr().expect("the listener's address");
+        let (runtime, listener, addr) = crate::peer_listener();
         let current = Arc::new(Mutex::new(Current::default()));
         runtime.spawn(serve(listener, Arc::clone(&current)));
         Peer {

@@ -49,6 +49,25 @@ pub(crate) fn ignore_sigpipe() {
     }
 }
 
+/// What a target's in-process peer runs on: a current-thread runtime (with `SIGPIPE`
+/// ignored, see [`ignore_sigpipe`]) and a listener on 127.0.0.1, with its address.
+pub(crate) fn peer_listener() -> (
+    tokio::runtime::Runtime,
+    tokio::net::TcpListener,
+    std::net::SocketAddr,
+) {
+    ignore_sigpipe();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a listener on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener's address");
+    (runtime, listener, addr)
+}
+
 /// Runs `future` to completion on this thread's current-thread runtime.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     thread_local! {
