@@ -7,12 +7,15 @@
 //! of its own (`http://127.0.0.1:PORT/?N`), so that none is the last URL its thread parsed.
 //! `--h2` speaks HTTP/2 with prior knowledge instead (h2c, one connection, one stream at a
 //! time): `fetch()` with `http2_prior_knowledge(true)`, hyper-util with `http2_only(true)`.
+//! `--builder` makes each request with `client.get(url).send()` (the `RequestBuilder`)
+//! rather than `client.fetch(url, RequestInit::default())`, to measure what the builder
+//! adds.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
-//!     [--distinct-urls] [--h2] [--client hyper]
+//!     [--distinct-urls] [--h2] [--builder] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -45,6 +48,7 @@ fn main() {
     let mut parsed_url = false;
     let mut distinct_urls = false;
     let mut h2 = false;
+    let mut builder = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -52,6 +56,7 @@ fn main() {
             "--parsed-url" => parsed_url = true,
             "--distinct-urls" => distinct_urls = true,
             "--h2" => h2 = true,
+            "--builder" => builder = true,
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -82,6 +87,7 @@ fn main() {
         read_timeout,
         urls,
         h2,
+        builder,
     };
     if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
@@ -92,7 +98,7 @@ fn main() {
 fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
-         [--h2] [--client fetch|hyper]"
+         [--h2] [--builder] [--client fetch|hyper]"
     );
     std::process::exit(2);
 }
@@ -106,6 +112,8 @@ struct Options {
     urls: Urls,
     /// HTTP/2 with prior knowledge rather than HTTP/1.1.
     h2: bool,
+    /// Requests through `client.get(url).send()` rather than `client.fetch(url, init)`.
+    builder: bool,
 }
 
 /// How `fetch()` is handed its URL.
@@ -178,7 +186,9 @@ async fn run_fetch(
     let mut distinct = String::with_capacity(url.len() + 24);
     for i in 0..count {
         let mut response = match options.urls {
+            Urls::Parsed if options.builder => client.get(parsed.clone()).send().await?,
             Urls::Parsed => client.fetch(parsed.clone(), RequestInit::default()).await?,
+            Urls::Same if options.builder => client.get(url).send().await?,
             Urls::Same => client.fetch(url, RequestInit::default()).await?,
             Urls::Distinct => {
                 use std::fmt::Write as _;

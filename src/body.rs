@@ -149,7 +149,13 @@ impl Cap {
             self.limit, self.option
         ))
         .with_source(NetworkError::BodyTooLarge { limit: self.limit })
+        .in_body()
     }
+}
+
+/// The error a body's reader gets for the network error that ended the body.
+fn body_network_error(error: NetworkError) -> Error {
+    Error::network(error).in_body()
 }
 
 /// Makes room in `buffer` for `additional` more bytes, doubling its capacity as `Vec`
@@ -296,6 +302,13 @@ impl Body {
     /// then fails before reading anything.
     pub(crate) fn set_declared_size(&mut self, declared: Option<u64>) {
         self.limit.declared = declared.unwrap_or(NONE);
+    }
+
+    /// The bytes the body will deliver when known before reading: its length, or else the
+    /// size declared by [`set_declared_size`](Self::set_declared_size).
+    pub(crate) fn known_size(&self) -> Option<u64> {
+        self.length
+            .or((self.limit.declared != NONE).then_some(self.limit.declared))
     }
 
     /// A body that reads this one through `adapter`, a stream that watches its chunks
@@ -474,7 +487,7 @@ impl Body {
                 .get_mut()
                 .as_mut()
                 .poll_next(cx)
-                .map(|chunk| chunk.map(|chunk| chunk.map_err(Error::network))),
+                .map(|chunk| chunk.map(|chunk| chunk.map_err(body_network_error))),
             Inner::Tee(branch) => branch.poll_next(cx),
         };
         match polled {
@@ -631,7 +644,8 @@ fn tee(stream: Inner) -> (Inner, Inner) {
         Inner::Errored(error) => (Inner::Errored(error.clone()), Inner::Errored(error)),
         Inner::Stream(stream) => tee_stream(stream.into_inner()),
         Inner::Net(body) => tee_stream(Box::pin(
-            body.into_inner().map(|chunk| chunk.map_err(Error::network)),
+            body.into_inner()
+                .map(|chunk| chunk.map_err(body_network_error)),
         )),
         Inner::Tee(branch) => tee_stream(Box::pin(branch)),
     }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::future::Either;
+use http::Method;
 use tokio::time::{Instant, Sleep};
 use url::Url;
 
@@ -29,6 +30,7 @@ use crate::net::{
     Transport,
 };
 use crate::request::{Request, RequestInfo, RequestInit};
+use crate::request_builder::RequestBuilder;
 use crate::response::Response;
 use crate::retry::{Retrier, RetryPolicy};
 
@@ -54,12 +56,32 @@ pub const DEFAULT_MAX_BUFFERED_BODY_SIZE: u64 = 256 << 20;
 /// # }
 /// ```
 pub async fn fetch(input: impl Into<RequestInfo>, init: RequestInit) -> Result<Response> {
+    shared_client()?.fetch(input, init).await
+}
+
+/// A `GET` of `url` on the shared default [`Client`] of [`fetch()`], as reqwest's `get`:
+/// for a one-off request; build a [`Client`] for more.
+///
+/// # Errors
+/// As [`Client::fetch`].
+///
+/// ```no_run
+/// # async fn run() -> Result<(), whatwg_fetch::Error> {
+/// let body = whatwg_fetch::get("https://example.com/").await?.text().await?;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn get(url: impl Into<RequestInfo>) -> Result<Response> {
+    shared_client()?.get(url).send().await
+}
+
+/// The default client the free functions share, built once.
+fn shared_client() -> Result<&'static Client> {
     static DEFAULT: OnceLock<Result<Client>> = OnceLock::new();
-    let client = DEFAULT.get_or_init(|| Client::builder().build());
-    match client {
-        Ok(client) => client.fetch(input, init).await,
-        Err(error) => Err(error.clone()),
-    }
+    DEFAULT
+        .get_or_init(|| Client::builder().build())
+        .as_ref()
+        .map_err(Error::clone)
 }
 
 /// Fetches with one environment, one connection pool and one set of options.
@@ -99,6 +121,72 @@ impl Client {
     /// The environment requests are made from.
     pub fn environment(&self) -> &Arc<Environment> {
         &self.inner.environment
+    }
+
+    /// The client's total timeout ([`ClientBuilder::timeout`]).
+    pub(crate) fn total_timeout(&self) -> Option<Duration> {
+        self.inner.total_timeout
+    }
+
+    /// A [`RequestBuilder`] for a request with `method` to `url`, put together call by
+    /// call and fetched with [`send`](RequestBuilder::send), as reqwest's
+    /// `Client::request` makes one.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, Method};
+    ///
+    /// let client = Client::builder().build()?;
+    /// let mut response = client.request(Method::GET, "data:,hello").send().await?;
+    /// assert_eq!(response.text().await?, "hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn request(&self, method: Method, url: impl Into<RequestInfo>) -> RequestBuilder {
+        RequestBuilder::new(self.clone(), method, url.into())
+    }
+
+    /// A [`RequestBuilder`] for a `GET` to `url` (see [`request`](Self::request)).
+    pub fn get(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::GET, url)
+    }
+
+    /// A [`RequestBuilder`] for a `POST` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// # let client = whatwg_fetch::Client::builder().build()?;
+    /// let response = client
+    ///     .post("https://api.example.com/items")
+    ///     .json(&serde_json::json!({ "name": "first" }))
+    ///     .send()
+    ///     .await?
+    ///     .error_for_status()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn post(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::POST, url)
+    }
+
+    /// A [`RequestBuilder`] for a `PUT` to `url` (see [`request`](Self::request)).
+    pub fn put(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::PUT, url)
+    }
+
+    /// A [`RequestBuilder`] for a `PATCH` to `url` (see [`request`](Self::request)).
+    pub fn patch(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::PATCH, url)
+    }
+
+    /// A [`RequestBuilder`] for a `DELETE` to `url` (see [`request`](Self::request)).
+    pub fn delete(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::DELETE, url)
+    }
+
+    /// A [`RequestBuilder`] for a `HEAD` to `url` (see [`request`](Self::request)).
+    pub fn head(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
+        self.request(Method::HEAD, url)
     }
 
     /// A snapshot of the connection pool's statistics, for exporting to metrics: per
@@ -170,16 +258,33 @@ impl Client {
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.
     pub async fn fetch_request(&self, request: Request) -> Result<Response> {
+        self.fetch_request_within(request, self.inner.total_timeout)
+            .await
+    }
+
+    /// [`fetch_request`](Self::fetch_request) with `total_timeout` in place of the
+    /// client's [`timeout`](ClientBuilder::timeout): a request builder's own.
+    pub(crate) async fn fetch_request_within(
+        &self,
+        request: Request,
+        total_timeout: Option<Duration>,
+    ) -> Result<Response> {
         // Not in the spec: with the `tracing` feature, a span for the fetch.
         #[cfg(feature = "tracing")]
-        let response = crate::trace::in_fetch_span(request, |r| self.fetch_steps(r)).await;
+        let response =
+            crate::trace::in_fetch_span(request, |r| self.fetch_steps(r, total_timeout)).await;
         #[cfg(not(feature = "tracing"))]
-        let response = self.fetch_steps(request).await;
+        let response = self.fetch_steps(request, total_timeout).await;
         response
     }
 
-    /// The steps of [`fetch_request`](Self::fetch_request).
-    async fn fetch_steps(&self, request: Request) -> Result<Response> {
+    /// The steps of [`fetch_request`](Self::fetch_request), with the total timeout that
+    /// applies.
+    async fn fetch_steps(
+        &self,
+        request: Request,
+        total_timeout: Option<Duration>,
+    ) -> Result<Response> {
         // Step 3. Let request be requestObject's request.
         // (A signal not made yet follows no source: it is not aborted and never will be.)
         let signal = request.signal.made().cloned();
@@ -188,9 +293,7 @@ impl Client {
         if let Some(reason) = signal.as_ref().and_then(AbortSignal::reason) {
             return Err(reason);
         }
-        let deadline = self
-            .inner
-            .total_timeout
+        let deadline = total_timeout
             // A timeout past what an `Instant` holds never comes: no deadline.
             .and_then(|timeout| Instant::now().checked_add(timeout));
         // Steps 5–12. Add the abort steps to requestObject's signal, then fetch request
@@ -218,7 +321,7 @@ impl Client {
                 biased;
                 reason = signal.aborted_future(), if can_abort => return Err(reason),
                 () = sleep_until(deadline) => {
-                    let error = total_timeout_error(self.inner.total_timeout);
+                    let error = total_timeout_error(total_timeout);
                     return Err(match &timed_url {
                         Some(url) => error.with_url(url),
                         None => error,
@@ -234,11 +337,7 @@ impl Client {
         if !can_abort && deadline.is_none() {
             return Ok(response);
         }
-        Ok(abortable(
-            response,
-            signal,
-            deadline.zip(self.inner.total_timeout),
-        ))
+        Ok(abortable(response, signal, deadline.zip(total_timeout)))
     }
 }
 
@@ -371,7 +470,7 @@ impl Stream for AbortableBody {
             if deadline.as_mut().poll(cx).is_ready() {
                 this.done = true;
                 drop(take_body(&this.body));
-                return Poll::Ready(Some(Err(total_timeout_error(Some(*after)))));
+                return Poll::Ready(Some(Err(total_timeout_error(Some(*after)).in_body())));
             }
         }
         // Not held across an await: a poll of the body, which the abort algorithm may wait
@@ -578,7 +677,7 @@ impl ClientBuilder {
 
     /// The most bytes a response body from the network may deliver, however it is read:
     /// as a stream ([`Response::body`], [`http_body::Body`]) or whole
-    /// ([`bytes`](Response::bytes), [`text`](Response::text), [`json`](Response::json_body),
+    /// ([`bytes`](Response::bytes), [`text`](Response::text), [`json`](Response::json),
     /// [`blob`](Response::blob), [`form_data`](Response::form_data)). The bytes counted are
     /// the decoded ones, after content codings are undone, so a small compressed body that
     /// expands without end is stopped too. The body delivers chunks while they keep it
@@ -625,7 +724,7 @@ impl ClientBuilder {
 
     /// The most bytes a response body from the network may deliver when it is read whole,
     /// into memory: by [`bytes`](Response::bytes), [`text`](Response::text),
-    /// [`json`](Response::json_body), [`blob`](Response::blob) or
+    /// [`json`](Response::json), [`blob`](Response::blob) or
     /// [`form_data`](Response::form_data) (and by a request's `integrity` check). Past it
     /// the read fails with a `TypeError` whose [`network_error`](Error::network_error) is
     /// [`NetworkError::BodyTooLarge`], without the rest being read; a `Content-Length`

@@ -42,6 +42,11 @@ pub enum ErrorKind {
     /// An abort reason supplied by the caller that is none of the above; the caller's
     /// value is available through [`Error::payload`].
     Custom,
+    /// Not an exception of the spec's: a response whose status is a client or server
+    /// error (400–599), which the caller asked to have as an error with
+    /// [`Response::error_for_status`](crate::Response::error_for_status). Its
+    /// [`status`](Error::status) says which.
+    HttpStatus,
 }
 
 impl ErrorKind {
@@ -55,7 +60,7 @@ impl ErrorKind {
             ErrorKind::TimeoutError => "TimeoutError",
             ErrorKind::InvalidStateError => "InvalidStateError",
             ErrorKind::NotSupportedError => "NotSupportedError",
-            ErrorKind::Custom => "Error",
+            ErrorKind::Custom | ErrorKind::HttpStatus => "Error",
         }
     }
 
@@ -280,6 +285,10 @@ struct Inner {
     payload: Option<Arc<dyn Any + Send + Sync>>,
     /// Not in the spec: the URL whose fetch ended in this network error.
     url: Option<Box<str>>,
+    /// Not in the spec: the status of an [`ErrorKind::HttpStatus`] error.
+    status: Option<http::StatusCode>,
+    /// Not in the spec: the error ended the read of a response's body, after its head.
+    in_body: bool,
 }
 
 impl Error {
@@ -292,6 +301,8 @@ impl Error {
                 source: None,
                 payload: None,
                 url: None,
+                status: None,
+                in_body: false,
             }),
         }
     }
@@ -355,6 +366,44 @@ impl Error {
         }
     }
 
+    /// The error of [`Response::error_for_status`](crate::Response::error_for_status):
+    /// `status` (with its reason phrase, `reason`) answered `url`.
+    pub(crate) fn http_status(status: http::StatusCode, reason: &str, url: &str) -> Error {
+        let class = if status.is_client_error() {
+            "client error"
+        } else {
+            "server error"
+        };
+        let reason = match reason {
+            "" => status.canonical_reason().unwrap_or_default(),
+            reason => reason,
+        };
+        let message = format!("HTTP status {class} ({} {reason})", status.as_u16());
+        let inner = Error::new(ErrorKind::HttpStatus, message).into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                status: Some(status),
+                url: (!url.is_empty()).then(|| url.into()),
+                ..inner
+            }),
+        }
+    }
+
+    /// This network error as one that ended the read of a response's body (see
+    /// [`Error::is_body`]).
+    pub(crate) fn in_body(self) -> Error {
+        if self.inner.in_body {
+            return self;
+        }
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                in_body: true,
+                ..inner
+            }),
+        }
+    }
+
     /// This error naming `url` as the URL whose fetch failed (see [`Error::url`]).
     pub(crate) fn with_url(self, url: &url::Url) -> Error {
         let inner = self.into_inner();
@@ -375,6 +424,8 @@ impl Error {
                 source: shared.source.clone(),
                 payload: shared.payload.clone(),
                 url: shared.url.clone(),
+                status: shared.status,
+                in_body: shared.in_body,
             },
         }
     }
@@ -420,6 +471,120 @@ impl Error {
     /// Whether this is an `AbortError` or a `TimeoutError`: the fetch was cancelled.
     pub fn is_abort(&self) -> bool {
         matches!(self.kind(), ErrorKind::AbortError | ErrorKind::TimeoutError)
+    }
+
+    /// Whether a timeout ended the fetch or the read of its body, whichever timed out: a
+    /// client's or a request's total [`timeout`](crate::ClientBuilder::timeout), the
+    /// [`connect_timeout`](crate::ClientBuilder::connect_timeout), the
+    /// [`read_timeout`](crate::ClientBuilder::read_timeout), an unanswered HTTP/2 PING
+    /// (all [`NetworkError::Timeout`]), an [`AbortSignal::timeout`](crate::AbortSignal::timeout)
+    /// (a `TimeoutError`), or an I/O error that timed out.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError, TimeoutKind};
+    ///
+    /// let after = std::time::Duration::from_secs(1);
+    /// let error = Error::network(NetworkError::Timeout { kind: TimeoutKind::Total, after });
+    /// assert!(error.is_timeout() && !error.is_connect());
+    /// assert!(Error::timeout_error().is_timeout());
+    /// ```
+    pub fn is_timeout(&self) -> bool {
+        self.kind() == ErrorKind::TimeoutError
+            || matches!(self.network_error(), Some(NetworkError::Timeout { .. }))
+            || self.causes().any(|cause| {
+                cause
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+            })
+    }
+
+    /// Whether the connection could not be made: the name did not resolve, the connect
+    /// failed or timed out, or the TLS handshake failed.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError};
+    ///
+    /// let error = Error::network(NetworkError::Connect("refused".into()));
+    /// assert!(error.is_connect());
+    /// ```
+    pub fn is_connect(&self) -> bool {
+        matches!(
+            self.network_error(),
+            Some(
+                NetworkError::Dns(_)
+                    | NetworkError::Connect(_)
+                    | NetworkError::Tls(_)
+                    | NetworkError::Timeout {
+                        kind: TimeoutKind::Connect,
+                        ..
+                    }
+            )
+        )
+    }
+
+    /// Whether a redirect ended the fetch: more than 20, one refused by the request's
+    /// redirect mode `error`, an invalid `Location`, or one that needed a streamed body
+    /// again.
+    pub fn is_redirect(&self) -> bool {
+        matches!(
+            self.network_error(),
+            Some(
+                NetworkError::TooManyRedirects
+                    | NetworkError::RedirectRefused
+                    | NetworkError::InvalidLocation(_)
+                    | NetworkError::StreamBodyOnRedirect
+            )
+        )
+    }
+
+    /// Whether the body could not be decoded: a content coding that did not decode (or too
+    /// many of them), or a body that is not the JSON asked for (a `SyntaxError`).
+    pub fn is_decode(&self) -> bool {
+        self.kind() == ErrorKind::SyntaxError
+            || matches!(
+                self.network_error(),
+                Some(NetworkError::Decode(_) | NetworkError::TooManyContentCodings { .. })
+            )
+    }
+
+    /// Whether the error ended the read of a response's body, after its head had arrived:
+    /// the connection failed or timed out in the middle of it, it was shorter or longer
+    /// than its `Content-Length`, it passed a size limit, or it did not decode.
+    pub fn is_body(&self) -> bool {
+        self.inner.in_body
+    }
+
+    /// Whether this is the error of a response whose status is a client or server error,
+    /// from [`Response::error_for_status`](crate::Response::error_for_status).
+    pub fn is_status(&self) -> bool {
+        self.inner.kind == ErrorKind::HttpStatus
+    }
+
+    /// The status of an error from
+    /// [`Response::error_for_status`](crate::Response::error_for_status).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit, StatusCode};
+    ///
+    /// let response = Response::new(None, ResponseInit { status: 404, ..Default::default() })?;
+    /// let error = response.error_for_status().unwrap_err();
+    /// assert!(error.is_status());
+    /// assert_eq!(error.status(), Some(StatusCode::NOT_FOUND));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn status(&self) -> Option<http::StatusCode> {
+        self.inner.status
+    }
+
+    /// The chain of causes under this error: its source, the source's source, and so on.
+    fn causes(&self) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+        let first: Option<&(dyn std::error::Error + 'static)> = match &self.inner.source {
+            Some(source) => Some(source.as_ref()),
+            None => None,
+        };
+        std::iter::successors(first, |error| error.source())
     }
 
     /// Whether both errors are the same value: clones of one error compare equal.

@@ -16,7 +16,7 @@
 //! assert_eq!(request.text().await?, "{}");
 //!
 //! // Response → http: status, headers and the body stream.
-//! let response = Response::json(&[1, 2, 3], Default::default())?;
+//! let response = Response::from_json(&[1, 2, 3], Default::default())?;
 //! let response = http::Response::try_from(response)?;
 //! assert_eq!(response.status(), 200);
 //! assert_eq!(response.headers()["content-type"], "application/json");

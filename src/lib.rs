@@ -7,6 +7,7 @@
 //! hostile servers.
 //!
 //! - [Quick start](#quick-start)
+//! - [Requests the reqwest way](#requests-the-reqwest-way)
 //! - [JSON](#json)
 //! - [Forms and files](#forms-and-files)
 //! - [Streaming](#streaming)
@@ -58,11 +59,39 @@
 //! # }
 //! ```
 //!
+//! ## Requests the reqwest way
+//!
+//! [`Client::get`], [`Client::post`] and the others named after HTTP's methods give a
+//! [`RequestBuilder`] with reqwest's names, which makes the same [`Request`] a
+//! [`RequestInit`] would and fetches it with the same algorithm;
+//! [`Response::error_for_status`] turns a 4xx or 5xx into an [`Error`] that
+//! [`is_status`](Error::is_status).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! use whatwg_fetch::Client;
+//!
+//! let client = Client::builder().build()?;
+//! let text = client
+//!     .get("data:text/plain,hello")
+//!     .header("accept", "text/plain")
+//!     .send()
+//!     .await?
+//!     .error_for_status()?
+//!     .text()
+//!     .await?;
+//! assert_eq!(text, "hello");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## JSON
 //!
-//! `Response::json_body` reads and parses the body into any serde `DeserializeOwned` type
-//! (`Response::json` is the spec's static constructor). To send JSON, give the text as the
-//! body and say its type.
+//! `Response::json` reads and parses the body into any serde `DeserializeOwned` type, as
+//! JavaScript's `response.json()` and reqwest's do; the spec's static constructor
+//! `Response.json(data)` is `Response::from_json`. To send JSON, give the text as the body and
+//! say its type, or use [`RequestBuilder::json`].
 //!
 //! ```
 //! use whatwg_fetch::{Request, RequestInit, Response, ResponseInit};
@@ -70,8 +99,8 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // What a server would answer; `fetch()` gives the same kind of `Response`.
-//! let mut response = Response::json(&serde_json::json!({ "items": [1, 2, 3] }), ResponseInit::default())?;
-//! let listing: serde_json::Value = response.json_body().await?;
+//! let mut response = Response::from_json(&serde_json::json!({ "items": [1, 2, 3] }), ResponseInit::default())?;
+//! let listing: serde_json::Value = response.json().await?;
 //! assert_eq!(listing["items"][2], 3);
 //!
 //! // A JSON request body.
@@ -246,7 +275,7 @@
 //! | What a peer controls | Default | Option |
 //! | --- | --- | --- |
 //! | time without a byte, waiting for the head or inside the body | 300 s, then `NetworkError::Timeout` | [`ClientBuilder::read_timeout`] |
-//! | bytes gathered by `bytes()`, `text()`, `json_body()`, `blob()`, `form_data()` | 256 MiB, then `NetworkError::BodyTooLarge` | [`ClientBuilder::max_buffered_body_size`], [`Response::set_max_body_size`] |
+//! | bytes gathered by `bytes()`, `text()`, `json()`, `blob()`, `form_data()` | 256 MiB, then `NetworkError::BodyTooLarge` | [`ClientBuilder::max_buffered_body_size`], [`Response::set_max_body_size`] |
 //! | bytes delivered however the body is read, streams included | no limit | [`ClientBuilder::max_response_body_size`] |
 //! | stacked content codings (`Content-Encoding: br, gzip, …`) | 5 (as curl) | — |
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
@@ -359,7 +388,7 @@ macro_rules! idl_enum {
 
 /// The consuming methods of the [Body mixin](https://fetch.spec.whatwg.org/#body-mixin),
 /// for a type with `body: Option<Body>` and `headers: Headers` fields; `$json` names the
-/// JSON method (`Response::json` is the static constructor, so its reader is `json_body`).
+/// JSON method (`json` for both: `Response`'s static constructor is `from_json`).
 macro_rules! body_mixin {
     ($json:ident) => {
         fn consume(&mut self) -> $crate::Result<Option<$crate::body::Body>> {
@@ -449,6 +478,7 @@ pub mod mime;
 pub mod mock;
 pub mod net;
 pub mod request;
+pub mod request_builder;
 pub mod response;
 pub mod retry;
 pub mod timing;
@@ -459,18 +489,24 @@ pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
 pub use blob_url::BlobUrlStore;
 pub use body::{Body, BodyInit};
-pub use client::{Client, ClientBuilder, fetch};
+pub use client::{Client, ClientBuilder, fetch, get};
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
 pub use form_data::{FormData, FormDataEntryValue};
 pub use headers::{Headers, HeadersGuard, HeadersInit};
+/// The `http` crate's header names, values and map, as reqwest re-exports them: for
+/// [`RequestBuilder::header`] and [`RequestBuilder::headers`].
+pub use http::header;
+pub use http::{Method, StatusCode, Version};
 pub use mime::MimeType;
 pub use request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDestination, RequestDuplex,
     RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,
 };
+pub use request_builder::RequestBuilder;
 pub use response::{Response, ResponseInit, ResponseType};
 pub use timing::ResourceTiming;
+pub use url::Url;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -28,7 +28,7 @@
 //!         ..Default::default()
 //!     })
 //!     .await?;
-//! let user: serde_json::Value = response.json_body().await?;
+//! let user: serde_json::Value = response.json().await?;
 //! assert_eq!(user["name"], "Ada");
 //!
 //! // Every request is recorded, and every interceptor has been used.

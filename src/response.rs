@@ -289,13 +289,29 @@ impl Response {
         Ok(response)
     }
 
-    /// [`Response.json(data, init)`](https://fetch.spec.whatwg.org/#dom-response-json): a
-    /// response whose body is `data` serialized as JSON, typed `application/json`.
+    /// [`Response.json(data, init)`](https://fetch.spec.whatwg.org/#dom-response-json), the
+    /// static constructor: a response whose body is `data` serialized as JSON, typed
+    /// `application/json`. (In Rust a static and an instance method cannot share a name,
+    /// and [`json`](Self::json) is the body's reader, as in JavaScript and reqwest.)
     ///
     /// # Errors
     /// A `TypeError` if `data` cannot be serialized, and the errors of [`Response::new`]
     /// for `init`.
-    pub fn json<T: serde::Serialize + ?Sized>(data: &T, init: ResponseInit) -> Result<Response> {
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::from_json(&[1, 2, 3], ResponseInit::default())?;
+    /// assert_eq!(response.headers().get("content-type")?.as_deref(), Some("application/json"));
+    /// assert_eq!(response.json::<Vec<u8>>().await?, [1, 2, 3]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn from_json<T: serde::Serialize + ?Sized>(
+        data: &T,
+        init: ResponseInit,
+    ) -> Result<Response> {
         // Step 1. Let bytes the result of running serialize a JavaScript value to JSON
         // bytes on data.
         let bytes = serde_json::to_vec(data).map_err(|error| {
@@ -393,6 +409,88 @@ impl Response {
     /// to 299.
     pub fn ok(&self) -> bool {
         is_ok_status(self.status)
+    }
+
+    /// The status as an [`http::StatusCode`], as reqwest's `status()` gives it; `None`
+    /// only for the status 0 of the opaque responses a browser-like client's `no-cors`
+    /// and `manual` redirect requests get, which no HTTP status is.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit, StatusCode};
+    ///
+    /// let response = Response::new(None, ResponseInit { status: 204, ..Default::default() })?;
+    /// assert_eq!(response.status_code(), Some(StatusCode::NO_CONTENT));
+    /// // `status()` is the spec's number, which compares with a `StatusCode` too.
+    /// assert!(response.status() == StatusCode::NO_CONTENT);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn status_code(&self) -> Option<http::StatusCode> {
+        http::StatusCode::from_u16(self.status).ok()
+    }
+
+    /// This response, or an [`ErrorKind::HttpStatus`](crate::ErrorKind::HttpStatus) error
+    /// when its status is a client or server error (400–599), as reqwest's
+    /// `error_for_status` does: the error names the status, its reason phrase and the
+    /// response's URL ([`Error::status`], [`Error::url`]). The response and its body are
+    /// dropped with it; [`error_for_status_ref`](Self::error_for_status_ref) keeps them.
+    ///
+    /// # Errors
+    /// The status error, for a status from 400 to 599.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let fine = Response::new(None, ResponseInit::default())?;
+    /// assert!(fine.error_for_status().is_ok());
+    ///
+    /// let missing = Response::new(None, ResponseInit { status: 404, ..Default::default() })?;
+    /// let error = missing.error_for_status().unwrap_err();
+    /// assert_eq!(error.to_string(), "Error: HTTP status client error (404 Not Found)");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn error_for_status(self) -> Result<Response> {
+        match self.status_error() {
+            Some(error) => Err(error),
+            None => Ok(self),
+        }
+    }
+
+    /// [`error_for_status`](Self::error_for_status) that keeps the response: for reading
+    /// the body of an error response (a problem document) after the check.
+    ///
+    /// # Errors
+    /// The status error, for a status from 400 to 599.
+    pub fn error_for_status_ref(&self) -> Result<&Response> {
+        match self.status_error() {
+            Some(error) => Err(error),
+            None => Ok(self),
+        }
+    }
+
+    /// The error of a status from 400 to 599.
+    fn status_error(&self) -> Option<Error> {
+        let status = http::StatusCode::from_u16(self.status).ok()?;
+        (status.is_client_error() || status.is_server_error())
+            .then(|| Error::http_status(status, &self.status_message, &self.url()))
+    }
+
+    /// The length of the body in bytes when it is known before it is read: the
+    /// `Content-Length` of a body that is not content-decoded, the length of a body made
+    /// from bytes, or 0 for no body; `None` for a body whose length only its end will say
+    /// (chunked, decoded, a stream).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let response = Response::new(Some("hello".into()), ResponseInit::default())?;
+    /// assert_eq!(response.content_length(), Some(5));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn content_length(&self) -> Option<u64> {
+        match &self.body {
+            Some(body) => body.known_size(),
+            None => Some(0),
+        }
     }
 
     /// The [`statusText`](https://fetch.spec.whatwg.org/#dom-response-statustext).
@@ -539,7 +637,20 @@ impl Response {
         Ok(self.clone_response())
     }
 
-    body_mixin!(json_body);
+    body_mixin!(json);
+
+    /// The body parsed as JSON: the old name of [`json`](Self::json).
+    ///
+    /// # Errors
+    /// As [`json`](Self::json).
+    #[deprecated(
+        note = "renamed `json`, as in JavaScript and reqwest; the static constructor is `Response::from_json`"
+    )]
+    pub fn json_body<T: serde::de::DeserializeOwned + Send + 'static>(
+        &mut self,
+    ) -> impl std::future::Future<Output = Result<T>> + Send + 'static {
+        self.json()
+    }
 
     // ------------------------------------------------------------------------------------
     // Filtered responses
@@ -852,12 +963,12 @@ mod tests {
     #[tokio::test]
     async fn json_response() {
         let mut response =
-            Response::json(&serde_json::json!({"a": 1}), ResponseInit::default()).unwrap();
+            Response::from_json(&serde_json::json!({"a": 1}), ResponseInit::default()).unwrap();
         assert_eq!(
             response.headers().get("content-type").unwrap().as_deref(),
             Some("application/json")
         );
-        let value: serde_json::Value = response.json_body().await.unwrap();
+        let value: serde_json::Value = response.json().await.unwrap();
         assert_eq!(value, serde_json::json!({"a": 1}));
         let init = ResponseInit {
             headers: Some(HeadersInit::from(vec![(
@@ -866,12 +977,12 @@ mod tests {
             )])),
             ..Default::default()
         };
-        let custom = Response::json(&[1, 2], init).unwrap();
+        let custom = Response::from_json(&[1, 2], init).unwrap();
         assert_eq!(
             custom.headers().get("content-type").unwrap().as_deref(),
             Some("application/x-custom")
         );
-        let error = Response::json(
+        let error = Response::from_json(
             &(),
             ResponseInit {
                 status: 204,

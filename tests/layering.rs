@@ -88,6 +88,8 @@ const MODULES: &[(&str, Layer)] = &[
     ("fetch", Layer::Fetch),
     ("interop", Layer::Interop),
     ("client", Layer::Client),
+    // reqwest's request builder over `Client::fetch_request`.
+    ("request_builder", Layer::Client),
     // The HTTP cache's stores, from `fetch/http_cache`, for `ClientBuilder`.
     ("cache", Layer::Client),
     ("retry", Layer::Client),

@@ -1,5 +1,5 @@
 //! One request of each benchmark job, per client: the small JSON body read in full, parsed
-//! (`serde_json::Value`; `fetch()` through `Response::json_body`) and its `items` counted, as
+//! (`serde_json::Value`; `fetch()` through `Response::json`) and its `items` counted, as
 //! `load` does (`clients.rs` calls these); or a large body read chunk by chunk, keeping nothing, as
 //! `stream` does. Each returns its check value (items, or bytes).
 
@@ -24,10 +24,7 @@ pub async fn fetch_items_of(client: &Client, input: impl Into<RequestInfo>) -> R
     if response.status() != 200 {
         return Err(format!("status {}", response.status()));
     }
-    let value: serde_json::Value = response
-        .json_body()
-        .await
-        .map_err(|error| error.to_string())?;
+    let value: serde_json::Value = response.json().await.map_err(|error| error.to_string())?;
     count_items(&value)
 }
 

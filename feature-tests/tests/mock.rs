@@ -86,7 +86,7 @@ async fn an_interceptor_answers_with_its_status_headers_and_body() {
         );
         assert_eq!(headers.get("x-request-id").unwrap().as_deref(), Some("abc"));
         assert_eq!(headers.get_set_cookie(), vec!["a=1", "b=2"]);
-        let body: serde_json::Value = response.json_body().await.unwrap();
+        let body: serde_json::Value = response.json().await.unwrap();
         assert_eq!(body, serde_json::json!({ "id": 1 }));
         mock.assert_all_used();
     })

@@ -90,7 +90,7 @@ pub fn register<'js>(
                 };
                 let raw = serde_json::value::RawValue::from_string(json.to_string()?)
                     .map_err(|_| throw(&ctx, &Error::type_error("invalid JSON")))?;
-                wrap(&ctx, Response::json(&raw, init))
+                wrap(&ctx, Response::from_json(&raw, init))
             },
         )?,
     )?;

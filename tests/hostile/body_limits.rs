@@ -367,10 +367,7 @@ async fn endless_bodies_read_whole_stop_at_a_configured_limit() {
             assert!(peak < 16 * MIB, "{path}: peak {} MiB", peak / MIB);
             assert_too_large(get(&client, &url).await.text().await, limit);
             assert_too_large(
-                get(&client, &url)
-                    .await
-                    .json_body::<serde_json::Value>()
-                    .await,
+                get(&client, &url).await.json::<serde_json::Value>().await,
                 limit,
             );
             assert_too_large(get(&client, &url).await.blob().await, limit);

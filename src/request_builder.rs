@@ -1,0 +1,691 @@
+//! [`RequestBuilder`]: a request put together call by call, as reqwest's is, then fetched by
+//! the one fetch algorithm.
+//!
+//! `client.post(url).bearer_auth(token).json(&value).send().await?` builds the same
+//! [`RequestInit`] a caller would write out, makes the [`Request`] with the spec's
+//! constructor ([`Request::new_in`], in the client's environment) and fetches it with
+//! [`Client::fetch_request`]: there is no second path, so every rule of the standard (the
+//! guards on headers, the body's type, CORS, redirects, the cache) holds for a builder's
+//! request as it does for `fetch(url, init)`.
+//!
+//! A builder never fails halfway: a header that is not valid or a value that does not
+//! serialize is kept as the builder's error, and [`send`](RequestBuilder::send) or
+//! [`build`](RequestBuilder::build) returns it, with what was wrong and where.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), whatwg_fetch::Error> {
+//! use whatwg_fetch::Client;
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Created {
+//!     id: u64,
+//! }
+//!
+//! let client = Client::builder().build()?;
+//! let created: Created = client
+//!     .post("https://api.example.com/items")
+//!     .bearer_auth("secret-token")
+//!     .query(&[("dry_run", "false")])
+//!     .json(&serde_json::json!({ "name": "first" }))
+//!     .send()
+//!     .await?
+//!     .error_for_status()?
+//!     .json()
+//!     .await?;
+//! println!("created {}", created.id);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fmt;
+use std::time::Duration;
+
+use http::header::{AUTHORIZATION, CONTENT_TYPE};
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use serde::Serialize;
+
+use crate::abort::AbortSignal;
+use crate::body::BodyInit;
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::form_data::FormData;
+use crate::request::{
+    ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDuplex, RequestInfo,
+    RequestInit, RequestMode, RequestPriority, RequestRedirect,
+};
+use crate::response::Response;
+
+/// A request being put together for a [`Client`]: from [`Client::get`], [`Client::post`],
+/// [`Client::request`] and the other methods named after HTTP's, with reqwest's names for
+/// each step, then [`send`](Self::send).
+///
+/// The first error (a header that is not valid, a query or body that does not serialize)
+/// is kept and returned by [`send`](Self::send) and [`build`](Self::build); the calls after
+/// it change nothing.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), whatwg_fetch::Error> {
+/// use std::time::Duration;
+/// use whatwg_fetch::Client;
+///
+/// let client = Client::builder().build()?;
+/// let text = client
+///     .get("https://example.com/search")
+///     .query(&[("q", "fetch standard"), ("page", "2")])
+///     .header("accept-language", "en")
+///     .timeout(Duration::from_secs(10))
+///     .send()
+///     .await?
+///     .text()
+///     .await?;
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a RequestBuilder does nothing until it is sent"]
+pub struct RequestBuilder {
+    client: Client,
+    request: Result<Parts>,
+}
+
+/// What a builder holds until it is sent.
+struct Parts {
+    input: RequestInfo,
+    init: RequestInit,
+    /// The header list, in the order given (`RequestInit::headers`' record form).
+    headers: Vec<(Vec<u8>, Vec<u8>)>,
+    /// `query`'s pairs, `&`-joined and form-encoded, for the URL's query.
+    query: String,
+    /// Overrides the client's total timeout for this request.
+    timeout: Option<Duration>,
+}
+
+impl RequestBuilder {
+    /// A builder of a request with `method` to `input`, for `client`.
+    pub(crate) fn new(client: Client, method: Method, input: RequestInfo) -> RequestBuilder {
+        let init = RequestInit {
+            method: (method != Method::GET).then(|| method.as_str().to_owned()),
+            ..Default::default()
+        };
+        RequestBuilder {
+            client,
+            request: Ok(Parts {
+                input,
+                init,
+                headers: Vec::new(),
+                query: String::new(),
+                timeout: None,
+            }),
+        }
+    }
+
+    /// Applies `f` to the parts, unless an error was kept already; an error `f` returns is
+    /// kept.
+    fn with(mut self, f: impl FnOnce(&mut Parts) -> Result<()>) -> RequestBuilder {
+        if let Ok(parts) = &mut self.request {
+            if let Err(error) = f(parts) {
+                self.request = Err(error);
+            }
+        }
+        self
+    }
+
+    /// Appends a header, as [`Headers::append`](crate::Headers::append) does: a second
+    /// value of a name is added to the first, not put in its place. The names and values
+    /// `http` takes: `&str`, `String`, [`HeaderName`] and [`HeaderValue`], the constants
+    /// of [`header`](crate::header).
+    ///
+    /// The request's guard still applies when it is made: a browser-like client drops the
+    /// [forbidden request-headers](https://fetch.spec.whatwg.org/#forbidden-request-header)
+    /// (`Host`, `Cookie`, …), as a browser does; a server-side one sends them.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// use whatwg_fetch::header::{ACCEPT, HeaderValue};
+    ///
+    /// let request = client
+    ///     .get("https://example.com/")
+    ///     .header(ACCEPT, HeaderValue::from_static("application/json"))
+    ///     .header("x-trace", "1")
+    ///     .build()?;
+    /// assert_eq!(request.headers().get("accept")?.as_deref(), Some("application/json"));
+    ///
+    /// // An invalid name is kept as the builder's error.
+    /// let error = client.get("https://example.com/").header("bad name", "1").build();
+    /// assert!(error.unwrap_err().to_string().contains("bad name"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn header<K, V>(self, name: K, value: V) -> RequestBuilder
+    where
+        HeaderName: TryFrom<K>,
+        <HeaderName as TryFrom<K>>::Error: Into<http::Error>,
+        HeaderValue: TryFrom<V>,
+        <HeaderValue as TryFrom<V>>::Error: Into<http::Error>,
+        K: fmt::Debug + Clone,
+    {
+        let shown = name.clone();
+        self.with(|parts| {
+            let name = HeaderName::try_from(name).map_err(|error| {
+                Error::type_error(format!("invalid header name {shown:?}: {}", error.into()))
+            })?;
+            let value = HeaderValue::try_from(value).map_err(|error| {
+                Error::type_error(format!(
+                    "invalid value for header {}: {}",
+                    name.as_str(),
+                    error.into()
+                ))
+            })?;
+            parts
+                .headers
+                .push((name.as_str().as_bytes().to_vec(), value.as_bytes().to_vec()));
+            Ok(())
+        })
+    }
+
+    /// Sets the headers of `headers`: each name they hold replaces the values of that name
+    /// given before, and all of its values are kept (reqwest's `headers` does the same).
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// use whatwg_fetch::header::{HeaderMap, USER_AGENT};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert(USER_AGENT, "my-app/1.0".parse().unwrap());
+    /// let request = client
+    ///     .get("https://example.com/")
+    ///     .header("user-agent", "replaced")
+    ///     .headers(headers)
+    ///     .build()?;
+    /// assert_eq!(request.headers().get("user-agent")?.as_deref(), Some("my-app/1.0"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn headers(self, headers: HeaderMap) -> RequestBuilder {
+        self.with(|parts| {
+            parts.headers.retain(|(name, _)| {
+                std::str::from_utf8(name).map_or(true, |name| !headers.contains_key(name))
+            });
+            for (name, value) in &headers {
+                parts
+                    .headers
+                    .push((name.as_str().as_bytes().to_vec(), value.as_bytes().to_vec()));
+            }
+            Ok(())
+        })
+    }
+
+    /// Sets `Authorization: Basic …` (RFC 7617) from `username` and an optional
+    /// `password`, replacing any `Authorization` set before.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client
+    ///     .get("https://example.com/")
+    ///     .basic_auth("aladdin", Some("opensesame"))
+    ///     .build()?;
+    /// assert_eq!(
+    ///     request.headers().get("authorization")?.as_deref(),
+    ///     Some("Basic YWxhZGRpbjpvcGVuc2VzYW1l")
+    /// );
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn basic_auth<U, P>(self, username: U, password: Option<P>) -> RequestBuilder
+    where
+        U: fmt::Display,
+        P: fmt::Display,
+    {
+        let credentials = match password {
+            Some(password) => format!("{username}:{password}"),
+            None => format!("{username}:"),
+        };
+        let value = format!(
+            "Basic {}",
+            crate::infra::forgiving_base64_encode(credentials.as_bytes())
+        );
+        self.authorization(value)
+    }
+
+    /// Sets `Authorization: Bearer <token>` (RFC 6750), replacing any `Authorization` set
+    /// before.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client.get("https://example.com/").bearer_auth("abc").build()?;
+    /// assert_eq!(request.headers().get("authorization")?.as_deref(), Some("Bearer abc"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn bearer_auth<T: fmt::Display>(self, token: T) -> RequestBuilder {
+        self.authorization(format!("Bearer {token}"))
+    }
+
+    fn authorization(self, value: String) -> RequestBuilder {
+        self.with(|parts| {
+            HeaderValue::try_from(value.as_str()).map_err(|_| {
+                Error::type_error("invalid Authorization credentials: not a valid header value")
+            })?;
+            parts
+                .headers
+                .retain(|(name, _)| !name.eq_ignore_ascii_case(b"authorization"));
+            parts.headers.push((
+                AUTHORIZATION.as_str().as_bytes().to_vec(),
+                value.into_bytes(),
+            ));
+            Ok(())
+        })
+    }
+
+    /// Sets the body: anything a [`BodyInit`] is made from (`&str`, `String`, `Vec<u8>`,
+    /// [`Bytes`](bytes::Bytes), [`Blob`](crate::Blob), [`FormData`], a stream by
+    /// [`BodyInit::stream`]). Its type goes in `Content-Type` unless the request has one, as
+    /// the spec's "extract a body" says (`text/plain;charset=UTF-8` for text).
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client.post("https://example.com/notes").body("hello").build()?;
+    /// assert_eq!(
+    ///     request.headers().get("content-type")?.as_deref(),
+    ///     Some("text/plain;charset=UTF-8")
+    /// );
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn body(self, body: impl Into<BodyInit>) -> RequestBuilder {
+        let body = body.into();
+        self.with(|parts| {
+            if body.is_stream() && parts.init.duplex.is_none() {
+                // A stream body needs `duplex: "half"`, the only value there is.
+                parts.init.duplex = Some(RequestDuplex::Half);
+            }
+            parts.init.body = Some(body);
+            Ok(())
+        })
+    }
+
+    /// Sets the body to `value` serialized as JSON, with `Content-Type: application/json`
+    /// unless the request has a `Content-Type` already.
+    ///
+    /// # Errors
+    /// Kept for [`send`](Self::send): a `TypeError` when `value` does not serialize (a map
+    /// whose keys are not strings, a `Serialize` that fails), with serde's reason.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let mut request = client
+    ///     .post("https://example.com/items")
+    ///     .json(&serde_json::json!({ "name": "first" }))
+    ///     .build()?;
+    /// assert_eq!(request.headers().get("content-type")?.as_deref(), Some("application/json"));
+    /// assert_eq!(request.text().await?, r#"{"name":"first"}"#);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn json<T: Serialize + ?Sized>(self, value: &T) -> RequestBuilder {
+        self.with(|parts| {
+            let body = serde_json::to_vec(value).map_err(|error| {
+                Error::type_error(format!("the JSON body does not serialize: {error}"))
+                    .with_source(error)
+            })?;
+            parts.set_default_content_type("application/json");
+            parts.init.body = Some(BodyInit::from(body));
+            Ok(())
+        })
+    }
+
+    /// Sets the body to `value` serialized as a form (`application/x-www-form-urlencoded`,
+    /// by `serde_urlencoded`), with that `Content-Type` unless the request has one.
+    ///
+    /// # Errors
+    /// Kept for [`send`](Self::send): a `TypeError` when `value` does not serialize as a
+    /// form (a sequence of pairs or a struct of plain values), with the reason.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let mut request = client
+    ///     .post("https://example.com/login")
+    ///     .form(&[("user", "ada"), ("note", "a&b")])
+    ///     .build()?;
+    /// assert_eq!(request.text().await?, "user=ada&note=a%26b");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn form<T: Serialize + ?Sized>(self, value: &T) -> RequestBuilder {
+        self.with(|parts| {
+            let body = serde_urlencoded::to_string(value).map_err(|error| {
+                Error::type_error(format!("the form body does not serialize: {error}"))
+                    .with_source(error)
+            })?;
+            parts.set_default_content_type("application/x-www-form-urlencoded");
+            parts.init.body = Some(BodyInit::from(body.into_bytes()));
+            Ok(())
+        })
+    }
+
+    /// Sets the body to `form` as `multipart/form-data`, with a fresh boundary in its
+    /// `Content-Type` ([`BodyInit::FormData`]).
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("title", "a report");
+    /// let request = client.post("https://example.com/upload").multipart(form).build()?;
+    /// let content_type = request.headers().get("content-type")?.unwrap_or_default();
+    /// assert!(content_type.starts_with("multipart/form-data; boundary="));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn multipart(self, form: FormData) -> RequestBuilder {
+        self.body(BodyInit::FormData(form))
+    }
+
+    /// Appends `query`, serialized as a form (`serde_urlencoded`: a sequence of pairs, a map
+    /// or a struct), to the URL's query, after what the URL has already.
+    ///
+    /// # Errors
+    /// Kept for [`send`](Self::send): a `TypeError` when `query` does not serialize, with
+    /// the reason.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client
+    ///     .get("https://example.com/search?lang=en")
+    ///     .query(&[("q", "a b"), ("page", "2")])
+    ///     .build()?;
+    /// assert_eq!(request.url(), "https://example.com/search?lang=en&q=a+b&page=2");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn query<T: Serialize + ?Sized>(self, query: &T) -> RequestBuilder {
+        self.with(|parts| {
+            let encoded = serde_urlencoded::to_string(query).map_err(|error| {
+                Error::type_error(format!("the query does not serialize: {error}"))
+                    .with_source(error)
+            })?;
+            if !encoded.is_empty() {
+                if !parts.query.is_empty() {
+                    parts.query.push('&');
+                }
+                parts.query.push_str(&encoded);
+            }
+            Ok(())
+        })
+    }
+
+    /// A total timeout for this request alone, in place of the client's
+    /// [`timeout`](crate::ClientBuilder::timeout): from the start of the fetch until the
+    /// response's body has been read. Past it, the fetch, or the read of the body, fails
+    /// with [`NetworkError::Timeout`](crate::NetworkError::Timeout) of kind
+    /// [`Total`](crate::TimeoutKind::Total) (see [`Error::is_timeout`]).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// use std::time::Duration;
+    /// # let client = whatwg_fetch::Client::builder().build()?;
+    /// let response = client
+    ///     .get("https://example.com/slow")
+    ///     .timeout(Duration::from_millis(500))
+    ///     .send()
+    ///     .await;
+    /// if let Err(error) = &response {
+    ///     assert!(error.is_timeout());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn timeout(self, timeout: Duration) -> RequestBuilder {
+        self.with(|parts| {
+            parts.timeout = Some(timeout);
+            Ok(())
+        })
+    }
+
+    /// A signal that aborts the request at any stage, with the signal's reason
+    /// (`RequestInit::signal`).
+    pub fn signal(self, signal: AbortSignal) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.signal = Some(signal);
+            Ok(())
+        })
+    }
+
+    /// The request's [mode](https://fetch.spec.whatwg.org/#concept-request-mode)
+    /// (`RequestInit::mode`): `cors` by default, `no-cors`, `same-origin`.
+    pub fn mode(self, mode: RequestMode) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.mode = Some(mode);
+            Ok(())
+        })
+    }
+
+    /// The request's credentials mode (`RequestInit::credentials`): whether cookies and
+    /// HTTP authentication go with it.
+    pub fn credentials(self, credentials: RequestCredentials) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.credentials = Some(credentials);
+            Ok(())
+        })
+    }
+
+    /// The request's cache mode (`RequestInit::cache`), for a client with an HTTP cache.
+    pub fn cache(self, cache: RequestCache) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.cache = Some(cache);
+            Ok(())
+        })
+    }
+
+    /// The request's redirect mode (`RequestInit::redirect`): `follow` (the default),
+    /// `error` or `manual`.
+    pub fn redirect(self, redirect: RequestRedirect) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.redirect = Some(redirect);
+            Ok(())
+        })
+    }
+
+    /// The request's referrer (`RequestInit::referrer`): a same-origin URL,
+    /// `"about:client"`, or `""` for none.
+    pub fn referrer(self, referrer: impl Into<String>) -> RequestBuilder {
+        let referrer = referrer.into();
+        self.with(|parts| {
+            parts.init.referrer = Some(referrer);
+            Ok(())
+        })
+    }
+
+    /// The request's referrer policy (`RequestInit::referrerPolicy`).
+    pub fn referrer_policy(self, policy: ReferrerPolicy) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.referrer_policy = Some(policy);
+            Ok(())
+        })
+    }
+
+    /// Subresource Integrity metadata the response's body must match
+    /// (`RequestInit::integrity`), such as `sha256-…`.
+    pub fn integrity(self, integrity: impl Into<String>) -> RequestBuilder {
+        let integrity = integrity.into();
+        self.with(|parts| {
+            parts.init.integrity = Some(integrity);
+            Ok(())
+        })
+    }
+
+    /// Whether the request may outlive its environment (`RequestInit::keepalive`).
+    pub fn keepalive(self, keepalive: bool) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.keepalive = Some(keepalive);
+            Ok(())
+        })
+    }
+
+    /// The request's priority hint (`RequestInit::priority`).
+    pub fn priority(self, priority: RequestPriority) -> RequestBuilder {
+        self.with(|parts| {
+            parts.init.priority = Some(priority);
+            Ok(())
+        })
+    }
+
+    /// The request as the spec's constructor makes it, in the client's environment, to
+    /// look at, change, or fetch with [`Client::fetch_request`]. A
+    /// [`timeout`](Self::timeout) does not go with it: it is [`send`](Self::send)'s.
+    ///
+    /// # Errors
+    /// The first error the builder kept, or the constructor's (an invalid URL, a method
+    /// that is not allowed, a body with `GET`): a `TypeError` that says which.
+    pub fn build(self) -> Result<Request> {
+        self.request.and_then(|parts| parts.build(&self.client))
+    }
+
+    /// Fetches the request and returns the response once its head has arrived, as
+    /// [`Client::fetch`] does; the body streams as it is read.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and then as [`Client::fetch`]: a network error, the
+    /// timeout, the signal's reason.
+    pub async fn send(self) -> Result<Response> {
+        let parts = self.request?;
+        let timeout = parts.timeout;
+        let request = parts.build(&self.client)?;
+        let timeout = match timeout {
+            Some(timeout) => Some(timeout),
+            None => self.client.total_timeout(),
+        };
+        self.client.fetch_request_within(request, timeout).await
+    }
+
+    /// A copy of the builder, for sending the same request again; `None` when its body is a
+    /// stream or it was given a [`Request`], which can be read once only (or when it kept
+    /// an error).
+    pub fn try_clone(&self) -> Option<RequestBuilder> {
+        let parts = self.request.as_ref().ok()?;
+        let body = match &parts.init.body {
+            Some(BodyInit::Stream(_)) => return None,
+            Some(body) => Some(clone_body_init(body)?),
+            None => None,
+        };
+        let init = RequestInit {
+            method: parts.init.method.clone(),
+            headers: None,
+            body,
+            referrer: parts.init.referrer.clone(),
+            referrer_policy: parts.init.referrer_policy,
+            mode: parts.init.mode,
+            credentials: parts.init.credentials,
+            cache: parts.init.cache,
+            redirect: parts.init.redirect,
+            integrity: parts.init.integrity.clone(),
+            keepalive: parts.init.keepalive,
+            signal: parts.init.signal.clone(),
+            duplex: parts.init.duplex,
+            priority: parts.init.priority,
+            window: parts.init.window,
+        };
+        let input = match &parts.input {
+            RequestInfo::Url(text) => RequestInfo::Url(text.clone()),
+            RequestInfo::Parsed(url) => RequestInfo::Parsed(url.clone()),
+            // Its body can be taken once only.
+            RequestInfo::Request(_) => return None,
+        };
+        Some(RequestBuilder {
+            client: self.client.clone(),
+            request: Ok(Parts {
+                input,
+                init,
+                headers: parts.headers.clone(),
+                query: parts.query.clone(),
+                timeout: parts.timeout,
+            }),
+        })
+    }
+}
+
+/// A copy of a body that is not a stream.
+fn clone_body_init(body: &BodyInit) -> Option<BodyInit> {
+    Some(match body {
+        BodyInit::Bytes(bytes) => BodyInit::Bytes(bytes.clone()),
+        BodyInit::Text(text) => BodyInit::Text(text.clone()),
+        BodyInit::Blob(blob) => BodyInit::Blob(blob.clone()),
+        BodyInit::FormData(form) => BodyInit::FormData(form.clone()),
+        BodyInit::UrlSearchParams(pairs) => BodyInit::UrlSearchParams(pairs.clone()),
+        BodyInit::Null => BodyInit::Null,
+        BodyInit::Stream(_) => return None,
+    })
+}
+
+impl Parts {
+    /// Sets `Content-Type: value` unless a `Content-Type` was given.
+    fn set_default_content_type(&mut self, value: &str) {
+        let given = self
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case(CONTENT_TYPE.as_str().as_bytes()));
+        if !given {
+            self.headers.push((
+                CONTENT_TYPE.as_str().as_bytes().to_vec(),
+                value.as_bytes().to_vec(),
+            ));
+        }
+    }
+
+    /// The request these parts describe, made by the spec's constructor.
+    fn build(self, client: &Client) -> Result<Request> {
+        let Parts {
+            input,
+            mut init,
+            headers,
+            query,
+            timeout: _,
+        } = self;
+        let input = if query.is_empty() {
+            input
+        } else {
+            let mut url = match input {
+                RequestInfo::Url(text) => client
+                    .environment()
+                    .parse_url(&text)
+                    .map_err(|error| Error::type_error(format!("invalid URL {text:?}: {error}")))?,
+                RequestInfo::Parsed(url) => url,
+                // A request made from another one takes that one's URL as it is.
+                RequestInfo::Request(_) => {
+                    return Err(Error::type_error(
+                        "query() needs a URL: this builder was given a Request, whose URL is its own",
+                    ));
+                }
+            };
+            let joined = match url.query() {
+                Some(existing) if !existing.is_empty() => format!("{existing}&{query}"),
+                _ => query,
+            };
+            url.set_query(Some(&joined));
+            RequestInfo::Parsed(url)
+        };
+        if !headers.is_empty() {
+            init.headers = Some(crate::headers::HeadersInit::Record(headers));
+        }
+        Request::new_in(client.environment(), input, init)
+    }
+}
+
+impl fmt::Debug for RequestBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.request {
+            Ok(parts) => f
+                .debug_struct("RequestBuilder")
+                .field("input", &parts.input)
+                .field("method", &parts.init.method.as_deref().unwrap_or("GET"))
+                .field(
+                    "headers",
+                    &parts
+                        .headers
+                        .iter()
+                        .map(|(name, _)| String::from_utf8_lossy(name))
+                        .collect::<Vec<_>>(),
+                )
+                .finish_non_exhaustive(),
+            Err(error) => f
+                .debug_struct("RequestBuilder")
+                .field("error", error)
+                .finish(),
+        }
+    }
+}
