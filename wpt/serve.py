@@ -139,6 +139,42 @@ def install_tools_shim():
     sys.modules.update({"tools": tools, "tools.wpt": wpt, "tools.wpt.utils": utils})
 
 
+class _ClosedAtEof:
+    """A socket whose recv() raises ConnectionResetError at the end of the stream.
+
+    wptserve 4.0.3's HTTP/2 handler (`Http2WebTestRequestHandler.handle_one_request`) tells a
+    closed socket by `data == ''`, which the bytes recv() returns never equal: a connection
+    whose client went away without a GOAWAY (a test process that exits, or is killed at its
+    deadline) makes it call recv() again and again, at a whole core and holding the GIL, until
+    the server stops, and the tests after it time out. The error ends that loop as a closed
+    connection should end it (its `except OSError`).
+    """
+
+    def __init__(self, sock):
+        self._sock = sock
+
+    def recv(self, *args):
+        data = self._sock.recv(*args)
+        if not data:
+            raise ConnectionResetError("the client closed the HTTP/2 connection")
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def _h2_handler(server):
+    """wptserve's HTTP/2 request handler, ending its connection loop when the client closes."""
+
+    class Http2Handler(server.Http2WebTestRequestHandler):
+        def handle_one_request(self):
+            if not isinstance(self.request, _ClosedAtEof):
+                self.request = _ClosedAtEof(self.request)
+            return super().handle_one_request()
+
+    return Http2Handler
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -205,7 +241,7 @@ def main(argv):
                     key_file=ssl_config["key_path"] if use_ssl else None,
                     certificate=ssl_config["cert_path"] if use_ssl else None,
                     http2=(scheme == "h2"),
-                    handler_cls=(server.Http2WebTestRequestHandler if scheme == "h2"
+                    handler_cls=(_h2_handler(server) if scheme == "h2"
                                  else server.Http1WebTestRequestHandler),
                 )
                 httpd.start()
