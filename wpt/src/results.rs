@@ -144,6 +144,12 @@ pub struct FileExpectation {
     /// Subtests expected not to pass.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub fail: BTreeSet<String>,
+    /// Subtests whose outcome is a race the runner does not control (a server that answers
+    /// before the request it tests has been sent, say): counted as they come out, but
+    /// neither a regression nor an unexpected pass. The file's `reason` says what the race
+    /// is; a test checks that it has one.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub flaky: BTreeSet<String>,
 }
 
 /// The expectations file: file id → expectation. A file absent is expected to pass fully.
@@ -213,6 +219,9 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
         let mut seen = BTreeSet::new();
         for s in &f.subtests {
             seen.insert(s.name.as_str());
+            if e.flaky.contains(&s.name) {
+                continue;
+            }
             let expected_fail = e.fail.contains(&s.name);
             let passed = s.status == "PASS";
             let change = || Change {
@@ -230,7 +239,7 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
                 d.unexpected_passes.push(change());
             }
         }
-        for name in &e.fail {
+        for name in e.fail.iter().chain(&e.flaky) {
             if !seen.contains(name.as_str()) {
                 d.stale.push(Change {
                     id: f.id.clone(),
@@ -248,15 +257,21 @@ pub fn diff(expectations: &Expectations, files: &[FileReport]) -> Diff {
 /// the run keep their entries, and a file still failing keeps its reason.
 pub fn update(expectations: &mut Expectations, files: &[FileReport]) {
     for f in files {
+        // A flaky subtest stays flaky, whatever this run made of it.
+        let flaky = expectations
+            .get(&f.id)
+            .map(|old| old.flaky.clone())
+            .unwrap_or_default();
         let e = FileExpectation {
             reason: None,
             harness: (f.harness != "OK").then(|| f.harness.clone()),
             fail: f
                 .subtests
                 .iter()
-                .filter(|s| s.status != "PASS")
+                .filter(|s| s.status != "PASS" && !flaky.contains(&s.name))
                 .map(|s| s.name.clone())
                 .collect(),
+            flaky,
         };
         if e == FileExpectation::default() {
             expectations.remove(&f.id);
@@ -300,6 +315,7 @@ mod tests {
                 reason: None,
                 harness: None,
                 fail: ["x".into(), "gone".into()].into(),
+                flaky: BTreeSet::new(),
             },
         );
         exp.insert(
@@ -308,6 +324,7 @@ mod tests {
                 reason: None,
                 harness: Some("ERROR".into()),
                 fail: BTreeSet::new(),
+                flaky: BTreeSet::new(),
             },
         );
         let run = vec![
@@ -348,6 +365,7 @@ mod tests {
                 reason: None,
                 harness: Some("ERROR".into()),
                 fail: BTreeSet::new(),
+                flaky: BTreeSet::new(),
             },
         );
         exp.insert(
@@ -356,6 +374,7 @@ mod tests {
                 reason: None,
                 harness: None,
                 fail: ["x".into()].into(),
+                flaky: BTreeSet::new(),
             },
         );
         let run = vec![
@@ -385,6 +404,7 @@ mod tests {
                 reason: Some("by design".into()),
                 harness: None,
                 fail: ["x".into()].into(),
+                flaky: BTreeSet::new(),
             },
         );
         update(
@@ -416,6 +436,61 @@ mod tests {
 
     /// Every expected failure of the server-side environment says why: a browser-only rule by
     /// design, or what is missing.
+    #[test]
+    fn a_flaky_subtest_is_neither_a_regression_nor_an_unexpected_pass() {
+        let mut exp = Expectations::new();
+        exp.insert(
+            "a.any.js".into(),
+            FileExpectation {
+                reason: Some("a race".into()),
+                flaky: ["racy".to_owned()].into(),
+                ..Default::default()
+            },
+        );
+        for status in ["PASS", "FAIL"] {
+            let run = [file(
+                "a.any.js",
+                "OK",
+                vec![st("racy", status), st("fine", "PASS")],
+            )];
+            let d = diff(&exp, &run);
+            assert!(
+                d.regressions.is_empty() && d.unexpected_passes.is_empty(),
+                "{d:?}"
+            );
+            // Updating keeps it flaky, never an expected failure.
+            let mut updated = exp.clone();
+            update(&mut updated, &run);
+            assert_eq!(updated, exp, "{status}");
+        }
+        // Another subtest of the file still counts.
+        let run = [file(
+            "a.any.js",
+            "OK",
+            vec![st("racy", "PASS"), st("fine", "FAIL")],
+        )];
+        assert_eq!(diff(&exp, &run).regressions.len(), 1);
+    }
+
+    #[test]
+    fn every_flaky_subtest_has_its_files_reason() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations");
+        for environment in [Environment::Browser, Environment::Server] {
+            for scope in [Scope::Worker, Scope::Window] {
+                let path = expectations_file(&dir, environment, scope);
+                let text = std::fs::read_to_string(&path).unwrap();
+                let exp: Expectations = serde_json::from_str(&text).unwrap();
+                for (id, e) in exp.iter().filter(|(_, e)| !e.flaky.is_empty()) {
+                    assert!(
+                        e.reason.as_deref().is_some_and(|r| !r.trim().is_empty()),
+                        "{}: {id} has flaky subtests and no reason",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_server_side_expectation_has_a_reason() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations");
