@@ -42,7 +42,7 @@
 //!
 //! A dependent signal does hold strongly those of its sources that came from
 //! [`AbortSignal::timeout`], until it is aborted, so that
-//! `AbortSignal::any([&AbortSignal::timeout(ms)])` is aborted when the time is up even though
+//! `AbortSignal::any([&AbortSignal::timeout_ms(ms)])` is aborted when the time is up even though
 //! nothing else holds the timeout signal.
 
 use std::any::Any;
@@ -441,7 +441,9 @@ impl AbortSignal {
     }
 
     /// [`AbortSignal.timeout(milliseconds)`](https://dom.spec.whatwg.org/#dom-abortsignal-timeout):
-    /// a new signal that is aborted with a new `TimeoutError` after `milliseconds`.
+    /// a new signal that is aborted with a new `TimeoutError` after `duration` (the IDL's
+    /// milliseconds as a `Duration`, whole milliseconds counted; [`timeout_ms`](Self::timeout_ms)
+    /// takes them as the IDL does).
     ///
     /// Called inside a tokio runtime, the timer is a task on that runtime (which needs its
     /// time driver, as `#[tokio::main]` and `#[tokio::test]` enable), and follows its clock,
@@ -463,12 +465,28 @@ impl AbortSignal {
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
-    /// let signal = AbortSignal::timeout(5_000);
+    /// let signal = AbortSignal::timeout(std::time::Duration::from_secs(5));
     /// let reason = signal.aborted_future().await;
     /// assert_eq!(reason.kind(), ErrorKind::TimeoutError);
     /// # }
     /// ```
-    pub fn timeout(milliseconds: u64) -> AbortSignal {
+    pub fn timeout(duration: Duration) -> AbortSignal {
+        AbortSignal::timeout_ms(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// [`AbortSignal.timeout(milliseconds)`](https://dom.spec.whatwg.org/#dom-abortsignal-timeout)
+    /// with the IDL's argument, a count of milliseconds: as [`timeout`](Self::timeout).
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortSignal;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let signal = AbortSignal::timeout_ms(5_000);
+    /// assert!(signal.aborted_future().await.is_timeout());
+    /// # }
+    /// ```
+    pub fn timeout_ms(milliseconds: u64) -> AbortSignal {
         // Step 1. Let signal be a new AbortSignal object.
         let signal = AbortSignal::new_signal();
         // Step 2. Let global be signal's relevant global object.
@@ -1077,7 +1095,7 @@ mod tests {
     #[test]
     fn timeout_outside_a_runtime_uses_the_timer_thread() {
         let (sender, receiver) = mpsc::channel();
-        let signal = AbortSignal::timeout(10);
+        let signal = AbortSignal::timeout_ms(10);
         let sender = Mutex::new(sender);
         signal.on_abort_event(move |signal| {
             let reason = signal.reason().map(|reason| reason.kind());
@@ -1091,7 +1109,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn dropping_a_timeout_signal_stops_its_timer() {
-        let signal = AbortSignal::timeout(60_000);
+        let signal = AbortSignal::timeout_ms(60_000);
         let timer = signal.shared.lock().timer.clone();
         let timer = timer.expect("timer task inside a runtime");
         assert!(!timer.is_finished());

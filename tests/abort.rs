@@ -492,7 +492,7 @@ fn dropped_dependent_with_a_listener_still_fires() {
 #[tokio::test(start_paused = true)]
 async fn timeout_aborts_with_timeout_error_after_the_delay() {
     let start = tokio::time::Instant::now();
-    let signal = AbortSignal::timeout(1_000);
+    let signal = AbortSignal::timeout_ms(1_000);
     let log = Log::default();
     let event_log = log.clone();
     signal.on_abort_event(move |_| event_log.push("event"));
@@ -509,7 +509,7 @@ async fn timeout_aborts_with_timeout_error_after_the_delay() {
 
 #[tokio::test(start_paused = true)]
 async fn timeout_zero_aborts_on_the_next_tick() {
-    let signal = AbortSignal::timeout(0);
+    let signal = AbortSignal::timeout_ms(0);
     assert!(!signal.aborted());
     assert_eq!(
         aborted_within_a_minute(&signal).await.kind(),
@@ -521,7 +521,7 @@ async fn timeout_zero_aborts_on_the_next_tick() {
 async fn dropped_timeout_signal_with_a_listener_still_fires() {
     let ran = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&ran);
-    AbortSignal::timeout(50).on_abort_event(move |signal| {
+    AbortSignal::timeout_ms(50).on_abort_event(move |signal| {
         assert_eq!(signal.reason().unwrap().kind(), ErrorKind::TimeoutError);
         counter.fetch_add(1, Ordering::SeqCst);
     });
@@ -532,7 +532,7 @@ async fn dropped_timeout_signal_with_a_listener_still_fires() {
 #[tokio::test(start_paused = true)]
 async fn any_with_a_timeout_takes_the_timeout_reason() {
     let controller = AbortController::new();
-    let timeout = AbortSignal::timeout(10);
+    let timeout = AbortSignal::timeout_ms(10);
     let signal = AbortSignal::any([&controller.signal(), &timeout]);
     let reason = aborted_within_a_minute(&signal).await;
     assert_eq!(reason.kind(), ErrorKind::TimeoutError);
@@ -543,8 +543,8 @@ async fn any_with_a_timeout_takes_the_timeout_reason() {
 #[tokio::test(start_paused = true)]
 async fn any_keeps_an_otherwise_dropped_timeout_running() {
     let start = tokio::time::Instant::now();
-    let signal = AbortSignal::any([&AbortSignal::timeout(10)]);
-    let flattened = AbortSignal::any([&AbortSignal::any([&AbortSignal::timeout(20)])]);
+    let signal = AbortSignal::any([&AbortSignal::timeout_ms(10)]);
+    let flattened = AbortSignal::any([&AbortSignal::any([&AbortSignal::timeout_ms(20)])]);
     assert_eq!(
         aborted_within_a_minute(&signal).await.kind(),
         ErrorKind::TimeoutError
@@ -559,7 +559,7 @@ async fn any_keeps_an_otherwise_dropped_timeout_running() {
 
 #[test]
 fn any_keeps_an_otherwise_dropped_timeout_running_outside_a_runtime() {
-    let signal = AbortSignal::any([&AbortSignal::timeout(5)]);
+    let signal = AbortSignal::any([&AbortSignal::timeout_ms(5)]);
     let reason = block_on(signal.aborted_future(), Duration::from_secs(10));
     assert_eq!(reason.map(|r| r.kind()), Some(ErrorKind::TimeoutError));
 }

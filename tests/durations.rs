@@ -159,7 +159,7 @@ async fn retry_delays_and_retry_after_take_any_duration() {
 async fn abort_signal_timeout_takes_any_milliseconds() {
     let server = server().await;
     for milliseconds in [0, 1, u64::MAX] {
-        let signal = AbortSignal::timeout(milliseconds);
+        let signal = AbortSignal::timeout_ms(milliseconds);
         let init = RequestInit {
             signal: Some(signal.clone()),
             ..Default::default()
@@ -176,9 +176,15 @@ async fn abort_signal_timeout_takes_any_milliseconds() {
         }
     }
     // The longest timeout is never reached; the shortest is, at once.
-    let never = AbortSignal::timeout(u64::MAX);
-    let soon = AbortSignal::timeout(0);
+    let never = AbortSignal::timeout_ms(u64::MAX);
+    let soon = AbortSignal::timeout_ms(0);
+    // The same as a `Duration`: MAX, 1 ns (no whole millisecond: at once) and ZERO.
+    let never_duration = AbortSignal::timeout(Duration::MAX);
+    let nanosecond = AbortSignal::timeout(Duration::from_nanos(1));
+    let zero = AbortSignal::timeout(Duration::ZERO);
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(!never.aborted());
     assert!(soon.aborted());
+    assert!(!never_duration.aborted());
+    assert!(nanosecond.aborted() && zero.aborted());
 }

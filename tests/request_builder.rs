@@ -301,7 +301,7 @@ async fn a_requests_timeout_overrides_the_clients() {
     // A timeout signal's reason is a timeout too.
     let error = patient
         .get(server.url("/slow/2000"))
-        .signal(AbortSignal::timeout(50))
+        .signal(AbortSignal::timeout_ms(50))
         .send()
         .await
         .unwrap_err();

@@ -87,7 +87,7 @@ pub(crate) fn register<'js>(
     native.set(
         "signal_timeout",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, ms: f64| {
-            handle::new(&ctx, Native::Signal(AbortSignal::timeout(ms as u64)))
+            handle::new(&ctx, Native::Signal(AbortSignal::timeout_ms(ms as u64)))
         })?,
     )?;
     native.set(
