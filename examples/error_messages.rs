@@ -1,7 +1,7 @@
 //! Prints what a failed fetch says: `cargo run --example error_messages [URL...]`.
 //!
-//! Each failure prints the error's `Display` (which names the URL and what failed) and
-//! then its chain of causes, one per line.
+//! Each failure prints the error's `Display` (which names the URL and what failed), its
+//! chain of causes one per line, and `{:#}`: all of it on one line.
 
 use whatwg_fetch::{RequestInit, fetch};
 
@@ -25,6 +25,7 @@ async fn main() {
                     println!("  caused by: {cause}");
                     source = cause.source();
                 }
+                println!("  in one line: {error:#}");
             }
         }
     }

@@ -203,13 +203,16 @@ async fn main() {
         }
     };
     if let Err(error) = run(options).await {
-        eprint!("fetch: {error}");
-        // This crate's errors already say what their causes say; others are followed here.
-        if !error.is::<whatwg_fetch::Error>() {
-            let mut source = error.source();
-            while let Some(cause) = source {
-                eprint!(": {cause}");
-                source = cause.source();
+        // This crate's errors say their whole chain with `{:#}`; others are followed here.
+        match error.downcast_ref::<whatwg_fetch::Error>() {
+            Some(error) => eprint!("fetch: {error:#}"),
+            None => {
+                eprint!("fetch: {error}");
+                let mut source = error.source();
+                while let Some(cause) = source {
+                    eprint!(": {cause}");
+                    source = cause.source();
+                }
             }
         }
         eprintln!();

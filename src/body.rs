@@ -144,12 +144,9 @@ impl SizeLimit {
 impl Cap {
     /// The error of a body that would deliver more than this cap allows.
     fn error(self) -> Error {
-        Error::type_error(format!(
-            "response body is larger than {} bytes ({})",
-            self.limit, self.option
-        ))
-        .with_source(NetworkError::BodyTooLarge { limit: self.limit })
-        .in_body()
+        Error::type_error(format!("response body refused by {}", self.option))
+            .with_source(NetworkError::BodyTooLarge { limit: self.limit })
+            .in_body()
     }
 }
 
@@ -1003,8 +1000,10 @@ pub(crate) fn parse_json_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]
     }
 }
 
+/// `SyntaxError: body is not valid JSON: expected value at line 1 column 1`: serde's reason
+/// is what the error says after its message (not a source: it is said already).
 fn json_error(error: serde_json::Error) -> Error {
-    Error::new(ErrorKind::SyntaxError, "body is not valid JSON").with_source(error)
+    Error::new(ErrorKind::SyntaxError, "body is not valid JSON").with_detail(error.to_string())
 }
 
 /// The `formData()` steps after the body is read: parse `bytes` by `mime_type`.

@@ -96,9 +96,17 @@ pub enum NetworkError {
     /// The URL's port is on the spec's [bad port](https://fetch.spec.whatwg.org/#bad-port) list.
     #[error("port {0} is blocked")]
     BadPort(u16),
-    /// A redirect chain longer than 20.
-    #[error("more than 20 redirects")]
-    TooManyRedirects,
+    /// A redirect chain longer than 20 (the spec's limit), or than the limit of the
+    /// client's [redirect policy](crate::redirect::Policy::limited).
+    #[error("more than {max} redirects")]
+    TooManyRedirects {
+        /// The most redirects followed in a row.
+        max: usize,
+    },
+    /// The client's [custom redirect policy](crate::redirect::Policy::custom) failed the
+    /// fetch at a redirect, with its error as the source.
+    #[error("the redirect policy refused a redirect")]
+    RedirectPolicy(#[source] BoxError),
     /// A redirect was refused because the request's redirect mode is `error`.
     #[error("redirect refused: the request's redirect mode is \"error\"")]
     RedirectRefused,
@@ -127,21 +135,21 @@ pub enum NetworkError {
     #[error("integrity metadata does not match the response body")]
     Integrity,
     /// Name resolution failed.
-    #[error("{}", Described("DNS lookup failed", .0.as_ref()))]
+    #[error("DNS lookup failed")]
     Dns(#[source] BoxError),
     /// The connection could not be established.
-    #[error("{}", Described("connect failed", .0.as_ref()))]
+    #[error("connect failed")]
     Connect(#[source] BoxError),
     /// The TLS handshake failed (its source, a
     /// [`TlsHandshakeError`](crate::net::TlsHandshakeError), names the host and the
     /// reason), or a builder's TLS options cannot be used.
-    #[error("{}", Described("TLS handshake failed", .0.as_ref()))]
+    #[error("TLS handshake failed")]
     Tls(#[source] BoxError),
     /// The peer broke the HTTP protocol or closed the connection early.
-    #[error("{}", Described("HTTP protocol error", .0.as_ref()))]
+    #[error("HTTP protocol error")]
     Protocol(#[source] BoxError),
     /// A response body whose content coding could not be decoded.
-    #[error("{}", Described("content decoding failed", .0.as_ref()))]
+    #[error("content decoding failed")]
     Decode(#[source] BoxError),
     /// A response naming more content codings than are decoded: `count` codings (not
     /// counting `identity`) where at most `max`
@@ -183,33 +191,18 @@ pub enum NetworkError {
     /// A tower layer around the transport (see `ClientBuilder::transport_layer`, with the
     /// `tower` feature) failed the request with an error of its own, its source: a
     /// timeout, a refused rate limit, a signing error.
-    #[error("{}", Described("transport layer failed", .0.as_ref()))]
+    #[error("transport layer failed")]
     Layer(#[source] BoxError),
 }
 
-/// A network error's label followed by what its cause chain says, for the `Display` of
-/// the variants that carry a cause: `connect failed: Connection refused (os error 111)`.
-///
-/// A cause that already says what failed (`connect to 127.0.0.1:1 failed: …`, whose first
-/// word is the label's) stands without the label, and a cause whose message already ends
-/// with its own cause's is not repeated.
-struct Described<'a>(&'static str, &'a (dyn std::error::Error + 'static));
-
-impl fmt::Display for Described<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Described(label, cause) = *self;
-        let first = cause.to_string();
-        let first_word = |text: &str| text.split([' ', '/']).next().map(str::to_ascii_lowercase);
-        if first_word(&first) != first_word(label) {
-            write!(f, "{label}: ")?;
-        }
-        f.write_str(&first)?;
-        write_causes(f, &first, cause.source())
-    }
+/// The first word of an error message, lowercased: `connect` for both `connect failed` and
+/// `connect to 127.0.0.1:1 failed: …`, so that a label its cause restates is written once.
+fn first_word(text: &str) -> Option<String> {
+    text.split([' ', '/']).next().map(str::to_ascii_lowercase)
 }
 
 /// Writes `: message` for each error in a chain of causes, skipping one whose message the
-/// previous one already ends with.
+/// previous one already ends with (a cause that wraps an error it also quotes).
 fn write_causes(
     f: &mut fmt::Formatter<'_>,
     previous: &str,
@@ -225,6 +218,51 @@ fn write_causes(
         cause = error.source();
     }
     Ok(())
+}
+
+/// Any error and its chain of causes on one line, as `{:#}` of this crate's [`Error`]
+/// writes them: for an error at hand that is not an `Error`, such as the
+/// [`NetworkError`] of [`Error::network_error`].
+///
+/// A label its cause restates (`connect failed` over `connect to 127.0.0.1:1 failed`) is
+/// written once.
+///
+/// ```
+/// use whatwg_fetch::NetworkError;
+/// use whatwg_fetch::error::Chain;
+///
+/// let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+/// let error = NetworkError::Connect(Box::new(refused));
+/// assert_eq!(error.to_string(), "connect failed");
+/// assert_eq!(Chain(&error).to_string(), "connect failed: refused");
+/// ```
+#[derive(Clone, Copy)]
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = self.0.to_string();
+        let cause = self.0.source();
+        let restated =
+            cause.is_some_and(|cause| first_word(&cause.to_string()) == first_word(&label));
+        if !restated {
+            f.write_str(&label)?;
+        }
+        match cause {
+            Some(cause) if restated => {
+                let first = cause.to_string();
+                f.write_str(&first)?;
+                write_causes(f, &first, cause.source())
+            }
+            _ => write_causes(f, &label, cause),
+        }
+    }
+}
+
+impl fmt::Debug for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// Which of a client's timeouts fired.
@@ -289,6 +327,9 @@ struct Inner {
     status: Option<http::StatusCode>,
     /// Not in the spec: the error ended the read of a response's body, after its head.
     in_body: bool,
+    /// What the error says after its message and URL: the reason of a cause that is not
+    /// kept as a source (serde's, for a body that is not JSON).
+    detail: Option<Box<str>>,
 }
 
 impl Error {
@@ -303,6 +344,7 @@ impl Error {
                 url: None,
                 status: None,
                 in_body: false,
+                detail: None,
             }),
         }
     }
@@ -404,6 +446,17 @@ impl Error {
         }
     }
 
+    /// This error saying `detail` after its message and URL.
+    pub(crate) fn with_detail(self, detail: impl Into<Box<str>>) -> Error {
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                detail: Some(detail.into()),
+                ..inner
+            }),
+        }
+    }
+
     /// This error naming `url` as the URL whose fetch failed (see [`Error::url`]).
     pub(crate) fn with_url(self, url: &url::Url) -> Error {
         let inner = self.into_inner();
@@ -426,6 +479,7 @@ impl Error {
                 url: shared.url.clone(),
                 status: shared.status,
                 in_body: shared.in_body,
+                detail: shared.detail.clone(),
             },
         }
     }
@@ -478,7 +532,8 @@ impl Error {
     /// [`connect_timeout`](crate::ClientBuilder::connect_timeout), the
     /// [`read_timeout`](crate::ClientBuilder::read_timeout), an unanswered HTTP/2 PING
     /// (all [`NetworkError::Timeout`]), an [`AbortSignal::timeout`](crate::AbortSignal::timeout)
-    /// (a `TimeoutError`), or an I/O error that timed out.
+    /// (a `TimeoutError`), tower's timeout layer around the transport (with the `tower`
+    /// feature), or an I/O error that timed out.
     ///
     /// ```
     /// use whatwg_fetch::{Error, NetworkError, TimeoutKind};
@@ -492,10 +547,47 @@ impl Error {
         self.kind() == ErrorKind::TimeoutError
             || matches!(self.network_error(), Some(NetworkError::Timeout { .. }))
             || self.causes().any(|cause| {
+                #[cfg(feature = "tower")]
+                if cause.is::<tower::timeout::error::Elapsed>() {
+                    return true;
+                }
                 cause
                     .downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
             })
+    }
+
+    /// Whether the request could not be made: an invalid URL, method, header or body given
+    /// to a builder or to [`Request::new`](crate::Request::new) (a `TypeError` with no
+    /// network error, before anything was sent), as reqwest's `is_builder`.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let error = client.get("http://example.com/").header("bad name", "x").build().unwrap_err();
+    /// assert!(error.is_builder() && !error.is_request());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn is_builder(&self) -> bool {
+        self.kind() == ErrorKind::TypeError
+            && self.network_error().is_none()
+            && !self.inner.in_body
+            && self.inner.status.is_none()
+    }
+
+    /// Whether the fetch failed before a response came, as reqwest's `is_request`: any
+    /// network error that is not a redirect's and did not end the read of a body (a refused
+    /// connection is both this and [`is_connect`](Self::is_connect), as in reqwest).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError};
+    ///
+    /// let error = Error::network(NetworkError::Connect("refused".into()));
+    /// assert!(error.is_request() && error.is_connect());
+    /// ```
+    pub fn is_request(&self) -> bool {
+        self.network_error().is_some() && !self.inner.in_body && !self.is_redirect()
     }
 
     /// Whether the connection could not be made: the name did not resolve, the connect
@@ -522,14 +614,16 @@ impl Error {
         )
     }
 
-    /// Whether a redirect ended the fetch: more than 20, one refused by the request's
+    /// Whether a redirect ended the fetch: more than 20 (or the redirect policy's limit), one
+    /// refused by the redirect policy or by the request's
     /// redirect mode `error`, an invalid `Location`, or one that needed a streamed body
     /// again.
     pub fn is_redirect(&self) -> bool {
         matches!(
             self.network_error(),
             Some(
-                NetworkError::TooManyRedirects
+                NetworkError::TooManyRedirects { .. }
+                    | NetworkError::RedirectPolicy(_)
                     | NetworkError::RedirectRefused
                     | NetworkError::InvalidLocation(_)
                     | NetworkError::StreamBodyOnRedirect
@@ -578,6 +672,11 @@ impl Error {
         self.inner.status
     }
 
+    /// The [`NetworkError`] that is this error's own source, which its `Display` names.
+    fn displayed_network_error(&self) -> Option<&NetworkError> {
+        self.inner.source.as_ref()?.downcast_ref::<NetworkError>()
+    }
+
     /// The chain of causes under this error: its source, the source's source, and so on.
     fn causes(&self) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
         let first: Option<&(dyn std::error::Error + 'static)> = match &self.inner.source {
@@ -611,25 +710,57 @@ impl fmt::Debug for Error {
     }
 }
 
-/// `TypeError: network error for http://127.0.0.1:1/: connect to 127.0.0.1:1 failed:
-/// Connection refused (os error 111)`: the kind and the message, the URL whose fetch
-/// failed if known, and for an error with a network cause what that cause says (which
-/// [`source`](std::error::Error::source) also gives, as an error value).
+/// What an error says, by one rule: **each error in a chain says its own part, and its
+/// cause is on [`source`](std::error::Error::source)**, so a report that prints the chain
+/// (`anyhow`'s `{:#}` and `{:?}`, `eyre`, a loop over `source()`) says nothing twice.
+///
+/// - `{}`: the kind, the message, the URL whose fetch failed, and for a network error what
+///   failed: `TypeError: network error for http://127.0.0.1:1/: connect failed`.
+/// - `{:#}`: all of that and the whole chain of causes on one line, a label its cause
+///   restates written once: `TypeError: network error for http://127.0.0.1:1/: connect to
+///   127.0.0.1:1 failed: Connection refused (os error 111)`.
+///
+/// The [`NetworkError`] a `{}` names is not on the chain again: `source()` starts at its
+/// cause (and [`Error::network_error`] gives the `NetworkError` itself).
+///
+/// ```
+/// use whatwg_fetch::{Error, NetworkError};
+///
+/// let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+/// let error = Error::network(NetworkError::Connect(Box::new(refused)));
+/// assert_eq!(error.to_string(), "TypeError: network error: connect failed");
+/// assert_eq!(format!("{error:#}"), "TypeError: network error: connect failed: refused");
+/// let cause = std::error::Error::source(&error).unwrap();
+/// assert_eq!(cause.to_string(), "refused");
+/// ```
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.inner.kind, self.inner.message)?;
         if let Some(url) = &self.inner.url {
             write!(f, " for {url}")?;
         }
-        if let Some(network) = self.network_error() {
-            write!(f, ": {network}")?;
+        if let Some(detail) = &self.inner.detail {
+            write!(f, ": {detail}")?;
         }
-        Ok(())
+        let network = self.displayed_network_error();
+        if !f.alternate() {
+            if let Some(network) = network {
+                write!(f, ": {network}")?;
+            }
+            return Ok(());
+        }
+        match network {
+            Some(network) => write!(f, ": {}", Chain(network)),
+            None => write_causes(f, &self.inner.message, std::error::Error::source(self)),
+        }
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        if let Some(network) = self.displayed_network_error() {
+            return std::error::Error::source(network);
+        }
         match &self.inner.source {
             Some(source) => Some(source.as_ref()),
             None => None,
@@ -655,7 +786,12 @@ mod tests {
             error.network_error(),
             Some(NetworkError::BadPort(25))
         ));
-        assert!(std::error::Error::source(&error).is_some());
+        // The network error is said by the error itself, so not on the chain again.
+        assert_eq!(
+            error.to_string(),
+            "TypeError: network error: port 25 is blocked"
+        );
+        assert!(std::error::Error::source(&error).is_none());
     }
 
     #[test]
@@ -669,8 +805,8 @@ mod tests {
 
     #[test]
     fn payload_survives_with_source() {
-        let error =
-            Error::custom("reason", Arc::new(42_u32)).with_source(NetworkError::TooManyRedirects);
+        let error = Error::custom("reason", Arc::new(42_u32))
+            .with_source(NetworkError::TooManyRedirects { max: 20 });
         assert_eq!(error.kind(), ErrorKind::Custom);
         let payload = error.payload().and_then(|p| p.downcast_ref::<u32>());
         assert_eq!(payload, Some(&42));
@@ -682,7 +818,7 @@ mod tests {
 
     impl fmt::Display for Described {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "connect to 127.0.0.1:1 failed: {}", self.0)
+            f.write_str("connect to 127.0.0.1:1 failed")
         }
     }
 
@@ -693,27 +829,46 @@ mod tests {
     }
 
     #[test]
-    fn a_network_error_with_a_cause_says_what_the_cause_says_once() {
+    fn each_error_of_a_chain_says_its_own_part_and_the_alternate_form_says_all_once() {
         let refused = || std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
-        // A bare cause gets the variant's label.
+        // A network error says its label; the cause is its source.
         let bare = NetworkError::Connect(Box::new(refused()));
-        assert_eq!(bare.to_string(), "connect failed: refused");
-        // A cause that says what failed stands alone, and its own cause, already in its
-        // message, is not repeated.
-        let described = NetworkError::Connect(Box::new(Described(refused())));
-        assert_eq!(
-            described.to_string(),
-            "connect to 127.0.0.1:1 failed: refused"
-        );
-        let error = Error::network(described);
+        assert_eq!(bare.to_string(), "connect failed");
+        let error = Error::network(bare);
         assert_eq!(
             error.to_string(),
-            "TypeError: network error: connect to 127.0.0.1:1 failed: refused"
+            "TypeError: network error: connect failed"
         );
-        let url = url::Url::parse("http://127.0.0.1:1/a").unwrap();
         assert_eq!(
-            error.with_url(&url).to_string(),
+            format!("{error:#}"),
+            "TypeError: network error: connect failed: refused"
+        );
+        // A cause that restates the label stands for it in the alternate form.
+        let described = Error::network(NetworkError::Connect(Box::new(Described(refused()))));
+        let url = url::Url::parse("http://127.0.0.1:1/a").unwrap();
+        let described = described.with_url(&url);
+        assert_eq!(
+            described.to_string(),
+            "TypeError: network error for http://127.0.0.1:1/a: connect failed"
+        );
+        assert_eq!(
+            format!("{described:#}"),
             "TypeError: network error for http://127.0.0.1:1/a: connect to 127.0.0.1:1 failed: refused"
+        );
+        // The chain, as a reporter prints it: no part twice.
+        let mut chain = vec![described.to_string()];
+        let mut cause = std::error::Error::source(&described);
+        while let Some(error) = cause {
+            chain.push(error.to_string());
+            cause = error.source();
+        }
+        assert_eq!(
+            chain,
+            [
+                "TypeError: network error for http://127.0.0.1:1/a: connect failed",
+                "connect to 127.0.0.1:1 failed",
+                "refused"
+            ]
         );
     }
 

@@ -404,7 +404,7 @@ macro_rules! body_mixin {
         pub fn bytes(
             &mut self,
         ) -> impl std::future::Future<Output = $crate::Result<bytes::Bytes>> + Send + 'static {
-            $crate::request::read_bytes(self.consume())
+            $crate::request::read_bytes(self.consume(), self.body_url())
         }
 
         /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8
@@ -415,18 +415,20 @@ macro_rules! body_mixin {
         pub fn text(
             &mut self,
         ) -> impl std::future::Future<Output = $crate::Result<String>> + Send + 'static {
-            $crate::request::read_text(self.consume())
+            $crate::request::read_text(self.consume(), self.body_url())
         }
 
         /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as
         /// JSON.
         ///
         /// # Errors
-        /// As [`bytes`](Self::bytes), and a `SyntaxError` for invalid JSON.
+        /// As [`bytes`](Self::bytes), and a `SyntaxError` for a body that is not JSON or
+        /// not of type `T`, whose message says serde's reason (what was expected, at which
+        /// line and column) and, for a response, its URL.
         pub fn $json<T: serde::de::DeserializeOwned + Send + 'static>(
             &mut self,
         ) -> impl std::future::Future<Output = $crate::Result<T>> + Send + 'static {
-            $crate::request::read_json(self.consume())
+            $crate::request::read_json(self.consume(), self.body_url())
         }
 
         /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a
@@ -438,7 +440,7 @@ macro_rules! body_mixin {
             &mut self,
         ) -> impl std::future::Future<Output = $crate::Result<$crate::Blob>> + Send + 'static {
             let mime_type = self.headers.header_list().extract_mime_type();
-            $crate::request::read_blob(self.consume(), mime_type)
+            $crate::request::read_blob(self.consume(), mime_type, self.body_url())
         }
 
         /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body
@@ -451,7 +453,7 @@ macro_rules! body_mixin {
             &mut self,
         ) -> impl std::future::Future<Output = $crate::Result<$crate::FormData>> + Send + 'static {
             let mime_type = self.headers.header_list().extract_mime_type();
-            $crate::request::read_form_data(self.consume(), mime_type)
+            $crate::request::read_form_data(self.consume(), mime_type, self.body_url())
         }
     };
 }
@@ -477,6 +479,7 @@ pub mod mime;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod net;
+pub mod redirect;
 pub mod request;
 pub mod request_builder;
 pub mod response;
@@ -490,6 +493,7 @@ pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
 pub use blob_url::BlobUrlStore;
 pub use body::{Body, BodyInit};
 pub use client::{Client, ClientBuilder, fetch, get};
+pub use cookie::CookieStore;
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
 pub use form_data::{FormData, FormDataEntryValue};
@@ -499,12 +503,15 @@ pub use headers::{Headers, HeadersGuard, HeadersInit};
 pub use http::header;
 pub use http::{Method, StatusCode, Version};
 pub use mime::MimeType;
+/// The option types a [`ClientBuilder`] takes, at the crate root as reqwest has them.
+pub use net::{Identity, PoolStats, Proxy, Resolve, TlsVersion};
 pub use request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDestination, RequestDuplex,
     RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,
 };
 pub use request_builder::RequestBuilder;
 pub use response::{Response, ResponseInit, ResponseType};
+pub use retry::{RetryBudget, RetryPolicy};
 pub use timing::ResourceTiming;
 pub use url::Url;
 

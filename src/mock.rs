@@ -1273,7 +1273,7 @@ impl fmt::Display for Reply {
         match self {
             Reply::Response(response) => write!(f, "{}", response.status),
             Reply::With(_) => f.write_str("<reply closure>"),
-            Reply::Error(error) => write!(f, "error: {}", error()),
+            Reply::Error(error) => write!(f, "error: {}", crate::error::Chain(&error())),
         }
     }
 }

@@ -1108,6 +1108,11 @@ impl Request {
     }
 
     body_mixin!(json);
+
+    /// The URL a body error names: none, as the body is the caller's own.
+    fn body_url(&self) -> Option<Url> {
+        None
+    }
 }
 
 impl fmt::Debug for Request {
@@ -1162,28 +1167,45 @@ pub(crate) fn consume_body(body: &mut Option<Body>) -> Result<Option<Body>> {
     }
 }
 
-pub(crate) async fn read_bytes(body: Result<Option<Body>>) -> Result<Bytes> {
-    match body? {
+/// The body's bytes, for the consuming methods of the Body mixin. `url`, when given, is the
+/// URL the body came from: a network error that ends the read names it (an abort reason
+/// stays the very value it was).
+pub(crate) async fn read_bytes(body: Result<Option<Body>>, url: Option<Url>) -> Result<Bytes> {
+    let bytes = match body? {
         Some(body) => body.bytes().await,
         None => Ok(Bytes::new()),
-    }
+    };
+    bytes.map_err(|error| match &url {
+        Some(url) if error.url().is_none() && error.network_error().is_some() => {
+            error.with_url(url)
+        }
+        _ => error,
+    })
 }
 
-pub(crate) async fn read_text(body: Result<Option<Body>>) -> Result<String> {
-    Ok(crate::blob::utf8_decode(&read_bytes(body).await?))
+pub(crate) async fn read_text(body: Result<Option<Body>>, url: Option<Url>) -> Result<String> {
+    Ok(crate::blob::utf8_decode(&read_bytes(body, url).await?))
 }
 
+/// The `json()` steps: `url`, as for [`read_bytes`], is also named by the error of a body
+/// that is not JSON.
 pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
     body: Result<Option<Body>>,
+    url: Option<Url>,
 ) -> Result<T> {
-    body::parse_json_from_bytes(&read_bytes(body).await?)
+    let bytes = read_bytes(body, url.clone()).await?;
+    body::parse_json_from_bytes(&bytes).map_err(|error| match &url {
+        Some(url) => error.with_url(url),
+        None => error,
+    })
 }
 
 pub(crate) async fn read_blob(
     body: Result<Option<Body>>,
     mime_type: Option<crate::mime::MimeType>,
+    url: Option<Url>,
 ) -> Result<Blob> {
-    let bytes = read_bytes(body).await?;
+    let bytes = read_bytes(body, url).await?;
     // Return a Blob whose contents are bytes and whose type attribute is the result of get
     // the MIME type with this.
     let r#type = mime_type
@@ -1195,8 +1217,9 @@ pub(crate) async fn read_blob(
 pub(crate) async fn read_form_data(
     body: Result<Option<Body>>,
     mime_type: Option<crate::mime::MimeType>,
+    url: Option<Url>,
 ) -> Result<FormData> {
-    let bytes = read_bytes(body).await?;
+    let bytes = read_bytes(body, url).await?;
     body::package_form_data(&bytes, mime_type.as_ref())
 }
 

@@ -320,8 +320,7 @@ impl RequestBuilder {
     pub fn json<T: Serialize + ?Sized>(self, value: &T) -> RequestBuilder {
         self.with(|parts| {
             let body = serde_json::to_vec(value).map_err(|error| {
-                Error::type_error(format!("the JSON body does not serialize: {error}"))
-                    .with_source(error)
+                Error::type_error("the JSON body does not serialize").with_detail(error.to_string())
             })?;
             parts.set_default_content_type("application/json");
             parts.init.body = Some(BodyInit::from(body));
@@ -350,8 +349,7 @@ impl RequestBuilder {
     pub fn form<T: Serialize + ?Sized>(self, value: &T) -> RequestBuilder {
         self.with(|parts| {
             let body = serde_urlencoded::to_string(value).map_err(|error| {
-                Error::type_error(format!("the form body does not serialize: {error}"))
-                    .with_source(error)
+                Error::type_error("the form body does not serialize").with_detail(error.to_string())
             })?;
             parts.set_default_content_type("application/x-www-form-urlencoded");
             parts.init.body = Some(BodyInit::from(body.into_bytes()));
@@ -396,8 +394,7 @@ impl RequestBuilder {
     pub fn query<T: Serialize + ?Sized>(self, query: &T) -> RequestBuilder {
         self.with(|parts| {
             let encoded = serde_urlencoded::to_string(query).map_err(|error| {
-                Error::type_error(format!("the query does not serialize: {error}"))
-                    .with_source(error)
+                Error::type_error("the query does not serialize").with_detail(error.to_string())
             })?;
             if !encoded.is_empty() {
                 if !parts.query.is_empty() {

@@ -519,6 +519,68 @@ impl Response {
         self.body.take()
     }
 
+    /// The next chunk of the body as it arrives, `None` at its end (or for a response
+    /// without a body), as reqwest's `Response::chunk`: a loop over it streams the body
+    /// without holding it whole. The body is then used (`body_used()`), as a read of its
+    /// stream makes it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("hello".into()), ResponseInit::default())?;
+    /// let mut received = Vec::new();
+    /// while let Some(chunk) = response.chunk().await? {
+    ///     received.extend_from_slice(&chunk);
+    /// }
+    /// assert_eq!(received, b"hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// The body's error: the network failed, the body passed a size limit or did not
+    /// decode; a network error names the response's URL.
+    pub async fn chunk(&mut self) -> Result<Option<Bytes>> {
+        let url = self.body_url();
+        let Some(body) = self.body.as_mut() else {
+            return Ok(None);
+        };
+        match futures_util::StreamExt::next(body).await {
+            Some(Ok(chunk)) => Ok(Some(chunk)),
+            None => Ok(None),
+            Some(Err(error)) => Err(match &url {
+                Some(url) if error.url().is_none() && error.network_error().is_some() => {
+                    error.with_url(url)
+                }
+                _ => error,
+            }),
+        }
+    }
+
+    /// The body as a [`Stream`](futures_core::Stream) of chunks, as reqwest's
+    /// `Response::bytes_stream`: the [`Body`] itself (an empty one for a response without
+    /// a body).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let response = Response::new(Some("hello".into()), ResponseInit::default())?;
+    /// let mut stream = response.bytes_stream();
+    /// let mut received = Vec::new();
+    /// while let Some(chunk) = stream.next().await {
+    ///     received.extend_from_slice(&chunk?);
+    /// }
+    /// assert_eq!(received, b"hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn bytes_stream(mut self) -> Body {
+        self.body.take().unwrap_or_else(Body::empty)
+    }
+
     /// Not in the spec: caps the bytes this response's body may deliver at `max`, however
     /// it is read, in place of the client's
     /// [`max_response_body_size`](crate::ClientBuilder::max_response_body_size) and
@@ -638,6 +700,11 @@ impl Response {
     }
 
     body_mixin!(json);
+
+    /// The URL a body error names: the response's, when it has one to show.
+    fn body_url(&self) -> Option<Url> {
+        self.url_list.last().cloned()
+    }
 
     /// The body parsed as JSON: the old name of [`json`](Self::json).
     ///

@@ -1019,7 +1019,7 @@ mod tests {
             NetworkError::Cors("no Access-Control-Allow-Origin".into()),
             NetworkError::InvalidRequest("Content-Length disagrees with the body".into()),
             NetworkError::BodyTooLarge { limit: 1 },
-            NetworkError::TooManyRedirects,
+            NetworkError::TooManyRedirects { max: 20 },
             NetworkError::Integrity,
             NetworkError::Timeout {
                 kind: TimeoutKind::Total,

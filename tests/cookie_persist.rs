@@ -183,7 +183,7 @@ fn a_jar_of_ten_thousand_cookies_loads_at_most_the_limits() {
 fn malformed_json_is_a_type_error_that_says_where() {
     let error = CookieStore::load_json(&b"{\"version\": 1,\n \"cookies\": [}"[..]).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TypeError);
-    assert!(error.message().contains("line 2"), "{error}");
+    assert!(error.to_string().contains("line 2"), "{error}");
     let error = CookieStore::load_json(&br#"{"cookies": []}"#[..]).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TypeError);
     assert!(error.message().contains("version"), "{error}");

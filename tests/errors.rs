@@ -1,5 +1,5 @@
-//! What a failed fetch says: its `Display` names the URL and what failed, and the cause
-//! chain stays on `source()`.
+//! What a failed fetch says: its `Display` names the URL and what failed, `{:#}` says why
+//! too, and the cause chain stays on `source()`.
 
 mod net_support;
 
@@ -35,15 +35,24 @@ async fn a_refused_connection_says_which_url_and_why() {
         Some(NetworkError::Connect(_))
     ));
     assert_eq!(error.url(), Some(url.as_str()));
-    let message = error.to_string();
+    // `{}` says what failed; `{:#}` the whole chain, with why.
+    assert_eq!(
+        error.to_string(),
+        format!("TypeError: network error for {url}: connect failed")
+    );
+    let message = format!("{error:#}");
     assert!(
-        message.starts_with(&format!("TypeError: network error for {url}: ")),
+        message.starts_with(&format!("TypeError: network error for {url}: connect to ")),
         "{message}"
     );
     assert!(message.contains("refused"), "{message}");
     // The cause is there as a value too.
     let source = std::error::Error::source(&error).unwrap();
-    assert!(source.downcast_ref::<NetworkError>().is_some());
+    assert!(
+        source
+            .downcast_ref::<whatwg_fetch::net::ConnectError>()
+            .is_some()
+    );
 }
 
 #[tokio::test]

@@ -354,7 +354,10 @@ async fn twenty_redirects_are_followed_and_twenty_one_fail() {
         .unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TypeError);
     assert!(
-        matches!(error.network_error(), Some(NetworkError::TooManyRedirects)),
+        matches!(
+            error.network_error(),
+            Some(NetworkError::TooManyRedirects { max: 20 })
+        ),
         "{error:?}"
     );
 }

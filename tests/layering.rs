@@ -80,6 +80,7 @@ const MODULES: &[(&str, Layer)] = &[
     ("mime", Layer::Spec),
     ("request", Layer::Spec),
     ("response", Layer::Spec),
+    ("redirect", Layer::Spec),
     ("timing", Layer::Spec),
     ("net", Layer::Net),
     // A `Transport` for tests (the `mock` feature): beside the network layer, which it

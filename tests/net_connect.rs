@@ -327,9 +327,7 @@ async fn one_refused_address_is_named_in_the_error() {
             .unwrap_err();
         let connect = connect_error(&error);
         assert!(
-            connect
-                .to_string()
-                .starts_with(&format!("connect to {dead} failed: ")),
+            said(connect).starts_with(&format!("connect to {dead} failed: ")),
             "{connect}"
         );
         let io = connect.source().unwrap();
@@ -387,8 +385,7 @@ async fn a_resolver_error_is_a_dns_error_naming_the_host() {
         let dns = source.downcast_ref::<DnsError>().unwrap();
         assert_eq!(dns.host(), "nonexistent.invalid");
         assert!(
-            dns.to_string()
-                .starts_with("DNS lookup of nonexistent.invalid failed: "),
+            said(dns).starts_with("DNS lookup of nonexistent.invalid failed: "),
             "{dns}"
         );
     })
@@ -428,9 +425,7 @@ async fn the_system_resolver_names_the_host_it_could_not_find() {
             panic!("not a DNS error: {error:?}");
         };
         assert!(
-            source
-                .to_string()
-                .starts_with("DNS lookup of nonexistent.invalid failed: "),
+            said(source.as_ref()).starts_with("DNS lookup of nonexistent.invalid failed: "),
             "{source}"
         );
     })
@@ -523,7 +518,7 @@ async fn a_local_address_of_the_other_family_is_a_connect_error_saying_so() {
         let error = fetch_text(&client, &live.url("/")).await.unwrap_err();
         let connect = connect_error(&error);
         assert_eq!(connect.attempts().len(), 1);
-        let message = connect.to_string();
+        let message = said(connect);
         assert!(
             message.contains(&live.addr.to_string())
                 && message.contains("the local address ::1 is IPv6"),
@@ -758,7 +753,7 @@ mod unix {
             let connect = connect_error(&error);
             assert_eq!(connect.unix_socket(), Some(path.0.as_path()));
             assert_eq!(connect.attempts().len(), 0);
-            let message = connect.to_string();
+            let message = said(connect);
             let expected = format!("connect to unix socket {} failed: ", path.0.display());
             assert!(message.starts_with(&expected), "{message}");
             let io = connect.source().unwrap().downcast_ref::<std::io::Error>();

@@ -1000,7 +1000,7 @@ async fn a_proxy_that_cannot_be_reached_is_named_in_the_error() {
                 .unwrap_err();
             assert!(matches!(error, NetworkError::Connect(_)), "{error:?}");
             let source = error.source().unwrap();
-            let message = source.to_string();
+            let message = said(source);
             assert!(
                 message.starts_with(&format!("connect to proxy {closed} failed: ")),
                 "{message}"
@@ -1237,7 +1237,7 @@ async fn a_proxy_whose_connect_answer_never_ends_its_head_is_a_protocol_error() 
             .await
             .unwrap_err();
         assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
-        assert!(error.to_string().contains("larger than 16384"), "{error}");
+        assert!(said(&error).contains("larger than 16384"), "{error:?}");
         // The client stopped reading at the 16 KiB limit, long before the 1 MB the proxy
         // would send.
         assert!(sent.load(Ordering::SeqCst) < 1_000_000);

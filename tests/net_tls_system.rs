@@ -66,7 +66,7 @@ fn the_system_trust_store_and_the_key_log_follow_the_environment() {
         let built_in_only = HyperTransport::builder().tls_system_roots(false);
         let error = send(built_in_only).await.unwrap_err();
         assert!(
-            matches!(&error, NetworkError::Tls(reason) if reason.to_string().ends_with("UnknownIssuer")),
+            matches!(&error, NetworkError::Tls(reason) if whatwg_fetch::error::Chain(reason.as_ref()).to_string().ends_with("UnknownIssuer")),
             "{error:?}"
         );
         assert!(!key_log.exists(), "no key log unless asked for");

@@ -362,7 +362,7 @@ async fn an_unmatched_request_fails_naming_the_nearest_interceptors() {
                 "GET https://other.example/users/2 → 200 (origin differs)",
             ]
         );
-        let message = error.to_string();
+        let message = format!("{error:#}");
         assert!(
             message.contains("no mock interceptor matched GET https://api.example/users/2"),
             "{message}"
@@ -384,7 +384,7 @@ async fn a_request_to_a_mock_without_interceptors_says_so() {
             .unwrap_err();
         assert!(not_matched(&error).nearest().is_empty());
         assert!(
-            error.to_string().contains("no interceptors are registered"),
+            format!("{error:#}").contains("no interceptors are registered"),
             "{error}"
         );
     })
@@ -505,7 +505,7 @@ async fn path_query_headers_and_body_match_by_value_or_closure() {
             async move {
                 match client.fetch(url, init).await {
                     Ok(mut response) => response.text().await.unwrap(),
-                    Err(error) => format!("error: {error}"),
+                    Err(error) => format!("error: {error:#}"),
                 }
             }
         };
@@ -848,7 +848,7 @@ async fn an_invalid_mocked_response_is_a_protocol_error() {
             matches!(error.network_error(), Some(NetworkError::Protocol(_))),
             "{error:?}"
         );
-        assert!(error.to_string().contains("x-bad"), "{error}");
+        assert!(format!("{error:#}").contains("x-bad"), "{error:#}");
     })
     .await;
 }
@@ -980,7 +980,7 @@ async fn an_enabled_host_without_a_passthrough_transport_says_so() {
             .unwrap_err();
         not_matched(&error);
         assert!(
-            error.to_string().contains("no passthrough transport"),
+            format!("{error:#}").contains("no passthrough transport"),
             "{error}"
         );
     })

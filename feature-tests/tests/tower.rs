@@ -175,6 +175,9 @@ async fn an_error_of_a_transport_layer_is_a_layer_network_error() {
             panic!("not a layer error: {error:?}");
         };
         assert!(cause.is::<Elapsed>(), "{cause:?}");
+        // A timeout, whichever timer it was: as for the client's own timeouts.
+        assert!(error.is_timeout(), "{error:?}");
+        assert!(!error.is_connect() && !error.is_builder(), "{error:?}");
 
         // The next fetch on the same client goes through.
         let mut response = client

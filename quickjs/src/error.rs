@@ -101,8 +101,8 @@ pub fn to_value<'js>(ctx: &Ctx<'js>, error: &Error) -> rquickjs::Result<Value<'j
     }
     let kind = error.kind();
     // The exception's name is the kind: its message is the rest of what the error says (the
-    // message, the URL, the network cause), not "TypeError: …" again.
-    let described = error.to_string();
+    // message, the URL, the whole chain of causes), not "TypeError: …" again.
+    let described = format!("{error:#}");
     let message = described
         .strip_prefix(kind.js_name())
         .and_then(|rest| rest.strip_prefix(": "))

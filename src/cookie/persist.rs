@@ -77,9 +77,8 @@ impl CookieStore {
         cookies.sort_by_key(|cookie| cookie.creation_time);
         let cookies: Vec<Value> = cookies.iter().map(cookie_to_json).collect();
         let document = json!({ "version": JSON_VERSION, "cookies": cookies });
-        serde_json::to_writer_pretty(writer, &document).map_err(|error| {
-            Error::type_error(format!("writing the cookie jar failed: {error}")).with_source(error)
-        })
+        serde_json::to_writer_pretty(writer, &document)
+            .map_err(|error| Error::type_error("writing the cookie jar failed").with_source(error))
     }
 
     /// A store with the default limits holding the cookies of a JSON document that
@@ -103,7 +102,7 @@ impl CookieStore {
     /// character in its name or value.
     pub fn load_json_with_limits(reader: impl Read, limits: CookieLimits) -> Result<CookieStore> {
         let document: Value = serde_json::from_reader(reader).map_err(|error| {
-            Error::type_error(format!("cookie jar is not valid JSON: {error}")).with_source(error)
+            Error::type_error("cookie jar is not valid JSON").with_detail(error.to_string())
         })?;
         let document = document
             .as_object()
@@ -178,10 +177,8 @@ impl CookieStore {
         for (index, line) in reader.split(b'\n').enumerate() {
             let number = index.saturating_add(1);
             let line = line.map_err(|error| {
-                Error::type_error(format!(
-                    "reading cookies.txt failed at line {number}: {error}"
-                ))
-                .with_source(error)
+                Error::type_error(format!("reading cookies.txt failed at line {number}"))
+                    .with_source(error)
             })?;
             let line = line.strip_suffix(b"\r").unwrap_or(&line);
             let creation = u64::try_from(number).unwrap_or(u64::MAX);

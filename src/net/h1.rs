@@ -1408,25 +1408,13 @@ impl H1Error {
 impl fmt::Display for H1Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            Kind::Io => match &self.source {
-                Some(source) => write!(f, "HTTP/1.1 connection failed: {source}"),
-                None => f.write_str("HTTP/1.1 connection failed"),
-            },
-            Kind::Request => match &self.source {
-                Some(source) if self.message.starts_with("the request body") => {
-                    write!(f, "{}: {source}", self.message)
-                }
-                _ => f.write_str(self.message),
-            },
+            Kind::Io => f.write_str("HTTP/1.1 connection failed"),
+            Kind::Request => f.write_str(self.message),
             Kind::Closed | Kind::BodyCut | Kind::Timeout | Kind::IncompleteClose => {
                 f.write_str(self.message)
             }
             Kind::HeadTooLarge | Kind::Parse => {
-                write!(f, "invalid HTTP/1.1 response head: {}", self.message)?;
-                match &self.source {
-                    Some(source) => write!(f, " ({source})"),
-                    None => Ok(()),
-                }
+                write!(f, "invalid HTTP/1.1 response head: {}", self.message)
             }
             Kind::Chunk => write!(f, "invalid chunked response body: {}", self.message),
         }

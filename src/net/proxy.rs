@@ -614,7 +614,7 @@ impl ProxyFailed {
 
 impl fmt::Display for ProxyFailed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.what, self.source)
+        f.write_str(&self.what)
     }
 }
 

@@ -133,7 +133,7 @@ impl DnsError {
 
 impl fmt::Display for DnsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DNS lookup of {} failed: {}", self.host, self.source)
+        write!(f, "DNS lookup of {} failed", self.host)
     }
 }
 
@@ -150,8 +150,13 @@ mod tests {
     #[test]
     fn a_dns_error_names_the_host() {
         let error = DnsError::new("nonexistent.invalid", "no such host".into());
+        // Its own part; the reason is its source.
         assert_eq!(
             error.to_string(),
+            "DNS lookup of nonexistent.invalid failed"
+        );
+        assert_eq!(
+            crate::error::Chain(&error).to_string(),
             "DNS lookup of nonexistent.invalid failed: no such host"
         );
         assert_eq!(error.host(), "nonexistent.invalid");

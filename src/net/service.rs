@@ -252,8 +252,9 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(error, NetworkError::Layer(_)), "{error:?}");
+        assert_eq!(error.to_string(), "transport layer failed");
         assert_eq!(
-            error.to_string(),
+            crate::error::Chain(&error).to_string(),
             "transport layer failed: refused by policy"
         );
         assert!(std::error::Error::source(&error).is_some());

@@ -206,8 +206,8 @@ impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.target {
             Target::Tcp(attempts) => match attempts.as_slice() {
-                [] => f.write_str("connect failed: no addresses to connect to"),
-                [(addr, error)] => write!(f, "connect to {addr} failed: {error}"),
+                [] => f.write_str("no addresses to connect to"),
+                [(addr, _)] => write!(f, "connect to {addr} failed"),
                 attempts => {
                     write!(
                         f,
@@ -224,12 +224,8 @@ impl fmt::Display for ConnectError {
                 }
             },
             #[cfg(unix)]
-            Target::Unix(path, error) => {
-                write!(
-                    f,
-                    "connect to unix socket {} failed: {error}",
-                    path.display()
-                )
+            Target::Unix(path, _) => {
+                write!(f, "connect to unix socket {} failed", path.display())
             }
         }
     }
@@ -238,9 +234,12 @@ impl fmt::Display for ConnectError {
 impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.target {
-            Target::Tcp(attempts) => attempts
-                .first()
-                .map(|(_, error)| error as &(dyn std::error::Error + 'static)),
+            // One attempt's error is the cause; several are listed in the message (and by
+            // `attempts`), so none of them is the one cause.
+            Target::Tcp(attempts) => match attempts.as_slice() {
+                [(_, error)] => Some(error),
+                _ => None,
+            },
             #[cfg(unix)]
             Target::Unix(_, error) => Some(error),
         }
@@ -260,10 +259,9 @@ mod tests {
         let one = ConnectError {
             target: Target::Tcp(vec![("127.0.0.1:59999".parse().unwrap(), refused())]),
         };
-        assert_eq!(
-            one.to_string(),
-            "connect to 127.0.0.1:59999 failed: Connection refused"
-        );
+        // One attempt: its error is the source.
+        assert_eq!(one.to_string(), "connect to 127.0.0.1:59999 failed");
+        assert!(std::error::Error::source(&one).is_some());
         let two = ConnectError {
             target: Target::Tcp(vec![
                 ("[::1]:80".parse().unwrap(), refused()),
@@ -276,7 +274,8 @@ mod tests {
              127.0.0.1:80: Connection refused"
         );
         assert_eq!(two.attempts().len(), 2);
-        assert!(std::error::Error::source(&two).is_some());
+        // Several: each said in the message (and given by `attempts`), none the source.
+        assert!(std::error::Error::source(&two).is_none());
     }
 
     #[test]

@@ -139,8 +139,10 @@ impl fmt::Debug for Identity {
 /// the error rustls (or the connection under it) reported.
 ///
 /// ```text
-/// TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer
+/// TLS handshake with localhost failed
 /// ```
+///
+/// and its source says why (`invalid peer certificate: UnknownIssuer`).
 #[derive(Debug)]
 pub struct TlsHandshakeError {
     host: Box<str>,
@@ -165,13 +167,8 @@ impl TlsHandshakeError {
 
 impl fmt::Display for TlsHandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The reason is part of this message, not only of the source's: a `NetworkError`
-        // is often printed alone, and "TLS handshake failed" says too little.
-        write!(
-            f,
-            "TLS handshake with {} failed: {}",
-            self.host, self.source
-        )?;
+        // The reason is the source's to say (`{:#}` of the crate's `Error` prints it).
+        write!(f, "TLS handshake with {} failed", self.host)?;
         if let Some(hint) = &self.hint {
             write!(f, " ({hint})")?;
         }

@@ -488,7 +488,10 @@ async fn a_redirect_loop_stops_after_20_redirects() {
             .unwrap_err();
         assert_eq!(error.kind(), ErrorKind::TypeError);
         assert!(
-            matches!(error.network_error(), Some(NetworkError::TooManyRedirects)),
+            matches!(
+                error.network_error(),
+                Some(NetworkError::TooManyRedirects { max: 20 })
+            ),
             "{error:?}"
         );
         // The first request and 20 redirects; the 21st redirect is not followed.

@@ -613,3 +613,9 @@ pub async fn tls_server_reporting_handshakes(
     .await;
     (server, rx)
 }
+
+/// What `error` and its chain of causes say, on one line (as `{:#}` of the crate's `Error`).
+#[allow(dead_code)]
+pub fn said(error: &(dyn std::error::Error + 'static)) -> String {
+    whatwg_fetch::error::Chain(error).to_string()
+}

@@ -1,0 +1,255 @@
+//! Redirect policies: how many redirects a client follows, or which, beyond what the
+//! request's [redirect mode](crate::RequestRedirect) says.
+//!
+//! A [`Policy`] is set once per client with
+//! [`ClientBuilder::redirect`](crate::ClientBuilder::redirect), as reqwest's is. It rules
+//! inside [HTTP-redirect fetch](https://fetch.spec.whatwg.org/#http-redirect-fetch), after
+//! the spec's own checks (a `Location` that parses, an HTTP(S) scheme) and in place of its
+//! limit of 20; a request whose redirect mode is `error` or `manual` never reaches it.
+//!
+//! ```
+//! use whatwg_fetch::{Client, redirect};
+//!
+//! // Follow at most 5 redirects, and none that leaves the original host.
+//! let client = Client::builder()
+//!     .redirect(redirect::Policy::custom(|attempt| {
+//!         if attempt.previous().len() > 5 {
+//!             attempt.error("too many redirects")
+//!         } else if attempt.url().host_str() != attempt.previous()[0].host_str() {
+//!             attempt.stop()
+//!         } else {
+//!             attempt.follow()
+//!         }
+//!     }))
+//!     .build()?;
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+
+use url::Url;
+
+use crate::error::BoxError;
+
+/// The spec's limit: HTTP-redirect fetch step 7 fails the 21st redirect.
+const SPEC_LIMIT: usize = 20;
+
+/// Which redirects a client follows: [`limited`](Policy::limited) (20 by default, as the
+/// Fetch Standard has it), [`none`](Policy::none) or [`custom`](Policy::custom).
+#[derive(Clone)]
+pub struct Policy {
+    inner: Inner,
+}
+
+#[derive(Clone)]
+enum Inner {
+    Limited(usize),
+    None,
+    Custom(Arc<dyn Fn(Attempt<'_>) -> Action + Send + Sync>),
+}
+
+impl Policy {
+    /// Follows at most `max` redirects in a row; the next one fails the fetch with
+    /// [`NetworkError::TooManyRedirects`](crate::NetworkError::TooManyRedirects).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let client = Client::builder().redirect(redirect::Policy::limited(3)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn limited(max: usize) -> Policy {
+        Policy {
+            inner: Inner::Limited(max),
+        }
+    }
+
+    /// Follows no redirect: the redirect response is the fetch's response, its status and
+    /// `Location` visible to a server-side client (to a browser-like one, it is an
+    /// opaque-redirect filtered response, as with redirect mode `manual`).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let client = Client::builder().redirect(redirect::Policy::none()).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn none() -> Policy {
+        Policy { inner: Inner::None }
+    }
+
+    /// Asks `policy` about each redirect: it sees the [`Attempt`] (the status, the next URL,
+    /// the URLs so far) and answers with [`Attempt::follow`], [`Attempt::stop`] or
+    /// [`Attempt::error`]. The spec's limit of 20 does not apply: the policy counts.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let client = Client::builder()
+    ///     .redirect(redirect::Policy::custom(|attempt| match attempt.url().scheme() {
+    ///         "https" => attempt.follow(),
+    ///         _ => attempt.error("refusing a redirect to plain HTTP"),
+    ///     }))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn custom<F>(policy: F) -> Policy
+    where
+        F: Fn(Attempt<'_>) -> Action + Send + Sync + 'static,
+    {
+        Policy {
+            inner: Inner::Custom(Arc::new(policy)),
+        }
+    }
+
+    /// What to do with a redirect of status `status` to `next`, after `previous` (the
+    /// request's URL list so far, the first URL first).
+    pub(crate) fn redirect(&self, status: u16, next: &Url, previous: &[Url]) -> Action {
+        let attempt = Attempt {
+            status,
+            next,
+            previous,
+        };
+        match &self.inner {
+            Inner::Limited(max) if previous.len() > *max => Action {
+                inner: ActionInner::TooMany(*max),
+            },
+            Inner::Limited(_) => attempt.follow(),
+            Inner::None => attempt.stop(),
+            Inner::Custom(policy) => policy(attempt),
+        }
+    }
+}
+
+/// The spec's: at most 20 redirects.
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::limited(SPEC_LIMIT)
+    }
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            Inner::Limited(max) => f.debug_tuple("Policy::limited").field(max).finish(),
+            Inner::None => f.write_str("Policy::none()"),
+            Inner::Custom(_) => f.write_str("Policy::custom(..)"),
+        }
+    }
+}
+
+/// A redirect a [custom policy](Policy::custom) is asked about.
+#[derive(Clone, Copy, Debug)]
+pub struct Attempt<'a> {
+    status: u16,
+    next: &'a Url,
+    previous: &'a [Url],
+}
+
+impl<'a> Attempt<'a> {
+    /// The redirect's status: 301, 302, 303, 307 or 308.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The URL the redirect leads to, its `Location` parsed.
+    pub fn url(&self) -> &'a Url {
+        self.next
+    }
+
+    /// The URLs fetched so far, the request's first: one more than the redirects followed.
+    pub fn previous(&self) -> &'a [Url] {
+        self.previous
+    }
+
+    /// Follows the redirect.
+    pub fn follow(self) -> Action {
+        Action {
+            inner: ActionInner::Follow,
+        }
+    }
+
+    /// Follows no further: the redirect response is the fetch's response (see
+    /// [`Policy::none`]).
+    pub fn stop(self) -> Action {
+        Action {
+            inner: ActionInner::Stop,
+        }
+    }
+
+    /// Fails the fetch: a network error
+    /// ([`NetworkError::RedirectPolicy`](crate::NetworkError::RedirectPolicy)) whose source
+    /// is `error`.
+    pub fn error(self, error: impl Into<BoxError>) -> Action {
+        Action {
+            inner: ActionInner::Error(error.into()),
+        }
+    }
+}
+
+/// What a [`Policy`] decided for a redirect: made by [`Attempt::follow`],
+/// [`Attempt::stop`] or [`Attempt::error`].
+#[derive(Debug)]
+pub struct Action {
+    inner: ActionInner,
+}
+
+#[derive(Debug)]
+enum ActionInner {
+    Follow,
+    Stop,
+    Error(BoxError),
+    /// More redirects than a limited policy's `max`.
+    TooMany(usize),
+}
+
+/// [`Action`] taken apart, for HTTP-redirect fetch.
+pub(crate) enum Decision {
+    Follow,
+    Stop,
+    Error(BoxError),
+    TooMany(usize),
+}
+
+impl Action {
+    pub(crate) fn decision(self) -> Decision {
+        match self.inner {
+            ActionInner::Follow => Decision::Follow,
+            ActionInner::Stop => Decision::Stop,
+            ActionInner::Error(error) => Decision::Error(error),
+            ActionInner::TooMany(max) => Decision::TooMany(max),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(n: usize) -> Vec<Url> {
+        (0..n)
+            .map(|i| Url::parse(&format!("http://a.test/{i}")).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_limited_policy_follows_max_redirects_and_refuses_the_next() {
+        let next = Url::parse("http://a.test/next").unwrap();
+        let policy = Policy::limited(2);
+        // The request's URL and one redirect so far: the second redirect is followed.
+        assert!(matches!(
+            policy.redirect(302, &next, &urls(2)).decision(),
+            Decision::Follow
+        ));
+        assert!(matches!(
+            policy.redirect(302, &next, &urls(3)).decision(),
+            Decision::TooMany(2)
+        ));
+        assert!(matches!(Policy::default().inner, Inner::Limited(20)));
+        assert!(matches!(
+            Policy::none().redirect(301, &next, &urls(1)).decision(),
+            Decision::Stop
+        ));
+    }
+}
