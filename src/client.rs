@@ -84,6 +84,31 @@ fn shared_client() -> Result<&'static Client> {
         .map_err(Error::clone)
 }
 
+/// The transport of a [`Client::new`] whose built-in transport could not be made: every
+/// request fails saying why.
+struct Unbuilt {
+    reason: String,
+}
+
+impl Transport for Unbuilt {
+    fn send(
+        &self,
+        _request: http::Request<crate::net::RequestBody>,
+        _options: crate::net::SendOptions,
+    ) -> crate::net::TransportFuture {
+        let error =
+            NetworkError::Other(format!("the client could not be built: {}", self.reason).into());
+        Box::pin(std::future::ready(Err(error)))
+    }
+}
+
+/// [`Client::new`].
+impl Default for Client {
+    fn default() -> Client {
+        Client::new()
+    }
+}
+
 /// Fetches with one environment, one connection pool and one set of options.
 ///
 /// Cheap to clone: clones share the pool. Build one with [`Client::builder`].
@@ -106,6 +131,8 @@ pub struct Client {
 struct ClientInner {
     environment: Arc<Environment>,
     context: FetchContext,
+    /// Headers every request gets unless it has its own of the name.
+    default_headers: http::HeaderMap,
     total_timeout: Option<Duration>,
     retry: Option<Retrier>,
     /// The built-in transport, for its pool statistics; `None` with a custom one.
@@ -113,6 +140,31 @@ struct ClientInner {
 }
 
 impl Client {
+    /// A client with every option at its default, as reqwest's `Client::new()`.
+    ///
+    /// Building with the defaults fails only when the TLS configuration cannot be made (no
+    /// root certificate could be loaded at all, say). Rather than panic as reqwest does,
+    /// such a client is still returned, and each of its fetches fails with a network error
+    /// that says why; use [`Client::builder`] and [`ClientBuilder::build`] to get that
+    /// error at once instead.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let client = whatwg_fetch::Client::new();
+    /// let response = client.get("data:,hello").send().await?;
+    /// assert_eq!(response.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn new() -> Client {
+        ClientBuilder::default().build().unwrap_or_else(|error| {
+            let unbuilt = Arc::new(Unbuilt {
+                reason: format!("{error:#}"),
+            });
+            ClientBuilder::default().assemble(unbuilt, None)
+        })
+    }
+
     /// A builder with the defaults documented on each option.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
@@ -257,6 +309,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.
+    #[doc(alias = "execute")]
     pub async fn fetch_request(&self, request: Request) -> Result<Response> {
         self.fetch_request_within(request, self.inner.total_timeout)
             .await
@@ -282,9 +335,13 @@ impl Client {
     /// applies.
     async fn fetch_steps(
         &self,
-        request: Request,
+        mut request: Request,
         total_timeout: Option<Duration>,
     ) -> Result<Response> {
+        // Not in the spec: the client's default headers, for those the request lacks.
+        if !self.inner.default_headers.is_empty() {
+            add_default_headers(&mut request, &self.inner.default_headers)?;
+        }
         // Step 3. Let request be requestObject's request.
         // (A signal not made yet follows no source: it is not aborted and never will be.)
         let signal = request.signal.made().cloned();
@@ -523,6 +580,9 @@ pub struct ClientBuilder {
     proxy_from_env: bool,
     cookie_store: CookieChoice,
     retry: Option<RetryPolicy>,
+    redirect_policy: crate::redirect::Policy,
+    https_only: bool,
+    default_headers: http::HeaderMap,
     #[cfg(feature = "tower")]
     transport_layers: Vec<WrapTransport>,
 }
@@ -562,6 +622,9 @@ impl Default for ClientBuilder {
             proxy_from_env: false,
             cookie_store: CookieChoice::Default,
             retry: None,
+            redirect_policy: crate::redirect::Policy::default(),
+            https_only: false,
+            default_headers: http::HeaderMap::new(),
             #[cfg(feature = "tower")]
             transport_layers: Vec::new(),
         }
@@ -650,6 +713,68 @@ impl ClientBuilder {
     /// Default is `*` (any language), as Deno and undici send.
     pub fn accept_language(mut self, accept_language: Option<impl Into<Bytes>>) -> ClientBuilder {
         self.accept_language = accept_language.map(Into::into);
+        self
+    }
+
+    /// Headers every request gets, unless it has one of the same name of its own (as
+    /// reqwest's `default_headers`): an API key, an `Accept`, a tracing header.
+    ///
+    /// They are added to the request's `Headers` as a caller's would be, so the same
+    /// rules apply: a browser-like client leaves out the forbidden request-headers, and a
+    /// `no-cors` request keeps only CORS-safelisted ones.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::header::{ACCEPT, HeaderMap, HeaderValue};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+    /// headers.insert("x-api-key", HeaderValue::from_static("secret"));
+    /// let client = Client::builder().default_headers(headers).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is none.
+    pub fn default_headers(mut self, headers: http::HeaderMap) -> ClientBuilder {
+        self.default_headers = headers;
+        self
+    }
+
+    /// How redirects are followed: see [`redirect::Policy`](crate::redirect::Policy). A
+    /// request's own [`RequestRedirect`](crate::RequestRedirect) still rules first:
+    /// `error` and `manual` never reach the policy.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let client = Client::builder().redirect(redirect::Policy::limited(5)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is the spec's: at most 20 redirects.
+    pub fn redirect(mut self, policy: crate::redirect::Policy) -> ClientBuilder {
+        self.redirect_policy = policy;
+        self
+    }
+
+    /// Refuses every request to a plain `http:` URL, redirects included, with a network
+    /// error ([`NetworkError::Blocked`]); a URL that HSTS upgrades to `https:` passes.
+    /// `data:`, `blob:` and `file:` URLs are not network requests and are not affected.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let client = Client::builder().https_only(true).build()?;
+    /// let error = client.get("http://example.com/").send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Blocked(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Default is `false`.
+    pub fn https_only(mut self, enabled: bool) -> ClientBuilder {
+        self.https_only = enabled;
         self
     }
 
@@ -1296,13 +1421,14 @@ impl ClientBuilder {
     /// A `TypeError` when a PEM root certificate cannot be read, the TLS configuration
     /// cannot be built (see [`HyperTransportBuilder::build`]), or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
     /// variable holds a URL [`Proxy::http`] rejects.
-    pub fn build(self) -> Result<Client> {
+    pub fn build(mut self) -> Result<Client> {
         let mut built_in = None;
-        let transport: Arc<dyn Transport> = match self.transport {
+        let transport: Arc<dyn Transport> = match self.transport.take() {
             Some(transport) => transport,
             None => {
                 // The client's `User-Agent` goes on each `CONNECT` to a proxy too.
-                let mut hyper = self.hyper.proxy_user_agent(
+                let hyper = std::mem::replace(&mut self.hyper, HyperTransport::builder());
+                let mut hyper = hyper.proxy_user_agent(
                     http::HeaderValue::from_maybe_shared(self.user_agent.clone()).ok(),
                 );
                 for pem in &self.pem_roots {
@@ -1318,6 +1444,13 @@ impl ClientBuilder {
                 Arc::new(hyper)
             }
         };
+        Ok(self.assemble(transport, built_in))
+    }
+
+    /// The client of these options over `transport` (`built_in` when it is the built-in
+    /// one): what is left of [`build`](Self::build) once the transport is made, which
+    /// cannot fail.
+    fn assemble(self, transport: Arc<dyn Transport>, built_in: Option<HyperTransport>) -> Client {
         #[cfg(feature = "tower")]
         let transport = self
             .transport_layers
@@ -1344,7 +1477,7 @@ impl ClientBuilder {
             .hsts
             .unwrap_or_else(|| self.environment.is_browser_like())
             .then(|| Arc::new(crate::fetch::hsts::HstsStore::default()));
-        Ok(Client {
+        Client {
             inner: Arc::new(ClientInner {
                 environment: Arc::new(self.environment),
                 context: FetchContext {
@@ -1358,13 +1491,31 @@ impl ClientBuilder {
                     hsts,
                     keepalive_quota: Arc::default(),
                     body_limits: self.body_limits,
+                    redirect_policy: self.redirect_policy,
+                    https_only: self.https_only,
                 },
+                default_headers: self.default_headers,
                 total_timeout: self.total_timeout,
                 retry: self.retry.map(Retrier::new),
                 hyper: built_in,
             }),
-        })
+        }
     }
+}
+
+/// Appends to `request`'s headers each of `defaults` whose name it has none of, as
+/// `Headers.append` would: the headers' guard drops what it does not allow.
+fn add_default_headers(request: &mut Request, defaults: &http::HeaderMap) -> Result<()> {
+    let headers = request.headers_mut();
+    for name in defaults.keys() {
+        if headers.has(name.as_str())? {
+            continue;
+        }
+        for value in defaults.get_all(name) {
+            headers.append(name.as_str(), value.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

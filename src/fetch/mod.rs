@@ -57,6 +57,11 @@ pub(crate) struct FetchContext {
     pub(crate) keepalive_quota: Arc<keepalive::KeepaliveQuota>,
     /// The caps on response bodies from the network.
     pub(crate) body_limits: BodyLimits,
+    /// Not in the spec: the client's redirect policy, consulted by HTTP-redirect fetch.
+    pub(crate) redirect_policy: crate::redirect::Policy,
+    /// Not in the spec: whether a request to a plain `http:` URL is refused
+    /// ([`ClientBuilder::https_only`](crate::ClientBuilder::https_only)).
+    pub(crate) https_only: bool,
 }
 
 /// Not in the spec: the caps on the bytes a response body from the network (or the HTTP
@@ -310,6 +315,20 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
                 let _ = current.set_scheme("https");
             }
         }
+    }
+    // Not in the spec: a client made `https_only` refuses a plain `http:` URL, a redirect
+    // to one included, once HSTS has had its chance to upgrade it.
+    if response.is_none()
+        && fetch_params.context.https_only
+        && request.current_url().scheme() == "http"
+    {
+        response = Some(network_error(NetworkError::Blocked(
+            format!(
+                "{} is not https: and the client is https_only",
+                request.current_url()
+            )
+            .into(),
+        )));
     }
     // Step 11. If recursive is false, then run the remaining steps in parallel.
     // Step 12. If response is null, then set response to the result of running the steps

@@ -3,6 +3,7 @@
 use super::{FetchParams, is_http_scheme, main_fetch, network_error, referrer};
 use crate::error::NetworkError;
 use crate::headers::{is_cors_non_wildcard_request_header_name, is_request_body_header_name};
+use crate::redirect::Decision;
 use crate::request::{
     RequestMode, RequestOrigin, RequestRedirect, ResponseTainting, url_includes_credentials,
 };
@@ -45,11 +46,29 @@ pub(crate) async fn http_redirect_fetch(
         ));
     }
     // Step 7. If request's redirect count is 20, then return a network error.
-    if request.redirect_count == 20 {
-        return network_error(NetworkError::TooManyRedirects);
+    // Not in the spec: the client's redirect policy counts in its place (20 by default),
+    // or decides each redirect itself.
+    let policy = &fetch_params.context.redirect_policy;
+    match policy
+        .redirect(internal_response.status, &location_url, &request.url_list)
+        .decision()
+    {
+        Decision::Follow => {}
+        Decision::TooMany(max) => {
+            return network_error(NetworkError::TooManyRedirects { max });
+        }
+        Decision::Error(error) => return network_error(NetworkError::RedirectPolicy(error)),
+        // The redirect response is the fetch's, as redirect mode "manual" has it: as is
+        // for a server-side client, an opaque-redirect filtered response for a
+        // browser-like one.
+        Decision::Stop if request.client.is_browser_like() => {
+            return response.into_opaque_redirect_filtered();
+        }
+        Decision::Stop => return response,
     }
     // Step 8. Increase request's redirect count by 1.
-    request.redirect_count += 1;
+    // (Saturating: a redirect policy may allow more than a `u8` counts.)
+    request.redirect_count = request.redirect_count.saturating_add(1);
     // Step 9. If request's mode is "cors", locationURL includes credentials, and request's
     // origin is not same origin with locationURL's origin, then return a network error.
     let location_origin = location_url.origin();

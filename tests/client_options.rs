@@ -1,0 +1,300 @@
+//! The client options a reqwest user reaches for: default headers, redirect policies and
+//! `https_only`, each against a server on 127.0.0.1.
+
+mod net_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use net_support::*;
+use whatwg_fetch::header::{ACCEPT, HeaderMap, HeaderValue};
+use whatwg_fetch::{Client, NetworkError, RequestRedirect, redirect};
+
+/// A server echoing the request head at `/echo`, and at `/hop/N` redirecting (302) to
+/// `/hop/N-1`, `/hop/0` to `/echo`; `/to-http` redirects to `http://` `/echo` of itself.
+async fn server() -> Server {
+    hyper_server(|request| async move {
+        let path = request.uri().path().to_owned();
+        if let Some(n) = path.strip_prefix("/hop/") {
+            let n: u32 = n.parse().unwrap();
+            let next = if n == 0 {
+                "/echo".to_owned()
+            } else {
+                format!("/hop/{}", n - 1)
+            };
+            return http::Response::builder()
+                .status(302)
+                .header("location", next)
+                .body(full(""))
+                .unwrap();
+        }
+        http::Response::new(full(request_head_text(&request)))
+    })
+    .await
+}
+
+async fn text(client: &Client, url: &str) -> Result<String, whatwg_fetch::Error> {
+    let mut response = tokio::time::timeout(Duration::from_secs(20), client.get(url).send())
+        .await
+        .expect("the fetch ends")?;
+    response.text().await
+}
+
+#[tokio::test]
+async fn default_headers_go_on_every_request_that_lacks_them() {
+    let server = server().await;
+    let mut defaults = HeaderMap::new();
+    defaults.insert(ACCEPT, HeaderValue::from_static("application/json"));
+    defaults.append("x-team", HeaderValue::from_static("a"));
+    defaults.append("x-team", HeaderValue::from_static("b"));
+    let client = Client::builder().default_headers(defaults).build().unwrap();
+
+    let head = text(&client, &server.url("/echo")).await.unwrap();
+    assert!(head.contains("accept: application/json\n"), "{head}");
+    // Every value of a name.
+    assert!(
+        head.contains("x-team: a, b\n") || head.contains("x-team: a\nx-team: b\n"),
+        "{head}"
+    );
+
+    // A request's own header of the name wins; the others still come.
+    let mut response = client
+        .get(server.url("/echo"))
+        .header(ACCEPT, "text/plain")
+        .send()
+        .await
+        .unwrap();
+    let head = response.text().await.unwrap();
+    assert!(head.contains("accept: text/plain\n"), "{head}");
+    assert!(!head.contains("application/json"), "{head}");
+    assert!(head.contains("x-team"), "{head}");
+
+    // After a redirect too (they are the request's headers from the start).
+    let head = text(&client, &server.url("/hop/2")).await.unwrap();
+    assert!(head.contains("accept: application/json\n"), "{head}");
+}
+
+#[tokio::test]
+async fn a_browser_like_clients_default_headers_follow_the_headers_rules() {
+    let server = server().await;
+    let mut defaults = HeaderMap::new();
+    // A forbidden request-header: left out, as `Headers.append` leaves it out.
+    defaults.insert("cookie", HeaderValue::from_static("a=b"));
+    defaults.insert("x-ok", HeaderValue::from_static("1"));
+    let client = Client::builder()
+        .origin(server.url("/").parse().unwrap())
+        .default_headers(defaults)
+        .build()
+        .unwrap();
+    let head = text(&client, &server.url("/echo")).await.unwrap();
+    assert!(!head.contains("cookie: a=b"), "{head}");
+    assert!(head.contains("x-ok: 1\n"), "{head}");
+}
+
+#[tokio::test]
+async fn a_limited_policy_follows_its_limit_and_fails_the_next() {
+    let server = server().await;
+    let client = Client::builder()
+        .redirect(redirect::Policy::limited(3))
+        .build()
+        .unwrap();
+    // /hop/2 → /hop/1 → /hop/0 → /echo: three redirects.
+    assert!(text(&client, &server.url("/hop/2")).await.is_ok());
+    // Four.
+    let error = text(&client, &server.url("/hop/3")).await.unwrap_err();
+    assert!(error.is_redirect(), "{error:#}");
+    assert!(
+        matches!(
+            error.network_error(),
+            Some(NetworkError::TooManyRedirects { max: 3 })
+        ),
+        "{error:#}"
+    );
+    assert!(
+        error.to_string().contains("more than 3 redirects"),
+        "{error}"
+    );
+
+    // The spec's 20 is not a ceiling for a policy: 30 followed.
+    let many = Client::builder()
+        .redirect(redirect::Policy::limited(300))
+        .build()
+        .unwrap();
+    assert!(text(&many, &server.url("/hop/29")).await.is_ok());
+    // And the default is the spec's 20.
+    let error = text(&Client::builder().build().unwrap(), &server.url("/hop/20"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.network_error(),
+            Some(NetworkError::TooManyRedirects { max: 20 })
+        ),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn policy_none_hands_back_the_redirect_response() {
+    let server = server().await;
+    let client = Client::builder()
+        .redirect(redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = client.get(server.url("/hop/1")).send().await.unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(
+        response.headers().get("location").unwrap().as_deref(),
+        Some("/hop/0")
+    );
+    assert!(!response.redirected());
+
+    // Browser-like: an opaque-redirect filtered response, as with redirect mode "manual".
+    let page = Client::builder()
+        .origin(server.url("/").parse().unwrap())
+        .redirect(redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = page.get(server.url("/hop/1")).send().await.unwrap();
+    assert_eq!(response.status(), 0);
+    assert_eq!(
+        response.r#type(),
+        whatwg_fetch::ResponseType::OpaqueRedirect
+    );
+}
+
+#[tokio::test]
+async fn a_custom_policy_sees_each_redirect_and_follows_stops_or_fails() {
+    let server = server().await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let seen = asked.clone();
+    let client = Client::builder()
+        .redirect(redirect::Policy::custom(move |attempt| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(attempt.status(), 302);
+            match attempt.url().path() {
+                "/hop/0" => attempt.stop(),
+                "/hop/5" => attempt.error("no hop 5"),
+                _ => attempt.follow(),
+            }
+        }))
+        .build()
+        .unwrap();
+    // /hop/2 → /hop/1 (followed) → /hop/0 (stopped): the 302 of /hop/1.
+    let response = client.get(server.url("/hop/2")).send().await.unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(response.url(), server.url("/hop/1"));
+    assert!(response.redirected());
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+
+    let error = text(&client, &server.url("/hop/6")).await.unwrap_err();
+    assert!(error.is_redirect(), "{error:#}");
+    let Some(NetworkError::RedirectPolicy(cause)) = error.network_error() else {
+        panic!("not a redirect policy error: {error:#}");
+    };
+    assert_eq!(cause.to_string(), "no hop 5");
+    assert!(format!("{error:#}").ends_with(": no hop 5"), "{error:#}");
+}
+
+#[tokio::test]
+async fn a_requests_redirect_mode_rules_before_the_policy() {
+    let server = server().await;
+    let client = Client::builder()
+        .redirect(redirect::Policy::custom(|_| panic!("never asked")))
+        .build()
+        .unwrap();
+    let error = client
+        .get(server.url("/hop/0"))
+        .redirect(RequestRedirect::Error)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::RedirectRefused)),
+        "{error:#}"
+    );
+    let response = client
+        .get(server.url("/hop/0"))
+        .redirect(RequestRedirect::Manual)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 302);
+}
+
+#[tokio::test]
+async fn https_only_refuses_http_urls_and_redirects_to_them() {
+    let server = server().await;
+    let client = Client::builder().https_only(true).build().unwrap();
+    let error = text(&client, &server.url("/echo")).await.unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Blocked(_))),
+        "{error:#}"
+    );
+    assert!(error.to_string().contains("https_only"), "{error}");
+
+    // Over TLS, a redirect to plain http: is refused too.
+    let pki = TestPki::new(&["localhost"]);
+    let plain = server.url("/echo");
+    let tls = tls_server(pki.acceptor(&[b"http/1.1"]), move |request| {
+        let plain = plain.clone();
+        async move {
+            match request.uri().path() {
+                "/down" => http::Response::builder()
+                    .status(302)
+                    .header("location", plain)
+                    .body(full(""))
+                    .unwrap(),
+                _ => http::Response::new(full("secure")),
+            }
+        }
+    })
+    .await;
+    let port = tls.addr.port();
+    let client = Client::builder()
+        .https_only(true)
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", tls.addr)
+        .build()
+        .unwrap();
+    assert_eq!(
+        text(&client, &format!("https://localhost:{port}/"))
+            .await
+            .unwrap(),
+        "secure"
+    );
+    let error = text(&client, &format!("https://localhost:{port}/down"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Blocked(_))),
+        "{error:#}"
+    );
+    // data: URLs are not network requests.
+    assert_eq!(text(&client, "data:,hi").await.unwrap(), "hi");
+}
+
+#[tokio::test]
+async fn a_builder_error_is_a_builder_error_and_a_failed_send_a_request_error() {
+    let client = Client::builder().build().unwrap();
+    let error = client
+        .get("http://127.0.0.1/")
+        .header("bad name", "x")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.is_builder() && !error.is_request(), "{error:#}");
+    let error = client.get("not a url").send().await.unwrap_err();
+    assert!(error.is_builder(), "{error:#}");
+    let dead = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let error = text(&client, &format!("http://{dead}/")).await.unwrap_err();
+    assert!(
+        error.is_request() && error.is_connect() && !error.is_builder(),
+        "{error:#}"
+    );
+}
