@@ -461,6 +461,7 @@ macro_rules! body_mixin {
 pub mod abort;
 pub mod blob;
 pub mod blob_url;
+pub mod blocking;
 pub mod body;
 pub mod cache;
 pub mod client;

@@ -96,6 +96,9 @@ const MODULES: &[(&str, Layer)] = &[
     ("retry", Layer::Client),
     // The spans of the `tracing` feature around a fetch.
     ("trace", Layer::Client),
+    // The blocking client: the async `Client` and its request builder on a thread of its
+    // own, so it stands above them.
+    ("blocking", Layer::Client),
     // `Client` as a tower service (the `tower` feature): it binds the client to the `http`
     // crate's types through `interop`, so it stands above both, with the crate root.
     ("middleware", Layer::Root),

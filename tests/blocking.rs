@@ -1,0 +1,677 @@
+//! `whatwg_fetch::blocking`: the blocking client against servers on 127.0.0.1, called from
+//! plain threads, from inside current-thread and multi-thread Tokio runtimes, its bodies
+//! read through `std::io::Read`, its timeouts, and its thread's end.
+//!
+//! The tests are synchronous (or block inside a runtime), so each server runs on a runtime
+//! of its own, on a thread of its own ([`Served`]).
+
+mod net_support;
+
+use std::io::{self, Read};
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use net_support::{
+    Server, full, hyper_server, is_closed, raw_server, read_head, request_head_text,
+};
+use serde::Deserialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use whatwg_fetch::blocking::{self, Client};
+use whatwg_fetch::{AbortController, ErrorKind, NetworkError, RequestInit, TimeoutKind};
+
+/// The size of `/big`'s body: many chunks of any size a read delivers.
+const BIG: usize = 4 << 20;
+
+/// The byte at `index` of `/big`'s body: a pattern no shift or repeat of a chunk keeps.
+fn big_byte(index: usize) -> u8 {
+    (index % 251) as u8
+}
+
+/// A server running on a runtime of its own, on a thread of its own, until dropped.
+struct Served {
+    server: Server,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Served {
+    fn url(&self, path: &str) -> String {
+        self.server.url(path)
+    }
+
+    /// Connections open now.
+    fn live(&self) -> usize {
+        self.server.counts.live.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the server `start` makes on a new thread's runtime.
+fn serve<F, Fut>(start: F) -> Served
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Server>,
+{
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (ready, started) = std::sync::mpsc::channel();
+    let thread = thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let server = start().await;
+            ready.send(server).unwrap();
+            let _ = stopped.await;
+        });
+    });
+    let server = started.recv().unwrap();
+    Served {
+        server,
+        stop: Some(stop),
+        thread: Some(thread),
+    }
+}
+
+/// Routes: `/text` (`hello`), `/json` (`{"id":7,"name":"Ada"}`), `/status/N`, `/slow/MS`
+/// (answers after MS milliseconds), `/big` ([`BIG`] bytes of [`big_byte`]), and anything
+/// else echoes the request line, headers and body.
+fn server() -> Served {
+    serve(|| {
+        hyper_server(|request| async move {
+            let path = request.uri().path().to_owned();
+            let mut parts = path.trim_start_matches('/').splitn(2, '/');
+            match (parts.next().unwrap_or_default(), parts.next()) {
+                ("text", _) => http::Response::new(full("hello")),
+                ("json", _) => http::Response::builder()
+                    .header("content-type", "application/json")
+                    .body(full(r#"{"id":7,"name":"Ada"}"#))
+                    .unwrap(),
+                ("status", Some(status)) => http::Response::builder()
+                    .status(status.parse::<u16>().unwrap())
+                    .body(full("a problem"))
+                    .unwrap(),
+                ("slow", Some(ms)) => {
+                    tokio::time::sleep(Duration::from_millis(ms.parse().unwrap())).await;
+                    http::Response::new(full("late"))
+                }
+                ("big", _) => http::Response::new(full((0..BIG).map(big_byte).collect::<Vec<_>>())),
+                _ => {
+                    let mut text = request_head_text(&request);
+                    let body = request.into_body().collect().await.unwrap().to_bytes();
+                    text.push('\n');
+                    text.push_str(&String::from_utf8_lossy(&body));
+                    http::Response::new(full(text))
+                }
+            }
+        })
+    })
+}
+
+/// A server that sends a head promising `length` bytes, then `sent` of them, then closes
+/// the connection after `then`, or when the client closes it.
+fn short_body_server(length: usize, sent: usize, then: Duration) -> Served {
+    serve(move || {
+        raw_server(move |mut stream| async move {
+            if read_head(&mut stream).await.is_none() {
+                return;
+            }
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {length}\r\n\r\n");
+            let _ = stream.write_all(head.as_bytes()).await;
+            let _ = stream.write_all(&vec![b'x'; sent]).await;
+            let _ = stream.flush().await;
+            tokio::select! {
+                () = tokio::time::sleep(then) => {}
+                _ = is_closed(&mut stream) => {}
+            }
+        })
+    })
+}
+
+/// The number of chunks [`many_chunks_server`] sends: more than a Tokio task's
+/// cooperative budget (128) allows it to receive without yielding.
+const CHUNKS: usize = 1000;
+
+/// A server that sends a chunked body of [`CHUNKS`] chunks of 64 bytes, each of
+/// [`big_byte`]s at its place, flushed one by one.
+fn many_chunks_server() -> Served {
+    serve(|| {
+        raw_server(|mut stream| async move {
+            if read_head(&mut stream).await.is_none() {
+                return;
+            }
+            let head = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n";
+            let _ = stream.write_all(head.as_bytes()).await;
+            for chunk in 0..CHUNKS {
+                let bytes: Vec<u8> = (chunk * 64..(chunk + 1) * 64).map(big_byte).collect();
+                let mut framed = b"40\r\n".to_vec();
+                framed.extend_from_slice(&bytes);
+                framed.extend_from_slice(b"\r\n");
+                if stream.write_all(&framed).await.is_err() {
+                    return;
+                }
+                let _ = stream.flush().await;
+            }
+            let _ = stream.write_all(b"0\r\n\r\n").await;
+            let _ = is_closed(&mut stream).await;
+        })
+    })
+}
+
+/// Reads [`many_chunks_server`]'s body through `Read` and checks it.
+fn read_many_chunks(served: &Served, client: &Client) {
+    let mut response = client.get(served.url("/")).send().unwrap();
+    let (body, _) = read_in_pieces(&mut response).unwrap();
+    assert_eq!(body.len(), CHUNKS * 64);
+    assert!(
+        body.iter()
+            .enumerate()
+            .all(|(index, &byte)| byte == big_byte(index))
+    );
+}
+
+fn client() -> Client {
+    Client::builder().build().unwrap()
+}
+
+/// Reads `response` through `Read` to its end, in reads of 8 KiB, and returns the bytes
+/// and the number of reads that returned some.
+fn read_in_pieces(response: &mut impl Read) -> io::Result<(Vec<u8>, usize)> {
+    let mut body = Vec::new();
+    let mut reads = 0;
+    let mut buf = [0; 8192];
+    loop {
+        let n = response.read(&mut buf)?;
+        if n == 0 {
+            return Ok((body, reads));
+        }
+        reads += 1;
+        body.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Checks that `body` is `/big`'s.
+fn assert_big(body: &[u8]) {
+    assert_eq!(body.len(), BIG);
+    if let Some(at) = (0..BIG).find(|&index| body[index] != big_byte(index)) {
+        panic!("byte {at} differs");
+    }
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Person {
+    id: u64,
+    name: String,
+}
+
+/// What the blocking tests inside runtimes do: a GET, a JSON GET, and `/big` through `Read`.
+fn get_text_json_and_stream(served: &Served, client: &Client) {
+    assert_eq!(
+        client
+            .get(served.url("/text"))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap(),
+        "hello"
+    );
+    let person: Person = client
+        .get(served.url("/json"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(person.name, "Ada");
+    let mut response = client.get(served.url("/big")).send().unwrap();
+    let (body, _) = read_in_pieces(&mut response).unwrap();
+    assert_big(&body);
+}
+
+#[test]
+fn a_get_reads_text_and_json_from_a_plain_thread() {
+    let served = server();
+    let client = client();
+    let response = client.get(served.url("/text")).send().unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.status_code(), Some(http::StatusCode::OK));
+    assert_eq!(response.url(), served.url("/text"));
+    assert_eq!(response.content_length(), Some(5));
+    assert_eq!(response.text().unwrap(), "hello");
+
+    let response = client.get(served.url("/json")).send().unwrap();
+    assert_eq!(
+        response.headers().get("content-type").unwrap().as_deref(),
+        Some("application/json")
+    );
+    let person: Person = response.json().unwrap();
+    assert_eq!(
+        person,
+        Person {
+            id: 7,
+            name: "Ada".into()
+        }
+    );
+}
+
+#[test]
+fn the_free_functions_fetch_on_the_shared_client() {
+    let served = server();
+    assert_eq!(
+        blocking::get(served.url("/text")).unwrap().text().unwrap(),
+        "hello"
+    );
+    let init = RequestInit {
+        method: Some("PUT".into()),
+        body: Some("put body".into()),
+        ..Default::default()
+    };
+    let echoed = blocking::fetch(served.url("/echo"), init)
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(echoed.starts_with("PUT /echo\n"), "{echoed}");
+    assert!(echoed.ends_with("\nput body"), "{echoed}");
+}
+
+#[test]
+fn a_post_sends_json_with_a_bearer_token_and_a_query() {
+    let served = server();
+    let echoed = client()
+        .post(served.url("/items"))
+        .bearer_auth("secret-token")
+        .query(&[("dry_run", "true"), ("tag", "a b")])
+        .json(&serde_json::json!({ "name": "first" }))
+        .send()
+        .unwrap()
+        .error_for_status()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        echoed.starts_with("POST /items?dry_run=true&tag=a+b\n"),
+        "{echoed}"
+    );
+    assert!(
+        echoed.contains("\nauthorization: Bearer secret-token\n"),
+        "{echoed}"
+    );
+    assert!(
+        echoed.contains("\ncontent-type: application/json\n"),
+        "{echoed}"
+    );
+    assert!(echoed.ends_with("\n{\"name\":\"first\"}"), "{echoed}");
+}
+
+#[test]
+fn a_body_of_many_chunks_streams_through_read_byte_for_byte() {
+    let served = server();
+    let mut response = client().get(served.url("/big")).send().unwrap();
+    assert_eq!(response.content_length(), Some(BIG as u64));
+    let (body, reads) = read_in_pieces(&mut response).unwrap();
+    assert_big(&body);
+    assert!(reads > 1, "{reads} reads");
+    // At its end, a read gives 0 again.
+    assert_eq!(response.read(&mut [0; 16]).unwrap(), 0);
+}
+
+#[test]
+fn copy_to_writes_the_whole_body() {
+    let served = server();
+    let mut response = client().get(served.url("/big")).send().unwrap();
+    let mut out = Vec::new();
+    assert_eq!(response.copy_to(&mut out).unwrap(), BIG as u64);
+    assert_big(&out);
+}
+
+#[test]
+fn a_whole_body_read_after_a_read_through_read_is_a_type_error() {
+    let served = server();
+    let mut response = client().get(served.url("/big")).send().unwrap();
+    let mut first = [0; 10];
+    response.read_exact(&mut first).unwrap();
+    let error = response.bytes().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+}
+
+#[test]
+fn a_body_cut_short_fails_a_read_with_the_crate_error_inside() {
+    // The connection closes after 50,000 of the 100,000 bytes promised.
+    let served = short_body_server(100_000, 50_000, Duration::ZERO);
+    let mut response = client().get(served.url("/")).send().unwrap();
+    let mut read = 0;
+    let mut buf = [0; 4096];
+    let error = loop {
+        match response.read(&mut buf) {
+            Ok(0) => panic!("a cut body read as whole, {read} bytes"),
+            Ok(n) => read += n,
+            Err(error) => break error,
+        }
+    };
+    assert_eq!(read, 50_000, "every byte sent is read before the error");
+    assert_eq!(error.kind(), io::ErrorKind::Other);
+    let inner = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<whatwg_fetch::Error>())
+        .expect("the crate's error inside");
+    assert_eq!(inner.kind(), ErrorKind::TypeError);
+    assert!(inner.network_error().is_some(), "{inner:?}");
+    // The read after gives the same error again, not an end.
+    let again = response.read(&mut buf).unwrap_err();
+    assert!(
+        again
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<whatwg_fetch::Error>())
+            .is_some()
+    );
+    // `copy_to` gives the crate's error itself.
+    let mut response = client().get(served.url("/")).send().unwrap();
+    let error = response.copy_to(&mut io::sink()).unwrap_err();
+    assert!(error.network_error().is_some(), "{error:?}");
+}
+
+#[test]
+fn error_for_status_turns_a_404_into_a_status_error_and_ref_keeps_the_body() {
+    let served = server();
+    let client = client();
+    let error = client
+        .get(served.url("/status/404"))
+        .send()
+        .unwrap()
+        .error_for_status()
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::HttpStatus);
+    assert_eq!(error.status(), Some(http::StatusCode::NOT_FOUND));
+    assert_eq!(error.url(), Some(served.url("/status/404").as_str()));
+
+    let response = client.get(served.url("/status/503")).send().unwrap();
+    let error = response.error_for_status_ref().unwrap_err();
+    assert_eq!(error.status(), Some(http::StatusCode::SERVICE_UNAVAILABLE));
+    assert_eq!(response.text().unwrap(), "a problem");
+
+    let fine = client.get(served.url("/text")).send().unwrap();
+    assert!(fine.error_for_status_ref().is_ok());
+}
+
+#[test]
+fn a_request_timeout_fires_before_the_head() {
+    let served = server();
+    let started = Instant::now();
+    let error = client()
+        .get(served.url("/slow/5000"))
+        .timeout(Duration::from_millis(200))
+        .send()
+        .unwrap_err();
+    assert!(error.is_timeout(), "{error:?}");
+    assert!(matches!(
+        error.network_error(),
+        Some(NetworkError::Timeout {
+            kind: TimeoutKind::Total,
+            ..
+        })
+    ));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_request_timeout_fires_while_the_body_is_read() {
+    // The head and 10 bytes come at once, the rest never.
+    let served = short_body_server(1000, 10, Duration::from_secs(10));
+    let started = Instant::now();
+    let mut response = client()
+        .get(served.url("/"))
+        .timeout(Duration::from_millis(300))
+        .send()
+        .unwrap();
+    let mut buf = [0; 100];
+    assert_eq!(response.read(&mut buf).unwrap(), 10);
+    let error = response.read(&mut buf).unwrap_err();
+    assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+    let inner = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<whatwg_fetch::Error>())
+        .expect("the crate's error inside");
+    assert!(inner.is_timeout(), "{inner:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_client_timeout_applies_when_a_request_sets_none() {
+    let served = server();
+    let client = Client::builder()
+        .timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let error = client.get(served.url("/slow/5000")).send().unwrap_err();
+    assert!(error.is_timeout(), "{error:?}");
+    // A request's own timeout replaces it.
+    let response = client
+        .get(served.url("/slow/300"))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .unwrap();
+    assert_eq!(response.text().unwrap(), "late");
+}
+
+#[test]
+fn a_signal_aborted_from_another_thread_ends_a_send_waiting_for_its_head() {
+    let served = server();
+    let controller = AbortController::new();
+    let signal = controller.signal();
+    let aborter = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(200));
+        controller.abort(None);
+    });
+    let started = Instant::now();
+    let error = client()
+        .get(served.url("/slow/5000"))
+        .signal(signal)
+        .send()
+        .unwrap_err();
+    aborter.join().unwrap();
+    assert!(error.is_abort(), "{error:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn calls_work_inside_a_current_thread_tokio_test() {
+    let served = server();
+    // Built, used and dropped inside the runtime, in the test's own task.
+    let client = client();
+    get_text_json_and_stream(&served, &client);
+    // More chunks than the task's cooperative budget allows it to receive without
+    // yielding, which a blocking read never does.
+    read_many_chunks(&many_chunks_server(), &client);
+    drop(client);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_work_inside_a_multi_thread_runtime_in_a_task_and_in_spawn_blocking() {
+    let served = std::sync::Arc::new(server());
+    let client = client();
+    get_text_json_and_stream(&served, &client);
+
+    let (in_task, in_blocking) = (client.clone(), client.clone());
+    let served_task = served.clone();
+    tokio::spawn(async move {
+        get_text_json_and_stream(&served_task, &in_task);
+        read_many_chunks(&many_chunks_server(), &in_task);
+    })
+    .await
+    .unwrap();
+    let served_blocking = served.clone();
+    tokio::task::spawn_blocking(move || get_text_json_and_stream(&served_blocking, &in_blocking))
+        .await
+        .unwrap();
+    drop(client);
+}
+
+#[test]
+fn a_client_made_outside_a_runtime_is_dropped_inside_one_without_panic() {
+    let served = server();
+    let client = client();
+    let response = client.get(served.url("/text")).send().unwrap();
+    for flavor in ["current_thread", "multi_thread"] {
+        let runtime = match flavor {
+            "current_thread" => tokio::runtime::Builder::new_current_thread(),
+            _ => tokio::runtime::Builder::new_multi_thread(),
+        }
+        .enable_all()
+        .build()
+        .unwrap();
+        let client = client.clone();
+        runtime.block_on(async move {
+            // The last of the clones made here; the one outside keeps the thread.
+            drop(client);
+        });
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        // The last client and the last response, dropped in a task.
+        drop(client);
+        assert_eq!(response.text().unwrap(), "hello");
+    });
+}
+
+#[test]
+fn a_response_is_read_after_its_client_is_dropped() {
+    let served = server();
+    let client = client();
+    let mut streamed = client.get(served.url("/big")).send().unwrap();
+    let whole = client.get(served.url("/json")).send().unwrap();
+    drop(client);
+    let (body, _) = read_in_pieces(&mut streamed).unwrap();
+    assert_big(&body);
+    let person: Person = whole.json().unwrap();
+    assert_eq!(person.id, 7);
+}
+
+/// Waits until `condition` holds, for at most five seconds.
+fn eventually(condition: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    condition()
+}
+
+#[test]
+fn dropping_the_last_client_stops_its_thread_and_closes_its_connections() {
+    let served = server();
+    let client = client();
+    assert_eq!(
+        client
+            .get(served.url("/text"))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap(),
+        "hello"
+    );
+    // The connection is idle in the pool, kept for 90 seconds while the client lives.
+    thread::sleep(Duration::from_millis(100));
+    assert_eq!(served.live(), 1);
+    let copy = client.clone();
+    drop(client);
+    thread::sleep(Duration::from_millis(100));
+    assert_eq!(served.live(), 1, "a clone keeps the pool");
+    drop(copy);
+    assert!(
+        eventually(|| served.live() == 0),
+        "the pooled connection is still open"
+    );
+}
+
+#[test]
+fn a_response_dropped_unread_closes_its_connection() {
+    let served = short_body_server(1_000_000, 1000, Duration::from_secs(10));
+    let client = client();
+    let response = client.get(served.url("/")).send().unwrap();
+    assert!(eventually(|| served.live() == 1));
+    drop(response);
+    assert!(
+        eventually(|| served.live() == 0),
+        "the unread body's connection is open"
+    );
+}
+
+#[test]
+fn a_reader_dropped_mid_body_closes_its_connection() {
+    let served = short_body_server(1_000_000, 100_000, Duration::from_secs(10));
+    let client = client();
+    let mut response = client.get(served.url("/")).send().unwrap();
+    let mut buf = [0; 1000];
+    response.read_exact(&mut buf).unwrap();
+    drop(response);
+    assert!(
+        eventually(|| served.live() == 0),
+        "the read body's connection is open"
+    );
+}
+
+#[test]
+fn a_head_request_and_a_request_builder_clone_work() {
+    let served = server();
+    let client = client();
+    let mut response = client.head(served.url("/text")).send().unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.read(&mut [0; 10]).unwrap(), 0);
+
+    let builder = client.post(served.url("/again")).body("same body");
+    let copy = builder.try_clone().expect("a text body can be cloned");
+    for builder in [builder, copy] {
+        let echoed = builder.send().unwrap().text().unwrap();
+        assert!(echoed.ends_with("\nsame body"), "{echoed}");
+    }
+}
+
+#[tokio::test]
+async fn a_server_on_the_callers_runtime_is_reached_from_spawn_blocking() {
+    // The server's tasks run on this runtime, which the call must not block: it runs in
+    // `spawn_blocking`, as the module documentation says.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let _ = stream.read(&mut [0; 4096]).await;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            .await;
+        let _ = stream.read(&mut [0; 1]).await;
+    });
+    let text = tokio::task::spawn_blocking(move || {
+        let client = client();
+        client.get(format!("http://{addr}/")).send()?.text()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(text, "ok");
+}
