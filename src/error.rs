@@ -614,6 +614,38 @@ impl Error {
         )
     }
 
+    /// Whether the host name did not resolve ([`NetworkError::Dns`]), as reqwest's
+    /// `is_dns`; such an error is a connect error too.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError};
+    ///
+    /// let error = Error::network(NetworkError::Dns("no such host".into()));
+    /// assert!(error.is_dns() && error.is_connect());
+    /// ```
+    pub fn is_dns(&self) -> bool {
+        matches!(self.network_error(), Some(NetworkError::Dns(_)))
+    }
+
+    /// This error without the URL it names, for a log that must not show one (its query
+    /// may hold a token), as reqwest's `without_url`. The causes still say what they say.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError};
+    ///
+    /// let error = Error::network(NetworkError::BadPort(25));
+    /// assert_eq!(error.without_url().url(), None);
+    /// ```
+    pub fn without_url(self) -> Error {
+        if self.inner.url.is_none() {
+            return self;
+        }
+        let inner = self.into_inner();
+        Error {
+            inner: Arc::new(Inner { url: None, ..inner }),
+        }
+    }
+
     /// Whether a redirect ended the fetch: more than 20 (or the redirect policy's limit), one
     /// refused by the redirect policy or by the request's
     /// redirect mode `error`, an invalid `Location`, or one that needed a streamed body

@@ -465,6 +465,8 @@ pub mod blocking;
 pub mod body;
 pub mod cache;
 pub mod client;
+#[doc = include_str!("coming_from_reqwest.md")]
+pub mod coming_from_reqwest {}
 pub mod cookie;
 pub mod data_url;
 pub mod environment;

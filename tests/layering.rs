@@ -102,6 +102,8 @@ const MODULES: &[(&str, Layer)] = &[
     // `Client` as a tower service (the `tower` feature): it binds the client to the `http`
     // crate's types through `interop`, so it stands above both, with the crate root.
     ("middleware", Layer::Root),
+    // The guide for reqwest users: documentation only.
+    ("coming_from_reqwest", Layer::Root),
 ];
 
 /// The crates of the network stack: only the network layer names them.
