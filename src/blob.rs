@@ -477,6 +477,9 @@ impl File {
     ///   File API's [snapshot state](https://w3c.github.io/FileAPI/#snapshot-state): a read
     ///   of a file that no longer has both fails rather than give other bytes.
     ///
+    /// This and the reads of the file's bytes use `tokio::fs`, so they run within a Tokio
+    /// runtime, as the client does.
+    ///
     /// # Errors
     /// A `NotFoundError` if there is no file at `path`, a `NotReadableError` if its
     /// metadata cannot be read or it is not a regular file (a directory, a pipe, a device:
