@@ -1,8 +1,8 @@
 //! [`Blob`] and [`File`], from the [File API](https://w3c.github.io/FileAPI/).
 //!
 //! A `Blob` is an immutable byte sequence with a MIME type string; a `File` is a `Blob` with
-//! a name and a last-modified time. Both hold their bytes in a [`Bytes`], so cloning and
-//! [slicing](Blob::slice) never copy.
+//! a name and a last-modified time. Bytes a blob is made from are held in a [`Bytes`], so
+//! cloning and [slicing](Blob::slice) never copy.
 //!
 //! A blob's type is a [MIME type](crate::mime), parsed and serialized: `"Text/HTML;
 //! Charset=UTF-8"` becomes `"text/html;charset=UTF-8"` and a string that is not a MIME type
@@ -11,15 +11,35 @@
 //! than the File API's older "lowercase any printable ASCII" text, so a type keeps its
 //! parameter values' case and always round-trips through `Content-Type`.
 //!
-//! Reading is synchronous here: a `Blob` is always in memory, so [`Blob::bytes`] and
-//! [`Blob::text`] return at once. A stream over a blob is a [`Body`](crate::body) concern.
+//! ## Files on disk
+//!
+//! [`File::from_path`] makes a `File` that refers to a file on disk, as a browser's file
+//! picker does: its bytes stay on disk and are read, in chunks, only when the blob is (sent
+//! as a body, [streamed](Blob::stream), [read](Blob::read_bytes)). Slicing it, or making a
+//! blob of it and other parts, reads nothing. If the file changed since (its size or
+//! modification time, the File API's [snapshot
+//! state](https://w3c.github.io/FileAPI/#snapshot-state)), or is gone, the read fails with a
+//! [`FileReadError`] saying which file and why; it never reads as other bytes.
+//!
+//! Reading is synchronous for a blob in memory: [`Blob::bytes`], [`Blob::as_bytes`] and
+//! [`Blob::text`] return at once. A blob with bytes on disk cannot be read that way:
+//! [`Blob::is_in_memory`] says which it is, and [`Blob::read_bytes`] and [`Blob::read_text`]
+//! read either kind. A stream over a blob is a [`Body`](crate::body) concern.
+
+mod storage;
 
 use std::ops::Deref;
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
+use crate::error::Result;
 use crate::mime::MimeType;
+
+pub(crate) use storage::{BlobBytes, CHUNK_SIZE, ChunkStream, chain};
+use storage::{DiskFile, Segment};
+pub use storage::{FailureReason, FileReadError};
 
 /// A [`Blob`](https://w3c.github.io/FileAPI/#blob-section): immutable bytes and a type.
 ///
@@ -38,8 +58,8 @@ use crate::mime::MimeType;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Blob {
-    /// The blob's byte sequence.
-    bytes: Bytes,
+    /// The blob's byte sequence: in memory, or in part on disk.
+    bytes: BlobBytes,
     /// <https://w3c.github.io/FileAPI/#dfn-type>, initially the empty string.
     r#type: String,
 }
@@ -210,7 +230,7 @@ impl Blob {
     /// ```
     pub fn from_bytes(bytes: impl Into<Bytes>, r#type: &str) -> Blob {
         Blob {
-            bytes: bytes.into(),
+            bytes: BlobBytes::Memory(bytes.into()),
             r#type: normalize_type(r#type),
         }
     }
@@ -219,13 +239,34 @@ impl Blob {
     /// spec sets the type attribute directly (`Body`'s `blob()` sets it to the serialized
     /// MIME type; the multipart/form-data parser to a part's `Content-Type`).
     pub(crate) fn with_raw_type(bytes: Bytes, r#type: String) -> Blob {
-        Blob { bytes, r#type }
+        Blob {
+            bytes: BlobBytes::Memory(bytes),
+            r#type,
+        }
     }
 
-    /// The [`size`](https://w3c.github.io/FileAPI/#dfn-size) attribute: the number of bytes.
+    /// The blob's byte sequence, wherever it is.
+    pub(crate) fn blob_bytes(&self) -> &BlobBytes {
+        &self.bytes
+    }
+
+    /// The [`size`](https://w3c.github.io/FileAPI/#dfn-size) attribute: the number of bytes,
+    /// known without reading them (for a file on disk, its size when the `File` was made).
     pub fn size(&self) -> u64 {
-        // A slice length always fits in a u64 on the platforms Rust supports.
-        u64::try_from(self.bytes.len()).unwrap_or(u64::MAX)
+        self.bytes.len()
+    }
+
+    /// Whether all the blob's bytes are in memory, so that [`Blob::bytes`],
+    /// [`Blob::as_bytes`] and [`Blob::text`] give them; `false` for a blob with bytes in a
+    /// file on disk (made from [`File::from_path`]), which [`Blob::read_bytes`] reads.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::Blob;
+    ///
+    /// assert!(Blob::from_bytes(&b"abc"[..], "").is_in_memory());
+    /// ```
+    pub fn is_in_memory(&self) -> bool {
+        self.bytes.in_memory().is_some()
     }
 
     /// The [`type`](https://w3c.github.io/FileAPI/#dfn-type) attribute: the blob's MIME type
@@ -246,7 +287,8 @@ impl Blob {
     ///
     /// Negative indices count from the end; indices are clamped to the blob; a reversed
     /// range gives an empty blob. Without `content_type` the slice's type is the empty
-    /// string, not this blob's type. No bytes are copied.
+    /// string, not this blob's type. No bytes are copied, and none of a file on disk is
+    /// read: the slice refers to a range of it.
     ///
     /// ```
     /// use whatwg_fetch::blob::Blob;
@@ -269,13 +311,57 @@ impl Blob {
 
     /// The blob's bytes, as the [`bytes()`](https://w3c.github.io/FileAPI/#bytes-method-algo)
     /// method resolves to. Shares the blob's buffer.
+    ///
+    /// Synchronous, so for a blob in memory only: a blob with bytes on disk
+    /// ([`is_in_memory`](Self::is_in_memory) is `false`) gives the empty sequence here, its
+    /// bytes are read with [`read_bytes`](Self::read_bytes).
     pub fn bytes(&self) -> Bytes {
-        self.bytes.clone()
+        self.bytes.in_memory().cloned().unwrap_or_default()
     }
 
-    /// The blob's bytes, borrowed.
+    /// The blob's bytes, borrowed. As [`bytes`](Self::bytes), for a blob in memory only: one
+    /// with bytes on disk gives the empty slice.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.bytes.in_memory().map_or(&[], |bytes| &bytes[..])
+    }
+
+    /// The blob's bytes, as the [`bytes()`](https://w3c.github.io/FileAPI/#bytes-method-algo)
+    /// method resolves to, wherever they are: shared for a blob in memory, read from disk,
+    /// a chunk at a time into one buffer, for a blob with bytes in a file.
+    ///
+    /// # Errors
+    /// For a blob from disk, a `NotFoundError` if the file is gone and a `NotReadableError`
+    /// if it changed since the `File` was made or cannot be read, as the File API's
+    /// [errors](https://w3c.github.io/FileAPI/#dfn-error-codes) say; the source is a
+    /// [`FileReadError`] naming the file; a `RangeError` if its size does not fit in
+    /// memory. A blob in memory never fails.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::blob::File;
+    ///
+    /// let path = std::env::temp_dir().join(format!("read-{}.txt", std::process::id()));
+    /// std::fs::write(&path, "on disk").unwrap();
+    /// let file = File::from_path(&path).await?;
+    /// assert!(!file.is_in_memory());
+    /// assert_eq!(file.read_bytes().await?, "on disk");
+    /// assert_eq!(file.slice(Some(3), None, None).read_text().await?, "disk");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn read_bytes(&self) -> Result<Bytes> {
+        self.bytes.read_all().await
+    }
+
+    /// The [`text()`](https://w3c.github.io/FileAPI/#text-method-algo) method for a blob
+    /// wherever its bytes are: [`read_bytes`](Self::read_bytes), then UTF-8 decoded as
+    /// [`text`](Self::text) does.
+    ///
+    /// # Errors
+    /// As [`read_bytes`](Self::read_bytes).
+    pub async fn read_text(&self) -> Result<String> {
+        Ok(utf8_decode(&self.read_bytes().await?))
     }
 
     /// The [`text()`](https://w3c.github.io/FileAPI/#text-method-algo) method: the bytes,
@@ -288,8 +374,11 @@ impl Blob {
     /// let blob = Blob::from_bytes(&b"\xEF\xBB\xBFcaf\xC3\xA9 \xFF"[..], "");
     /// assert_eq!(blob.text(), "café \u{FFFD}");
     /// ```
+    ///
+    /// As [`bytes`](Self::bytes), for a blob in memory only: one with bytes on disk gives
+    /// the empty string, [`read_text`](Self::read_text) reads it.
     pub fn text(&self) -> String {
-        utf8_decode(&self.bytes)
+        utf8_decode(self.as_bytes())
     }
 }
 
@@ -373,6 +462,97 @@ impl File {
         }
     }
 
+    /// A file that refers to the file on disk at `path`, as a browser's file picker makes
+    /// one: its bytes stay on disk and are read in chunks when the file is (sent in a body,
+    /// [streamed](Blob::stream), [read](Blob::read_bytes)); only the file's metadata is read
+    /// here.
+    ///
+    /// - [`name`](File::name) is the last component of `path`.
+    /// - [`type`](Blob::type) is guessed from the name's extension (`photo.png` is
+    ///   `image/png`), or the empty string when the extension is unknown, which a
+    ///   `multipart/form-data` body sends as `application/octet-stream`.
+    ///   [`with_type`](File::with_type) sets another.
+    /// - [`lastModified`](File::last_modified) is the file's modification time.
+    /// - [`size`](Blob::size) is the file's size now. With the modification time it is the
+    ///   File API's [snapshot state](https://w3c.github.io/FileAPI/#snapshot-state): a read
+    ///   of a file that no longer has both fails rather than give other bytes.
+    ///
+    /// This and the reads of the file's bytes use `tokio::fs`, so they run within a Tokio
+    /// runtime, as the client does.
+    ///
+    /// # Errors
+    /// A `NotFoundError` if there is no file at `path`, a `NotReadableError` if its
+    /// metadata cannot be read or it is not a regular file (a directory, a pipe, a device:
+    /// send a reader with [`StreamedFile`](crate::form_data::StreamedFile) instead); the
+    /// source is a [`FileReadError`] naming the path.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::blob::File;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("from-path-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("chart.png");
+    /// std::fs::write(&path, b"\x89PNG\r\n\x1a\n").unwrap();
+    ///
+    /// let file = File::from_path(&path).await?;
+    /// assert_eq!(file.name(), "chart.png");
+    /// assert_eq!(file.r#type(), "image/png");
+    /// assert_eq!(file.size(), 8);
+    /// assert_eq!(&file.read_bytes().await?[1..4], b"PNG");
+    ///
+    /// let error = File::from_path(dir.join("missing.png")).await.unwrap_err();
+    /// assert_eq!(error.kind(), whatwg_fetch::ErrorKind::NotFoundError);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn from_path(path: impl AsRef<Path>) -> Result<File> {
+        let path = path.as_ref();
+        let metadata = tokio::fs::metadata(path)
+            .await
+            .map_err(|error| FileReadError::io(path, error).into_error())?;
+        if !metadata.is_file() {
+            return Err(FileReadError::not_a_file(path).into_error());
+        }
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let r#type = guess_type(&name);
+        let last_modified = metadata
+            .modified()
+            .ok()
+            .map_or_else(now_millis, millis_since_epoch);
+        let bytes = DiskFile::new(path.to_owned(), &metadata).into_bytes();
+        Ok(File {
+            blob: Blob { bytes, r#type },
+            name,
+            last_modified,
+        })
+    }
+
+    /// This file with its type set to `type`, normalized as the
+    /// [constructor](https://w3c.github.io/FileAPI/#file-constructor) does (parsed as a MIME
+    /// type and serialized; the empty string if it does not parse); its bytes, name and
+    /// last-modified time are kept. What reqwest's `Part::mime_str` does.
+    ///
+    /// ```
+    /// use whatwg_fetch::blob::{File, FilePropertyBag};
+    ///
+    /// let file = File::new(["{}"], "data.bin", FilePropertyBag::default());
+    /// assert_eq!(file.with_type("Application/JSON").r#type(), "application/json");
+    /// ```
+    pub fn with_type(self, r#type: &str) -> File {
+        File {
+            blob: Blob {
+                bytes: self.blob.bytes,
+                r#type: normalize_type(r#type),
+            },
+            ..self
+        }
+    }
+
     /// A file with `blob`'s bytes and type, named `name`, last modified at `last_modified`
     /// (milliseconds since the Unix epoch). Nothing is copied or normalized.
     ///
@@ -428,23 +608,13 @@ impl AsRef<Blob> for File {
 
 /// [Process blob parts](https://w3c.github.io/FileAPI/#process-blob-parts) given `parts`
 /// and the `endings` member of the options.
-fn process_blob_parts(parts: impl Iterator<Item = BlobPart>, endings: Endings) -> Bytes {
+///
+/// Not in the spec: the bytes are kept as the parts give them, and joined into one buffer
+/// only when all are in memory (a single one is shared, not copied); a part with bytes on
+/// disk stays a reference to them, read when the blob is.
+fn process_blob_parts(parts: impl Iterator<Item = BlobPart>, endings: Endings) -> BlobBytes {
     // Step 1. Let bytes be an empty sequence of bytes.
-    // Not in the spec: a single byte or blob part is shared rather than copied.
-    let mut single: Option<Bytes> = None;
-    let mut bytes = BytesMut::new();
-    let mut count = 0_usize;
-    let mut append = |chunk: Bytes, bytes: &mut BytesMut| {
-        count += 1;
-        match (count, single.take()) {
-            (1, _) => single = Some(chunk),
-            (_, Some(first)) => {
-                bytes.extend_from_slice(&first);
-                bytes.extend_from_slice(&chunk);
-            }
-            (_, None) => bytes.extend_from_slice(&chunk),
-        }
-    };
+    let mut bytes: Vec<Segment> = Vec::new();
     // Step 2. For each element in parts:
     for element in parts {
         match element {
@@ -458,20 +628,17 @@ fn process_blob_parts(parts: impl Iterator<Item = BlobPart>, endings: Endings) -
                     Endings::Transparent => element,
                 };
                 // Step 2.1.3. Append the result of UTF-8 encoding s to bytes.
-                append(Bytes::from(s.into_bytes()), &mut bytes);
+                bytes.push(Segment::Memory(Bytes::from(s.into_bytes())));
             }
             // Step 2.2. If element is a BufferSource, get a copy of the bytes held by the
             // buffer source, and append those bytes to bytes.
-            BlobPart::Bytes(element) => append(element, &mut bytes),
+            BlobPart::Bytes(element) => bytes.push(Segment::Memory(element)),
             // Step 2.3. If element is a Blob, append the bytes it represents to bytes.
-            BlobPart::Blob(element) => append(element.bytes, &mut bytes),
+            BlobPart::Blob(element) => bytes.extend(element.bytes.into_segments()),
         }
     }
     // Step 3. Return bytes.
-    match single {
-        Some(only) => only,
-        None => bytes.freeze(),
-    }
+    BlobBytes::from_segments(bytes)
 }
 
 /// [Convert line endings to native](https://w3c.github.io/FileAPI/#convert-line-endings-to-native)
@@ -571,15 +738,11 @@ pub(crate) fn slice_blob(
     // Step 6. Return a new Blob object S with the following characteristics: S refers to
     // span consecutive bytes from blob's associated byte sequence, beginning with the byte at
     // byte-order position relativeStart; S.size = span; S.type = relativeContentType.
-    // Both bounds lie in 0..=originalSize, so they fit in usize; `get` guards regardless.
-    let from = usize::try_from(relative_start).unwrap_or(0);
-    let to = usize::try_from(relative_start + span).unwrap_or(0);
-    let bytes = match blob.bytes.get(from..to) {
-        Some(_) => blob.bytes.slice(from..to),
-        None => Bytes::new(),
-    };
+    // Both bounds lie in 0..=originalSize, so they fit in u64.
+    let from = u64::try_from(relative_start).unwrap_or(0);
+    let to = u64::try_from(relative_start + span).unwrap_or(0);
     Blob {
-        bytes,
+        bytes: blob.bytes.slice(from, to),
         r#type: relative_content_type,
     }
 }
@@ -595,7 +758,7 @@ pub(crate) fn slice_blob(
 /// Standard's tests (`mimesniff/mime-types/parsing.any.js`) check exactly that, so this
 /// [parses](MimeType::parse) `t` and [serializes](MimeType::serialize) the result; a type
 /// that is not a valid MIME type becomes the empty string.
-fn normalize_type(t: &str) -> String {
+pub(crate) fn normalize_type(t: &str) -> String {
     // Step 1 (as amended). If t is the empty string, it stays so.
     if t.is_empty() {
         return String::new();
@@ -623,10 +786,25 @@ pub(crate) fn utf8_decode_without_bom(bytes: &[u8]) -> String {
 
 /// The current time in milliseconds since the Unix epoch, what `Date.now()` returns.
 pub(crate) fn now_millis() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    millis_since_epoch(SystemTime::now())
+}
+
+/// `time` in milliseconds since the Unix epoch, negative before it.
+fn millis_since_epoch(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
         Ok(since) => i64::try_from(since.as_millis()).unwrap_or(i64::MAX),
         Err(before) => i64::try_from(before.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
     }
+}
+
+/// The type of a file named `name`, guessed from its extension by `mime_guess` (the File
+/// API's [file type guidelines](https://w3c.github.io/FileAPI/#file-type-guidelines) leave
+/// how to the user agent), normalized as a blob's type is; the empty string when the
+/// extension is unknown.
+pub(crate) fn guess_type(name: &str) -> String {
+    mime_guess::from_path(name)
+        .first()
+        .map_or_else(String::new, |mime| normalize_type(mime.essence_str()))
 }
 
 #[cfg(test)]
@@ -637,7 +815,7 @@ mod tests {
     fn single_part_is_shared_not_copied() {
         let source = Bytes::from_static(b"shared");
         let blob = Blob::new([source.clone()], BlobPropertyBag::default());
-        assert_eq!(blob.bytes.as_ptr(), source.as_ptr());
+        assert_eq!(blob.as_bytes().as_ptr(), source.as_ptr());
     }
 
     #[test]

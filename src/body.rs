@@ -25,7 +25,7 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 use sync_wrapper::SyncWrapper;
 
-use crate::blob::Blob;
+use crate::blob::{Blob, BlobBytes};
 use crate::error::{BoxError, Error, ErrorKind, NetworkError, Result};
 use crate::form_data::{self, FormData};
 use crate::infra::isomorphic_encode;
@@ -63,10 +63,13 @@ pub struct Body {
     /// <https://fetch.spec.whatwg.org/#concept-body-source>, initially null.
     ///
     /// A Blob or FormData source is kept as the bytes it serializes to: re-extracting it
-    /// (on a redirect) must give the same bytes, boundary included.
-    source: Option<Bytes>,
-    /// <https://fetch.spec.whatwg.org/#concept-body-total-bytes>, initially null.
-    length: Option<u64>,
+    /// (on a redirect) must give the same bytes, boundary included. Bytes of files on disk
+    /// stay references to them, read again when the source is.
+    source: Option<BlobBytes>,
+    /// <https://fetch.spec.whatwg.org/#concept-body-total-bytes>, initially null, which is
+    /// [`NONE`] here (no body is `u64::MAX` bytes long): an `Option<u64>` would take 8 bytes
+    /// more, and make `Body` larger than 128 bytes now that a source can be on disk.
+    length: u64,
     // Not in the spec: the ReadableStream's "disturbed" flag.
     disturbed: bool,
     // Not in the spec: caps on the bytes the body may deliver (set on bodies from the
@@ -187,8 +190,8 @@ impl Body {
     pub fn empty() -> Body {
         Body {
             stream: Inner::Empty,
-            source: Some(Bytes::new()),
-            length: Some(0),
+            source: Some(BlobBytes::default()),
+            length: 0,
             disturbed: false,
             limit: SizeLimit::default(),
             limit_per_response: false,
@@ -200,13 +203,44 @@ impl Body {
     pub fn from_bytes(bytes: impl Into<Bytes>) -> Body {
         let bytes = bytes.into();
         Body {
-            length: Some(bytes.len() as u64),
-            source: Some(bytes.clone()),
+            length: bytes.len() as u64,
+            source: Some(BlobBytes::Memory(bytes.clone())),
             stream: if bytes.is_empty() {
                 Inner::Empty
             } else {
                 Inner::Bytes(bytes)
             },
+            disturbed: false,
+            limit: SizeLimit::default(),
+            limit_per_response: false,
+        }
+    }
+
+    /// A body of `bytes`, a byte sequence that may be in part on disk: its source is
+    /// `bytes` and its stream reads them as it is polled (see [`BlobBytes::stream`]), so
+    /// that it can be read again from its source.
+    pub(crate) fn from_blob_bytes(bytes: BlobBytes) -> Body {
+        let bytes = match bytes {
+            BlobBytes::Memory(bytes) => return Body::from_bytes(bytes),
+            bytes => bytes,
+        };
+        Body {
+            length: bytes.len(),
+            stream: Inner::Stream(SyncWrapper::new(bytes.clone().stream())),
+            source: Some(bytes),
+            disturbed: false,
+            limit: SizeLimit::default(),
+            limit_per_response: false,
+        }
+    }
+
+    /// A body read from `stream`, whose length is `length` if known: its source is null,
+    /// as a stream body's is, so it cannot be sent again.
+    pub(crate) fn from_chunks(stream: crate::blob::ChunkStream, length: Option<u64>) -> Body {
+        Body {
+            stream: Inner::Stream(SyncWrapper::new(stream)),
+            source: None,
+            length: length.unwrap_or(NONE),
             disturbed: false,
             limit: SizeLimit::default(),
             limit_per_response: false,
@@ -227,7 +261,7 @@ impl Body {
                 stream.map(|chunk| chunk.map_err(into_error)),
             ))),
             source: None,
-            length: None,
+            length: NONE,
             disturbed: false,
             limit: SizeLimit::default(),
             limit_per_response: false,
@@ -247,7 +281,7 @@ impl Body {
         Body {
             stream: Inner::Net(SyncWrapper::new(Box::pin(body))),
             source: None,
-            length: None,
+            length: NONE,
             disturbed: false,
             limit: SizeLimit::default(),
             limit_per_response: false,
@@ -259,7 +293,7 @@ impl Body {
         Body {
             stream: Inner::Errored(error),
             source: None,
-            length: None,
+            length: NONE,
             disturbed: false,
             limit: SizeLimit::default(),
             limit_per_response: false,
@@ -269,12 +303,13 @@ impl Body {
     /// The body's [length](https://fetch.spec.whatwg.org/#concept-body-total-bytes): known
     /// for bytes, strings, blobs and form data, `None` for streams.
     pub fn length(&self) -> Option<u64> {
-        self.length
+        (self.length != NONE).then_some(self.length)
     }
 
     /// Sets the body's length: a network layer that knows the `Content-Length` says so.
+    /// (`Some(u64::MAX)`, a length no body has, reads back as `None`.)
     pub fn set_length(&mut self, length: Option<u64>) {
-        self.length = length;
+        self.length = length.unwrap_or(NONE);
     }
 
     /// Not in the spec: caps the bytes this body may deliver at `max` however it is read,
@@ -304,7 +339,7 @@ impl Body {
     /// The bytes the body will deliver when known before reading: its length, or else the
     /// size declared by [`set_declared_size`](Self::set_declared_size).
     pub(crate) fn known_size(&self) -> Option<u64> {
-        self.length
+        self.length()
             .or((self.limit.declared != NONE).then_some(self.limit.declared))
     }
 
@@ -326,8 +361,22 @@ impl Body {
     }
 
     /// The body's [source](https://fetch.spec.whatwg.org/#concept-body-source) as bytes:
-    /// `None` for a stream body, which cannot be sent twice.
+    /// `None` for a stream body, which cannot be sent twice, and for a source with bytes in
+    /// a file on disk (a [`File::from_path`](crate::File::from_path) or a form holding one),
+    /// which are not in memory to give.
     pub fn source(&self) -> Option<&Bytes> {
+        self.source.as_ref().and_then(BlobBytes::in_memory)
+    }
+
+    /// Whether the body's [source](https://fetch.spec.whatwg.org/#concept-body-source) is
+    /// non-null: it can be sent again, from memory or from disk.
+    pub(crate) fn has_source(&self) -> bool {
+        self.source.is_some()
+    }
+
+    /// The body's source, for [safely extracting](https://fetch.spec.whatwg.org/#bodyinit-safely-extract)
+    /// it again later.
+    pub(crate) fn source_bytes(&self) -> Option<&BlobBytes> {
         self.source.as_ref()
     }
 
@@ -371,7 +420,19 @@ impl Body {
     ///
     /// Bytes-backed bodies share their bytes; stream bodies are teed, and a chunk read by
     /// one branch is buffered for the other until it reads it.
+    ///
+    /// Not in the spec: a body not yet read whose source has bytes on disk is not teed:
+    /// the clone reads its source again, so that neither branch holds the file in memory
+    /// for the other. Both read the same bytes, or fail as the file changed.
     pub fn clone_body(&mut self) -> Body {
+        if let Some(source @ BlobBytes::Segments(_)) = &self.source {
+            if !self.disturbed {
+                let mut clone = Body::from_blob_bytes(source.clone());
+                clone.limit = self.limit;
+                clone.limit_per_response = self.limit_per_response;
+                return clone;
+            }
+        }
         // Step 1. Let « out1, out2 » be the result of teeing body's stream.
         let (out1, out2) = tee(std::mem::replace(&mut self.stream, Inner::Empty));
         // Step 2. Set body's stream to out1.
@@ -540,7 +601,7 @@ impl fmt::Debug for Body {
         };
         f.debug_struct("Body")
             .field("stream", &stream)
-            .field("length", &self.length)
+            .field("length", &self.length())
             .field("disturbed", &self.disturbed)
             .finish()
     }
@@ -583,7 +644,7 @@ impl http_body::Body for Body {
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
-        match (&self.stream, self.length) {
+        match (&self.stream, self.length()) {
             (Inner::Empty, _) => http_body::SizeHint::with_exact(0),
             (Inner::Bytes(bytes), _) => http_body::SizeHint::with_exact(bytes.len() as u64),
             (_, Some(length)) => http_body::SizeHint::with_exact(length),
@@ -890,6 +951,17 @@ impl BodyInit {
     pub fn is_stream(&self) -> bool {
         matches!(self, BodyInit::Stream(_))
     }
+
+    /// Whether the body extracted from this has a null source, so that it can be sent
+    /// once only and needs `duplex: "half"`: a stream, or a form holding a
+    /// [`StreamedFile`](crate::form_data::StreamedFile).
+    pub(crate) fn has_null_source(&self) -> bool {
+        match self {
+            BodyInit::Stream(_) => true,
+            BodyInit::FormData(form) => form.has_streamed_file(),
+            _ => false,
+        }
+    }
 }
 
 /// A [body with type](https://fetch.spec.whatwg.org/#body-with-type): what
@@ -912,7 +984,7 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
     // Steps 1–5 (choosing the stream) are folded into the switch below: a byte source
     // becomes a bytes-backed stream, a stream stays itself.
     // Step 7. Let source be null.
-    let source: Bytes;
+    let source: BlobBytes;
     // Step 9. Let type be null.
     let mut r#type: Option<Bytes> = None;
     // Step 10. Switch on object:
@@ -923,20 +995,42 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
             if !blob.r#type().is_empty() {
                 r#type = Some(Bytes::copy_from_slice(&isomorphic_encode(blob.r#type())));
             }
-            source = blob.bytes();
+            source = blob.blob_bytes().clone();
         }
         // byte sequence / BufferSource: Set source to (a copy of) object.
-        BodyInit::Bytes(bytes) => source = bytes,
+        BodyInit::Bytes(bytes) => source = BlobBytes::Memory(bytes),
         // Not in the spec: null is no BodyInit; callers skip it, and it extracts as nothing.
-        BodyInit::Null => source = Bytes::new(),
-        // FormData: run the multipart/form-data encoding algorithm; set type to
-        // `multipart/form-data; boundary=` followed by the boundary string.
+        BodyInit::Null => source = BlobBytes::default(),
+        // FormData: Set action to this step: run the multipart/form-data encoding
+        // algorithm, with object's entry list and UTF-8. Set source to object. Set length to
+        // unclear, see html/6424 for improving this. Set type to `multipart/form-data;
+        // boundary=`, followed by the multipart/form-data boundary string generated by the
+        // multipart/form-data encoding algorithm.
         BodyInit::FormData(form) => {
             let boundary = form_data::generate_boundary();
-            source = form_data::multipart_form_data_encode(&form, &boundary);
             r#type = Some(Bytes::from(format!(
                 "multipart/form-data; boundary={boundary}"
             )));
+            match form_data::multipart_form_data_body(&form, &boundary) {
+                // The payload's bytes, in memory or in part in files on disk: the source,
+                // read again on a redirect.
+                form_data::MultipartBody::Bytes(bytes) => source = bytes,
+                // DEVIATION: a form holding a `StreamedFile` reads its reader once, so its
+                // body is a stream's: a null source (it cannot follow a redirect that
+                // needs it again), and a length only if every part's is known. As the
+                // ReadableStream branch below, it cannot be a keepalive request's.
+                form_data::MultipartBody::Stream { stream, length } => {
+                    if keepalive {
+                        return Err(Error::type_error(
+                            "a keepalive request cannot have a form body read from a reader",
+                        ));
+                    }
+                    return Ok(BodyWithType {
+                        body: Body::from_chunks(stream, length),
+                        r#type,
+                    });
+                }
+            }
         }
         // URLSearchParams: Set source to the result of running the
         // application/x-www-form-urlencoded serializer with object's list.
@@ -944,7 +1038,7 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
             let serialized = url::form_urlencoded::Serializer::new(String::new())
                 .extend_pairs(list.iter())
                 .finish();
-            source = Bytes::from(serialized);
+            source = BlobBytes::Memory(Bytes::from(serialized));
             r#type = Some(Bytes::from_static(
                 b"application/x-www-form-urlencoded;charset=UTF-8",
             ));
@@ -952,7 +1046,7 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
         // scalar value string: Set source to the UTF-8 encoding of object. Set type to
         // `text/plain;charset=UTF-8`.
         BodyInit::Text(text) => {
-            source = Bytes::from(text);
+            source = BlobBytes::Memory(Bytes::from(text));
             r#type = Some(Bytes::from_static(b"text/plain;charset=UTF-8"));
         }
         // ReadableStream: If keepalive is true, then throw a TypeError. If object is
@@ -971,9 +1065,10 @@ pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
     }
     // Step 11. If source is a byte sequence, then set action to a step that returns source
     // and length to source's length.
-    // Steps 12–14. The stream enqueues source and closes; return (body, type).
+    // Steps 12–14. The stream enqueues source and closes; return (body, type). (Bytes of
+    // files on disk are read as the stream is pulled.)
     Ok(BodyWithType {
-        body: Body::from_bytes(source),
+        body: Body::from_blob_bytes(source),
         r#type,
     })
 }
@@ -1043,9 +1138,11 @@ pub(crate) fn package_form_data(bytes: &[u8], mime_type: Option<&MimeType>) -> R
 
 impl Blob {
     /// The blob's [get stream](https://w3c.github.io/FileAPI/#blob-get-stream): a body
-    /// that yields its bytes.
+    /// that yields its bytes. A blob's bytes on disk are read as the body is pulled, 64 KiB
+    /// at a time; a file that changed since the `File` was made errors the body with a
+    /// `NotReadableError` (see [`Blob::read_bytes`]).
     pub fn stream(&self) -> Body {
-        Body::from_bytes(self.bytes())
+        Body::from_blob_bytes(self.blob_bytes().clone())
     }
 }
 

@@ -21,7 +21,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// The names match the JavaScript constructors (`TypeError`, `RangeError`, `SyntaxError`)
 /// and the [`DOMException`](https://webidl.spec.whatwg.org/#idl-DOMException-error-names)
-/// names (`AbortError`, `TimeoutError`, `InvalidStateError`, `NotSupportedError`).
+/// names (`AbortError`, `TimeoutError`, `InvalidStateError`, `NotSupportedError`,
+/// `NotFoundError`, `NotReadableError`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -39,6 +40,15 @@ pub enum ErrorKind {
     InvalidStateError,
     /// A `DOMException` named `NotSupportedError`.
     NotSupportedError,
+    /// A `DOMException` named `NotFoundError`: a file on disk that a blob refers to is gone
+    /// (the File API's [NotFound](https://w3c.github.io/FileAPI/#NotFoundFR) failure
+    /// reason).
+    NotFoundError,
+    /// A `DOMException` named `NotReadableError`: a file on disk that a blob refers to
+    /// changed since, or cannot be read (the File API's
+    /// [SnapshotState](https://w3c.github.io/FileAPI/#SnapshotStateFR) and
+    /// [FileLock](https://w3c.github.io/FileAPI/#FileLockFR) failure reasons).
+    NotReadableError,
     /// An abort reason supplied by the caller that is none of the above; the caller's
     /// value is available through [`Error::payload`].
     Custom,
@@ -60,6 +70,8 @@ impl ErrorKind {
             ErrorKind::TimeoutError => "TimeoutError",
             ErrorKind::InvalidStateError => "InvalidStateError",
             ErrorKind::NotSupportedError => "NotSupportedError",
+            ErrorKind::NotFoundError => "NotFoundError",
+            ErrorKind::NotReadableError => "NotReadableError",
             ErrorKind::Custom | ErrorKind::HttpStatus => "Error",
         }
     }
@@ -73,6 +85,8 @@ impl ErrorKind {
                 | ErrorKind::TimeoutError
                 | ErrorKind::InvalidStateError
                 | ErrorKind::NotSupportedError
+                | ErrorKind::NotFoundError
+                | ErrorKind::NotReadableError
         )
     }
 }

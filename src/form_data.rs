@@ -15,12 +15,39 @@
 //! An [entry list](https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#entry-list)
 //! is a list of name/value pairs; a value is a string or a [`File`]. Names and string values
 //! are scalar value strings, which Rust strings always are.
+//!
+//! ## Uploading files
+//!
+//! A form sent as a body streams its parts in order, so a file's bytes are never all in
+//! memory at once:
+//!
+//! - a [`File`] from disk ([`File::from_path`], [`FormData::append_file`]) is read in
+//!   chunks as the body is sent, and again if a redirect needs the body again; a file that
+//!   changed since the `File` was made fails the body rather than send other bytes;
+//! - a [`StreamedFile`] is read once from any [`AsyncRead`], as reqwest's
+//!   `multipart::Part::reader` is: a form holding one is a stream body, sent once.
+//!
+//! The body's `Content-Length` is known when every part's length is (a file's size, a
+//! reader's given length); without it the body goes `Transfer-Encoding: chunked` over
+//! HTTP/1.1.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
 
 use bytes::{BufMut, Bytes, BytesMut};
+use futures_core::Stream;
+use tokio::io::AsyncRead;
+use tokio_util::io::ReaderStream;
 
-use crate::blob::{Blob, File, now_millis, utf8_decode_without_bom};
+use crate::blob::{
+    Blob, BlobBytes, CHUNK_SIZE, ChunkStream, File, FileReadError, chain, guess_type,
+    normalize_type, now_millis, utf8_decode_without_bom,
+};
 use crate::error::{Error, Result};
 use crate::infra::{
     collect_a_sequence_of_bytes, is_http_tab_or_space_byte, is_token, isomorphic_decode,
@@ -36,6 +63,10 @@ pub enum FormDataEntryValue {
     /// A file value. A [`Blob`] given to [`FormData::append_blob`] is stored as a `File`
     /// named `"blob"`.
     File(File),
+    /// Not in the spec: a file value whose bytes come once from a reader, given to
+    /// [`FormData::append_streamed_file`]. It is sent as a `File` is; it has no `Blob`, as
+    /// it cannot be read more than once or may not know its size.
+    StreamedFile(StreamedFile),
 }
 
 impl FormDataEntryValue {
@@ -43,15 +74,23 @@ impl FormDataEntryValue {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             FormDataEntryValue::String(value) => Some(value),
-            FormDataEntryValue::File(_) => None,
+            FormDataEntryValue::File(_) | FormDataEntryValue::StreamedFile(_) => None,
         }
     }
 
-    /// The file value, or `None` for a string.
+    /// The file value, or `None` for a string or a [`StreamedFile`].
     pub fn as_file(&self) -> Option<&File> {
         match self {
-            FormDataEntryValue::String(_) => None,
             FormDataEntryValue::File(file) => Some(file),
+            FormDataEntryValue::String(_) | FormDataEntryValue::StreamedFile(_) => None,
+        }
+    }
+
+    /// The [`StreamedFile`] value, or `None` for a string or a [`File`].
+    pub fn as_streamed_file(&self) -> Option<&StreamedFile> {
+        match self {
+            FormDataEntryValue::StreamedFile(file) => Some(file),
+            FormDataEntryValue::String(_) | FormDataEntryValue::File(_) => None,
         }
     }
 }
@@ -71,6 +110,245 @@ impl From<String> for FormDataEntryValue {
 impl From<File> for FormDataEntryValue {
     fn from(value: File) -> FormDataEntryValue {
         FormDataEntryValue::File(value)
+    }
+}
+
+impl From<StreamedFile> for FormDataEntryValue {
+    fn from(value: StreamedFile) -> FormDataEntryValue {
+        FormDataEntryValue::StreamedFile(value)
+    }
+}
+
+/// A reader, boxed, as a [`StreamedFile`] holds it until the body that sends it takes it.
+type BoxReader = Pin<Box<dyn AsyncRead + Send + 'static>>;
+
+/// Not in the spec: a file part of a form whose bytes are read once, as the body is sent,
+/// from any [`AsyncRead`] (a pipe, a socket, a decompressor, a file opened elsewhere): what
+/// reqwest's `multipart::Part::reader` and `Part::reader_with_length` are.
+///
+/// It is not a [`Blob`]: a blob can be read again and always has a size; a reader can be
+/// read once and may not know its length. So a form holding one, once made into a body,
+/// is a stream body, as a `ReadableStream` is in the spec: its source is null, so it
+/// cannot follow a redirect that needs the body again (307, 308) nor be retried, it needs
+/// `duplex: "half"` in a [`RequestInit`](crate::RequestInit) (which
+/// [`RequestBuilder::multipart`](crate::RequestBuilder::multipart) sets), and it cannot be
+/// a keepalive request's body. The body's `Content-Length` is known when every part's
+/// length is: given with [`StreamedFile::reader_with_length`], which the reader is then held
+/// to (fewer or more bytes fail the body). Without it the body is sent chunked.
+///
+/// Clones share the one reader: the first body made from any of them to be read takes
+/// it, and another body errors with a `TypeError` when read.
+///
+/// The part is sent with a `filename` of [`name`](Self::name) and a `Content-Type` of
+/// [`type`](Self::type), guessed from the name's extension unless
+/// [`with_type`](Self::with_type) sets it, and `application/octet-stream` when neither says.
+///
+/// ```
+/// use whatwg_fetch::form_data::{FormData, StreamedFile};
+///
+/// let log: &[u8] = b"line 1\nline 2\n";
+/// let mut form = FormData::new();
+/// form.append_streamed_file("log", StreamedFile::reader(log, "app.log"));
+/// form.append_streamed_file(
+///     "image",
+///     StreamedFile::reader_with_length(&b"\x89PNG"[..], 4, "pixel.png"),
+/// );
+///
+/// let image = form.get("image").and_then(|v| v.as_streamed_file()).unwrap();
+/// assert_eq!((image.name(), image.r#type(), image.length()), ("pixel.png", "image/png", Some(4)));
+/// ```
+#[derive(Clone)]
+pub struct StreamedFile {
+    /// The part's `filename`.
+    name: String,
+    /// The part's `Content-Type`; the empty string is sent as `application/octet-stream`.
+    r#type: String,
+    /// The number of bytes the reader gives, if known.
+    length: Option<u64>,
+    /// The reader, until a body takes it.
+    reader: Arc<Mutex<Option<BoxReader>>>,
+}
+
+impl StreamedFile {
+    /// A file part named `name` read from `reader` to its end, of a length not known before
+    /// (what reqwest's `Part::reader` is): a body holding it is sent chunked.
+    pub fn reader(reader: impl AsyncRead + Send + 'static, name: impl Into<String>) -> Self {
+        let name = name.into();
+        StreamedFile {
+            r#type: guess_type(&name),
+            name,
+            length: None,
+            reader: Arc::new(Mutex::new(Some(Box::pin(reader)))),
+        }
+    }
+
+    /// A file part named `name` of `length` bytes read from `reader` (what reqwest's
+    /// `Part::reader_with_length` is), so that a body holding it can have a
+    /// `Content-Length`. The reader is held to it: one that ends sooner or gives more fails
+    /// the body with a [`FileReadError`] of reason
+    /// [`FailureReason::Length`](crate::blob::FailureReason::Length); the peer never takes
+    /// a shorter body for a whole one.
+    pub fn reader_with_length(
+        reader: impl AsyncRead + Send + 'static,
+        length: u64,
+        name: impl Into<String>,
+    ) -> Self {
+        StreamedFile {
+            length: Some(length),
+            ..StreamedFile::reader(reader, name)
+        }
+    }
+
+    /// This part with its type set to `type`, normalized as a [`Blob`]'s is (parsed as a
+    /// MIME type and serialized; the empty string, sent as `application/octet-stream`, if it
+    /// does not parse), in place of the type guessed from its name.
+    ///
+    /// ```
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// let part = StreamedFile::reader(&b"{}"[..], "data.bin").with_type("Application/JSON");
+    /// assert_eq!(part.r#type(), "application/json");
+    /// ```
+    pub fn with_type(self, r#type: &str) -> Self {
+        StreamedFile {
+            r#type: normalize_type(r#type),
+            ..self
+        }
+    }
+
+    /// The part's file name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The part's type: the one given with [`with_type`](Self::with_type), or guessed from
+    /// the name's extension, or the empty string.
+    pub fn r#type(&self) -> &str {
+        &self.r#type
+    }
+
+    /// The number of bytes the reader was said to give, if known.
+    pub fn length(&self) -> Option<u64> {
+        self.length
+    }
+
+    /// The reader's chunks, held to the length if one was given. The reader is taken when
+    /// the stream is first polled, so that a body made but never read (a request whose
+    /// constructor threw) leaves it to another; a stream polled after another took it
+    /// errors with a `TypeError`.
+    fn chunks(&self) -> ChunkStream {
+        Box::pin(ReaderChunks {
+            name: self.name.clone(),
+            reader: self.reader.clone(),
+            stream: None,
+            length: self.length,
+            read: 0,
+            done: false,
+        })
+    }
+}
+
+impl fmt::Debug for StreamedFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let taken = self.reader.lock().map_or(true, |reader| reader.is_none());
+        f.debug_struct("StreamedFile")
+            .field("name", &self.name)
+            .field("type", &self.r#type)
+            .field("length", &self.length)
+            .field("taken", &taken)
+            .finish()
+    }
+}
+
+impl PartialEq for StreamedFile {
+    /// The same part: clones of one `StreamedFile`, which share its reader.
+    fn eq(&self, other: &StreamedFile) -> bool {
+        Arc::ptr_eq(&self.reader, &other.reader)
+            && self.name == other.name
+            && self.r#type == other.r#type
+            && self.length == other.length
+    }
+}
+
+impl Eq for StreamedFile {}
+
+/// The chunks of a [`StreamedFile`]'s reader, as its part in a body.
+struct ReaderChunks {
+    /// The part's file name, for the errors.
+    name: String,
+    /// The reader, shared with the part's clones until the first poll takes it.
+    reader: Arc<Mutex<Option<BoxReader>>>,
+    /// The reader's chunks, once it is taken.
+    stream: Option<ReaderStream<BoxReader>>,
+    /// The length the reader is held to, if any.
+    length: Option<u64>,
+    /// Bytes read so far.
+    read: u64,
+    /// Set once the reader ended or failed.
+    done: bool,
+}
+
+impl Stream for ReaderChunks {
+    type Item = Result<Bytes>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let stream = match &mut this.stream {
+            Some(stream) => stream,
+            None => {
+                let reader = this
+                    .reader
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                let Some(reader) = reader else {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(Error::type_error(format!(
+                        "the reader of file part {:?} was already read by another body: a \
+                         StreamedFile is read once",
+                        this.name
+                    )))));
+                };
+                this.stream
+                    .insert(ReaderStream::with_capacity(reader, CHUNK_SIZE))
+            }
+        };
+        let polled = ready!(Pin::new(stream).poll_next(cx));
+        match polled {
+            Some(Ok(chunk)) => {
+                let read = this.read.saturating_add(chunk.len() as u64);
+                if let Some(length) = this.length.filter(|&length| read > length) {
+                    this.done = true;
+                    let detail = format!("it gave more than {length} bytes");
+                    return Poll::Ready(Some(Err(
+                        FileReadError::length(&this.name, detail).into_error()
+                    )));
+                }
+                this.read = read;
+                Poll::Ready(Some(Ok(chunk)))
+            }
+            Some(Err(error)) => {
+                this.done = true;
+                Poll::Ready(Some(Err(
+                    FileReadError::reader(&this.name, error).into_error()
+                )))
+            }
+            None => {
+                this.done = true;
+                match this.length.filter(|&length| this.read < length) {
+                    Some(length) => {
+                        let detail = format!("it ended after {} of {length} bytes", this.read);
+                        Poll::Ready(Some(Err(
+                            FileReadError::length(&this.name, detail).into_error()
+                        )))
+                    }
+                    None => Poll::Ready(None),
+                }
+            }
+        }
     }
 }
 
@@ -196,6 +474,62 @@ impl FormData {
         let entry = create_an_entry(name, EntryInput::Blob(blob_value.into()), filename);
         // Step 3. Append entry to this's entry list.
         self.entry_list.push(entry);
+    }
+
+    /// Appends the file on disk at `path` as a file entry named `name`: what
+    /// [`append_blob`](Self::append_blob) does with [`File::from_path`] (named after the
+    /// path's last component, typed by its extension), and what reqwest's
+    /// `multipart::Form::file` is. Only the file's metadata is read here; its bytes are
+    /// read in chunks when the form is sent.
+    ///
+    /// # Errors
+    /// As [`File::from_path`]: a `NotFoundError` or `NotReadableError` naming the path.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{FormData, Request, RequestInit};
+    ///
+    /// let path = std::env::temp_dir().join(format!("report-{}.csv", std::process::id()));
+    /// std::fs::write(&path, "a,b\n1,2\n").unwrap();
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("title", "Q3");
+    /// form.append_file("report", &path).await?;
+    /// let file = form.get("report").and_then(|v| v.as_file()).unwrap();
+    /// assert_eq!(file.r#type(), "text/csv");
+    ///
+    /// let mut request = Request::new("https://example.com/upload", RequestInit {
+    ///     method: Some("POST".into()),
+    ///     body: Some(form.into()),
+    ///     ..Default::default()
+    /// })?;
+    /// // The parts' lengths are known: the body's is.
+    /// assert!(request.body().and_then(|body| body.length()).is_some());
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn append_file(&mut self, name: &str, path: impl AsRef<Path>) -> Result<()> {
+        let file = File::from_path(path).await?;
+        self.append_blob(name, file, None);
+        Ok(())
+    }
+
+    /// Appends a file entry named `name` whose bytes are read once from a reader, as the
+    /// body is sent: see [`StreamedFile`], and its constructors
+    /// [`reader`](StreamedFile::reader) and
+    /// [`reader_with_length`](StreamedFile::reader_with_length).
+    pub fn append_streamed_file(&mut self, name: &str, file: StreamedFile) {
+        self.entry_list
+            .push((name.to_owned(), FormDataEntryValue::StreamedFile(file)));
+    }
+
+    /// Whether an entry is a [`StreamedFile`], which makes a body made of this form a
+    /// stream body, sent once.
+    pub(crate) fn has_streamed_file(&self) -> bool {
+        self.entry_list
+            .iter()
+            .any(|(_, value)| matches!(value, FormDataEntryValue::StreamedFile(_)))
     }
 
     /// The [`delete(name)`](https://xhr.spec.whatwg.org/#dom-formdata-delete) method: remove
@@ -330,6 +664,12 @@ impl FormData {
     /// The `Content-Type` of the payload is `multipart/form-data; boundary=` followed by the
     /// boundary. Newlines in names and string values are normalized to CRLF; CR, LF and `"`
     /// in names and filenames are escaped as `%0D`, `%0A` and `%22`.
+    ///
+    /// This is synchronous, so it writes the bytes in memory only: a file from disk
+    /// ([`File::from_path`]) and a [`StreamedFile`] are written with their headers and no
+    /// content. To have them, make a body of the form
+    /// ([`extract_body`](crate::body::extract_body), or send it), which reads them as it is
+    /// read.
     ///
     /// ```
     /// use whatwg_fetch::form_data::FormData;
@@ -486,17 +826,98 @@ pub(crate) fn generate_boundary() -> String {
 
 /// The payload of the [`multipart/form-data` encoding
 /// algorithm](https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#multipart/form-data-encoding-algorithm)
-/// for `form`'s entry list with UTF-8 and `boundary`, as one buffer.
+/// for `form`'s entry list with UTF-8 and `boundary`, as one buffer, with the bytes in
+/// memory only: a file from disk and a [`StreamedFile`] have no content here (see
+/// [`FormData::to_multipart`]); [`multipart_form_data_body`] has them.
 ///
 /// File contents are copied once; to send them without copying, use
 /// [`multipart_form_data_chunks`].
 pub(crate) fn multipart_form_data_encode(form: &FormData, boundary: &str) -> Bytes {
     let chunks = multipart_form_data_chunks(form, boundary);
-    let mut payload = BytesMut::with_capacity(chunks.iter().map(Bytes::len).sum());
+    let mut payload = BytesMut::new();
     for chunk in chunks {
-        payload.put(chunk);
+        match chunk {
+            Chunk::Bytes(bytes) => payload.put(bytes),
+            Chunk::File(file) => payload.put_slice(file.as_bytes()),
+            Chunk::Streamed(_) => {}
+        }
     }
     payload.freeze()
+}
+
+/// A `multipart/form-data` payload as a body's source, or as a stream when it holds a
+/// reader: what [`multipart_form_data_body`] returns.
+pub(crate) enum MultipartBody {
+    /// The payload, in memory or in part in files on disk: it can be read again.
+    Bytes(BlobBytes),
+    /// The payload of a form holding a [`StreamedFile`], read once; its length is known
+    /// when every part's is.
+    Stream {
+        stream: ChunkStream,
+        length: Option<u64>,
+    },
+}
+
+/// The payload of the [`multipart/form-data` encoding
+/// algorithm](https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#multipart/form-data-encoding-algorithm)
+/// for `form`'s entry list with UTF-8 and `boundary`, as a body reads it: the parts in
+/// order, a file's bytes shared if in memory and read in chunks from disk as the body is
+/// pulled, a [`StreamedFile`]'s from its reader, which the first read of the body takes.
+///
+/// The payload's length is known when every part's is, which resolves the spec's "Set
+/// length to unclear" ([whatwg/html#6424](https://github.com/whatwg/html/issues/6424)) as
+/// browsers do.
+pub(crate) fn multipart_form_data_body(form: &FormData, boundary: &str) -> MultipartBody {
+    let chunks = multipart_form_data_chunks(form, boundary);
+    // The segments since the last reader, and the streams of the payload so far.
+    let mut segments = Vec::with_capacity(chunks.len());
+    let mut streams: VecDeque<ChunkStream> = VecDeque::new();
+    let mut length = Some(0_u64);
+    for chunk in chunks {
+        match chunk {
+            Chunk::Bytes(bytes) => segments.push(BlobBytes::Memory(bytes)),
+            Chunk::File(file) => segments.push(file.blob_bytes().clone()),
+            Chunk::Streamed(part) => {
+                let before = joined(std::mem::take(&mut segments));
+                length = length.and_then(|length| length.checked_add(before.len()));
+                streams.push_back(before.stream());
+                length = length
+                    .zip(part.length())
+                    .and_then(|(length, part)| length.checked_add(part));
+                streams.push_back(part.chunks());
+            }
+        }
+    }
+    let rest = joined(segments);
+    if streams.is_empty() {
+        return MultipartBody::Bytes(rest);
+    }
+    length = length.and_then(|length| length.checked_add(rest.len()));
+    streams.push_back(rest.stream());
+    MultipartBody::Stream {
+        stream: chain(streams),
+        length,
+    }
+}
+
+/// The byte sequences `parts` one after the other: one buffer if all are in memory.
+fn joined(parts: Vec<BlobBytes>) -> BlobBytes {
+    BlobBytes::from_segments(
+        parts
+            .into_iter()
+            .flat_map(BlobBytes::into_segments)
+            .collect(),
+    )
+}
+
+/// One chunk of a `multipart/form-data` payload.
+pub(crate) enum Chunk<'a> {
+    /// Boundaries, headers and string values.
+    Bytes(Bytes),
+    /// A file's bytes, wherever they are.
+    File(&'a File),
+    /// A [`StreamedFile`]'s bytes, from its reader.
+    Streamed(&'a StreamedFile),
 }
 
 /// The [`multipart/form-data` encoding
@@ -504,12 +925,12 @@ pub(crate) fn multipart_form_data_encode(form: &FormData, boundary: &str) -> Byt
 /// given `form`'s entry list and UTF-8, with `boundary` as the [`multipart/form-data`
 /// boundary string](https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#multipart/form-data-boundary-string),
 /// as a list of chunks whose concatenation is the payload. A file's bytes are one chunk,
-/// shared with the file, not copied.
+/// the file itself, not a copy of its bytes.
 ///
 /// HTML defers the byte layout to RFC 7578; it follows the [`multipart/form-data` chunk
 /// serializer](https://andreubotella.github.io/multipart-form-data/#multipart-form-data-chunk-serializer),
 /// which matches every major browser.
-pub(crate) fn multipart_form_data_chunks(form: &FormData, boundary: &str) -> Vec<Bytes> {
+pub(crate) fn multipart_form_data_chunks<'a>(form: &'a FormData, boundary: &str) -> Vec<Chunk<'a>> {
     // HTML, step 1. Set encoding to the result of getting an output encoding from encoding.
     // (UTF-8, the only encoding here.)
     // Chunk serializer, step 3. Let output chunks be an empty list.
@@ -529,7 +950,7 @@ pub(crate) fn multipart_form_data_chunks(form: &FormData, boundary: &str) -> Vec
         chunk.put_slice(&escape_a_multipart_form_data_name(name, false));
         chunk.put_u8(b'"');
         // Step 4.3. Let value be entry's value.
-        match value {
+        let (file_name, file_type, contents) = match value {
             // Step 4.4. If value is a string:
             FormDataEntryValue::String(value) => {
                 // Step 4.4.1. Append 0x0D 0x0A 0x0D 0x0A (CR LF CR LF) to chunk.
@@ -543,38 +964,42 @@ pub(crate) fn multipart_form_data_chunks(form: &FormData, boundary: &str) -> Vec
                 // Step 4.4.4. Append 0x0D 0x0A (CR LF) to chunk.
                 chunk.put_slice(b"\r\n");
                 // Step 4.4.5. Append chunk to output chunks.
-                output_chunks.push(chunk.freeze());
+                output_chunks.push(Chunk::Bytes(chunk.freeze()));
+                continue;
             }
             // Step 4.5. Otherwise:
             // Step 4.5.1. Assert: value is a File.
-            FormDataEntryValue::File(value) => {
-                // Step 4.5.2. Append `; filename="`, followed by the result of escaping a
-                // multipart/form-data name given value's name with encoding and isFilename
-                // set to true, followed by 0x22 0x0D 0x0A (" CR LF), to chunk.
-                chunk.put_slice(b"; filename=\"");
-                chunk.put_slice(&escape_a_multipart_form_data_name(value.name(), true));
-                chunk.put_slice(b"\"\r\n");
-                // Step 4.5.3. Let type be value's type, if it is not the empty string, or
-                // "application/octet-stream" otherwise.
-                let r#type = match value.r#type() {
-                    "" => "application/octet-stream",
-                    r#type => r#type,
-                };
-                // Step 4.5.4. Append `Content-Type: `, followed by the result of isomorphic
-                // encoding type, to chunk.
-                chunk.put_slice(b"Content-Type: ");
-                // (A `Blob`'s type has no code point above U+00FF: it is a serialized MIME
-                // type, or ASCII.)
-                chunk.put_slice(&isomorphic_encode(r#type));
-                // Step 4.5.5. Append 0x0D 0x0A 0x0D 0x0A (CR LF CR LF) to chunk.
-                chunk.put_slice(b"\r\n\r\n");
-                // Step 4.5.6. Append chunk, followed by value, followed by the byte sequence
-                // 0x0D 0x0A (CR LF), to output chunks.
-                output_chunks.push(chunk.freeze());
-                output_chunks.push(value.bytes());
-                output_chunks.push(Bytes::from_static(b"\r\n"));
+            FormDataEntryValue::File(value) => (value.name(), value.r#type(), Chunk::File(value)),
+            // Not in the spec: a part read from a reader is written as a File is.
+            FormDataEntryValue::StreamedFile(value) => {
+                (value.name(), value.r#type(), Chunk::Streamed(value))
             }
-        }
+        };
+        // Step 4.5.2. Append `; filename="`, followed by the result of escaping a
+        // multipart/form-data name given value's name with encoding and isFilename set to
+        // true, followed by 0x22 0x0D 0x0A (" CR LF), to chunk.
+        chunk.put_slice(b"; filename=\"");
+        chunk.put_slice(&escape_a_multipart_form_data_name(file_name, true));
+        chunk.put_slice(b"\"\r\n");
+        // Step 4.5.3. Let type be value's type, if it is not the empty string, or
+        // "application/octet-stream" otherwise.
+        let r#type = match file_type {
+            "" => "application/octet-stream",
+            r#type => r#type,
+        };
+        // Step 4.5.4. Append `Content-Type: `, followed by the result of isomorphic
+        // encoding type, to chunk.
+        chunk.put_slice(b"Content-Type: ");
+        // (A `Blob`'s type has no code point above U+00FF: it is a serialized MIME type, or
+        // ASCII.)
+        chunk.put_slice(&isomorphic_encode(r#type));
+        // Step 4.5.5. Append 0x0D 0x0A 0x0D 0x0A (CR LF CR LF) to chunk.
+        chunk.put_slice(b"\r\n\r\n");
+        // Step 4.5.6. Append chunk, followed by value, followed by the byte sequence 0x0D
+        // 0x0A (CR LF), to output chunks.
+        output_chunks.push(Chunk::Bytes(chunk.freeze()));
+        output_chunks.push(contents);
+        output_chunks.push(Chunk::Bytes(Bytes::from_static(b"\r\n")));
     }
     // Step 5. Append the byte sequence containing `--`, followed by boundary, followed by
     // `--`, followed by 0x0D 0x0A (CR LF), to output chunks.
@@ -582,7 +1007,7 @@ pub(crate) fn multipart_form_data_chunks(form: &FormData, boundary: &str) -> Vec
     last.put_slice(b"--");
     last.put_slice(boundary.as_bytes());
     last.put_slice(b"--\r\n");
-    output_chunks.push(last.freeze());
+    output_chunks.push(Chunk::Bytes(last.freeze()));
     // Step 6. Return the tuple boundary / output chunks.
     output_chunks
 }
@@ -1031,12 +1456,15 @@ mod tests {
         form.append("a", "1");
         form.append_blob("f", Blob::from_bytes(contents.clone(), ""), None);
         let chunks = multipart_form_data_chunks(&form, "B");
-        assert!(
-            chunks
-                .iter()
-                .any(|chunk| chunk.as_ptr() == contents.as_ptr())
-        );
-        assert_eq!(chunks.concat(), multipart_form_data_encode(&form, "B"));
+        assert!(chunks.iter().any(|chunk| match chunk {
+            Chunk::File(file) => file.as_bytes().as_ptr() == contents.as_ptr(),
+            _ => false,
+        }));
+        let MultipartBody::Bytes(BlobBytes::Memory(payload)) = multipart_form_data_body(&form, "B")
+        else {
+            panic!("a form in memory is a payload in memory");
+        };
+        assert_eq!(payload, multipart_form_data_encode(&form, "B"));
     }
 
     #[test]

@@ -867,8 +867,8 @@ impl Request {
 
         // Step 38. Let inputOrInitBody be initBody if it is non-null; otherwise inputBody.
         let input_or_init_body_source_is_null = match (&init_body_extracted, &input_request) {
-            (Some(body), _) => Some(body.source().is_none()),
-            (None, Some(input)) => input.body.as_ref().map(|body| body.source().is_none()),
+            (Some(body), _) => Some(!body.has_source()),
+            (None, Some(input)) => input.body.as_ref().map(|body| !body.has_source()),
             (None, None) => None,
         };
         // Step 39. If inputOrInitBody is non-null and inputOrInitBody's source is null,

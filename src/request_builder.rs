@@ -289,8 +289,9 @@ impl RequestBuilder {
     pub fn body(self, body: impl Into<BodyInit>) -> RequestBuilder {
         let body = body.into();
         self.with(|parts| {
-            if body.is_stream() && parts.init.duplex.is_none() {
-                // A stream body needs `duplex: "half"`, the only value there is.
+            if body.has_null_source() && parts.init.duplex.is_none() {
+                // A stream body (or a form holding a `StreamedFile`, which is one) needs
+                // `duplex: "half"`, the only value there is.
                 parts.init.duplex = Some(RequestDuplex::Half);
             }
             parts.init.body = Some(body);
@@ -551,12 +552,12 @@ impl RequestBuilder {
     }
 
     /// A copy of the builder, for sending the same request again; `None` when its body is a
-    /// stream or it was given a [`Request`], which can be read once only (or when it kept
-    /// an error).
+    /// stream (or a form holding a [`StreamedFile`](crate::form_data::StreamedFile)) or it
+    /// was given a [`Request`], which can be read once only (or when it kept an error).
     pub fn try_clone(&self) -> Option<RequestBuilder> {
         let parts = self.request.as_ref().ok()?;
         let body = match &parts.init.body {
-            Some(BodyInit::Stream(_)) => return None,
+            Some(body) if body.has_null_source() => return None,
             Some(body) => Some(clone_body_init(body)?),
             None => None,
         };

@@ -73,10 +73,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use bytes::Bytes;
 use tokio::time::Instant;
 use url::Url;
 
+use crate::blob::BlobBytes;
 use crate::body::Body;
 use crate::error::{Error, NetworkError, TimeoutKind};
 use crate::fetch::FetchContext;
@@ -355,7 +355,7 @@ impl RetryPolicy {
             // A body used before the fetch fails the first attempt as it would alone.
             Some(body) if body.is_disturbed() => return None,
             // A stream has no source: what was sent is gone.
-            Some(body) => Some(body.source()?.clone()),
+            Some(body) => Some(body.source_bytes()?.clone()),
         };
         Some(Replay {
             request: request.copy_without_body(),
@@ -554,14 +554,14 @@ pub enum RetryDecision {
 /// A request kept to be sent again: its fields and its body's bytes.
 struct Replay {
     request: Request,
-    body: Option<Bytes>,
+    body: Option<BlobBytes>,
 }
 
 impl Replay {
     /// A new copy of the request, with its body.
     fn request(&self) -> Request {
         let mut request = self.request.copy_without_body();
-        request.body = self.body.clone().map(Body::from_bytes);
+        request.body = self.body.clone().map(Body::from_blob_bytes);
         request
     }
 }
@@ -849,6 +849,7 @@ fn slot_index(second: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
 
     fn ms(milliseconds: u64) -> Duration {
         Duration::from_millis(milliseconds)

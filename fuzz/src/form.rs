@@ -36,6 +36,10 @@ fn visit(form: &FormData) {
             FormDataEntryValue::File(file) => {
                 let _ = (file.name(), file.as_blob().r#type(), file.as_blob().size());
             }
+            // A parsed form holds no reader.
+            FormDataEntryValue::StreamedFile(file) => {
+                panic!("a parsed form holds a StreamedFile {file:?}")
+            }
         }
     }
 }

@@ -175,21 +175,21 @@ pub fn register<'js>(
         "blob_text",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let blob = handle::blob(&ctx, &h)?;
-            future_to_promise(&ctx, async move { Ok(blob.text()) })
+            future_to_promise(&ctx, async move { blob.read_text().await })
         })?,
     )?;
     native.set(
         "blob_bytes",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let blob = handle::blob(&ctx, &h)?;
-            future_to_promise(&ctx, async move { Ok(U8(blob.bytes())) })
+            future_to_promise(&ctx, async move { blob.read_bytes().await.map(U8) })
         })?,
     )?;
     native.set(
         "blob_array_buffer",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, h: Value<'js>| {
             let blob = handle::blob(&ctx, &h)?;
-            future_to_promise(&ctx, async move { Ok(Buffer(blob.bytes())) })
+            future_to_promise(&ctx, async move { blob.read_bytes().await.map(Buffer) })
         })?,
     )?;
     let st = state.clone();

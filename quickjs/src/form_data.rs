@@ -11,10 +11,20 @@ use whatwg_fetch::{FormData, FormDataEntryValue};
 use crate::handle::{self, Native};
 
 /// An entry's value for the script: a string, or a `File` handle.
+///
+/// A form a script can reach holds no `StreamedFile` (none is made from JavaScript, and a
+/// parsed form holds none); one from the host would have no `File` to show, so it throws.
 fn entry_value<'js>(ctx: &Ctx<'js>, value: &FormDataEntryValue) -> rquickjs::Result<Value<'js>> {
     match value {
         FormDataEntryValue::String(s) => s.as_str().into_js(ctx),
         FormDataEntryValue::File(f) => handle::new(ctx, Native::File(f.clone())),
+        FormDataEntryValue::StreamedFile(f) => Err(Exception::throw_type(
+            ctx,
+            &format!(
+                "the entry for file {:?} is read from a reader and has no File",
+                f.name()
+            ),
+        )),
     }
 }
 

@@ -198,10 +198,7 @@ pub(crate) async fn http_network_or_cache_fetch(
     let request = &fetch_params.request;
     let mut response = if response.status == 421
         && !is_new_connection_fetch
-        && request
-            .body
-            .as_ref()
-            .is_none_or(|body| body.source().is_some())
+        && request.body.as_ref().is_none_or(Body::has_source)
     {
         // The misdirected response is done with: its connection closes.
         drop(response);
@@ -333,7 +330,7 @@ async fn http_network_or_cache_response(
 /// rather than teed, as the spec encourages.
 fn clone_request_body(request: &mut Request) -> Option<Body> {
     match request.body.as_mut() {
-        Some(body) if body.source().is_some() => Some(body.clone_body()),
+        Some(body) if body.has_source() => Some(body.clone_body()),
         // The request keeps a stand-in with no source, so a redirect still sees a stream
         // body that cannot be sent again.
         Some(body) => Some(std::mem::replace(
@@ -860,10 +857,7 @@ async fn http_network_fetch(
     // DEVIATION: a server-side client sends stream bodies over HTTP/1.1 with chunked
     // encoding, as Deno and undici do; a browser-like one refuses them on plain http (h2
     // needs TLS here), as browsers do.
-    let streaming_body = request
-        .body
-        .as_ref()
-        .is_some_and(|body| body.source().is_none());
+    let streaming_body = request.body.as_ref().is_some_and(|body| !body.has_source());
     if streaming_body
         && request.client.is_browser_like()
         && request.current_url().scheme() == "http"
@@ -990,8 +984,9 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     })?;
     let headers = header_map_of(request.headers.header_list())?;
     // httpRequest is used once: its body is handed to the connection. A body with a
-    // source goes as one buffer; a stream is pulled chunk by chunk as the connection
-    // takes it.
+    // source in memory goes as one buffer; a stream, or a source with bytes on disk, is
+    // pulled chunk by chunk as the connection takes it (under the `Content-Length` of its
+    // known length, which the transport holds it to).
     let body = match request.body.take() {
         None => RequestBody::empty(),
         Some(body) => match body.source() {

@@ -96,12 +96,7 @@ pub(crate) async fn http_redirect_fetch(
     let status = internal_response.status;
     // Step 11. If internalResponse's status is not 303, request's body is non-null, and
     // request's body's source is null, then return a network error.
-    if status != 303
-        && request
-            .body
-            .as_ref()
-            .is_some_and(|body| body.source().is_none())
-    {
+    if status != 303 && request.body.as_ref().is_some_and(|body| !body.has_source()) {
         return network_error(NetworkError::StreamBodyOnRedirect);
     }
     // Step 12. If one of the following is true — internalResponse's status is 301 or 302
@@ -140,13 +135,14 @@ pub(crate) async fn http_redirect_fetch(
         });
     }
     // Step 14. If request's body is non-null, then set request's body to the body of the
-    // result of safely extracting request's body's source.
+    // result of safely extracting request's body's source. (Bytes of files on disk are
+    // read again, and fail the body if the file changed.)
     if let Some(source) = request
         .body
         .as_ref()
-        .and_then(|body| body.source().cloned())
+        .and_then(|body| body.source_bytes().cloned())
     {
-        request.body = Some(crate::body::Body::from_bytes(source));
+        request.body = Some(crate::body::Body::from_blob_bytes(source));
     }
     // Step 15. Let timingInfo be fetchParams's timing info.
     let timing_info = &mut fetch_params.timing_info;

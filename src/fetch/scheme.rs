@@ -170,7 +170,7 @@ fn blob_fetch(fetch_params: &FetchParams<'_>) -> Response {
     // isomorphic encoded.
     let serialized_sliced_length = sliced_blob.size().to_string();
     // Step 13.9. Let slicedBodyWithType be the result of safely extracting slicedBlob.
-    let body = crate::body::Body::from_bytes(sliced_blob.bytes());
+    let body = sliced_blob.stream();
     // Step 13.11. Let contentRange be the result of invoking build a content range given
     // rangeStart, rangeEnd, and fullLength.
     let content_range = build_a_content_range(range_start, range_end, full_length);
