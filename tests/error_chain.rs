@@ -341,6 +341,27 @@ async fn proxy_builder_and_cors_errors_say_each_part_once() {
         &client().get("/relative").build().unwrap_err(),
     );
 
+    // A file of a form that is gone when the body is sent.
+    // (The server reads the whole body before it answers.)
+    let upload = hyper_server(|request| async move {
+        use http_body_util::BodyExt;
+        let _ = request.into_body().collect().await;
+        http::Response::new(full(""))
+    })
+    .await;
+    let path = std::env::temp_dir().join(format!("error-chain-{}.bin", std::process::id()));
+    std::fs::write(&path, b"data").unwrap();
+    let mut form = whatwg_fetch::FormData::new();
+    form.append_file("file", &path).await.unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let error = client()
+        .post(upload.url("/"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap_err();
+    check("file gone before it was sent", &error);
+
     let api = hyper_server(|_request| async { http::Response::new(full("{}")) }).await;
     let page = Client::builder()
         .origin("http://app.test/".parse().unwrap())

@@ -310,8 +310,11 @@ async fn a_reader_that_fails_midway_fails_the_fetch_with_an_error_naming_the_par
         let cause = file_read_error(&error);
         assert_eq!(cause.reason(), FailureReason::FileLock);
         assert_eq!((cause.name(), cause.path()), ("tape.bin".to_owned(), None));
-        assert!(error.to_string().contains("tape.bin"), "{error}");
-        assert!(error.to_string().contains("the tape snapped"), "{error}");
+        assert!(format!("{error:#}").contains("tape.bin"), "{error:#}");
+        assert!(
+            format!("{error:#}").contains("the tape snapped"),
+            "{error:#}"
+        );
         // The server never takes the cut body for a whole one.
         let request = received.recv().await.unwrap();
         assert!(request.body.is_err(), "{length:?}: {request:?}");
@@ -329,7 +332,7 @@ async fn a_reader_shorter_or_longer_than_its_length_fails_the_fetch() {
         );
         let error = post(server.url("/upload"), form).await.unwrap_err();
         let cause = file_read_error(&error);
-        assert_eq!(cause.reason(), FailureReason::Length, "{error}");
+        assert_eq!(cause.reason(), FailureReason::Length, "{error:#}");
         assert_eq!(cause.name(), "p.bin");
         let request = received.recv().await.unwrap();
         assert!(request.body.is_err(), "{given} of {said}: {request:?}");
@@ -373,8 +376,8 @@ async fn a_file_changed_after_the_part_was_made_fails_instead_of_sending_other_b
         assert_eq!(cause.reason(), reason, "{what}: {error}");
         assert_eq!(cause.path(), Some(path.as_path()), "{what}");
         assert!(
-            error.to_string().contains(&format!("{what}.bin")),
-            "{error}"
+            format!("{error:#}").contains(&format!("{what}.bin")),
+            "{error:#}"
         );
         let request = received.recv().await.unwrap();
         assert!(request.body.is_err(), "{what}: {request:?}");
@@ -603,7 +606,7 @@ async fn a_file_is_read_as_it_is_sent_so_a_change_midway_is_seen() {
 
     let error = upload.await.unwrap().unwrap_err();
     let cause = file_read_error(&error);
-    assert_eq!(cause.reason(), FailureReason::SnapshotState, "{error}");
+    assert_eq!(cause.reason(), FailureReason::SnapshotState, "{error:#}");
     assert!(net_support::eventually(|| outcome.lock().unwrap().is_some()).await);
     let outcome = outcome.lock().unwrap().take().unwrap();
     assert!(

@@ -587,13 +587,14 @@ impl FileReadError {
             FailureReason::NotFound => ErrorKind::NotFoundError,
             _ => ErrorKind::NotReadableError,
         };
-        Error::new(kind, self.to_string()).with_source(self)
+        // What failed; which file and why is the source's to say.
+        Error::new(kind, "reading a file failed").with_source(self)
     }
 }
 
 impl fmt::Display for FileReadError {
-    /// The file and what went wrong, with the I/O error's own message when there is one,
-    /// as the connection errors do.
+    /// The file and what went wrong; the I/O error, if any, is the source (each error of a
+    /// chain says its own part, see [`Error`](crate::Error)'s `Display`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.file {
             Subject::Path(path) => write!(f, "file {path:?} ")?,
@@ -607,9 +608,6 @@ impl fmt::Display for FileReadError {
         })?;
         if !self.detail.is_empty() {
             write!(f, ": {}", self.detail)?;
-        }
-        if let Some(source) = &self.source {
-            write!(f, ": {source}")?;
         }
         Ok(())
     }
