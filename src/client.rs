@@ -583,6 +583,7 @@ pub struct ClientBuilder {
     redirect_policy: crate::redirect::Policy,
     https_only: bool,
     default_headers: http::HeaderMap,
+    codings: crate::net::ContentCodings,
     #[cfg(feature = "tower")]
     transport_layers: Vec<WrapTransport>,
 }
@@ -625,6 +626,7 @@ impl Default for ClientBuilder {
             redirect_policy: crate::redirect::Policy::default(),
             https_only: false,
             default_headers: http::HeaderMap::new(),
+            codings: crate::net::ContentCodings::available(),
             #[cfg(feature = "tower")]
             transport_layers: Vec::new(),
         }
@@ -775,6 +777,47 @@ impl ClientBuilder {
     /// Default is `false`.
     pub fn https_only(mut self, enabled: bool) -> ClientBuilder {
         self.https_only = enabled;
+        self
+    }
+
+    /// Whether gzip bodies are decoded and `gzip` named in `Accept-Encoding`, as reqwest's
+    /// `gzip`; off, a gzip body comes as sent (its `Content-Encoding` says so). Only with
+    /// the `gzip` feature, as only then is there a decoder.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().gzip(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is `true`.
+    #[cfg(feature = "gzip")]
+    pub fn gzip(mut self, enabled: bool) -> ClientBuilder {
+        self.codings = self.codings.with(crate::net::ContentCoding::Gzip, enabled);
+        self
+    }
+
+    /// As [`gzip`](Self::gzip), for `deflate` (the `deflate` feature).
+    #[cfg(feature = "deflate")]
+    pub fn deflate(mut self, enabled: bool) -> ClientBuilder {
+        self.codings = self
+            .codings
+            .with(crate::net::ContentCoding::Deflate, enabled);
+        self
+    }
+
+    /// As [`gzip`](Self::gzip), for Brotli, `br` (the `brotli` feature).
+    #[cfg(feature = "brotli")]
+    pub fn brotli(mut self, enabled: bool) -> ClientBuilder {
+        self.codings = self
+            .codings
+            .with(crate::net::ContentCoding::Brotli, enabled);
+        self
+    }
+
+    /// As [`gzip`](Self::gzip), for `zstd` (the `zstd` feature).
+    #[cfg(feature = "zstd")]
+    pub fn zstd(mut self, enabled: bool) -> ClientBuilder {
+        self.codings = self.codings.with(crate::net::ContentCoding::Zstd, enabled);
         self
     }
 
@@ -1493,6 +1536,7 @@ impl ClientBuilder {
                     body_limits: self.body_limits,
                     redirect_policy: self.redirect_policy,
                     https_only: self.https_only,
+                    codings: self.codings,
                 },
                 default_headers: self.default_headers,
                 total_timeout: self.total_timeout,

@@ -411,7 +411,7 @@ impl Shared {
             }
             let response = interceptor.reply.respond(&call)?;
             return if options.decode_content {
-                crate::net::decode_response(response)
+                crate::net::decode_response_with(response, options.decode_codings)
             } else {
                 Ok(response)
             };

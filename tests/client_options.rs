@@ -298,3 +298,66 @@ async fn a_builder_error_is_a_builder_error_and_a_failed_send_a_request_error() 
         "{error:#}"
     );
 }
+
+/// `data` gzip-encoded.
+async fn gzip(data: &[u8]) -> Vec<u8> {
+    use tokio::io::AsyncWriteExt;
+    let mut encoder = async_compression::tokio::write::GzipEncoder::new(Vec::new());
+    encoder.write_all(data).await.unwrap();
+    encoder.shutdown().await.unwrap();
+    encoder.into_inner()
+}
+
+#[tokio::test]
+async fn a_coding_turned_off_is_neither_asked_for_nor_decoded() {
+    let encoded = gzip(b"decoded text").await;
+    let body = encoded.clone();
+    // Answers gzip whatever it was asked, and says in a header what it was asked.
+    let server = hyper_server(move |request| {
+        let body = body.clone();
+        async move {
+            let asked = request
+                .headers()
+                .get("accept-encoding")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            http::Response::builder()
+                .header("content-encoding", "gzip")
+                .header("x-asked", asked)
+                .body(full(body))
+                .unwrap()
+        }
+    })
+    .await;
+
+    let on = Client::builder().build().unwrap();
+    let mut response = on.get(server.url("/")).send().await.unwrap();
+    assert_eq!(
+        response.headers().get("x-asked").unwrap().as_deref(),
+        Some("gzip, deflate, br, zstd")
+    );
+    assert_eq!(response.text().await.unwrap(), "decoded text");
+
+    let off = Client::builder().gzip(false).brotli(false).build().unwrap();
+    let mut response = off.get(server.url("/")).send().await.unwrap();
+    assert_eq!(
+        response.headers().get("x-asked").unwrap().as_deref(),
+        Some("deflate, zstd")
+    );
+    // Sent gzip anyway: the body comes as sent, its Content-Encoding saying what it is.
+    assert_eq!(response.bytes().await.unwrap(), encoded);
+
+    let none = Client::builder()
+        .gzip(false)
+        .deflate(false)
+        .brotli(false)
+        .zstd(false)
+        .build()
+        .unwrap();
+    let response = none.get(server.url("/")).send().await.unwrap();
+    assert_eq!(
+        response.headers().get("x-asked").unwrap().as_deref(),
+        Some("identity")
+    );
+}

@@ -501,8 +501,8 @@ fn append_http_request_headers(
     if !header_list.contains("accept-encoding") {
         header_list.push(
             Bytes::from_static(b"Accept-Encoding"),
-            // Every coding the network layer decodes in this build.
-            Bytes::from_static(crate::net::ACCEPT_ENCODING.as_bytes()),
+            // Every coding the network layer decodes for this client.
+            Bytes::from_static(context.codings.accept_encoding().as_bytes()),
         );
     }
     // Step 8.21. If includeCredentials is true, then:
@@ -881,6 +881,7 @@ async fn http_network_fetch(
     // (<https://github.com/whatwg/fetch/issues/1933> proposes a limit).
     let options = SendOptions::new()
         .with_decode_content(true)
+        .with_decode_codings(context.codings)
         .with_new_connection(force_new_connection);
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,

@@ -62,6 +62,8 @@ pub(crate) struct FetchContext {
     /// Not in the spec: whether a request to a plain `http:` URL is refused
     /// ([`ClientBuilder::https_only`](crate::ClientBuilder::https_only)).
     pub(crate) https_only: bool,
+    /// Not in the spec: the content codings the client asks for and decodes.
+    pub(crate) codings: crate::net::ContentCodings,
 }
 
 /// Not in the spec: the caps on the bytes a response body from the network (or the HTTP

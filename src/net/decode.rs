@@ -169,6 +169,108 @@ pub const ACCEPT_ENCODING: &str = match (
     (false, false, false, false) => "identity",
 };
 
+/// A set of the content codings a client decodes and names in `Accept-Encoding`: every
+/// coding this build has by default ([`ContentCodings::available`]), fewer when a client
+/// turns some off ([`ClientBuilder::gzip`](crate::ClientBuilder::gzip) and its siblings).
+/// A response in a coding outside the set comes as sent, as one in an unknown coding does.
+///
+/// ```
+/// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+///
+/// let codings = ContentCodings::available().with(ContentCoding::Brotli, false);
+/// assert!(!codings.contains(ContentCoding::Brotli));
+/// assert_eq!(codings.accept_encoding(), "gzip, deflate, zstd");
+/// assert_eq!(ContentCodings::none().accept_encoding(), "identity");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContentCodings {
+    /// One bit per coding: gzip 1, deflate 2, br 4, zstd 8.
+    bits: u8,
+}
+
+impl ContentCodings {
+    /// Every coding this build decodes.
+    pub const fn available() -> ContentCodings {
+        let mut bits = 0;
+        if ContentCoding::Gzip.is_available() {
+            bits |= 1;
+        }
+        if ContentCoding::Deflate.is_available() {
+            bits |= 2;
+        }
+        if ContentCoding::Brotli.is_available() {
+            bits |= 4;
+        }
+        if ContentCoding::Zstd.is_available() {
+            bits |= 8;
+        }
+        ContentCodings { bits }
+    }
+
+    /// No coding: every body comes as sent, and requests ask for `identity`.
+    pub const fn none() -> ContentCodings {
+        ContentCodings { bits: 0 }
+    }
+
+    /// The bit of `coding`; `identity`, always decoded, has none.
+    const fn bit(coding: ContentCoding) -> u8 {
+        match coding {
+            ContentCoding::Gzip => 1,
+            ContentCoding::Deflate => 2,
+            ContentCoding::Brotli => 4,
+            ContentCoding::Zstd => 8,
+            ContentCoding::Identity => 0,
+        }
+    }
+
+    /// This set with `coding` in it (`enabled`) or not. A coding this build does not
+    /// decode is never in it.
+    pub const fn with(self, coding: ContentCoding, enabled: bool) -> ContentCodings {
+        let bit = ContentCodings::bit(coding);
+        let bits = if enabled && coding.is_available() {
+            self.bits | bit
+        } else {
+            self.bits & !bit
+        };
+        ContentCodings { bits }
+    }
+
+    /// Whether `coding` is decoded; `identity` always is.
+    pub const fn contains(self, coding: ContentCoding) -> bool {
+        matches!(coding, ContentCoding::Identity) || self.bits & ContentCodings::bit(coding) != 0
+    }
+
+    /// The `Accept-Encoding` value naming the set, in the order of [`ACCEPT_ENCODING`];
+    /// `identity` for the empty set.
+    pub const fn accept_encoding(self) -> &'static str {
+        match self.bits {
+            0b1111 => "gzip, deflate, br, zstd",
+            0b0111 => "gzip, deflate, br",
+            0b1011 => "gzip, deflate, zstd",
+            0b0011 => "gzip, deflate",
+            0b1101 => "gzip, br, zstd",
+            0b0101 => "gzip, br",
+            0b1001 => "gzip, zstd",
+            0b0001 => "gzip",
+            0b1110 => "deflate, br, zstd",
+            0b0110 => "deflate, br",
+            0b1010 => "deflate, zstd",
+            0b0010 => "deflate",
+            0b1100 => "br, zstd",
+            0b0100 => "br",
+            0b1000 => "zstd",
+            _ => "identity",
+        }
+    }
+}
+
+/// Every coding this build decodes.
+impl Default for ContentCodings {
+    fn default() -> ContentCodings {
+        ContentCodings::available()
+    }
+}
+
 impl ContentCoding {
     /// Whether this build decodes the coding: each is a Cargo feature (`gzip`,
     /// `deflate`, `brotli`, `zstd`, all on by default); `identity` always is.
@@ -391,14 +493,29 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
 pub fn decode_response(
     response: Response<ResponseBody>,
 ) -> Result<Response<ResponseBody>, NetworkError> {
+    decode_response_with(response, ContentCodings::available())
+}
+
+/// [`decode_response`] decoding only the codings in `codings`: a response in another one
+/// comes as sent, as one in an unknown coding does.
+///
+/// # Errors
+/// As [`decode_response`].
+pub fn decode_response_with(
+    response: Response<ResponseBody>,
+    codings: ContentCodings,
+) -> Result<Response<ResponseBody>, NetworkError> {
     if !response.headers().contains_key(CONTENT_ENCODING) {
         return Ok(response);
     }
     // One pass over the tokens: an unknown coding (or a value that is not text) leaves
     // the body as it is, however many codings come before or after it.
     let mut unknown = false;
+    let enabled = codings;
     let codings = tokens(response.headers()).map_while(|token| {
-        let coding = token.and_then(ContentCoding::from_token);
+        let coding = token
+            .and_then(ContentCoding::from_token)
+            .filter(|coding| enabled.contains(*coding));
         unknown |= coding.is_none();
         coding
     });

@@ -18,7 +18,7 @@ use rustls_pki_types::pem::PemObject;
 
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn, proxy_tls_config};
-use super::decode::decode_response;
+use super::decode::decode_response_with;
 use super::h1::{BodyReader, H1Error, Head, Http1};
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::protocol::ProtocolOptions;
@@ -1050,7 +1050,7 @@ impl Inner {
         if options.decode_content {
             // More codings than are decoded is a network error; the body is dropped
             // unread, which closes an HTTP/1 connection and resets an HTTP/2 stream.
-            decode_response(response)
+            decode_response_with(response, options.decode_codings)
         } else {
             Ok(response)
         }

@@ -184,7 +184,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use body::{RequestBody, ResponseBody};
-pub use decode::{ACCEPT_ENCODING, ContentCoding, MAX_CONTENT_CODINGS, decode, decode_response};
+pub use decode::{
+    ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
+    decode_response_with,
+};
 pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
 pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
@@ -271,6 +274,9 @@ pub struct SendOptions {
     /// [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) asks
     /// for when a `421 Misdirected Request` is retried. Default is `false`.
     pub new_connection: bool,
+    /// The codings [`decode_content`](SendOptions::decode_content) decodes: a body in
+    /// another comes as sent. Default is every coding this build has.
+    pub decode_codings: ContentCodings,
 }
 
 impl SendOptions {
@@ -282,6 +288,12 @@ impl SendOptions {
     /// These options with [`decode_content`](SendOptions::decode_content) set.
     pub fn with_decode_content(mut self, decode_content: bool) -> SendOptions {
         self.decode_content = decode_content;
+        self
+    }
+
+    /// These options with [`decode_codings`](SendOptions::decode_codings) set.
+    pub fn with_decode_codings(mut self, codings: ContentCodings) -> SendOptions {
+        self.decode_codings = codings;
         self
     }
 
