@@ -34,9 +34,11 @@
 //!
 //! # Saving and loading
 //!
-//! [`CookieStore::save_json`] writes the persistent cookies as a versioned JSON document
-//! and [`CookieStore::load_json`] reads it back, every field kept (the order of creation
-//! and of use too); [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
+//! [`CookieStore::save_json`] writes every unexpired cookie, session cookies included, as a
+//! versioned JSON document and [`CookieStore::load_json`] reads it back, every field kept
+//! (the order of creation and of use too), so a saved login survives;
+//! [`CookieStore::save_json_persistent_only`] leaves session cookies out, as a browser does
+//! across a restart. [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
 //! drops expired cookies and keeps to the store's limits.
 //!
 //! What it does not do:
