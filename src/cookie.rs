@@ -41,6 +41,12 @@
 //! across a restart. [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
 //! drops expired cookies and keeps to the store's limits.
 //!
+//! # Reading and editing the jar
+//!
+//! [`CookieStore::cookies`] lists every cookie as a [`StoredCookie`] (name, value, domain,
+//! path, expiry, flags), by domain, then path, then creation; [`CookieStore::remove`] takes
+//! one out by domain, path and name, and [`CookieStore::clear`] takes all.
+//!
 //! What it does not do:
 //! - `SameSite` is parsed and kept ([`SameSite`]) but not enforced: there is no top-level
 //!   site or redirect taint to compare with, so every fetch counts as same-site
@@ -64,6 +70,9 @@ use url::{Host, Url};
 use crate::infra::{days_from_civil, days_in_month, trim_http_tab_or_space};
 
 mod persist;
+mod stored_cookie;
+
+pub use stored_cookie::StoredCookie;
 
 /// RFC 6265bis §5.6 step 5: a cookie whose name and value together are longer is ignored.
 const MAX_NAME_VALUE_BYTES: usize = 4096;
@@ -675,8 +684,9 @@ impl CookieStore {
         Some(cookie_string)
     }
 
+    /// The stored cookies in creation order, for tests to compare whole.
     #[cfg(test)]
-    fn cookies(&self) -> Vec<Cookie> {
+    fn cookies_by_creation(&self) -> Vec<Cookie> {
         let mut cookies: Vec<Cookie> = self.jar().groups.values().flatten().cloned().collect();
         cookies.sort_by_key(|cookie| cookie.creation_time);
         cookies
@@ -1191,7 +1201,7 @@ mod tests {
         );
         // Another path is another cookie.
         store.set_cookie_at(&u, b"a=4; Path=/p", NOW);
-        assert_eq!(store.cookies().len(), 3);
+        assert_eq!(store.cookies_by_creation().len(), 3);
     }
 
     #[test]
@@ -1328,7 +1338,7 @@ mod tests {
     /// The names of the stored cookies, in creation order.
     fn names(store: &CookieStore) -> Vec<String> {
         store
-            .cookies()
+            .cookies_by_creation()
             .into_iter()
             .map(|c| String::from_utf8(c.name).unwrap())
             .collect()
@@ -1373,7 +1383,7 @@ mod tests {
             format!("big={}; Path=/", "x".repeat(350 * 1024)).as_bytes(),
             NOW,
         );
-        let cookies = store.cookies();
+        let cookies = store.cookies_by_creation();
         assert_eq!(cookies.len(), 1);
         assert_eq!(cookies[0].value.len(), 4095);
         assert_eq!(store.stored_bytes(), 1 + 4095 + "example.com".len() + 1);
@@ -1584,7 +1594,11 @@ mod tests {
             header(&store, "http://new.example/", NOW).as_deref(),
             Some("n=1")
         );
-        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        let bytes: usize = store
+            .cookies_by_creation()
+            .iter()
+            .map(Cookie::text_bytes)
+            .sum();
         assert_eq!(store.jar().bytes, bytes);
     }
 
@@ -1603,7 +1617,11 @@ mod tests {
                 }
             }
         }
-        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        let bytes: usize = store
+            .cookies_by_creation()
+            .iter()
+            .map(Cookie::text_bytes)
+            .sum();
         assert_eq!(store.jar().bytes, bytes);
     }
 

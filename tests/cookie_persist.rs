@@ -105,7 +105,15 @@ async fn a_session_login_cookie_survives_save_and_load_and_is_sent_again() {
         drop(client);
 
         let loaded = Arc::new(CookieStore::load_json(&saved[..]).unwrap());
-        assert_eq!(loaded.len(), 1, "as many cookies after loading as before saving");
+        assert_eq!(
+            loaded.len(),
+            1,
+            "as many cookies after loading as before saving"
+        );
+        assert!(
+            loaded.cookies()[0].is_session(),
+            "it is still a session cookie"
+        );
         let next = client_with(loaded);
         assert_eq!(sent_cookie(&next, &server, "/account").await, "sid=1");
     })

@@ -494,15 +494,15 @@ mod tests {
         let mut saved = Vec::new();
         store.save_json(&mut saved).unwrap();
         let loaded = CookieStore::load_json(&saved[..]).unwrap();
-        assert_eq!(loaded.cookies(), store.cookies());
+        assert_eq!(loaded.cookies_by_creation(), store.cookies_by_creation());
         // And the clocks go on after the loaded ones.
         loaded.set_cookie_from_header(&https, b"e=5; Max-Age=60");
-        let cookies = loaded.cookies();
+        let cookies = loaded.cookies_by_creation();
         let newest = cookies.last().unwrap();
         assert_eq!(newest.name, b"e");
         assert!(
             store
-                .cookies()
+                .cookies_by_creation()
                 .iter()
                 .all(|c| c.creation_time < newest.creation_time
                     && c.last_access_time < newest.last_access_time)
@@ -534,7 +534,7 @@ mod tests {
             #HttpOnly_www.example.com\tFALSE\t/a\tTRUE\t4102444800\tid\t42\n\
             old.example.com\tFALSE\t/\tFALSE\t1\tgone\tx\n";
         let store = CookieStore::load_netscape(&file[..]).unwrap();
-        let cookies = store.cookies();
+        let cookies = store.cookies_by_creation();
         assert_eq!(cookies.len(), 2, "the expired cookie is dropped");
         let lang = &cookies[0];
         assert_eq!(
