@@ -267,7 +267,7 @@ impl fmt::Debug for StoredCookie {
 /// Seconds since the Unix epoch as a `SystemTime`. A time beyond what the platform holds
 /// (a `Max-Age` near `i64::MAX` seconds, where a `SystemTime` holds less) is brought
 /// toward the epoch by halving until it fits: still centuries away, never a panic.
-fn system_time(seconds: i64) -> SystemTime {
+pub(super) fn system_time(seconds: i64) -> SystemTime {
     let mut magnitude = Duration::from_secs(seconds.unsigned_abs());
     loop {
         let time = if seconds >= 0 {
