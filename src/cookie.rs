@@ -34,10 +34,20 @@
 //!
 //! # Saving and loading
 //!
-//! [`CookieStore::save_json`] writes the persistent cookies as a versioned JSON document
-//! and [`CookieStore::load_json`] reads it back, every field kept (the order of creation
-//! and of use too); [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
+//! [`CookieStore::save_json`] writes every unexpired cookie, session cookies included, as a
+//! versioned JSON document and [`CookieStore::load_json`] reads it back, every field kept
+//! (the order of creation and of use too), so a saved login survives;
+//! [`CookieStore::save_json_persistent_only`] leaves session cookies out, as a browser does
+//! across a restart. [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
 //! drops expired cookies and keeps to the store's limits.
+//!
+//! # Reading and editing the jar
+//!
+//! [`CookieStore::cookies`] lists every cookie as a [`StoredCookie`] (name, value, domain,
+//! path, expiry, flags), by domain, then path, then creation; [`CookieStore::remove`] takes
+//! one out by domain, path and name, and [`CookieStore::clear`] takes all. [`SetCookie`] is
+//! one `Set-Cookie` header as §5.2 parses it, before the store decides whether to keep it:
+//! what [`Response::cookies`](crate::Response::cookies) lists.
 //!
 //! What it does not do:
 //! - `SameSite` is parsed and kept ([`SameSite`]) but not enforced: there is no top-level
@@ -62,6 +72,11 @@ use url::{Host, Url};
 use crate::infra::{days_from_civil, days_in_month, trim_http_tab_or_space};
 
 mod persist;
+mod set_cookie;
+mod stored_cookie;
+
+pub use set_cookie::SetCookie;
+pub use stored_cookie::StoredCookie;
 
 /// RFC 6265bis §5.6 step 5: a cookie whose name and value together are longer is ignored.
 const MAX_NAME_VALUE_BYTES: usize = 4096;
@@ -514,7 +529,7 @@ impl CookieStore {
         let Some(request_host) = url.host() else {
             return;
         };
-        let Some(parsed) = parse_set_cookie(value, now) else {
+        let Some(parsed) = parse_set_cookie(value) else {
             return;
         };
         let canonicalized_host = canonicalized_host(&request_host);
@@ -529,7 +544,10 @@ impl CookieStore {
         // of "Max-Age": set the cookie's persistent-flag to true and its expiry-time to the
         // attribute-value of the last such attribute. Otherwise, if it contains "Expires",
         // likewise with the last "Expires". Otherwise the persistent-flag is false.
-        let expiry_time = parsed.max_age.or(parsed.expires);
+        let expiry_time = parsed
+            .max_age
+            .map(|delta_seconds| max_age_expiry_time(delta_seconds, now))
+            .or(parsed.expires);
         // Step 4. If the cookie-attribute-list contains an attribute with an attribute-name
         // of "Domain", let the domain-attribute be the attribute-value of the last such
         // attribute. Otherwise, let the domain-attribute be the empty string.
@@ -673,8 +691,9 @@ impl CookieStore {
         Some(cookie_string)
     }
 
+    /// The stored cookies in creation order, for tests to compare whole.
     #[cfg(test)]
-    fn cookies(&self) -> Vec<Cookie> {
+    fn cookies_by_creation(&self) -> Vec<Cookie> {
         let mut cookies: Vec<Cookie> = self.jar().groups.values().flatten().cloned().collect();
         cookies.sort_by_key(|cookie| cookie.creation_time);
         cookies
@@ -757,21 +776,6 @@ fn path_match(request_path: &[u8], cookie_path: &[u8]) -> bool {
         .is_some_and(|rest| cookie_path.last() == Some(&b'/') || rest.first() == Some(&b'/'))
 }
 
-/// A `Set-Cookie` value parsed per [§5.2](https://www.rfc-editor.org/rfc/rfc6265#section-5.2):
-/// the name, value and the last of each attribute (what §5.3 reads).
-#[derive(Debug, PartialEq, Eq)]
-struct ParsedCookie {
-    name: Vec<u8>,
-    value: Vec<u8>,
-    expires: Option<i64>,
-    max_age: Option<i64>,
-    domain: Option<String>,
-    path: Option<Vec<u8>>,
-    secure: bool,
-    http_only: bool,
-    same_site: SameSite,
-}
-
 /// Splits at the first `byte`: (before, Some(after)) or (all, None).
 fn split_once(bytes: &[u8], byte: u8) -> (&[u8], Option<&[u8]>) {
     match bytes.iter().position(|&b| b == byte) {
@@ -781,8 +785,8 @@ fn split_once(bytes: &[u8], byte: u8) -> (&[u8], Option<&[u8]>) {
 }
 
 /// [The Set-Cookie header](https://www.rfc-editor.org/rfc/rfc6265#section-5.2): parse a
-/// set-cookie-string at time `now`, or `None` to ignore it.
-fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> {
+/// set-cookie-string, or `None` to ignore it.
+fn parse_set_cookie(set_cookie_string: &[u8]) -> Option<SetCookie> {
     // Step 1. If the set-cookie-string contains a %x3B (";") character: the
     // name-value-pair string consists of the characters up to, but not including, the
     // first ";", and the unparsed-attributes consist of the remainder (including the ";").
@@ -815,7 +819,7 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
         return None;
     }
     // Step 6. The cookie-name is the name string, and the cookie-value is the value string.
-    let mut cookie = ParsedCookie {
+    let mut cookie = SetCookie {
         name: name.to_vec(),
         value: value.to_vec(),
         expires: None,
@@ -867,8 +871,8 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
             }
             // §5.2.2 The Max-Age attribute.
             b"max-age" => {
-                if let Some(expiry_time) = parse_max_age(attribute_value, now) {
-                    cookie.max_age = Some(expiry_time);
+                if let Some(delta_seconds) = parse_max_age(attribute_value) {
+                    cookie.max_age = Some(delta_seconds);
                 }
             }
             // §5.2.3 The Domain attribute. If the attribute-value is empty, the user agent
@@ -913,8 +917,11 @@ fn parse_set_cookie(set_cookie_string: &[u8], now: i64) -> Option<ParsedCookie> 
 }
 
 /// [§5.2.2 The Max-Age attribute](https://www.rfc-editor.org/rfc/rfc6265#section-5.2.2):
-/// the expiry-time, or `None` to ignore the cookie-av.
-fn parse_max_age(attribute_value: &[u8], now: i64) -> Option<i64> {
+/// the delta-seconds (negative for a value starting with "-"), or `None` to ignore the
+/// cookie-av. The expiry-time it gives is [`max_age_expiry_time`]'s: it depends on when
+/// the cookie is stored, so the parsed form keeps the delta, as [`SetCookie::max_age`]
+/// shows it.
+fn parse_max_age(attribute_value: &[u8]) -> Option<i64> {
     // If the first character of the attribute-value is not a DIGIT or a "-" character,
     // ignore the cookie-av. If the remainder of attribute-value contains a non-DIGIT
     // character, ignore the cookie-av.
@@ -930,13 +937,23 @@ fn parse_max_age(attribute_value: &[u8], now: i64) -> Option<i64> {
     let delta_seconds = digits.iter().fold(0i64, |n, &d| {
         n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
     });
+    Some(if negative {
+        delta_seconds.saturating_neg()
+    } else {
+        delta_seconds
+    })
+}
+
+/// The rest of [§5.2.2](https://www.rfc-editor.org/rfc/rfc6265#section-5.2.2): the
+/// expiry-time of a `Max-Age` of `delta_seconds` received at time `now`.
+fn max_age_expiry_time(delta_seconds: i64, now: i64) -> i64 {
     // If delta-seconds is less than or equal to zero (0), let expiry-time be the earliest
     // representable date and time. Otherwise, let the expiry-time be the current date and
     // time plus delta-seconds seconds.
-    if negative || delta_seconds <= 0 {
-        Some(i64::MIN)
+    if delta_seconds <= 0 {
+        i64::MIN
     } else {
-        Some(now.saturating_add(delta_seconds))
+        now.saturating_add(delta_seconds)
     }
 }
 
@@ -1084,7 +1101,6 @@ mod tests {
     fn parses_name_value_and_attributes() {
         let c = parse_set_cookie(
             b" a = b c ; Path=/x; DOMAIN=.Example.COM; secure; HttpOnly; SameSite=lax; Max-Age=10",
-            NOW,
         )
         .unwrap();
         assert_eq!(c.name, b"a");
@@ -1093,21 +1109,21 @@ mod tests {
         assert_eq!(c.domain.as_deref(), Some("example.com"));
         assert!(c.secure && c.http_only);
         assert_eq!(c.same_site, SameSite::Lax);
-        assert_eq!(c.max_age, Some(NOW + 10));
+        assert_eq!(c.max_age, Some(10));
     }
 
     #[test]
     fn ignores_what_the_rfc_ignores() {
-        assert_eq!(parse_set_cookie(b"novalue", NOW), None);
-        assert_eq!(parse_set_cookie(b"=v", NOW), None);
-        assert_eq!(parse_set_cookie(b"a=b\x01", NOW), None);
-        assert!(parse_set_cookie(b"a=", NOW).is_some());
+        assert_eq!(parse_set_cookie(b"novalue"), None);
+        assert_eq!(parse_set_cookie(b"=v"), None);
+        assert_eq!(parse_set_cookie(b"a=b\x01"), None);
+        assert!(parse_set_cookie(b"a=").is_some());
         // A relative Path is the default path; an empty Domain is ignored.
-        let c = parse_set_cookie(b"a=b; Path=rel; Domain=", NOW).unwrap();
+        let c = parse_set_cookie(b"a=b; Path=rel; Domain=").unwrap();
         assert_eq!((c.path, c.domain), (None, None));
         // Bad Max-Age values are ignored.
         for bad in ["+5", "5s", "", "1.5"] {
-            let c = parse_set_cookie(format!("a=b; Max-Age={bad}").as_bytes(), NOW).unwrap();
+            let c = parse_set_cookie(format!("a=b; Max-Age={bad}").as_bytes()).unwrap();
             assert_eq!(c.max_age, None, "{bad}");
         }
     }
@@ -1189,7 +1205,7 @@ mod tests {
         );
         // Another path is another cookie.
         store.set_cookie_at(&u, b"a=4; Path=/p", NOW);
-        assert_eq!(store.cookies().len(), 3);
+        assert_eq!(store.cookies_by_creation().len(), 3);
     }
 
     #[test]
@@ -1326,7 +1342,7 @@ mod tests {
     /// The names of the stored cookies, in creation order.
     fn names(store: &CookieStore) -> Vec<String> {
         store
-            .cookies()
+            .cookies_by_creation()
             .into_iter()
             .map(|c| String::from_utf8(c.name).unwrap())
             .collect()
@@ -1371,7 +1387,7 @@ mod tests {
             format!("big={}; Path=/", "x".repeat(350 * 1024)).as_bytes(),
             NOW,
         );
-        let cookies = store.cookies();
+        let cookies = store.cookies_by_creation();
         assert_eq!(cookies.len(), 1);
         assert_eq!(cookies[0].value.len(), 4095);
         assert_eq!(store.stored_bytes(), 1 + 4095 + "example.com".len() + 1);
@@ -1386,17 +1402,16 @@ mod tests {
                  Max-Age=10; Max-Age=1{long}; SameSite=Lax; SameSite={long}"
             )
             .as_bytes(),
-            NOW,
         )
         .unwrap();
         // The last attribute of each name whose value fits is the one that counts.
         assert_eq!(c.path.as_deref(), Some(&b"/kept"[..]));
         assert_eq!(c.domain.as_deref(), Some("example.com"));
-        assert_eq!(c.max_age, Some(NOW + 10));
+        assert_eq!(c.max_age, Some(10));
         assert_eq!(c.same_site, SameSite::Lax);
         // 1024 bytes is kept.
         let path = format!("/{}", "p".repeat(1023));
-        let c = parse_set_cookie(format!("a=b; Path={path}").as_bytes(), NOW).unwrap();
+        let c = parse_set_cookie(format!("a=b; Path={path}").as_bytes()).unwrap();
         assert_eq!(c.path.as_deref(), Some(path.as_bytes()));
     }
 
@@ -1423,7 +1438,7 @@ mod tests {
             value.extend_from_slice(b"; ;x-unknown-attribute=1");
         }
         value.extend_from_slice(b"; PATH=/last; HTTPONLY");
-        let c = parse_set_cookie(&value, NOW).unwrap();
+        let c = parse_set_cookie(&value).unwrap();
         assert_eq!(c.path.as_deref(), Some(&b"/last"[..]));
         assert!(c.http_only);
     }
@@ -1582,7 +1597,11 @@ mod tests {
             header(&store, "http://new.example/", NOW).as_deref(),
             Some("n=1")
         );
-        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        let bytes: usize = store
+            .cookies_by_creation()
+            .iter()
+            .map(Cookie::text_bytes)
+            .sum();
         assert_eq!(store.jar().bytes, bytes);
     }
 
@@ -1601,7 +1620,11 @@ mod tests {
                 }
             }
         }
-        let bytes: usize = store.cookies().iter().map(Cookie::text_bytes).sum();
+        let bytes: usize = store
+            .cookies_by_creation()
+            .iter()
+            .map(Cookie::text_bytes)
+            .sum();
         assert_eq!(store.jar().bytes, bytes);
     }
 

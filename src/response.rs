@@ -9,6 +9,7 @@ use bytes::Bytes;
 use url::Url;
 
 use crate::body::{self, Body, BodyInit, BodyWithType};
+use crate::cookie::SetCookie;
 use crate::environment::Environment;
 use crate::error::{Error, Result};
 use crate::headers::{self, Extracted, HeaderList, Headers, HeadersGuard, HeadersInit};
@@ -501,6 +502,57 @@ impl Response {
     /// The [`headers`](https://fetch.spec.whatwg.org/#dom-response-headers).
     pub fn headers(&self) -> &Headers {
         &self.headers
+    }
+
+    /// The cookies this response's `Set-Cookie` headers ask for, parsed as
+    /// [RFC 6265 §5.2](https://www.rfc-editor.org/rfc/rfc6265#section-5.2) (RFC 6265bis
+    /// §5.6) says, in the order of the headers, as reqwest's `Response::cookies` lists them.
+    /// A value the RFC says to ignore (no `=`, an empty name, over 4096 bytes, a control
+    /// character) is skipped; so there is at most one cookie per `Set-Cookie` header, and
+    /// the head the client accepted bounds how many there are. Each is parsed when the
+    /// iterator reaches it, in time linear in its length.
+    ///
+    /// These are what the server sent, not what a cookie store kept: a store may still
+    /// refuse one (a `Domain` the host does not match, `Secure` over `http:`); read the
+    /// store itself with [`CookieStore::cookies`](crate::cookie::CookieStore::cookies).
+    ///
+    /// **Server-side only.** A response of a browser-like client (one given an
+    /// [`origin`](crate::ClientBuilder::origin)) hides `Set-Cookie` from its
+    /// [headers](Self::headers), as the Fetch Standard's
+    /// [filtered responses](https://fetch.spec.whatwg.org/#concept-filtered-response-basic)
+    /// do for a page, so there the list is always empty (its cookie store still gets the
+    /// cookies); so it is for a response made with [`Response::new`], whose `response`
+    /// guard drops `Set-Cookie`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// # let url = format!("http://{}/", listener.local_addr()?);
+    /// # tokio::spawn(async move {
+    /// #     let (mut socket, _) = listener.accept().await.unwrap();
+    /// #     let mut head = [0u8; 1024];
+    /// #     let _ = socket.read(&mut head).await;
+    /// #     socket.write_all(b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=1; HttpOnly\r\n\
+    /// #         Set-Cookie: lang=en; Max-Age=3600\r\nContent-Length: 0\r\n\r\n").await.unwrap();
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let response = Client::new().get(&url).send().await?;
+    /// let cookies: Vec<_> = response.cookies().collect();
+    /// assert_eq!(cookies.len(), 2);
+    /// assert_eq!((cookies[0].name(), cookies[0].value()), (Some("sid"), Some("1")));
+    /// assert!(cookies[0].http_only());
+    /// assert_eq!(cookies[1].max_age(), Some(Duration::from_secs(3600)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn cookies(&self) -> impl Iterator<Item = SetCookie> + '_ {
+        self.headers
+            .header_list()
+            .values(b"Set-Cookie")
+            .filter_map(SetCookie::parse)
     }
 
     /// The headers, mutable: changes go through the guard (`immutable` for fetched

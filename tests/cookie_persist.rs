@@ -1,5 +1,6 @@
 //! Saving a client's cookie jar and loading it into a new client: JSON written by
-//! `CookieStore::save_json`, and curl's Netscape `cookies.txt`.
+//! `CookieStore::save_json` (session cookies kept) or `save_json_persistent_only` (left
+//! out), and curl's Netscape `cookies.txt`.
 
 mod net_support;
 
@@ -91,7 +92,36 @@ async fn a_jar_saved_to_disk_is_sent_by_a_client_built_from_it() {
 }
 
 #[tokio::test]
-async fn session_cookies_are_saved_only_when_asked() {
+async fn a_session_login_cookie_survives_save_and_load_and_is_sent_again() {
+    bounded(async {
+        let server = hyper_server(routes).await;
+        let store = Arc::new(CookieStore::default());
+        let client = client_with(store.clone());
+        // `Set-Cookie: sid=1`, no Max-Age or Expires: a session cookie, as most logins are.
+        sent_cookie(&client, &server, "/login?set=sid%3D1").await;
+        assert_eq!(store.len(), 1);
+        let mut saved = Vec::new();
+        store.save_json(&mut saved).unwrap();
+        drop(client);
+
+        let loaded = Arc::new(CookieStore::load_json(&saved[..]).unwrap());
+        assert_eq!(
+            loaded.len(),
+            1,
+            "as many cookies after loading as before saving"
+        );
+        assert!(
+            loaded.cookies()[0].is_session(),
+            "it is still a session cookie"
+        );
+        let next = client_with(loaded);
+        assert_eq!(sent_cookie(&next, &server, "/account").await, "sid=1");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn save_json_persistent_only_drops_session_cookies_as_a_browser_restart_does() {
     bounded(async {
         let server = hyper_server(routes).await;
         let store = Arc::new(CookieStore::default());
@@ -99,23 +129,32 @@ async fn session_cookies_are_saved_only_when_asked() {
         sent_cookie(
             &client,
             &server,
-            "/set?set=session%3D1&set=kept%3D2%3B%20Max-Age%3D3600",
+            "/login?set=sid%3D1&set=kept%3D2%3B%20Max-Age%3D3600",
         )
         .await;
+        assert_eq!(store.len(), 2);
         let mut saved = Vec::new();
-        store.save_json(&mut saved).unwrap();
-        let loaded = client_with(Arc::new(CookieStore::load_json(&saved[..]).unwrap()));
-        assert_eq!(sent_cookie(&loaded, &server, "/echo").await, "kept=2");
-
-        let mut saved = Vec::new();
-        store.save_json_with_session_cookies(&mut saved).unwrap();
-        let loaded = client_with(Arc::new(CookieStore::load_json(&saved[..]).unwrap()));
-        assert_eq!(
-            sent_cookie(&loaded, &server, "/echo").await,
-            "session=1; kept=2"
-        );
+        store.save_json_persistent_only(&mut saved).unwrap();
+        let loaded = Arc::new(CookieStore::load_json(&saved[..]).unwrap());
+        assert_eq!(loaded.len(), 1, "the session cookie was not saved");
+        let next = client_with(loaded);
+        assert_eq!(sent_cookie(&next, &server, "/account").await, "kept=2");
     })
     .await;
+}
+
+#[test]
+#[allow(deprecated)]
+fn save_json_with_session_cookies_writes_what_save_json_writes() {
+    let store = CookieStore::default();
+    let url = url::Url::parse("https://example.com/").unwrap();
+    store.set_cookie_from_header(&url, b"sid=1");
+    store.set_cookie_from_header(&url, b"kept=2; Max-Age=3600");
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    store.save_json_with_session_cookies(&mut old).unwrap();
+    store.save_json(&mut new).unwrap();
+    assert_eq!(old, new);
+    assert_eq!(CookieStore::load_json(&new[..]).unwrap().len(), 2);
 }
 
 /// A saved cookie as `save_json` writes it, for `host`, expiring at `expires`.

@@ -21,9 +21,13 @@ use crate::error::{Error, Result};
 const JSON_VERSION: u64 = 1;
 
 impl CookieStore {
-    /// Writes the store's persistent cookies (those with an expiry-time, from `Max-Age` or
-    /// `Expires`) as a JSON document, as a browser keeps them across restarts; session
-    /// cookies and expired ones are left out. Read it back with [`CookieStore::load_json`].
+    /// Writes every cookie the store holds, session cookies (those without `Max-Age` or
+    /// `Expires`) included, as a JSON document; expired cookies are left out. Read it back
+    /// with [`CookieStore::load_json`]: a client built from the loaded store sends what this
+    /// one would have sent, the login cookie of a site that set one without an expiry
+    /// included. A session cookie stays one in the loaded store (it still has no
+    /// expiry-time). [`CookieStore::save_json_persistent_only`] writes what a browser keeps
+    /// across a restart instead.
     ///
     /// The document is `{"version": 1, "cookies": [...]}`; each cookie has `name`, `value`,
     /// `domain`, `host_only`, `path`, `expires` (seconds since the Unix epoch, `null` for a
@@ -43,23 +47,58 @@ impl CookieStore {
     /// let mut file = Vec::new();
     /// store.save_json(&mut file)?;
     /// let loaded = CookieStore::load_json(&file[..])?;
-    /// assert_eq!(loaded.cookie_header_for(&url).as_deref(), Some(&b"id=1"[..]));
+    /// assert_eq!(loaded.len(), store.len());
+    /// assert_eq!(loaded.cookie_header_for(&url).as_deref(), Some(&b"id=1; session=2"[..]));
     /// # Ok::<(), whatwg_fetch::Error>(())
     /// ```
     ///
     /// # Errors
     /// A `TypeError` when `writer` fails, with the I/O error as its source.
     pub fn save_json(&self, writer: impl Write) -> Result<()> {
-        self.write_json(writer, false)
+        self.write_json(writer, true)
     }
 
-    /// As [`CookieStore::save_json`], session cookies included (they then outlive the
-    /// store, which a browser does only when it restores a session).
+    /// **Drops session cookies.** Writes only the store's persistent cookies (those with
+    /// an expiry-time, from `Max-Age` or `Expires`) as the JSON document of
+    /// [`CookieStore::save_json`], as a browser keeps cookies across a restart: a session
+    /// cookie ends with its session, and most login cookies are session cookies, so a
+    /// store loaded from this document is usually logged out. Use it to mimic a browser
+    /// that was closed and opened again; use [`CookieStore::save_json`] to carry a session
+    /// over.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://example.com/").unwrap();
+    /// store.set_cookie_from_header(&url, b"id=1; Max-Age=3600");
+    /// store.set_cookie_from_header(&url, b"session=2");
+    /// let mut file = Vec::new();
+    /// store.save_json_persistent_only(&mut file)?;
+    /// let loaded = CookieStore::load_json(&file[..])?;
+    /// // The session cookie is gone.
+    /// assert_eq!((store.len(), loaded.len()), (2, 1));
+    /// assert_eq!(loaded.cookie_header_for(&url).as_deref(), Some(&b"id=1"[..]));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` when `writer` fails, with the I/O error as its source.
+    pub fn save_json_persistent_only(&self, writer: impl Write) -> Result<()> {
+        self.write_json(writer, false)
+    }
+
+    /// The same as [`CookieStore::save_json`], which now keeps session cookies too.
+    ///
+    /// # Errors
+    /// A `TypeError` when `writer` fails, with the I/O error as its source.
+    #[deprecated(
+        note = "`save_json` now saves session cookies too; call it instead, or \
+                `save_json_persistent_only` to leave them out"
+    )]
     pub fn save_json_with_session_cookies(&self, writer: impl Write) -> Result<()> {
-        self.write_json(writer, true)
+        self.save_json(writer)
     }
 
     fn write_json(&self, writer: impl Write, session_cookies: bool) -> Result<()> {
@@ -455,15 +494,15 @@ mod tests {
         let mut saved = Vec::new();
         store.save_json(&mut saved).unwrap();
         let loaded = CookieStore::load_json(&saved[..]).unwrap();
-        assert_eq!(loaded.cookies(), store.cookies());
+        assert_eq!(loaded.cookies_by_creation(), store.cookies_by_creation());
         // And the clocks go on after the loaded ones.
         loaded.set_cookie_from_header(&https, b"e=5; Max-Age=60");
-        let cookies = loaded.cookies();
+        let cookies = loaded.cookies_by_creation();
         let newest = cookies.last().unwrap();
         assert_eq!(newest.name, b"e");
         assert!(
             store
-                .cookies()
+                .cookies_by_creation()
                 .iter()
                 .all(|c| c.creation_time < newest.creation_time
                     && c.last_access_time < newest.last_access_time)
@@ -495,7 +534,7 @@ mod tests {
             #HttpOnly_www.example.com\tFALSE\t/a\tTRUE\t4102444800\tid\t42\n\
             old.example.com\tFALSE\t/\tFALSE\t1\tgone\tx\n";
         let store = CookieStore::load_netscape(&file[..]).unwrap();
-        let cookies = store.cookies();
+        let cookies = store.cookies_by_creation();
         assert_eq!(cookies.len(), 2, "the expired cookie is dropped");
         let lang = &cookies[0];
         assert_eq!(

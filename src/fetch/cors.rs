@@ -2,14 +2,13 @@
 //! the `Origin` request header, the CORS and TAO checks, the CORS-preflight request and the
 //! checks on its response, and the [CORS-preflight cache](https://fetch.spec.whatwg.org/#cors-preflight-cache).
 
-use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use url::{Origin, Url};
 
-use crate::error::NetworkError;
 use crate::fetch::checks::{is_same_site, origin_scheme};
+use crate::fetch::cors_failure::{CorsCheckFailure, PreflightFailure, PreflightFailureReason};
 use crate::headers::{
     Extracted, cors_unsafe_request_header_names, is_cors_non_wildcard_request_header_name,
     is_cors_safelisted_method,
@@ -170,36 +169,65 @@ pub(crate) fn append_request_origin_header(request: &mut Request) {
 }
 
 /// A [CORS check](https://fetch.spec.whatwg.org/#concept-cors-check) for `request` and
-/// `response`: true for success.
-pub(crate) fn cors_check(request: &Request, response: &Response) -> bool {
+/// `response`: `Ok` for success.
+///
+/// # Errors
+/// The step that returned failure, with what the response held and the request needed.
+pub(crate) fn cors_check(request: &Request, response: &Response) -> Result<(), CorsCheckFailure> {
     let header_list = response.headers.header_list();
+    let include = request.credentials_mode == RequestCredentials::Include;
     // Step 1. Let origin be the result of getting `Access-Control-Allow-Origin` from
     // response's header list.
     // Step 2. If origin is null, then return failure.
     let Some(origin) = header_list.get(b"Access-Control-Allow-Origin") else {
-        return false;
+        return Err(CorsCheckFailure::NoAllowOrigin {
+            origin: origin_in_messages(request),
+            credentials: include,
+        });
     };
-    let include = request.credentials_mode == RequestCredentials::Include;
     // Step 3. If request's credentials mode is not "include" and origin is `*`, then return
     // success.
     if !include && origin.as_ref() == b"*" {
-        return true;
+        return Ok(());
     }
     // Step 4. If the result of byte-serializing a request origin with request is not origin,
     // then return failure.
     if byte_serialize_request_origin(request).as_deref() != Some(origin.as_ref()) {
-        return false;
+        return Err(if origin.as_ref() == b"*" {
+            CorsCheckFailure::WildcardWithCredentials {
+                origin: origin_in_messages(request),
+            }
+        } else {
+            CorsCheckFailure::AllowOriginMismatch {
+                allowed: origin.to_vec(),
+                origin: origin_in_messages(request),
+                redirect_tainted: request_origin(request).is_some_and(|origin| {
+                    redirect_taint(request, &origin) != RedirectTaint::SameOrigin
+                }),
+            }
+        });
     }
     // Step 5. If request's credentials mode is not "include", then return success.
     if !include {
-        return true;
+        return Ok(());
     }
     // Step 6. Let credentials be the result of getting `Access-Control-Allow-Credentials`
     // from response's header list.
     let credentials = header_list.get(b"Access-Control-Allow-Credentials");
     // Step 7. If credentials is `true`, then return success.
+    if credentials.as_deref() == Some(b"true") {
+        return Ok(());
+    }
     // Step 8. Return failure.
-    credentials.as_deref() == Some(b"true")
+    Err(CorsCheckFailure::AllowCredentialsNotTrue {
+        credentials: credentials.map(|value| value.to_vec()),
+    })
+}
+
+/// The request's serialized origin as a CORS error names it; a request with none (which
+/// never has "cors" response tainting) is named as such.
+fn origin_in_messages(request: &Request) -> String {
+    serialize_request_origin(request).unwrap_or_else(|| "(none)".to_owned())
 }
 
 /// A [TAO check](https://fetch.spec.whatwg.org/#concept-tao-check) for `request` and
@@ -302,29 +330,35 @@ pub(crate) fn cors_preflight_request(request: &Request) -> Request {
 /// creates or refreshes.
 ///
 /// # Errors
-/// [`NetworkError::Cors`] naming the rule that failed: the CORS check or the status, an
-/// unparsable `Access-Control-Allow-Methods` or `Access-Control-Allow-Headers`, a method or
-/// a header name that is not allowed.
+/// The step that returned a network error (see [`PreflightFailureReason`]): the CORS check
+/// or the status, an unparsable `Access-Control-Allow-Methods` or
+/// `Access-Control-Allow-Headers`, a method or a header name that is not allowed.
 pub(crate) fn check_cors_preflight_response(
     request: &Request,
     response: &Response,
     cache: &CorsPreflightCache,
-) -> Result<(), NetworkError> {
+) -> Result<(), PreflightFailure> {
+    let fail = |reason| {
+        Err(PreflightFailure {
+            method: request.method.to_string(),
+            reason,
+        })
+    };
     // Step 7. If a CORS check for request and response returns success and response's status
     // is an ok status, then:
     // Step 8. Otherwise, return a network error.
-    if !cors_check(request, response) {
-        return Err(cors_error(
-            "the CORS-preflight response does not allow the request's origin",
-        ));
-    }
+    let cors = cors_check(request, response);
     if !is_ok_status(response.status) {
-        return Err(NetworkError::Cors(Cow::Owned(format!(
-            "the CORS-preflight response has status {}, not an ok status",
-            response.status
-        ))));
+        return fail(PreflightFailureReason::Status {
+            status: response.status,
+            cors: cors.err(),
+        });
+    }
+    if let Err(cors) = cors {
+        return fail(PreflightFailureReason::CorsCheck(cors));
     }
     let header_list = response.headers.header_list();
+    let value_of = |name: &str| header_list.get(name).map(|value| value.to_vec());
     // Step 7.1. Let methods be the result of extracting header list values given
     // `Access-Control-Allow-Methods` and response's header list.
     let methods = header_list.extract_header_list_values(b"Access-Control-Allow-Methods");
@@ -332,12 +366,16 @@ pub(crate) fn check_cors_preflight_response(
     // `Access-Control-Allow-Headers` and response's header list.
     let header_names = header_list.extract_header_list_values(b"Access-Control-Allow-Headers");
     // Step 7.3. If either methods or headerNames is failure, return a network error.
+    let unparsable = |header: &'static str| PreflightFailureReason::Unparsable {
+        header,
+        value: value_of(header).unwrap_or_default(),
+    };
     let (methods, header_names) = match (methods, header_names) {
         (Extracted::Failure, _) => {
-            return Err(cors_error("Access-Control-Allow-Methods does not parse"));
+            return fail(unparsable("Access-Control-Allow-Methods"));
         }
         (_, Extracted::Failure) => {
-            return Err(cors_error("Access-Control-Allow-Headers does not parse"));
+            return fail(unparsable("Access-Control-Allow-Headers"));
         }
         (methods, header_names) => (methods.value(), header_names.value().unwrap_or_default()),
     };
@@ -359,10 +397,10 @@ pub(crate) fn check_cors_preflight_response(
         && !is_cors_safelisted_method(method)
         && (include || !contains_star(&methods))
     {
-        return Err(NetworkError::Cors(Cow::Owned(format!(
-            "method {} is not allowed by Access-Control-Allow-Methods",
-            request.method
-        ))));
+        return fail(PreflightFailureReason::MethodNotAllowed {
+            allowed: value_of("Access-Control-Allow-Methods"),
+            wildcard: contains_star(&methods),
+        });
     }
     let is_allowed_name = |name: &[u8]| {
         header_names
@@ -377,10 +415,10 @@ pub(crate) fn check_cors_preflight_response(
             is_cors_non_wildcard_request_header_name(name) && !is_allowed_name(name)
         })
     {
-        return Err(NetworkError::Cors(Cow::Owned(format!(
-            "header {} must be listed by name in Access-Control-Allow-Headers",
-            String::from_utf8_lossy(name)
-        ))));
+        return fail(PreflightFailureReason::NonWildcardHeaderNotListed {
+            name: name.to_vec(),
+            allowed: value_of("Access-Control-Allow-Headers"),
+        });
     }
     // Step 7.7. For each unsafeName of the CORS-unsafe request-header names with request's
     // header list, if unsafeName is not a byte-case-insensitive match for an item in
@@ -388,10 +426,11 @@ pub(crate) fn check_cors_preflight_response(
     // `*`, return a network error.
     for unsafe_name in cors_unsafe_request_header_names(request.headers.header_list()) {
         if !is_allowed_name(&unsafe_name) && (include || !contains_star(&header_names)) {
-            return Err(NetworkError::Cors(Cow::Owned(format!(
-                "header {} is not allowed by Access-Control-Allow-Headers",
-                String::from_utf8_lossy(&unsafe_name)
-            ))));
+            return fail(PreflightFailureReason::HeaderNotAllowed {
+                name: unsafe_name.to_vec(),
+                allowed: value_of("Access-Control-Allow-Headers"),
+                wildcard: contains_star(&header_names),
+            });
         }
     }
     // Step 7.8. Let max-age be the result of extracting header list values given
@@ -460,11 +499,6 @@ fn parse_delta_seconds(value: &[u8]) -> Option<u64> {
             .saturating_mul(10)
             .saturating_add(u64::from(digit - b'0'))
     }))
-}
-
-/// A CORS network error with a fixed message.
-fn cors_error(message: &'static str) -> NetworkError {
-    NetworkError::Cors(Cow::Borrowed(message))
 }
 
 /// Main fetch's step setting a response's
@@ -729,6 +763,91 @@ mod tests {
         )
     }
 
+    /// Whether the CORS check returns success.
+    fn passes(request: &Request, response: &Response) -> bool {
+        cors_check(request, response).is_ok()
+    }
+
+    #[test]
+    fn each_failing_step_of_the_cors_check_is_told_apart() {
+        let mut request = cors_request("GET", "https://b.example/api");
+        let origin = || "https://a.example".to_owned();
+        assert_eq!(
+            cors_check(&request, &response(200, &[])),
+            Err(CorsCheckFailure::NoAllowOrigin {
+                origin: origin(),
+                credentials: false
+            })
+        );
+        assert_eq!(
+            cors_check(
+                &request,
+                &response(200, &[("Access-Control-Allow-Origin", "https://c.example")])
+            ),
+            Err(CorsCheckFailure::AllowOriginMismatch {
+                allowed: b"https://c.example".to_vec(),
+                origin: origin(),
+                redirect_tainted: false
+            })
+        );
+        request.credentials_mode = RequestCredentials::Include;
+        assert_eq!(
+            cors_check(
+                &request,
+                &response(200, &[("Access-Control-Allow-Origin", "*")])
+            ),
+            Err(CorsCheckFailure::WildcardWithCredentials { origin: origin() })
+        );
+        assert_eq!(
+            cors_check(
+                &request,
+                &response(
+                    200,
+                    &[ALLOW_ORIGIN, ("Access-Control-Allow-Credentials", "yes")]
+                )
+            ),
+            Err(CorsCheckFailure::AllowCredentialsNotTrue {
+                credentials: Some(b"yes".to_vec())
+            })
+        );
+        assert_eq!(
+            cors_check(&request, &response(200, &[ALLOW_ORIGIN])),
+            Err(CorsCheckFailure::AllowCredentialsNotTrue { credentials: None })
+        );
+        // A redirect through another origin taints the request: its origin is "null".
+        request.credentials_mode = RequestCredentials::SameOrigin;
+        request
+            .url_list
+            .push(Url::parse("https://c.example/moved").unwrap());
+        assert_eq!(
+            cors_check(&request, &response(200, &[ALLOW_ORIGIN])),
+            Err(CorsCheckFailure::AllowOriginMismatch {
+                allowed: b"https://a.example".to_vec(),
+                origin: "null".to_owned(),
+                redirect_tainted: true
+            })
+        );
+    }
+
+    #[test]
+    fn a_preflight_that_fails_both_status_and_cors_check_says_both() {
+        let request = cors_request("PUT", "https://b.example/api");
+        let failure = check_cors_preflight_response(
+            &request,
+            &response(405, &[]),
+            &CorsPreflightCache::default(),
+        )
+        .unwrap_err();
+        assert_eq!(failure.method, "PUT");
+        assert!(matches!(
+            failure.reason,
+            PreflightFailureReason::Status {
+                status: 405,
+                cors: Some(CorsCheckFailure::NoAllowOrigin { .. })
+            }
+        ));
+    }
+
     fn origin_header(request: &Request) -> Option<String> {
         request
             .headers
@@ -898,28 +1017,28 @@ mod tests {
     #[test]
     fn cors_check_with_wildcard_and_credentials() {
         let mut request = cors_request("GET", "https://b.example/api");
-        assert!(!cors_check(&request, &response(200, &[])));
-        assert!(cors_check(
+        assert!(!passes(&request, &response(200, &[])));
+        assert!(passes(
             &request,
             &response(200, &[("Access-Control-Allow-Origin", "*")])
         ));
-        assert!(cors_check(
+        assert!(passes(
             &request,
             &response(200, &[("Access-Control-Allow-Origin", "https://a.example")])
         ));
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(
                 200,
                 &[("Access-Control-Allow-Origin", "https://a.example/")]
             )
         ));
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(200, &[("Access-Control-Allow-Origin", "null")])
         ));
         // Two values combine into one that matches nothing.
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(
                 200,
@@ -930,7 +1049,7 @@ mod tests {
             )
         ));
         request.credentials_mode = RequestCredentials::Include;
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(
                 200,
@@ -940,11 +1059,11 @@ mod tests {
                 ]
             )
         ));
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(200, &[("Access-Control-Allow-Origin", "https://a.example")])
         ));
-        assert!(!cors_check(
+        assert!(!passes(
             &request,
             &response(
                 200,
@@ -954,7 +1073,7 @@ mod tests {
                 ]
             )
         ));
-        assert!(cors_check(
+        assert!(passes(
             &request,
             &response(
                 200,
@@ -1039,7 +1158,7 @@ mod tests {
 
     const ALLOW_ORIGIN: (&str, &str) = ("Access-Control-Allow-Origin", "https://a.example");
 
-    fn check(request: &Request, headers: &[(&str, &str)]) -> Result<(), NetworkError> {
+    fn check(request: &Request, headers: &[(&str, &str)]) -> Result<(), PreflightFailure> {
         check_cors_preflight_response(
             request,
             &response(200, headers),
@@ -1058,11 +1177,20 @@ mod tests {
         ));
         assert!(matches!(
             check_cors_preflight_response(&request, &response(302, &allow), &cache),
-            Err(NetworkError::Cors(_))
+            Err(PreflightFailure {
+                reason: PreflightFailureReason::Status {
+                    status: 302,
+                    cors: None
+                },
+                ..
+            })
         ));
         assert!(matches!(
             check(&request, &[("Access-Control-Allow-Methods", "PUT")]),
-            Err(NetworkError::Cors(_))
+            Err(PreflightFailure {
+                reason: PreflightFailureReason::CorsCheck(CorsCheckFailure::NoAllowOrigin { .. }),
+                ..
+            })
         ));
     }
 

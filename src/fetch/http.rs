@@ -59,13 +59,10 @@ pub(crate) async fn http_fetch(
     let request = &fetch_params.request;
     // Step 4.4. If request's response tainting is "cors" and a CORS check for request and
     // response returns failure, then return a network error.
-    if request.response_tainting == ResponseTainting::Cors
-        && !response.is_network_error()
-        && !cors::cors_check(request, &response)
-    {
-        return network_error(NetworkError::Cors(
-            "the response failed the CORS check".into(),
-        ));
+    if request.response_tainting == ResponseTainting::Cors && !response.is_network_error() {
+        if let Err(failure) = cors::cors_check(request, &response) {
+            return network_error(NetworkError::from(failure));
+        }
     }
     // Step 4.5. If the TAO check for request and response returns failure, then set
     // request's timing allow failed flag.
@@ -155,7 +152,7 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
         &fetch_params.context.preflight_cache,
     ) {
         Ok(()) => None,
-        Err(error) => Some(network_error(error)),
+        Err(failure) => Some(network_error(NetworkError::from(failure))),
     }
 }
 

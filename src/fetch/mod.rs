@@ -10,6 +10,7 @@
 pub(crate) mod bad_port;
 pub(crate) mod checks;
 pub(crate) mod cors;
+pub(crate) mod cors_failure;
 pub(crate) mod hsts;
 pub(crate) mod http;
 pub(crate) mod http_cache;

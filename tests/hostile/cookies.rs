@@ -1,7 +1,7 @@
 //! Servers that flood the cookie store: many `Set-Cookie` headers per response, huge
 //! cookies, many subdomains of one site. The store keeps to its limits (see
 //! `whatwg_fetch::cookie`), the `Cookie` header it sends stays bounded, and the client
-//! goes on working.
+//! goes on working; `Response::cookies` lists at most one cookie per header.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -171,4 +171,38 @@ async fn subdomains_of_one_site_share_its_per_domain_limit() {
     })
     .await
     .unwrap();
+}
+
+#[tokio::test]
+async fn response_cookies_list_one_per_header_and_skip_an_oversized_one() {
+    crate::bounded(async {
+        let server = flooding_server(Arc::new(AtomicUsize::new(0))).await;
+        // Server-side: Set-Cookie stays visible, and no store is involved.
+        let client = Client::new();
+        let response = client
+            .fetch(server.url("/flood/1"), RequestInit::default())
+            .await
+            .unwrap();
+        assert_eq!(response.cookies().count(), 95, "one per Set-Cookie header");
+        // A 200 KiB cookie is over RFC 6265bis's 4096 bytes of name and value: skipped as
+        // the store would ignore it, while the small one beside it is listed.
+        let response = client
+            .fetch(server.url("/big/1"), RequestInit::default())
+            .await
+            .unwrap();
+        assert_eq!(response.headers().get_set_cookie().len(), 2);
+        let names: Vec<_> = response
+            .cookies()
+            .map(|c| c.name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["small1"]);
+        let response = client
+            .fetch(server.url("/edge"), RequestInit::default())
+            .await
+            .unwrap();
+        let edge: Vec<_> = response.cookies().collect();
+        assert_eq!(edge.len(), 1);
+        assert_eq!(edge[0].value_bytes().len(), 4095);
+    })
+    .await;
 }
