@@ -84,7 +84,8 @@ use crate::response::Response;
 #[must_use = "a RequestBuilder does nothing until it is sent"]
 pub struct RequestBuilder {
     client: Client,
-    request: Result<Parts>,
+    /// Boxed: a builder moves by value through each call, and `send`'s future holds it.
+    request: Result<Box<Parts>>,
 }
 
 /// What a builder holds until it is sent.
@@ -108,13 +109,13 @@ impl RequestBuilder {
         };
         RequestBuilder {
             client,
-            request: Ok(Parts {
+            request: Ok(Box::new(Parts {
                 input,
                 init,
                 headers: Vec::new(),
                 query: String::new(),
                 timeout: None,
-            }),
+            })),
         }
     }
 
@@ -122,7 +123,7 @@ impl RequestBuilder {
     /// kept.
     fn with(mut self, f: impl FnOnce(&mut Parts) -> Result<()>) -> RequestBuilder {
         if let Ok(parts) = &mut self.request {
-            if let Err(error) = f(parts) {
+            if let Err(error) = f(&mut **parts) {
                 self.request = Err(error);
             }
         }
@@ -586,13 +587,13 @@ impl RequestBuilder {
         };
         Some(RequestBuilder {
             client: self.client.clone(),
-            request: Ok(Parts {
+            request: Ok(Box::new(Parts {
                 input,
                 init,
                 headers: parts.headers.clone(),
                 query: parts.query.clone(),
                 timeout: parts.timeout,
-            }),
+            })),
         })
     }
 }
@@ -626,14 +627,14 @@ impl Parts {
     }
 
     /// The request these parts describe, made by the spec's constructor.
-    fn build(self, client: &Client) -> Result<Request> {
+    fn build(self: Box<Self>, client: &Client) -> Result<Request> {
         let Parts {
             input,
             mut init,
             headers,
             query,
             timeout: _,
-        } = self;
+        } = *self;
         let input = if query.is_empty() {
             input
         } else {
