@@ -482,6 +482,7 @@ pub mod mime;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod net;
+mod peer;
 pub mod redirect;
 pub mod request;
 pub mod request_builder;
@@ -508,6 +509,8 @@ pub use http::{Method, StatusCode, Version};
 pub use mime::MimeType;
 /// The option types a [`ClientBuilder`] takes, at the crate root as reqwest has them.
 pub use net::{Identity, PoolStats, Proxy, Resolve, TlsVersion};
+/// What TLS an `https:` response came over: see [`Response::tls_info`].
+pub use peer::TlsInfo;
 pub use request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDestination, RequestDuplex,
     RequestInfo, RequestInit, RequestMode, RequestPriority, RequestRedirect,

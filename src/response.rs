@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::net::SocketAddr;
 
 use bytes::Bytes;
 use url::Url;
@@ -13,6 +14,7 @@ use crate::cookie::SetCookie;
 use crate::environment::Environment;
 use crate::error::{Error, Result};
 use crate::headers::{self, Extracted, HeaderList, Headers, HeadersGuard, HeadersInit};
+use crate::peer::{Peer, TlsInfo};
 use crate::timing::{ResourceTiming, TimingCell};
 
 idl_enum! {
@@ -696,6 +698,81 @@ impl Response {
     pub fn timing(&self) -> Option<ResourceTiming> {
         let cell = self.internal_response_or_self().timing.as_ref()?;
         ResourceTiming::of(cell)
+    }
+
+    /// What the network layer knows of the other end of the connection this response
+    /// came over: made once per connection, shared by every response on it.
+    fn peer(&self) -> Option<&Peer> {
+        self.internal_response_or_self()
+            .timing
+            .as_ref()?
+            .peer
+            .as_deref()
+    }
+
+    /// The address of the peer of the socket this response came over, as reqwest's
+    /// `Response::remote_addr`: the server's, or, for a request through a proxy (HTTP,
+    /// HTTPS or SOCKS5, for an `http:` URL or through a tunnel to an `https:` one), the
+    /// proxy's, as the socket's peer is the proxy. Every response on a connection (a
+    /// reused HTTP/1.1 one, the streams of an HTTP/2 one) has the same.
+    ///
+    /// `None` for a response that did not come from the network: made with
+    /// [`Response::new`], fetched from a `data:`, `blob:` or `about:` URL, served from
+    /// the HTTP cache, or answered by a mock transport; and for one over a Unix domain
+    /// socket, which has no such address.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// #     let (mut socket, _) = listener.accept().await.unwrap();
+    /// #     let mut buf = [0; 1024];
+    /// #     let _ = socket.read(&mut buf).await;
+    /// #     socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await.unwrap();
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let response = client.get(format!("http://{addr}/")).send().await?;
+    /// assert_eq!(response.remote_addr(), Some(addr));
+    /// // Over plain `http:`, there is no TLS to tell of.
+    /// assert!(response.tls_info().is_none());
+    ///
+    /// let response = client.get("data:,hello").send().await?;
+    /// assert_eq!(response.remote_addr(), None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn remote_addr(&self) -> Option<SocketAddr> {
+        self.peer()?.addr
+    }
+
+    /// The TLS this `https:` response came over: the protocol version, the cipher suite
+    /// and the server's certificate chain (see [`TlsInfo`]), as reqwest gives them with
+    /// `ClientBuilder::tls_info(true)`. It is recorded for every TLS connection, when it
+    /// is made, and shared by every response on it, so there is no option to turn on.
+    /// Through a proxy's tunnel it is the origin's TLS, never the proxy's.
+    ///
+    /// `None` over plain `http:` (through an `https:` proxy too), and for a response
+    /// that did not come from the network (see [`remote_addr`](Self::remote_addr)).
+    ///
+    /// ```no_run
+    /// # async fn run() -> whatwg_fetch::Result<()> {
+    /// use whatwg_fetch::TlsVersion;
+    ///
+    /// let response = whatwg_fetch::get("https://example.com/").await?;
+    /// let tls = response.tls_info().expect("fetched over https");
+    /// assert!(tls.version() >= TlsVersion::Tls12);
+    /// println!("{} {}", tls.version(), tls.cipher_suite());
+    /// let leaf = tls.peer_certificate().expect("the server's certificate");
+    /// assert_eq!(leaf.first(), Some(&0x30)); // DER: a SEQUENCE
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tls_info(&self) -> Option<&TlsInfo> {
+        self.peer()?.tls.as_ref()
     }
 
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).

@@ -138,6 +138,9 @@ pub(crate) fn clamp_and_coarsen_connection_timing_info(
 /// Not in the spec: the timing info of a fetch and its response body info, shared by the
 /// response and its body's stream. The body's stream adds to the sizes as it delivers
 /// chunks and sets the end when it ends; fetch response handover sets the timing info.
+/// It also carries what the network layer knows of the connection's other end, as it is
+/// the one allocation a response from the network has of its own (a `Response` has no
+/// room left within 256 bytes, see `body.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct TimingCell {
     /// The fetch's timing info, set at fetch response handover.
@@ -155,6 +158,11 @@ pub(crate) struct TimingCell {
     /// [fetch response handover](https://fetch.spec.whatwg.org/#fetch-finale): when the
     /// body ended (read to its end, or failed).
     pub(crate) end: OnceLock<Instant>,
+    /// The peer of the connection the response came over, shared with every response on
+    /// that connection: its address and its TLS (see
+    /// [`Response::remote_addr`](crate::Response::remote_addr)). `None` for a response
+    /// that did not come from the network.
+    pub(crate) peer: Option<std::sync::Arc<crate::peer::Peer>>,
 }
 
 /// What HTTP-network fetch records of the request it made.
@@ -167,10 +175,14 @@ pub(crate) struct NetworkTiming {
 }
 
 impl TimingCell {
-    /// A cell for a response from the network.
-    pub(crate) fn from_network(network: Option<NetworkTiming>) -> TimingCell {
+    /// A cell for a response from the network, over a connection to `peer`.
+    pub(crate) fn from_network(
+        network: Option<NetworkTiming>,
+        peer: Option<std::sync::Arc<crate::peer::Peer>>,
+    ) -> TimingCell {
         TimingCell {
             network,
+            peer,
             ..TimingCell::default()
         }
     }

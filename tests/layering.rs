@@ -68,6 +68,7 @@ impl Layer {
 const MODULES: &[(&str, Layer)] = &[
     ("infra", Layer::Infra),
     ("error", Layer::Error),
+    ("peer", Layer::Infra),
     ("abort", Layer::Spec),
     ("blob", Layer::Spec),
     ("blob_url", Layer::Spec),

@@ -1134,7 +1134,9 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
         network_response_start_time: info.response_start,
         connection_reused: info.reused,
     });
-    let cell = Arc::new(TimingCell::from_network(network));
+    // Not in the spec: the connection's peer (its address and TLS), one `Arc` shared with
+    // every response on the connection, for `Response::remote_addr` and `tls_info`.
+    let cell = Arc::new(TimingCell::from_network(network, body.peer()));
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is
     // decoded), so that a size limit can fail the first read without reading.

@@ -541,6 +541,28 @@ impl ResponseBody {
         }
     }
 
+    /// The TLS of the connection this body's response came over, as
+    /// [`HyperTransport`](super::HyperTransport) recorded it when the connection was made
+    /// (see [`TlsInfo`](super::TlsInfo)); `None` without TLS to the origin, or for a body
+    /// made any other way.
+    pub fn tls_info(&mut self) -> Option<&super::TlsInfo> {
+        match &mut self.inner {
+            ResponseInner::Incoming(incoming) => incoming.info.peer.as_ref()?.tls.as_ref(),
+            ResponseInner::Decoded(pipeline) => pipeline.get_mut().as_mut().source_mut().tls_info(),
+            ResponseInner::Empty | ResponseInner::Full(_) | ResponseInner::Stream(_) => None,
+        }
+    }
+
+    /// What is known of the other end of the connection this body's response came over,
+    /// shared with every response on it.
+    pub(crate) fn peer(&mut self) -> Option<std::sync::Arc<crate::peer::Peer>> {
+        match &mut self.inner {
+            ResponseInner::Incoming(incoming) => incoming.info.peer.clone(),
+            ResponseInner::Decoded(pipeline) => pipeline.get_mut().as_mut().source_mut().peer(),
+            ResponseInner::Empty | ResponseInner::Full(_) | ResponseInner::Stream(_) => None,
+        }
+    }
+
     /// The bytes of the body read from the connection so far, as they were sent, before
     /// any content decoding: the spec's
     /// [encoded size](https://fetch.spec.whatwg.org/#fetch-timing-info-encoded-body-size)

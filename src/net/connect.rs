@@ -29,8 +29,9 @@ use super::resolve::{DnsError, Resolve};
 use super::socket::{SocketOptions, connect_tcp};
 use super::socks;
 use super::timing::ConnectionTiming;
-use super::tls::TlsSetup;
+use super::tls::{TlsInfo, TlsSetup};
 use crate::error::{BoxError, NetworkError, TimeoutKind};
+use crate::peer::Peer;
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
 pub(crate) type ResolveFn = Arc<dyn Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync>;
@@ -40,7 +41,7 @@ pub(crate) enum Connected {
     H1(Http1),
     // Without the `http2` feature, no value of this variant can be made.
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
-    H2(super::http2::H2Sender),
+    H2(super::http2::H2Connection),
 }
 
 /// Everything needed to open a connection; built once per transport.
@@ -146,7 +147,8 @@ impl Connector {
             // No name to resolve.
             timing.connection_start = Some(std::time::Instant::now());
             let stream = super::socket::connect_unix(path).await?;
-            return self.handshake_origin(stream, key, host, timing).await;
+            // A Unix domain socket's peer has no `SocketAddr`.
+            return self.handshake_origin(stream, key, host, timing, None).await;
         }
         timing.domain_lookup_start = Some(std::time::Instant::now());
         let addrs = self.resolve(host, port).await?;
@@ -154,27 +156,30 @@ impl Connector {
         timing.domain_lookup_end = Some(now);
         timing.connection_start = Some(now);
         let tcp = connect_tcp(&addrs, &self.socket, deadline).await?;
-        self.handshake_origin(tcp, key, host, timing).await
+        let addr = tcp.peer_addr().ok();
+        self.handshake_origin(tcp, key, host, timing, addr).await
     }
 
-    /// The handshakes with `key`'s origin over `io`: TLS for `https:` (then HTTP/2 or
-    /// HTTP/1.1 as ALPN picked), else HTTP/2 with prior knowledge or HTTP/1.1.
+    /// The handshakes with `key`'s origin over `io`, a socket whose peer is at `addr`:
+    /// TLS for `https:` (then HTTP/2 or HTTP/1.1 as ALPN picked), else HTTP/2 with prior
+    /// knowledge or HTTP/1.1.
     async fn handshake_origin<T>(
         &self,
         io: T,
         key: &Key,
         host: &str,
         timing: &mut ConnectionTiming,
+        addr: Option<SocketAddr>,
     ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         if key.https {
-            self.handshake_tls(io, host, timing).await
+            self.handshake_tls(io, host, timing, addr).await
         } else if self.http2_prior_knowledge {
-            self.handshake_h2(io).await
+            self.handshake_h2(io, peer(addr, None)).await
         } else {
-            self.handshake_h1(io).await
+            self.handshake_h1(io, peer(addr, None)).await
         }
     }
 
@@ -196,13 +201,16 @@ impl Connector {
         match proxy.kind {
             ProxyKind::Http => {
                 let tcp = self.connect_proxy(proxy, timing, deadline).await?;
-                self.through_http_proxy(tcp, proxy, key, host, port, timing)
+                let addr = tcp.peer_addr().ok();
+                self.through_http_proxy(tcp, proxy, key, host, port, timing, addr)
                     .await
             }
             ProxyKind::Https => {
                 let tcp = self.connect_proxy(proxy, timing, deadline).await?;
+                let addr = tcp.peer_addr().ok();
+                // The proxy's TLS is not recorded: only the origin's is the response's.
                 let tls = self.handshake_proxy_tls(tcp, proxy).await?;
-                self.through_http_proxy(tls, proxy, key, host, port, timing)
+                self.through_http_proxy(tls, proxy, key, host, port, timing, addr)
                     .await
             }
             ProxyKind::Socks5 | ProxyKind::Socks5h => {
@@ -271,9 +279,13 @@ impl Connector {
             .map_err(|e| failed(Box::new(e)))
     }
 
-    /// Over `io`, an HTTP proxy's connection: as it is for an `http:` origin (requests
-    /// go in absolute-form), through a `CONNECT` tunnel and TLS to the origin for an
-    /// `https:` one.
+    /// Over `io`, an HTTP proxy's connection (to the proxy at `addr`): as it is for an
+    /// `http:` origin (requests go in absolute-form), through a `CONNECT` tunnel and TLS
+    /// to the origin for an `https:` one.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the steps of one connection, each named; a struct would only rename them"
+    )]
     async fn through_http_proxy<T>(
         &self,
         mut io: T,
@@ -282,15 +294,16 @@ impl Connector {
         host: &str,
         port: u16,
         timing: &mut ConnectionTiming,
+        addr: Option<SocketAddr>,
     ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         if !key.https {
-            return self.handshake_h1(io).await;
+            return self.handshake_h1(io, peer(addr, None)).await;
         }
         connect_tunnel(&mut io, key, port, proxy, self.proxy_user_agent.as_ref()).await?;
-        self.handshake_tls(io, host, timing).await
+        self.handshake_tls(io, host, timing, addr).await
     }
 
     /// A SOCKS5 tunnel to the origin, then what a direct connection speaks: TLS for
@@ -323,17 +336,20 @@ impl Connector {
         };
         let mut tcp = self.connect_proxy(proxy, timing, deadline).await?;
         socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
-        self.handshake_origin(tcp, key, host, timing).await
+        let addr = tcp.peer_addr().ok();
+        self.handshake_origin(tcp, key, host, timing, addr).await
     }
 
-    /// TLS to `host` over `io`, then HTTP/2 or HTTP/1.1 as ALPN picked. A failure is a
-    /// [`NetworkError::Tls`] whose source, a `TlsHandshakeError`, names the host and the
-    /// reason.
+    /// TLS to `host` over `io` (a socket whose peer is at `addr`), then HTTP/2 or
+    /// HTTP/1.1 as ALPN picked; what the handshake settled on is recorded with `addr` as
+    /// the connection's [`Peer`]. A failure is a [`NetworkError::Tls`] whose source, a
+    /// `TlsHandshakeError`, names the host and the reason.
     async fn handshake_tls<T>(
         &self,
         io: T,
         host: &str,
         timing: &mut ConnectionTiming,
+        addr: Option<SocketAddr>,
     ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -346,11 +362,14 @@ impl Connector {
             .connect(server_name, io)
             .await
             .map_err(|e| self.tls.handshake_error(host, e))?;
-        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+        let connection = tls.get_ref().1;
+        let h2 = connection.alpn_protocol() == Some(b"h2".as_slice());
+        // Once per connection: its responses share it.
+        let peer = peer(addr, super::tls::tls_info(connection));
         if h2 {
-            self.handshake_h2(tls).await
+            self.handshake_h2(tls, peer).await
         } else {
-            self.handshake_h1(tls).await
+            self.handshake_h1(tls, peer).await
         }
     }
 
@@ -391,15 +410,26 @@ impl Connector {
         Ok(addrs.iter().map(with_port).collect())
     }
 
-    async fn handshake_h1<T>(&self, io: T) -> Result<Connected, NetworkError>
+    /// An HTTP/1.1 connection over `io`, to `peer`.
+    async fn handshake_h1<T>(
+        &self,
+        io: T,
+        peer: Option<Arc<Peer>>,
+    ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         // No handshake, and no task: the connection is driven by its requests.
-        Ok(Connected::H1(Http1::new(io, self.h1)))
+        Ok(Connected::H1(Http1::new(io, self.h1, peer)))
     }
 
-    async fn handshake_h2<T>(&self, io: T) -> Result<Connected, NetworkError>
+    /// An HTTP/2 connection over `io`, to `peer`: the handshake, then the connection's
+    /// task.
+    async fn handshake_h2<T>(
+        &self,
+        io: T,
+        peer: Option<Arc<Peer>>,
+    ) -> Result<Connected, NetworkError>
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
@@ -407,7 +437,7 @@ impl Connector {
         // refused when the transport is built.
         #[cfg(not(feature = "http2"))]
         {
-            let _ = io;
+            let _ = (io, peer);
             Err(NetworkError::Other(
                 "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
             ))
@@ -423,7 +453,7 @@ impl Connector {
             let _ = conn.await;
         });
         #[cfg(feature = "http2")]
-        Ok(Connected::H2(tx))
+        Ok(Connected::H2(super::http2::H2Connection { tx, peer }))
     }
 }
 
@@ -583,6 +613,15 @@ pub(crate) fn proxy_tls_config(tls: &Arc<rustls::ClientConfig>) -> Arc<rustls::C
     let mut config = rustls::ClientConfig::clone(tls);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Arc::new(config)
+}
+
+/// What is known of a connection's other end, in the one `Arc` its responses share; `None`
+/// when nothing is (a Unix domain socket without TLS), which allocates nothing.
+fn peer(addr: Option<SocketAddr>, tls: Option<TlsInfo>) -> Option<Arc<Peer>> {
+    if addr.is_none() && tls.is_none() {
+        return None;
+    }
+    Some(Arc::new(Peer { addr, tls }))
 }
 
 /// A host without the brackets of an IPv6 literal.

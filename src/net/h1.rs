@@ -131,11 +131,18 @@ struct Conn {
     /// When the first byte arrived since the last request was sent, if one has.
     response_started: Option<std::time::Instant>,
     reused: Reused,
+    /// What is known of the other end, made with the connection; each response on it
+    /// gets a clone.
+    peer: Option<std::sync::Arc<crate::peer::Peer>>,
 }
 
 impl Http1 {
-    /// A connection over `io`.
-    pub(crate) fn new(io: impl Io + 'static, options: Options) -> Http1 {
+    /// A connection over `io` to `peer`.
+    pub(crate) fn new(
+        io: impl Io + 'static,
+        options: Options,
+        peer: Option<std::sync::Arc<crate::peer::Peer>>,
+    ) -> Http1 {
         Http1(Box::new(Conn {
             io: SyncWrapper::new(Box::new(io)),
             read_buf: BytesMut::new(),
@@ -148,6 +155,7 @@ impl Http1 {
             closed: false,
             response_started: None,
             reused: Reused::default(),
+            peer,
         }))
     }
 
@@ -176,6 +184,11 @@ impl Http1 {
                 true
             }
         }
+    }
+
+    /// What is known of the other end, for a response on the connection.
+    pub(crate) fn peer(&self) -> Option<std::sync::Arc<crate::peer::Peer>> {
+        self.0.peer.clone()
     }
 
     /// Marks the connection as one that must not serve another request.
@@ -1828,7 +1841,7 @@ mod tests {
             server.write_all(response).await.unwrap();
             seen
         });
-        let mut conn = Http1::new(client, OPTIONS);
+        let mut conn = Http1::new(client, OPTIONS, None);
         let mut request = request;
         let body = std::mem::take(request.body_mut());
         let result = conn.send(&request, body, &ORIGIN, None).await;
@@ -1882,7 +1895,7 @@ mod tests {
             futures_util::stream::repeat_with(|| Ok::<_, io::Error>(Bytes::from(vec![0; 4096])));
         let request = Request::post("/").body(RequestBody::empty()).unwrap();
         let body = RequestBody::from_stream(endless);
-        let mut conn = Http1::new(client, OPTIONS);
+        let mut conn = Http1::new(client, OPTIONS, None);
         let sent = conn.send(&request, body, &ORIGIN, None);
         let (parts, reader) = tokio::time::timeout(Duration::from_secs(5), sent)
             .await
@@ -1908,7 +1921,7 @@ mod tests {
             {}
         });
         let request = Request::get("/").body(RequestBody::empty()).unwrap();
-        let mut conn = Http1::new(client, OPTIONS);
+        let mut conn = Http1::new(client, OPTIONS, None);
         let sent = conn.send(&request, RequestBody::empty(), &ORIGIN, None);
         let Err(error) = tokio::time::timeout(Duration::from_secs(5), sent)
             .await
@@ -1931,7 +1944,7 @@ mod tests {
             server.write_all(&answer).await.unwrap();
             server
         });
-        let mut conn = Http1::new(client, OPTIONS);
+        let mut conn = Http1::new(client, OPTIONS, None);
         let (parts, _) = conn
             .send(&request, RequestBody::empty(), &ORIGIN, None)
             .await

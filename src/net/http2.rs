@@ -2,6 +2,21 @@
 //! `SendRequest`, or, in a build without the `http2` feature, a type with no values, so
 //! that the code around it stays one code and its HTTP/2 paths are provably never taken.
 
+/// An HTTP/2 connection as the pool holds it: the handle its requests are sent on, and
+/// what is known of its other end, which each of its responses shares.
+#[derive(Clone)]
+pub(crate) struct H2Connection {
+    pub(crate) tx: H2Sender,
+    pub(crate) peer: Option<std::sync::Arc<crate::peer::Peer>>,
+}
+
+impl H2Connection {
+    /// Whether the connection can no longer take a request.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
 #[cfg(feature = "http2")]
 pub(crate) type H2Sender = hyper::client::conn::http2::SendRequest<super::RequestBody>;
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::http2::H2Sender;
+use super::http2::{H2Connection, H2Sender};
 use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
 use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
@@ -932,6 +932,7 @@ impl Inner {
                                 .unwrap_or_else(std::time::Instant::now),
                             h2: false,
                             secure: key.https,
+                            peer: pooled.tx.peer(),
                         };
                         return self.wrap_h1(parts, reader, pooled, &options, info);
                     }
@@ -957,13 +958,14 @@ impl Inner {
     /// its stream unprocessed.
     async fn send_h2(
         &self,
-        mut tx: H2Sender,
+        connection: H2Connection,
         mut request: Request<RequestBody>,
         key: &Key,
         options: &SendOptions,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
     ) -> Result<Response<ResponseBody>, Retry> {
+        let H2Connection { mut tx, peer } = connection;
         prepare_h2(&mut request);
         if let Err(error) = tx.ready().await {
             // A TLS alert closed the connection: a refusal, not a reason to retry.
@@ -995,6 +997,7 @@ impl Inner {
                     response_start: std::time::Instant::now(),
                     h2: true,
                     secure: key.https,
+                    peer,
                 };
                 self.wrap(response, Some(tx), options, info)
                     .map_err(Retry::Fail)

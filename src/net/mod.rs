@@ -197,7 +197,7 @@ pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
 pub use timing::{ConnectionInfo, ConnectionTiming};
-pub use tls::{Identity, TlsHandshakeError, TlsVersion};
+pub use tls::{Identity, TlsHandshakeError, TlsInfo, TlsVersion};
 
 use crate::error::NetworkError;
 

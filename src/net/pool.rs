@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use super::http2::H2Sender;
+use super::http2::H2Connection;
 use http::uri::{Authority, Scheme};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -140,7 +140,7 @@ struct Origin {
     /// Requests waiting for a connection or a permit, first come first served.
     waiters: VecDeque<oneshot::Sender<Grant>>,
     /// The origin's multiplexed HTTP/2 connection, if it has one.
-    h2: Option<H2Sender>,
+    h2: Option<H2Connection>,
     /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
     /// answers in HTTP/1.1. While such a connection is being made, other requests wait
     /// for it rather than open connections of their own.
@@ -180,7 +180,7 @@ enum Grant {
     /// A freed place under the cap: connect a new connection.
     Permit(Slot),
     /// The origin now has an HTTP/2 connection.
-    H2(H2Sender),
+    H2(H2Connection),
 }
 
 /// What a checkout gives the caller.
@@ -190,7 +190,7 @@ pub(crate) enum Checkout {
     /// A place under the cap: connect, then wrap the connection with [`Pooled::new`].
     Connect(Slot),
     /// The origin's HTTP/2 connection.
-    H2(H2Sender),
+    H2(H2Connection),
 }
 
 /// One unit of an origin's connection count. Dropping it frees the count.
@@ -407,7 +407,7 @@ impl Pool {
     /// Records `tx` as the origin's HTTP/2 connection and hands it to every waiter.
     // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
     #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
-    pub(crate) fn insert_h2(&self, key: &Key, tx: &H2Sender) {
+    pub(crate) fn insert_h2(&self, key: &Key, tx: &H2Connection) {
         let waiters = {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();

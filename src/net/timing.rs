@@ -6,9 +6,14 @@
 //! [`HyperTransport`](super::HyperTransport) records it in the response's
 //! [`ResponseBody`](super::ResponseBody) (see [`ResponseBody::connection_info`](super::ResponseBody::connection_info)),
 //! so that nothing is allocated for it per request: two `Instant::now()` calls per
-//! request, and five and one small box per new connection.
+//! request and one `Arc` clone (of what is known of the connection's peer), and five and
+//! one small box per new connection, with that `Arc`.
 
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Instant;
+
+use crate::peer::Peer;
 
 /// When the steps of making a connection began and ended: the spec's
 /// [connection timing info](https://fetch.spec.whatwg.org/#connection-timing-info), as
@@ -57,6 +62,11 @@ pub struct ConnectionInfo {
     pub request_start: Instant,
     /// When the response head had been received.
     pub response_start: Instant,
+    /// The address of the socket's peer: the origin's, or for a request through a proxy
+    /// (HTTP, HTTPS or SOCKS5, tunnel or not) the proxy's, as reqwest's `remote_addr`
+    /// gives it. `None` over a Unix domain socket. The same for every request on the
+    /// connection.
+    pub remote_addr: Option<SocketAddr>,
 }
 
 /// A [`ConnectionInfo`] as a response body keeps it: small, as the body is moved whole a
@@ -68,6 +78,9 @@ pub(crate) struct Recorded {
     pub(crate) response_start: Instant,
     pub(crate) h2: bool,
     pub(crate) secure: bool,
+    /// What is known of the connection's other end, shared by every response on it;
+    /// `None` when nothing is (a Unix domain socket without TLS).
+    pub(crate) peer: Option<Arc<Peer>>,
 }
 
 impl Recorded {
@@ -80,6 +93,7 @@ impl Recorded {
             reused: self.timing.is_none(),
             request_start: self.request_start,
             response_start: self.response_start,
+            remote_addr: self.peer.as_ref().and_then(|peer| peer.addr),
         }
     }
 }

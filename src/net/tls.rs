@@ -32,42 +32,49 @@ use rustls_pki_types::pem::PemObject;
 
 use crate::error::{BoxError, Error, NetworkError};
 
-/// A version of the TLS protocol, for
-/// [`min_tls_version`](super::HyperTransportBuilder::min_tls_version) and
-/// [`max_tls_version`](super::HyperTransportBuilder::max_tls_version). Ordered: `Tls12 <
-/// Tls13`.
-///
-/// ```
-/// use whatwg_fetch::net::TlsVersion;
-/// assert!(TlsVersion::Tls12 < TlsVersion::Tls13);
-/// assert_eq!(TlsVersion::Tls13.to_string(), "TLS 1.3");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum TlsVersion {
-    /// TLS 1.2, [RFC 5246](https://www.rfc-editor.org/rfc/rfc5246).
-    Tls12,
-    /// TLS 1.3, [RFC 8446](https://www.rfc-editor.org/rfc/rfc8446).
-    Tls13,
-}
+pub use crate::peer::{TlsInfo, TlsVersion};
 
-impl TlsVersion {
-    fn rustls(self) -> &'static rustls::SupportedProtocolVersion {
-        match self {
-            TlsVersion::Tls12 => &rustls::version::TLS12,
-            TlsVersion::Tls13 => &rustls::version::TLS13,
-        }
+/// The rustls version of `version`.
+fn rustls_version(version: TlsVersion) -> &'static rustls::SupportedProtocolVersion {
+    match version {
+        TlsVersion::Tls12 => &rustls::version::TLS12,
+        TlsVersion::Tls13 => &rustls::version::TLS13,
     }
-
-    const ALL: [TlsVersion; 2] = [TlsVersion::Tls12, TlsVersion::Tls13];
 }
 
-impl fmt::Display for TlsVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TlsVersion::Tls12 => "TLS 1.2",
-            TlsVersion::Tls13 => "TLS 1.3",
-        })
+/// What the handshake of `connection` settled on, once it is done: `None` before (rustls
+/// knows no version or suite yet), or for a version this crate does not offer.
+pub(crate) fn tls_info(connection: &rustls::ClientConnection) -> Option<TlsInfo> {
+    let version = match connection.protocol_version()? {
+        rustls::ProtocolVersion::TLSv1_2 => TlsVersion::Tls12,
+        rustls::ProtocolVersion::TLSv1_3 => TlsVersion::Tls13,
+        _ => return None,
+    };
+    let suite = connection.negotiated_cipher_suite()?.suite();
+    let certificates = connection
+        .peer_certificates()
+        .unwrap_or_default()
+        .iter()
+        .map(|certificate| certificate.as_ref().to_vec())
+        .collect();
+    Some(TlsInfo::new(
+        version,
+        iana_name(suite),
+        u16::from(suite),
+        certificates,
+    ))
+}
+
+/// The IANA registry's name of `suite`: rustls's, but for the TLS 1.3 suites, which
+/// rustls writes `TLS13_...` where the registry has `TLS_...`.
+fn iana_name(suite: rustls::CipherSuite) -> &'static str {
+    match suite {
+        rustls::CipherSuite::TLS13_AES_128_GCM_SHA256 => "TLS_AES_128_GCM_SHA256",
+        rustls::CipherSuite::TLS13_AES_256_GCM_SHA384 => "TLS_AES_256_GCM_SHA384",
+        rustls::CipherSuite::TLS13_CHACHA20_POLY1305_SHA256 => "TLS_CHACHA20_POLY1305_SHA256",
+        rustls::CipherSuite::TLS13_AES_128_CCM_SHA256 => "TLS_AES_128_CCM_SHA256",
+        rustls::CipherSuite::TLS13_AES_128_CCM_8_SHA256 => "TLS_AES_128_CCM_8_SHA256",
+        other => other.as_str().unwrap_or("unknown"),
     }
 }
 
@@ -264,7 +271,7 @@ impl TlsOptions {
         let versions: Vec<_> = TlsVersion::ALL
             .into_iter()
             .filter(|version| (self.min_version..=self.max_version).contains(version))
-            .map(TlsVersion::rustls)
+            .map(rustls_version)
             .collect();
         if versions.is_empty() {
             return Err(config_message(format!(

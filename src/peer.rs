@@ -1,0 +1,147 @@
+//! The other end of a connection: the address of the socket's peer and what TLS
+//! ([RFC 8446](https://www.rfc-editor.org/rfc/rfc8446),
+//! [RFC 5246](https://www.rfc-editor.org/rfc/rfc5246)) was negotiated with the origin,
+//! as [`Response::remote_addr`](crate::Response::remote_addr) and
+//! [`Response::tls_info`](crate::Response::tls_info) give them.
+//!
+//! Plain data, at the bottom of the crate: the network layer records it once per
+//! connection, in one `Arc` that every response on the connection shares (the requests of
+//! a reused HTTP/1.1 connection, the streams of an HTTP/2 one), and the spec types hand
+//! it out; neither names the other.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+/// What is known of a connection's other end, made once when the connection is made.
+#[derive(Debug)]
+pub(crate) struct Peer {
+    /// The address of the socket's peer: the origin's, or, through a proxy, the proxy's.
+    /// `None` over a Unix domain socket.
+    pub(crate) addr: Option<SocketAddr>,
+    /// The TLS of the connection to the origin; `None` without TLS to the origin.
+    pub(crate) tls: Option<TlsInfo>,
+}
+
+/// A version of the TLS protocol: the one a connection negotiated (see
+/// [`TlsInfo::version`]), or a bound for
+/// [`min_tls_version`](crate::net::HyperTransportBuilder::min_tls_version) and
+/// [`max_tls_version`](crate::net::HyperTransportBuilder::max_tls_version). Ordered:
+/// `Tls12 < Tls13`.
+///
+/// ```
+/// use whatwg_fetch::net::TlsVersion;
+/// assert!(TlsVersion::Tls12 < TlsVersion::Tls13);
+/// assert_eq!(TlsVersion::Tls13.to_string(), "TLS 1.3");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum TlsVersion {
+    /// TLS 1.2, [RFC 5246](https://www.rfc-editor.org/rfc/rfc5246).
+    Tls12,
+    /// TLS 1.3, [RFC 8446](https://www.rfc-editor.org/rfc/rfc8446).
+    Tls13,
+}
+
+impl TlsVersion {
+    /// Every version, oldest first.
+    pub(crate) const ALL: [TlsVersion; 2] = [TlsVersion::Tls12, TlsVersion::Tls13];
+}
+
+impl fmt::Display for TlsVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TlsVersion::Tls12 => "TLS 1.2",
+            TlsVersion::Tls13 => "TLS 1.3",
+        })
+    }
+}
+
+/// The TLS an `https:` response came over: the protocol version and cipher suite the
+/// handshake with the origin settled on, and the certificate chain the origin presented.
+/// Through a proxy's tunnel it is the origin's TLS, never the proxy's.
+///
+/// Recorded for every TLS connection, once, when it is made: every response on the
+/// connection shares it. Read it with [`Response::tls_info`](crate::Response::tls_info).
+///
+/// ```
+/// # use whatwg_fetch::{Client, TlsVersion};
+/// # async fn run(client: Client) -> whatwg_fetch::Result<()> {
+/// let response = client.get("https://example.com/").send().await?;
+/// if let Some(tls) = response.tls_info() {
+///     assert!(tls.version() >= TlsVersion::Tls12);
+///     println!("{} with {}", tls.version(), tls.cipher_suite());
+///     let leaf = tls.peer_certificate().expect("a server presents a certificate");
+///     println!("leaf certificate: {} bytes of DER", leaf.len());
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct TlsInfo {
+    version: TlsVersion,
+    cipher_suite: &'static str,
+    cipher_suite_id: u16,
+    certificates: Vec<Vec<u8>>,
+}
+
+impl TlsInfo {
+    /// Made by the network layer from what the handshake settled on.
+    pub(crate) fn new(
+        version: TlsVersion,
+        cipher_suite: &'static str,
+        cipher_suite_id: u16,
+        certificates: Vec<Vec<u8>>,
+    ) -> TlsInfo {
+        TlsInfo {
+            version,
+            cipher_suite,
+            cipher_suite_id,
+            certificates,
+        }
+    }
+
+    /// The protocol version negotiated.
+    pub fn version(&self) -> TlsVersion {
+        self.version
+    }
+
+    /// The cipher suite negotiated, by its name in the
+    /// [IANA TLS Cipher Suites registry](https://www.iana.org/assignments/tls-parameters/tls-parameters.xhtml#tls-parameters-4):
+    /// `TLS_AES_128_GCM_SHA256`, `TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256`, ... (rustls
+    /// writes the TLS 1.3 ones `TLS13_...`; this is the registry's `TLS_...`).
+    pub fn cipher_suite(&self) -> &'static str {
+        self.cipher_suite
+    }
+
+    /// The cipher suite's two-byte value in that registry: `0x1301` for
+    /// `TLS_AES_128_GCM_SHA256`.
+    pub fn cipher_suite_id(&self) -> u16 {
+        self.cipher_suite_id
+    }
+
+    /// The origin's certificate, in DER: the first of
+    /// [`peer_certificates`](Self::peer_certificates). As reqwest's
+    /// `TlsInfo::peer_certificate`.
+    pub fn peer_certificate(&self) -> Option<&[u8]> {
+        self.certificates.first().map(Vec::as_slice)
+    }
+
+    /// The certificate chain the origin presented, each in DER, its own certificate first
+    /// and then the intermediates as it sent them (a root it sent too is kept).
+    pub fn peer_certificates(&self) -> &[Vec<u8>] {
+        &self.certificates
+    }
+}
+
+impl fmt::Debug for TlsInfo {
+    /// The version, the cipher suite, and the size of each certificate rather than its
+    /// bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sizes: Vec<usize> = self.certificates.iter().map(Vec::len).collect();
+        f.debug_struct("TlsInfo")
+            .field("version", &self.version)
+            .field("cipher_suite", &self.cipher_suite)
+            .field("certificate_sizes", &sizes)
+            .finish()
+    }
+}
