@@ -123,7 +123,7 @@ impl RequestBuilder {
     /// kept.
     fn with(mut self, f: impl FnOnce(&mut Parts) -> Result<()>) -> RequestBuilder {
         if let Ok(parts) = &mut self.request {
-            if let Err(error) = f(&mut **parts) {
+            if let Err(error) = f(parts) {
                 self.request = Err(error);
             }
         }
