@@ -246,10 +246,7 @@ impl fmt::Display for PreflightFailure {
                 write!(f, "does not allow method {method}: ")?;
                 let header = "Access-Control-Allow-Methods";
                 match allowed {
-                    None => write!(
-                        f,
-                        "it has no {header} header; the server must send \"{header}: {method}\""
-                    ),
+                    None => missing_header(f, header, method),
                     Some(value) if *wildcard => write!(
                         f,
                         "{header} is {}, and \"*\" does not cover a request whose credentials \
@@ -278,10 +275,7 @@ impl fmt::Display for PreflightFailure {
                 write!(f, "does not allow header {name}: ")?;
                 let header = "Access-Control-Allow-Headers";
                 match allowed {
-                    None => write!(
-                        f,
-                        "it has no {header} header; the server must send \"{header}: {name}\""
-                    ),
+                    None => missing_header(f, header, &name),
                     Some(value) => write!(
                         f,
                         "{header} is {}; the server must list {name} by name, as \"*\" never \
@@ -299,10 +293,7 @@ impl fmt::Display for PreflightFailure {
                 write!(f, "does not allow header {name}: ")?;
                 let header = "Access-Control-Allow-Headers";
                 match allowed {
-                    None => write!(
-                        f,
-                        "it has no {header} header; the server must send \"{header}: {name}\""
-                    ),
+                    None => missing_header(f, header, &name),
                     Some(value) if *wildcard => write!(
                         f,
                         "{header} is {}, and \"*\" does not cover a request whose credentials \
@@ -324,6 +315,16 @@ impl From<PreflightFailure> for NetworkError {
     fn from(failure: PreflightFailure) -> NetworkError {
         NetworkError::Cors(Cow::Owned(failure.to_string()))
     }
+}
+
+/// `it has no Access-Control-Allow-Methods header; the server must send
+/// "Access-Control-Allow-Methods: PUT"`: a preflight response without the `header` that
+/// would allow `item`.
+fn missing_header(f: &mut fmt::Formatter<'_>, header: &str, item: &str) -> fmt::Result {
+    write!(
+        f,
+        "it has no {header} header; the server must send \"{header}: {item}\""
+    )
 }
 
 #[cfg(test)]
