@@ -35,6 +35,13 @@ use crate::error::BoxError;
 /// The spec's limit: HTTP-redirect fetch step 7 fails the 21st redirect.
 const SPEC_LIMIT: usize = 20;
 
+/// The most redirects any policy follows in a row, a custom one or `limited(n)` with a
+/// larger `n`: the chain is a peer's to lengthen. Each redirect runs main fetch again
+/// inside the one before (HTTP-redirect fetch step 22, as the spec nests it), so the
+/// chain's length is the depth of the stack its polling needs: past about 35 hops a 2 MiB
+/// thread of an unoptimized build overflowed. 30 leaves a margin.
+pub const MAX_REDIRECTS: usize = 30;
+
 /// Which redirects a client follows: [`limited`](Policy::limited) (20 by default, as the
 /// Fetch Standard has it), [`none`](Policy::none) or [`custom`](Policy::custom).
 #[derive(Clone)]
@@ -81,7 +88,8 @@ impl Policy {
 
     /// Asks `policy` about each redirect: it sees the [`Attempt`] (the status, the next URL,
     /// the URLs so far) and answers with [`Attempt::follow`], [`Attempt::stop`] or
-    /// [`Attempt::error`]. The spec's limit of 20 does not apply: the policy counts.
+    /// [`Attempt::error`]. The spec's limit of 20 does not apply: the policy counts, up to
+    /// [`MAX_REDIRECTS`], past which the fetch fails whatever it says.
     ///
     /// ```
     /// use whatwg_fetch::{Client, redirect};
@@ -111,6 +119,12 @@ impl Policy {
             next,
             previous,
         };
+        // A redirect past the ceiling fails whatever the policy says.
+        if previous.len() > MAX_REDIRECTS {
+            return Action {
+                inner: ActionInner::TooMany(MAX_REDIRECTS),
+            };
+        }
         match &self.inner {
             Inner::Limited(max) if previous.len() > *max => Action {
                 inner: ActionInner::TooMany(*max),

@@ -198,6 +198,46 @@ async fn a_custom_policy_sees_each_redirect_and_follows_stops_or_fails() {
 }
 
 #[tokio::test]
+async fn a_policy_that_always_follows_stops_at_the_ceiling() {
+    // A server that redirects forever.
+    let server = hyper_server(|request| async move {
+        let n: u64 = request
+            .uri()
+            .path()
+            .trim_start_matches('/')
+            .parse()
+            .unwrap_or(0);
+        http::Response::builder()
+            .status(302)
+            .header("location", format!("/{}", n + 1))
+            .body(full(""))
+            .unwrap()
+    })
+    .await;
+    let client = Client::builder()
+        .redirect(redirect::Policy::custom(|attempt| attempt.follow()))
+        .build()
+        .unwrap();
+    let error = tokio::time::timeout(Duration::from_secs(60), client.get(server.url("/0")).send())
+        .await
+        .expect("the fetch ends")
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.network_error(),
+            Some(NetworkError::TooManyRedirects {
+                max: redirect::MAX_REDIRECTS
+            })
+        ),
+        "{error:#}"
+    );
+    assert!(
+        error.to_string().contains("more than 30 redirects"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
 async fn a_requests_redirect_mode_rules_before_the_policy() {
     let server = server().await;
     let client = Client::builder()
