@@ -84,13 +84,17 @@ use crate::response::Response;
 #[must_use = "a RequestBuilder does nothing until it is sent"]
 pub struct RequestBuilder {
     client: Client,
-    /// Boxed: a builder moves by value through each call, and `send`'s future holds it.
-    request: Result<Box<Parts>>,
+    method: Method,
+    input: RequestInfo,
+    /// What the calls after the first set, made by the first that sets anything (a plain
+    /// `client.get(url).send()` makes none: no allocation, and a builder small enough to
+    /// be made where it is awaited); or the first error a call kept.
+    parts: Result<Option<Box<Parts>>>,
 }
 
-/// What a builder holds until it is sent.
+/// What a builder holds, besides its method and URL, until it is sent.
+#[derive(Default)]
 struct Parts {
-    input: RequestInfo,
     init: RequestInit,
     /// The header list, in the order given (`RequestInit::headers`' record form).
     headers: Vec<(Vec<u8>, Vec<u8>)>,
@@ -102,29 +106,22 @@ struct Parts {
 
 impl RequestBuilder {
     /// A builder of a request with `method` to `input`, for `client`.
+    #[inline]
     pub(crate) fn new(client: Client, method: Method, input: RequestInfo) -> RequestBuilder {
-        let init = RequestInit {
-            method: (method != Method::GET).then(|| method.as_str().to_owned()),
-            ..Default::default()
-        };
         RequestBuilder {
             client,
-            request: Ok(Box::new(Parts {
-                input,
-                init,
-                headers: Vec::new(),
-                query: String::new(),
-                timeout: None,
-            })),
+            method,
+            input,
+            parts: Ok(None),
         }
     }
 
     /// Applies `f` to the parts, unless an error was kept already; an error `f` returns is
     /// kept.
     fn with(mut self, f: impl FnOnce(&mut Parts) -> Result<()>) -> RequestBuilder {
-        if let Ok(parts) = &mut self.request {
-            if let Err(error) = f(parts) {
-                self.request = Err(error);
+        if let Ok(parts) = &mut self.parts {
+            if let Err(error) = f(parts.get_or_insert_with(Box::default)) {
+                self.parts = Err(error);
             }
         }
         self
@@ -532,7 +529,13 @@ impl RequestBuilder {
     /// The first error the builder kept, or the constructor's (an invalid URL, a method
     /// that is not allowed, a body with `GET`): a `TypeError` that says which.
     pub fn build(self) -> Result<Request> {
-        self.request.and_then(|parts| parts.build(&self.client))
+        let RequestBuilder {
+            client,
+            method,
+            input,
+            parts,
+        } = self;
+        build_request(&client, method, input, parts?)
     }
 
     /// Fetches the request and returns the response once its head has arrived, as
@@ -542,44 +545,30 @@ impl RequestBuilder {
     /// As [`build`](Self::build), and then as [`Client::fetch`]: a network error, the
     /// timeout, the signal's reason.
     pub async fn send(self) -> Result<Response> {
-        let parts = self.request?;
-        let timeout = parts.timeout;
-        let request = parts.build(&self.client)?;
-        let timeout = match timeout {
+        let RequestBuilder {
+            client,
+            method,
+            input,
+            parts,
+        } = self;
+        let parts = parts?;
+        let timeout = match parts.as_ref().and_then(|parts| parts.timeout) {
             Some(timeout) => Some(timeout),
-            None => self.client.total_timeout(),
+            None => client.total_timeout(),
         };
-        self.client.fetch_request_within(request, timeout).await
+        let request = build_request(&client, method, input, parts)?;
+        client.fetch_request_within(request, timeout).await
     }
 
     /// A copy of the builder, for sending the same request again; `None` when its body is a
     /// stream (or a form holding a [`StreamedFile`](crate::form_data::StreamedFile)) or it
     /// was given a [`Request`], which can be read once only (or when it kept an error).
     pub fn try_clone(&self) -> Option<RequestBuilder> {
-        let parts = self.request.as_ref().ok()?;
-        let body = match &parts.init.body {
-            Some(body) if body.has_null_source() => return None,
-            Some(body) => Some(clone_body_init(body)?),
+        let parts = match self.parts.as_ref().ok()? {
+            Some(parts) => Some(Box::new(parts.try_clone()?)),
             None => None,
         };
-        let init = RequestInit {
-            method: parts.init.method.clone(),
-            headers: None,
-            body,
-            referrer: parts.init.referrer.clone(),
-            referrer_policy: parts.init.referrer_policy,
-            mode: parts.init.mode,
-            credentials: parts.init.credentials,
-            cache: parts.init.cache,
-            redirect: parts.init.redirect,
-            integrity: parts.init.integrity.clone(),
-            keepalive: parts.init.keepalive,
-            signal: parts.init.signal.clone(),
-            duplex: parts.init.duplex,
-            priority: parts.init.priority,
-            window: parts.init.window,
-        };
-        let input = match &parts.input {
+        let input = match &self.input {
             RequestInfo::Url(text) => RequestInfo::Url(text.clone()),
             RequestInfo::Parsed(url) => RequestInfo::Parsed(url.clone()),
             // Its body can be taken once only.
@@ -587,13 +576,9 @@ impl RequestBuilder {
         };
         Some(RequestBuilder {
             client: self.client.clone(),
-            request: Ok(Box::new(Parts {
-                input,
-                init,
-                headers: parts.headers.clone(),
-                query: parts.query.clone(),
-                timeout: parts.timeout,
-            })),
+            method: self.method.clone(),
+            input,
+            parts: Ok(parts),
         })
     }
 }
@@ -626,65 +611,111 @@ impl Parts {
         }
     }
 
-    /// The request these parts describe, made by the spec's constructor.
-    fn build(self: Box<Self>, client: &Client) -> Result<Request> {
-        let Parts {
-            input,
-            mut init,
-            headers,
-            query,
-            timeout: _,
-        } = *self;
-        let input = if query.is_empty() {
-            input
-        } else {
-            let mut url = match input {
-                RequestInfo::Url(text) => client
-                    .environment()
-                    .parse_url(&text)
-                    .map_err(|error| Error::type_error(format!("invalid URL {text:?}: {error}")))?,
-                RequestInfo::Parsed(url) => url,
-                // A request made from another one takes that one's URL as it is.
-                RequestInfo::Request(_) => {
-                    return Err(Error::type_error(
-                        "query() needs a URL: this builder was given a Request, whose URL is its own",
-                    ));
-                }
-            };
-            let joined = match url.query() {
-                Some(existing) if !existing.is_empty() => format!("{existing}&{query}"),
-                _ => query,
-            };
-            url.set_query(Some(&joined));
-            RequestInfo::Parsed(url)
+    /// A copy of these parts; `None` when the body is a stream, which can be read once only.
+    fn try_clone(&self) -> Option<Parts> {
+        let body = match &self.init.body {
+            Some(body) if body.has_null_source() => return None,
+            Some(body) => Some(clone_body_init(body)?),
+            None => None,
         };
-        if !headers.is_empty() {
-            init.headers = Some(crate::headers::HeadersInit::Record(headers));
-        }
-        Request::new_in(client.environment(), input, init)
+        let init = RequestInit {
+            method: self.init.method.clone(),
+            headers: None,
+            body,
+            referrer: self.init.referrer.clone(),
+            referrer_policy: self.init.referrer_policy,
+            mode: self.init.mode,
+            credentials: self.init.credentials,
+            cache: self.init.cache,
+            redirect: self.init.redirect,
+            integrity: self.init.integrity.clone(),
+            keepalive: self.init.keepalive,
+            signal: self.init.signal.clone(),
+            duplex: self.init.duplex,
+            priority: self.init.priority,
+            window: self.init.window,
+        };
+        Some(Parts {
+            init,
+            headers: self.headers.clone(),
+            query: self.query.clone(),
+            timeout: self.timeout,
+        })
     }
+}
+
+/// The request a builder describes, made by the spec's constructor: `method` and `input`
+/// with what the calls set (`parts`, if any).
+fn build_request(
+    client: &Client,
+    method: Method,
+    input: RequestInfo,
+    parts: Option<Box<Parts>>,
+) -> Result<Request> {
+    // GET is the constructor's default; a request given as the input keeps its own method
+    // unless another is asked for.
+    let method = (method != Method::GET).then(|| method.as_str().to_owned());
+    let Some(parts) = parts else {
+        let init = RequestInit {
+            method,
+            ..RequestInit::default()
+        };
+        return Request::new_in(client.environment(), input, init);
+    };
+    let Parts {
+        mut init,
+        headers,
+        query,
+        timeout: _,
+    } = *parts;
+    init.method = method;
+    let input = if query.is_empty() {
+        input
+    } else {
+        let mut url = match input {
+            RequestInfo::Url(text) => client
+                .environment()
+                .parse_url(&text)
+                .map_err(|error| Error::type_error(format!("invalid URL {text:?}: {error}")))?,
+            RequestInfo::Parsed(url) => url,
+            // A request made from another one takes that one's URL as it is.
+            RequestInfo::Request(_) => {
+                return Err(Error::type_error(
+                    "query() needs a URL: this builder was given a Request, whose URL is its own",
+                ));
+            }
+        };
+        let joined = match url.query() {
+            Some(existing) if !existing.is_empty() => format!("{existing}&{query}"),
+            _ => query,
+        };
+        url.set_query(Some(&joined));
+        RequestInfo::Parsed(url)
+    };
+    if !headers.is_empty() {
+        init.headers = Some(crate::headers::HeadersInit::Record(headers));
+    }
+    Request::new_in(client.environment(), input, init)
 }
 
 impl fmt::Debug for RequestBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.request {
-            Ok(parts) => f
-                .debug_struct("RequestBuilder")
-                .field("input", &parts.input)
-                .field("method", &parts.init.method.as_deref().unwrap_or("GET"))
-                .field(
-                    "headers",
-                    &parts
-                        .headers
-                        .iter()
-                        .map(|(name, _)| String::from_utf8_lossy(name))
-                        .collect::<Vec<_>>(),
-                )
-                .finish_non_exhaustive(),
-            Err(error) => f
-                .debug_struct("RequestBuilder")
-                .field("error", error)
-                .finish(),
+        let mut debug = f.debug_struct("RequestBuilder");
+        debug
+            .field("method", &self.method)
+            .field("input", &self.input);
+        match &self.parts {
+            Ok(Some(parts)) => debug.field(
+                "headers",
+                &parts
+                    .headers
+                    .iter()
+                    .map(|(name, _)| String::from_utf8_lossy(name))
+                    .collect::<Vec<_>>(),
+            ),
+            Ok(None) => &mut debug,
+            Err(error) => debug.field("error", error),
         }
+        .finish_non_exhaustive()
     }
 }
