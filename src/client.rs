@@ -1124,6 +1124,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Resolves host names with hickory's DNS resolver, of the system's configuration,
+    /// instead of `getaddrinfo`: reqwest's `hickory_dns`. A [`resolver`](Self::resolver)
+    /// takes its place; [`build`](Self::build) fails when the system's configuration
+    /// cannot be read. [`HyperTransportBuilder::hickory_dns`] says the rest, and why
+    /// there is no `no_hickory_dns`.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().hickory_dns(true).build()?;
+    /// # let _ = client;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is `false`, with the `hickory-dns` feature on or off; the method exists
+    /// only with it.
+    #[cfg(feature = "hickory-dns")]
+    pub fn hickory_dns(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.hickory_dns(enabled);
+        self
+    }
+
     /// The Connection Attempt Delay of Happy Eyeballs (RFC 8305): with several addresses
     /// for a host, the next is tried this long after the last attempt started, or at once
     /// when an attempt fails; IPv6 and IPv4 alternate, and the first to connect wins.
@@ -1463,7 +1485,8 @@ impl ClientBuilder {
     /// # Errors
     /// A `TypeError` when a PEM root certificate cannot be read, the TLS configuration
     /// cannot be built (see [`HyperTransportBuilder::build`]), or (with [`proxy_from_env`](Self::proxy_from_env)) a proxy
-    /// variable holds a URL [`Proxy::http`] rejects.
+    /// variable holds a URL [`Proxy::http`] rejects, or (with `hickory_dns(true)`) the
+    /// system's DNS configuration cannot be read.
     pub fn build(mut self) -> Result<Client> {
         let mut built_in = None;
         let transport: Arc<dyn Transport> = match self.transport.take() {

@@ -313,7 +313,7 @@
 //!
 //! ## Cargo features
 //!
-//! Every feature but `mock`, `tower` and `tracing` is on by default; each one off takes its dependencies out of the build
+//! Every feature but `mock`, `tower`, `tracing` and `hickory-dns` is on by default; each one off takes its dependencies out of the build
 //! (the README gives the counts and build times).
 //!
 //! | Feature | What it adds |
@@ -325,6 +325,7 @@
 //! | `mock` (off by default) | The `mock` module: a `Transport` answering requests from interceptors, for tests. |
 //! | `tower` (off by default) | [`Client`] as a `tower::Service` (the `middleware` module) and `ClientBuilder::transport_layer`, for tower layers around whole fetches and around each network request. |
 //! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG); see the README's "Tracing". |
+//! | `hickory-dns` (off by default) | `net::HickoryResolver`, hickory's DNS stub resolver as a `net::Resolve` (the system's name servers, or a configuration of one's own), and `ClientBuilder::hickory_dns` to use it, as reqwest's feature of that name; unlike reqwest's, it is never the default. Needs Rust 1.88. |
 //!
 //! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
 //! and are always built; each is off at run time unless its environment or option turns

@@ -19,6 +19,7 @@ const FEATURES: &[&str] = &[
     "mock",
     "tower",
     "tracing",
+    "hickory-dns",
 ];
 
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,

@@ -137,6 +137,10 @@ pub struct HyperTransportBuilder {
     proxy_user_agent: Option<HeaderValue>,
     // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
     resolver: Option<Arc<dyn Resolve>>,
+    /// Whether a `HickoryResolver` of the system's configuration is made at `build` when
+    /// no `resolver` is given.
+    #[cfg(feature = "hickory-dns")]
+    hickory_dns: bool,
     socket: SocketOptions,
 }
 
@@ -161,6 +165,8 @@ impl Default for HyperTransportBuilder {
             proxies: Vec::new(),
             proxy_user_agent: None,
             resolver: None,
+            #[cfg(feature = "hickory-dns")]
+            hickory_dns: false,
             socket: SocketOptions::default(),
         }
     }
@@ -624,6 +630,36 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Resolves host names with hickory's DNS resolver
+    /// ([`HickoryResolver::from_system_conf`](super::HickoryResolver::from_system_conf):
+    /// the system's name servers, asked over UDP and TCP by the transport's own tasks, and
+    /// answers cached by their TTL) instead of `getaddrinfo`, as reqwest's
+    /// `hickory_dns(true)`. The system's configuration (`/etc/resolv.conf` on Unix) is read
+    /// once, by [`build`](Self::build). A resolver given to [`resolver`](Self::resolver)
+    /// takes its place, whatever the order of the calls; the [`resolve`](Self::resolve)
+    /// map and the [`resolve_with`](Self::resolve_with) function are asked first, as
+    /// always. A failed lookup is a [`NetworkError::Dns`] whose
+    /// [`DnsError`](super::DnsError)'s source is a [`HickoryError`](super::HickoryError).
+    ///
+    /// Unlike reqwest's, the `hickory-dns` feature does not turn it on by itself, so a
+    /// dependency that turns the feature on changes no client's resolver, and there is no
+    /// `no_hickory_dns` to undo it: `hickory_dns(false)` is the default.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let transport = HyperTransport::builder().hickory_dns(true).build()?;
+    /// # let _ = transport;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is `false`: the [`SystemResolver`]. With the `hickory-dns` feature only.
+    #[cfg(feature = "hickory-dns")]
+    pub fn hickory_dns(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.hickory_dns = enabled;
+        self
+    }
+
     /// The Connection Attempt Delay of Happy Eyeballs
     /// ([RFC 8305 §5](https://www.rfc-editor.org/rfc/rfc8305#section-5)): when a host has
     /// several addresses, the next one is tried this long after the last attempt started,
@@ -705,7 +741,10 @@ impl HyperTransportBuilder {
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
     /// [`NetworkError::Tls`] source when the TLS options cannot be used: an invalid root
     /// certificate, a minimum TLS version above the maximum, no root to trust at all, or
-    /// (with the built-in roots off) a system trust store that cannot be read.
+    /// (with the built-in roots off) a system trust store that cannot be read. With
+    /// `hickory_dns(true)` (the `hickory-dns` feature), one with a [`NetworkError::Other`]
+    /// source when the system's DNS configuration cannot be read or used, as
+    /// `HickoryResolver::from_system_conf` says.
     pub fn build(self) -> Result<HyperTransport, Error> {
         if !cfg!(feature = "http2") && (self.http2 || self.http2_prior_knowledge) {
             return Err(Error::network(NetworkError::Other(
@@ -724,6 +763,12 @@ impl HyperTransportBuilder {
         let h1 = self.protocol.http1();
         #[cfg(feature = "http2")]
         let h2 = self.protocol.http2();
+        let resolver: Arc<dyn Resolve> = match self.resolver {
+            Some(resolver) => resolver,
+            #[cfg(feature = "hickory-dns")]
+            None if self.hickory_dns => Arc::new(super::HickoryResolver::from_system_conf()?),
+            None => Arc::new(SystemResolver),
+        };
         Ok(HyperTransport {
             inner: Arc::new(Inner {
                 pool: Pool::new(PoolConfig {
@@ -736,7 +781,7 @@ impl HyperTransportBuilder {
                 connector: Connector {
                     overrides: self.overrides,
                     resolve_fn: self.resolve_fn,
-                    resolver: self.resolver.unwrap_or_else(|| Arc::new(SystemResolver)),
+                    resolver,
                     socket: self.socket,
                     tls,
                     h1,

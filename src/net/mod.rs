@@ -188,10 +188,17 @@ pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
 };
+/// hickory's resolver crate (the `hickory-dns` feature), for the configuration of a
+/// [`HickoryResolver`]: [`ResolverConfig`](hickory_resolver::config::ResolverConfig),
+/// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
+#[cfg(feature = "hickory-dns")]
+pub use hickory_resolver;
 pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
 pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
+#[cfg(feature = "hickory-dns")]
+pub use resolve::{HickoryError, HickoryResolver};
 #[cfg(feature = "tower")]
 pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;

@@ -7,6 +7,9 @@
 //! ([`resolve_with`](super::HyperTransportBuilder::resolve_with)), and then the resolver
 //! ([`resolver`](super::HyperTransportBuilder::resolver)), by default the system's. The
 //! addresses go to Happy Eyeballs (see the `happy_eyeballs` module) in the order given.
+//!
+//! With the `hickory-dns` feature, `hickory.rs` holds a second resolver, hickory's DNS
+//! stub resolver (`HickoryResolver`), turned on by `HyperTransportBuilder::hickory_dns`.
 
 use std::fmt;
 use std::future::Future;
@@ -14,6 +17,11 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 
 use crate::error::BoxError;
+
+#[cfg(feature = "hickory-dns")]
+mod hickory;
+#[cfg(feature = "hickory-dns")]
+pub use hickory::{HickoryError, HickoryResolver};
 
 /// The future a [`Resolve`] returns: the addresses of a name, or why there are none.
 pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Vec<SocketAddr>, BoxError>> + Send>>;
