@@ -57,6 +57,10 @@ pub enum ErrorKind {
     /// [`Response::error_for_status`](crate::Response::error_for_status). Its
     /// [`status`](Error::status) says which.
     HttpStatus,
+    /// Not an exception of the spec's: [`Response::upgrade`](crate::Response::upgrade) on a
+    /// response that has no connection to hand over (not a `101 Switching Protocols`,
+    /// or taken already). Its [`status`](Error::status) is the response's.
+    Upgrade,
 }
 
 impl ErrorKind {
@@ -72,7 +76,7 @@ impl ErrorKind {
             ErrorKind::NotSupportedError => "NotSupportedError",
             ErrorKind::NotFoundError => "NotFoundError",
             ErrorKind::NotReadableError => "NotReadableError",
-            ErrorKind::Custom | ErrorKind::HttpStatus => "Error",
+            ErrorKind::Custom | ErrorKind::HttpStatus | ErrorKind::Upgrade => "Error",
         }
     }
 
@@ -445,6 +449,19 @@ impl Error {
         }
     }
 
+    /// The error of [`Response::upgrade`](crate::Response::upgrade): `why` the response
+    /// with `status` to `url` has no connection to hand over.
+    pub(crate) fn upgrade(status: u16, why: &str, url: Option<&url::Url>) -> Error {
+        let inner = Error::new(ErrorKind::Upgrade, why.to_owned()).into_inner();
+        Error {
+            inner: Arc::new(Inner {
+                status: http::StatusCode::from_u16(status).ok(),
+                url: url.map(|url| url.as_str().into()),
+                ..inner
+            }),
+        }
+    }
+
     /// This network error as one that ended the read of a response's body (see
     /// [`Error::is_body`]).
     pub(crate) fn in_body(self) -> Error {
@@ -698,6 +715,22 @@ impl Error {
     /// from [`Response::error_for_status`](crate::Response::error_for_status).
     pub fn is_status(&self) -> bool {
         self.inner.kind == ErrorKind::HttpStatus
+    }
+
+    /// Whether [`Response::upgrade`](crate::Response::upgrade) found no connection to hand
+    /// over ([`ErrorKind::Upgrade`]), as reqwest's `is_upgrade`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let response = whatwg_fetch::Response::new(None, Default::default())?;
+    /// let error = response.upgrade().await.unwrap_err();
+    /// assert!(error.is_upgrade());
+    /// assert_eq!(error.status(), Some(whatwg_fetch::StatusCode::OK));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn is_upgrade(&self) -> bool {
+        self.inner.kind == ErrorKind::Upgrade
     }
 
     /// The status of an error from

@@ -492,6 +492,7 @@ pub mod retry;
 pub mod timing;
 #[cfg(feature = "tracing")]
 mod trace;
+pub mod upgrade;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
@@ -520,6 +521,7 @@ pub use request_builder::RequestBuilder;
 pub use response::{Response, ResponseInit, ResponseType};
 pub use retry::{RetryBudget, RetryPolicy};
 pub use timing::ResourceTiming;
+pub use upgrade::Upgraded;
 pub use url::Url;
 
 /// The README's examples, compiled and run as doctests.

@@ -775,6 +775,104 @@ impl Response {
         self.peer()?.tls.as_ref()
     }
 
+    /// The connection of a `101 Switching Protocols` response, as
+    /// [`AsyncRead`](tokio::io::AsyncRead) + [`AsyncWrite`](tokio::io::AsyncWrite): what
+    /// reqwest's `Response::upgrade` gives, for a protocol of one's own over HTTP/1.1's
+    /// `Upgrade` (RFC 9110 §7.8).
+    ///
+    /// The request asks with its own `Upgrade` and `Connection: upgrade` headers, which a
+    /// server-side client sends as given (a browser-like one drops them: they are
+    /// [forbidden request-headers](https://fetch.spec.whatwg.org/#forbidden-request-header)).
+    /// A `101` answering it takes its connection out of the pool: reads give the bytes the
+    /// server sent after the head first, then the connection's. A `101` that no request
+    /// asked for is never handed over.
+    ///
+    /// HTTP/2 has no `101` (RFC 9113 §8.6): an `https:` server that picks `h2` answers the
+    /// request as any other; [`ClientBuilder::http1_only`](crate::ClientBuilder::http1_only)
+    /// keeps the request on HTTP/1.1. With an HTTP cache, ask for
+    /// [`RequestCache::NoStore`](crate::RequestCache::NoStore), so that no stored response
+    /// answers in the server's place.
+    ///
+    /// # Errors
+    /// An [`ErrorKind::Upgrade`](crate::ErrorKind::Upgrade) error ([`Error::is_upgrade`])
+    /// naming the status and the URL, for a response that is not a `101` handed over (or
+    /// whose connection a clone of it took already).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// #     let (mut socket, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 1024];
+    /// #     let _ = socket.read(&mut head).await;
+    /// #     socket.write_all(b"HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: upgrade\r\n\r\n").await.unwrap();
+    /// #     let mut byte = [0; 4];
+    /// #     socket.read_exact(&mut byte).await.unwrap();
+    /// #     socket.write_all(&byte).await.unwrap();
+    /// # });
+    /// # let url = format!("http://{addr}/");
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let response = client
+    ///     .get(url)
+    ///     .header("connection", "upgrade")
+    ///     .header("upgrade", "echo")
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(response.status(), 101);
+    /// let mut connection = response.upgrade().await?;
+    /// connection.write_all(b"ping").await?;
+    /// let mut echoed = [0; 4];
+    /// connection.read_exact(&mut echoed).await?;
+    /// assert_eq!(&echoed, b"ping");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn upgrade(self) -> Result<crate::Upgraded> {
+        let response = self.internal_response_or_self();
+        let url = response.url_list.last();
+        let handed = response
+            .timing
+            .as_ref()
+            .and_then(|cell| cell.upgrade.as_ref())
+            .and_then(crate::upgrade::OnUpgrade::take);
+        if let Some(upgraded) = handed {
+            return Ok(upgraded);
+        }
+        let status = response.status;
+        let why = if status == 101 {
+            "upgrade(): this 101 response has no connection to hand over (the request \
+             sent no Upgrade header, or a clone of the response took it)"
+                .to_owned()
+        } else {
+            let reason = http::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|status| status.canonical_reason())
+                .unwrap_or_default();
+            let over_h2 = response
+                .timing
+                .as_ref()
+                .and_then(|cell| cell.network.as_ref())
+                .is_some_and(|network| {
+                    network.connection_timing_info.alpn_negotiated_protocol == "h2"
+                });
+            let hint = if over_h2 {
+                " (it came over HTTP/2, which has no 101: keep the request on HTTP/1.1 \
+                 with ClientBuilder::http1_only)"
+            } else {
+                ""
+            };
+            format!(
+                "upgrade(): the response is {status} {reason}, not 101 Switching Protocols{hint}"
+            )
+        };
+        Err(Error::upgrade(status, &why, url))
+    }
+
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).
     pub fn body_used(&self) -> bool {
         self.body.as_ref().is_some_and(Body::is_disturbed)

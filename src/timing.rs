@@ -138,8 +138,8 @@ pub(crate) fn clamp_and_coarsen_connection_timing_info(
 /// Not in the spec: the timing info of a fetch and its response body info, shared by the
 /// response and its body's stream. The body's stream adds to the sizes as it delivers
 /// chunks and sets the end when it ends; fetch response handover sets the timing info.
-/// It also carries what the network layer knows of the connection's other end, as it is
-/// the one allocation a response from the network has of its own (a `Response` has no
+/// It also carries what the network layer knows of the connection's other end (and a
+/// `101`'s connection, handed over), as it is the one allocation a response from the network has of its own (a `Response` has no
 /// room left within 256 bytes, see `body.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct TimingCell {
@@ -163,6 +163,9 @@ pub(crate) struct TimingCell {
     /// [`Response::remote_addr`](crate::Response::remote_addr)). `None` for a response
     /// that did not come from the network.
     pub(crate) peer: Option<std::sync::Arc<crate::peer::Peer>>,
+    /// The connection of a `101 Switching Protocols` response, handed over by the network
+    /// layer for [`Response::upgrade`](crate::Response::upgrade); `None` for any other.
+    pub(crate) upgrade: Option<crate::upgrade::OnUpgrade>,
 }
 
 /// What HTTP-network fetch records of the request it made.

@@ -69,6 +69,7 @@ const MODULES: &[(&str, Layer)] = &[
     ("infra", Layer::Infra),
     ("error", Layer::Error),
     ("peer", Layer::Infra),
+    ("upgrade", Layer::Infra),
     ("abort", Layer::Spec),
     ("blob", Layer::Spec),
     ("blob_url", Layer::Spec),

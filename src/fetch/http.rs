@@ -1113,7 +1113,7 @@ fn same_list(a: &HeaderList, b: &HeaderList) -> bool {
 fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -> Response {
     let status = http_response.status().as_u16();
     let status_message = crate::net::status_text(&http_response);
-    let (parts, mut body) = http_response.into_parts();
+    let (mut parts, mut body) = http_response.into_parts();
     let headers =
         Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
     // HTTP-network fetch steps 8.2 (final connection timing info), 8.4 (final
@@ -1136,7 +1136,14 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     });
     // Not in the spec: the connection's peer (its address and TLS), one `Arc` shared with
     // every response on the connection, for `Response::remote_addr` and `tls_info`.
-    let cell = Arc::new(TimingCell::from_network(network, body.peer()));
+    let mut cell = TimingCell::from_network(network, body.peer());
+    // Not in the spec: the connection of a `101` answering the request's `Upgrade`, for
+    // `Response::upgrade` (the spec reads a 101 as final only in "websocket" mode; this
+    // network layer only ever returns one that a request asked for).
+    if status == 101 {
+        cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
+    }
+    let cell = Arc::new(cell);
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is
     // decoded), so that a size limit can fail the first read without reading.

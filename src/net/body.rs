@@ -491,6 +491,13 @@ impl ResponseBody {
         )
     }
 
+    /// The empty body of a `101 Switching Protocols` whose connection was handed over
+    /// (see `crate::upgrade`): what is known of the response's connection, and no
+    /// connection to give back.
+    pub(crate) fn switched(reader: BodyReader, info: Recorded) -> ResponseBody {
+        ResponseBody::from_source(Source::H1(reader), None, None, false, None, info)
+    }
+
     fn from_source(
         body: Source,
         conn: Option<Pooled>,

@@ -191,6 +191,15 @@ impl Http1 {
         self.0.peer.clone()
     }
 
+    /// The connection as the caller's byte stream, after a `101 Switching Protocols`
+    /// answered a request's `Upgrade`: the bytes read past the head come first.
+    pub(crate) fn into_upgraded(self) -> crate::upgrade::Upgraded {
+        let conn = *self.0;
+        // Its pool count (`reused.counted`) goes with the rest: the connection is no
+        // longer the pool's, and counts as closed there.
+        crate::upgrade::Upgraded::new(conn.io.into_inner(), conn.read_buf.freeze())
+    }
+
     /// Marks the connection as one that must not serve another request.
     pub(crate) fn close(&mut self) {
         self.0.closed = true;
@@ -934,7 +943,8 @@ fn body_kind(
     keep_alive: &mut bool,
 ) -> Result<BodyKind, H1Error> {
     if status == StatusCode::SWITCHING_PROTOCOLS {
-        // Never asked for: what follows is not HTTP, and the caller gets the head alone.
+        // What follows is not HTTP: the caller gets the head, and the connection when the
+        // request asked for the upgrade (the transport hands it over).
         *keep_alive = false;
         return Ok(BodyKind::End);
     }

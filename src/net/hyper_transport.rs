@@ -967,7 +967,7 @@ impl Inner {
                         checkout = Checkout::Connect(pooled.into_slot());
                         continue;
                     }
-                    Ok((parts, reader)) => {
+                    Ok((mut parts, reader)) => {
                         let info = Recorded {
                             timing: fresh.map(Box::new),
                             request_start,
@@ -979,6 +979,19 @@ impl Inner {
                             secure: key.https,
                             peer: pooled.tx.peer(),
                         };
+                        if parts.status == StatusCode::SWITCHING_PROTOCOLS
+                            && request.headers().contains_key(UPGRADE)
+                        {
+                            // What follows is the protocol the request asked for: the
+                            // connection leaves the pool, handed over in the extensions
+                            // (`Response::upgrade`), with the bytes read past the head.
+                            let upgraded = pooled.into_connection().into_upgraded();
+                            parts
+                                .extensions
+                                .insert(crate::upgrade::OnUpgrade::new(upgraded));
+                            let body = ResponseBody::switched(reader, info);
+                            return Ok(Response::from_parts(parts, body));
+                        }
                         return self.wrap_h1(parts, reader, pooled, &options, info);
                     }
                     Err(error) => error,

@@ -48,6 +48,11 @@
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
 //!   Request`.
+//! - **Upgrades.** A `101 Switching Protocols` answering a request's `Upgrade` header
+//!   over HTTP/1.1 takes its connection out of the pool and hands it over in the
+//!   response's extensions as an [`OnUpgrade`](crate::upgrade::OnUpgrade) (what
+//!   [`Response::upgrade`](crate::Response::upgrade) takes); a `101` no request asked
+//!   for is a head without a body, its connection closed.
 //! - **Heads ended by a close.** A response head that the server ends by closing the
 //!   connection, without the empty line, is read as a complete head, as browsers do (a
 //!   leniency hyper lacks; see `net/h1.rs`). A body cut short is still an error.

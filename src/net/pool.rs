@@ -756,6 +756,14 @@ impl Pooled {
     pub(crate) fn into_slot(self) -> Slot {
         self.slot
     }
+
+    /// Takes the connection out of the pool for good (a `101`'s, handed to the caller):
+    /// its place under the cap is freed.
+    pub(crate) fn into_connection(self) -> Http1 {
+        let Pooled { tx, slot, .. } = self;
+        drop(slot);
+        tx
+    }
 }
 
 /// A snapshot of a [`HyperTransport`](super::HyperTransport)'s connection pool, from
