@@ -93,7 +93,7 @@ async fn run(base: String) -> Result<(), Box<dyn std::error::Error + Send + Sync
 
     // The blocking client, on a thread of its own.
     let blocking = tokio::task::spawn_blocking(move || -> Result<String, whatwg_fetch::Error> {
-        let client = whatwg_fetch::blocking::Client::builder().build()?;
+        let client = whatwg_fetch::blocking::Client::new();
         client.get(format!("{base}/items/1")).send()?.text()
     });
     println!("blocking: {}", blocking.await??);

@@ -56,7 +56,30 @@ use crate::infra::{
 
 /// A [`FormDataEntryValue`](https://xhr.spec.whatwg.org/#formdataentryvalue):
 /// `(File or USVString)`.
+///
+/// Non-exhaustive: a kind of value may be added (as [`StreamedFile`](Self::StreamedFile)
+/// was) without a major version, so a `match` outside this crate needs a wildcard arm,
+/// which must treat a value it does not know as neither a string nor a [`File`] (skip it
+/// or fail, saying so). [`as_str`](Self::as_str) and [`as_file`](Self::as_file) read
+/// the two kinds of the spec without a `match`.
+///
+/// ```
+/// use whatwg_fetch::{FormData, FormDataEntryValue};
+///
+/// let mut form = FormData::new();
+/// form.append("title", "holiday");
+/// for (name, value) in form.iter() {
+///     match value {
+///         FormDataEntryValue::String(text) => println!("{name}: {text}"),
+///         FormDataEntryValue::File(file) => println!("{name}: file {}", file.name()),
+///         FormDataEntryValue::StreamedFile(file) => println!("{name}: streamed {}", file.name()),
+///         // A kind of value added after this code was written.
+///         other => println!("{name}: {other:?}"),
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FormDataEntryValue {
     /// A string value.
     String(String),

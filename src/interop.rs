@@ -127,7 +127,8 @@ where
     type Error = Error;
 
     /// `new Response(body, { status, statusText, headers })`; the status text is the HTTP/1
-    /// reason phrase, if any. The headers keep guard `response`.
+    /// reason phrase, if any. The headers keep guard `response`; the HTTP version is kept
+    /// for [`Response::version`].
     ///
     /// # Errors
     /// The constructor's errors: a `RangeError` for a status outside 200–599, a `TypeError`
@@ -146,14 +147,16 @@ where
             status_text,
             headers: Some(HeadersInit::from(&parts.headers)),
         };
-        Response::new(body, init)
+        let mut response = Response::new(body, init)?;
+        response.version = parts.version;
+        Ok(response)
     }
 }
 
 impl TryFrom<Response> for http::Response<Body> {
     type Error = Error;
 
-    /// The response's status, headers and body stream. A filtered response gives what it
+    /// The response's status, headers, HTTP version and body stream. A filtered response gives what it
     /// exposes: an opaque one has status 0, which `http` cannot hold.
     ///
     /// # Errors
@@ -172,6 +175,7 @@ impl TryFrom<Response> for http::Response<Body> {
         let mut http_response = http::Response::new(body);
         *http_response.status_mut() = status;
         *http_response.headers_mut() = headers;
+        *http_response.version_mut() = response.version();
         Ok(http_response)
     }
 }

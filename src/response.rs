@@ -136,6 +136,10 @@ pub struct Response {
     /// The fetch's timing info and the response body info, shared with the body's
     /// stream, on a fetched response (the internal one of a filtered response).
     pub(crate) timing: Option<std::sync::Arc<TimingCell>>,
+    /// The HTTP version of the response as the network layer received it, or as the HTTP
+    /// cache stored it; HTTP/1.1 for a response that did not come from the network (see
+    /// [`Response::version`]). One byte, within the padding after the flags above.
+    pub(crate) version: http::Version,
 }
 
 impl Response {
@@ -156,6 +160,7 @@ impl Response {
             internal_response: None,
             error: None,
             timing: None,
+            version: http::Version::HTTP_11,
         }
     }
 
@@ -873,6 +878,43 @@ impl Response {
         Err(Error::upgrade(status, &why, url))
     }
 
+    /// The HTTP version of the response, as reqwest's `Response::version`: HTTP/2 for one
+    /// that came over HTTP/2, HTTP/1.0 for an HTTP/1.0 server's response (its status line
+    /// says `HTTP/1.0`), HTTP/1.1 otherwise. A response served from the HTTP cache has the
+    /// version of the network response it was stored from. One that did not come from the
+    /// network at all (made with [`Response::new`], fetched from a `data:`, `blob:` or
+    /// `about:` URL) has HTTP/1.1, as reqwest's default; a mock transport's is the
+    /// version of the `http::Response` it answers with (HTTP/1.1 unless it sets one).
+    ///
+    /// A filtered response (`basic`, `cors`, `opaque`) gives its internal response's, as
+    /// [`remote_addr`](Self::remote_addr) does: the version says nothing the filter hides.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// #     let (mut socket, _) = listener.accept().await.unwrap();
+    /// #     let mut buf = [0; 1024];
+    /// #     let _ = socket.read(&mut buf).await;
+    /// #     socket.write_all(b"HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\nok").await.unwrap();
+    /// # });
+    /// use whatwg_fetch::{Client, Version};
+    ///
+    /// let client = Client::builder().build()?;
+    /// let response = client.get(format!("http://{addr}/")).send().await?;
+    /// assert_eq!(response.version(), Version::HTTP_10);
+    ///
+    /// let response = client.get("data:,hello").send().await?;
+    /// assert_eq!(response.version(), Version::HTTP_11);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn version(&self) -> http::Version {
+        self.internal_response_or_self().version
+    }
+
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).
     pub fn body_used(&self) -> bool {
         self.body.as_ref().is_some_and(Body::is_disturbed)
@@ -905,6 +947,7 @@ impl Response {
             internal_response,
             error: self.error.clone(),
             timing: self.timing.clone(),
+            version: self.version,
         }
     }
 

@@ -494,6 +494,37 @@ fn a_signal_aborted_from_another_thread_ends_a_send_waiting_for_its_head() {
     );
 }
 
+#[test]
+fn client_new_and_default_fetch_from_a_plain_thread() {
+    let served = server();
+    for client in [Client::new(), Client::default()] {
+        get_text_json_and_stream(&served, &client);
+    }
+}
+
+#[tokio::test]
+async fn client_new_fetches_inside_a_current_thread_runtime() {
+    let served = server();
+    // Made, used and dropped in the runtime's own task.
+    let client = Client::new();
+    get_text_json_and_stream(&served, &client);
+    drop(client);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_new_fetches_inside_a_multi_thread_runtime_and_in_spawn_blocking() {
+    let served = std::sync::Arc::new(server());
+    let client = Client::new();
+    get_text_json_and_stream(&served, &client);
+    let served_blocking = served.clone();
+    tokio::task::spawn_blocking(move || {
+        get_text_json_and_stream(&served_blocking, &Client::default())
+    })
+    .await
+    .unwrap();
+    drop(client);
+}
+
 #[tokio::test]
 async fn calls_work_inside_a_current_thread_tokio_test() {
     let served = server();

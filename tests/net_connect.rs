@@ -291,6 +291,64 @@ async fn a_refused_address_is_followed_at_once_by_the_next() {
     .unwrap();
 }
 
+/// 1,000 addresses of port `port` for a resolver to give: loopback addresses nothing
+/// listens on (127.1.x.y, refused at once), but 127.0.0.1 at `live_at`.
+fn thousand_addresses(port: u16, live_at: usize) -> Vec<SocketAddr> {
+    (0..1000u16)
+        .map(|n| match usize::from(n) == live_at {
+            true => SocketAddr::from(([127, 0, 0, 1], port)),
+            false => SocketAddr::from(([127, 1, (n >> 8) as u8, n as u8], port)),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn of_a_resolvers_thousand_addresses_the_last_of_the_first_32_is_reached() {
+    timeout(LIMIT, async {
+        assert_eq!(whatwg_fetch::net::MAX_CONNECT_ADDRESSES, 32);
+        let live = live_server().await;
+        let client = Client::builder()
+            .resolver(Fixed::new(thousand_addresses(live.addr.port(), 31)))
+            .build()
+            .unwrap();
+        let url = format!("http://many.test:{}/", live.addr.port());
+        assert_eq!(fetch_text(&client, &url).await.unwrap(), "live");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn of_a_resolvers_thousand_addresses_no_more_than_32_are_tried() {
+    timeout(LIMIT, async {
+        // The only address that would connect is the 33rd: a connect path that tried
+        // them all would reach it (after 32 refusals, 10 ms apart).
+        let live = live_server().await;
+        let addrs = thousand_addresses(live.addr.port(), 32);
+        let client = Client::builder()
+            .resolver(Fixed::new(addrs.clone()))
+            .build()
+            .unwrap();
+        let url = format!("http://many.test:{}/", live.addr.port());
+        let error = fetch_text(&client, &url).await.unwrap_err();
+        let connect = connect_error(&error);
+        let tried: Vec<SocketAddr> = connect.attempts().map(|(addr, _)| addr).collect();
+        assert_eq!(tried, addrs[..32]);
+        assert_eq!(live.counts.accepts(), 0, "the 33rd address was not tried");
+
+        // The same cap for `resolve_with`, which answers without a `Resolve`.
+        let client = Client::builder()
+            .resolve_with(move |_| Some(addrs.clone()))
+            .build()
+            .unwrap();
+        let error = fetch_text(&client, &url).await.unwrap_err();
+        assert_eq!(connect_error(&error).attempts().len(), 32);
+        assert_eq!(live.counts.accepts(), 0);
+    })
+    .await
+    .unwrap();
+}
+
 #[tokio::test]
 async fn when_every_address_fails_the_error_names_each_with_its_error() {
     timeout(LIMIT, async {

@@ -40,6 +40,7 @@ fn visit(form: &FormData) {
             FormDataEntryValue::StreamedFile(file) => {
                 panic!("a parsed form holds a StreamedFile {file:?}")
             }
+            other => panic!("a parsed form holds an entry value of a new kind: {other:?}"),
         }
     }
 }

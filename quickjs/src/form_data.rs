@@ -13,7 +13,8 @@ use crate::handle::{self, Native};
 /// An entry's value for the script: a string, or a `File` handle.
 ///
 /// A form a script can reach holds no `StreamedFile` (none is made from JavaScript, and a
-/// parsed form holds none); one from the host would have no `File` to show, so it throws.
+/// parsed form holds none); one from the host would have no `File` to show, so it throws,
+/// as does a kind of value the crate may add and this binding does not know.
 fn entry_value<'js>(ctx: &Ctx<'js>, value: &FormDataEntryValue) -> rquickjs::Result<Value<'js>> {
     match value {
         FormDataEntryValue::String(s) => s.as_str().into_js(ctx),
@@ -24,6 +25,10 @@ fn entry_value<'js>(ctx: &Ctx<'js>, value: &FormDataEntryValue) -> rquickjs::Res
                 "the entry for file {:?} is read from a reader and has no File",
                 f.name()
             ),
+        )),
+        other => Err(Exception::throw_type(
+            ctx,
+            &format!("the entry value {other:?} is neither a string nor a File"),
         )),
     }
 }

@@ -165,6 +165,27 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client with every option at its default, as reqwest's `blocking::Client::new()`.
+    ///
+    /// It never panics, as [`Client::new`](crate::Client::new) does not: where building
+    /// fails (the TLS configuration cannot be made, or the client's thread cannot be
+    /// started for the system's limit on threads or file descriptors), the client is still
+    /// returned and each of its calls fails with an error that says why. Use
+    /// [`Client::builder`] and [`ClientBuilder::build`] to get that error at once instead.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::blocking::Client::new();
+    /// let response = client.get("data:,hello").send()?;
+    /// assert_eq!(response.text()?, "hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn new() -> Client {
+        Client {
+            inner: crate::Client::new(),
+            runtime: RuntimeThread::start().unwrap_or_else(RuntimeThread::not_started),
+        }
+    }
+
     /// A builder with the defaults of the async [`ClientBuilder`](crate::ClientBuilder).
     pub fn builder() -> ClientBuilder {
         ClientBuilder::from(crate::Client::builder())
@@ -274,6 +295,13 @@ impl Client {
             .runtime
             .run(async move { client.fetch_request(request).await })??;
         Ok(Response::new(response, self.runtime.clone()))
+    }
+}
+
+/// [`Client::new`].
+impl Default for Client {
+    fn default() -> Client {
+        Client::new()
     }
 }
 
@@ -419,6 +447,25 @@ mod tests {
         assert_send_sync::<Client>();
         assert_send_sync::<ClientBuilder>();
         assert_send_sync::<Response>();
+    }
+
+    #[test]
+    fn a_client_whose_thread_did_not_start_fails_each_call_with_why() {
+        let reason =
+            Error::type_error("cannot spawn the blocking client's thread: no threads left");
+        let client = Client {
+            inner: crate::Client::new(),
+            runtime: RuntimeThread::not_started(reason),
+        };
+        for error in [
+            client.get("data:,hello").send().unwrap_err(),
+            client
+                .fetch("data:,hello", RequestInit::default())
+                .unwrap_err(),
+        ] {
+            assert_eq!(error.kind(), crate::ErrorKind::TypeError);
+            assert!(error.to_string().contains("no threads left"), "{error}");
+        }
     }
 
     #[test]

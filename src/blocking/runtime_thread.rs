@@ -35,12 +35,15 @@ const THREAD_NAME: &str = "whatwg-fetch-blocking";
 
 /// A handle on the runtime thread; the thread runs while one exists.
 pub(super) struct RuntimeThread {
-    /// Where jobs go; `None` once dropped, which ends the thread's loop.
+    /// Where jobs go; `None` once dropped, which ends the thread's loop, and for a thread
+    /// that could not be started.
     jobs: Option<mpsc::UnboundedSender<Job>>,
-    /// The thread, joined or detached by the last handle.
+    /// The thread, joined or detached by the last handle; `None` if it never started.
     thread: Option<JoinHandle<()>>,
-    /// The thread's id, to refuse a wait on the thread itself.
-    id: ThreadId,
+    /// The thread's id, to refuse a wait on the thread itself; `None` if it never started.
+    id: Option<ThreadId>,
+    /// Why the thread could not be started, which every call then returns.
+    not_started: Option<Error>,
 }
 
 impl RuntimeThread {
@@ -94,21 +97,35 @@ impl RuntimeThread {
         }
         Ok(Arc::new(RuntimeThread {
             jobs: Some(jobs),
-            id: thread.thread().id(),
+            id: Some(thread.thread().id()),
             thread: Some(thread),
+            not_started: None,
         }))
+    }
+
+    /// A handle on no thread, for a client whose thread could not be started: each
+    /// [`run`](Self::run) and [`spawn`](Self::spawn) returns `error`, the error of
+    /// [`start`](Self::start).
+    pub(super) fn not_started(error: Error) -> Arc<RuntimeThread> {
+        Arc::new(RuntimeThread {
+            jobs: None,
+            thread: None,
+            id: None,
+            not_started: Some(error),
+        })
     }
 
     /// Runs `future` on the runtime thread and waits for its output.
     ///
     /// # Errors
     /// A `TypeError` when called on the runtime thread itself (it would wait for itself),
-    /// or when the thread has stopped (only if a task of it panicked).
+    /// when the thread has stopped (only if a task of it panicked), or the error of a
+    /// thread that could not be started.
     pub(super) fn run<T: Send + 'static>(
         &self,
         future: impl Future<Output = T> + Send + 'static,
     ) -> Result<T> {
-        if thread::current().id() == self.id {
+        if Some(thread::current().id()) == self.id {
             return Err(Error::type_error(
                 "a blocking client was called from its own runtime thread, which would wait for itself",
             ));
@@ -123,8 +140,12 @@ impl RuntimeThread {
     /// Spawns `future` on the runtime thread, without waiting for it.
     ///
     /// # Errors
-    /// A `TypeError` when the thread has stopped.
+    /// A `TypeError` when the thread has stopped, or the error of a thread that could not
+    /// be started.
     pub(super) fn spawn(&self, future: impl Future<Output = ()> + Send + 'static) -> Result<()> {
+        if let Some(error) = &self.not_started {
+            return Err(error.clone());
+        }
         let jobs = self.jobs.as_ref().ok_or_else(stopped)?;
         jobs.send(Box::pin(future)).map_err(|_| stopped())
     }
@@ -137,7 +158,7 @@ impl Drop for RuntimeThread {
         let Some(thread) = self.thread.take() else {
             return;
         };
-        let on_itself = thread::current().id() == self.id;
+        let on_itself = Some(thread::current().id()) == self.id;
         let in_a_runtime = tokio::runtime::Handle::try_current().is_ok();
         if on_itself || in_a_runtime {
             // Detached: it stops by itself now that its channel is closed (see the module
@@ -154,6 +175,7 @@ impl fmt::Debug for RuntimeThread {
         f.debug_struct("RuntimeThread")
             .field("thread", &self.id)
             .field("running", &self.jobs.is_some())
+            .field("not_started", &self.not_started)
             .finish()
     }
 }

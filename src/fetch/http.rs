@@ -1158,6 +1158,8 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     let mut response =
         Response::from_network(status, status_message, headers, Some(body), Vec::new());
     response.timing = Some(cell);
+    // Not in the spec: the HTTP version, for `Response::version`.
+    response.version = parts.version;
     response
 }
 

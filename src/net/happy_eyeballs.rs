@@ -66,6 +66,20 @@ pub(crate) const MAX_CONNECTION_ATTEMPT_DELAY: Duration = Duration::from_secs(2)
 /// attempt" (RFC 8305 §5), which holds for an attempt started because another failed too.
 const MIN_GAP_BETWEEN_ATTEMPTS: Duration = Duration::from_millis(10);
 
+/// The most addresses of one host the connect path tries: the first 32 that Happy
+/// Eyeballs would reach, whatever gave them (the system resolver, a
+/// [`Resolve`](super::Resolve) of the caller's, `resolve_with`, an override).
+///
+/// Every address is a connection attempt when the ones before it fail, each at least
+/// 10 ms after the last, so an answer of thousands of addresses (a DNS answer over TCP
+/// holds hundreds; a resolver of one's own, any number) would keep one connect going for
+/// many seconds and keep as many errors. The addresses kept are those the race reaches
+/// first, in the resolver's order: the families alternate (RFC 8305 §4), so with both in
+/// the answer each keeps its first 16, and a family with fewer leaves the rest of the 32
+/// to the other. With a [local address](super::HyperTransportBuilder::local_address), the
+/// 32 are of its family, and at most 32 of the other are reported as skipped.
+pub const MAX_CONNECT_ADDRESSES: usize = 32;
+
 /// A Connection Attempt Delay within RFC 8305's bounds (§5, §8): 100 ms to 2 s.
 pub(crate) fn connection_attempt_delay(delay: Duration) -> Duration {
     delay.clamp(MIN_CONNECTION_ATTEMPT_DELAY, MAX_CONNECTION_ATTEMPT_DELAY)
@@ -99,6 +113,44 @@ pub(crate) fn sort_addresses(addrs: Vec<SocketAddr>) -> Vec<SocketAddr> {
             }
         }
     }
+}
+
+/// The first `max` of `addrs` that Happy Eyeballs, alternating IPv6 and IPv4 (RFC 8305
+/// §4), would try, in their own order: each family gets half of `max`, and what one
+/// family leaves unused goes to the other. A list of `max` or fewer is returned as it is.
+pub(crate) fn first_to_try(addrs: Vec<SocketAddr>, max: usize) -> Vec<SocketAddr> {
+    if addrs.len() <= max {
+        return addrs;
+    }
+    let v6 = addrs.iter().filter(|addr| addr.is_ipv6()).count();
+    let v4 = addrs.len().saturating_sub(v6);
+    // With both families past half of `max`, each gets half (the first family one more
+    // for an odd `max`, as it starts the alternation); a family below half leaves the rest
+    // to the other.
+    let half = max / 2;
+    let (mut keep_v6, mut keep_v4) = (v6.min(half), v4.min(half));
+    let spare = max.saturating_sub(keep_v6).saturating_sub(keep_v4);
+    let first_is_v6 = addrs.first().is_some_and(SocketAddr::is_ipv6);
+    if first_is_v6 {
+        keep_v6 = v6.min(keep_v6.saturating_add(spare));
+        keep_v4 = v4.min(max.saturating_sub(keep_v6));
+    } else {
+        keep_v4 = v4.min(keep_v4.saturating_add(spare));
+        keep_v6 = v6.min(max.saturating_sub(keep_v4));
+    }
+    addrs
+        .into_iter()
+        .filter(|addr| {
+            let keep = if addr.is_ipv6() {
+                &mut keep_v6
+            } else {
+                &mut keep_v4
+            };
+            let kept = *keep > 0;
+            *keep = keep.saturating_sub(1);
+            kept
+        })
+        .collect()
 }
 
 /// [RFC 8305 §5](https://www.rfc-editor.org/rfc/rfc8305#section-5), Connection Attempts:
@@ -249,6 +301,42 @@ mod tests {
 
     fn addrs(texts: &[&str]) -> Vec<SocketAddr> {
         texts.iter().map(|text| addr(text)).collect()
+    }
+
+    fn v4(n: u8) -> SocketAddr {
+        SocketAddr::from((std::net::Ipv4Addr::new(10, 0, 0, n), 0))
+    }
+
+    fn v6(n: u16) -> SocketAddr {
+        SocketAddr::from((std::net::Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, n), 0))
+    }
+
+    #[test]
+    fn the_addresses_kept_are_the_first_happy_eyeballs_would_try() {
+        // Both families past half: 16 of each, in the resolver's order.
+        let many: Vec<SocketAddr> = (1..=100).map(v6).chain((1..=100).map(v4)).collect();
+        let kept = first_to_try(many, 32);
+        let expected: Vec<SocketAddr> = (1..=16).map(v6).chain((1..=16).map(v4)).collect();
+        assert_eq!(kept, expected);
+
+        // One family short: the other gets what it leaves.
+        let few_v4: Vec<SocketAddr> = (1..=100).map(v6).chain((1..=5).map(v4)).collect();
+        let kept = first_to_try(few_v4, 32);
+        let expected: Vec<SocketAddr> = (1..=27).map(v6).chain((1..=5).map(v4)).collect();
+        assert_eq!(kept, expected);
+
+        // One family only: the first 32.
+        let kept = first_to_try((1..=255).map(v4).collect(), 32);
+        assert_eq!(kept, (1..=32).map(v4).collect::<Vec<_>>());
+
+        // An odd cap: the family that starts the alternation gets the extra one.
+        let kept = first_to_try((1..=9).map(v4).chain((1..=9).map(v6)).collect(), 5);
+        assert_eq!(kept, vec![v4(1), v4(2), v4(3), v6(1), v6(2)]);
+
+        // Fewer than the cap: all of them, as they were.
+        let mixed = vec![v4(1), v6(1), v4(2)];
+        assert_eq!(first_to_try(mixed.clone(), 32), mixed);
+        assert!(first_to_try(Vec::new(), 32).is_empty());
     }
 
     #[test]

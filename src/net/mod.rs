@@ -35,7 +35,8 @@
 //! - **Connecting.** A host name is resolved by the override map, then
 //!   [`HyperTransportBuilder::resolve_with`], then a [`Resolve`] (the
 //!   [`SystemResolver`] by default); a failure is a [`NetworkError::Dns`] whose
-//!   [`DnsError`] names the host. Its addresses are raced by Happy Eyeballs
+//!   [`DnsError`] names the host. Its addresses, the first [`MAX_CONNECT_ADDRESSES`] of
+//!   them whatever the resolver gave, are raced by Happy Eyeballs
 //!   ([RFC 8305](https://www.rfc-editor.org/rfc/rfc8305)): IPv6 and IPv4 alternate,
 //!   starting with the family of the first address, and the next attempt starts 250 ms
 //!   after the last ([`HyperTransportBuilder::happy_eyeballs_delay`]), or sooner when the
@@ -193,6 +194,7 @@ pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
 };
+pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// hickory's resolver crate (the `hickory-dns` feature), for the configuration of a
 /// [`HickoryResolver`]: [`ResolverConfig`](hickory_resolver::config::ResolverConfig),
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).

@@ -14,7 +14,8 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use super::happy_eyeballs::{
-    DEFAULT_CONNECTION_ATTEMPT_DELAY, race_connection_attempts, sort_addresses,
+    DEFAULT_CONNECTION_ATTEMPT_DELAY, MAX_CONNECT_ADDRESSES, first_to_try,
+    race_connection_attempts, sort_addresses,
 };
 use crate::error::NetworkError;
 
@@ -56,7 +57,8 @@ impl Default for SocketOptions {
 /// other family are not tried (a socket cannot be bound to one family and connect to the
 /// other); when that leaves none, each is reported with the reason. `deadline`, the end of
 /// the connect timeout, shares what is left of it among the addresses (see the
-/// `happy_eyeballs` module); the caller enforces it.
+/// `happy_eyeballs` module); the caller enforces it. At most [`MAX_CONNECT_ADDRESSES`] are
+/// tried, and at most as many skipped ones reported.
 pub(crate) async fn connect_tcp(
     addrs: &[SocketAddr],
     options: &SocketOptions,
@@ -71,12 +73,13 @@ pub(crate) async fn connect_tcp(
                 .partition(|addr| addr.is_ipv6() == local.is_ipv6());
             skipped = other_family
                 .into_iter()
+                .take(MAX_CONNECT_ADDRESSES)
                 .map(|addr| (addr, other_family_error(local)))
                 .collect();
             reachable
         }
     };
-    let attempts = sort_addresses(reachable);
+    let attempts = sort_addresses(first_to_try(reachable, MAX_CONNECT_ADDRESSES));
     match race_connection_attempts(attempts, options.happy_eyeballs_delay, deadline, |addr| {
         connect_one(addr, options)
     })

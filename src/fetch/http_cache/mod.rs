@@ -344,13 +344,15 @@ fn entry_response(entry: &Entry, serve: Serve, now: SystemTime) -> Response {
     } else {
         Some(Body::from_bytes(entry.body.clone()))
     };
-    Response::from_network(
+    let mut response = Response::from_network(
         entry.status,
         entry.status_message.clone(),
         Headers::from_header_list(headers, HeadersGuard::Immutable),
         body,
         Vec::new(),
-    )
+    );
+    response.version = entry.version;
+    response
 }
 
 #[cfg(test)]
@@ -384,6 +386,7 @@ mod test_support {
             vary: Vec::new(),
             status,
             status_message: Cow::Borrowed(""),
+            version: http::Version::HTTP_11,
             headers,
             body: Bytes::from_static(b"body"),
             partial: None,

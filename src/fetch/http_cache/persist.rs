@@ -323,8 +323,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// The version of the record layout [`encode_entries`] writes.
-const RECORD_VERSION: u8 = 1;
+/// The version of the record layout [`encode_entries`] writes: 2 added each response's
+/// HTTP version; a record of version 1 is not read (its responses are fetched again).
+const RECORD_VERSION: u8 = 2;
+
+/// The HTTP versions a record holds, by the byte that stands for each.
+const HTTP_VERSIONS: [http::Version; 5] = [
+    http::Version::HTTP_09,
+    http::Version::HTTP_10,
+    http::Version::HTTP_11,
+    http::Version::HTTP_2,
+    http::Version::HTTP_3,
+];
 
 /// A cache key's stored responses as a record: little-endian numbers, byte strings as a
 /// `u64` length and the bytes.
@@ -334,6 +344,9 @@ pub(super) fn encode_entries(entries: &[Entry]) -> Vec<u8> {
     for entry in entries {
         put_u64(&mut out, u64::from(entry.status));
         put_bytes(&mut out, entry.status_message.as_bytes());
+        // HTTP/1.1's byte for a version `http` may add one day.
+        let version = HTTP_VERSIONS.iter().position(|&v| v == entry.version);
+        out.push(version.and_then(|at| u8::try_from(at).ok()).unwrap_or(2));
         put_u64(&mut out, entry.headers.iter_bytes().len() as u64);
         for (name, value) in entry.headers.iter_bytes() {
             put_bytes(&mut out, name);
@@ -383,6 +396,7 @@ pub(super) fn decode_entries(record: &[u8]) -> Option<Vec<Entry>> {
     for _ in 0..count {
         let status = u16::try_from(reader.u64()?).ok()?;
         let status_message = String::from_utf8(reader.bytes()?.to_vec()).ok()?;
+        let version = *HTTP_VERSIONS.get(usize::from(*reader.take(1)?.first()?))?;
         let mut headers = HeaderList::new();
         for _ in 0..reader.u64()? {
             let name = Bytes::copy_from_slice(reader.bytes()?);
@@ -414,6 +428,7 @@ pub(super) fn decode_entries(record: &[u8]) -> Option<Vec<Entry>> {
             vary,
             status,
             status_message: Cow::Owned(status_message),
+            version,
             headers,
             body,
             partial,
@@ -499,6 +514,7 @@ mod tests {
             (b"x-missing".to_vec(), None),
         ];
         whole.status_message = Cow::Borrowed("OK");
+        whole.version = http::Version::HTTP_2;
         whole.response_time = at(5) + Duration::from_nanos(7);
         let incomplete = part("bcd", 1, Some(10), "\"b\"");
         let unknown_length = part("xyz", 4, None, "\"c\"");
@@ -508,6 +524,7 @@ mod tests {
         for (decoded, original) in decoded.iter().zip([&whole, &incomplete, &unknown_length]) {
             assert_eq!(decoded.status, original.status);
             assert_eq!(decoded.status_message, original.status_message);
+            assert_eq!(decoded.version, original.version);
             assert_eq!(
                 decoded.headers.iter_bytes().collect::<Vec<_>>(),
                 original.headers.iter_bytes().collect::<Vec<_>>()

@@ -158,6 +158,7 @@ impl HttpCache {
             vary: entry.vary.clone(),
             status: 200,
             status_message: Cow::Borrowed("OK"),
+            version: entry.version,
             headers: headers.clone(),
             body: Bytes::new(),
             partial: None,
@@ -182,13 +183,15 @@ impl HttpCache {
         } else {
             body
         };
-        Completion::Combined(Response::from_network(
+        let mut response = Response::from_network(
             200,
             "OK",
             Headers::from_header_list(headers, HeadersGuard::Immutable),
             Some(body),
             Vec::new(),
-        ))
+        );
+        response.version = entry.version;
+        Completion::Combined(response)
     }
 }
 
@@ -221,13 +224,15 @@ pub(super) fn partial_content(
         format!("bytes {first}-{last}/{complete_length}"),
     );
     headers.set("Content-Length", bytes.len().to_string());
-    Response::from_network(
+    let mut response = Response::from_network(
         206,
         "Partial Content",
         Headers::from_header_list(headers, HeadersGuard::Immutable),
         Some(Body::from_bytes(bytes)),
         Vec::new(),
-    )
+    );
+    response.version = entry.version;
+    response
 }
 
 /// Combines a stored response with a new incomplete one for the same request, as

@@ -48,6 +48,9 @@ pub(super) struct Entry {
     pub(super) vary: Vec<(Vec<u8>, Option<Bytes>)>,
     pub(super) status: u16,
     pub(super) status_message: Cow<'static, str>,
+    /// The HTTP version the response came with, which a response served from this entry
+    /// has (see `Response::version`).
+    pub(super) version: http::Version,
     pub(super) headers: HeaderList,
     /// The stored bytes: the whole content, or for an incomplete response the bytes from
     /// `partial.first` on.
@@ -176,6 +179,7 @@ impl HttpCache {
             vary,
             status: response.status,
             status_message: response.status_message.clone(),
+            version: response.version,
             headers: header_list.clone(),
             body: Bytes::new(),
             partial,

@@ -11,9 +11,10 @@
 //!   16-bit field;
 //! - the time it takes: each query waits [`ResolverOpts::timeout`] (default 5 s, or
 //!   resolv.conf's `timeout`) and is sent [`ResolverOpts::attempts`] times;
-//! - the number of addresses: an answer may list hundreds, each a connection attempt for
-//!   Happy Eyeballs, so at most [`HickoryResolver::MAX_ADDRESSES`] of them are kept (see
-//!   there).
+//! - the number of addresses: an answer may list hundreds (over TCP), each a connection
+//!   attempt for Happy Eyeballs; the connect path tries at most
+//!   [`MAX_CONNECT_ADDRESSES`](crate::net::MAX_CONNECT_ADDRESSES) of any resolver's
+//!   answer, so this one returns them all.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -48,8 +49,9 @@ const SYSTEM_CONF: &str = "the system's network configuration";
 ///
 /// Its addresses come in the order hickory gives them (by default AAAA before A, queried
 /// together: [`LookupIpStrategy::Ipv6AndIpv4`](hickory_resolver::config::LookupIpStrategy)),
-/// with port 0, so that the URL's port is used; at most
-/// [`MAX_ADDRESSES`](Self::MAX_ADDRESSES) of them. A failed lookup fails the request with
+/// with port 0, so that the URL's port is used; all of them, of which the connect path
+/// tries at most [`MAX_CONNECT_ADDRESSES`](crate::net::MAX_CONNECT_ADDRESSES). A failed
+/// lookup fails the request with
 /// [`NetworkError::Dns`], whose [`DnsError`](super::DnsError) names the host and has a
 /// [`HickoryError`] as its source.
 ///
@@ -83,17 +85,6 @@ pub struct HickoryResolver {
 }
 
 impl HickoryResolver {
-    /// The most addresses a lookup returns: the first 32 that Happy Eyeballs would try.
-    ///
-    /// Every address is a connection attempt when the ones before it fail, so an answer of
-    /// hundreds of records (which fits in one TCP message) would have the connect race
-    /// start hundreds of attempts. The addresses kept are those the race would reach
-    /// first, in hickory's order: it alternates IPv6 and IPv4, so with both families in
-    /// the answer each keeps its first 16, and a family with fewer leaves the rest of the
-    /// 32 to the other. The cap is this resolver's: the connect path takes whatever list
-    /// a [`Resolve`] gives.
-    pub const MAX_ADDRESSES: usize = 32;
-
     /// A resolver of the system's DNS configuration: its name servers, search domains
     /// and options (`ndots`, `timeout`, `attempts`) from `/etc/resolv.conf` on Unix, the
     /// registry on Windows, the system configuration on macOS and Android.
@@ -197,48 +188,9 @@ impl Resolve for HickoryResolver {
                 .lookup_ip(name.as_str())
                 .await
                 .map_err(|error| HickoryError { error })?;
-            Ok(first_to_try(
-                lookup.iter().map(|ip| SocketAddr::new(ip, 0)),
-                HickoryResolver::MAX_ADDRESSES,
-            ))
+            Ok(lookup.iter().map(|ip| SocketAddr::new(ip, 0)).collect())
         })
     }
-}
-
-/// The first `max` of `addrs` that Happy Eyeballs, alternating IPv6 and IPv4 (RFC 8305
-/// §4), would try, in their own order: each family gets half of `max`, and what one
-/// family leaves unused goes to the other.
-fn first_to_try(addrs: impl Iterator<Item = SocketAddr>, max: usize) -> Vec<SocketAddr> {
-    let addrs: Vec<SocketAddr> = addrs.collect();
-    let v6 = addrs.iter().filter(|addr| addr.is_ipv6()).count();
-    let v4 = addrs.len().saturating_sub(v6);
-    // With both families past half of `max`, each gets half (the first family one more
-    // for an odd `max`, as it starts the alternation); a family below half leaves the rest
-    // to the other.
-    let half = max / 2;
-    let (mut keep_v6, mut keep_v4) = (v6.min(half), v4.min(half));
-    let spare = max.saturating_sub(keep_v6).saturating_sub(keep_v4);
-    let first_is_v6 = addrs.first().is_some_and(SocketAddr::is_ipv6);
-    if first_is_v6 {
-        keep_v6 = v6.min(keep_v6.saturating_add(spare));
-        keep_v4 = v4.min(max.saturating_sub(keep_v6));
-    } else {
-        keep_v4 = v4.min(keep_v4.saturating_add(spare));
-        keep_v6 = v6.min(max.saturating_sub(keep_v4));
-    }
-    addrs
-        .into_iter()
-        .filter(|addr| {
-            let keep = if addr.is_ipv6() {
-                &mut keep_v6
-            } else {
-                &mut keep_v4
-            };
-            let kept = *keep > 0;
-            *keep = keep.saturating_sub(1);
-            kept
-        })
-        .collect()
 }
 
 /// A [`NetworkError::Other`] of the resolver's configuration, naming the resolver.
@@ -328,43 +280,6 @@ impl StdError for HickoryError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::{Ipv4Addr, Ipv6Addr};
-
-    fn v4(n: u8) -> SocketAddr {
-        SocketAddr::from((Ipv4Addr::new(10, 0, 0, n), 0))
-    }
-
-    fn v6(n: u16) -> SocketAddr {
-        SocketAddr::from((Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, n), 0))
-    }
-
-    #[test]
-    fn the_addresses_kept_are_the_first_happy_eyeballs_would_try() {
-        // Both families past half: 16 of each, in hickory's order.
-        let many: Vec<SocketAddr> = (1..=100).map(v6).chain((1..=100).map(v4)).collect();
-        let kept = first_to_try(many.into_iter(), 32);
-        let expected: Vec<SocketAddr> = (1..=16).map(v6).chain((1..=16).map(v4)).collect();
-        assert_eq!(kept, expected);
-
-        // One family short: the other gets what it leaves.
-        let few_v4: Vec<SocketAddr> = (1..=100).map(v6).chain((1..=5).map(v4)).collect();
-        let kept = first_to_try(few_v4.into_iter(), 32);
-        let expected: Vec<SocketAddr> = (1..=27).map(v6).chain((1..=5).map(v4)).collect();
-        assert_eq!(kept, expected);
-
-        // One family only: the first 32.
-        let kept = first_to_try((1..=255).map(v4), 32);
-        assert_eq!(kept, (1..=32).map(v4).collect::<Vec<_>>());
-
-        // An odd cap: the family that starts the alternation gets the extra one.
-        let kept = first_to_try((1..=9).map(v4).chain((1..=9).map(v6)), 5);
-        assert_eq!(kept, vec![v4(1), v4(2), v4(3), v6(1), v6(2)]);
-
-        // Fewer than the cap: all of them, as they were.
-        let mixed = vec![v4(1), v6(1), v4(2)];
-        assert_eq!(first_to_try(mixed.clone().into_iter(), 32), mixed);
-        assert!(first_to_try(std::iter::empty(), 32).is_empty());
-    }
 
     #[test]
     fn a_resolv_conf_that_cannot_be_used_is_named_in_the_error() {
