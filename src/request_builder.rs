@@ -529,13 +529,7 @@ impl RequestBuilder {
     /// The first error the builder kept, or the constructor's (an invalid URL, a method
     /// that is not allowed, a body with `GET`): a `TypeError` that says which.
     pub fn build(self) -> Result<Request> {
-        let RequestBuilder {
-            client,
-            method,
-            input,
-            parts,
-        } = self;
-        build_request(&client, method, input, parts?)
+        self.into_request().map(|(_, request, _)| request)
     }
 
     /// Fetches the request and returns the response once its head has arrived, as
@@ -545,6 +539,14 @@ impl RequestBuilder {
     /// As [`build`](Self::build), and then as [`Client::fetch`]: a network error, the
     /// timeout, the signal's reason.
     pub async fn send(self) -> Result<Response> {
+        let (client, request, timeout) = self.into_request()?;
+        let timeout = timeout.or_else(|| client.total_timeout());
+        client.fetch_request_within(request, timeout).await
+    }
+
+    /// The client, the request made by the spec's constructor, and the builder's own
+    /// timeout if it was given one.
+    fn into_request(self) -> Result<(Client, Request, Option<Duration>)> {
         let RequestBuilder {
             client,
             method,
@@ -552,12 +554,9 @@ impl RequestBuilder {
             parts,
         } = self;
         let parts = parts?;
-        let timeout = match parts.as_ref().and_then(|parts| parts.timeout) {
-            Some(timeout) => Some(timeout),
-            None => client.total_timeout(),
-        };
+        let timeout = parts.as_ref().and_then(|parts| parts.timeout);
         let request = build_request(&client, method, input, parts)?;
-        client.fetch_request_within(request, timeout).await
+        Ok((client, request, timeout))
     }
 
     /// A copy of the builder, for sending the same request again; `None` when its body is a

@@ -133,18 +133,23 @@ async fn the_upgraded_connection_is_the_tls_stream_of_an_https_origin() {
         }
     })
     .await;
+    let (client, url) = tls_client(&pki, &server);
+    let response = upgrade_request(&client, &url).await;
+    assert_eq!(response.status(), 101);
+    assert!(response.tls_info().is_some());
+    let mut connection = response.upgrade().await.unwrap();
+    ping(&mut connection).await;
+}
+
+/// A client trusting only `pki`'s CA, with `localhost` at `server`, and the server's URL.
+fn tls_client(pki: &TestPki, server: &Server) -> (Client, String) {
     let client = Client::builder()
         .tls_built_in_roots(false)
         .add_root_certificates_pem(pki.ca_pem.as_bytes())
         .resolve("localhost", server.addr)
         .build()
         .unwrap();
-    let url = format!("https://localhost:{}/", server.addr.port());
-    let response = upgrade_request(&client, &url).await;
-    assert_eq!(response.status(), 101);
-    assert!(response.tls_info().is_some());
-    let mut connection = response.upgrade().await.unwrap();
-    ping(&mut connection).await;
+    (client, format!("https://localhost:{}/", server.addr.port()))
 }
 
 /// The message, kind, status and URL of `error`.
@@ -218,13 +223,7 @@ async fn over_http2_there_is_no_101_and_the_error_says_so() {
         http::Response::new(full("ok"))
     })
     .await;
-    let client = Client::builder()
-        .tls_built_in_roots(false)
-        .add_root_certificates_pem(pki.ca_pem.as_bytes())
-        .resolve("localhost", server.addr)
-        .build()
-        .unwrap();
-    let url = format!("https://localhost:{}/", server.addr.port());
+    let (client, url) = tls_client(&pki, &server);
     let response = upgrade_request(&client, &url).await;
     assert_eq!(response.status(), 200);
     let error = response.upgrade().await.unwrap_err();
