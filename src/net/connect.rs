@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "http2")]
-use super::http2::BoxingExecutor;
+use super::h2::BoxingExecutor;
 use http::HeaderValue;
 use http::header::{PROXY_AUTHORIZATION, USER_AGENT};
 #[cfg(feature = "http2")]
@@ -41,7 +41,7 @@ pub(crate) enum Connected {
     H1(Http1),
     // Without the `http2` feature, no value of this variant can be made.
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
-    H2(super::http2::H2Connection),
+    H2(super::h2::H2Connection),
 }
 
 /// Everything needed to open a connection; built once per transport.
@@ -453,7 +453,7 @@ impl Connector {
             let _ = conn.await;
         });
         #[cfg(feature = "http2")]
-        Ok(Connected::H2(super::http2::H2Connection { tx, peer }))
+        Ok(Connected::H2(super::h2::H2Connection { tx, peer }))
     }
 }
 

@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::http2::{H2Connection, H2Sender};
-use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE};
+use http::header::{CONTENT_LENGTH, HOST, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
 use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
 use rustls_pki_types::CertificateDer;
@@ -20,12 +19,12 @@ use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector, ResolveFn, proxy_tls_config};
 use super::decode::decode_response_with;
 use super::h1::{BodyReader, H1Error, Head, Http1};
+use super::h2::Retry;
 use super::pool::{Checkout, Key, Pool, PoolConfig, Pooled};
 use super::protocol::ProtocolOptions;
 use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
-use super::timer::{ReadTimeout, ReadTimer};
 use super::timing::{ConnectionTiming, Recorded};
 use super::tls::{Identity, TlsOptions, TlsVersion};
 use super::{SendOptions, Transport, TransportFuture};
@@ -71,17 +70,17 @@ pub struct HyperTransport {
     inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     pool: Pool,
     connector: Connector,
-    read_timeout: Option<Duration>,
+    pub(super) read_timeout: Option<Duration>,
     /// The response head limits, for the message of a request that passed one.
-    head_limits: HeadLimits,
+    pub(super) head_limits: HeadLimits,
 }
 
 impl Inner {
     /// The error of a wait past the read timeout.
-    fn idle_timeout(&self) -> NetworkError {
+    pub(super) fn idle_timeout(&self) -> NetworkError {
         NetworkError::Timeout {
             kind: TimeoutKind::Idle,
             after: self.read_timeout.unwrap_or_default(),
@@ -1011,70 +1010,6 @@ impl Inner {
         }
     }
 
-    /// Sends `request` on an HTTP/2 connection. With `may_replay`, a request with a
-    /// body that can be sent again comes back as [`Retry::Replay`] when the server refuses
-    /// its stream unprocessed.
-    async fn send_h2(
-        &self,
-        connection: H2Connection,
-        mut request: Request<RequestBody>,
-        key: &Key,
-        options: &SendOptions,
-        may_replay: bool,
-        fresh: Option<ConnectionTiming>,
-    ) -> Result<Response<ResponseBody>, Retry> {
-        let H2Connection { mut tx, peer } = connection;
-        prepare_h2(&mut request);
-        if let Err(error) = tx.ready().await {
-            // A TLS alert closed the connection: a refusal, not a reason to retry.
-            if let Some(tls) = self.tls_alert(&error, key) {
-                return Err(Retry::Fail(tls));
-            }
-            return Err(Retry::Again(Box::new(request)));
-        }
-        let replay = if may_replay {
-            Replay::of(&request)
-        } else {
-            None
-        };
-        let request_start = std::time::Instant::now();
-        let sent = tx.try_send_request(request);
-        // A timer of its own: streams share the connection.
-        let mut timer = None;
-        let timer = self
-            .read_timeout
-            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
-        let result = ReadTimeout::new(sent, timer)
-            .await
-            .map_err(|_| Retry::Fail(self.idle_timeout()))?;
-        match result {
-            Ok(response) => {
-                let info = Recorded {
-                    timing: fresh.map(Box::new),
-                    request_start,
-                    response_start: std::time::Instant::now(),
-                    h2: true,
-                    secure: key.https,
-                    peer,
-                };
-                self.wrap(response, Some(tx), options, info)
-                    .map_err(Retry::Fail)
-            }
-            Err(mut error) => match error.take_message() {
-                Some(back) => Err(Retry::Again(Box::new(back))),
-                None => {
-                    let error = error.into_error();
-                    match replay {
-                        Some(copy) if refused_unprocessed(&error) => {
-                            Err(Retry::Replay(Box::new(copy.into_request())))
-                        }
-                        _ => Err(Retry::Fail(self.request_error(error, key))),
-                    }
-                }
-            },
-        }
-    }
-
     /// An HTTP/1.1 response, whose body `reader` reads from `conn`.
     fn wrap_h1(
         &self,
@@ -1088,22 +1023,8 @@ impl Inner {
         self.decode(Response::from_parts(parts, body), options)
     }
 
-    /// An HTTP/2 response.
-    fn wrap(
-        &self,
-        response: Response<hyper::body::Incoming>,
-        h2: Option<H2Sender>,
-        options: &SendOptions,
-        info: Recorded,
-    ) -> Result<Response<ResponseBody>, NetworkError> {
-        let (parts, body) = response.into_parts();
-        let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
-        let body = ResponseBody::incoming(body, h2, declared_length, self.read_timeout, info);
-        self.decode(Response::from_parts(parts, body), options)
-    }
-
     /// `response`, decoded if `options` ask for it.
-    fn decode(
+    pub(super) fn decode(
         &self,
         response: Response<ResponseBody>,
         options: &SendOptions,
@@ -1116,90 +1037,6 @@ impl Inner {
             Ok(response)
         }
     }
-}
-
-enum Retry {
-    /// The request never left; here it is back.
-    Again(Box<Request<RequestBody>>),
-    /// The server refused the request's stream without processing it; here is a copy to
-    /// send on a new connection.
-    Replay(Box<Request<RequestBody>>),
-    Fail(NetworkError),
-}
-
-/// What it takes to send an HTTP/2 request again: method, target, headers and a body that
-/// can be sent again (extensions are not kept). hyper takes the request it sends; the
-/// copy shares the header values and the body's [`Bytes`](bytes::Bytes), and copies none.
-/// (An HTTP/1.1 request is kept whole instead, see `net/h1.rs`.)
-struct Replay {
-    method: http::Method,
-    uri: Uri,
-    version: Version,
-    headers: Vec<(http::HeaderName, HeaderValue)>,
-    body: RequestBody,
-}
-
-impl Replay {
-    /// What it takes to send `request` again, if its body can be sent again (empty or one
-    /// buffer, never a stream).
-    fn of(request: &Request<RequestBody>) -> Option<Replay> {
-        let body = request.body().try_clone()?;
-        let headers = request
-            .headers()
-            .iter()
-            .map(|(name, value)| (name.clone(), value.clone()))
-            .collect();
-        Some(Replay {
-            method: request.method().clone(),
-            uri: request.uri().clone(),
-            version: request.version(),
-            headers,
-            body,
-        })
-    }
-
-    /// The request again.
-    fn into_request(self) -> Request<RequestBody> {
-        let mut request = Request::new(self.body);
-        *request.method_mut() = self.method;
-        *request.uri_mut() = self.uri;
-        *request.version_mut() = self.version;
-        let headers = request.headers_mut();
-        headers.reserve(self.headers.len());
-        for (name, value) in self.headers {
-            headers.append(name, value);
-        }
-        request
-    }
-}
-
-/// Whether an HTTP/2 server refused a stream without processing it: a `RST_STREAM` with
-/// `REFUSED_STREAM` (RFC 9113 §8.7), or a `GOAWAY` whose last stream identifier is below
-/// the stream's (§6.8; the h2 library gives a stream the `GOAWAY`'s error only then, or
-/// when the stream was opened after it).
-fn refused_unprocessed(error: &hyper::Error) -> bool {
-    #[cfg(feature = "http2")]
-    return h2_cause(error).is_some_and(|h2| {
-        h2.is_remote() && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM))
-    });
-    #[cfg(not(feature = "http2"))]
-    return {
-        let _ = error;
-        false
-    };
-}
-
-/// The h2 library's error behind `error`, if any.
-#[cfg(feature = "http2")]
-fn h2_cause(error: &hyper::Error) -> Option<&h2::Error> {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
-            return Some(h2);
-        }
-        source = cause.source();
-    }
-    None
 }
 
 /// Refuses a request whose framing headers would disagree with its body, so that the
@@ -1327,51 +1164,14 @@ fn without_userinfo(authority: &str) -> &str {
     authority.rsplit('@').next().unwrap_or(authority)
 }
 
-/// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).
-fn prepare_h2(request: &mut Request<RequestBody>) {
-    let headers = request.headers_mut();
-    // Usually there are none: one pass over the names finds out, where removing each by name
-    // would hash it six times.
-    if headers.keys().any(is_connection_specific) {
-        remove_connection_specific(headers);
-    }
-    *request.version_mut() = Version::HTTP_2;
-}
-
-/// Whether `name` is one of the fields [`remove_connection_specific`] looks at.
-fn is_connection_specific(name: &http::HeaderName) -> bool {
-    name == CONNECTION
-        || name == TRANSFER_ENCODING
-        || name == UPGRADE
-        || name == TE
-        || name == "keep-alive"
-        || name == "proxy-connection"
-}
-
-/// Removes the connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), keeping
-/// `TE: trailers`.
-fn remove_connection_specific(headers: &mut http::HeaderMap) {
-    for name in [CONNECTION, TRANSFER_ENCODING, UPGRADE] {
-        headers.remove(name);
-    }
-    headers.remove("keep-alive");
-    headers.remove("proxy-connection");
-    if headers
-        .get(TE)
-        .is_some_and(|te| !te.as_bytes().eq_ignore_ascii_case(b"trailers"))
-    {
-        headers.remove(TE);
-    }
-}
-
 /// The limits on a response head, and the keep-alive timeout, kept to say which one a
 /// request passed.
 #[derive(Clone, Copy, Debug)]
-struct HeadLimits {
+pub(super) struct HeadLimits {
     http1_max_header_size: u32,
     http1_max_headers: usize,
-    http2_max_header_list_size: u32,
-    http2_keep_alive_timeout: Duration,
+    pub(super) http2_max_header_list_size: u32,
+    pub(super) http2_keep_alive_timeout: Duration,
 }
 
 impl HeadLimits {
@@ -1382,38 +1182,6 @@ impl HeadLimits {
             http2_max_header_list_size: protocol.http2_max_header_list_size,
             http2_keep_alive_timeout: protocol.http2_keep_alive_timeout,
         }
-    }
-
-    /// Maps an error hyper reports before the response head arrived. A head over a limit
-    /// gets a message naming the limit and the option that sets it; hyper's own error
-    /// stays its source.
-    fn request_error(&self, error: hyper::Error) -> NetworkError {
-        // The one timer hyper runs for this crate is HTTP/2's keep-alive PING's.
-        if error.is_timeout() {
-            return NetworkError::Timeout {
-                kind: TimeoutKind::KeepAlive,
-                after: self.http2_keep_alive_timeout,
-            };
-        }
-        let (message, version, limit) = if reset_here_for_protocol_error(&error) {
-            // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE
-            // with PROTOCOL_ERROR, as it does a malformed one, and tells them apart to
-            // no caller.
-            let message = format!(
-                "HTTP/2 response head refused: larger than {} bytes (see \
-                 http2_max_header_list_size) or malformed",
-                self.http2_max_header_list_size
-            );
-            (message, Version::HTTP_2, self.http2_max_header_list_size)
-        } else {
-            return NetworkError::Protocol(Box::new(error));
-        };
-        NetworkError::Protocol(Box::new(HeadRefused {
-            message,
-            version,
-            limit,
-            source: Box::new(error),
-        }))
     }
 
     /// Maps an error on an HTTP/1.1 connection before the response head arrived, as
@@ -1435,20 +1203,6 @@ impl HeadLimits {
     }
 }
 
-/// Whether this client reset an HTTP/2 stream with `PROTOCOL_ERROR`, which is what the h2
-/// library does to a response head it will not take.
-fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
-    #[cfg(feature = "http2")]
-    return h2_cause(error).is_some_and(|h2| {
-        h2.is_library() && h2.is_reset() && h2.reason() == Some(h2::Reason::PROTOCOL_ERROR)
-    });
-    #[cfg(not(feature = "http2"))]
-    return {
-        let _ = error;
-        false
-    };
-}
-
 /// A response head this client refused to read: over the limit on its size (or, on
 /// HTTP/1.1, its field count), or on HTTP/2 malformed, which h2 does not tell apart. The
 /// source of a [`NetworkError::Protocol`]; the error of the connection that read it is
@@ -1456,10 +1210,10 @@ fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
 /// response fails the same way again.
 #[derive(Debug)]
 pub struct HeadRefused {
-    message: String,
-    version: Version,
-    limit: u32,
-    source: BoxError,
+    pub(super) message: String,
+    pub(super) version: Version,
+    pub(super) limit: u32,
+    pub(super) source: BoxError,
 }
 
 impl HeadRefused {
@@ -1489,16 +1243,6 @@ impl std::error::Error for HeadRefused {
 }
 
 impl Inner {
-    /// Maps an error hyper reports before the response head from `key`'s origin
-    /// arrived: a TLS alert is a [`NetworkError::Tls`] (see [`Inner::tls_alert`]).
-    /// Other errors are mapped by [`HeadLimits::request_error`].
-    fn request_error(&self, error: hyper::Error, key: &Key) -> NetworkError {
-        match self.tls_alert(&error, key) {
-            Some(tls) => tls,
-            None => self.head_limits.request_error(error),
-        }
-    }
-
     /// The same for an HTTP/1.1 connection's error.
     fn h1_request_error(&self, error: H1Error, key: &Key) -> NetworkError {
         match self.tls_alert(&error, key) {
@@ -1510,7 +1254,7 @@ impl Inner {
     /// The [`NetworkError::Tls`] for a TLS failure on an `https:` connection after the
     /// client's side of the handshake: in TLS 1.3 a server that refuses the client's
     /// certificate (or the lack of one) says so only then.
-    fn tls_alert(
+    pub(super) fn tls_alert(
         &self,
         error: &(dyn std::error::Error + 'static),
         key: &Key,
@@ -1570,28 +1314,6 @@ mod tests {
         assert_eq!(host_header(&key).unwrap(), "Example.com:8080");
         assert_eq!(without_userinfo(key.authority.as_str()), "Example.com:8080");
         assert_eq!(without_userinfo("example.com"), "example.com");
-    }
-
-    #[test]
-    fn prepare_h2_drops_connection_headers() {
-        let mut request = Request::get("https://example.com/")
-            .header("connection", "keep-alive")
-            .header("te", "gzip")
-            .body(RequestBody::empty())
-            .unwrap();
-        prepare_h2(&mut request);
-        assert!(request.headers().is_empty());
-        assert_eq!(request.version(), Version::HTTP_2);
-
-        let mut request = Request::get("https://example.com/")
-            .header("accept", "*/*")
-            .header("te", "trailers")
-            .header("keep-alive", "timeout=5")
-            .body(RequestBody::empty())
-            .unwrap();
-        prepare_h2(&mut request);
-        let names: Vec<&str> = request.headers().keys().map(|n| n.as_str()).collect();
-        assert_eq!(names, ["accept", "te"]);
     }
 
     #[test]
