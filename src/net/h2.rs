@@ -1,21 +1,28 @@
 //! HTTP/2 ([RFC 9113](https://httpwg.org/specs/rfc9113.html)), all of it in one place:
-//! the connection as the pool holds it, and the sending of a request on it, with the
-//! rules for sending it again and the mapping of its errors.
+//! the connection as the pool holds it, the handshake that starts one, and the sending
+//! of a request on it, with the rules for sending it again and the mapping of its errors.
 //!
 //! The handle of an HTTP/2 connection, as the pool and the transport hold it: hyper's
 //! `SendRequest`, or, in a build without the `http2` feature, a type with no values, so
 //! that the code around it stays one code and its HTTP/2 paths are provably never taken.
 
+use std::sync::Arc;
+
 use http::header::{CONNECTION, CONTENT_LENGTH, TE, TRANSFER_ENCODING, UPGRADE};
 use http::{HeaderValue, Request, Response, Uri, Version};
+#[cfg(feature = "http2")]
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::SendOptions;
 use super::body::{RequestBody, ResponseBody};
+use super::connect::{Connected, Connector};
 use super::hyper_transport::{HeadLimits, HeadRefused, Inner};
 use super::pool::Key;
 use super::timer::{ReadTimeout, ReadTimer};
 use super::timing::{ConnectionTiming, Recorded};
 use crate::error::{NetworkError, TimeoutKind};
+use crate::peer::Peer;
 
 /// An HTTP/2 connection as the pool holds it: the handle its requests are sent on, and
 /// what is known of its other end, which each of its responses shares.
@@ -89,6 +96,41 @@ mod without {
         {
             match *self {}
         }
+    }
+}
+
+impl Connector {
+    /// An HTTP/2 connection over `io`, to `peer`: the handshake, then the connection's
+    /// task.
+    pub(super) async fn handshake_h2<T>(
+        &self,
+        io: T,
+        peer: Option<Arc<Peer>>,
+    ) -> Result<Connected, NetworkError>
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        // Not reached: without the feature, `h2` is never offered and prior knowledge is
+        // refused when the transport is built.
+        #[cfg(not(feature = "http2"))]
+        {
+            let _ = (io, peer);
+            Err(NetworkError::Other(
+                "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
+            ))
+        }
+        #[cfg(feature = "http2")]
+        let (tx, conn) = self
+            .h2
+            .handshake(TokioIo::new(io))
+            .await
+            .map_err(|e| NetworkError::Protocol(Box::new(e)))?;
+        #[cfg(feature = "http2")]
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        #[cfg(feature = "http2")]
+        Ok(Connected::H2(H2Connection { tx, peer }))
     }
 }
 
