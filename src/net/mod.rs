@@ -167,6 +167,7 @@
 //! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
 
 mod body;
+mod builder;
 mod connect;
 mod decode;
 mod h1;
@@ -190,6 +191,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use body::{RequestBody, ResponseBody};
+pub use builder::HyperTransportBuilder;
 pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
@@ -200,7 +202,7 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
-pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
+pub use hyper_transport::{HeadRefused, HyperTransport};
 pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
