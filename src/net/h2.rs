@@ -17,10 +17,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::SendOptions;
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector};
-use super::hyper_transport::{HeadLimits, HeadRefused, Inner};
 use super::pool::Key;
 use super::timer::{ReadTimeout, ReadTimer};
 use super::timing::{ConnectionTiming, Recorded};
+use super::transport::{HeadLimits, HeadRefused, Inner};
 use crate::error::{NetworkError, TimeoutKind};
 use crate::peer::Peer;
 

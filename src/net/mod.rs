@@ -173,7 +173,6 @@ mod decode;
 mod h1;
 mod h2;
 mod happy_eyeballs;
-mod hyper_transport;
 mod pool;
 mod protocol;
 mod proxy;
@@ -185,6 +184,7 @@ mod socks;
 mod timer;
 mod timing;
 mod tls;
+mod transport;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -202,7 +202,6 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
-pub use hyper_transport::{HeadRefused, HyperTransport};
 pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
@@ -214,6 +213,7 @@ pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
 pub use timing::{ConnectionInfo, ConnectionTiming};
 pub use tls::{Identity, TlsHandshakeError, TlsInfo, TlsVersion};
+pub use transport::{HeadRefused, HyperTransport};
 
 use crate::error::NetworkError;
 

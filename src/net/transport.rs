@@ -1,5 +1,8 @@
 //! [`HyperTransport`]: the default [`Transport`], HTTP/1.1 connections of this crate's own
-//! (`net/h1.rs`) and hyper 1.x HTTP/2 ones, under a pool of this crate's own.
+//! (`net/h1.rs`) and hyper 1.x HTTP/2 ones, under a pool of this crate's own. Here a
+//! request is checked, given a connection (pooled, shared or new) and sent, and sent again
+//! when the retry rules allow it; its HTTP/2 half is in `net/h2.rs`, the transport's
+//! options in `net/builder.rs`.
 
 use std::fmt;
 use std::sync::Arc;
