@@ -915,3 +915,209 @@ fn a_module_in_no_layer_is_reported() {
     let found = violations("body.rs", "use crate::websocket::WebSocket;\n");
     assert_eq!(found.len(), 1, "{found:?}");
 }
+
+// ----------------------------------------------------------------------------------------
+// ARCHITECTURE.md, held to the code
+// ----------------------------------------------------------------------------------------
+
+/// The layer a row of ARCHITECTURE.md's table of layers names, by its first cell.
+fn layer_of_label(label: &str) -> Option<Layer> {
+    Some(match label {
+        "Infra" => Layer::Infra,
+        "Errors" => Layer::Error,
+        "Spec types" => Layer::Spec,
+        "Network" => Layer::Net,
+        "Fetch" => Layer::Fetch,
+        "Interop" => Layer::Interop,
+        "Client" => Layer::Client,
+        "Crate root" => Layer::Root,
+        _ => return None,
+    })
+}
+
+/// The rows of the Markdown table whose header row is `header`, as their cells, trimmed;
+/// the separator row left out. Empty when no such table is found.
+fn table_rows(text: &str, header: &str) -> Vec<Vec<String>> {
+    let mut lines = text.lines().skip_while(|line| line.trim() != header);
+    if lines.next().is_none() {
+        return Vec::new();
+    }
+    lines
+        .take_while(|line| line.starts_with('|'))
+        .filter(|line| !line.starts_with("| ---"))
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// The names in backticks in `cell`: `` `net/`, `mock` `` gives `net/` and `mock`.
+fn quoted(cell: &str) -> Vec<&str> {
+    cell.split('`').skip(1).step_by(2).collect()
+}
+
+/// Where ARCHITECTURE.md's table of layers and `MODULES` disagree, one line each.
+fn layer_table_mismatches(text: &str) -> Vec<String> {
+    let rows = table_rows(text, "| Layer | Modules | May import |");
+    if rows.is_empty() {
+        return vec!["no table of layers (`| Layer | Modules | May import |`)".to_owned()];
+    }
+    let mut mismatches = Vec::new();
+    let mut listed: Vec<(String, Layer)> = Vec::new();
+    for row in &rows {
+        let label = row.first().map(String::as_str).unwrap_or_default();
+        let Some(layer) = layer_of_label(label) else {
+            mismatches.push(format!("a row of layer `{label}`, which is no layer"));
+            continue;
+        };
+        let modules = row.get(1).map(String::as_str).unwrap_or_default();
+        for module in quoted(modules) {
+            listed.push((module.trim_end_matches('/').to_owned(), layer));
+        }
+    }
+    for (module, layer) in &listed {
+        match layer_of_module(module) {
+            None => mismatches.push(format!("`{module}` is in the table but not in MODULES")),
+            Some(placed) if placed != *layer => mismatches.push(format!(
+                "`{module}` is in the table's {} row, in MODULES in the {}",
+                layer.name(),
+                placed.name()
+            )),
+            Some(_) => {}
+        }
+    }
+    for (module, layer) in MODULES {
+        if !listed.iter().any(|(name, _)| name == module) {
+            mismatches.push(format!(
+                "`{module}` ({}) is missing from the table",
+                layer.name()
+            ));
+        }
+    }
+    mismatches
+}
+
+/// Where ARCHITECTURE.md's table of the network layer's rooms and `rooms` (the files and
+/// folders of `src/net/`, as `net/h1.rs` and `net/resolve/`) disagree, one line each.
+fn room_table_mismatches(text: &str, rooms: &[String]) -> Vec<String> {
+    let rows = table_rows(text, "| Room | What it holds |");
+    if rows.is_empty() {
+        return vec!["no table of rooms (`| Room | What it holds |`)".to_owned()];
+    }
+    let listed: Vec<&str> = rows
+        .iter()
+        .filter_map(|row| row.first())
+        .flat_map(|cell| quoted(cell))
+        .collect();
+    let mut mismatches = Vec::new();
+    for room in rooms {
+        if !listed.contains(&room.as_str()) {
+            mismatches.push(format!("`{room}` is missing from the table of rooms"));
+        }
+    }
+    for name in listed {
+        if !rooms.iter().any(|room| room == name) {
+            mismatches.push(format!("`{name}` is in the table of rooms but not in src/"));
+        }
+    }
+    mismatches
+}
+
+/// The files and folders of `src/net/`, as `net/h1.rs` and `net/resolve/`.
+fn net_rooms(src: &Path) -> Vec<String> {
+    let dir = src.join("net");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("cannot read {dir:?}: {e}"));
+    let mut rooms: Vec<String> = entries
+        .map(|entry| entry.unwrap().path())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            if path.is_dir() {
+                Some(format!("net/{name}/"))
+            } else {
+                name.ends_with(".rs").then(|| format!("net/{name}"))
+            }
+        })
+        .collect();
+    rooms.sort();
+    rooms
+}
+
+fn architecture_md() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path:?}: {e}"))
+}
+
+#[test]
+fn architecture_md_places_every_module_where_this_test_does() {
+    let mismatches = layer_table_mismatches(&architecture_md());
+    assert!(
+        mismatches.is_empty(),
+        "ARCHITECTURE.md's table of layers and MODULES disagree:\n{}",
+        mismatches.join("\n")
+    );
+}
+
+#[test]
+fn architecture_md_names_every_room_of_the_network_layer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let rooms = net_rooms(&src);
+    assert!(
+        rooms.len() > 10,
+        "src/net/ holds the network layer: {rooms:?}"
+    );
+    let mismatches = room_table_mismatches(&architecture_md(), &rooms);
+    assert!(
+        mismatches.is_empty(),
+        "ARCHITECTURE.md's table of the network layer's rooms and src/net/ disagree:\n{}",
+        mismatches.join("\n")
+    );
+}
+
+#[test]
+fn a_table_of_layers_that_lacks_or_misplaces_a_module_is_reported() {
+    let text = "| Layer | Modules | May import |\n| --- | --- | --- |\n\
+                | Infra | `infra`, `peer`, `upgrade`, `net/` | nothing |\n\
+                | Gadgets | `gadget` | all |\n\nafter the table\n| Infra | `error` |\n";
+    let found = layer_table_mismatches(text);
+    assert!(
+        found.contains(
+            &"`net` is in the table's infra row, in MODULES in the network layer".to_owned()
+        ),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"a row of layer `Gadgets`, which is no layer".to_owned()),
+        "{found:?}"
+    );
+    // A row after the table is no part of it.
+    assert!(
+        found.contains(&"`error` (error) is missing from the table".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"`cache` (client) is missing from the table".to_owned()),
+        "{found:?}"
+    );
+    assert_eq!(layer_table_mismatches("no table here").len(), 1);
+}
+
+#[test]
+fn a_table_of_rooms_that_lacks_a_file_or_names_a_gone_one_is_reported() {
+    let rooms = [
+        "net/h1.rs".to_owned(),
+        "net/h2.rs".to_owned(),
+        "net/resolve/".to_owned(),
+    ];
+    let text = "| Room | What it holds |\n| --- | --- |\n| `net/h1.rs` | HTTP/1.1 |\n\
+                | `net/hyper_transport.rs` | gone |\n| `net/resolve/` | names |\n";
+    assert_eq!(
+        room_table_mismatches(text, &rooms),
+        [
+            "`net/h2.rs` is missing from the table of rooms",
+            "`net/hyper_transport.rs` is in the table of rooms but not in src/",
+        ]
+    );
+}

@@ -382,7 +382,7 @@ struct IncomingBody {
     conn: Option<Pooled>,
     /// A handle on the HTTP/2 connection, keeping it open while this body is read even
     /// if the pool lets go of it.
-    h2: Option<super::http2::H2Sender>,
+    h2: Option<super::h2::H2Sender>,
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
@@ -458,7 +458,7 @@ impl ResponseBody {
     /// The body of an HTTP/2 response.
     pub(crate) fn incoming(
         body: hyper::body::Incoming,
-        h2: Option<super::http2::H2Sender>,
+        h2: Option<super::h2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
         info: Recorded,
@@ -501,7 +501,7 @@ impl ResponseBody {
     fn from_source(
         body: Source,
         conn: Option<Pooled>,
-        h2: Option<super::http2::H2Sender>,
+        h2: Option<super::h2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
         info: Recorded,

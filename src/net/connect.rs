@@ -1,7 +1,7 @@
 //! Making a connection: resolve the host, connect TCP by Happy Eyeballs or a Unix domain
 //! socket (to the origin, or to a proxy: TLS to an `https:` proxy, then a `CONNECT`
 //! tunnel, or a SOCKS5 one through `net/socks.rs`), handshake TLS, and hand the stream to
-//! an HTTP/1.1 connection (`net/h1.rs`) or start an HTTP/2 connection's task.
+//! an HTTP/1.1 connection (`net/h1.rs`) or start an HTTP/2 connection's task (`net/h2.rs`).
 
 use std::collections::HashMap;
 use std::io;
@@ -10,13 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "http2")]
-use super::http2::BoxingExecutor;
+use super::h2::BoxingExecutor;
 use http::HeaderValue;
 use http::header::{PROXY_AUTHORIZATION, USER_AGENT};
 #[cfg(feature = "http2")]
 use hyper::client::conn::http2;
-#[cfg(feature = "http2")]
-use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -41,7 +39,7 @@ pub(crate) enum Connected {
     H1(Http1),
     // Without the `http2` feature, no value of this variant can be made.
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
-    H2(super::http2::H2Connection),
+    H2(super::h2::H2Connection),
 }
 
 /// Everything needed to open a connection; built once per transport.
@@ -421,39 +419,6 @@ impl Connector {
     {
         // No handshake, and no task: the connection is driven by its requests.
         Ok(Connected::H1(Http1::new(io, self.h1, peer)))
-    }
-
-    /// An HTTP/2 connection over `io`, to `peer`: the handshake, then the connection's
-    /// task.
-    async fn handshake_h2<T>(
-        &self,
-        io: T,
-        peer: Option<Arc<Peer>>,
-    ) -> Result<Connected, NetworkError>
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
-        // Not reached: without the feature, `h2` is never offered and prior knowledge is
-        // refused when the transport is built.
-        #[cfg(not(feature = "http2"))]
-        {
-            let _ = (io, peer);
-            Err(NetworkError::Other(
-                "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
-            ))
-        }
-        #[cfg(feature = "http2")]
-        let (tx, conn) = self
-            .h2
-            .handshake(TokioIo::new(io))
-            .await
-            .map_err(|e| NetworkError::Protocol(Box::new(e)))?;
-        #[cfg(feature = "http2")]
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        #[cfg(feature = "http2")]
-        Ok(Connected::H2(super::http2::H2Connection { tx, peer }))
     }
 }
 

@@ -4,11 +4,16 @@
 //! speaks [`http`] types. The spec's
 //! [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) calls
 //! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool,
-//! HTTP/1.1 connections of its own (`net/h1.rs`) and HTTP/2 through hyper 1.x, TLS through
-//! rustls, a resolver override, and
+//! HTTP/1.1 connections of its own (`net/h1.rs`) and HTTP/2 through hyper 1.x
+//! (`net/h2.rs`), TLS through rustls, a resolver override, and
 //! timeouts. Content decoding ([`decode`]) is an adapter over a [`ResponseBody`], applied
 //! only when asked for: one flat pipeline of decoders driven by a loop, at most
 //! [`MAX_CONTENT_CODINGS`] of them (see the `decode` module's documentation).
+//!
+//! A request's way through the files: `net/transport.rs` checks it and gives it a
+//! connection, an idle or shared one from `net/pool.rs` or a new one from
+//! `net/connect.rs`, then sends it with `net/h1.rs` or `net/h2.rs`; the options it is
+//! sent under are set in `net/builder.rs`. `ARCHITECTURE.md` lists every file.
 //!
 //! The wire protocols are [RFC 9112](https://httpwg.org/specs/rfc9112.html) (HTTP/1.1)
 //! and [RFC 9113](https://httpwg.org/specs/rfc9113.html) (HTTP/2), with connection
@@ -167,12 +172,12 @@
 //! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
 
 mod body;
+mod builder;
 mod connect;
 mod decode;
 mod h1;
+mod h2;
 mod happy_eyeballs;
-mod http2;
-mod hyper_transport;
 mod pool;
 mod protocol;
 mod proxy;
@@ -184,12 +189,14 @@ mod socks;
 mod timer;
 mod timing;
 mod tls;
+mod transport;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 pub use body::{RequestBody, ResponseBody};
+pub use builder::HyperTransportBuilder;
 pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
@@ -200,7 +207,6 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
-pub use hyper_transport::{HeadRefused, HyperTransport, HyperTransportBuilder};
 pub use pool::{OriginStats, PoolStats};
 pub use proxy::{Proxy, ProxyRefused};
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
@@ -212,6 +218,7 @@ pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
 pub use timing::{ConnectionInfo, ConnectionTiming};
 pub use tls::{Identity, TlsHandshakeError, TlsInfo, TlsVersion};
+pub use transport::{HeadRefused, HyperTransport};
 
 use crate::error::NetworkError;
 

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use super::http2::H2Connection;
+use super::h2::H2Connection;
 use http::uri::{Authority, Scheme};
 use tokio::sync::oneshot;
 use tokio::time::Instant;

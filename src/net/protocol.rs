@@ -12,7 +12,7 @@ use hyper::client::conn::http2;
 use hyper_util::rt::TokioTimer;
 
 #[cfg(feature = "http2")]
-use super::http2::BoxingExecutor;
+use super::h2::BoxingExecutor;
 #[cfg(feature = "http2")]
 use super::timer::FAR_FUTURE;
 

@@ -1,0 +1,731 @@
+//! [`HyperTransportBuilder`]: the options of a [`HyperTransport`], each with its default,
+//! and [`build`](HyperTransportBuilder::build), which makes the transport's pool, connector
+//! and TLS configuration of them once.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+#[cfg(unix)]
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::HeaderValue;
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
+
+use super::connect::{Connector, ResolveFn, proxy_tls_config};
+use super::pool::{Pool, PoolConfig};
+use super::protocol::ProtocolOptions;
+use super::proxy::{Proxy, ProxyKind};
+use super::resolve::{Resolve, SystemResolver};
+use super::socket::SocketOptions;
+use super::tls::{Identity, TlsOptions, TlsVersion};
+use super::transport::{HeadLimits, HyperTransport, Inner};
+use crate::error::{Error, NetworkError};
+
+/// Configures a [`HyperTransport`]. Each option documents its default.
+#[derive(Clone)]
+pub struct HyperTransportBuilder {
+    max_connections_per_origin: usize,
+    max_idle_per_origin: usize,
+    pool_idle_timeout: Option<Duration>,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+    http2: bool,
+    http2_prior_knowledge: bool,
+    protocol: ProtocolOptions,
+    overrides: HashMap<String, Vec<SocketAddr>>,
+    resolve_fn: Option<ResolveFn>,
+    tls: TlsOptions,
+    proxies: Vec<Proxy>,
+    proxy_user_agent: Option<HeaderValue>,
+    // Connecting: the resolver, Happy Eyeballs and socket options, a Unix socket.
+    resolver: Option<Arc<dyn Resolve>>,
+    /// Whether a `HickoryResolver` of the system's configuration is made at `build` when
+    /// no `resolver` is given.
+    #[cfg(feature = "hickory-dns")]
+    hickory_dns: bool,
+    socket: SocketOptions,
+}
+
+/// The default [`HyperTransportBuilder::read_timeout`]: undici's `headersTimeout` and
+/// `bodyTimeout`.
+const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
+impl Default for HyperTransportBuilder {
+    fn default() -> HyperTransportBuilder {
+        HyperTransportBuilder {
+            max_connections_per_origin: usize::MAX,
+            max_idle_per_origin: usize::MAX,
+            pool_idle_timeout: Some(Duration::from_secs(90)),
+            connect_timeout: Some(Duration::from_secs(30)),
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
+            http2: cfg!(feature = "http2"),
+            http2_prior_knowledge: false,
+            protocol: ProtocolOptions::default(),
+            overrides: HashMap::new(),
+            resolve_fn: None,
+            tls: TlsOptions::default(),
+            proxies: Vec::new(),
+            proxy_user_agent: None,
+            resolver: None,
+            #[cfg(feature = "hickory-dns")]
+            hickory_dns: false,
+            socket: SocketOptions::default(),
+        }
+    }
+}
+
+impl fmt::Debug for HyperTransportBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HyperTransportBuilder")
+            .field(
+                "max_connections_per_origin",
+                &self.max_connections_per_origin,
+            )
+            .field("max_idle_per_origin", &self.max_idle_per_origin)
+            .field("pool_idle_timeout", &self.pool_idle_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .field("http2", &self.http2)
+            .field("http2_prior_knowledge", &self.http2_prior_knowledge)
+            .field("protocol", &self.protocol)
+            .field("overrides", &self.overrides)
+            .field("resolve_fn", &self.resolve_fn.is_some())
+            .field("tls", &self.tls)
+            .field("proxies", &self.proxies)
+            .field("proxy_user_agent", &self.proxy_user_agent)
+            .field("resolver", &self.resolver.is_some())
+            .field("socket", &self.socket)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HyperTransportBuilder {
+    /// The most HTTP/1.1 connections open at once to one origin, counting those being
+    /// connected; further requests wait in a first-come-first-served queue. `0` is
+    /// taken as `1`. An HTTP/2 origin uses one connection regardless.
+    ///
+    /// Default is no limit (`usize::MAX`).
+    pub fn max_connections_per_origin(mut self, max: usize) -> HyperTransportBuilder {
+        self.max_connections_per_origin = max.max(1);
+        self
+    }
+
+    /// The most idle HTTP/1.1 connections kept per origin; a connection finishing a
+    /// response beyond that is closed.
+    ///
+    /// Default is no limit (`usize::MAX`), as in reqwest and hyper-util: a burst of `n`
+    /// requests in flight leaves `n` connections for the next burst instead of closing
+    /// all but a few and opening them again (a TCP and, on `https:`, a TLS handshake
+    /// each). Idle connections still close after
+    /// [`pool_idle_timeout`](Self::pool_idle_timeout); to bound the number open, use
+    /// [`max_connections_per_origin`](Self::max_connections_per_origin).
+    pub fn max_idle_per_origin(mut self, max: usize) -> HyperTransportBuilder {
+        self.max_idle_per_origin = max;
+        self
+    }
+
+    /// How long an idle connection is kept before it is closed; `None` keeps it until
+    /// the peer closes it.
+    ///
+    /// Default is 90 seconds, as in reqwest.
+    pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// The longest a new connection may take: name resolution, TCP connect, TLS and
+    /// HTTP/2 handshakes. Past it, the request fails with
+    /// [`NetworkError::Timeout`] with [`TimeoutKind::Connect`](crate::TimeoutKind::Connect).
+    ///
+    /// Default is 30 seconds.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest to wait for the response head once the request is handed to a
+    /// connection (sending the request body included), and then between two pieces of
+    /// the response body. Past it, the request or the
+    /// body fails with [`NetworkError::Timeout`] with [`TimeoutKind::Idle`](crate::TimeoutKind::Idle). `None` waits
+    /// as long as the connection stays open.
+    ///
+    /// Default is 300 seconds, undici's `headersTimeout` and `bodyTimeout`, so that a
+    /// peer that accepts and never answers cannot hold a request forever (reqwest has no
+    /// default read timeout).
+    pub fn read_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// Whether to offer `h2` by ALPN on `https:` connections (HTTP/1.1 is always
+    /// offered).
+    ///
+    /// Default is `true` with the `http2` Cargo feature (a default one); without it,
+    /// turning this or [`http2_prior_knowledge`](Self::http2_prior_knowledge) on fails
+    /// [`build`](Self::build).
+    pub fn http2(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http2 = enabled;
+        self
+    }
+
+    /// Whether to speak HTTP/2 without negotiation on `http:` connections ("prior
+    /// knowledge", RFC 9113 §3.3).
+    ///
+    /// Default is `false`.
+    pub fn http2_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http2_prior_knowledge = enabled;
+        self
+    }
+
+    /// Whether HTTP/1.1 header names go out in title case (`Content-Type`) rather than
+    /// as `http::HeaderName` stores them (lowercase). A caller's own casing is not kept:
+    /// `http::HeaderMap` does not keep it.
+    ///
+    /// Default is `false`.
+    pub fn http1_title_case_headers(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.protocol.http1_title_case_headers = enabled;
+        self
+    }
+
+    /// Speaks only HTTP/1.1: no `h2` offered by ALPN and no HTTP/2 prior knowledge.
+    /// The same as `http2(false).http2_prior_knowledge(false)`.
+    pub fn http1_only(self) -> HyperTransportBuilder {
+        self.http2(false).http2_prior_knowledge(false)
+    }
+
+    /// The largest HTTP/1.1 response head accepted, in bytes: the status line and every
+    /// header field (and a chunked body's trailer section). A larger head fails the
+    /// request with a [`NetworkError::Protocol`] whose message says the head is too large.
+    ///
+    /// Default is 256 KiB, Chrome's limit, and the same as
+    /// [`http2_max_header_list_size`](Self::http2_max_header_list_size).
+    pub fn http1_max_header_size(mut self, max: u32) -> HyperTransportBuilder {
+        self.protocol.http1_max_header_size = max;
+        self
+    }
+
+    /// The most header fields an HTTP/1.1 response head may have; more fail the request
+    /// with a [`NetworkError::Protocol`].
+    ///
+    /// Default is 100, hyper's and reqwest's: that many are parsed on the stack, any other
+    /// count on the heap, at a small cost per response.
+    pub fn http1_max_headers(mut self, max: usize) -> HyperTransportBuilder {
+        self.protocol.http1_max_headers = max;
+        self
+    }
+
+    /// The largest HTTP/2 response head accepted: the `SETTINGS_MAX_HEADER_LIST_SIZE`
+    /// this client advertises, counted as RFC 9113 §6.5.2 does (each field's name and
+    /// value plus 32 bytes). A larger head fails the request with a
+    /// [`NetworkError::Protocol`] that names this limit.
+    ///
+    /// Default is 256 KiB, as Chrome and Deno advertise (hyper's own default is 16 KiB,
+    /// which large `Content-Security-Policy` or `Set-Cookie` heads exceed).
+    pub fn http2_max_header_list_size(mut self, max: u32) -> HyperTransportBuilder {
+        self.protocol.http2_max_header_list_size = max;
+        self
+    }
+
+    /// The HTTP/2 flow-control window of each stream (`SETTINGS_INITIAL_WINDOW_SIZE`), in
+    /// bytes; `None` keeps hyper's.
+    ///
+    /// Default is `None`: 2 MiB (hyper's default).
+    pub fn http2_initial_stream_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_initial_stream_window_size = size.into();
+        self
+    }
+
+    /// The HTTP/2 flow-control window of a whole connection, in bytes; `None` keeps
+    /// hyper's.
+    ///
+    /// Default is `None`: 5 MiB (hyper's default).
+    pub fn http2_initial_connection_window_size(
+        mut self,
+        size: impl Into<Option<u32>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_initial_connection_window_size = size.into();
+        self
+    }
+
+    /// Whether HTTP/2 windows grow with the measured bandwidth-delay product (BDP
+    /// estimation by PING), overriding the two window sizes above.
+    ///
+    /// Default is `false`.
+    pub fn http2_adaptive_window(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.protocol.http2_adaptive_window = enabled;
+        self
+    }
+
+    /// The largest HTTP/2 frame payload this client accepts
+    /// (`SETTINGS_MAX_FRAME_SIZE`); `None` keeps the protocol's 16 KiB.
+    ///
+    /// Default is `None`.
+    pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> HyperTransportBuilder {
+        self.protocol.http2_max_frame_size = size.into();
+        self
+    }
+
+    /// How often to send an HTTP/2 keep-alive PING on a connection; `None` sends none.
+    /// A PING unanswered within
+    /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the
+    /// connection, failing its requests.
+    ///
+    /// Default is `None`.
+    pub fn http2_keep_alive_interval(
+        mut self,
+        interval: impl Into<Option<Duration>>,
+    ) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_interval = interval.into();
+        self
+    }
+
+    /// How long to wait for a keep-alive PING's acknowledgement before the connection is
+    /// closed. Applies only with an
+    /// [`http2_keep_alive_interval`](Self::http2_keep_alive_interval).
+    ///
+    /// Default is 20 seconds.
+    pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_timeout = timeout;
+        self
+    }
+
+    /// Whether keep-alive PINGs are sent while a connection has no request in flight too
+    /// (otherwise only while it has).
+    ///
+    /// Default is `false`.
+    pub fn http2_keep_alive_while_idle(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.protocol.http2_keep_alive_while_idle = enabled;
+        self
+    }
+
+    /// Resolves `host` to `addr` instead of asking DNS. A port of 0 means the request
+    /// URL's port. Names compare ASCII case-insensitively.
+    pub fn resolve(self, host: &str, addr: SocketAddr) -> HyperTransportBuilder {
+        self.resolve_to_addrs(host, &[addr])
+    }
+
+    /// Resolves `host` to `addrs`, tried in order, instead of asking DNS. A port of 0
+    /// means the request URL's port.
+    pub fn resolve_to_addrs(mut self, host: &str, addrs: &[SocketAddr]) -> HyperTransportBuilder {
+        self.overrides
+            .insert(host.to_ascii_lowercase(), addrs.to_vec());
+        self
+    }
+
+    /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name
+    /// and returns its addresses (a port of 0 means the request URL's port), or `None`
+    /// to fall through to the [`resolver`](Self::resolver). Names given to [`resolve`](Self::resolve) are answered
+    /// first. For instance, every subdomain of a test domain to one address:
+    ///
+    /// ```
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    /// let transport = HyperTransport::builder()
+    ///     .resolve_with(move |host| {
+    ///         (host == "web-platform.test" || host.ends_with(".web-platform.test"))
+    ///             .then(|| vec![local])
+    ///     })
+    ///     .build();
+    /// assert!(transport.is_ok());
+    /// ```
+    ///
+    /// Default is `None`: DNS through the system resolver.
+    pub fn resolve_with<F>(mut self, resolve: F) -> HyperTransportBuilder
+    where
+        F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
+    {
+        self.resolve_fn = Some(Arc::new(resolve));
+        self
+    }
+
+    // TLS: trust, identity, versions, and the escape hatch to rustls (see `net/tls.rs`).
+
+    /// Whether to trust the system's trust store: on Linux the certificates OpenSSL would
+    /// read (Debian's `ca-certificates`, a corporate CA installed with
+    /// `update-ca-certificates`, or the files `SSL_CERT_FILE` and `SSL_CERT_DIR` name),
+    /// read once per process; on macOS, Windows and Android the system's own verifier,
+    /// through `rustls-platform-verifier`. See the [`net` module's
+    /// documentation](super#tls) for how it combines with the built-in roots.
+    ///
+    /// Default is `true` with the `system-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
+    pub fn tls_system_roots(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls.system_roots = enabled;
+        self
+    }
+
+    /// Whether to trust the Mozilla root certificates compiled in by `webpki-roots`. With
+    /// [`tls_system_roots`](Self::tls_system_roots) on, they are consulted for a chain
+    /// whose issuer the system does not know, and alone when the system's store is
+    /// empty; turn them off to trust the system only, as curl and reqwest do.
+    ///
+    /// Default is `true` with the `built-in-roots` Cargo feature (a default one); without
+    /// it, turning this on fails the build of the client.
+    pub fn tls_built_in_roots(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls.built_in_roots = enabled;
+        self
+    }
+
+    /// Trusts one more root certificate, DER-encoded, besides the system's and the
+    /// built-in ones (or alone, with both off).
+    pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> HyperTransportBuilder {
+        self.tls.extra_roots.push(CertificateDer::from(der.into()));
+        self
+    }
+
+    /// Trusts every certificate in a PEM document, as
+    /// [`add_root_certificate_der`](Self::add_root_certificate_der) does one.
+    ///
+    /// # Errors
+    ///
+    /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
+    /// [`NetworkError::Tls`] source when the PEM is malformed or holds no certificate.
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<HyperTransportBuilder, Error> {
+        let mut found = false;
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| Error::network(NetworkError::Tls(Box::new(e))))?;
+            self.tls.extra_roots.push(cert);
+            found = true;
+        }
+        if !found {
+            return Err(Error::network(NetworkError::Tls(
+                "no certificate in the PEM document".into(),
+            )));
+        }
+        Ok(self)
+    }
+
+    /// The client certificate and key presented to a server that asks for one (mutual
+    /// TLS, RFC 8446 §4.4.2). A server that requires one refuses a client without it: a
+    /// [`NetworkError::Tls`] naming the alert (in TLS 1.3 the refusal comes after the
+    /// client's side of the handshake, so the error comes from the first request).
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::{HyperTransport, Identity};
+    ///
+    /// let pem = std::fs::read("client.pem").unwrap(); // certificate chain and key
+    /// let transport = HyperTransport::builder().identity(Identity::from_pem(&pem)?).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is none.
+    pub fn identity(mut self, identity: Identity) -> HyperTransportBuilder {
+        self.tls.identity = Some(identity);
+        self
+    }
+
+    /// The oldest TLS version offered. A server that speaks none of the versions allowed
+    /// fails the handshake with a [`NetworkError::Tls`] that says so.
+    ///
+    /// Default is [`TlsVersion::Tls12`].
+    pub fn min_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
+        self.tls.min_version = version;
+        self
+    }
+
+    /// The newest TLS version offered.
+    ///
+    /// Default is [`TlsVersion::Tls13`].
+    pub fn max_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
+        self.tls.max_version = version;
+        self
+    }
+
+    /// **For development only**: accepts any server certificate, self-signed, expired,
+    /// for another name or from an unknown issuer, so that anyone on the path can read
+    /// and change the traffic. The handshake's signatures are still checked against the
+    /// certificate presented. Prefer adding the development CA with
+    /// [`add_root_certificate_der`](Self::add_root_certificate_der).
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> HyperTransportBuilder {
+        self.tls.accept_invalid_certs = accept;
+        self
+    }
+
+    /// **For development only**: accepts a trusted certificate whatever host names it is
+    /// for, so that any certificate a trusted CA issued, for any site, is taken for the
+    /// server's. The chain is still checked. (With the system's verifier on macOS and
+    /// Windows, a certificate that is both for another name and otherwise invalid may be
+    /// reported for its name, and so accepted.)
+    ///
+    /// Default is `false`.
+    pub fn danger_accept_invalid_hostnames(mut self, accept: bool) -> HyperTransportBuilder {
+        self.tls.accept_invalid_hostnames = accept;
+        self
+    }
+
+    /// Whether to write the TLS secrets of each connection to the file that the
+    /// `SSLKEYLOGFILE` environment variable names, read when the transport is built, in
+    /// the NSS key log format that Wireshark reads to decrypt a capture (as curl and
+    /// browsers do with the same variable). Nothing is written when the variable is not
+    /// set. Anyone who can read the file can decrypt the traffic.
+    ///
+    /// Default is `false`: the variable is not even read.
+    pub fn tls_key_log(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls.key_log = enabled;
+        self
+    }
+
+    /// The escape hatch to rustls: uses `config` for every TLS connection instead of the
+    /// configuration the options above build. The transport's other options (timeouts,
+    /// resolver, proxies, pool, `http2` when `config` has no ALPN protocols) still apply.
+    ///
+    /// Ignored with it: [`tls_system_roots`](Self::tls_system_roots),
+    /// [`tls_built_in_roots`](Self::tls_built_in_roots), the added roots,
+    /// [`identity`](Self::identity), [`min_tls_version`](Self::min_tls_version),
+    /// [`max_tls_version`](Self::max_tls_version), the `danger_` options and
+    /// [`tls_key_log`](Self::tls_key_log): `config` has its own. If `config` offers no
+    /// ALPN protocols, `h2` and `http/1.1` are offered per [`http2`](Self::http2);
+    /// otherwise its list decides whether HTTP/2 is spoken.
+    ///
+    /// Default is `None`: the configuration is built from the options.
+    pub fn rustls_config(mut self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
+        self.tls.rustls_config = Some(config);
+        self
+    }
+
+    /// The former name of [`rustls_config`](Self::rustls_config).
+    #[doc(hidden)]
+    pub fn tls_config(self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
+        self.rustls_config(config)
+    }
+
+    /// Sends the requests that `proxy` carries through it (see [`Proxy`]). May be
+    /// called several times: the first proxy that carries a request's URL is used, and
+    /// a request no proxy carries connects directly. Connections through a proxy are
+    /// pooled apart from direct ones.
+    ///
+    /// Default is no proxy; the environment is not read (see [`Proxy::from_env`]).
+    pub fn proxy(mut self, proxy: Proxy) -> HyperTransportBuilder {
+        self.proxies.push(proxy);
+        self
+    }
+
+    /// The `User-Agent` sent on each `CONNECT` to an HTTP proxy (the request that opens
+    /// a tunnel for an `https:` target), as reqwest and curl send their client's: some
+    /// proxies refuse a `CONNECT` without one. Requests forwarded to a proxy carry their
+    /// own `User-Agent`, if any, and not this. A [`Proxy::headers`] `User-Agent` replaces
+    /// it for that proxy.
+    ///
+    /// Default is `None`: no `User-Agent` on `CONNECT`, as the transport adds none to
+    /// requests either. A [`Client`](crate::Client) sets it to its
+    /// [`user_agent`](crate::ClientBuilder::user_agent).
+    pub fn proxy_user_agent(mut self, user_agent: Option<HeaderValue>) -> HyperTransportBuilder {
+        self.proxy_user_agent = user_agent;
+        self
+    }
+
+    /// Resolves host names with `resolver` instead of the system resolver: names the
+    /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
+    /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
+    /// asked for the address of a proxy.
+    ///
+    /// Default is the [`SystemResolver`] (`getaddrinfo` through tokio).
+    pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> HyperTransportBuilder {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// Resolves host names with hickory's DNS resolver
+    /// ([`HickoryResolver::from_system_conf`](super::HickoryResolver::from_system_conf):
+    /// the system's name servers, asked over UDP and TCP by the transport's own tasks, and
+    /// answers cached by their TTL) instead of `getaddrinfo`, as reqwest's
+    /// `hickory_dns(true)`. The system's configuration (`/etc/resolv.conf` on Unix) is read
+    /// once, by [`build`](Self::build). A resolver given to [`resolver`](Self::resolver)
+    /// takes its place, whatever the order of the calls; the [`resolve`](Self::resolve)
+    /// map and the [`resolve_with`](Self::resolve_with) function are asked first, as
+    /// always. A failed lookup is a [`NetworkError::Dns`] whose
+    /// [`DnsError`](super::DnsError)'s source is a [`HickoryError`](super::HickoryError).
+    ///
+    /// Unlike reqwest's, the `hickory-dns` feature does not turn it on by itself, so a
+    /// dependency that turns the feature on changes no client's resolver, and there is no
+    /// `no_hickory_dns` to undo it: `hickory_dns(false)` is the default.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let transport = HyperTransport::builder().hickory_dns(true).build()?;
+    /// # let _ = transport;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is `false`: the [`SystemResolver`]. With the `hickory-dns` feature only.
+    #[cfg(feature = "hickory-dns")]
+    pub fn hickory_dns(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.hickory_dns = enabled;
+        self
+    }
+
+    /// The Connection Attempt Delay of Happy Eyeballs
+    /// ([RFC 8305 §5](https://www.rfc-editor.org/rfc/rfc8305#section-5)): when a host has
+    /// several addresses, the next one is tried this long after the last attempt started,
+    /// or as soon as an attempt fails, while no attempt has connected. The addresses are ordered so that IPv6 and IPv4 alternate, starting with the
+    /// family of the first one resolved (§4); the first to connect wins and the other
+    /// attempts are closed. All of it stays within the
+    /// [`connect_timeout`](Self::connect_timeout), and every address gets a try within
+    /// it: when what is left of the timeout, shared among the addresses not yet tried,
+    /// is shorter than the delay, the next attempt starts after that share instead (at
+    /// least 10 ms after the last), so that two addresses and a 100 ms timeout give the
+    /// second a try after 50 ms.
+    ///
+    /// Held within RFC 8305's bounds: a delay under 100 ms (its Minimum Connection
+    /// Attempt Delay, which spares a lossy network a burst of SYNs) is taken as 100 ms,
+    /// one over 2 seconds (its Maximum) as 2 seconds.
+    ///
+    /// Default is 250 ms, RFC 8305's recommendation (Chrome and hyper-util wait 300 ms,
+    /// curl 200 ms).
+    pub fn happy_eyeballs_delay(mut self, delay: Duration) -> HyperTransportBuilder {
+        self.socket.happy_eyeballs_delay = super::happy_eyeballs::connection_attempt_delay(delay);
+        self
+    }
+
+    /// The local IP address to bind sockets to before connecting (the source address of
+    /// the connections). A host's addresses of the other family are not tried; a host
+    /// with none of this family fails with [`NetworkError::Connect`] whose
+    /// [`ConnectError`](super::ConnectError) says why.
+    ///
+    /// Default is `None`: the system picks.
+    pub fn local_address(mut self, address: Option<IpAddr>) -> HyperTransportBuilder {
+        self.socket.local_address = address;
+        self
+    }
+
+    /// Turns on TCP keep-alive (`SO_KEEPALIVE`) with this idle time before the first
+    /// probe (`TCP_KEEPIDLE`, whole seconds from 1 to 32,767: a time outside is taken as
+    /// the nearest); the interval between probes and their count stay the system's. An idle pooled connection whose peer has vanished is then found dead
+    /// rather than kept until it is used.
+    ///
+    /// Default is `None`: no keep-alive probes, as in hyper-util and libcurl (reqwest
+    /// probes after 15 s idle, undici and the curl tool after 60 s).
+    pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> HyperTransportBuilder {
+        self.socket.tcp_keepalive = idle;
+        self
+    }
+
+    /// Whether to set `TCP_NODELAY`, sending small writes at once instead of holding
+    /// them for Nagle's algorithm.
+    ///
+    /// Default is `true`, as in reqwest, undici and browsers.
+    pub fn tcp_nodelay(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.socket.tcp_nodelay = enabled;
+        self
+    }
+
+    /// Sends every connection to the Unix domain socket at `path` instead of over TCP,
+    /// whatever the request's host: an `http:` request speaks HTTP/1.1 on it (or HTTP/2
+    /// with [`http2_prior_knowledge`](Self::http2_prior_knowledge)), an `https:` one TLS
+    /// with the URL's host as the server name, and HTTP/2 if ALPN picks it. As with
+    /// reqwest's `ClientBuilder::unix_socket`, nothing is resolved, and proxies and the
+    /// TCP options ([`local_address`](Self::local_address),
+    /// [`tcp_keepalive`](Self::tcp_keepalive), [`tcp_nodelay`](Self::tcp_nodelay),
+    /// [`happy_eyeballs_delay`](Self::happy_eyeballs_delay)) do not apply. Connections
+    /// are still pooled per origin. A socket that cannot be reached fails the request
+    /// with [`NetworkError::Connect`] (`connect to unix socket /run/app.sock failed: No
+    /// such file or directory (os error 2)`).
+    ///
+    /// Unix only. Default is `None`: TCP.
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> HyperTransportBuilder {
+        self.socket.unix_socket = Some(path.into());
+        self
+    }
+
+    /// Builds the transport.
+    ///
+    /// # Errors
+    ///
+    /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
+    /// [`NetworkError::Tls`] source when the TLS options cannot be used: an invalid root
+    /// certificate, a minimum TLS version above the maximum, no root to trust at all, or
+    /// (with the built-in roots off) a system trust store that cannot be read. With
+    /// `hickory_dns(true)` (the `hickory-dns` feature), one with a [`NetworkError::Other`]
+    /// source when the system's DNS configuration cannot be read or used, as
+    /// `HickoryResolver::from_system_conf` says.
+    pub fn build(self) -> Result<HyperTransport, Error> {
+        if !cfg!(feature = "http2") && (self.http2 || self.http2_prior_knowledge) {
+            return Err(Error::network(NetworkError::Other(
+                "http2 or http2_prior_knowledge: HTTP/2 is not in this build (its Cargo \
+                 feature `http2` is off)"
+                    .into(),
+            )));
+        }
+        let tls = self.tls.build(self.http2)?;
+        let h2_for_https = tls.config.alpn_protocols.iter().any(|p| p == b"h2");
+        let proxy_tls = self
+            .proxies
+            .iter()
+            .any(|proxy| proxy.kind == ProxyKind::Https)
+            .then(|| proxy_tls_config(&tls.config));
+        let h1 = self.protocol.http1();
+        #[cfg(feature = "http2")]
+        let h2 = self.protocol.http2();
+        let resolver: Arc<dyn Resolve> = match self.resolver {
+            Some(resolver) => resolver,
+            #[cfg(feature = "hickory-dns")]
+            None if self.hickory_dns => Arc::new(super::HickoryResolver::from_system_conf()?),
+            None => Arc::new(SystemResolver),
+        };
+        Ok(HyperTransport {
+            inner: Arc::new(Inner {
+                pool: Pool::new(PoolConfig {
+                    max_per_origin: self.max_connections_per_origin,
+                    max_idle_per_origin: self.max_idle_per_origin,
+                    idle_timeout: self.pool_idle_timeout,
+                    h2_for_https,
+                    h2_for_http: self.http2_prior_knowledge,
+                }),
+                connector: Connector {
+                    overrides: self.overrides,
+                    resolve_fn: self.resolve_fn,
+                    resolver,
+                    socket: self.socket,
+                    tls,
+                    h1,
+                    #[cfg(feature = "http2")]
+                    h2,
+                    http2_prior_knowledge: self.http2_prior_knowledge,
+                    connect_timeout: self.connect_timeout,
+                    proxy_tls,
+                    proxies: self.proxies.into_boxed_slice(),
+                    proxy_user_agent: self.proxy_user_agent,
+                },
+                read_timeout: self.read_timeout,
+                head_limits: HeadLimits::of(&self.protocol),
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_read_timeout_is_300_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.read_timeout, Some(Duration::from_secs(300)));
+        assert_eq!(builder.read_timeout(None).read_timeout, None);
+    }
+
+    #[test]
+    fn the_default_pool_keeps_every_idle_connection_for_90_seconds() {
+        let builder = HyperTransportBuilder::default();
+        assert_eq!(builder.max_idle_per_origin, usize::MAX);
+        assert_eq!(builder.pool_idle_timeout, Some(Duration::from_secs(90)));
+    }
+
+    #[test]
+    fn pem_without_certificates_is_an_error() {
+        let result = HyperTransport::builder().add_root_certificates_pem(b"nothing");
+        assert!(result.is_err());
+    }
+}
