@@ -1,6 +1,6 @@
 //! The span of each fetch (the `tracing` feature), at INFO: a level a service leaves on,
 //! one span per `fetch()` call however many redirects and retries it takes. The network
-//! requests under it have spans of their own at DEBUG (see `net/hyper_transport.rs`).
+//! requests under it have spans of their own at DEBUG (see `net/transport.rs`).
 //!
 //! Fields of the `fetch` span:
 //!
