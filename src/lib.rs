@@ -261,7 +261,7 @@
 //!
 //! Below the Fetch algorithms, the network layer ([`net`]) is reached through the
 //! [`net::Transport`] trait: the default [`net::HyperTransport`] (its own HTTP/1.1
-//! connections and pool, HTTP/2 on hyper, rustls, proxies), or your own — a mock for tests, another HTTP
+//! connections and pool, HTTP/2 on the h2 library, rustls, proxies), or your own — a mock for tests, another HTTP
 //! stack — with [`ClientBuilder::transport`]. For tests, the `mock` feature's
 //! `whatwg_fetch::mock::MockTransport` answers requests from interceptors and records
 //! them, with the whole fetch algorithm (redirects, CORS, cookies, the cache) above it, as

@@ -17,6 +17,7 @@ use sync_wrapper::SyncWrapper;
 
 use super::decode::Pipeline;
 use super::h1::{BodyReader, H1Error};
+use super::h2::H2Body;
 use super::pool::Pooled;
 use super::timer::ReadTimer;
 use super::timing::{ConnectionInfo, Recorded};
@@ -373,16 +374,12 @@ enum ResponseInner {
     Decoded(SyncWrapper<Pin<Box<Pipeline>>>),
 }
 
-/// The body of a response read from a connection: HTTP/1.1 of this crate's own, or
-/// HTTP/2 through hyper.
+/// The body of a response read from a connection: HTTP/1.1 or HTTP/2.
 struct IncomingBody {
     body: Source,
     /// The HTTP/1 connection the body is read from, given back to the pool at the end of
     /// the body.
     conn: Option<Pooled>,
-    /// A handle on the HTTP/2 connection, keeping it open while this body is read even
-    /// if the pool lets go of it.
-    h2: Option<super::h2::H2Sender>,
     /// Whether the response declared a `Content-Length`: an early close is then a
     /// length mismatch rather than a broken message.
     declared_length: bool,
@@ -407,15 +404,22 @@ struct IncomingBody {
 enum Source {
     /// An HTTP/1.1 body, read from the connection in `IncomingBody::conn`.
     H1(BodyReader),
-    /// An HTTP/2 stream's body.
-    Hyper(hyper::body::Incoming),
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    /// An HTTP/2 stream's body (see `net/h2.rs`), which keeps its connection open while
+    /// it is read.
+    H2(H2Body),
+    /// Nothing: the response's stream is a tunnel now (an extended `CONNECT`'s, see
+    /// `net/h2.rs`).
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    Tunnel,
 }
 
 impl Source {
     fn is_end_stream(&self) -> bool {
         match self {
             Source::H1(reader) => reader.is_end(),
-            Source::Hyper(body) => body.is_end_stream(),
+            Source::H2(body) => body.is_end_stream(),
+            Source::Tunnel => true,
         }
     }
 
@@ -425,7 +429,8 @@ impl Source {
                 Some(left) => SizeHint::with_exact(left),
                 None => SizeHint::default(),
             },
-            Source::Hyper(body) => body.size_hint(),
+            Source::H2(body) => body.size_hint(),
+            Source::Tunnel => SizeHint::with_exact(0),
         }
     }
 }
@@ -455,22 +460,18 @@ impl ResponseBody {
         }
     }
 
-    /// The body of an HTTP/2 response.
-    pub(crate) fn incoming(
-        body: hyper::body::Incoming,
-        h2: Option<super::h2::H2Sender>,
-        declared_length: bool,
-        read_timeout: Option<Duration>,
-        info: Recorded,
-    ) -> ResponseBody {
-        ResponseBody::from_source(
-            Source::Hyper(body),
-            None,
-            h2,
-            declared_length,
-            read_timeout,
-            info,
-        )
+    /// The body of an HTTP/2 response. (It tells a stream cut short from its end
+    /// itself.)
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub(crate) fn h2(body: H2Body, read_timeout: Option<Duration>, info: Recorded) -> ResponseBody {
+        ResponseBody::from_source(Source::H2(body), None, false, read_timeout, info)
+    }
+
+    /// The empty body of an extended `CONNECT`'s `2xx`, whose stream was handed over:
+    /// what is known of the response's connection.
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub(crate) fn tunnel(info: Recorded) -> ResponseBody {
+        ResponseBody::from_source(Source::Tunnel, None, false, None, info)
     }
 
     /// The body of an HTTP/1.1 response, read by `reader` from `conn`.
@@ -484,7 +485,6 @@ impl ResponseBody {
         ResponseBody::from_source(
             Source::H1(reader),
             Some(conn),
-            None,
             declared_length,
             read_timeout,
             info,
@@ -495,13 +495,12 @@ impl ResponseBody {
     /// (see `crate::upgrade`): what is known of the response's connection, and no
     /// connection to give back.
     pub(crate) fn switched(reader: BodyReader, info: Recorded) -> ResponseBody {
-        ResponseBody::from_source(Source::H1(reader), None, None, false, None, info)
+        ResponseBody::from_source(Source::H1(reader), None, false, None, info)
     }
 
     fn from_source(
         body: Source,
         conn: Option<Pooled>,
-        h2: Option<super::h2::H2Sender>,
         declared_length: bool,
         read_timeout: Option<Duration>,
         info: Recorded,
@@ -509,7 +508,6 @@ impl ResponseBody {
         let mut incoming = IncomingBody {
             body,
             conn,
-            h2,
             declared_length,
             read_timeout,
             idle: None,
@@ -609,7 +607,6 @@ impl IncomingBody {
     fn finish(&mut self) {
         self.done = true;
         self.idle = None;
-        self.h2 = None;
         if let Some(mut conn) = self.conn.take() {
             if let Source::H1(reader) = &self.body {
                 if !reader.reusable(&conn.tx) {
@@ -625,7 +622,6 @@ impl IncomingBody {
         self.done = true;
         self.idle = None;
         self.conn = None;
-        self.h2 = None;
         Poll::Ready(Some(Err(error)))
     }
 
@@ -658,7 +654,8 @@ impl IncomingBody {
             return Poll::Ready(None);
         }
         let body = match &mut self.body {
-            Source::Hyper(body) => body,
+            Source::H2(body) => body,
+            Source::Tunnel => return Poll::Ready(None),
             Source::H1(reader) => {
                 let Some(conn) = self.conn.as_mut() else {
                     return Poll::Ready(None);
@@ -691,7 +688,7 @@ impl IncomingBody {
                 };
             }
         };
-        match Pin::new(body).poll_frame(cx) {
+        match body.poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     self.received = self.received.saturating_add(data.len() as u64);
@@ -703,25 +700,7 @@ impl IncomingBody {
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
-            Poll::Ready(Some(Err(error))) => {
-                let error = body_error(error, self.declared_length);
-                self.fail(error)
-            }
-            // hyper ends an HTTP/2 body without an error when the stream is reset with
-            // NO_ERROR (`RST_STREAM`, or a `GOAWAY` below it), reading RFC 9113 §8.1's early
-            // response into it; but an early response has ended its stream first, so a
-            // stream whose `END_STREAM` never came was cut short: whatever its data, never a
-            // whole body.
-            Poll::Ready(None) if !self.body.is_end_stream() => {
-                let error = if self.declared_length {
-                    NetworkError::LengthMismatch
-                } else {
-                    NetworkError::Protocol(
-                        "the HTTP/2 stream was closed (NO_ERROR) before the end of its body".into(),
-                    )
-                };
-                self.fail(error)
-            }
+            Poll::Ready(Some(Err(error))) => self.fail(error),
             Poll::Ready(None) => {
                 self.finish();
                 Poll::Ready(None)
@@ -756,32 +735,6 @@ pub(crate) fn is_incomplete_close(error: &NetworkError) -> bool {
             .is_some_and(H1Error::is_incomplete_close),
         _ => false,
     }
-}
-
-/// Maps an error hyper reports while reading a response body.
-///
-/// hyper reports a body cut short as an `UnexpectedEof` I/O error (or an incomplete
-/// message); with a declared `Content-Length` that is a length mismatch.
-fn body_error(error: hyper::Error, declared_length: bool) -> NetworkError {
-    if declared_length && (error.is_incomplete_message() || is_unexpected_eof(&error)) {
-        NetworkError::LengthMismatch
-    } else {
-        NetworkError::Protocol(Box::new(error))
-    }
-}
-
-fn is_unexpected_eof(error: &hyper::Error) -> bool {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
 }
 
 impl Body for ResponseBody {

@@ -230,7 +230,7 @@ impl HyperTransportBuilder {
     }
 
     /// The HTTP/2 flow-control window of each stream (`SETTINGS_INITIAL_WINDOW_SIZE`), in
-    /// bytes; `None` keeps hyper's.
+    /// bytes, at most 2³¹−1 (a larger one is taken as that).
     ///
     /// Default is `None`: 2 MiB (hyper's default).
     pub fn http2_initial_stream_window_size(
@@ -241,8 +241,8 @@ impl HyperTransportBuilder {
         self
     }
 
-    /// The HTTP/2 flow-control window of a whole connection, in bytes; `None` keeps
-    /// hyper's.
+    /// The HTTP/2 flow-control window of a whole connection, in bytes, at most 2³¹−1 (a
+    /// larger one is taken as that).
     ///
     /// Default is `None`: 5 MiB (hyper's default).
     pub fn http2_initial_connection_window_size(
@@ -263,7 +263,8 @@ impl HyperTransportBuilder {
     }
 
     /// The largest HTTP/2 frame payload this client accepts
-    /// (`SETTINGS_MAX_FRAME_SIZE`); `None` keeps the protocol's 16 KiB.
+    /// (`SETTINGS_MAX_FRAME_SIZE`), within the protocol's 16 KiB to 16 MiB (a size outside
+    /// is taken as the nearer bound); `None` keeps the protocol's 16 KiB.
     ///
     /// Default is `None`.
     pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> HyperTransportBuilder {
@@ -271,8 +272,8 @@ impl HyperTransportBuilder {
         self
     }
 
-    /// How often to send an HTTP/2 keep-alive PING on a connection; `None` sends none.
-    /// A PING unanswered within
+    /// How often to send an HTTP/2 keep-alive PING on a connection, counted from the
+    /// last PING's answer; `None` sends none. A PING unanswered within
     /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the
     /// connection, failing its requests.
     ///
@@ -666,8 +667,7 @@ impl HyperTransportBuilder {
             .any(|proxy| proxy.kind == ProxyKind::Https)
             .then(|| proxy_tls_config(&tls.config));
         let h1 = self.protocol.http1();
-        #[cfg(feature = "http2")]
-        let h2 = self.protocol.http2();
+        let h2 = super::h2::H2Config::of(&self.protocol);
         let resolver: Arc<dyn Resolve> = match self.resolver {
             Some(resolver) => resolver,
             #[cfg(feature = "hickory-dns")]
@@ -690,7 +690,6 @@ impl HyperTransportBuilder {
                     socket: self.socket,
                     tls,
                     h1,
-                    #[cfg(feature = "http2")]
                     h2,
                     http2_prior_knowledge: self.http2_prior_knowledge,
                     connect_timeout: self.connect_timeout,

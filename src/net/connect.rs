@@ -9,12 +9,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-#[cfg(feature = "http2")]
-use super::h2::BoxingExecutor;
 use http::HeaderValue;
 use http::header::{PROXY_AUTHORIZATION, USER_AGENT};
-#[cfg(feature = "http2")]
-use hyper::client::conn::http2;
 use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -53,8 +49,8 @@ pub(crate) struct Connector {
     pub(crate) socket: SocketOptions,
     pub(crate) tls: TlsSetup,
     pub(crate) h1: h1::Options,
-    #[cfg(feature = "http2")]
-    pub(crate) h2: http2::Builder<BoxingExecutor>,
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub(crate) h2: super::h2::H2Config,
     pub(crate) http2_prior_knowledge: bool,
     pub(crate) connect_timeout: Option<Duration>,
     /// The proxies, in the order given; a [`Key`]'s `proxy` indexes this list.

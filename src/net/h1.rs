@@ -8,7 +8,8 @@
 //! one the peer closed meanwhile is found by [`Http1::is_closed`], which reads it once
 //! without waiting, when the pool hands it out or sweeps it.
 //!
-//! The rules are hyper's, which this replaces for HTTP/1.1 (HTTP/2 stays on hyper):
+//! The rules are hyper's, which this replaces for HTTP/1.1 (`net/h2.rs` does as much for
+//! HTTP/2):
 //!
 //! - **Request framing.** An empty body sends no framing header of its own; one buffer is
 //!   sent with its `Content-Length`; a stream with the `Content-Length` the caller gave

@@ -1,35 +1,171 @@
-//! HTTP/2 ([RFC 9113](https://httpwg.org/specs/rfc9113.html)), all of it in one place:
-//! the connection as the pool holds it, the handshake that starts one, and the sending
-//! of a request on it, with the rules for sending it again and the mapping of its errors.
+//! HTTP/2 ([RFC 9113](https://httpwg.org/specs/rfc9113.html)), all of it in one place: the
+//! connection of this crate's own as the pool holds it, the handshake that starts one and
+//! the task that runs it (with its keep-alive PINGs and adaptive window), the sending of a
+//! request on it with the rules for sending it again and the mapping of its errors, and a
+//! response's body as its stream delivers it.
 //!
-//! The handle of an HTTP/2 connection, as the pool and the transport hold it: hyper's
-//! `SendRequest`, or, in a build without the `http2` feature, a type with no values, so
-//! that the code around it stays one code and its HTTP/2 paths are provably never taken.
+//! Framing, HPACK, stream states and flow control are the [`h2`] library's, the one hyper
+//! itself runs on; what is here is what hyper's client adds on top of it, done for this
+//! crate's requests and without its per-request hop through a dispatch task: a request
+//! opens its stream from its own task, writes a buffered body at once (h2 sends it as the
+//! windows allow) and streams any other from a task of its own under the stream's flow
+//! control, and its response is read straight from the stream.
+//!
+//! When `MAX_CONCURRENT_STREAMS` are open, h2 holds a new stream back until one closes and
+//! opens the held ones first in, first out: a request waits for a stream rather than fail,
+//! the same wait whichever task it is sent from.
+//!
+//! In a build without the `http2` feature, the connection's handle is a type with no
+//! values, so that the code around it stays one code and its HTTP/2 paths are provably
+//! never taken.
+
+// Without the feature, what only HTTP/2 uses is never reached.
+#![cfg_attr(not(feature = "http2"), allow(dead_code))]
 
 use std::sync::Arc;
+#[cfg(feature = "http2")]
+use std::sync::Mutex;
+#[cfg(feature = "http2")]
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+#[cfg(feature = "http2")]
+use std::task::{Context, Poll};
 
+#[cfg(feature = "http2")]
+use bytes::Bytes;
 use http::header::{CONNECTION, CONTENT_LENGTH, TE, TRANSFER_ENCODING, UPGRADE};
 use http::{HeaderValue, Request, Response, Uri, Version};
 #[cfg(feature = "http2")]
-use hyper_util::rt::TokioIo;
+use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::SendOptions;
 use super::body::{RequestBody, ResponseBody};
 use super::connect::{Connected, Connector};
 use super::pool::Key;
-use super::timer::{ReadTimeout, ReadTimer};
-use super::timing::{ConnectionTiming, Recorded};
-use super::transport::{HeadLimits, HeadRefused, Inner};
-use crate::error::{NetworkError, TimeoutKind};
+use super::protocol::ProtocolOptions;
+#[cfg(feature = "http2")]
+use super::timer::{FAR_FUTURE, ReadTimeout, ReadTimer};
+use super::timing::ConnectionTiming;
+#[cfg(feature = "http2")]
+use super::timing::Recorded;
+#[cfg(feature = "http2")]
+use super::transport::HeadRefused;
+use super::transport::{HeadLimits, Inner};
+use crate::error::{BoxError, NetworkError, TimeoutKind};
 use crate::peer::Peer;
+
+/// hyper's defaults, which this crate has always had and keeps: windows larger than the
+/// protocol's 64 KiB, which limit a download to 64 KiB per round trip.
+#[cfg(feature = "http2")]
+const DEFAULT_CONNECTION_WINDOW: u32 = 5 * 1024 * 1024;
+#[cfg(feature = "http2")]
+const DEFAULT_STREAM_WINDOW: u32 = 2 * 1024 * 1024;
+/// The protocol's own window (RFC 9113 §6.9.2), where the adaptive window starts.
+#[cfg(feature = "http2")]
+const SPEC_WINDOW: u32 = 65_535;
+/// The largest window the protocol allows (RFC 9113 §6.9.1).
+#[cfg(feature = "http2")]
+const MAX_WINDOW: u32 = (1 << 31) - 1;
+/// The frame sizes the protocol allows (RFC 9113 §6.5.2).
+#[cfg(feature = "http2")]
+const FRAME_SIZES: std::ops::RangeInclusive<u32> = 16_384..=16_777_215;
+/// The most bytes of request bodies a connection buffers to send.
+#[cfg(feature = "http2")]
+const MAX_SEND_BUFFER: usize = 1024 * 1024;
+/// Streams opened before the server's `SETTINGS` say how many it takes: the least
+/// RFC 9113 §6.5.2 recommends a server allow.
+#[cfg(feature = "http2")]
+const INITIAL_MAX_SEND_STREAMS: usize = 100;
+/// Streams a server may make this client reset for its errors before the connection is
+/// closed (h2's defence against a peer that makes a client reset streams endlessly).
+#[cfg(feature = "http2")]
+const MAX_LOCAL_ERROR_RESETS: usize = 1024;
+/// The largest window the adaptive window grows to.
+#[cfg(feature = "http2")]
+const MAX_ADAPTIVE_WINDOW: u32 = 16 * 1024 * 1024;
+
+/// The settings of the HTTP/2 connections a transport opens, made once from its
+/// [`ProtocolOptions`].
+#[derive(Clone, Debug)]
+pub(crate) struct H2Config {
+    #[cfg(feature = "http2")]
+    builder: h2::client::Builder,
+    #[cfg(feature = "http2")]
+    keep_alive: Option<KeepAliveConfig>,
+    #[cfg(feature = "http2")]
+    adaptive_window: bool,
+}
+
+#[cfg(feature = "http2")]
+#[derive(Clone, Copy, Debug)]
+struct KeepAliveConfig {
+    interval: std::time::Duration,
+    timeout: std::time::Duration,
+    while_idle: bool,
+}
+
+impl H2Config {
+    /// The settings `options` ask for. Sizes outside what the protocol allows are
+    /// brought within it: a frame size to 16 KiB–16 MiB, a window to 2³¹−1.
+    pub(crate) fn of(options: &ProtocolOptions) -> H2Config {
+        #[cfg(not(feature = "http2"))]
+        {
+            let _ = options;
+            H2Config {}
+        }
+        #[cfg(feature = "http2")]
+        {
+            // The adaptive window starts at the protocol's and overrides both sizes.
+            let (stream_window, connection_window) = if options.http2_adaptive_window {
+                (SPEC_WINDOW, SPEC_WINDOW)
+            } else {
+                (
+                    options
+                        .http2_initial_stream_window_size
+                        .unwrap_or(DEFAULT_STREAM_WINDOW),
+                    options
+                        .http2_initial_connection_window_size
+                        .unwrap_or(DEFAULT_CONNECTION_WINDOW),
+                )
+            };
+            let frame_size = options
+                .http2_max_frame_size
+                .unwrap_or(*FRAME_SIZES.start())
+                .clamp(*FRAME_SIZES.start(), *FRAME_SIZES.end());
+            let mut builder = h2::client::Builder::new();
+            builder
+                .initial_max_send_streams(INITIAL_MAX_SEND_STREAMS)
+                .initial_window_size(stream_window.min(MAX_WINDOW))
+                .initial_connection_window_size(connection_window.min(MAX_WINDOW))
+                .max_frame_size(frame_size)
+                .max_header_list_size(options.http2_max_header_list_size)
+                .max_send_buffer_size(MAX_SEND_BUFFER)
+                .max_local_error_reset_streams(Some(MAX_LOCAL_ERROR_RESETS))
+                .enable_push(false);
+            let keep_alive = options
+                .http2_keep_alive_interval
+                .map(|interval| KeepAliveConfig {
+                    // Added to `Instant::now()`: a longer one waits as long as one that
+                    // never comes.
+                    interval: interval.min(FAR_FUTURE),
+                    timeout: options.http2_keep_alive_timeout.min(FAR_FUTURE),
+                    while_idle: options.http2_keep_alive_while_idle,
+                });
+            H2Config {
+                builder,
+                keep_alive,
+                adaptive_window: options.http2_adaptive_window,
+            }
+        }
+    }
+}
 
 /// An HTTP/2 connection as the pool holds it: the handle its requests are sent on, and
 /// what is known of its other end, which each of its responses shares.
 #[derive(Clone)]
 pub(crate) struct H2Connection {
     pub(crate) tx: H2Sender,
-    pub(crate) peer: Option<std::sync::Arc<crate::peer::Peer>>,
+    pub(crate) peer: Option<Arc<Peer>>,
 }
 
 impl H2Connection {
@@ -39,41 +175,17 @@ impl H2Connection {
     }
 }
 
-#[cfg(feature = "http2")]
-pub(crate) type H2Sender = hyper::client::conn::http2::SendRequest<super::RequestBody>;
-
-/// The executor of hyper's HTTP/2 connections: spawns each future on Tokio, boxed.
-///
-/// hyper spawns a future for every request (the wait for its response) and one for the
-/// connection, and both are of one type, an enum as large as the connection's state (a few
-/// KiB): spawned as it is, every request's task cell would be that large, and the future
-/// copied whole into it and over it again when the task ends. Boxed, it is copied once, into
-/// its box, and the task holds a pointer, as hyper-util's executor does it.
-#[cfg(feature = "http2")]
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct BoxingExecutor;
-
-#[cfg(feature = "http2")]
-impl<F> hyper::rt::Executor<F> for BoxingExecutor
-where
-    F: std::future::Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    fn execute(&self, future: F) {
-        tokio::spawn(Box::pin(future));
-    }
-}
-
 #[cfg(not(feature = "http2"))]
-pub(crate) use without::H2Sender;
+pub(crate) use without::{H2Body, H2Sender};
 
 #[cfg(not(feature = "http2"))]
 mod without {
-    use http::{Request, Response};
-    use hyper::body::Incoming;
-    use hyper::client::conn::TrySendError;
+    use std::task::{Context, Poll};
 
-    use super::super::RequestBody;
+    use bytes::Bytes;
+    use http_body::{Frame, SizeHint};
+
+    use crate::error::NetworkError;
 
     /// No HTTP/2 connection exists in a build without the `http2` feature: nothing offers
     /// `h2` by ALPN, and prior knowledge is refused when the transport is built.
@@ -84,24 +196,298 @@ mod without {
         pub(crate) fn is_closed(&self) -> bool {
             match *self {}
         }
+    }
 
-        pub(crate) async fn ready(&mut self) -> Result<(), hyper::Error> {
+    /// Nor is there an HTTP/2 response body.
+    pub(crate) enum H2Body {}
+
+    impl H2Body {
+        pub(crate) fn poll_frame(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
             match *self {}
         }
 
-        pub(crate) fn try_send_request(
-            &mut self,
-            _request: Request<RequestBody>,
-        ) -> std::future::Ready<Result<Response<Incoming>, TrySendError<Request<RequestBody>>>>
-        {
+        pub(crate) fn is_end_stream(&self) -> bool {
+            match *self {}
+        }
+
+        pub(crate) fn size_hint(&self) -> SizeHint {
             match *self {}
         }
     }
 }
 
+/// The handle of an HTTP/2 connection, as the pool hands it out (a clone is one counter).
+#[cfg(feature = "http2")]
+#[derive(Clone)]
+pub(crate) struct H2Sender {
+    handle: Arc<Handle>,
+}
+
+/// What the pool's handles share; when the last goes, the connection's task lets go of
+/// h2's handle, and h2 closes the connection once its streams are done.
+#[cfg(feature = "http2")]
+struct Handle {
+    shared: Arc<Shared>,
+}
+
+#[cfg(feature = "http2")]
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.handles_gone.store(true, Ordering::Release);
+        self.shared.task.wake();
+    }
+}
+
+/// A request waiting for the connection's task to open its stream.
+#[cfg(feature = "http2")]
+struct Submission {
+    head: Request<()>,
+    end_of_stream: bool,
+    /// An extended CONNECT: sent only if the server allows it.
+    tunnel: bool,
+    reply: tokio::sync::oneshot::Sender<Result<Opened, Refused>>,
+}
+
+/// A stream opened: its response to come, and its sending side.
+#[cfg(feature = "http2")]
+type Opened = (h2::client::ResponseFuture, h2::SendStream<Bytes>);
+
+/// Why the connection's task did not open a request's stream.
+#[cfg(feature = "http2")]
+enum Refused {
+    /// The connection takes no new stream: the request's head, never sent, and h2's
+    /// reason if it gave one.
+    Unsent(Box<Request<()>>, Option<h2::Error>),
+    /// h2 refused the stream (nothing was written).
+    Failed(h2::Error),
+    /// An extended CONNECT, and the server does not allow it.
+    NoExtendedConnect,
+}
+
+/// The requests waiting for their streams, first in, first out.
+#[cfg(feature = "http2")]
+struct Queue {
+    /// False once the connection's task has ended: nothing is queued any more.
+    open: bool,
+    waiting: std::collections::VecDeque<Submission>,
+}
+
+#[cfg(feature = "http2")]
+impl H2Sender {
+    pub(crate) fn is_closed(&self) -> bool {
+        self.handle.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// The h2 handle, to open a stream on.
+    fn shared(&self) -> &Arc<Shared> {
+        &self.handle.shared
+    }
+}
+
+/// What a connection's task and its requests share.
+#[cfg(feature = "http2")]
+struct Shared {
+    /// Set when the connection takes no new stream: its task ended, or a request found a
+    /// `GOAWAY` or a connection error.
+    closed: AtomicBool,
+    /// Set when a keep-alive PING went unanswered and the connection was closed for it,
+    /// so that its requests fail with the keep-alive timeout rather than a broken pipe.
+    keep_alive_timed_out: AtomicBool,
+    /// The keep-alive timeout, for that error's message.
+    keep_alive_timeout: std::time::Duration,
+    /// Requests whose stream is open: sent, and their response body not done.
+    open_streams: AtomicUsize,
+    /// The PING in flight and the adaptive window's sample, with keep-alive or the
+    /// adaptive window.
+    pinger: Option<Mutex<Pinger>>,
+    /// Whether bodies count the bytes they receive for the adaptive window.
+    adaptive_window: bool,
+    /// The requests waiting for the connection's task to open their streams.
+    queue: Mutex<Queue>,
+    /// The connection's task, woken when a request is queued or the last handle goes.
+    task: futures_util::task::AtomicWaker,
+    /// Set when the last [`H2Sender`] is gone.
+    handles_gone: AtomicBool,
+}
+
+#[cfg(feature = "http2")]
+impl Shared {
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        // Nothing panics while it is held; should something have, the queue is whole.
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The connection's one PING in flight, shared by keep-alive (sent by the connection's
+/// task) and the adaptive window (sent as data arrives, by the body that reads it).
+#[cfg(feature = "http2")]
+struct Pinger {
+    ping_pong: h2::PingPong,
+    /// When the PING in flight went out.
+    sent_at: Option<std::time::Instant>,
+    /// Adaptive window: bytes received since that PING went out.
+    bytes: usize,
+    /// Adaptive window: no new sample before this.
+    next_sample: std::time::Instant,
+}
+
+#[cfg(feature = "http2")]
+impl Pinger {
+    fn send(&mut self) {
+        if self.ping_pong.send_ping(h2::Ping::opaque()).is_ok() {
+            self.sent_at = Some(std::time::Instant::now());
+        }
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Shared {
+    /// Adaptive window: `len` bytes of data arrived; the first data after a sample's
+    /// delay starts the next sample with a PING.
+    fn record_data(&self, len: usize) {
+        if !self.adaptive_window {
+            return;
+        }
+        let Some(pinger) = &self.pinger else { return };
+        let Ok(mut pinger) = pinger.lock() else {
+            return;
+        };
+        if pinger.sent_at.is_none() {
+            if std::time::Instant::now() < pinger.next_sample {
+                return;
+            }
+            pinger.bytes = 0;
+            pinger.send();
+        }
+        pinger.bytes = pinger.bytes.saturating_add(len);
+    }
+}
+
+/// A stream counted in [`Shared::open_streams`] until this is dropped.
+#[cfg(feature = "http2")]
+struct OpenStream(Arc<Shared>);
+
+#[cfg(feature = "http2")]
+impl OpenStream {
+    fn new(shared: &Arc<Shared>) -> OpenStream {
+        shared.open_streams.fetch_add(1, Ordering::Relaxed);
+        OpenStream(Arc::clone(shared))
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.open_streams.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The protocol of an extended `CONNECT` ([RFC 8441](https://www.rfc-editor.org/rfc/rfc8441),
+/// its `:protocol` pseudo-header): in the extensions of a `CONNECT` request sent through
+/// [`HyperTransport`](super::HyperTransport), it asks for a tunnel on a stream of an open
+/// HTTP/2 connection to the request's origin, the way WebSocket runs over HTTP/2.
+///
+/// A `2xx` answer hands the stream over as an [`Upgraded`](crate::Upgraded) byte stream,
+/// through the [`OnUpgrade`](crate::upgrade::OnUpgrade) in the response's extensions, as a
+/// `101` over HTTP/1.1 hands over its connection; the connection goes on carrying other
+/// requests beside it. Any other answer is the response, with its body.
+///
+/// The transport never opens a connection for it: the server of a new connection has not
+/// yet said whether it allows extended CONNECT (`SETTINGS_ENABLE_CONNECT_PROTOCOL`).
+/// Without such a connection the request fails with [`ExtendedConnectUnavailable`], and
+/// the caller can take another way (WebSocket over HTTP/1.1).
+///
+/// ```
+/// use whatwg_fetch::net::{ConnectProtocol, RequestBody};
+///
+/// let mut request = http::Request::connect("https://example.com/chat")
+///     .body(RequestBody::empty())
+///     .unwrap();
+/// request.extensions_mut().insert(ConnectProtocol::new("websocket"));
+/// assert_eq!(
+///     request.extensions().get::<ConnectProtocol>().unwrap().as_str(),
+///     "websocket"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectProtocol(Box<str>);
+
+impl ConnectProtocol {
+    /// The protocol named `protocol` (`websocket` for WebSocket).
+    pub fn new(protocol: impl Into<Box<str>>) -> ConnectProtocol {
+        ConnectProtocol(protocol.into())
+    }
+
+    /// The protocol's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Why an extended `CONNECT` (see [`ConnectProtocol`]) could not be sent: no HTTP/2
+/// connection to the origin is open, or its server does not allow extended CONNECT. The
+/// source of the request's [`NetworkError::Protocol`].
+///
+/// ```
+/// use whatwg_fetch::NetworkError;
+/// use whatwg_fetch::net::ExtendedConnectUnavailable;
+///
+/// fn fall_back(error: &NetworkError) -> bool {
+///     matches!(error, NetworkError::Protocol(source)
+///         if source.downcast_ref::<ExtendedConnectUnavailable>().is_some())
+/// }
+/// # let _ = fall_back;
+/// ```
+#[derive(Debug)]
+pub struct ExtendedConnectUnavailable {
+    message: &'static str,
+}
+
+impl ExtendedConnectUnavailable {
+    /// No HTTP/2 connection to the origin is open.
+    pub(super) fn no_connection() -> NetworkError {
+        ExtendedConnectUnavailable::error(
+            "extended CONNECT (RFC 8441) needs an open HTTP/2 connection to the origin whose \
+             server allows it (SETTINGS_ENABLE_CONNECT_PROTOCOL), and none is open (a new one's \
+             server has not said yet)",
+        )
+    }
+
+    /// The connection's server does not allow it.
+    fn not_allowed() -> NetworkError {
+        ExtendedConnectUnavailable::error(
+            "extended CONNECT (RFC 8441): the server of the open HTTP/2 connection does not \
+             allow it (no SETTINGS_ENABLE_CONNECT_PROTOCOL)",
+        )
+    }
+
+    fn error(message: &'static str) -> NetworkError {
+        NetworkError::Protocol(Box::new(ExtendedConnectUnavailable { message }))
+    }
+}
+
+impl std::fmt::Display for ExtendedConnectUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+impl std::error::Error for ExtendedConnectUnavailable {}
+
+/// Whether `request` is an extended `CONNECT`.
+pub(super) fn is_extended_connect<B>(request: &Request<B>) -> bool {
+    request.method() == http::Method::CONNECT
+        && request.extensions().get::<ConnectProtocol>().is_some()
+}
+
 impl Connector {
-    /// An HTTP/2 connection over `io`, to `peer`: the handshake, then the connection's
-    /// task.
+    /// An HTTP/2 connection over `io`, to `peer`: the handshake (the preface and this
+    /// client's `SETTINGS`), then the connection's task.
     pub(super) async fn handshake_h2<T>(
         &self,
         io: T,
@@ -120,17 +506,367 @@ impl Connector {
             ))
         }
         #[cfg(feature = "http2")]
-        let (tx, conn) = self
-            .h2
-            .handshake(TokioIo::new(io))
-            .await
-            .map_err(|e| NetworkError::Protocol(Box::new(e)))?;
-        #[cfg(feature = "http2")]
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        #[cfg(feature = "http2")]
-        Ok(Connected::H2(H2Connection { tx, peer }))
+        {
+            let config = &self.h2;
+            let (send, mut connection) = config
+                .builder
+                .handshake::<_, Bytes>(io)
+                .await
+                .map_err(|error| NetworkError::Protocol(Box::new(H2Error::new(error))))?;
+            let pinger = match config.keep_alive.is_some() || config.adaptive_window {
+                true => connection.ping_pong().map(|ping_pong| {
+                    Mutex::new(Pinger {
+                        ping_pong,
+                        sent_at: None,
+                        bytes: 0,
+                        next_sample: std::time::Instant::now(),
+                    })
+                }),
+                false => None,
+            };
+            let shared = Arc::new(Shared {
+                closed: AtomicBool::new(false),
+                keep_alive_timed_out: AtomicBool::new(false),
+                keep_alive_timeout: config
+                    .keep_alive
+                    .map_or(std::time::Duration::ZERO, |keep_alive| keep_alive.timeout),
+                open_streams: AtomicUsize::new(0),
+                pinger,
+                adaptive_window: config.adaptive_window,
+                queue: Mutex::new(Queue {
+                    open: true,
+                    waiting: std::collections::VecDeque::new(),
+                }),
+                task: futures_util::task::AtomicWaker::new(),
+                handles_gone: AtomicBool::new(false),
+            });
+            let task = ConnectionTask {
+                connection,
+                send: Some(send),
+                held: std::collections::VecDeque::new(),
+                shared: Arc::clone(&shared),
+                keep_alive: config.keep_alive.map(KeepAlive::new),
+                bdp: config.adaptive_window.then(Bdp::new),
+            };
+            tokio::spawn(task);
+            Ok(Connected::H2(H2Connection {
+                tx: H2Sender {
+                    handle: Arc::new(Handle { shared }),
+                },
+                peer,
+            }))
+        }
+    }
+}
+
+/// The task of an HTTP/2 connection: reads and writes its frames (h2's `Connection`),
+/// sends its keep-alive PINGs and grows its window. It ends when the connection closes
+/// (h2 closes it with a `GOAWAY` once no handle is left and no stream open), or when a
+/// keep-alive PING goes unanswered.
+#[cfg(feature = "http2")]
+struct ConnectionTask<T> {
+    connection: h2::client::Connection<T, Bytes>,
+    /// h2's handle, which the requests' streams are opened on, here, by this task: their
+    /// tasks never take h2's lock to open one, and what is queued is opened in one go,
+    /// in order. Dropped when the last [`H2Sender`] is.
+    send: Option<h2::client::SendRequest<Bytes>>,
+    /// Requests taken from the queue and not yet opened (h2 holds one stream back at the
+    /// server's `MAX_CONCURRENT_STREAMS` until another closes).
+    held: std::collections::VecDeque<Submission>,
+    shared: Arc<Shared>,
+    keep_alive: Option<KeepAlive>,
+    bdp: Option<Bdp>,
+}
+
+#[cfg(feature = "http2")]
+impl<T: AsyncRead + AsyncWrite + Unpin> std::future::Future for ConnectionTask<T> {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        this.shared.task.register(cx.waker());
+        if this.send.is_some() && this.shared.handles_gone.load(Ordering::Acquire) {
+            this.send = None;
+        }
+        this.open_streams(cx);
+        if this.shared.pinger.is_some() && this.poll_pings(cx).is_ready() {
+            // A keep-alive PING went unanswered: the connection is dropped, which fails
+            // its streams.
+            this.shared
+                .keep_alive_timed_out
+                .store(true, Ordering::Release);
+            this.end();
+            return Poll::Ready(());
+        }
+        match std::pin::Pin::new(&mut this.connection).poll(cx) {
+            Poll::Ready(_) => {
+                this.end();
+                Poll::Ready(())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(feature = "http2")]
+impl<T> ConnectionTask<T> {
+    /// Opens the streams of the requests queued, in order, while h2 takes new streams.
+    fn open_streams(&mut self, cx: &mut Context<'_>) {
+        loop {
+            if self.held.is_empty() {
+                let mut queue = self.shared.queue();
+                if queue.waiting.is_empty() {
+                    return;
+                }
+                std::mem::swap(&mut self.held, &mut queue.waiting);
+            }
+            let Some(send) = &mut self.send else {
+                return self.refuse_all(None);
+            };
+            match send.poll_ready(cx) {
+                // A stream waits to open; h2 wakes this task when it does.
+                Poll::Pending => return,
+                Poll::Ready(Err(error)) => {
+                    self.shared.closed.store(true, Ordering::Release);
+                    return self.refuse_all(Some(error));
+                }
+                Poll::Ready(Ok(())) => {}
+            }
+            let Some(submission) = self.held.pop_front() else {
+                continue;
+            };
+            let result = if submission.tunnel && !send.is_extended_connect_protocol_enabled() {
+                Err(Refused::NoExtendedConnect)
+            } else {
+                send.send_request(submission.head, submission.end_of_stream)
+                    .map_err(Refused::Failed)
+            };
+            let _ = submission.reply.send(result);
+        }
+    }
+
+    /// Gives every request waiting its head back, unsent; the first gets `error` too.
+    fn refuse_all(&mut self, mut error: Option<h2::Error>) {
+        let mut queue = self.shared.queue();
+        let waiting = std::mem::take(&mut queue.waiting);
+        drop(queue);
+        for submission in self.held.drain(..).chain(waiting) {
+            let refused = Refused::Unsent(Box::new(submission.head), error.take());
+            let _ = submission.reply.send(Err(refused));
+        }
+    }
+
+    /// The connection is done: it takes nothing more, and what waits is given back.
+    fn end(&mut self) {
+        self.shared.closed.store(true, Ordering::Release);
+        self.shared.queue().open = false;
+        self.refuse_all(None);
+    }
+}
+
+#[cfg(feature = "http2")]
+impl<T: AsyncRead + AsyncWrite + Unpin> ConnectionTask<T> {
+    /// Takes the answer to the PING in flight, and sends a keep-alive PING when one is
+    /// due; ready when a keep-alive PING went unanswered.
+    fn poll_pings(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(pinger) = &self.shared.pinger else {
+            return Poll::Pending;
+        };
+        let Ok(mut pinger) = pinger.lock() else {
+            return Poll::Pending;
+        };
+        let now = std::time::Instant::now();
+        let mut window = None;
+        if let Some(sent_at) = pinger.sent_at {
+            match pinger.ping_pong.poll_pong(cx) {
+                Poll::Ready(Ok(_)) => {
+                    pinger.sent_at = None;
+                    if let Some(keep_alive) = &mut self.keep_alive {
+                        keep_alive.answered();
+                    }
+                    if let Some(bdp) = &mut self.bdp {
+                        window = bdp.sample(pinger.bytes, now.saturating_duration_since(sent_at));
+                        pinger.next_sample = now + bdp.delay;
+                    }
+                }
+                // The connection is closing: it says why to the streams.
+                Poll::Ready(Err(_)) => pinger.sent_at = None,
+                Poll::Pending => {}
+            }
+        }
+        let idle = self.shared.open_streams.load(Ordering::Relaxed) == 0;
+        let timed_out = match &mut self.keep_alive {
+            Some(keep_alive) => keep_alive.poll(cx, &mut pinger, idle),
+            None => Poll::Pending,
+        };
+        drop(pinger);
+        if let Some(window) = window {
+            self.connection.set_target_window_size(window);
+            // Only fails for a size over the protocol's maximum, which the sample stays
+            // below.
+            let _ = self.connection.set_initial_window_size(window);
+        }
+        timed_out
+    }
+}
+
+/// Keep-alive PINGs ([`HyperTransportBuilder::http2_keep_alive_interval`]): one every
+/// interval after the last was answered, while a request is open (or always, with
+/// `while_idle`); one unanswered within the timeout closes the connection.
+///
+/// DEVIATION: hyper counts the interval from the last frame read, so a busy connection
+/// sends none; here it is counted from the last PING's answer, which on a busy connection
+/// costs one 17-byte frame per interval and no clock reading per frame.
+///
+/// [`HyperTransportBuilder::http2_keep_alive_interval`]: super::HyperTransportBuilder::http2_keep_alive_interval
+#[cfg(feature = "http2")]
+struct KeepAlive {
+    config: KeepAliveConfig,
+    state: KeepAliveState,
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+#[cfg(feature = "http2")]
+enum KeepAliveState {
+    /// Nothing scheduled: the connection was idle (without `while_idle`), or a PING was
+    /// just answered.
+    Waiting,
+    /// The next PING goes out when the timer passes.
+    Scheduled,
+    /// A PING is out; the timer is its deadline.
+    Sent,
+}
+
+#[cfg(feature = "http2")]
+impl KeepAlive {
+    fn new(config: KeepAliveConfig) -> KeepAlive {
+        KeepAlive {
+            config,
+            state: KeepAliveState::Waiting,
+            sleep: Box::pin(tokio::time::sleep(config.interval)),
+        }
+    }
+
+    fn answered(&mut self) {
+        if let KeepAliveState::Sent = self.state {
+            self.state = KeepAliveState::Waiting;
+        }
+    }
+
+    /// Ready when the PING out has gone unanswered past the timeout.
+    fn poll(&mut self, cx: &mut Context<'_>, pinger: &mut Pinger, idle: bool) -> Poll<()> {
+        let quiet = idle && !self.config.while_idle;
+        loop {
+            match self.state {
+                KeepAliveState::Waiting => {
+                    if quiet {
+                        return Poll::Pending;
+                    }
+                    let at = tokio::time::Instant::now() + self.config.interval;
+                    self.sleep.as_mut().reset(at);
+                    self.state = KeepAliveState::Scheduled;
+                }
+                KeepAliveState::Scheduled => {
+                    if self.sleep.as_mut().poll(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    if quiet {
+                        self.state = KeepAliveState::Waiting;
+                        return Poll::Pending;
+                    }
+                    // The adaptive window's PING, if one is out, serves as well.
+                    if pinger.sent_at.is_none() {
+                        pinger.send();
+                    }
+                    let at = tokio::time::Instant::now() + self.config.timeout;
+                    self.sleep.as_mut().reset(at);
+                    self.state = KeepAliveState::Sent;
+                }
+                KeepAliveState::Sent => {
+                    return match self.sleep.as_mut().poll(cx) {
+                        Poll::Ready(()) => Poll::Ready(()),
+                        Poll::Pending => Poll::Pending,
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The adaptive window ([`HyperTransportBuilder::http2_adaptive_window`]): the
+/// bandwidth-delay product estimated from the bytes that arrive within a PING's round
+/// trip, and the window grown to twice it while the bandwidth grows and the sample fills
+/// two thirds of the window (the estimate gRPC and hyper make). Samples come closer while
+/// the window grows and further apart (up to 10 s) while it holds.
+///
+/// [`HyperTransportBuilder::http2_adaptive_window`]: super::HyperTransportBuilder::http2_adaptive_window
+#[cfg(feature = "http2")]
+struct Bdp {
+    window: u32,
+    /// The highest bandwidth seen, in bytes per second.
+    max_bandwidth: f64,
+    /// The smoothed round-trip time, in seconds.
+    rtt: f64,
+    /// The wait between samples.
+    delay: std::time::Duration,
+    /// Samples since the window last grew.
+    stable: u32,
+}
+
+#[cfg(feature = "http2")]
+impl Bdp {
+    fn new() -> Bdp {
+        Bdp {
+            window: SPEC_WINDOW,
+            max_bandwidth: 0.0,
+            rtt: 0.0,
+            delay: std::time::Duration::from_millis(100),
+            stable: 0,
+        }
+    }
+
+    /// A sample: `bytes` arrived within a round trip of `rtt`. Returns the new window
+    /// if it grows.
+    fn sample(&mut self, bytes: usize, rtt: std::time::Duration) -> Option<u32> {
+        if self.window >= MAX_ADAPTIVE_WINDOW {
+            self.stabilize();
+            return None;
+        }
+        let rtt = rtt.as_secs_f64();
+        // An exponentially weighted average, as TCP's (RFC 6298 §2, α = 1/8).
+        self.rtt = if self.rtt == 0.0 {
+            rtt
+        } else {
+            self.rtt + (rtt - self.rtt) / 8.0
+        };
+        let bandwidth = bytes as f64 / (self.rtt * 1.5).max(f64::MIN_POSITIVE);
+        if bandwidth < self.max_bandwidth {
+            self.stabilize();
+            return None;
+        }
+        self.max_bandwidth = bandwidth;
+        let two_thirds = u64::from(self.window) * 2 / 3;
+        if (bytes as u64) < two_thirds {
+            self.stabilize();
+            return None;
+        }
+        let grown = (bytes as u64)
+            .saturating_mul(2)
+            .min(u64::from(MAX_ADAPTIVE_WINDOW));
+        self.window = u32::try_from(grown).unwrap_or(MAX_ADAPTIVE_WINDOW);
+        self.stable = 0;
+        self.delay /= 2;
+        Some(self.window)
+    }
+
+    fn stabilize(&mut self) {
+        if self.delay < std::time::Duration::from_secs(10) {
+            self.stable += 1;
+            if self.stable >= 2 {
+                self.delay *= 4;
+                self.stable = 0;
+            }
+        }
     }
 }
 
@@ -141,38 +877,164 @@ impl Inner {
     pub(super) async fn send_h2(
         &self,
         connection: H2Connection,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+        may_replay: bool,
+        fresh: Option<ConnectionTiming>,
+    ) -> Result<Response<ResponseBody>, Retry> {
+        #[cfg(not(feature = "http2"))]
+        {
+            let _ = (request, key, options, may_replay, fresh);
+            match connection.tx {}
+        }
+        #[cfg(feature = "http2")]
+        self.send_on_stream(connection, request, key, options, may_replay, fresh)
+            .await
+    }
+
+    #[cfg(feature = "http2")]
+    async fn send_on_stream(
+        &self,
+        connection: H2Connection,
         mut request: Request<RequestBody>,
         key: &Key,
         options: &SendOptions,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
     ) -> Result<Response<ResponseBody>, Retry> {
-        let H2Connection { mut tx, peer } = connection;
+        let H2Connection { tx, peer } = connection;
         prepare_h2(&mut request);
-        if let Err(error) = tx.ready().await {
-            // A TLS alert closed the connection: a refusal, not a reason to retry.
-            if let Some(tls) = self.tls_alert(&error, key) {
-                return Err(Retry::Fail(tls));
-            }
-            return Err(Retry::Again(Box::new(request)));
-        }
         let replay = if may_replay {
             Replay::of(&request)
         } else {
             None
         };
+        let tunnel = request
+            .extensions_mut()
+            .remove::<ConnectProtocol>()
+            .filter(|_| request.method() == http::Method::CONNECT);
+        let (parts, body) = request.into_parts();
+        let end_of_stream = body.is_end_stream();
+        let mut head = Request::from_parts(parts, ());
+        if let Some(protocol) = &tunnel {
+            if !end_of_stream {
+                return Err(Retry::Fail(NetworkError::InvalidRequest(
+                    "an extended CONNECT carries no body: what goes through the tunnel is \
+                     written to it once it is open"
+                        .into(),
+                )));
+            }
+            head.extensions_mut()
+                .insert(h2::ext::Protocol::from(protocol.as_str()));
+        } else {
+            set_content_length(&mut head, &body);
+        }
+        // Counted only where keep-alive needs to know (a count all requests touch would be
+        // one more cache line between cores).
+        let open = tx
+            .shared()
+            .pinger
+            .is_some()
+            .then(|| OpenStream::new(tx.shared()));
         let request_start = std::time::Instant::now();
-        let sent = tx.try_send_request(request);
+        // The connection's task opens the stream: h2 opens streams first in, first out,
+        // holding back those past the server's `MAX_CONCURRENT_STREAMS`.
+        let (reply, replied) = tokio::sync::oneshot::channel();
+        let submission = Submission {
+            head,
+            // The tunnel's stream stays open for what goes through it.
+            end_of_stream: end_of_stream && tunnel.is_none(),
+            tunnel: tunnel.is_some(),
+            reply,
+        };
+        let queued = {
+            let mut queue = tx.shared().queue();
+            if queue.open {
+                queue.waiting.push_back(submission);
+                Ok(())
+            } else {
+                Err(submission.head)
+            }
+        };
+        let refused = match queued {
+            Ok(()) => {
+                tx.shared().task.wake();
+                match replied.await {
+                    Ok(Ok(opened)) => Ok(opened),
+                    Ok(Err(refused)) => Err(refused),
+                    // The task ended and gave nothing back: not reached (it gives every
+                    // head back), but the request was never sent either way.
+                    Err(_) => Err(Refused::Failed(h2::Error::from(h2::Reason::REFUSED_STREAM))),
+                }
+            }
+            Err(head) => Err(Refused::Unsent(Box::new(head), None)),
+        };
+        let (response, mut stream) = match refused {
+            Ok(opened) => opened,
+            Err(Refused::Unsent(head, error)) => {
+                // A `GOAWAY` or a failed connection: the request never left.
+                tx.shared().closed.store(true, Ordering::Release);
+                // A TLS alert closed the connection: a refusal, not a reason to retry.
+                let io = error.as_ref().and_then(h2::Error::get_io);
+                if let Some(tls) = io.and_then(|io| self.tls_alert_in(io, key)) {
+                    return Err(Retry::Fail(tls));
+                }
+                let (parts, ()) = head.into_parts();
+                return Err(Retry::Again(Box::new(Request::from_parts(parts, body))));
+            }
+            Err(Refused::NoExtendedConnect) => {
+                return Err(Retry::Fail(ExtendedConnectUnavailable::not_allowed()));
+            }
+            // Refused before anything was written.
+            Err(Refused::Failed(error)) => {
+                tx.shared().closed.store(true, Ordering::Release);
+                return Err(match replay {
+                    Some(copy) => Retry::Again(Box::new(copy.into_request())),
+                    None => Retry::Fail(self.h2_request_error(&tx, error, key)),
+                });
+            }
+        };
+        // The body: one buffer is handed to h2 whole, which sends it as the windows allow
+        // (it is in memory already); a stream is sent from a task of its own under the
+        // stream's flow control, while the response is awaited here.
+        // (A tunnel's stream is kept for it.)
+        let mut upload = None;
+        let mut kept = None;
+        if end_of_stream {
+            kept = tunnel.is_some().then_some(stream);
+        } else {
+            match body.into_full() {
+                Ok(bytes) => {
+                    // An error means the stream is already reset: the response says why.
+                    let _ = stream.send_data(bytes, true);
+                }
+                Err(body) => {
+                    let failed = Arc::new(Mutex::new(None));
+                    let (cancel, cancelled) = tokio::sync::oneshot::channel();
+                    tokio::spawn(send_body(body, stream, Arc::clone(&failed), cancelled));
+                    upload = Some(Upload {
+                        failed,
+                        cancel: Some(cancel),
+                    });
+                }
+            }
+        }
         // A timer of its own: streams share the connection.
         let mut timer = None;
         let timer = self
             .read_timeout
             .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
-        let result = ReadTimeout::new(sent, timer)
-            .await
-            .map_err(|_| Retry::Fail(self.idle_timeout()))?;
+        let result = ReadTimeout::new(response, timer).await;
+        let result = match result {
+            Ok(result) => result,
+            Err(()) => return Err(Retry::Fail(self.idle_timeout())),
+        };
         match result {
             Ok(response) => {
+                if let Some(upload) = &mut upload {
+                    upload.cancel = None;
+                }
                 let info = Recorded {
                     timing: fresh.map(Box::new),
                     request_start,
@@ -181,46 +1043,401 @@ impl Inner {
                     secure: key.https,
                     peer,
                 };
-                self.wrap(response, Some(tx), options, info)
+                let (mut parts, recv) = response.into_parts();
+                if let Some(send) = kept.filter(|_| parts.status.is_success()) {
+                    // The stream is the tunnel now (RFC 8441 §5), handed over as a `101`'s
+                    // connection is.
+                    let tunnel = H2Tunnel {
+                        send,
+                        recv,
+                        read: Bytes::new(),
+                        _open: open,
+                    };
+                    let upgraded = crate::upgrade::Upgraded::new(tunnel, Bytes::new());
+                    parts
+                        .extensions
+                        .insert(crate::upgrade::OnUpgrade::new(upgraded));
+                    return Ok(Response::from_parts(parts, ResponseBody::tunnel(info)));
+                }
+                let body = H2Body {
+                    recv,
+                    open,
+                    data_done: false,
+                    declared_length: parts.headers.contains_key(CONTENT_LENGTH),
+                };
+                let body = ResponseBody::h2(body, self.read_timeout, info);
+                self.decode(Response::from_parts(parts, body), options)
                     .map_err(Retry::Fail)
             }
-            Err(mut error) => match error.take_message() {
-                Some(back) => Err(Retry::Again(Box::new(back))),
-                None => {
-                    let error = error.into_error();
-                    match replay {
-                        Some(copy) if refused_unprocessed(&error) => {
-                            Err(Retry::Replay(Box::new(copy.into_request())))
-                        }
-                        _ => Err(Retry::Fail(self.request_error(error, key))),
-                    }
+            Err(error) => {
+                if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
+                    return Err(Retry::Fail(failed));
                 }
+                match replay {
+                    Some(copy) if refused_unprocessed(&error) => {
+                        Err(Retry::Replay(Box::new(copy.into_request())))
+                    }
+                    _ => Err(Retry::Fail(self.h2_request_error(&tx, error, key))),
+                }
+            }
+        }
+    }
+
+    /// Maps an error h2 reports before the response head from `key`'s origin arrived:
+    /// the keep-alive timeout, a TLS alert (see [`Inner::tls_alert_in`]), a head over the
+    /// limit, else a [`NetworkError::Protocol`].
+    #[cfg(feature = "http2")]
+    fn h2_request_error(&self, tx: &H2Sender, error: h2::Error, key: &Key) -> NetworkError {
+        if tx.shared().keep_alive_timed_out.load(Ordering::Acquire) {
+            return self.head_limits.keep_alive_timeout();
+        }
+        if let Some(tls) = error.get_io().and_then(|io| self.tls_alert_in(io, key)) {
+            return tls;
+        }
+        self.head_limits.h2_request_error(error)
+    }
+}
+
+/// The stream of an extended `CONNECT` answered `2xx`, as a byte stream both ways: reads
+/// take its `DATA` (and give its window back), writes send `DATA` as the windows allow,
+/// shutting down ends the stream's sending side. Dropped, it resets the stream.
+#[cfg(feature = "http2")]
+struct H2Tunnel {
+    send: h2::SendStream<Bytes>,
+    recv: h2::RecvStream,
+    /// Data received and not yet read.
+    read: Bytes,
+    _open: Option<OpenStream>,
+}
+
+#[cfg(feature = "http2")]
+fn tunnel_error(error: h2::Error) -> std::io::Error {
+    match error.is_io() {
+        true => error
+            .into_io()
+            .unwrap_or_else(|| std::io::ErrorKind::BrokenPipe.into()),
+        false => std::io::Error::other(error),
+    }
+}
+
+#[cfg(feature = "http2")]
+impl AsyncRead for H2Tunnel {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        while this.read.is_empty() {
+            match std::task::ready!(this.recv.poll_data(cx)) {
+                Some(Ok(data)) => {
+                    let _ = this.recv.flow_control().release_capacity(data.len());
+                    this.read = data;
+                }
+                // The server ended its side.
+                None => return Poll::Ready(Ok(())),
+                Some(Err(error)) if error.reason() == Some(h2::Reason::NO_ERROR) => {
+                    return Poll::Ready(Ok(()));
+                }
+                Some(Err(error)) => return Poll::Ready(Err(tunnel_error(error))),
+            }
+        }
+        let n = buf.remaining().min(this.read.len());
+        buf.put_slice(&this.read.split_to(n));
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(feature = "http2")]
+impl AsyncWrite for H2Tunnel {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let send = &mut self.send;
+        let mut available = send.capacity();
+        if available == 0 {
+            send.reserve_capacity(buf.len());
+            available = match send.poll_capacity(cx) {
+                Poll::Ready(Some(Ok(granted))) => granted,
+                Poll::Ready(Some(Err(error))) => return Poll::Ready(Err(tunnel_error(error))),
+                Poll::Ready(None) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()));
+                }
+                Poll::Pending => {
+                    if let Poll::Ready(reset) = send.poll_reset(cx) {
+                        let error = match reset {
+                            Ok(reason) => h2::Error::from(reason),
+                            Err(error) => error,
+                        };
+                        return Poll::Ready(Err(tunnel_error(error)));
+                    }
+                    return Poll::Pending;
+                }
+            };
+        }
+        let n = available.min(buf.len());
+        match send.send_data(Bytes::copy_from_slice(&buf[..n]), false) {
+            Ok(()) => Poll::Ready(Ok(n)),
+            Err(error) => Poll::Ready(Err(tunnel_error(error))),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        // The connection's task writes what is sent.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        // Ends the sending side (`END_STREAM`); a second time it is already ended.
+        let _ = self.send.send_data(Bytes::new(), true);
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The body of a request being streamed by [`send_body`], as its request sees it.
+#[cfg(feature = "http2")]
+struct Upload {
+    /// The body's own error, if it failed.
+    failed: Arc<Mutex<Option<BoxError>>>,
+    /// Dropped unsent once the response has come: the body goes on. Sent when the
+    /// request is given up (dropped, or past the read timeout): the stream is reset.
+    cancel: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+#[cfg(feature = "http2")]
+impl Upload {
+    /// The request failed because its body did: that error.
+    fn failure(&mut self) -> Option<NetworkError> {
+        let error = self.failed.lock().ok()?.take()?;
+        Some(NetworkError::Protocol(Box::new(H2Error {
+            message: "the request body's stream failed",
+            source: Some(error),
+        })))
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            let _ = cancel.send(());
+        }
+    }
+}
+
+/// Sends a streamed request body on its stream, each chunk as the stream's and the
+/// connection's windows allow (never more buffered than one chunk). Ends at the body's
+/// end, when the server resets the stream, or when the request is given up; a body that
+/// fails resets the stream and leaves its error in `failed`.
+#[cfg(feature = "http2")]
+async fn send_body(
+    mut body: RequestBody,
+    mut stream: h2::SendStream<Bytes>,
+    failed: Arc<Mutex<Option<BoxError>>>,
+    mut cancelled: tokio::sync::oneshot::Receiver<()>,
+) {
+    let mut watch_cancel = true;
+    loop {
+        let next = std::future::poll_fn(|cx| {
+            if watch_cancel {
+                match std::pin::Pin::new(&mut cancelled).poll(cx) {
+                    Poll::Ready(Ok(())) => return Poll::Ready(Err(h2::Reason::CANCEL)),
+                    Poll::Ready(Err(_)) => watch_cancel = false,
+                    Poll::Pending => {}
+                }
+            }
+            if let Poll::Ready(reset) = stream.poll_reset(cx) {
+                return Poll::Ready(Err(reset.unwrap_or(h2::Reason::CANCEL)));
+            }
+            std::pin::Pin::new(&mut body).poll_frame(cx).map(Ok)
+        })
+        .await;
+        let frame = match next {
+            Ok(frame) => frame,
+            Err(h2::Reason::CANCEL) => {
+                stream.send_reset(h2::Reason::CANCEL);
+                return;
+            }
+            // Reset by the server: its reason reaches the request.
+            Err(_) => return,
+        };
+        let mut data = match frame {
+            None => {
+                let _ = stream.send_data(Bytes::new(), true);
+                return;
+            }
+            Some(Err(error)) => {
+                if let Ok(mut slot) = failed.lock() {
+                    *slot = Some(error);
+                }
+                stream.send_reset(h2::Reason::CANCEL);
+                return;
+            }
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                // A request body has no trailers here.
+                Err(_) => continue,
             },
+        };
+        let end = body.is_end_stream();
+        while !data.is_empty() {
+            // What the windows granted and is not used yet; else a wait for more (h2 says
+            // only when its grant grows).
+            let mut granted = stream.capacity();
+            if granted == 0 {
+                stream.reserve_capacity(data.len());
+                granted = match std::future::poll_fn(|cx| stream.poll_capacity(cx)).await {
+                    Some(Ok(granted)) => granted,
+                    // Reset or closed: the response says why.
+                    Some(Err(_)) | None => return,
+                };
+            }
+            let piece = data.split_to(granted.min(data.len()));
+            if stream.send_data(piece, end && data.is_empty()).is_err() {
+                return;
+            }
+        }
+        if end {
+            return;
+        }
+    }
+}
+
+/// A response body read from its HTTP/2 stream: its data, each chunk's window given back
+/// as it is taken, then its trailers.
+#[cfg(feature = "http2")]
+pub(crate) struct H2Body {
+    recv: h2::RecvStream,
+    /// Counts the stream as open until the body is done.
+    open: Option<OpenStream>,
+    /// Whether the data is done and the trailers are next.
+    data_done: bool,
+    /// Whether the response declared a `Content-Length` (h2 holds the data to it): a
+    /// stream cut short is then a length mismatch.
+    declared_length: bool,
+}
+
+#[cfg(feature = "http2")]
+impl H2Body {
+    pub(crate) fn poll_frame(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        if !self.data_done {
+            match self.recv.poll_data(cx) {
+                Poll::Ready(Some(Ok(data))) => {
+                    // Taken: the window it held is the server's again.
+                    let _ = self.recv.flow_control().release_capacity(data.len());
+                    if let Some(open) = &self.open {
+                        open.0.record_data(data.len());
+                    }
+                    return Poll::Ready(Some(Ok(Frame::data(data))));
+                }
+                Poll::Ready(Some(Err(error))) => return Poll::Ready(self.failed(error)),
+                Poll::Ready(None) => self.data_done = true,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        match self.recv.poll_trailers(cx) {
+            Poll::Ready(Ok(trailers)) => {
+                self.open = None;
+                Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(self.failed(error)),
+            Poll::Pending => Poll::Pending,
         }
     }
 
-    /// An HTTP/2 response.
-    fn wrap(
-        &self,
-        response: Response<hyper::body::Incoming>,
-        h2: Option<H2Sender>,
-        options: &SendOptions,
-        info: Recorded,
-    ) -> Result<Response<ResponseBody>, NetworkError> {
-        let (parts, body) = response.into_parts();
-        let declared_length = parts.headers.contains_key(CONTENT_LENGTH);
-        let body = ResponseBody::incoming(body, h2, declared_length, self.read_timeout, info);
-        self.decode(Response::from_parts(parts, body), options)
+    /// The stream failed: how that reads to the body's reader.
+    fn failed(&mut self, error: h2::Error) -> Option<Result<Frame<Bytes>, NetworkError>> {
+        if let Some(open) = self.open.take() {
+            if open.0.keep_alive_timed_out.load(Ordering::Acquire) {
+                return Some(Err(NetworkError::Timeout {
+                    kind: TimeoutKind::KeepAlive,
+                    after: open.0.keep_alive_timeout,
+                }));
+            }
+        }
+        let closed_quietly = matches!(
+            error.reason(),
+            Some(h2::Reason::NO_ERROR | h2::Reason::CANCEL)
+        ) && error.is_remote();
+        if closed_quietly && self.recv.is_end_stream() {
+            // An early response (RFC 9113 §8.1): its stream ended, then the server reset
+            // the rest of the exchange.
+            return None;
+        }
+        let cut = closed_quietly
+            || error
+                .get_io()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof);
+        Some(Err(if self.declared_length && cut {
+            NetworkError::LengthMismatch
+        } else if closed_quietly {
+            // Whatever its data, never a whole body: its `END_STREAM` never came.
+            NetworkError::Protocol(
+                "the HTTP/2 stream was closed (NO_ERROR) before the end of its body".into(),
+            )
+        } else {
+            NetworkError::Protocol(Box::new(H2Error::new(error)))
+        }))
     }
 
-    /// Maps an error hyper reports before the response head from `key`'s origin
-    /// arrived: a TLS alert is a [`NetworkError::Tls`] (see [`Inner::tls_alert`]).
-    /// Other errors are mapped by [`HeadLimits::request_error`].
-    fn request_error(&self, error: hyper::Error, key: &Key) -> NetworkError {
-        match self.tls_alert(&error, key) {
-            Some(tls) => tls,
-            None => self.head_limits.request_error(error),
+    pub(crate) fn is_end_stream(&self) -> bool {
+        self.recv.is_end_stream()
+    }
+
+    pub(crate) fn size_hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}
+
+/// An error of an HTTP/2 connection or stream: what failed, and the h2 library's error
+/// (or the I/O error under it) as its source.
+#[derive(Debug)]
+pub(crate) struct H2Error {
+    message: &'static str,
+    source: Option<BoxError>,
+}
+
+impl H2Error {
+    #[cfg(feature = "http2")]
+    fn new(error: h2::Error) -> H2Error {
+        // The I/O error itself, where there is one: h2's keeps only its kind and text.
+        let source: BoxError = match error.is_io() {
+            true => match error.into_io() {
+                Some(io) => Box::new(io),
+                None => "an I/O error".into(),
+            },
+            false => Box::new(error),
+        };
+        H2Error {
+            message: "http2 error",
+            source: Some(source),
         }
+    }
+}
+
+impl std::fmt::Display for H2Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+impl std::error::Error for H2Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|source| source as _)
     }
 }
 
@@ -234,8 +1451,8 @@ pub(super) enum Retry {
 }
 
 /// What it takes to send an HTTP/2 request again: method, target, headers and a body that
-/// can be sent again (extensions are not kept). hyper takes the request it sends; the
-/// copy shares the header values and the body's [`Bytes`](bytes::Bytes), and copies none.
+/// can be sent again (extensions are not kept). The request's head goes to h2, which
+/// takes it; the copy shares the header values and the body's [`Bytes`], and copies none.
 /// (An HTTP/1.1 request is kept whole instead, see `net/h1.rs`.)
 struct Replay {
     method: http::Method,
@@ -283,77 +1500,45 @@ impl Replay {
 /// `REFUSED_STREAM` (RFC 9113 §8.7), or a `GOAWAY` whose last stream identifier is below
 /// the stream's (§6.8; the h2 library gives a stream the `GOAWAY`'s error only then, or
 /// when the stream was opened after it).
-fn refused_unprocessed(error: &hyper::Error) -> bool {
-    #[cfg(feature = "http2")]
-    return h2_cause(error).is_some_and(|h2| {
-        h2.is_remote() && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM))
-    });
-    #[cfg(not(feature = "http2"))]
-    return {
-        let _ = error;
-        false
-    };
-}
-
-/// The h2 library's error behind `error`, if any.
 #[cfg(feature = "http2")]
-fn h2_cause(error: &hyper::Error) -> Option<&h2::Error> {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
-            return Some(h2);
-        }
-        source = cause.source();
-    }
-    None
+fn refused_unprocessed(error: &h2::Error) -> bool {
+    error.is_remote() && (error.is_go_away() || error.reason() == Some(h2::Reason::REFUSED_STREAM))
 }
 
 impl HeadLimits {
-    /// Maps an error hyper reports before the response head arrived. A head over a limit
-    /// gets a message naming the limit and the option that sets it; hyper's own error
-    /// stays its source.
-    fn request_error(&self, error: hyper::Error) -> NetworkError {
-        // The one timer hyper runs for this crate is HTTP/2's keep-alive PING's.
-        if error.is_timeout() {
-            return NetworkError::Timeout {
-                kind: TimeoutKind::KeepAlive,
-                after: self.http2_keep_alive_timeout,
-            };
+    /// The error of a connection closed because a keep-alive PING went unanswered.
+    fn keep_alive_timeout(&self) -> NetworkError {
+        NetworkError::Timeout {
+            kind: TimeoutKind::KeepAlive,
+            after: self.http2_keep_alive_timeout,
         }
-        let (message, version, limit) = if reset_here_for_protocol_error(&error) {
-            // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE
-            // with PROTOCOL_ERROR, as it does a malformed one, and tells them apart to
-            // no caller.
-            let message = format!(
-                "HTTP/2 response head refused: larger than {} bytes (see \
-                 http2_max_header_list_size) or malformed",
-                self.http2_max_header_list_size
-            );
-            (message, Version::HTTP_2, self.http2_max_header_list_size)
-        } else {
-            return NetworkError::Protocol(Box::new(error));
-        };
+    }
+
+    /// Maps an error h2 reports before the response head arrived. A head over the limit
+    /// gets a message naming the limit and the option that sets it; h2's own error stays
+    /// its source.
+    #[cfg(feature = "http2")]
+    fn h2_request_error(&self, error: h2::Error) -> NetworkError {
+        // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE with
+        // PROTOCOL_ERROR, as it does a malformed one, and tells them apart to no caller.
+        let reset_here = error.is_library()
+            && error.is_reset()
+            && error.reason() == Some(h2::Reason::PROTOCOL_ERROR);
+        if !reset_here {
+            return NetworkError::Protocol(Box::new(H2Error::new(error)));
+        }
+        let message = format!(
+            "HTTP/2 response head refused: larger than {} bytes (see \
+             http2_max_header_list_size) or malformed",
+            self.http2_max_header_list_size
+        );
         NetworkError::Protocol(Box::new(HeadRefused {
             message,
-            version,
-            limit,
-            source: Box::new(error),
+            version: Version::HTTP_2,
+            limit: self.http2_max_header_list_size,
+            source: Box::new(H2Error::new(error)),
         }))
     }
-}
-
-/// Whether this client reset an HTTP/2 stream with `PROTOCOL_ERROR`, which is what the h2
-/// library does to a response head it will not take.
-fn reset_here_for_protocol_error(error: &hyper::Error) -> bool {
-    #[cfg(feature = "http2")]
-    return h2_cause(error).is_some_and(|h2| {
-        h2.is_library() && h2.is_reset() && h2.reason() == Some(h2::Reason::PROTOCOL_ERROR)
-    });
-    #[cfg(not(feature = "http2"))]
-    return {
-        let _ = error;
-        false
-    };
 }
 
 /// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).
@@ -365,6 +1550,25 @@ fn prepare_h2(request: &mut Request<RequestBody>) {
         remove_connection_specific(headers);
     }
     *request.version_mut() = Version::HTTP_2;
+}
+
+/// A `Content-Length` for a body of known length, unless the request has one: for any
+/// body but an empty one of a method that defines no meaning for a body (RFC 9110 §8.6),
+/// as HTTP/1.1 sends it (h2 then holds the body to it).
+fn set_content_length(head: &mut Request<()>, body: &RequestBody) {
+    let Some(length) = http_body::Body::size_hint(body).exact() else {
+        return;
+    };
+    let no_meaning = matches!(
+        *head.method(),
+        http::Method::GET | http::Method::HEAD | http::Method::DELETE | http::Method::CONNECT
+    );
+    if length == 0 && no_meaning {
+        return;
+    }
+    head.headers_mut()
+        .entry(CONTENT_LENGTH)
+        .or_insert_with(|| HeaderValue::from(length));
 }
 
 /// Whether `name` is one of the fields [`remove_connection_specific`] looks at.
@@ -417,5 +1621,66 @@ mod tests {
         prepare_h2(&mut request);
         let names: Vec<&str> = request.headers().keys().map(|n| n.as_str()).collect();
         assert_eq!(names, ["accept", "te"]);
+    }
+
+    #[test]
+    fn content_length_is_set_as_http1_sets_it() {
+        let length = |method: http::Method, body: RequestBody| {
+            let mut head = Request::builder().method(method).body(()).unwrap();
+            set_content_length(&mut head, &body);
+            head.headers()
+                .get(CONTENT_LENGTH)
+                .map(|value| value.to_str().unwrap().to_owned())
+        };
+        assert_eq!(length(http::Method::GET, RequestBody::empty()), None);
+        assert_eq!(
+            length(http::Method::POST, RequestBody::empty()).as_deref(),
+            Some("0")
+        );
+        assert_eq!(
+            length(http::Method::GET, RequestBody::full("abc")).as_deref(),
+            Some("3")
+        );
+        let stream =
+            RequestBody::from_stream(futures_util::stream::empty::<Result<Bytes, BoxError>>());
+        assert_eq!(length(http::Method::POST, stream), None);
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn the_adaptive_window_grows_while_samples_fill_it_and_stops_at_its_ceiling() {
+        let mut bdp = Bdp::new();
+        let rtt = std::time::Duration::from_millis(10);
+        // A sample that fills the window doubles it; one below two thirds keeps it.
+        assert_eq!(bdp.sample(65_535, rtt), Some(131_070));
+        assert_eq!(bdp.sample(1_000, rtt), None);
+        let mut window = 0;
+        for _ in 0..64 {
+            if let Some(grown) = bdp.sample(usize::MAX / 4, rtt) {
+                window = grown;
+            }
+        }
+        assert_eq!(window, MAX_ADAPTIVE_WINDOW);
+        // A zero round trip divides by nothing.
+        let mut bdp = Bdp::new();
+        assert!(bdp.sample(100_000, std::time::Duration::ZERO).is_some());
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn out_of_range_settings_are_brought_within_the_protocol() {
+        let options = ProtocolOptions {
+            http2_max_frame_size: Some(1),
+            http2_initial_stream_window_size: Some(u32::MAX),
+            http2_initial_connection_window_size: Some(u32::MAX),
+            ..ProtocolOptions::default()
+        };
+        // h2's builder asserts on these: made without a panic.
+        let _ = H2Config::of(&options);
+        let options = ProtocolOptions {
+            http2_max_frame_size: Some(u32::MAX),
+            ..ProtocolOptions::default()
+        };
+        let _ = H2Config::of(&options);
     }
 }

@@ -4,8 +4,8 @@
 //! speaks [`http`] types. The spec's
 //! [HTTP-network fetch](https://fetch.spec.whatwg.org/#concept-http-network-fetch) calls
 //! a [`Transport`]; [`HyperTransport`] is the default one, with its own connection pool,
-//! HTTP/1.1 connections of its own (`net/h1.rs`) and HTTP/2 through hyper 1.x
-//! (`net/h2.rs`), TLS through rustls, a resolver override, and
+//! HTTP/1.1 connections of its own (`net/h1.rs`) and HTTP/2 ones of its own on the h2
+//! library (`net/h2.rs`), TLS through rustls, a resolver override, and
 //! timeouts. Content decoding ([`decode`]) is an adapter over a [`ResponseBody`], applied
 //! only when asked for: one flat pipeline of decoders driven by a loop, at most
 //! [`MAX_CONTENT_CODINGS`] of them (see the `decode` module's documentation).
@@ -201,6 +201,7 @@ pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
 };
+pub use h2::{ConnectProtocol, ExtendedConnectUnavailable};
 pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// hickory's resolver crate (the `hickory-dns` feature), for the configuration of a
 /// [`HickoryResolver`]: [`ResolverConfig`](hickory_resolver::config::ResolverConfig),

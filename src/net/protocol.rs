@@ -1,20 +1,10 @@
 //! The settings of the HTTP/1.1 and HTTP/2 connections a [`HyperTransport`] opens, and
-//! how they become the HTTP/1.1 connections' options (`net/h1.rs`) and hyper's HTTP/2
-//! connection builder.
+//! how they become the HTTP/1.1 connections' options (`net/h1.rs`); `net/h2.rs` makes the
+//! HTTP/2 connections' settings of them.
 //!
 //! [`HyperTransport`]: super::HyperTransport
 
 use std::time::Duration;
-
-#[cfg(feature = "http2")]
-use hyper::client::conn::http2;
-#[cfg(feature = "http2")]
-use hyper_util::rt::TokioTimer;
-
-#[cfg(feature = "http2")]
-use super::h2::BoxingExecutor;
-#[cfg(feature = "http2")]
-use super::timer::FAR_FUTURE;
 
 /// The default limit on a response head: 256 KiB, over HTTP/2
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
@@ -23,7 +13,7 @@ pub(crate) const DEFAULT_MAX_RESPONSE_HEAD: u32 = 256 * 1024;
 /// The default count of HTTP/1.1 response header fields, kept on the stack.
 pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = super::h1::DEFAULT_MAX_HEADERS;
 
-/// hyper's (and h2's) default wait for a keep-alive PING's acknowledgement.
+/// The default wait for a keep-alive PING's acknowledgement (hyper's and h2's).
 const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the connections' protocols are configured with; each field's default is the
@@ -69,27 +59,5 @@ impl ProtocolOptions {
             max_head: usize::try_from(self.http1_max_header_size).unwrap_or(usize::MAX),
             max_headers: self.http1_max_headers,
         }
-    }
-
-    /// hyper's HTTP/2 client builder with these settings.
-    #[cfg(feature = "http2")]
-    pub(crate) fn http2(&self) -> http2::Builder<BoxingExecutor> {
-        let mut h2 = http2::Builder::new(BoxingExecutor);
-        // hyper needs a timer for keep-alive PINGs; it is idle unless they are asked for.
-        h2.timer(TokioTimer::new())
-            .max_header_list_size(self.http2_max_header_list_size)
-            .initial_stream_window_size(self.http2_initial_stream_window_size)
-            .initial_connection_window_size(self.http2_initial_connection_window_size)
-            .adaptive_window(self.http2_adaptive_window)
-            .max_frame_size(self.http2_max_frame_size)
-            // hyper adds both to `Instant::now()`, which panics past what an `Instant`
-            // holds: a longer one waits as long as one that never comes.
-            .keep_alive_interval(
-                self.http2_keep_alive_interval
-                    .map(|interval| interval.min(FAR_FUTURE)),
-            )
-            .keep_alive_timeout(self.http2_keep_alive_timeout.min(FAR_FUTURE))
-            .keep_alive_while_idle(self.http2_keep_alive_while_idle);
-        h2
     }
 }

@@ -110,6 +110,7 @@ pin_project_lite::pin_project! {
 }
 
 impl<'t, F: Future> ReadTimeout<'t, F> {
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(crate) fn new(future: F, timer: Option<&'t mut ReadTimer>) -> ReadTimeout<'t, F> {
         ReadTimeout { future, timer }
     }

@@ -542,12 +542,17 @@ impl TlsSetup {
             }
             cause = found.source();
         };
-        // Over HTTP/1.1, hyper keeps the I/O error with rustls's inside.
+        self.alert_in(host, io)
+    }
+
+    /// The same, found in the I/O error `io` a connection to `host` failed with.
+    pub(crate) fn alert_in(&self, host: &str, io: &io::Error) -> Option<NetworkError> {
+        // Over HTTP/1.1 the I/O error keeps rustls's inside.
         if let Some(rustls) = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
             return Some(self.after_handshake(host, Box::new(rustls.clone())));
         }
-        // Over HTTP/2, hyper takes the I/O error out of the h2 library's, which kept only
-        // its kind and text; the TLS layer is what reports bad data under it.
+        // Over HTTP/2, the h2 library keeps only the I/O error's kind and text; the TLS
+        // layer is what reports bad data under it.
         if io.kind() != io::ErrorKind::InvalidData {
             return None;
         }

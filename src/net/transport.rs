@@ -1,5 +1,5 @@
 //! [`HyperTransport`]: the default [`Transport`], HTTP/1.1 connections of this crate's own
-//! (`net/h1.rs`) and hyper 1.x HTTP/2 ones, under a pool of this crate's own. Here a
+//! (`net/h1.rs`) and HTTP/2 ones (`net/h2.rs`), under a pool of this crate's own. Here a
 //! request is checked, given a connection (pooled, shared or new) and sent, and sent again
 //! when the retry rules allow it; its HTTP/2 half is in `net/h2.rs`, the transport's
 //! options in `net/builder.rs`.
@@ -24,8 +24,8 @@ use super::timing::{ConnectionTiming, Recorded};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
 
-/// The default [`Transport`]: HTTP/1.1 (this crate's own) and HTTP/2 (hyper's), TLS
-/// through rustls.
+/// The default [`Transport`]: HTTP/1.1 and HTTP/2 connections of this crate's own (HTTP/2
+/// on the h2 library), TLS through rustls.
 ///
 /// Connections are pooled per origin (scheme, host, port). HTTP/1.1 connections are
 /// reused once a response body has been read to its end, capped per origin (requests
@@ -174,6 +174,8 @@ impl Inner {
             }
             self.pool.start_reaper();
             let mut checkout = self.pool.checkout(&key, options.new_connection).await;
+            // An extended CONNECT goes on an open HTTP/2 connection or nowhere.
+            let tunnel = super::h2::is_extended_connect(&request);
             let mut h2_retried = false;
             // Whether the request was sent again after a connection failed under it: once.
             let mut replayed = false;
@@ -215,6 +217,13 @@ impl Inner {
                     }
                     // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                     // that sending over a pooled connection does not copy it around.
+                    Checkout::Connect(_) if tunnel => {
+                        return Err(super::h2::ExtendedConnectUnavailable::no_connection());
+                    }
+                    Checkout::Idle(pooled) if tunnel => {
+                        pooled.release();
+                        return Err(super::h2::ExtendedConnectUnavailable::no_connection());
+                    }
                     Checkout::Connect(slot) => {
                         #[cfg(feature = "tracing")]
                         tracing::Span::current().record("connection", "new");
@@ -483,6 +492,7 @@ fn without_userinfo(authority: &str) -> &str {
 pub(super) struct HeadLimits {
     http1_max_header_size: u32,
     http1_max_headers: usize,
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(super) http2_max_header_list_size: u32,
     pub(super) http2_keep_alive_timeout: Duration,
 }
@@ -572,16 +582,29 @@ impl Inner {
         error: &(dyn std::error::Error + 'static),
         key: &Key,
     ) -> Option<NetworkError> {
-        if !key.https {
-            return None;
-        }
-        let host = key.authority.host();
-        let host = host
-            .strip_prefix('[')
-            .and_then(|host| host.strip_suffix(']'))
-            .unwrap_or(host);
+        let host = tls_host(key)?;
         self.connector.tls.alert_after_handshake(host, error)
     }
+
+    /// The same, found in the I/O error `io` a request to `key`'s origin failed with.
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub(super) fn tls_alert_in(&self, io: &std::io::Error, key: &Key) -> Option<NetworkError> {
+        let host = tls_host(key)?;
+        self.connector.tls.alert_in(host, io)
+    }
+}
+
+/// The host of `key`'s origin as its TLS server name knows it, for an `https:` one.
+fn tls_host(key: &Key) -> Option<&str> {
+    if !key.https {
+        return None;
+    }
+    let host = key.authority.host();
+    Some(
+        host.strip_prefix('[')
+            .and_then(|host| host.strip_suffix(']'))
+            .unwrap_or(host),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,589 @@
+//! The crate's own HTTP/2 connection (`net/h2.rs`) against hyper's HTTP/2 server on
+//! 127.0.0.1: streams waiting for `MAX_CONCURRENT_STREAMS`, request bodies under flow
+//! control, a request body's own failure, a request given up, trailers, the framing
+//! headers, and the connection's end when nobody can use it any more.
+
+mod net_support;
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use net_support::*;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+use whatwg_fetch::{BoxError, NetworkError, TimeoutKind};
+
+/// Bounds every wait: none of them should come near it.
+const LIMIT: Duration = Duration::from_secs(20);
+
+type Handler = Arc<
+    dyn Fn(
+            http::Request<Incoming>,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = http::Response<ServerBody>> + Send>,
+        > + Send
+        + Sync,
+>;
+
+/// An HTTP/2 server (prior knowledge, plain TCP) with the settings `configure` gives
+/// hyper's builder, calling `handler` for each request; counts its live connections.
+async fn h2_server<F, Fut>(
+    configure: impl Fn(&mut hyper::server::conn::http2::Builder<TokioExecutor>) + Send + Sync + 'static,
+    handler: F,
+) -> (String, Arc<AtomicUsize>)
+where
+    F: Fn(http::Request<Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = http::Response<ServerBody>> + Send + 'static,
+{
+    let handler: Handler = Arc::new(move |request| Box::pin(handler(request)));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let live = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&live);
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let handler = Arc::clone(&handler);
+            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            configure(&mut builder);
+            let live = Arc::clone(&counted);
+            live.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let handler = Arc::clone(&handler);
+                    async move { Ok::<_, Infallible>(handler(request).await) }
+                });
+                let _ = builder.serve_connection(TokioIo::new(tcp), service).await;
+                live.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+    });
+    (format!("http://{addr}"), live)
+}
+
+fn transport() -> HyperTransport {
+    HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .build()
+        .unwrap()
+}
+
+async fn send(
+    transport: &HyperTransport,
+    request: http::Request<RequestBody>,
+) -> Result<http::Response<whatwg_fetch::net::ResponseBody>, NetworkError> {
+    tokio::time::timeout(LIMIT, transport.send(request, SendOptions::new()))
+        .await
+        .expect("the request ends")
+}
+
+#[tokio::test]
+async fn requests_past_max_concurrent_streams_wait_their_turn_first_in_first_out() {
+    // One stream at a time: the first request is held until the test lets it go.
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let open = Arc::new(AtomicUsize::new(0));
+    let most_open = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(Notify::new());
+    let (base, live) = {
+        let (order, open, most_open, release) = (
+            Arc::clone(&order),
+            Arc::clone(&open),
+            Arc::clone(&most_open),
+            Arc::clone(&release),
+        );
+        h2_server(
+            |builder| {
+                builder.max_concurrent_streams(1);
+            },
+            move |request| {
+                let (order, open, most_open, release) = (
+                    Arc::clone(&order),
+                    Arc::clone(&open),
+                    Arc::clone(&most_open),
+                    Arc::clone(&release),
+                );
+                async move {
+                    let now = open.fetch_add(1, Ordering::SeqCst) + 1;
+                    most_open.fetch_max(now, Ordering::SeqCst);
+                    let path = request.uri().path().to_owned();
+                    order.lock().unwrap().push(path.clone());
+                    if path == "/first" {
+                        release.notified().await;
+                    }
+                    open.fetch_sub(1, Ordering::SeqCst);
+                    http::Response::new(full(path))
+                }
+            },
+        )
+        .await
+    };
+    let transport = Arc::new(transport());
+    // The first request opens the connection and holds its one stream.
+    let first = {
+        let (transport, url) = (Arc::clone(&transport), format!("{base}/first"));
+        tokio::spawn(async move { get_text(&*transport, &url).await })
+    };
+    assert!(eventually(|| order.lock().unwrap().len() == 1).await);
+    // Three more, sent in this order while the stream is taken.
+    let mut waiting = Vec::new();
+    for name in ["second", "third", "fourth"] {
+        let (transport, url) = (Arc::clone(&transport), format!("{base}/{name}"));
+        waiting.push(tokio::spawn(
+            async move { get_text(&*transport, &url).await },
+        ));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // None reached the server: they wait for the stream, not on another connection.
+    assert_eq!(order.lock().unwrap().len(), 1);
+    release.notify_one();
+    assert_eq!(first.await.unwrap().1, "/first");
+    for (task, name) in waiting.into_iter().zip(["/second", "/third", "/fourth"]) {
+        let (status, body) = task.await.unwrap();
+        assert_eq!((status.as_u16(), body.as_str()), (200, name));
+    }
+    assert_eq!(
+        *order.lock().unwrap(),
+        ["/first", "/second", "/third", "/fourth"]
+    );
+    assert_eq!(most_open.load(Ordering::SeqCst), 1);
+    assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+}
+
+/// A server answering each request with its body's length and a checksum of it.
+async fn counting_server(
+    configure: impl Fn(&mut hyper::server::conn::http2::Builder<TokioExecutor>) + Send + Sync + 'static,
+) -> String {
+    h2_server(configure, |request| async move {
+        let length = request.headers().get("content-length").cloned();
+        match request.into_body().collect().await {
+            Ok(body) => {
+                let body = body.to_bytes();
+                let sum = body.iter().fold(0u64, |sum, byte| {
+                    sum.wrapping_mul(31).wrapping_add(u64::from(*byte))
+                });
+                let mut response = http::Response::new(full(format!("{} {sum}", body.len())));
+                if let Some(length) = length {
+                    response.headers_mut().insert("x-content-length", length);
+                }
+                response
+            }
+            Err(error) => http::Response::builder()
+                .status(500)
+                .body(full(error.to_string()))
+                .unwrap(),
+        }
+    })
+    .await
+    .0
+}
+
+#[tokio::test]
+async fn a_streamed_request_body_goes_whole_through_a_small_window() {
+    // The protocol's 64 KiB windows: 4 MiB takes dozens of WINDOW_UPDATEs.
+    let base = counting_server(|builder| {
+        builder
+            .initial_stream_window_size(65_535)
+            .initial_connection_window_size(65_535);
+    })
+    .await;
+    let chunk: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+    let chunks = 42;
+    let expected = {
+        let all: Vec<u8> = chunk
+            .iter()
+            .copied()
+            .cycle()
+            .take(chunk.len() * chunks)
+            .collect();
+        let sum = all.iter().fold(0u64, |sum, byte| {
+            sum.wrapping_mul(31).wrapping_add(u64::from(*byte))
+        });
+        format!("{} {sum}", all.len())
+    };
+    let chunk = Bytes::from(chunk);
+    let stream =
+        futures_util::stream::iter((0..chunks).map(move |_| Ok::<_, BoxError>(chunk.clone())));
+    let request = http::Request::post(format!("{base}/upload"))
+        .body(RequestBody::from_stream(stream))
+        .unwrap();
+    let transport = transport();
+    let response = send(&transport, request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    // A stream of unknown length carries no Content-Length.
+    assert!(!response.headers().contains_key("x-content-length"));
+    let body = read_all(response.into_body()).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&body), expected);
+}
+
+#[tokio::test]
+async fn framing_headers_are_what_http1_would_send() {
+    let base = counting_server(|_| {}).await;
+    let transport = transport();
+    let length = |response: &http::Response<_>| {
+        response
+            .headers()
+            .get("x-content-length")
+            .map(|value: &http::HeaderValue| value.to_str().unwrap().to_owned())
+    };
+    let response = send(&transport, get(&format!("{base}/"))).await.unwrap();
+    assert_eq!(length(&response), None, "a GET without a body has none");
+    let post = |body: RequestBody| http::Request::post(format!("{base}/")).body(body).unwrap();
+    let response = send(&transport, post(RequestBody::empty())).await.unwrap();
+    assert_eq!(length(&response).as_deref(), Some("0"));
+    let response = send(&transport, post(RequestBody::full("hello")))
+        .await
+        .unwrap();
+    assert_eq!(length(&response).as_deref(), Some("5"));
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "5 99162322");
+}
+
+#[tokio::test]
+async fn a_request_body_that_fails_fails_the_request_with_its_own_error() {
+    let base = counting_server(|_| {}).await;
+    let stream = futures_util::stream::iter([
+        Ok(Bytes::from_static(b"the first part")),
+        Err(BoxError::from("the disk is gone")),
+    ]);
+    let request = http::Request::post(format!("{base}/upload"))
+        .body(RequestBody::from_stream(stream))
+        .unwrap();
+    let transport = transport();
+    let error = send(&transport, request).await.unwrap_err();
+    let chain = format!("{:#}", whatwg_fetch::Error::from(error));
+    assert!(
+        chain.contains("the request body's stream failed"),
+        "{chain}"
+    );
+    assert!(chain.contains("the disk is gone"), "{chain}");
+    // The connection lives on for the next request.
+    let (status, _) = get_text(&transport, &format!("{base}/")).await;
+    assert_eq!(status, 200);
+}
+
+/// A request body that never ends, noting when it is dropped.
+struct Endless {
+    dropped: Arc<AtomicBool>,
+}
+
+impl futures_core::Stream for Endless {
+    type Item = Result<Bytes, BoxError>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        std::task::Poll::Ready(Some(Ok(Bytes::from_static(&[b'x'; 16 * 1024]))))
+    }
+}
+
+impl Drop for Endless {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn a_request_given_up_resets_its_stream_and_stops_sending_its_body() {
+    // The server never answers, and reads the body until the stream ends.
+    let reset_seen = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&reset_seen);
+    let (base, _) = h2_server(
+        |_| {},
+        move |request| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let mut body = request.into_body();
+                while let Some(frame) = body.frame().await {
+                    if frame.is_err() {
+                        seen.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                }
+                std::future::pending::<()>().await;
+                unreachable!()
+            }
+        },
+    )
+    .await;
+    let dropped = Arc::new(AtomicBool::new(false));
+    let request = http::Request::post(format!("{base}/upload"))
+        .body(RequestBody::from_stream(Endless {
+            dropped: Arc::clone(&dropped),
+        }))
+        .unwrap();
+    let transport = HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .read_timeout(Some(Duration::from_millis(300)))
+        .build()
+        .unwrap();
+    let error = send(&transport, request).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        eventually(|| reset_seen.load(Ordering::SeqCst)).await,
+        "the stream is reset"
+    );
+    assert!(
+        eventually(|| dropped.load(Ordering::SeqCst)).await,
+        "the body is dropped"
+    );
+}
+
+#[tokio::test]
+async fn response_trailers_arrive_after_the_data() {
+    let (base, _) = h2_server(
+        |_| {},
+        |_request| async move {
+            let mut trailers = http::HeaderMap::new();
+            trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+            let frames = futures_util::stream::iter([
+                Ok::<_, BoxError>(Frame::data(Bytes::from_static(b"data"))),
+                Ok(Frame::trailers(trailers)),
+            ]);
+            http::Response::new(StreamBody::new(frames).boxed())
+        },
+    )
+    .await;
+    let transport = transport();
+    let response = send(&transport, get(&format!("{base}/"))).await.unwrap();
+    let collected = response.into_body().collect().await.unwrap();
+    let trailers = collected.trailers().cloned().expect("trailers");
+    assert_eq!(trailers["grpc-status"], "0");
+    assert_eq!(collected.to_bytes(), "data");
+}
+
+#[tokio::test]
+async fn the_connection_closes_once_its_transport_and_responses_are_gone() {
+    // A body in two parts, the second a while after the first.
+    let (base, live) = h2_server(
+        |_| {},
+        |_request| async move {
+            let frames = futures_util::stream::unfold(0, |part| async move {
+                match part {
+                    0 => Some((
+                        Ok::<_, BoxError>(Frame::data(Bytes::from_static(b"one "))),
+                        1,
+                    )),
+                    1 => {
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        Some((Ok(Frame::data(Bytes::from_static(b"two"))), 2))
+                    }
+                    _ => None,
+                }
+            });
+            http::Response::new(StreamBody::new(frames).boxed())
+        },
+    )
+    .await;
+    let transport = transport();
+    let response = send(&transport, get(&format!("{base}/"))).await.unwrap();
+    assert_eq!(live.load(Ordering::SeqCst), 1);
+    // The pool's handle goes; the response being read keeps the connection.
+    drop(transport);
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "one two");
+    assert!(
+        eventually(|| live.load(Ordering::SeqCst) == 0).await,
+        "the connection closes"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_connection_closes_when_its_transport_is_dropped() {
+    let (base, live) = h2_server(
+        |_| {},
+        |_request| async move { http::Response::new(full("ok")) },
+    )
+    .await;
+    let transport = transport();
+    let (status, _) = get_text(&transport, &format!("{base}/")).await;
+    assert_eq!(status, 200);
+    // Nothing open on it now, and no handle left after this: nothing else will wake it.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(live.load(Ordering::SeqCst), 1);
+    drop(transport);
+    assert!(
+        eventually(|| live.load(Ordering::SeqCst) == 0).await,
+        "the connection closes"
+    );
+}
+
+/// A server that takes extended CONNECT (RFC 8441) when `enabled`: a `CONNECT` with
+/// `:protocol` `echo` is answered 200 and its stream echoes what it is sent.
+async fn tunnel_server(enabled: bool) -> (String, Arc<AtomicUsize>) {
+    h2_server(
+        move |builder| {
+            if enabled {
+                builder.enable_connect_protocol();
+            }
+        },
+        |mut request| async move {
+            if request.method() != http::Method::CONNECT {
+                return http::Response::new(full("plain"));
+            }
+            let protocol = request
+                .extensions()
+                .get::<hyper::ext::Protocol>()
+                .map(|protocol| protocol.as_str().to_owned());
+            if protocol.as_deref() != Some("echo") {
+                return http::Response::builder()
+                    .status(400)
+                    .body(full(format!("protocol {protocol:?}")))
+                    .unwrap();
+            }
+            let upgrade = hyper::upgrade::on(&mut request);
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let Ok(upgraded) = upgrade.await else { return };
+                let mut io = TokioIo::new(upgraded);
+                let mut buf = vec![0; 64 * 1024];
+                loop {
+                    match io.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if io.write_all(&buf[..n]).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                let _ = io.shutdown().await;
+            });
+            http::Response::new(full(""))
+        },
+    )
+    .await
+}
+
+fn extended_connect(base: &str, protocol: &'static str) -> http::Request<RequestBody> {
+    let mut request = http::Request::builder()
+        .method(http::Method::CONNECT)
+        .uri(format!("{base}/chat"))
+        .body(RequestBody::empty())
+        .unwrap();
+    request
+        .extensions_mut()
+        .insert(whatwg_fetch::net::ConnectProtocol::new(protocol));
+    request
+}
+
+#[tokio::test]
+async fn extended_connect_opens_a_tunnel_on_a_shared_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (base, live) = tunnel_server(true).await;
+    let transport = transport();
+    // The connection is open, and its server's SETTINGS are in.
+    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let response = send(&transport, extended_connect(&base, "echo"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    let mut tunnel = response
+        .extensions()
+        .get::<whatwg_fetch::upgrade::OnUpgrade>()
+        .and_then(whatwg_fetch::upgrade::OnUpgrade::take)
+        .expect("the tunnel is handed over");
+    // 1 MiB each way: more than the windows hold, so flow control works both ways.
+    let sent: Vec<u8> = (0..=250u8).cycle().take(1024 * 1024).collect();
+    let (mut reader, mut writer) = tokio::io::split(tunnel);
+    let writing = {
+        let sent = sent.clone();
+        tokio::spawn(async move {
+            writer.write_all(&sent).await.unwrap();
+            writer.shutdown().await.unwrap();
+            writer
+        })
+    };
+    let mut echoed = Vec::new();
+    tokio::time::timeout(LIMIT, reader.read_to_end(&mut echoed))
+        .await
+        .expect("the echo ends")
+        .unwrap();
+    assert!(
+        echoed == sent,
+        "{} bytes echoed of {}",
+        echoed.len(),
+        sent.len()
+    );
+    let writer = writing.await.unwrap();
+    tunnel = reader.unsplit(writer);
+    // Other requests share the connection meanwhile.
+    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+    drop(tunnel);
+}
+
+#[tokio::test]
+async fn extended_connect_without_the_servers_setting_is_a_clear_error() {
+    let (base, _) = tunnel_server(false).await;
+    let transport = transport();
+    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let error = send(&transport, extended_connect(&base, "echo"))
+        .await
+        .unwrap_err();
+    assert!(is_unavailable(&error), "{error:?}");
+    let why = match &error {
+        NetworkError::Protocol(source) => source.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert!(why.contains("SETTINGS_ENABLE_CONNECT_PROTOCOL"), "{why}");
+}
+
+#[tokio::test]
+async fn extended_connect_opens_no_connection_of_its_own() {
+    let (base, live) = tunnel_server(true).await;
+    let transport = transport();
+    let error = send(&transport, extended_connect(&base, "echo"))
+        .await
+        .unwrap_err();
+    assert!(is_unavailable(&error), "{error:?}");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(live.load(Ordering::SeqCst), 0);
+    // Nor does it go over HTTP/1.1.
+    let server = hyper_server(|_request| async move { http::Response::new(full("h1")) }).await;
+    let h1 = HyperTransport::new().unwrap();
+    assert_eq!(get_text(&h1, &server.url("/")).await.1, "h1");
+    let error = send(&h1, extended_connect(&server.url(""), "echo"))
+        .await
+        .unwrap_err();
+    assert!(is_unavailable(&error), "{error:?}");
+}
+
+#[tokio::test]
+async fn an_extended_connect_refused_by_the_server_is_its_response() {
+    let (base, _) = tunnel_server(true).await;
+    let transport = transport();
+    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let response = send(&transport, extended_connect(&base, "other"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    assert!(
+        response
+            .extensions()
+            .get::<whatwg_fetch::upgrade::OnUpgrade>()
+            .is_none()
+    );
+    let body = read_all(response.into_body()).await.unwrap();
+    assert_eq!(body, "protocol Some(\"other\")");
+}
+
+fn is_unavailable(error: &NetworkError) -> bool {
+    matches!(error, NetworkError::Protocol(source)
+        if source.downcast_ref::<whatwg_fetch::net::ExtendedConnectUnavailable>().is_some())
+}
