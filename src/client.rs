@@ -923,7 +923,10 @@ impl ClientBuilder {
     /// The longest DNS, TCP connect and TLS handshake may take together; past it the fetch
     /// fails with [`NetworkError::Timeout`] with [`TimeoutKind::Connect`].
     ///
-    /// Default is 30 seconds.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::connect_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::connect_timeout`]: crate::net::HyperTransportBuilder::connect_timeout
     pub fn connect_timeout(mut self, timeout: Duration) -> ClientBuilder {
         self.hyper = self.hyper.connect_timeout(Some(timeout));
         self
@@ -934,9 +937,10 @@ impl ClientBuilder {
     /// [`NetworkError::Timeout`] with [`TimeoutKind::Idle`]. Takes a `Duration`, or `None`
     /// for no limit.
     ///
-    /// Default is 300 seconds, as undici's `headersTimeout` and `bodyTimeout` (reqwest
-    /// has none): a peer that accepts and never answers fails the fetch rather than hold
-    /// it forever.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::read_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::read_timeout`]: crate::net::HyperTransportBuilder::read_timeout
     pub fn read_timeout(mut self, timeout: impl Into<Option<Duration>>) -> ClientBuilder {
         self.hyper = self.hyper.read_timeout(timeout.into());
         self
@@ -944,7 +948,10 @@ impl ClientBuilder {
 
     /// The most connections open at once to one origin; further requests wait their turn.
     ///
-    /// Default is no limit.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::max_connections_per_origin`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::max_connections_per_origin`]: crate::net::HyperTransportBuilder::max_connections_per_origin
     pub fn max_connections_per_origin(mut self, max: usize) -> ClientBuilder {
         self.hyper = self.hyper.max_connections_per_origin(max);
         self
@@ -952,8 +959,10 @@ impl ClientBuilder {
 
     /// The most idle connections kept per origin.
     ///
-    /// Default is no limit, as in reqwest: the connections a burst opened serve the next
-    /// one (they close after [`pool_idle_timeout`](Self::pool_idle_timeout)).
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::max_idle_per_origin`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::max_idle_per_origin`]: crate::net::HyperTransportBuilder::max_idle_per_origin
     pub fn max_idle_per_origin(mut self, max: usize) -> ClientBuilder {
         self.hyper = self.hyper.max_idle_per_origin(max);
         self
@@ -961,7 +970,10 @@ impl ClientBuilder {
 
     /// How long an idle connection is kept; `None` keeps it until the peer closes it.
     ///
-    /// Default is 90 seconds.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::pool_idle_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::pool_idle_timeout`]: crate::net::HyperTransportBuilder::pool_idle_timeout
     pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> ClientBuilder {
         self.hyper = self.hyper.pool_idle_timeout(timeout);
         self
@@ -969,7 +981,10 @@ impl ClientBuilder {
 
     /// Whether `http:` URLs speak HTTP/2 without negotiation.
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_prior_knowledge`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_prior_knowledge`]: crate::net::HyperTransportBuilder::http2_prior_knowledge
     pub fn http2_prior_knowledge(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.http2_prior_knowledge(enabled);
         self
@@ -977,7 +992,10 @@ impl ClientBuilder {
 
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
-    /// Default is off: HTTP/2 when the server picks it.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http1_only`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http1_only`]: crate::net::HyperTransportBuilder::http1_only
     pub fn http1_only(mut self) -> ClientBuilder {
         self.hyper = self.hyper.http1_only();
         self
@@ -985,7 +1003,10 @@ impl ClientBuilder {
 
     /// Whether HTTP/1.1 header names go out in title case (`Content-Type`).
     ///
-    /// Default is `false`: lowercase, as `http::HeaderName` holds them.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http1_title_case_headers`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http1_title_case_headers`]: crate::net::HyperTransportBuilder::http1_title_case_headers
     pub fn http1_title_case_headers(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.http1_title_case_headers(enabled);
         self
@@ -994,7 +1015,10 @@ impl ClientBuilder {
     /// The largest HTTP/1.1 response head accepted, in bytes; a larger one fails the
     /// fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
-    /// Default is 256 KiB (Chrome's limit).
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http1_max_header_size`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http1_max_header_size`]: crate::net::HyperTransportBuilder::http1_max_header_size
     pub fn http1_max_header_size(mut self, max: u32) -> ClientBuilder {
         self.hyper = self.hyper.http1_max_header_size(max);
         self
@@ -1002,7 +1026,10 @@ impl ClientBuilder {
 
     /// The most header fields an HTTP/1.1 response may have.
     ///
-    /// Default is 100 (hyper's and reqwest's).
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http1_max_headers`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http1_max_headers`]: crate::net::HyperTransportBuilder::http1_max_headers
     pub fn http1_max_headers(mut self, max: usize) -> ClientBuilder {
         self.hyper = self.hyper.http1_max_headers(max);
         self
@@ -1011,7 +1038,10 @@ impl ClientBuilder {
     /// The largest HTTP/2 response head accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`); a
     /// larger one fails the fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
-    /// Default is 256 KiB, as Chrome and Deno advertise.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_max_header_list_size`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_max_header_list_size`]: crate::net::HyperTransportBuilder::http2_max_header_list_size
     pub fn http2_max_header_list_size(mut self, max: u32) -> ClientBuilder {
         self.hyper = self.hyper.http2_max_header_list_size(max);
         self
@@ -1019,7 +1049,10 @@ impl ClientBuilder {
 
     /// The HTTP/2 flow-control window of each stream, in bytes.
     ///
-    /// Default is hyper's, 2 MiB.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_initial_stream_window_size`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_initial_stream_window_size`]: crate::net::HyperTransportBuilder::http2_initial_stream_window_size
     pub fn http2_initial_stream_window_size(
         mut self,
         size: impl Into<Option<u32>>,
@@ -1030,7 +1063,10 @@ impl ClientBuilder {
 
     /// The HTTP/2 flow-control window of a connection, in bytes.
     ///
-    /// Default is hyper's, 5 MiB.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_initial_connection_window_size`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_initial_connection_window_size`]: crate::net::HyperTransportBuilder::http2_initial_connection_window_size
     pub fn http2_initial_connection_window_size(
         mut self,
         size: impl Into<Option<u32>>,
@@ -1041,7 +1077,10 @@ impl ClientBuilder {
 
     /// Whether HTTP/2 windows follow the measured bandwidth-delay product.
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_adaptive_window`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_adaptive_window`]: crate::net::HyperTransportBuilder::http2_adaptive_window
     pub fn http2_adaptive_window(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.http2_adaptive_window(enabled);
         self
@@ -1049,7 +1088,10 @@ impl ClientBuilder {
 
     /// The largest HTTP/2 frame payload accepted (`SETTINGS_MAX_FRAME_SIZE`).
     ///
-    /// Default is the protocol's 16 KiB.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_max_frame_size`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_max_frame_size`]: crate::net::HyperTransportBuilder::http2_max_frame_size
     pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> ClientBuilder {
         self.hyper = self.hyper.http2_max_frame_size(size);
         self
@@ -1058,7 +1100,10 @@ impl ClientBuilder {
     /// How often to send an HTTP/2 keep-alive PING; a PING unanswered within
     /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the connection.
     ///
-    /// Default is `None`: no PINGs.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_keep_alive_interval`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_keep_alive_interval`]: crate::net::HyperTransportBuilder::http2_keep_alive_interval
     pub fn http2_keep_alive_interval(
         mut self,
         interval: impl Into<Option<Duration>>,
@@ -1069,7 +1114,10 @@ impl ClientBuilder {
 
     /// How long to wait for a keep-alive PING's acknowledgement.
     ///
-    /// Default is 20 seconds.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_keep_alive_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_keep_alive_timeout`]: crate::net::HyperTransportBuilder::http2_keep_alive_timeout
     pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> ClientBuilder {
         self.hyper = self.hyper.http2_keep_alive_timeout(timeout);
         self
@@ -1077,13 +1125,21 @@ impl ClientBuilder {
 
     /// Whether keep-alive PINGs go out while no request is in flight too.
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_keep_alive_while_idle`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_keep_alive_while_idle`]: crate::net::HyperTransportBuilder::http2_keep_alive_while_idle
     pub fn http2_keep_alive_while_idle(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.http2_keep_alive_while_idle(enabled);
         self
     }
 
     /// Resolves `host` to `addr` instead of asking DNS (a port of 0 keeps the URL's port).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::resolve`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::resolve`]: crate::net::HyperTransportBuilder::resolve
     pub fn resolve(mut self, host: &str, addr: SocketAddr) -> ClientBuilder {
         self.hyper = self.hyper.resolve(host, addr);
         self
@@ -1118,7 +1174,10 @@ impl ClientBuilder {
     /// a `TypeError` whose [`network_error`](Error::network_error) is
     /// [`NetworkError::Dns`]. See [`Resolve`] for an example.
     ///
-    /// Default is the system resolver ([`SystemResolver`](crate::net::SystemResolver)).
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::resolver`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::resolver`]: crate::net::HyperTransportBuilder::resolver
     pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> ClientBuilder {
         self.hyper = self.hyper.resolver(resolver);
         self
@@ -1152,7 +1211,10 @@ impl ClientBuilder {
     /// Held between 100 ms and 2 s (RFC 8305's bounds); see
     /// [`HyperTransportBuilder::happy_eyeballs_delay`].
     ///
-    /// Default is 250 ms.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::happy_eyeballs_delay`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::happy_eyeballs_delay`]: crate::net::HyperTransportBuilder::happy_eyeballs_delay
     pub fn happy_eyeballs_delay(mut self, delay: Duration) -> ClientBuilder {
         self.hyper = self.hyper.happy_eyeballs_delay(delay);
         self
@@ -1161,7 +1223,10 @@ impl ClientBuilder {
     /// The local IP address connections are made from; a host's addresses of the other
     /// family are not tried.
     ///
-    /// Default is `None`: the system picks.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::local_address`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::local_address`]: crate::net::HyperTransportBuilder::local_address
     pub fn local_address(mut self, address: Option<IpAddr>) -> ClientBuilder {
         self.hyper = self.hyper.local_address(address);
         self
@@ -1170,7 +1235,10 @@ impl ClientBuilder {
     /// Turns on TCP keep-alive probes after this much idle time, in whole seconds from 1
     /// to 32,767 (what `TCP_KEEPIDLE` takes; a time outside is taken as the nearest).
     ///
-    /// Default is `None`: no keep-alive probes.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tcp_keepalive`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tcp_keepalive`]: crate::net::HyperTransportBuilder::tcp_keepalive
     pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> ClientBuilder {
         self.hyper = self.hyper.tcp_keepalive(idle);
         self
@@ -1178,7 +1246,10 @@ impl ClientBuilder {
 
     /// Whether to set `TCP_NODELAY` (no Nagle delay on small writes).
     ///
-    /// Default is `true`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tcp_nodelay`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tcp_nodelay`]: crate::net::HyperTransportBuilder::tcp_nodelay
     pub fn tcp_nodelay(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tcp_nodelay(enabled);
         self
@@ -1227,6 +1298,11 @@ impl ClientBuilder {
 
     /// Trusts one more root certificate, DER-encoded, besides the system's and the built-in
     /// ones.
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::add_root_certificate_der`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::add_root_certificate_der`]: crate::net::HyperTransportBuilder::add_root_certificate_der
     pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> ClientBuilder {
         self.hyper = self.hyper.add_root_certificate_der(der);
         self
@@ -1271,8 +1347,10 @@ impl ClientBuilder {
     /// the system has no store (see [`net`'s TLS section](crate::net#tls)). Turn off to
     /// trust the system only, as curl and reqwest do.
     ///
-    /// Default is `true` with the `built-in-roots` Cargo feature (a default one); without
-    /// it, turning this on fails the build of the client.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tls_built_in_roots`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tls_built_in_roots`]: crate::net::HyperTransportBuilder::tls_built_in_roots
     pub fn tls_built_in_roots(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_built_in_roots(enabled);
         self
@@ -1282,8 +1360,10 @@ impl ClientBuilder {
     /// corporate CA installed beside them, read once per process; on macOS and Windows the
     /// system's own verifier): see [`HyperTransportBuilder::tls_system_roots`].
     ///
-    /// Default is `true` with the `system-roots` Cargo feature (a default one); without
-    /// it, turning this on fails the build of the client.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tls_system_roots`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tls_system_roots`]: crate::net::HyperTransportBuilder::tls_system_roots
     pub fn tls_system_roots(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_system_roots(enabled);
         self
@@ -1292,7 +1372,10 @@ impl ClientBuilder {
     /// The client certificate and key for a server that asks for one (mutual TLS): see
     /// [`HyperTransportBuilder::identity`].
     ///
-    /// Default is none.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::identity`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::identity`]: crate::net::HyperTransportBuilder::identity
     pub fn identity(mut self, identity: Identity) -> ClientBuilder {
         self.hyper = self.hyper.identity(identity);
         self
@@ -1301,7 +1384,10 @@ impl ClientBuilder {
     /// The oldest TLS version offered; a server that speaks none of those allowed fails
     /// with a [`NetworkError::Tls`] that says so.
     ///
-    /// Default is [`TlsVersion::Tls12`].
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::min_tls_version`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::min_tls_version`]: crate::net::HyperTransportBuilder::min_tls_version
     pub fn min_tls_version(mut self, version: TlsVersion) -> ClientBuilder {
         self.hyper = self.hyper.min_tls_version(version);
         self
@@ -1309,7 +1395,10 @@ impl ClientBuilder {
 
     /// The newest TLS version offered.
     ///
-    /// Default is [`TlsVersion::Tls13`].
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::max_tls_version`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::max_tls_version`]: crate::net::HyperTransportBuilder::max_tls_version
     pub fn max_tls_version(mut self, version: TlsVersion) -> ClientBuilder {
         self.hyper = self.hyper.max_tls_version(version);
         self
@@ -1319,7 +1408,10 @@ impl ClientBuilder {
     /// for another name, from an unknown issuer), so that anyone on the path can read and
     /// change the traffic: see [`HyperTransportBuilder::danger_accept_invalid_certs`].
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::danger_accept_invalid_certs`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::danger_accept_invalid_certs`]: crate::net::HyperTransportBuilder::danger_accept_invalid_certs
     pub fn danger_accept_invalid_certs(mut self, accept: bool) -> ClientBuilder {
         self.hyper = self.hyper.danger_accept_invalid_certs(accept);
         self
@@ -1328,7 +1420,10 @@ impl ClientBuilder {
     /// **For development only**: accepts a trusted certificate whatever host names it is
     /// for: see [`HyperTransportBuilder::danger_accept_invalid_hostnames`].
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::danger_accept_invalid_hostnames`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::danger_accept_invalid_hostnames`]: crate::net::HyperTransportBuilder::danger_accept_invalid_hostnames
     pub fn danger_accept_invalid_hostnames(mut self, accept: bool) -> ClientBuilder {
         self.hyper = self.hyper.danger_accept_invalid_hostnames(accept);
         self
@@ -1338,7 +1433,10 @@ impl ClientBuilder {
     /// [`build`](Self::build)), for Wireshark: see
     /// [`HyperTransportBuilder::tls_key_log`].
     ///
-    /// Default is `false`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tls_key_log`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tls_key_log`]: crate::net::HyperTransportBuilder::tls_key_log
     pub fn tls_key_log(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.tls_key_log(enabled);
         self
@@ -1351,7 +1449,10 @@ impl ClientBuilder {
     /// ignored; a `config` without ALPN protocols gets `h2` and `http/1.1`. See
     /// [`HyperTransportBuilder::rustls_config`].
     ///
-    /// Default is `None`.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::rustls_config`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::rustls_config`]: crate::net::HyperTransportBuilder::rustls_config
     pub fn rustls_config(mut self, config: Arc<rustls::ClientConfig>) -> ClientBuilder {
         self.hyper = self.hyper.rustls_config(config);
         self
