@@ -587,3 +587,44 @@ fn is_unavailable(error: &NetworkError) -> bool {
     matches!(error, NetworkError::Protocol(source)
         if source.downcast_ref::<whatwg_fetch::net::ExtendedConnectUnavailable>().is_some())
 }
+
+#[tokio::test]
+async fn the_read_timeout_holds_for_every_request_of_a_connection() {
+    // A connection's requests take turns with its timers: each wait gets the whole read
+    // timeout, neither cut short by an earlier wait's deadline nor left without one.
+    let (base, live) = h2_server(
+        |_| {},
+        |request| async move {
+            if request.uri().path() == "/hang" {
+                std::future::pending::<()>().await;
+            }
+            http::Response::new(full("ok"))
+        },
+    )
+    .await;
+    let timeout = Duration::from_millis(300);
+    let transport = HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .read_timeout(Some(timeout))
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(get_text(&transport, &format!("{base}/ok")).await.1, "ok");
+        let started = std::time::Instant::now();
+        let error = send(&transport, get(&format!("{base}/hang")))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                NetworkError::Timeout {
+                    kind: TimeoutKind::Idle,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+}
