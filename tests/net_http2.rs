@@ -1,11 +1,13 @@
-//! The crate's own HTTP/2 connection (`net/h2.rs`) against hyper's HTTP/2 server on
-//! 127.0.0.1: streams waiting for `MAX_CONCURRENT_STREAMS`, request bodies under flow
-//! control, a request body's own failure, a request given up, trailers, the framing
-//! headers, and the connection's end when nobody can use it any more.
+//! HTTP/2 (`net/h2.rs`) against hyper's HTTP/2 server and scripted peers on 127.0.0.1:
+//! streams waiting for `MAX_CONCURRENT_STREAMS`, request bodies under flow control, a
+//! request body's own failure, a request given up, trailers, the framing headers, the
+//! connection's end when nobody can use it any more, extended CONNECT, the response head
+//! limit, keep-alive PINGs, and the window and frame settings.
 
 mod net_support;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,9 +18,12 @@ use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use net_support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
-use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+use whatwg_fetch::net::{
+    HyperTransport, HyperTransportBuilder, RequestBody, SendOptions, Transport,
+};
 use whatwg_fetch::{BoxError, NetworkError, TimeoutKind};
 
 /// Bounds every wait: none of them should come near it.
@@ -627,4 +632,184 @@ async fn the_read_timeout_holds_for_every_request_of_a_connection() {
         assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
     }
     assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+}
+
+/// A response whose head carries `size` bytes of header values, in fields of 8 KiB.
+fn response_with_head_of(size: usize) -> http::Response<ServerBody> {
+    let mut response = http::Response::new(full("ok"));
+    let value = "v".repeat(8 * 1024);
+    for index in 0..size.div_ceil(value.len()) {
+        let name = http::HeaderName::try_from(format!("x-large-{index}")).unwrap();
+        let value = http::HeaderValue::try_from(value.as_str()).unwrap();
+        response.headers_mut().insert(name, value);
+    }
+    response
+}
+
+/// An HTTP/2 server (prior knowledge, on plain TCP) answering each request with a head
+/// of the size its path names: `/204800` is 200 KiB of header values.
+async fn h2_server_with_heads() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = service_fn(|req: http::Request<hyper::body::Incoming>| async move {
+                    let size = req
+                        .uri()
+                        .path()
+                        .trim_start_matches('/')
+                        .parse()
+                        .unwrap_or(0);
+                    Ok::<_, Infallible>(response_with_head_of(size))
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .max_send_buf_size(4 * 1024 * 1024)
+                    .serve_connection(TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+fn h2_client() -> HyperTransportBuilder {
+    HyperTransport::builder().http2_prior_knowledge(true)
+}
+
+#[tokio::test]
+async fn an_http2_response_head_of_200_kib_is_accepted_by_default() {
+    let addr = h2_server_with_heads().await;
+    let transport = h2_client().build().unwrap();
+    let status = send_status(&transport, &format!("http://{addr}/{}", 200 * 1024)).await;
+    assert_eq!(status.unwrap(), 200);
+}
+
+#[tokio::test]
+async fn an_http2_response_head_of_300_kib_is_a_clear_error_and_the_connection_lives_on() {
+    let addr = h2_server_with_heads().await;
+    let transport = h2_client().build().unwrap();
+    let error = send_status(&transport, &format!("http://{addr}/{}", 300 * 1024))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
+    let message = std::error::Error::source(&error).unwrap().to_string();
+    assert!(
+        message.contains("262144") && message.contains("http2_max_header_list_size"),
+        "{message}"
+    );
+    // A stream error: the next request on the same connection is answered.
+    let status = send_status(&transport, &format!("http://{addr}/{}", 1024)).await;
+    assert_eq!(status.unwrap(), 200);
+}
+
+#[tokio::test]
+async fn the_http2_header_list_limit_can_be_lowered_and_raised() {
+    let addr = h2_server_with_heads().await;
+    let lowered = h2_client()
+        .http2_max_header_list_size(16 * 1024)
+        .build()
+        .unwrap();
+    let url = format!("http://{addr}/{}", 24 * 1024);
+    assert!(matches!(
+        send_status(&lowered, &url).await,
+        Err(NetworkError::Protocol(_))
+    ));
+    let raised = h2_client()
+        .http2_max_header_list_size(1024 * 1024)
+        .build()
+        .unwrap();
+    let url = format!("http://{addr}/{}", 400 * 1024);
+    assert_eq!(send_status(&raised, &url).await.unwrap(), 200);
+}
+
+/// A peer that opens an HTTP/2 connection (its SETTINGS, and the acknowledgement of the
+/// client's) and then reads nothing and answers nothing, PINGs included.
+async fn h2_peer_that_goes_silent() -> Server {
+    raw_server(|mut stream| async move {
+        let mut preface = [0u8; 24];
+        if stream.read_exact(&mut preface).await.is_err() {
+            return;
+        }
+        // An empty SETTINGS frame, then a SETTINGS acknowledgement (RFC 9113 §6.5).
+        let frames = [
+            0, 0, 0, 4, 0, 0, 0, 0, 0, //
+            0, 0, 0, 4, 1, 0, 0, 0, 0,
+        ];
+        let _ = stream.write_all(&frames).await;
+        std::future::pending::<()>().await;
+    })
+    .await
+}
+
+#[tokio::test]
+async fn an_unanswered_keep_alive_ping_fails_the_request_before_the_read_timeout() {
+    let server = h2_peer_that_goes_silent().await;
+    let transport = h2_client()
+        .read_timeout(Some(Duration::from_secs(600)))
+        .http2_keep_alive_interval(Duration::from_millis(100))
+        .http2_keep_alive_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let error = send_status(&transport, &server.url("/")).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::KeepAlive,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn without_keep_alive_pings_a_silent_peer_holds_the_request() {
+    let server = h2_peer_that_goes_silent().await;
+    let transport = h2_client().build().unwrap();
+    let waited = tokio::time::timeout(
+        Duration::from_millis(800),
+        transport.send(get(&server.url("/")), SendOptions::new()),
+    )
+    .await;
+    assert!(waited.is_err(), "the request should still be waiting");
+}
+
+#[tokio::test]
+async fn http2_window_and_frame_settings_still_carry_a_large_body() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = service_fn(|_req: http::Request<hyper::body::Incoming>| async {
+                    Ok::<_, Infallible>(http::Response::new(full(vec![7u8; 3 * 1024 * 1024])))
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    for transport in [
+        h2_client()
+            .http2_initial_stream_window_size(64 * 1024)
+            .http2_initial_connection_window_size(128 * 1024)
+            .http2_max_frame_size(64 * 1024)
+            .build()
+            .unwrap(),
+        h2_client().http2_adaptive_window(true).build().unwrap(),
+    ] {
+        let body = tokio::time::timeout(LIMIT, async {
+            let response = transport
+                .send(get(&format!("http://{addr}/")), SendOptions::new())
+                .await
+                .unwrap();
+            read_all(response.into_body()).await.unwrap()
+        })
+        .await
+        .unwrap();
+        assert_eq!(body.len(), 3 * 1024 * 1024);
+    }
 }

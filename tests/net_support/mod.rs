@@ -190,6 +190,20 @@ pub fn get(url: &str) -> http::Request<RequestBody> {
     http::Request::get(url).body(RequestBody::empty()).unwrap()
 }
 
+/// Sends a GET and gives its status, within 20 seconds.
+pub async fn send_status(
+    transport: &impl Transport,
+    url: &str,
+) -> Result<http::StatusCode, whatwg_fetch::NetworkError> {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        transport.send(get(url), SendOptions::new()),
+    )
+    .await
+    .expect("the request ends")
+    .map(|response| response.status())
+}
+
 /// Sends a GET and reads the whole body.
 pub async fn get_text(transport: &impl Transport, url: &str) -> (http::StatusCode, String) {
     let response = transport.send(get(url), SendOptions::new()).await.unwrap();
