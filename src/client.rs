@@ -946,6 +946,18 @@ impl ClientBuilder {
         self
     }
 
+    /// The most HTTP/2 connections open at once to one origin: another opens beside them
+    /// when every stream of theirs is taken.
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http2_max_connections_per_origin`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http2_max_connections_per_origin`]: crate::net::HyperTransportBuilder::http2_max_connections_per_origin
+    pub fn http2_max_connections_per_origin(mut self, max: usize) -> ClientBuilder {
+        self.hyper = self.hyper.http2_max_connections_per_origin(max);
+        self
+    }
+
     /// The most connections open at once to one origin; further requests wait their turn.
     ///
     /// What it does, its limits and its default: the transport's

@@ -813,3 +813,101 @@ async fn http2_window_and_frame_settings_still_carry_a_large_body() {
         assert_eq!(body.len(), 3 * 1024 * 1024);
     }
 }
+
+/// A server allowing two streams per connection, holding every request until the test
+/// lets them go; counts the requests it has seen.
+async fn two_stream_server() -> (String, Arc<AtomicUsize>, Arc<AtomicUsize>, Arc<Notify>) {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(Notify::new());
+    let (counted, released) = (Arc::clone(&seen), Arc::clone(&release));
+    let (base, live) = h2_server(
+        |builder| {
+            builder.max_concurrent_streams(2);
+        },
+        move |_request| {
+            let (seen, release) = (Arc::clone(&counted), Arc::clone(&released));
+            async move {
+                let notified = release.notified();
+                seen.fetch_add(1, Ordering::SeqCst);
+                notified.await;
+                http::Response::new(full("ok"))
+            }
+        },
+    )
+    .await;
+    (base, live, seen, release)
+}
+
+/// Sends `count` requests, each a while after the one before, and gives their tasks.
+async fn staggered(
+    transport: &Arc<HyperTransport>,
+    url: &str,
+    count: usize,
+) -> Vec<tokio::task::JoinHandle<(http::StatusCode, String)>> {
+    let mut tasks = Vec::new();
+    for _ in 0..count {
+        let (transport, url) = (Arc::clone(transport), url.to_owned());
+        tasks.push(tokio::spawn(
+            async move { get_text(&*transport, &url).await },
+        ));
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    tasks
+}
+
+#[tokio::test]
+async fn a_saturated_connection_gets_another_beside_it_up_to_the_cap() {
+    let (base, live, seen, release) = two_stream_server().await;
+    let transport = Arc::new(
+        HyperTransport::builder()
+            .http2_prior_knowledge(true)
+            .http2_max_connections_per_origin(3)
+            .build()
+            .unwrap(),
+    );
+    // Two streams each: the third request waits on the first connection, which the
+    // fourth then finds saturated and opens a second for; and so on, up to three.
+    let tasks = staggered(&transport, &format!("{base}/"), 8).await;
+    assert!(eventually(|| seen.load(Ordering::SeqCst) == 6).await);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        6,
+        "three connections of two streams"
+    );
+    assert_eq!(live.load(Ordering::SeqCst), 3);
+    let stats = transport.pool_stats();
+    assert_eq!(stats.origins.len(), 1);
+    assert!(stats.origins[0].http2);
+    // Let them all go, the waiting ones included.
+    while !tasks.iter().all(tokio::task::JoinHandle::is_finished) {
+        release.notify_waiters();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().1, "ok");
+    }
+}
+
+#[tokio::test]
+async fn by_default_an_origin_keeps_one_http2_connection_and_requests_wait_for_streams() {
+    let (base, live, seen, release) = two_stream_server().await;
+    let transport = Arc::new(transport());
+    let tasks = staggered(&transport, &format!("{base}/"), 5).await;
+    assert!(eventually(|| seen.load(Ordering::SeqCst) == 2).await);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "two streams, the rest waiting"
+    );
+    assert_eq!(live.load(Ordering::SeqCst), 1);
+    while !tasks.iter().all(tokio::task::JoinHandle::is_finished) {
+        release.notify_waiters();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().1, "ok");
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 1);
+}

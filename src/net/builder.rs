@@ -28,6 +28,7 @@ use crate::error::{Error, NetworkError};
 #[derive(Clone)]
 pub struct HyperTransportBuilder {
     max_connections_per_origin: usize,
+    http2_max_connections_per_origin: usize,
     max_idle_per_origin: usize,
     pool_idle_timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
@@ -57,6 +58,7 @@ impl Default for HyperTransportBuilder {
     fn default() -> HyperTransportBuilder {
         HyperTransportBuilder {
             max_connections_per_origin: usize::MAX,
+            http2_max_connections_per_origin: 1,
             max_idle_per_origin: usize::MAX,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
@@ -84,6 +86,10 @@ impl fmt::Debug for HyperTransportBuilder {
                 "max_connections_per_origin",
                 &self.max_connections_per_origin,
             )
+            .field(
+                "http2_max_connections_per_origin",
+                &self.http2_max_connections_per_origin,
+            )
             .field("max_idle_per_origin", &self.max_idle_per_origin)
             .field("pool_idle_timeout", &self.pool_idle_timeout)
             .field("connect_timeout", &self.connect_timeout)
@@ -105,11 +111,37 @@ impl fmt::Debug for HyperTransportBuilder {
 impl HyperTransportBuilder {
     /// The most HTTP/1.1 connections open at once to one origin, counting those being
     /// connected; further requests wait in a first-come-first-served queue. `0` is
-    /// taken as `1`. An HTTP/2 origin uses one connection regardless.
+    /// taken as `1`. An HTTP/2 origin uses one connection (see
+    /// [`http2_max_connections_per_origin`](Self::http2_max_connections_per_origin)).
     ///
     /// Default is no limit (`usize::MAX`).
     pub fn max_connections_per_origin(mut self, max: usize) -> HyperTransportBuilder {
         self.max_connections_per_origin = max.max(1);
+        self
+    }
+
+    /// The most HTTP/2 connections open at once to one origin. With more than one, a
+    /// request that finds every stream of the origin's connections taken (the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`) opens another beside them instead of waiting
+    /// for a stream to close; requests then go to the newest connection with a stream
+    /// free. At the limit, a request waits for a stream, first in, first out. `0` is
+    /// taken as `1`.
+    ///
+    /// Default is 1, as browsers, hyper and reqwest use one connection per origin: a
+    /// server may count connections per client, and streams are what HTTP/2 offers
+    /// instead. Raise it for a client whose requests in flight outnumber the streams
+    /// its server allows.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .http2_max_connections_per_origin(4)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn http2_max_connections_per_origin(mut self, max: usize) -> HyperTransportBuilder {
+        self.http2_max_connections_per_origin = max.max(1);
         self
     }
 
@@ -682,6 +714,7 @@ impl HyperTransportBuilder {
                     idle_timeout: self.pool_idle_timeout,
                     h2_for_https,
                     h2_for_http: self.http2_prior_knowledge,
+                    max_h2_per_origin: self.http2_max_connections_per_origin,
                 }),
                 connector: Connector {
                     overrides: self.overrides,

@@ -173,6 +173,12 @@ impl H2Connection {
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
+
+    /// Whether every stream the server allows is taken: a new request would wait for
+    /// one to close.
+    pub(crate) fn is_saturated(&self) -> bool {
+        self.tx.is_saturated()
+    }
 }
 
 #[cfg(not(feature = "http2"))]
@@ -194,6 +200,10 @@ mod without {
 
     impl H2Sender {
         pub(crate) fn is_closed(&self) -> bool {
+            match *self {}
+        }
+
+        pub(crate) fn is_saturated(&self) -> bool {
             match *self {}
         }
     }
@@ -281,6 +291,10 @@ impl H2Sender {
         self.handle.shared.closed.load(Ordering::Acquire)
     }
 
+    pub(crate) fn is_saturated(&self) -> bool {
+        self.handle.shared.saturated.load(Ordering::Relaxed)
+    }
+
     /// The h2 handle, to open a stream on.
     fn shared(&self) -> &Arc<Shared> {
         &self.handle.shared
@@ -311,6 +325,9 @@ struct Shared {
     task: futures_util::task::AtomicWaker,
     /// Set when the last [`H2Sender`] is gone.
     handles_gone: AtomicBool,
+    /// Set while every stream the server allows is taken (a stream waits to open), by
+    /// the connection's task, which alone writes it.
+    saturated: AtomicBool,
 }
 
 #[cfg(feature = "http2")]
@@ -539,11 +556,13 @@ impl Connector {
                 }),
                 task: futures_util::task::AtomicWaker::new(),
                 handles_gone: AtomicBool::new(false),
+                saturated: AtomicBool::new(false),
             });
             let task = ConnectionTask {
                 connection,
                 send: Some(send),
                 held: std::collections::VecDeque::new(),
+                check_saturation: false,
                 shared: Arc::clone(&shared),
                 keep_alive: config.keep_alive.map(KeepAlive::new),
                 bdp: config.adaptive_window.then(Bdp::new),
@@ -573,6 +592,9 @@ struct ConnectionTask<T> {
     /// Requests taken from the queue and not yet opened (h2 holds one stream back at the
     /// server's `MAX_CONCURRENT_STREAMS` until another closes).
     held: std::collections::VecDeque<Submission>,
+    /// Whether a stream was opened, or one waits to open, since [`Shared::saturated`] was
+    /// last brought up to date.
+    check_saturation: bool,
     shared: Arc<Shared>,
     keep_alive: Option<KeepAlive>,
     bdp: Option<Bdp>,
@@ -616,7 +638,8 @@ impl<T> ConnectionTask<T> {
             if self.held.is_empty() {
                 let mut queue = self.shared.queue();
                 if queue.waiting.is_empty() {
-                    return;
+                    drop(queue);
+                    return self.note_saturation(cx);
                 }
                 std::mem::swap(&mut self.held, &mut queue.waiting);
             }
@@ -625,7 +648,7 @@ impl<T> ConnectionTask<T> {
             };
             match send.poll_ready(cx) {
                 // A stream waits to open; h2 wakes this task when it does.
-                Poll::Pending => return,
+                Poll::Pending => return self.set_saturated(true),
                 Poll::Ready(Err(error)) => {
                     self.shared.closed.store(true, Ordering::Release);
                     return self.refuse_all(Some(error));
@@ -641,7 +664,30 @@ impl<T> ConnectionTask<T> {
                 send.send_request(submission.head, submission.end_of_stream)
                     .map_err(Refused::Failed)
             };
+            self.check_saturation = true;
             let _ = submission.reply.send(result);
+        }
+    }
+
+    /// After the queue is done: whether a stream still waits to open (h2 lets one wait
+    /// on the handle, and wakes this task when it opens).
+    fn note_saturation(&mut self, cx: &mut Context<'_>) {
+        if !self.check_saturation {
+            return;
+        }
+        let Some(send) = &mut self.send else {
+            return;
+        };
+        let saturated = send.poll_ready(cx).is_pending();
+        self.set_saturated(saturated);
+        // While one waits, each poll looks again (h2 wakes this task when it opens).
+        self.check_saturation = saturated;
+    }
+
+    fn set_saturated(&self, saturated: bool) {
+        // Written only when it changes: requests on other cores read it.
+        if self.shared.saturated.load(Ordering::Relaxed) != saturated {
+            self.shared.saturated.store(saturated, Ordering::Relaxed);
         }
     }
 

@@ -113,6 +113,9 @@ pub(crate) struct PoolConfig {
     pub(crate) h2_for_https: bool,
     /// Whether `http:` connections speak HTTP/2 by prior knowledge.
     pub(crate) h2_for_http: bool,
+    /// The most HTTP/2 connections to one origin: another opens when every stream of
+    /// those open is taken.
+    pub(crate) max_h2_per_origin: usize,
 }
 
 /// The pool, cheap to clone.
@@ -139,8 +142,11 @@ struct Origin {
     total: usize,
     /// Requests waiting for a connection or a permit, first come first served.
     waiters: VecDeque<oneshot::Sender<Grant>>,
-    /// The origin's multiplexed HTTP/2 connection, if it has one.
+    /// The origin's multiplexed HTTP/2 connection, if it has one: the newest.
     h2: Option<H2Connection>,
+    /// Its earlier HTTP/2 connections, still open: taken when the newest has no stream
+    /// free (see [`PoolConfig::max_h2_per_origin`]).
+    h2_earlier: Vec<H2Connection>,
     /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
     /// answers in HTTP/1.1. While such a connection is being made, other requests wait
     /// for it rather than open connections of their own.
@@ -164,7 +170,43 @@ impl Origin {
     }
 
     fn is_unused(&self) -> bool {
-        self.total == 0 && self.idle.is_empty() && self.waiters.is_empty() && self.h2.is_none()
+        self.total == 0
+            && self.idle.is_empty()
+            && self.waiters.is_empty()
+            && self.h2.is_none()
+            && self.h2_earlier.is_empty()
+    }
+
+    /// The origin's HTTP/2 connections.
+    fn h2_count(&self) -> usize {
+        usize::from(self.h2.is_some()) + self.h2_earlier.len()
+    }
+
+    /// An HTTP/2 connection to send on, if the origin has one open: the newest with a
+    /// stream free, else the newest (whose queue the request joins); `None` also when a
+    /// new one should be made beside them, every stream being taken and the cap not
+    /// reached. The closed ones are let go of (counted in `closed`).
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code))]
+    fn h2_for_request(&mut self, max: usize, closed: &mut usize) -> Option<H2Connection> {
+        let before = self.h2_earlier.len();
+        self.h2_earlier.retain(|h2| !h2.is_closed());
+        *closed += before - self.h2_earlier.len();
+        if self.h2.as_ref().is_some_and(H2Connection::is_closed) {
+            self.h2 = self.h2_earlier.pop();
+            *closed += 1;
+        }
+        let newest = self.h2.as_ref()?;
+        if !newest.is_saturated() {
+            return Some(newest.clone());
+        }
+        if let Some(free) = self.h2_earlier.iter().rev().find(|h2| !h2.is_saturated()) {
+            return Some(free.clone());
+        }
+        if self.h2_count() < max && !self.h2_connecting {
+            return None;
+        }
+        Some(newest.clone())
     }
 }
 
@@ -235,7 +277,7 @@ impl Pool {
                 .map(|(key, origin)| {
                     let open = usize::try_from(origin.opened.saturating_sub(origin.closed))
                         .unwrap_or(usize::MAX);
-                    let h2 = usize::from(origin.h2.is_some());
+                    let h2 = origin.h2_count();
                     let idle = origin.idle.len();
                     OriginStats {
                         origin: format!(
@@ -249,7 +291,7 @@ impl Pool {
                         in_use: open.saturating_sub(idle),
                         connecting: origin.total.saturating_sub(open.saturating_sub(h2)),
                         queued: origin.waiters.iter().filter(|w| !w.is_closed()).count(),
-                        http2: origin.h2.is_some(),
+                        http2: origin.h2_count() > 0,
                         opened: origin.opened,
                         closed: origin.closed,
                     }
@@ -301,16 +343,38 @@ impl Pool {
                         .entry(key.clone())
                         .or_insert_with(|| Origin::new(self.shared.h2_likely(key))),
                 };
-                if let Some(h2) = origin.h2.as_ref().filter(|_| !new_connection) {
-                    if !h2.is_closed() {
-                        let h2 = h2.clone();
+                // Another HTTP/2 connection beside the origin's when every stream of
+                // theirs is taken.
+                let mut h2_beside = false;
+                if !new_connection && origin.h2_count() > 0 {
+                    let mut closed = 0;
+                    let h2 =
+                        origin.h2_for_request(self.shared.config.max_h2_per_origin, &mut closed);
+                    for _ in 0..closed {
+                        self.shared.count_closed(origin);
+                    }
+                    if let Some(h2) = h2 {
                         if self.shared.config.idle_timeout.is_some() {
                             origin.h2_used = Some(Instant::now());
                         }
                         return Checkout::H2(h2);
                     }
-                    origin.h2 = None;
-                    self.shared.count_closed(origin);
+                    h2_beside = origin.h2.is_some();
+                }
+                if h2_beside {
+                    if origin.total >= self.shared.config.max_per_origin {
+                        // No room for another: the request waits for a stream.
+                        if let Some(h2) = origin.h2.clone() {
+                            return Checkout::H2(h2);
+                        }
+                    }
+                    origin.total += 1;
+                    origin.h2_connecting = true;
+                    let mut slot = self.shared.slot(key);
+                    slot.h2_connect = true;
+                    drop(origins);
+                    drop(evicted);
+                    return Checkout::Connect(slot);
                 }
                 let expired_before = if origin.idle.is_empty() {
                     None
@@ -411,9 +475,13 @@ impl Pool {
         let waiters = {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
-            if origin.h2.is_some() {
-                // Replaced by a new connection: the pool lets go of the old one.
-                self.shared.count_closed(origin);
+            if let Some(earlier) = origin.h2.take() {
+                if earlier.is_closed() {
+                    self.shared.count_closed(origin);
+                } else {
+                    // Opened beside it, when its every stream was taken: both are used.
+                    origin.h2_earlier.push(earlier);
+                }
             }
             self.shared.count_opened(origin);
             origin.h2 = Some(tx.clone());
@@ -658,6 +726,19 @@ impl Shared {
                     origin.h2_used = None;
                     self.count_closed(origin);
                 }
+                // The earlier connections beside it: closed ones, and all of them when
+                // the origin's HTTP/2 has been idle past the timeout.
+                let mut earlier = std::mem::take(&mut origin.h2_earlier);
+                let before = earlier.len();
+                if h2_expired {
+                    h2_evicted.append(&mut earlier);
+                } else {
+                    earlier.retain(|h2| !h2.is_closed());
+                }
+                for _ in earlier.len()..before {
+                    self.count_closed(origin);
+                }
+                origin.h2_earlier = earlier;
             }
             origins.retain(|_, origin| !origin.is_unused());
         }
