@@ -855,6 +855,21 @@ async fn staggered(
     tasks
 }
 
+/// Lets every request go, those still waiting for a stream included, and checks that
+/// each was answered.
+async fn answer_all(
+    tasks: Vec<tokio::task::JoinHandle<(http::StatusCode, String)>>,
+    release: &Notify,
+) {
+    while !tasks.iter().all(tokio::task::JoinHandle::is_finished) {
+        release.notify_waiters();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().1, "ok");
+    }
+}
+
 #[tokio::test]
 async fn a_saturated_connection_gets_another_beside_it_up_to_the_cap() {
     let (base, live, seen, release) = two_stream_server().await;
@@ -879,14 +894,7 @@ async fn a_saturated_connection_gets_another_beside_it_up_to_the_cap() {
     let stats = transport.pool_stats();
     assert_eq!(stats.origins.len(), 1);
     assert!(stats.origins[0].http2);
-    // Let them all go, the waiting ones included.
-    while !tasks.iter().all(tokio::task::JoinHandle::is_finished) {
-        release.notify_waiters();
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    for task in tasks {
-        assert_eq!(task.await.unwrap().1, "ok");
-    }
+    answer_all(tasks, &release).await;
 }
 
 #[tokio::test]
@@ -902,12 +910,6 @@ async fn by_default_an_origin_keeps_one_http2_connection_and_requests_wait_for_s
         "two streams, the rest waiting"
     );
     assert_eq!(live.load(Ordering::SeqCst), 1);
-    while !tasks.iter().all(tokio::task::JoinHandle::is_finished) {
-        release.notify_waiters();
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    for task in tasks {
-        assert_eq!(task.await.unwrap().1, "ok");
-    }
+    answer_all(tasks, &release).await;
     assert_eq!(live.load(Ordering::SeqCst), 1);
 }
