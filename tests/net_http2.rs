@@ -913,3 +913,193 @@ async fn by_default_an_origin_keeps_one_http2_connection_and_requests_wait_for_s
     answer_all(tasks, &release).await;
     assert_eq!(live.load(Ordering::SeqCst), 1);
 }
+
+/// An HTTPS server speaking HTTP/2 at `bind`, presenting the certificate of each name in
+/// `certificates` to a client asking for that name (SNI). Answers each request with the
+/// number of its connection and the host it asked for (`"1 a.test"`), or, with
+/// `misdirect`, `421 Misdirected Request` to a request whose host is not the
+/// connection's SNI name. Gives its address, how many connections it accepted and how many
+/// requests it answered 421.
+async fn h2_tls_server(
+    bind: std::net::SocketAddr,
+    certificates: &[(&str, &TestPki)],
+    misdirect: bool,
+) -> (std::net::SocketAddr, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    let provider = rustls::crypto::ring::default_provider();
+    let mut resolver = rustls::server::ResolvesServerCertUsingSni::new();
+    for (name, pki) in certificates {
+        let key = provider
+            .key_provider
+            .load_private_key(pki.key.clone_key())
+            .unwrap();
+        let certified = rustls::sign::CertifiedKey::new(vec![pki.cert.clone()], key);
+        resolver.add(name, certified).unwrap();
+    }
+    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_cert_resolver(Arc::new(resolver));
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind(bind).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let misdirected = Arc::new(AtomicUsize::new(0));
+    let (counted, refused) = (Arc::clone(&accepted), Arc::clone(&misdirected));
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let number = counted.fetch_add(1, Ordering::SeqCst) + 1;
+            let (acceptor, refused) = (acceptor.clone(), Arc::clone(&refused));
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let sni = tls.get_ref().1.server_name().unwrap_or_default().to_owned();
+                let service = service_fn(move |request: http::Request<Incoming>| {
+                    let host = request.uri().host().unwrap_or_default().to_owned();
+                    let response = if misdirect && host != sni {
+                        refused.fetch_add(1, Ordering::SeqCst);
+                        http::Response::builder()
+                            .status(421)
+                            .body(full(""))
+                            .unwrap()
+                    } else {
+                        http::Response::new(full(format!("{number} {host}")))
+                    };
+                    async move { Ok::<_, Infallible>(response) }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    (addr, accepted, misdirected)
+}
+
+/// A transport trusting `pki`'s CA, with each of `names` resolved to its address.
+fn tls_transport(pki: &[&TestPki], names: &[(&str, std::net::SocketAddr)]) -> HyperTransport {
+    let mut builder = HyperTransport::builder().tls_built_in_roots(false);
+    for pki in pki {
+        builder = builder.add_root_certificate_der(pki.ca_der.clone());
+    }
+    for (name, addr) in names {
+        builder = builder.resolve(name, *addr);
+    }
+    builder.build().unwrap()
+}
+
+#[tokio::test]
+async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_address() {
+    let pki = TestPki::new(&["a.test", "b.test"]);
+    let localhost = "127.0.0.1:0".parse().unwrap();
+    let (addr, accepted, _) =
+        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], false).await;
+    let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
+    let port = addr.port();
+    let a = get_text(&transport, &format!("https://a.test:{port}/")).await;
+    assert_eq!(a.1, "1 a.test");
+    // b.test resolves to the same address, and the certificate names it: one connection.
+    let b = get_text(&transport, &format!("https://b.test:{port}/")).await;
+    assert_eq!(b.1, "1 b.test");
+    assert_eq!(
+        get_text(&transport, &format!("https://b.test:{port}/"))
+            .await
+            .1,
+        "1 b.test"
+    );
+    assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    let stats = transport.pool_stats();
+    assert_eq!(stats.origins.len(), 2);
+    assert!(stats.origins.iter().all(|origin| origin.http2));
+    assert_eq!(stats.connections_opened, 1);
+}
+
+#[tokio::test]
+async fn an_origin_the_certificate_does_not_name_gets_its_own_connection() {
+    let (pki_a, pki_b) = (TestPki::new(&["a.test"]), TestPki::new(&["b.test"]));
+    let localhost = "127.0.0.1:0".parse().unwrap();
+    let (addr, accepted, _) =
+        h2_tls_server(localhost, &[("a.test", &pki_a), ("b.test", &pki_b)], false).await;
+    let transport = tls_transport(&[&pki_a, &pki_b], &[("a.test", addr), ("b.test", addr)]);
+    let port = addr.port();
+    assert_eq!(
+        get_text(&transport, &format!("https://a.test:{port}/"))
+            .await
+            .1,
+        "1 a.test"
+    );
+    assert_eq!(
+        get_text(&transport, &format!("https://b.test:{port}/"))
+            .await
+            .1,
+        "2 b.test"
+    );
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn an_origin_at_another_address_gets_its_own_connection() {
+    let pki = TestPki::new(&["a.test", "b.test"]);
+    let names = [("a.test", &pki), ("b.test", &pki)];
+    let (first, accepted_first, _) =
+        h2_tls_server("127.0.0.1:0".parse().unwrap(), &names, false).await;
+    // The same port on another loopback address: another server.
+    let other = std::net::SocketAddr::new("127.0.0.2".parse().unwrap(), first.port());
+    let (second, accepted_second, _) = h2_tls_server(other, &names, false).await;
+    let transport = tls_transport(&[&pki], &[("a.test", first), ("b.test", second)]);
+    let port = first.port();
+    assert_eq!(
+        get_text(&transport, &format!("https://a.test:{port}/"))
+            .await
+            .1,
+        "1 a.test"
+    );
+    assert_eq!(
+        get_text(&transport, &format!("https://b.test:{port}/"))
+            .await
+            .1,
+        "1 b.test"
+    );
+    assert_eq!(accepted_first.load(Ordering::SeqCst), 1);
+    assert_eq!(accepted_second.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_misdirected_request_goes_again_on_a_connection_of_its_own() {
+    let pki = TestPki::new(&["a.test", "b.test"]);
+    let localhost = "127.0.0.1:0".parse().unwrap();
+    let (addr, accepted, misdirected) =
+        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], true).await;
+    let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
+    let port = addr.port();
+    assert_eq!(
+        get_text(&transport, &format!("https://a.test:{port}/"))
+            .await
+            .1,
+        "1 a.test"
+    );
+    // Shared at first; the 421 sends it again on b.test's own connection, which b.test
+    // keeps from then on.
+    let (status, body) = get_text(&transport, &format!("https://b.test:{port}/")).await;
+    assert_eq!((status.as_u16(), body.as_str()), (200, "2 b.test"));
+    assert_eq!(
+        get_text(&transport, &format!("https://b.test:{port}/"))
+            .await
+            .1,
+        "2 b.test"
+    );
+    assert_eq!(
+        get_text(&transport, &format!("https://a.test:{port}/"))
+            .await
+            .1,
+        "1 a.test"
+    );
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        misdirected.load(Ordering::SeqCst),
+        1,
+        "shared once, then not"
+    );
+}

@@ -700,6 +700,7 @@ impl HyperTransportBuilder {
             .then(|| proxy_tls_config(&tls.config));
         let h1 = self.protocol.http1();
         let h2 = super::h2::H2Config::of(&self.protocol);
+        let coalescing = !tls.is_callers();
         let resolver: Arc<dyn Resolve> = match self.resolver {
             Some(resolver) => resolver,
             #[cfg(feature = "hickory-dns")]
@@ -725,6 +726,7 @@ impl HyperTransportBuilder {
                     h1,
                     h2,
                     http2_prior_knowledge: self.http2_prior_knowledge,
+                    coalescing,
                     connect_timeout: self.connect_timeout,
                     proxy_tls,
                     proxies: self.proxies.into_boxed_slice(),

@@ -52,6 +52,9 @@ pub(crate) struct Connector {
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(crate) h2: super::h2::H2Config,
     pub(crate) http2_prior_knowledge: bool,
+    /// Whether an origin may share another's HTTP/2 connection (see
+    /// `Inner::coalesce`): not with a TLS configuration of the caller's own.
+    pub(crate) coalescing: bool,
     pub(crate) connect_timeout: Option<Duration>,
     /// The proxies, in the order given; a [`Key`]'s `proxy` indexes this list.
     pub(crate) proxies: Box<[Proxy]>,
@@ -369,7 +372,11 @@ impl Connector {
 
     /// The addresses of `host`: a literal IP address as is, an override if there is
     /// one, else the resolver function's answer, else the resolver's.
-    async fn resolve(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, NetworkError> {
+    pub(super) async fn resolve(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> Result<Vec<SocketAddr>, NetworkError> {
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(vec![SocketAddr::new(ip, port)]);
         }

@@ -166,6 +166,9 @@ impl H2Config {
 pub(crate) struct H2Connection {
     pub(crate) tx: H2Sender,
     pub(crate) peer: Option<Arc<Peer>>,
+    /// Whether this handle is the one another origin shares (coalescing, RFC 9113
+    /// §9.1.1): its server may answer `421 Misdirected Request`.
+    pub(crate) shared: bool,
 }
 
 impl H2Connection {
@@ -569,6 +572,7 @@ impl Connector {
             };
             tokio::spawn(task);
             Ok(Connected::H2(H2Connection {
+                shared: false,
                 tx: H2Sender {
                     handle: Arc::new(Handle { shared }),
                 },
@@ -949,7 +953,7 @@ impl Inner {
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
     ) -> Result<Response<ResponseBody>, Retry> {
-        let H2Connection { tx, peer } = connection;
+        let H2Connection { tx, peer, shared } = connection;
         prepare_h2(&mut request);
         let replay = if may_replay {
             Replay::of(&request)
@@ -1090,6 +1094,11 @@ impl Inner {
                     peer,
                 };
                 let (mut parts, recv) = response.into_parts();
+                if shared && parts.status == http::StatusCode::MISDIRECTED_REQUEST {
+                    if let Some(copy) = replay {
+                        return Err(Retry::Misdirected(Box::new(copy.into_request())));
+                    }
+                }
                 if let Some(send) = kept.filter(|_| parts.status.is_success()) {
                     // The stream is the tunnel now (RFC 8441 §5), handed over as a `101`'s
                     // connection is.
@@ -1490,6 +1499,9 @@ impl std::error::Error for H2Error {
 pub(super) enum Retry {
     /// The request never left; here it is back.
     Again(Box<Request<RequestBody>>),
+    /// The server of another origin's connection, shared by this one, answered `421
+    /// Misdirected Request`; here is a copy to send on a connection of its own.
+    Misdirected(Box<Request<RequestBody>>),
     /// The server refused the request's stream without processing it; here is a copy to
     /// send on a new connection.
     Replay(Box<Request<RequestBody>>),

@@ -147,6 +147,12 @@ struct Origin {
     /// Its earlier HTTP/2 connections, still open: taken when the newest has no stream
     /// free (see [`PoolConfig::max_h2_per_origin`]).
     h2_earlier: Vec<H2Connection>,
+    /// Whether `h2` is another origin's connection, which this one shares (coalescing,
+    /// RFC 9113 §9.1.1): not counted among this origin's connections.
+    h2_coalesced: bool,
+    /// Whether the origin's server answered a coalesced request `421 Misdirected
+    /// Request`: it gets connections of its own from then on.
+    no_coalescing: bool,
     /// Whether a new connection will likely speak HTTP/2: an `https:` origin until it
     /// answers in HTTP/1.1. While such a connection is being made, other requests wait
     /// for it rather than open connections of their own.
@@ -194,7 +200,9 @@ impl Origin {
         *closed += before - self.h2_earlier.len();
         if self.h2.as_ref().is_some_and(H2Connection::is_closed) {
             self.h2 = self.h2_earlier.pop();
-            *closed += 1;
+            if !std::mem::take(&mut self.h2_coalesced) {
+                *closed += 1;
+            }
         }
         let newest = self.h2.as_ref()?;
         if !newest.is_saturated() {
@@ -468,6 +476,72 @@ impl Pool {
         }
     }
 
+    /// The open HTTP/2 connections of the pool's other `https:` origins on `key`'s port,
+    /// reached directly, that `key`'s requests might share (coalescing): none when `key`
+    /// is not such an origin itself, or its server refused a shared connection.
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
+    pub(crate) fn h2_to_share(&self, key: &Key) -> Vec<H2Connection> {
+        if !key.https || key.proxy.is_some() {
+            return Vec::new();
+        }
+        let port = |key: &Key| key.authority.port_u16().unwrap_or(443);
+        let origins = self.shared.lock();
+        if origins.get(key).is_some_and(|origin| origin.no_coalescing) {
+            return Vec::new();
+        }
+        origins
+            .iter()
+            .filter(|(other, origin)| {
+                other.https
+                    && other.proxy.is_none()
+                    && port(other) == port(key)
+                    && *other != key
+                    && !origin.h2_coalesced
+            })
+            .flat_map(|(_, origin)| origin.h2.iter().chain(&origin.h2_earlier))
+            .filter(|h2| !h2.is_closed() && !h2.is_saturated())
+            .cloned()
+            .collect()
+    }
+
+    /// Records `tx`, another origin's HTTP/2 connection, as `key`'s too (coalesced), and
+    /// hands it to every waiter.
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
+    pub(crate) fn insert_coalesced(&self, key: &Key, tx: &H2Connection) {
+        let waiters = {
+            let mut origins = self.shared.lock();
+            let origin = origins.entry(key.clone()).or_default();
+            if origin.h2.is_some() {
+                // Replaced: whatever it was, a newer one serves the origin now.
+                origin
+                    .h2_earlier
+                    .extend(origin.h2.take().filter(|_| !origin.h2_coalesced));
+            }
+            origin.h2 = Some(tx.clone());
+            origin.h2_coalesced = true;
+            origin.h2_used = Some(Instant::now());
+            origin.h2_likely = true;
+            origin.h2_connecting = false;
+            std::mem::take(&mut origin.waiters)
+        };
+        for waiter in waiters {
+            let _ = waiter.send(Grant::H2(tx.clone()));
+        }
+    }
+
+    /// The server of `key` answered a request on another origin's connection `421
+    /// Misdirected Request` (RFC 9110 §15.5.20): it no longer shares one.
+    pub(crate) fn refuse_coalescing(&self, key: &Key) {
+        let mut origins = self.shared.lock();
+        let origin = origins.entry(key.clone()).or_default();
+        origin.no_coalescing = true;
+        if std::mem::take(&mut origin.h2_coalesced) {
+            origin.h2 = origin.h2_earlier.pop();
+        }
+    }
+
     /// Records `tx` as the origin's HTTP/2 connection and hands it to every waiter.
     // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
     #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
@@ -476,7 +550,9 @@ impl Pool {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
             if let Some(earlier) = origin.h2.take() {
-                if earlier.is_closed() {
+                if std::mem::take(&mut origin.h2_coalesced) {
+                    // Another origin's: it keeps it.
+                } else if earlier.is_closed() {
                     self.shared.count_closed(origin);
                 } else {
                     // Opened beside it, when its every stream was taken: both are used.
@@ -724,7 +800,9 @@ impl Shared {
                     // closes once the last one ends.
                     h2_evicted.extend(origin.h2.take());
                     origin.h2_used = None;
-                    self.count_closed(origin);
+                    if !std::mem::take(&mut origin.h2_coalesced) {
+                        self.count_closed(origin);
+                    }
                 }
                 // The earlier connections beside it: closed ones, and all of them when
                 // the origin's HTTP/2 has been idle past the timeout.

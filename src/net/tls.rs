@@ -250,6 +250,14 @@ pub(crate) struct TlsSetup {
     identity: bool,
 }
 
+impl TlsSetup {
+    /// Whether the configuration is the caller's own (`rustls_config`), whose verifier
+    /// this crate does not know.
+    pub(crate) fn is_callers(&self) -> bool {
+        self.versions.is_none()
+    }
+}
+
 impl TlsOptions {
     /// The configuration for a transport, offering `h2` by ALPN with `http2`.
     pub(crate) fn build(&self, http2: bool) -> Result<TlsSetup, Error> {
@@ -815,6 +823,20 @@ impl ServerCertVerifier for FixedVerdict {
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.algorithms.supported_schemes()
     }
+}
+
+/// Whether the certificate recorded for a connection (`tls`) is valid for `host` too, by
+/// its names (RFC 6125, as the handshake checked them for the connection's own host):
+/// what another origin needs to share the connection (RFC 9113 §9.1.1). The chain was
+/// verified when the connection was made.
+pub(crate) fn certificate_covers(tls: &TlsInfo, host: &str) -> bool {
+    let (Some(der), Ok(name)) = (tls.peer_certificate(), ServerName::try_from(host)) else {
+        return false;
+    };
+    let der = CertificateDer::from(der);
+    rustls::server::ParsedCertificate::try_from(&der)
+        .and_then(|certificate| rustls::client::verify_server_name(&certificate, &name))
+        .is_ok()
 }
 
 #[cfg(test)]

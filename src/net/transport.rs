@@ -31,7 +31,15 @@ use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
 /// reused once a response body has been read to its end, capped per origin (requests
 /// beyond the cap wait their turn, first come first served), and closed after sitting
 /// idle too long. An `https:` origin whose server picks `h2` by ALPN gets one multiplexed
-/// HTTP/2 connection that every request shares. Cloning is cheap and shares the pool.
+/// HTTP/2 connection that every request shares (more, when every stream is taken, with
+/// [`http2_max_connections_per_origin`](HyperTransportBuilder::http2_max_connections_per_origin)).
+/// As browsers do (RFC 9113 §9.1.1), an `https:` origin without a connection of its own
+/// shares another origin's HTTP/2 connection on the same port when its host resolves to
+/// that connection's address and the certificate the connection verified names it too;
+/// a `421 Misdirected Request` on it sends the request again on a connection of the
+/// origin's own, which it keeps. (A TLS configuration of the caller's own,
+/// [`rustls_config`](HyperTransportBuilder::rustls_config), turns this off: its verifier
+/// may judge a host by more than its name.) Cloning is cheap and shares the pool.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -210,6 +218,14 @@ impl Inner {
                                     "HTTP/2 connection closed before the request was sent".into(),
                                 ));
                             }
+                            Err(Retry::Misdirected(copy)) => {
+                                // Not this server's origin after all (RFC 9110
+                                // §15.5.20): once more, on a connection of its own.
+                                self.pool.refuse_coalescing(&key);
+                                replayed = true;
+                                request = *copy;
+                                false
+                            }
                             Err(Retry::Fail(error)) => return Err(error),
                         };
                         checkout = self.pool.checkout(&key, new_connection).await;
@@ -225,6 +241,13 @@ impl Inner {
                         return Err(super::h2::ExtendedConnectUnavailable::no_connection());
                     }
                     Checkout::Connect(slot) => {
+                        // Another origin's HTTP/2 connection may serve this one too.
+                        if let Some(h2) = Box::pin(self.coalesce(&key)).await {
+                            self.pool.insert_coalesced(&key, &h2);
+                            drop(slot);
+                            checkout = Checkout::H2(h2);
+                            continue;
+                        }
                         #[cfg(feature = "tracing")]
                         tracing::Span::current().record("connection", "new");
                         let timing = fresh.insert(ConnectionTiming::default());
@@ -584,6 +607,39 @@ impl Inner {
     ) -> Option<NetworkError> {
         let host = tls_host(key)?;
         self.connector.tls.alert_after_handshake(host, error)
+    }
+
+    /// An open HTTP/2 connection of another origin that `key`'s requests may share, as
+    /// browsers share them (RFC 9113 §9.1.1): to an `https:` origin on the same port,
+    /// reached directly, at an address `key`'s host resolves to, whose certificate (its
+    /// chain verified when it was made) is valid for `key`'s host too. Asks DNS only
+    /// when the pool holds a candidate; a transport with a TLS configuration of the
+    /// caller's own (whose verifier may judge a host by more than its name) never shares.
+    async fn coalesce(&self, key: &Key) -> Option<super::h2::H2Connection> {
+        if !self.connector.coalescing {
+            return None;
+        }
+        let candidates = self.pool.h2_to_share(key);
+        if candidates.is_empty() {
+            return None;
+        }
+        let host = tls_host(key)?;
+        let port = key.authority.port_u16().unwrap_or(443);
+        // A failure here is the connection's to report.
+        let addrs = self.connector.resolve(host, port).await.ok()?;
+        let shared = candidates.into_iter().find(|h2| {
+            h2.peer.as_ref().is_some_and(|peer| {
+                peer.addr.is_some_and(|addr| addrs.contains(&addr))
+                    && peer
+                        .tls
+                        .as_ref()
+                        .is_some_and(|tls| super::tls::certificate_covers(tls, host))
+            })
+        })?;
+        Some(super::h2::H2Connection {
+            shared: true,
+            ..shared
+        })
     }
 
     /// The same, found in the I/O error `io` a request to `key`'s origin failed with.
