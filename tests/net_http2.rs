@@ -978,6 +978,13 @@ async fn h2_tls_server(
     (addr, accepted, misdirected)
 }
 
+/// The body `transport` gets for `url`, its `{port}` replaced by `port`.
+async fn body_at(transport: &HyperTransport, url: &str, port: u16) -> String {
+    get_text(transport, &url.replace("{port}", &port.to_string()))
+        .await
+        .1
+}
+
 /// A transport trusting `pki`'s CA, with each of `names` resolved to its address.
 fn tls_transport(pki: &[&TestPki], names: &[(&str, std::net::SocketAddr)]) -> HyperTransport {
     let mut builder = HyperTransport::builder().tls_built_in_roots(false);
@@ -1004,9 +1011,7 @@ async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_addres
     let b = get_text(&transport, &format!("https://b.test:{port}/")).await;
     assert_eq!(b.1, "1 b.test");
     assert_eq!(
-        get_text(&transport, &format!("https://b.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://b.test:{port}/", port).await,
         "1 b.test"
     );
     assert_eq!(accepted.load(Ordering::SeqCst), 1);
@@ -1025,15 +1030,11 @@ async fn an_origin_the_certificate_does_not_name_gets_its_own_connection() {
     let transport = tls_transport(&[&pki_a, &pki_b], &[("a.test", addr), ("b.test", addr)]);
     let port = addr.port();
     assert_eq!(
-        get_text(&transport, &format!("https://a.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://a.test:{port}/", port).await,
         "1 a.test"
     );
     assert_eq!(
-        get_text(&transport, &format!("https://b.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://b.test:{port}/", port).await,
         "2 b.test"
     );
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
@@ -1051,15 +1052,11 @@ async fn an_origin_at_another_address_gets_its_own_connection() {
     let transport = tls_transport(&[&pki], &[("a.test", first), ("b.test", second)]);
     let port = first.port();
     assert_eq!(
-        get_text(&transport, &format!("https://a.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://a.test:{port}/", port).await,
         "1 a.test"
     );
     assert_eq!(
-        get_text(&transport, &format!("https://b.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://b.test:{port}/", port).await,
         "1 b.test"
     );
     assert_eq!(accepted_first.load(Ordering::SeqCst), 1);
@@ -1075,9 +1072,7 @@ async fn a_misdirected_request_goes_again_on_a_connection_of_its_own() {
     let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
     let port = addr.port();
     assert_eq!(
-        get_text(&transport, &format!("https://a.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://a.test:{port}/", port).await,
         "1 a.test"
     );
     // Shared at first; the 421 sends it again on b.test's own connection, which b.test
@@ -1085,15 +1080,11 @@ async fn a_misdirected_request_goes_again_on_a_connection_of_its_own() {
     let (status, body) = get_text(&transport, &format!("https://b.test:{port}/")).await;
     assert_eq!((status.as_u16(), body.as_str()), (200, "2 b.test"));
     assert_eq!(
-        get_text(&transport, &format!("https://b.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://b.test:{port}/", port).await,
         "2 b.test"
     );
     assert_eq!(
-        get_text(&transport, &format!("https://a.test:{port}/"))
-            .await
-            .1,
+        body_at(&transport, "https://a.test:{port}/", port).await,
         "1 a.test"
     );
     assert_eq!(accepted.load(Ordering::SeqCst), 2);

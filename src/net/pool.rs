@@ -507,28 +507,8 @@ impl Pool {
 
     /// Records `tx`, another origin's HTTP/2 connection, as `key`'s too (coalesced), and
     /// hands it to every waiter.
-    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
-    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
     pub(crate) fn insert_coalesced(&self, key: &Key, tx: &H2Connection) {
-        let waiters = {
-            let mut origins = self.shared.lock();
-            let origin = origins.entry(key.clone()).or_default();
-            if origin.h2.is_some() {
-                // Replaced: whatever it was, a newer one serves the origin now.
-                origin
-                    .h2_earlier
-                    .extend(origin.h2.take().filter(|_| !origin.h2_coalesced));
-            }
-            origin.h2 = Some(tx.clone());
-            origin.h2_coalesced = true;
-            origin.h2_used = Some(Instant::now());
-            origin.h2_likely = true;
-            origin.h2_connecting = false;
-            std::mem::take(&mut origin.waiters)
-        };
-        for waiter in waiters {
-            let _ = waiter.send(Grant::H2(tx.clone()));
-        }
+        self.install_h2(key, tx, true);
     }
 
     /// The server of `key` answered a request on another origin's connection `421
@@ -543,9 +523,15 @@ impl Pool {
     }
 
     /// Records `tx` as the origin's HTTP/2 connection and hands it to every waiter.
+    pub(crate) fn insert_h2(&self, key: &Key, tx: &H2Connection) {
+        self.install_h2(key, tx, false);
+    }
+
+    /// Makes `tx` the HTTP/2 connection `key`'s requests take, `coalesced` when it is
+    /// another origin's, and hands it to every waiter.
     // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
     #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
-    pub(crate) fn insert_h2(&self, key: &Key, tx: &H2Connection) {
+    fn install_h2(&self, key: &Key, tx: &H2Connection, coalesced: bool) {
         let waiters = {
             let mut origins = self.shared.lock();
             let origin = origins.entry(key.clone()).or_default();
@@ -559,8 +545,11 @@ impl Pool {
                     origin.h2_earlier.push(earlier);
                 }
             }
-            self.shared.count_opened(origin);
+            if !coalesced {
+                self.shared.count_opened(origin);
+            }
             origin.h2 = Some(tx.clone());
+            origin.h2_coalesced = coalesced;
             origin.h2_used = Some(Instant::now());
             origin.h2_likely = true;
             origin.h2_connecting = false;
