@@ -1094,3 +1094,56 @@ async fn a_misdirected_request_goes_again_on_a_connection_of_its_own() {
         "shared once, then not"
     );
 }
+
+/// Resolves every name to one address, counting the lookups of each.
+struct Counting {
+    addr: std::net::SocketAddr,
+    lookups: Mutex<std::collections::HashMap<String, usize>>,
+}
+
+impl whatwg_fetch::net::Resolve for Counting {
+    fn resolve(&self, name: &str) -> whatwg_fetch::net::ResolveFuture {
+        *self
+            .lookups
+            .lock()
+            .unwrap()
+            .entry(name.to_owned())
+            .or_default() += 1;
+        let addr = self.addr;
+        Box::pin(async move { Ok(vec![addr]) })
+    }
+}
+
+#[tokio::test]
+async fn looking_for_a_connection_to_share_costs_no_second_lookup() {
+    let (pki_a, pki_b) = (TestPki::new(&["a.test"]), TestPki::new(&["b.test"]));
+    let localhost = "127.0.0.1:0".parse().unwrap();
+    let (addr, accepted, _) =
+        h2_tls_server(localhost, &[("a.test", &pki_a), ("b.test", &pki_b)], false).await;
+    let resolver = Arc::new(Counting {
+        addr,
+        lookups: Mutex::new(std::collections::HashMap::new()),
+    });
+    let transport = HyperTransport::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificate_der(pki_a.ca_der.clone())
+        .add_root_certificate_der(pki_b.ca_der.clone())
+        .resolver(Arc::clone(&resolver) as Arc<dyn whatwg_fetch::net::Resolve>)
+        .build()
+        .unwrap();
+    let port = addr.port();
+    assert_eq!(
+        body_at(&transport, "https://a.test:{port}/", port).await,
+        "1 a.test"
+    );
+    // b.test is looked up to see whether a.test's connection could serve it (it cannot:
+    // the certificate does not name it), and its own connection goes to that answer.
+    assert_eq!(
+        body_at(&transport, "https://b.test:{port}/", port).await,
+        "2 b.test"
+    );
+    let lookups = resolver.lookups.lock().unwrap().clone();
+    assert_eq!(lookups.get("b.test"), Some(&1), "{lookups:?}");
+    assert_eq!(lookups.get("a.test"), Some(&1), "{lookups:?}");
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}

@@ -700,6 +700,11 @@ impl HyperTransportBuilder {
             .then(|| proxy_tls_config(&tls.config));
         let h1 = self.protocol.http1();
         let h2 = super::h2::H2Config::of(&self.protocol);
+        // Not with a caller's own verifier (it may judge a host by more than its name),
+        // nor over a Unix domain socket (no address to compare, nothing to resolve).
+        #[cfg(unix)]
+        let coalescing = !tls.is_callers() && self.socket.unix_socket.is_none();
+        #[cfg(not(unix))]
         let coalescing = !tls.is_callers();
         let resolver: Arc<dyn Resolve> = match self.resolver {
             Some(resolver) => resolver,

@@ -68,10 +68,14 @@ impl Connector {
     /// Opens a new connection to `key`'s origin within the connect timeout, noting in
     /// `timing` when each step began and ended (the spec's
     /// [record connection timing info](https://fetch.spec.whatwg.org/#record-connection-timing-info)).
+    ///
+    /// `resolved` are the addresses of the origin's host when they were just looked up
+    /// (and `timing` holds when): they are not looked up again.
     pub(crate) async fn connect(
         &self,
         key: &Key,
         timing: &mut ConnectionTiming,
+        resolved: Option<Vec<SocketAddr>>,
     ) -> Result<Connected, NetworkError> {
         // A timeout too long to be an `Instant` (`Duration::MAX`) is none.
         let deadline = self
@@ -79,14 +83,15 @@ impl Connector {
             .and_then(|timeout| Some((Instant::now().checked_add(timeout)?, timeout)));
         let connected = match deadline {
             Some((deadline, timeout)) => {
-                tokio::time::timeout_at(deadline, self.connect_now(key, timing, Some(deadline)))
+                let connecting = self.connect_now(key, timing, Some(deadline), resolved);
+                tokio::time::timeout_at(deadline, connecting)
                     .await
                     .map_err(|_| NetworkError::Timeout {
                         kind: TimeoutKind::Connect,
                         after: timeout,
                     })?
             }
-            None => self.connect_now(key, timing, None).await,
+            None => self.connect_now(key, timing, None, resolved).await,
         }?;
         // Immediately after establishing the connection: TLS included, the HTTP/2
         // preface aside (hyper sends it without waiting for an answer).
@@ -125,6 +130,7 @@ impl Connector {
         key: &Key,
         timing: &mut ConnectionTiming,
         deadline: Option<Instant>,
+        resolved: Option<Vec<SocketAddr>>,
     ) -> Result<Connected, NetworkError> {
         let host = bare_host(key.authority.host());
         let port = key
@@ -147,10 +153,16 @@ impl Connector {
             // A Unix domain socket's peer has no `SocketAddr`.
             return self.handshake_origin(stream, key, host, timing, None).await;
         }
-        timing.domain_lookup_start = Some(std::time::Instant::now());
-        let addrs = self.resolve(host, port).await?;
-        let now = std::time::Instant::now();
-        timing.domain_lookup_end = Some(now);
+        let (addrs, now) = match resolved {
+            Some(addrs) => (addrs, std::time::Instant::now()),
+            None => {
+                timing.domain_lookup_start = Some(std::time::Instant::now());
+                let addrs = self.resolve(host, port).await?;
+                let now = std::time::Instant::now();
+                timing.domain_lookup_end = Some(now);
+                (addrs, now)
+            }
+        };
         timing.connection_start = Some(now);
         let tcp = connect_tcp(&addrs, &self.socket, deadline).await?;
         let addr = tcp.peer_addr().ok();

@@ -241,17 +241,23 @@ impl Inner {
                         return Err(super::h2::ExtendedConnectUnavailable::no_connection());
                     }
                     Checkout::Connect(slot) => {
-                        // Another origin's HTTP/2 connection may serve this one too.
-                        if let Some(h2) = Box::pin(self.coalesce(&key)).await {
-                            self.pool.insert_coalesced(&key, &h2);
-                            drop(slot);
-                            checkout = Checkout::H2(h2);
-                            continue;
-                        }
+                        let timing = fresh.insert(ConnectionTiming::default());
+                        // Another origin's HTTP/2 connection may serve this one too; the
+                        // addresses looked up to find out are the connection's otherwise.
+                        let resolved = match Box::pin(self.coalesce(&key, timing)).await {
+                            Coalesced::Shared(h2) => {
+                                self.pool.insert_coalesced(&key, &h2);
+                                drop(slot);
+                                fresh = None;
+                                checkout = Checkout::H2(h2);
+                                continue;
+                            }
+                            Coalesced::Resolved(addrs) => Some(addrs),
+                            Coalesced::No => None,
+                        };
                         #[cfg(feature = "tracing")]
                         tracing::Span::current().record("connection", "new");
-                        let timing = fresh.insert(ConnectionTiming::default());
-                        match Box::pin(self.connector.connect(&key, timing)).await? {
+                        match Box::pin(self.connector.connect(&key, timing, resolved)).await? {
                             Connected::H1(tx) => Pooled::new(tx, slot),
                             Connected::H2(tx) => {
                                 self.pool.insert_h2(&key, &tx);
@@ -615,18 +621,23 @@ impl Inner {
     /// chain verified when it was made) is valid for `key`'s host too. Asks DNS only
     /// when the pool holds a candidate; a transport with a TLS configuration of the
     /// caller's own (whose verifier may judge a host by more than its name) never shares.
-    async fn coalesce(&self, key: &Key) -> Option<super::h2::H2Connection> {
+    ///
+    /// The lookup is the connection's, and noted in `timing` as such.
+    async fn coalesce(&self, key: &Key, timing: &mut ConnectionTiming) -> Coalesced {
         if !self.connector.coalescing {
-            return None;
+            return Coalesced::No;
         }
         let candidates = self.pool.h2_to_share(key);
-        if candidates.is_empty() {
-            return None;
-        }
-        let host = tls_host(key)?;
+        let Some(host) = tls_host(key).filter(|_| !candidates.is_empty()) else {
+            return Coalesced::No;
+        };
         let port = key.authority.port_u16().unwrap_or(443);
-        // A failure here is the connection's to report.
-        let addrs = self.connector.resolve(host, port).await.ok()?;
+        timing.domain_lookup_start = Some(std::time::Instant::now());
+        // A failure here is the connection's to report, when it looks again.
+        let Ok(addrs) = self.connector.resolve(host, port).await else {
+            return Coalesced::No;
+        };
+        timing.domain_lookup_end = Some(std::time::Instant::now());
         let shared = candidates.into_iter().find(|h2| {
             h2.peer.as_ref().is_some_and(|peer| {
                 peer.addr.is_some_and(|addr| addrs.contains(&addr))
@@ -635,11 +646,14 @@ impl Inner {
                         .as_ref()
                         .is_some_and(|tls| super::tls::certificate_covers(tls, host))
             })
-        })?;
-        Some(super::h2::H2Connection {
-            shared: true,
-            ..shared
-        })
+        });
+        match shared {
+            Some(shared) => Coalesced::Shared(super::h2::H2Connection {
+                shared: true,
+                ..shared
+            }),
+            None => Coalesced::Resolved(addrs),
+        }
     }
 
     /// The same, found in the I/O error `io` a request to `key`'s origin failed with.
@@ -648,6 +662,16 @@ impl Inner {
         let host = tls_host(key)?;
         self.connector.tls.alert_in(host, io)
     }
+}
+
+/// What [`Inner::coalesce`] found.
+enum Coalesced {
+    /// Another origin's connection to share.
+    Shared(super::h2::H2Connection),
+    /// None to share; the addresses the origin's host resolved to, for its connection.
+    Resolved(Vec<std::net::SocketAddr>),
+    /// None to share, and nothing looked up.
+    No,
 }
 
 /// The host of `key`'s origin as its TLS server name knows it, for an `https:` one.
