@@ -1022,25 +1022,6 @@ async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_addres
 }
 
 #[tokio::test]
-async fn an_origin_the_certificate_does_not_name_gets_its_own_connection() {
-    let (pki_a, pki_b) = (TestPki::new(&["a.test"]), TestPki::new(&["b.test"]));
-    let localhost = "127.0.0.1:0".parse().unwrap();
-    let (addr, accepted, _) =
-        h2_tls_server(localhost, &[("a.test", &pki_a), ("b.test", &pki_b)], false).await;
-    let transport = tls_transport(&[&pki_a, &pki_b], &[("a.test", addr), ("b.test", addr)]);
-    let port = addr.port();
-    assert_eq!(
-        body_at(&transport, "https://a.test:{port}/", port).await,
-        "1 a.test"
-    );
-    assert_eq!(
-        body_at(&transport, "https://b.test:{port}/", port).await,
-        "2 b.test"
-    );
-    assert_eq!(accepted.load(Ordering::SeqCst), 2);
-}
-
-#[tokio::test]
 async fn an_origin_at_another_address_gets_its_own_connection() {
     let pki = TestPki::new(&["a.test", "b.test"]);
     let names = [("a.test", &pki), ("b.test", &pki)];
@@ -1115,7 +1096,7 @@ impl whatwg_fetch::net::Resolve for Counting {
 }
 
 #[tokio::test]
-async fn looking_for_a_connection_to_share_costs_no_second_lookup() {
+async fn an_origin_the_certificate_does_not_name_gets_its_own_connection_and_no_second_lookup() {
     let (pki_a, pki_b) = (TestPki::new(&["a.test"]), TestPki::new(&["b.test"]));
     let localhost = "127.0.0.1:0".parse().unwrap();
     let (addr, accepted, _) =
