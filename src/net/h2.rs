@@ -1,19 +1,22 @@
 //! HTTP/2 ([RFC 9113](https://httpwg.org/specs/rfc9113.html)), all of it in one place: the
 //! connection of this crate's own as the pool holds it, the handshake that starts one and
-//! the task that runs it (with its keep-alive PINGs and adaptive window), the sending of a
-//! request on it with the rules for sending it again and the mapping of its errors, and a
-//! response's body as its stream delivers it.
+//! the task that runs it (opening the queued requests' streams, keep-alive PINGs, the
+//! adaptive window), the sending of a request on it with the rules for sending it again
+//! and the mapping of its errors, extended CONNECT, and a response's body as its stream
+//! delivers it.
 //!
 //! Framing, HPACK, stream states and flow control are the [`h2`] library's, the one hyper
 //! itself runs on; what is here is what hyper's client adds on top of it, done for this
-//! crate's requests and without its per-request hop through a dispatch task: a request
-//! opens its stream from its own task, writes a buffered body at once (h2 sends it as the
-//! windows allow) and streams any other from a task of its own under the stream's flow
-//! control, and its response is read straight from the stream.
+//! crate's requests and without its dispatch task and the task it spawns for each
+//! response. A request queues its head for the connection's task, which opens the queued
+//! streams in one go and in order; the request then writes a buffered body at once (h2
+//! sends it as the windows allow), streams any other from a task of its own under the
+//! stream's flow control, and reads its response straight from the stream.
 //!
-//! When `MAX_CONCURRENT_STREAMS` are open, h2 holds a new stream back until one closes and
-//! opens the held ones first in, first out: a request waits for a stream rather than fail,
-//! the same wait whichever task it is sent from.
+//! When `MAX_CONCURRENT_STREAMS` are open, h2 holds a new stream back until one closes, and
+//! the queue waits behind it: requests wait for a stream rather than fail, first in, first
+//! out. The connection is then marked saturated, for the pool to open another beside it
+//! when it may (`http2_max_connections_per_origin`).
 //!
 //! In a build without the `http2` feature, the connection's handle is a type with no
 //! values, so that the code around it stays one code and its HTTP/2 paths are provably

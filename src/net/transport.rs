@@ -537,7 +537,7 @@ impl HeadLimits {
     }
 
     /// Maps an error on an HTTP/1.1 connection before the response head arrived, as
-    /// [`HeadLimits::request_error`] does.
+    /// `HeadLimits::h2_request_error` (`net/h2.rs`) does for HTTP/2.
     fn h1_request_error(&self, error: H1Error) -> NetworkError {
         if !error.is_head_too_large() {
             return NetworkError::Protocol(Box::new(error));
