@@ -1128,3 +1128,44 @@ async fn an_origin_the_certificate_does_not_name_gets_its_own_connection_and_no_
     assert_eq!(lookups.get("a.test"), Some(&1), "{lookups:?}");
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test]
+async fn a_server_that_allows_no_stream_fails_requests_and_holds_no_connections_for_it() {
+    // SETTINGS_MAX_CONCURRENT_STREAMS = 0: the first stream of a connection, sent before
+    // the server's SETTINGS arrive, is refused; sent again on a new connection, refused
+    // again: a clear error, never a wait for ever.
+    let (base, live) = h2_server(
+        |builder| {
+            builder.max_concurrent_streams(0);
+        },
+        |_request| async move { http::Response::new(full("never")) },
+    )
+    .await;
+    let transport = HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .http2_max_connections_per_origin(2)
+        .read_timeout(Some(Duration::from_millis(300)))
+        .build()
+        .unwrap();
+    for _ in 0..5 {
+        let error = send(&transport, get(&format!("{base}/")))
+            .await
+            .unwrap_err();
+        let refused = matches!(&error, NetworkError::Protocol(source)
+            if format!("{source:?}").contains("REFUSED_STREAM"));
+        let timed_out = matches!(
+            error,
+            NetworkError::Timeout {
+                kind: TimeoutKind::Idle,
+                ..
+            }
+        );
+        assert!(refused || timed_out, "{error:?}");
+    }
+    // The pool keeps no more than its cap of them open.
+    assert!(
+        eventually(|| live.load(Ordering::SeqCst) <= 2).await,
+        "{} open",
+        live.load(Ordering::SeqCst)
+    );
+}

@@ -13,10 +13,10 @@
 //! sends it as the windows allow), streams any other from a task of its own under the
 //! stream's flow control, and reads its response straight from the stream.
 //!
-//! When `MAX_CONCURRENT_STREAMS` are open, h2 holds a new stream back until one closes, and
-//! the queue waits behind it: requests wait for a stream rather than fail, first in, first
-//! out. The connection is then marked saturated, for the pool to open another beside it
-//! when it may (`http2_max_connections_per_origin`).
+//! When `MAX_CONCURRENT_STREAMS` are open, h2 holds new streams back until one closes and
+//! opens them first in, first out: requests wait for a stream rather than fail, each under
+//! its read timeout. The connection is then marked saturated, for the pool to open another
+//! beside it when it may (`http2_max_connections_per_origin`).
 //!
 //! In a build without the `http2` feature, the connection's handle is a type with no
 //! values, so that the code around it stays one code and its HTTP/2 paths are provably
@@ -654,8 +654,16 @@ impl<T> ConnectionTask<T> {
                 return self.refuse_all(None);
             };
             match send.poll_ready(cx) {
-                // A stream waits to open; h2 wakes this task when it does.
-                Poll::Pending => return self.set_saturated(true),
+                // A stream waits to open on this handle, and h2 lets a handle hold one:
+                // the next goes on a fresh handle and waits in h2's own queue of streams
+                // to open, first in, first out, under its request's read timeout (the
+                // queue here never waits on a stream that may never open).
+                Poll::Pending => {
+                    *send = send.clone();
+                    self.set_saturated(true);
+                    self.check_saturation = true;
+                    continue;
+                }
                 Poll::Ready(Err(error)) => {
                     self.shared.closed.store(true, Ordering::Release);
                     return self.refuse_all(Some(error));
@@ -1010,10 +1018,20 @@ impl Inner {
                 Err(submission.head)
             }
         };
+        // The read timeout runs from here: the wait for the stream, then for the head. A
+        // timer of its own: streams share the connection.
+        let mut timer = None;
+        let armed = self
+            .read_timeout
+            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
         let refused = match queued {
             Ok(()) => {
                 tx.shared().task.wake();
-                match replied.await {
+                let Ok(replied) = ReadTimeout::new(replied, armed).await else {
+                    // Given up: the task drops the stream if it opens it.
+                    return Err(Retry::Fail(self.idle_timeout()));
+                };
+                match replied {
                     Ok(Ok(opened)) => Ok(opened),
                     Ok(Err(refused)) => Err(refused),
                     // The task ended and gave nothing back: not reached (it gives every
@@ -1073,12 +1091,7 @@ impl Inner {
                 }
             }
         }
-        // A timer of its own: streams share the connection.
-        let mut timer = None;
-        let timer = self
-            .read_timeout
-            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
-        let result = ReadTimeout::new(response, timer).await;
+        let result = ReadTimeout::new(response, timer.as_mut()).await;
         let result = match result {
             Ok(result) => result,
             Err(()) => return Err(Retry::Fail(self.idle_timeout())),

@@ -545,6 +545,13 @@ impl Pool {
                     origin.h2_earlier.push(earlier);
                 }
             }
+            // A connection made anew (a request sent again on one of its own) goes beside
+            // the others too: the oldest are let go of past the cap.
+            let max = self.shared.config.max_h2_per_origin;
+            while origin.h2_earlier.len() >= max {
+                origin.h2_earlier.remove(0);
+                self.shared.count_closed(origin);
+            }
             if !coalesced {
                 self.shared.count_opened(origin);
             }
