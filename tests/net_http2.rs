@@ -1022,6 +1022,28 @@ async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_addres
 }
 
 #[tokio::test]
+async fn a_request_asking_for_a_new_connection_shares_none() {
+    let pki = TestPki::new(&["a.test", "b.test"]);
+    let localhost = "127.0.0.1:0".parse().unwrap();
+    let (addr, accepted, _) =
+        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], false).await;
+    let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
+    let port = addr.port();
+    assert_eq!(
+        body_at(&transport, "https://a.test:{port}/", port).await,
+        "1 a.test"
+    );
+    let request = get(&format!("https://b.test:{port}/"));
+    let options = SendOptions::new().with_new_connection(true);
+    let response = tokio::time::timeout(LIMIT, transport.send(request, options))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "2 b.test");
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
 async fn an_origin_at_another_address_gets_its_own_connection() {
     let pki = TestPki::new(&["a.test", "b.test"]);
     let names = [("a.test", &pki), ("b.test", &pki)];

@@ -190,6 +190,9 @@ impl Inner {
             // How the connection this request made was made; `None` while it uses one that
             // was there before it.
             let mut fresh: Option<ConnectionTiming> = None;
+            // Whether the request may go on another origin's connection: not when a new
+            // connection was asked for, nor when it is sent again after a refusal.
+            let mut may_share = !options.new_connection;
             loop {
                 let mut pooled = match checkout {
                     Checkout::H2(tx) => {
@@ -204,6 +207,7 @@ impl Inner {
                                 // Refused unprocessed (RFC 9113 §8.7): once more, on a new
                                 // connection.
                                 replayed = true;
+                                may_share = false;
                                 request = *copy;
                                 true
                             }
@@ -244,7 +248,11 @@ impl Inner {
                         let timing = fresh.insert(ConnectionTiming::default());
                         // Another origin's HTTP/2 connection may serve this one too; the
                         // addresses looked up to find out are the connection's otherwise.
-                        let resolved = match Box::pin(self.coalesce(&key, timing)).await {
+                        let coalesced = match may_share {
+                            true => Box::pin(self.coalesce(&key, timing)).await,
+                            false => Coalesced::No,
+                        };
+                        let resolved = match coalesced {
                             Coalesced::Shared(h2) => {
                                 self.pool.insert_coalesced(&key, &h2);
                                 drop(slot);
