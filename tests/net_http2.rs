@@ -997,16 +997,28 @@ fn tls_transport(pki: &[&TestPki], names: &[(&str, std::net::SocketAddr)]) -> Hy
     builder.build().unwrap()
 }
 
-#[tokio::test]
-async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_address() {
+/// A server whose certificate names a.test and b.test, both resolved to it, and a
+/// transport that has made its first request, to a.test, on connection 1. Gives the
+/// transport, the port, and the server's counts of connections and of 421s.
+async fn two_names_one_server(
+    misdirect: bool,
+) -> (HyperTransport, u16, Arc<AtomicUsize>, Arc<AtomicUsize>) {
     let pki = TestPki::new(&["a.test", "b.test"]);
     let localhost = "127.0.0.1:0".parse().unwrap();
-    let (addr, accepted, _) =
-        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], false).await;
+    let (addr, accepted, misdirected) =
+        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], misdirect).await;
     let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
     let port = addr.port();
-    let a = get_text(&transport, &format!("https://a.test:{port}/")).await;
-    assert_eq!(a.1, "1 a.test");
+    assert_eq!(
+        body_at(&transport, "https://a.test:{port}/", port).await,
+        "1 a.test"
+    );
+    (transport, port, accepted, misdirected)
+}
+
+#[tokio::test]
+async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_address() {
+    let (transport, port, accepted, _) = two_names_one_server(false).await;
     // b.test resolves to the same address, and the certificate names it: one connection.
     let b = get_text(&transport, &format!("https://b.test:{port}/")).await;
     assert_eq!(b.1, "1 b.test");
@@ -1023,16 +1035,7 @@ async fn an_origin_shares_a_connection_whose_certificate_covers_it_at_its_addres
 
 #[tokio::test]
 async fn a_request_asking_for_a_new_connection_shares_none() {
-    let pki = TestPki::new(&["a.test", "b.test"]);
-    let localhost = "127.0.0.1:0".parse().unwrap();
-    let (addr, accepted, _) =
-        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], false).await;
-    let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
-    let port = addr.port();
-    assert_eq!(
-        body_at(&transport, "https://a.test:{port}/", port).await,
-        "1 a.test"
-    );
+    let (transport, port, accepted, _) = two_names_one_server(false).await;
     let request = get(&format!("https://b.test:{port}/"));
     let options = SendOptions::new().with_new_connection(true);
     let response = tokio::time::timeout(LIMIT, transport.send(request, options))
@@ -1068,16 +1071,7 @@ async fn an_origin_at_another_address_gets_its_own_connection() {
 
 #[tokio::test]
 async fn a_misdirected_request_goes_again_on_a_connection_of_its_own() {
-    let pki = TestPki::new(&["a.test", "b.test"]);
-    let localhost = "127.0.0.1:0".parse().unwrap();
-    let (addr, accepted, misdirected) =
-        h2_tls_server(localhost, &[("a.test", &pki), ("b.test", &pki)], true).await;
-    let transport = tls_transport(&[&pki], &[("a.test", addr), ("b.test", addr)]);
-    let port = addr.port();
-    assert_eq!(
-        body_at(&transport, "https://a.test:{port}/", port).await,
-        "1 a.test"
-    );
+    let (transport, port, accepted, misdirected) = two_names_one_server(true).await;
     // Shared at first; the 421 sends it again on b.test's own connection, which b.test
     // keeps from then on.
     let (status, body) = get_text(&transport, &format!("https://b.test:{port}/")).await;
