@@ -355,16 +355,7 @@ async fn a_stalled_response_head_hits_the_read_timeout() {
         .send(get(&server.url("/")), SendOptions::new())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            NetworkError::Timeout {
-                kind: TimeoutKind::Idle,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
+    assert_idle_timeout(&error);
 }
 
 #[tokio::test]
@@ -388,16 +379,7 @@ async fn a_stalled_body_hits_the_read_timeout() {
     let mut body = response.into_body();
     assert_eq!(body.next().await.unwrap().unwrap(), "abc");
     let error = body.next().await.unwrap().unwrap_err();
-    assert!(
-        matches!(
-            error,
-            NetworkError::Timeout {
-                kind: TimeoutKind::Idle,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
+    assert_idle_timeout(&error);
     assert!(body.next().await.is_none());
 }
 

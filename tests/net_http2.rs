@@ -329,16 +329,7 @@ async fn a_request_given_up_resets_its_stream_and_stops_sending_its_body() {
         .build()
         .unwrap();
     let error = send(&transport, request).await.unwrap_err();
-    assert!(
-        matches!(
-            error,
-            NetworkError::Timeout {
-                kind: TimeoutKind::Idle,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
+    assert_idle_timeout(&error);
     assert!(
         eventually(|| reset_seen.load(Ordering::SeqCst)).await,
         "the stream is reset"
@@ -474,6 +465,15 @@ async fn tunnel_server(enabled: bool) -> (String, Arc<AtomicUsize>) {
     .await
 }
 
+/// [`tunnel_server`], and a transport whose connection to it is open, its server's SETTINGS
+/// in.
+async fn tunnel_server_in_use(enabled: bool) -> (String, Arc<AtomicUsize>, HyperTransport) {
+    let (base, live) = tunnel_server(enabled).await;
+    let transport = transport();
+    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    (base, live, transport)
+}
+
 fn extended_connect(base: &str, protocol: &'static str) -> http::Request<RequestBody> {
     let mut request = http::Request::builder()
         .method(http::Method::CONNECT)
@@ -489,10 +489,7 @@ fn extended_connect(base: &str, protocol: &'static str) -> http::Request<Request
 #[tokio::test]
 async fn extended_connect_opens_a_tunnel_on_a_shared_connection() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let (base, live) = tunnel_server(true).await;
-    let transport = transport();
-    // The connection is open, and its server's SETTINGS are in.
-    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let (base, live, transport) = tunnel_server_in_use(true).await;
     let response = send(&transport, extended_connect(&base, "echo"))
         .await
         .unwrap();
@@ -535,9 +532,7 @@ async fn extended_connect_opens_a_tunnel_on_a_shared_connection() {
 
 #[tokio::test]
 async fn extended_connect_without_the_servers_setting_is_a_clear_error() {
-    let (base, _) = tunnel_server(false).await;
-    let transport = transport();
-    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let (base, _, transport) = tunnel_server_in_use(false).await;
     let error = send(&transport, extended_connect(&base, "echo"))
         .await
         .unwrap_err();
@@ -571,9 +566,7 @@ async fn extended_connect_opens_no_connection_of_its_own() {
 
 #[tokio::test]
 async fn an_extended_connect_refused_by_the_server_is_its_response() {
-    let (base, _) = tunnel_server(true).await;
-    let transport = transport();
-    assert_eq!(get_text(&transport, &format!("{base}/")).await.1, "plain");
+    let (base, _, transport) = tunnel_server_in_use(true).await;
     let response = send(&transport, extended_connect(&base, "other"))
         .await
         .unwrap();
@@ -619,16 +612,7 @@ async fn the_read_timeout_holds_for_every_request_of_a_connection() {
         let error = send(&transport, get(&format!("{base}/hang")))
             .await
             .unwrap_err();
-        assert!(
-            matches!(
-                error,
-                NetworkError::Timeout {
-                    kind: TimeoutKind::Idle,
-                    ..
-                }
-            ),
-            "{error:?}"
-        );
+        assert_idle_timeout(&error);
         assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
     }
     assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");

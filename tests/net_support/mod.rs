@@ -190,6 +190,20 @@ pub fn get(url: &str) -> http::Request<RequestBody> {
     http::Request::get(url).body(RequestBody::empty()).unwrap()
 }
 
+/// Fails unless `error` is the read timeout's.
+pub fn assert_idle_timeout(error: &whatwg_fetch::NetworkError) {
+    assert!(
+        matches!(
+            error,
+            whatwg_fetch::NetworkError::Timeout {
+                kind: whatwg_fetch::TimeoutKind::Idle,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+}
+
 /// Sends a GET and gives its status, within 20 seconds.
 pub async fn send_status(
     transport: &impl Transport,
