@@ -762,20 +762,11 @@ async fn without_keep_alive_pings_a_silent_peer_holds_the_request() {
 
 #[tokio::test]
 async fn http2_window_and_frame_settings_still_carry_a_large_body() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let service = service_fn(|_req: http::Request<hyper::body::Incoming>| async {
-                    Ok::<_, Infallible>(http::Response::new(full(vec![7u8; 3 * 1024 * 1024])))
-                });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tcp), service)
-                    .await;
-            });
-        }
-    });
+    let (base, _) = h2_server(
+        |_| {},
+        |_request| async { http::Response::new(full(vec![7u8; 3 * 1024 * 1024])) },
+    )
+    .await;
     for transport in [
         h2_client()
             .http2_initial_stream_window_size(64 * 1024)
@@ -787,7 +778,7 @@ async fn http2_window_and_frame_settings_still_carry_a_large_body() {
     ] {
         let body = tokio::time::timeout(LIMIT, async {
             let response = transport
-                .send(get(&format!("http://{addr}/")), SendOptions::new())
+                .send(get(&format!("{base}/")), SendOptions::new())
                 .await
                 .unwrap();
             read_all(response.into_body()).await.unwrap()
@@ -1168,4 +1159,15 @@ async fn a_server_that_allows_no_stream_fails_requests_and_holds_no_connections_
         "{} open",
         live.load(Ordering::SeqCst)
     );
+}
+
+#[tokio::test]
+async fn http2_prior_knowledge_speaks_h2_over_plain_tcp() {
+    let (base, _) = h2_server(
+        |_| {},
+        |request| async move { http::Response::new(full(format!("{:?}", request.version()))) },
+    )
+    .await;
+    let (_, body) = get_text(&transport(), &format!("{base}/")).await;
+    assert_eq!(body, "HTTP/2.0");
 }

@@ -4,17 +4,13 @@
 
 mod net_support;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use net_support::*;
 use rustls::HandshakeKind;
-use tokio::net::TcpListener;
 use whatwg_fetch::NetworkError;
 use whatwg_fetch::net::{
     HyperTransport, Identity, SendOptions, TlsHandshakeError, TlsVersion, Transport,
@@ -206,31 +202,6 @@ async fn a_name_the_certificate_does_not_cover_is_a_tls_error() {
         .await
         .unwrap_err();
     assert!(matches!(error, NetworkError::Tls(_)), "{error:?}");
-}
-
-#[tokio::test]
-async fn http2_prior_knowledge_speaks_h2_over_plain_tcp() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let service = service_fn(|req: http::Request<hyper::body::Incoming>| async move {
-                    let body = format!("{:?}", req.version());
-                    Ok::<_, Infallible>(http::Response::new(full(body)))
-                });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tcp), service)
-                    .await;
-            });
-        }
-    });
-    let transport = HyperTransport::builder()
-        .http2_prior_knowledge(true)
-        .build()
-        .unwrap();
-    let (_, body) = get_text(&transport, &format!("http://{addr}/")).await;
-    assert_eq!(body, "HTTP/2.0");
 }
 
 #[tokio::test]
