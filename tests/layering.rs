@@ -520,14 +520,10 @@ fn module_of_file(relative: &str) -> Vec<String> {
     module
 }
 
-/// The layer a path leads to, or why it cannot be placed.
-fn target_layer(found: &FoundPath, exports: &RootExports) -> Result<(Layer, String), String> {
+/// The path from the crate root that `found` names, `crate`, `super` and `self` resolved
+/// against the module it is written in.
+fn absolute_path(found: &FoundPath) -> Result<Vec<String>, String> {
     let segments = &found.path.segments;
-    let first = segments.first().map(String::as_str).unwrap_or_default();
-    if NETWORK_CRATES.contains(&first) {
-        return Ok((Layer::Net, format!("the {first} crate")));
-    }
-    // Resolve `crate`, `super` and `self` against the module the path is written in.
     let mut absolute: Vec<String> = found.module.clone();
     let mut rest = segments.as_slice();
     while let Some((head, tail)) = rest.split_first() {
@@ -547,6 +543,16 @@ fn target_layer(found: &FoundPath, exports: &RootExports) -> Result<(Layer, Stri
         rest = tail;
     }
     absolute.extend(rest.iter().cloned());
+    Ok(absolute)
+}
+
+/// The layer a path leads to, or why it cannot be placed.
+fn target_layer(found: &FoundPath, exports: &RootExports) -> Result<(Layer, String), String> {
+    let first = found.path.segments.first().map(String::as_str);
+    if let Some(first) = first.filter(|first| NETWORK_CRATES.contains(first)) {
+        return Ok((Layer::Net, format!("the {first} crate")));
+    }
+    let absolute = absolute_path(found)?;
     let written = format!("crate::{}", absolute.join("::"));
     let Some(top) = absolute.first() else {
         return Ok((Layer::Root, "the crate root".to_owned()));
@@ -1045,6 +1051,100 @@ fn net_rooms(src: &Path) -> Vec<String> {
     rooms
 }
 
+/// The rooms of ARCHITECTURE.md's table of the network layer, in its order: from the top
+/// down.
+fn rooms_in_table_order(text: &str) -> Vec<String> {
+    table_rows(text, "| Room | What it holds |")
+        .iter()
+        .filter_map(|row| row.first())
+        .flat_map(|cell| quoted(cell))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The room of `src/net/` a file `relative` to `src/` is in: `net/h2.rs`, or
+/// `net/resolve/` for `net/resolve/hickory.rs`.
+fn room_of_file(relative: &str) -> Option<String> {
+    let inside = relative.strip_prefix("net/")?;
+    Some(match inside.split_once('/') {
+        Some((folder, _)) => format!("net/{folder}/"),
+        None => format!("net/{inside}"),
+    })
+}
+
+/// The room of `src/net/` that `absolute` (a path from the crate root) leads to: the room
+/// of a module of `net` (`net/h2.rs`, `net/resolve/`), the room an item that `net/mod.rs`
+/// re-exports comes from (`mod_exports`), or `net/mod.rs` for an item of its own;
+/// `rooms` are those there are.
+/// `None` for a path outside `net`.
+fn room_of_path(
+    absolute: &[String],
+    rooms: &[String],
+    mod_exports: &RootExports,
+) -> Option<String> {
+    if absolute.first().map(String::as_str) != Some("net") {
+        return None;
+    }
+    let Some(second) = absolute.get(1) else {
+        return Some("net/mod.rs".to_owned());
+    };
+    let module = mod_exports.0.get(second).unwrap_or(second);
+    [format!("net/{module}.rs"), format!("net/{module}/")]
+        .into_iter()
+        .find(|room| rooms.contains(room))
+        .or_else(|| Some("net/mod.rs".to_owned()))
+}
+
+/// The imports of the network layer's files (`files`: each file relative to `src/` and
+/// its text) that lead to a room listed above their own in `order` (the table's order,
+/// from the top down), or to a room the table does not list, one line each. A room
+/// imports only rooms below it, so no two import each other, however far round.
+/// `net/mod.rs`'s `pub use` lines are the layer's front door, not imports: the reader
+/// reads only paths from `crate` and `super`, which its re-exports do not start with.
+fn room_order_violations(order: &[String], files: &[(String, String)]) -> Vec<String> {
+    let mod_exports = files
+        .iter()
+        .find(|(file, _)| file == "net/mod.rs")
+        .map(|(_, text)| RootExports::read(text))
+        .unwrap_or_default();
+    let rooms: Vec<String> = files
+        .iter()
+        .filter_map(|(file, _)| room_of_file(file))
+        .collect();
+    let mut violations = Vec::new();
+    for (file, text) in files {
+        let Some(from) = room_of_file(file) else {
+            continue;
+        };
+        let Some(from_floor) = order.iter().position(|room| *room == from) else {
+            violations.push(format!("src/{file}: its room `{from}` is not in the table"));
+            continue;
+        };
+        for found in paths_in(&module_of_file(file), text) {
+            let Ok(absolute) = absolute_path(&found) else {
+                continue;
+            };
+            let Some(to) = room_of_path(&absolute, &rooms, &mod_exports) else {
+                continue;
+            };
+            if to == from {
+                continue;
+            }
+            let to_floor = order.iter().position(|room| *room == to);
+            if to_floor.is_none_or(|floor| floor < from_floor) {
+                violations.push(format!(
+                    "src/{file}:{}: `{from}` imports `crate::{}` from `{to}`, which stands \
+                     above it in ARCHITECTURE.md's table of rooms: a room imports only \
+                     rooms below it",
+                    found.path.line,
+                    absolute.join("::")
+                ));
+            }
+        }
+    }
+    violations
+}
+
 fn architecture_md() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path:?}: {e}"))
@@ -1119,5 +1219,94 @@ fn a_table_of_rooms_that_lacks_a_file_or_names_a_gone_one_is_reported() {
             "`net/h2.rs` is missing from the table of rooms",
             "`net/hyper_transport.rs` is in the table of rooms but not in src/",
         ]
+    );
+}
+
+#[test]
+fn a_room_of_the_network_layer_imports_only_rooms_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src.join("net"), &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|path| {
+            let relative = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(path)
+                .unwrap_or_else(|e| panic!("cannot read {path:?}: {e}"));
+            (relative, text)
+        })
+        .collect();
+    assert!(files.len() > 10, "src/net/ holds the network layer");
+    let order = rooms_in_table_order(&architecture_md());
+    let violations = room_order_violations(&order, &files);
+    assert!(
+        violations.is_empty(),
+        "the network layer's rooms import upwards (or in a circle):\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn a_room_that_imports_one_above_it_is_reported_and_a_circle_with_it() {
+    let order: Vec<String> = ["net/mod.rs", "net/transport.rs", "net/pool.rs", "net/h1.rs"]
+        .map(str::to_owned)
+        .to_vec();
+    let files = |h1: &str| {
+        vec![
+            (
+                "net/mod.rs".to_owned(),
+                "mod h1;\npub use h1::Http1;\npub trait Transport {}\n".to_owned(),
+            ),
+            (
+                "net/transport.rs".to_owned(),
+                "use super::pool::Pool;\nuse super::Transport;\n".to_owned(),
+            ),
+            (
+                "net/pool.rs".to_owned(),
+                "use super::h1::Http1;\n".to_owned(),
+            ),
+            ("net/h1.rs".to_owned(), h1.to_owned()),
+        ]
+    };
+    // Downwards only: nothing to report (transport -> mod.rs's own trait is reported,
+    // as mod.rs stands above it here).
+    let found = room_order_violations(&order, &files("use crate::error::NetworkError;\n"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("`net/transport.rs` imports `crate::net::Transport` from `net/mod.rs`")
+    );
+    // h1 -> pool closes the circle pool -> h1: reported at the import that runs up, also
+    // when it goes through mod.rs's re-export or a test module.
+    let found = room_order_violations(
+        &order,
+        &files(
+            "use super::pool::Counted;\nmod tests { use super::super::Http1; use crate::net::Transport; }\n",
+        ),
+    );
+    assert!(
+        found.iter().any(|v| v.starts_with(
+            "src/net/h1.rs:1: `net/h1.rs` imports `crate::net::pool::Counted` from `net/pool.rs`"
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|v| v.contains("`net/h1.rs` imports `crate::net::Transport` from `net/mod.rs`")),
+        "{found:?}"
+    );
+    // A file of a room the table lacks.
+    let mut unlisted = files("");
+    unlisted.push(("net/h3/mod.rs".to_owned(), String::new()));
+    let found = room_order_violations(&order, &unlisted);
+    assert!(
+        found
+            .iter()
+            .any(|v| v == "src/net/h3/mod.rs: its room `net/h3/` is not in the table"),
+        "{found:?}"
     );
 }

@@ -108,6 +108,22 @@ impl fmt::Debug for HyperTransportBuilder {
     }
 }
 
+impl HyperTransport {
+    /// A transport with the defaults of [`HyperTransportBuilder`].
+    ///
+    /// # Errors
+    ///
+    /// As [`HyperTransportBuilder::build`].
+    pub fn new() -> Result<HyperTransport, Error> {
+        HyperTransport::builder().build()
+    }
+
+    /// A builder to configure a transport.
+    pub fn builder() -> HyperTransportBuilder {
+        HyperTransportBuilder::default()
+    }
+}
+
 impl HyperTransportBuilder {
     /// The most HTTP/1.1 connections open at once to one origin, counting those being
     /// connected; further requests wait in a first-come-first-served queue. `0` is
@@ -698,7 +714,7 @@ impl HyperTransportBuilder {
             .iter()
             .any(|proxy| proxy.kind == ProxyKind::Https)
             .then(|| proxy_tls_config(&tls.config));
-        let h1 = self.protocol.http1();
+        let h1 = super::h1::Options::of(&self.protocol);
         let h2 = super::h2::H2Config::of(&self.protocol);
         // Not with a caller's own verifier (it may judge a host by more than its name),
         // nor over a Unix domain socket (no address to compare, nothing to resolve).
@@ -709,7 +725,9 @@ impl HyperTransportBuilder {
         let resolver: Arc<dyn Resolve> = match self.resolver {
             Some(resolver) => resolver,
             #[cfg(feature = "hickory-dns")]
-            None if self.hickory_dns => Arc::new(super::HickoryResolver::from_system_conf()?),
+            None if self.hickory_dns => {
+                Arc::new(super::resolve::HickoryResolver::from_system_conf()?)
+            }
             None => Arc::new(SystemResolver),
         };
         Ok(HyperTransport {
@@ -747,6 +765,13 @@ impl HyperTransportBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn the_builder_is_send_and_sync() {
+        assert_send_sync::<HyperTransportBuilder>();
+    }
 
     #[test]
     fn the_default_read_timeout_is_300_seconds() {

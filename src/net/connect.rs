@@ -186,7 +186,9 @@ impl Connector {
         if key.https {
             self.handshake_tls(io, host, timing, addr).await
         } else if self.http2_prior_knowledge {
-            self.handshake_h2(io, peer(addr, None)).await
+            super::h2::handshake(io, &self.h2, peer(addr, None))
+                .await
+                .map(Connected::H2)
         } else {
             self.handshake_h1(io, peer(addr, None)).await
         }
@@ -376,7 +378,9 @@ impl Connector {
         // Once per connection: its responses share it.
         let peer = peer(addr, super::tls::tls_info(connection));
         if h2 {
-            self.handshake_h2(tls, peer).await
+            super::h2::handshake(tls, &self.h2, peer)
+                .await
+                .map(Connected::H2)
         } else {
             self.handshake_h1(tls, peer).await
         }
@@ -574,7 +578,7 @@ fn naming_proxy(error: NetworkError, what: impl FnOnce() -> String) -> NetworkEr
     match error {
         NetworkError::Dns(source) => NetworkError::Dns(named(source)),
         // One address tried: the proxy's name and that attempt's error say it all.
-        NetworkError::Connect(source) => match source.downcast::<super::ConnectError>() {
+        NetworkError::Connect(source) => match source.downcast::<super::socket::ConnectError>() {
             Ok(connect) => match connect.into_single_error() {
                 Ok(error) => NetworkError::Connect(named(Box::new(error))),
                 Err(connect) => NetworkError::Connect(named(Box::new(connect))),

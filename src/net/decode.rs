@@ -103,7 +103,8 @@ use futures_core::Stream;
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, Response};
 
-use super::body::{ResponseBody, is_incomplete_close};
+use super::h1::is_incomplete_close;
+use super::response_body::{Decoding, ResponseBody};
 use crate::error::NetworkError;
 
 /// The most content codings a response may stack (`identity` aside): 5, as curl and
@@ -834,7 +835,7 @@ impl Stage {
 /// Every stage reads its input to the end, the first one the body to its end, so that
 /// every check of every coding is made (gzip's CRC and length, zlib's Adler-32, a stream
 /// cut short) and the HTTP message is read whole, whichever coding's stream ends first.
-pub(crate) struct Pipeline {
+struct Pipeline {
     source: ResponseBody,
     /// `stages[0]` undoes the last coding applied; the last stage's output is the body.
     stages: Vec<Stage>,
@@ -855,9 +856,8 @@ impl Pipeline {
     }
 }
 
-impl Pipeline {
-    /// The body being decoded.
-    pub(crate) fn source_mut(self: Pin<&mut Self>) -> &mut ResponseBody {
+impl Decoding for Pipeline {
+    fn source_mut(self: Pin<&mut Self>) -> &mut ResponseBody {
         &mut self.get_mut().source
     }
 }

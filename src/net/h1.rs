@@ -54,8 +54,10 @@ use http_body::Body as _;
 use sync_wrapper::SyncWrapper;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::body::RequestBody;
+use super::protocol::ProtocolOptions;
+use super::request_body::RequestBody;
 use super::timer::ReadTimer;
+use crate::error::NetworkError;
 
 /// The byte stream of a connection: TCP, TLS, a Unix socket, a tunnel.
 pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -63,7 +65,7 @@ pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 
 /// The default count of response header fields, kept on the stack while parsing.
-pub(crate) const DEFAULT_MAX_HEADERS: usize = 100;
+const DEFAULT_MAX_HEADERS: usize = super::protocol::DEFAULT_HTTP1_MAX_HEADERS;
 
 /// The most informational (1xx) responses read before a request's final response: a peer
 /// that sends them without end would keep the request reading until its read timeout.
@@ -93,6 +95,17 @@ pub(crate) struct Options {
     pub(crate) max_headers: usize,
 }
 
+impl Options {
+    /// The HTTP/1.1 connections' settings of `options`.
+    pub(crate) fn of(options: &ProtocolOptions) -> Options {
+        Options {
+            title_case_headers: options.http1_title_case_headers,
+            max_head: usize::try_from(options.http1_max_header_size).unwrap_or(usize::MAX),
+            max_headers: options.http1_max_headers,
+        }
+    }
+}
+
 /// What the requests on one HTTP/1.1 connection reuse, rather than make each anew.
 #[derive(Default)]
 pub(crate) struct Reused {
@@ -102,8 +115,9 @@ pub(crate) struct Reused {
     /// The `Host` header of the connection's origin, made by the first request that needs
     /// one, and the authority it was made from; later ones share its bytes.
     pub(crate) host: Option<(Authority, HeaderValue)>,
-    /// Counts the connection closed in the pool's statistics when it is dropped.
-    pub(crate) counted: Option<super::pool::Counted>,
+    /// Dropped with the connection: the pool's count of it (a guard of `net/pool.rs`,
+    /// which stands above this room), which counts the connection closed then.
+    pub(crate) pool_count: Option<Box<dyn Send + Sync>>,
 }
 
 /// An HTTP/1.1 connection: one request at a time, written and read by whoever holds it.
@@ -196,7 +210,7 @@ impl Http1 {
     /// answered a request's `Upgrade`: the bytes read past the head come first.
     pub(crate) fn into_upgraded(self) -> crate::upgrade::Upgraded {
         let conn = *self.0;
-        // Its pool count (`reused.counted`) goes with the rest: the connection is no
+        // Its pool count (`reused.pool_count`) goes with the rest: the connection is no
         // longer the pool's, and counts as closed there.
         crate::upgrade::Upgraded::new(conn.io.into_inner(), conn.read_buf.freeze())
     }
@@ -1450,6 +1464,18 @@ impl StdError for H1Error {
         self.source
             .as_deref()
             .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+/// Whether `error` ended an HTTP/1.1 body delimited by the connection's close whose TLS
+/// connection closed without a closure alert (`close_notify`): complete, or cut short by
+/// whoever closed the connection (RFC 9112 §9.8).
+pub(crate) fn is_incomplete_close(error: &NetworkError) -> bool {
+    match error {
+        NetworkError::Protocol(source) => source
+            .downcast_ref::<H1Error>()
+            .is_some_and(H1Error::is_incomplete_close),
+        _ => false,
     }
 }
 

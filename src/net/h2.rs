@@ -41,19 +41,14 @@ use http::{HeaderValue, Request, Response, Uri, Version};
 use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::SendOptions;
-use super::body::{RequestBody, ResponseBody};
-use super::connect::{Connected, Connector};
-use super::pool::Key;
+#[cfg(feature = "http2")]
+use super::protocol::HeadRefused;
 use super::protocol::ProtocolOptions;
+use super::request_body::RequestBody;
 #[cfg(feature = "http2")]
 use super::timer::{FAR_FUTURE, ReadTimeout, ReadTimer};
-use super::timing::ConnectionTiming;
-#[cfg(feature = "http2")]
-use super::timing::Recorded;
-#[cfg(feature = "http2")]
-use super::transport::HeadRefused;
-use super::transport::{HeadLimits, Inner};
+use super::timing::{ConnectionTiming, Recorded};
+use super::tls::TlsSetup;
 use crate::error::{BoxError, NetworkError, TimeoutKind};
 use crate::peer::Peer;
 
@@ -97,6 +92,9 @@ pub(crate) struct H2Config {
     keep_alive: Option<KeepAliveConfig>,
     #[cfg(feature = "http2")]
     adaptive_window: bool,
+    /// `SETTINGS_MAX_HEADER_LIST_SIZE`, for the error of a head over it.
+    #[cfg(feature = "http2")]
+    max_header_list_size: u32,
 }
 
 #[cfg(feature = "http2")]
@@ -158,6 +156,7 @@ impl H2Config {
                 builder,
                 keep_alive,
                 adaptive_window: options.http2_adaptive_window,
+                max_header_list_size: options.http2_max_header_list_size,
             }
         }
     }
@@ -318,6 +317,8 @@ struct Shared {
     keep_alive_timed_out: AtomicBool,
     /// The keep-alive timeout, for that error's message.
     keep_alive_timeout: std::time::Duration,
+    /// The limit on a response head, for the error of one over it.
+    max_header_list_size: u32,
     /// Requests whose stream is open: sent, and their response body not done.
     open_streams: AtomicUsize,
     /// The PING in flight and the adaptive window's sample, with keep-alive or the
@@ -508,80 +509,78 @@ pub(super) fn is_extended_connect<B>(request: &Request<B>) -> bool {
         && request.extensions().get::<ConnectProtocol>().is_some()
 }
 
-impl Connector {
-    /// An HTTP/2 connection over `io`, to `peer`: the handshake (the preface and this
-    /// client's `SETTINGS`), then the connection's task.
-    pub(super) async fn handshake_h2<T>(
-        &self,
-        io: T,
-        peer: Option<Arc<Peer>>,
-    ) -> Result<Connected, NetworkError>
-    where
-        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+/// An HTTP/2 connection over `io`, to `peer`, with `config`'s settings: the handshake (the
+/// preface and this client's `SETTINGS`), then the connection's task.
+pub(super) async fn handshake<T>(
+    io: T,
+    config: &H2Config,
+    peer: Option<Arc<Peer>>,
+) -> Result<H2Connection, NetworkError>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    // Not reached: without the feature, `h2` is never offered and prior knowledge is
+    // refused when the transport is built.
+    #[cfg(not(feature = "http2"))]
     {
-        // Not reached: without the feature, `h2` is never offered and prior knowledge is
-        // refused when the transport is built.
-        #[cfg(not(feature = "http2"))]
-        {
-            let _ = (io, peer);
-            Err(NetworkError::Other(
-                "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
-            ))
-        }
-        #[cfg(feature = "http2")]
-        {
-            let config = &self.h2;
-            let (send, mut connection) = config
-                .builder
-                .handshake::<_, Bytes>(io)
-                .await
-                .map_err(|error| NetworkError::Protocol(Box::new(H2Error::new(error))))?;
-            let pinger = match config.keep_alive.is_some() || config.adaptive_window {
-                true => connection.ping_pong().map(|ping_pong| {
-                    Mutex::new(Pinger {
-                        ping_pong,
-                        sent_at: None,
-                        bytes: 0,
-                        next_sample: std::time::Instant::now(),
-                    })
-                }),
-                false => None,
-            };
-            let shared = Arc::new(Shared {
-                closed: AtomicBool::new(false),
-                keep_alive_timed_out: AtomicBool::new(false),
-                keep_alive_timeout: config
-                    .keep_alive
-                    .map_or(std::time::Duration::ZERO, |keep_alive| keep_alive.timeout),
-                open_streams: AtomicUsize::new(0),
-                pinger,
-                adaptive_window: config.adaptive_window,
-                queue: Mutex::new(Queue {
-                    open: true,
-                    waiting: std::collections::VecDeque::new(),
-                }),
-                task: futures_util::task::AtomicWaker::new(),
-                handles_gone: AtomicBool::new(false),
-                saturated: AtomicBool::new(false),
-            });
-            let task = ConnectionTask {
-                connection,
-                send: Some(send),
-                held: std::collections::VecDeque::new(),
-                check_saturation: false,
-                shared: Arc::clone(&shared),
-                keep_alive: config.keep_alive.map(KeepAlive::new),
-                bdp: config.adaptive_window.then(Bdp::new),
-            };
-            tokio::spawn(task);
-            Ok(Connected::H2(H2Connection {
-                shared: false,
-                tx: H2Sender {
-                    handle: Arc::new(Handle { shared }),
-                },
-                peer,
-            }))
-        }
+        let _ = (io, config, peer);
+        Err(NetworkError::Other(
+            "HTTP/2 is not in this build (its Cargo feature `http2` is off)".into(),
+        ))
+    }
+    #[cfg(feature = "http2")]
+    {
+        let (send, mut connection) = config
+            .builder
+            .handshake::<_, Bytes>(io)
+            .await
+            .map_err(|error| NetworkError::Protocol(Box::new(H2Error::new(error))))?;
+        let pinger = match config.keep_alive.is_some() || config.adaptive_window {
+            true => connection.ping_pong().map(|ping_pong| {
+                Mutex::new(Pinger {
+                    ping_pong,
+                    sent_at: None,
+                    bytes: 0,
+                    next_sample: std::time::Instant::now(),
+                })
+            }),
+            false => None,
+        };
+        let shared = Arc::new(Shared {
+            closed: AtomicBool::new(false),
+            keep_alive_timed_out: AtomicBool::new(false),
+            keep_alive_timeout: config
+                .keep_alive
+                .map_or(std::time::Duration::ZERO, |keep_alive| keep_alive.timeout),
+            max_header_list_size: config.max_header_list_size,
+            open_streams: AtomicUsize::new(0),
+            pinger,
+            adaptive_window: config.adaptive_window,
+            queue: Mutex::new(Queue {
+                open: true,
+                waiting: std::collections::VecDeque::new(),
+            }),
+            task: futures_util::task::AtomicWaker::new(),
+            handles_gone: AtomicBool::new(false),
+            saturated: AtomicBool::new(false),
+        });
+        let task = ConnectionTask {
+            connection,
+            send: Some(send),
+            held: std::collections::VecDeque::new(),
+            check_saturation: false,
+            shared: Arc::clone(&shared),
+            keep_alive: config.keep_alive.map(KeepAlive::new),
+            bdp: config.adaptive_window.then(Bdp::new),
+        };
+        tokio::spawn(task);
+        Ok(H2Connection {
+            shared: false,
+            tx: H2Sender {
+                handle: Arc::new(Handle { shared }),
+            },
+            peer,
+        })
     }
 }
 
@@ -931,40 +930,72 @@ impl Bdp {
     }
 }
 
-impl Inner {
-    /// Sends `request` on an HTTP/2 connection. With `may_replay`, a request with a
-    /// body that can be sent again comes back as [`Retry::Replay`] when the server refuses
-    /// its stream unprocessed.
-    pub(super) async fn send_h2(
-        &self,
-        connection: H2Connection,
+/// What a request on a stream is held to, from the transport that sends it.
+pub(super) struct StreamContext<'a> {
+    /// The read timeout: for the stream to open and then for the response head (the
+    /// body has its own, see `net/response_body.rs`).
+    pub(super) read_timeout: Option<std::time::Duration>,
+    /// For an `https:` origin, the TLS the connection was made with and the origin's host:
+    /// a TLS alert that closed the connection is a refusal, not a reason to retry.
+    pub(super) tls: Option<(&'a TlsSetup, &'a str)>,
+}
+
+impl StreamContext<'_> {
+    /// The read timeout passed.
+    fn idle_timeout(&self) -> NetworkError {
+        NetworkError::Timeout {
+            kind: TimeoutKind::Idle,
+            after: self.read_timeout.unwrap_or_default(),
+        }
+    }
+
+    /// The TLS alert in `io`, on an `https:` origin's connection.
+    fn tls_alert_in(&self, io: &std::io::Error) -> Option<NetworkError> {
+        let (tls, host) = self.tls?;
+        tls.alert_in(host, io)
+    }
+}
+
+/// What follows a response head read from a stream.
+pub(super) enum H2Reply {
+    /// The response's body, read from the stream.
+    Body(H2Body),
+    /// Nothing: the `2xx` of an extended `CONNECT`, whose stream is the tunnel now (the
+    /// response's `OnUpgrade` holds it).
+    Tunnel,
+}
+
+impl H2Connection {
+    /// Sends `request` on a stream of this connection and waits for the response head:
+    /// the head, what follows it, and what is known of the connection. With
+    /// `may_replay`, a request with a body that can be sent again comes back as
+    /// [`Retry::Replay`] when the server refuses its stream unprocessed.
+    pub(super) async fn send(
+        self,
         request: Request<RequestBody>,
-        key: &Key,
-        options: &SendOptions,
+        context: &StreamContext<'_>,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
-    ) -> Result<Response<ResponseBody>, Retry> {
+    ) -> Result<(Response<H2Reply>, Recorded), Retry> {
         #[cfg(not(feature = "http2"))]
         {
-            let _ = (request, key, options, may_replay, fresh);
-            match connection.tx {}
+            let _ = (request, context, may_replay, fresh);
+            match self.tx {}
         }
         #[cfg(feature = "http2")]
-        self.send_on_stream(connection, request, key, options, may_replay, fresh)
+        self.send_on_stream(request, context, may_replay, fresh)
             .await
     }
 
     #[cfg(feature = "http2")]
     async fn send_on_stream(
-        &self,
-        connection: H2Connection,
+        self,
         mut request: Request<RequestBody>,
-        key: &Key,
-        options: &SendOptions,
+        context: &StreamContext<'_>,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
-    ) -> Result<Response<ResponseBody>, Retry> {
-        let H2Connection { tx, peer, shared } = connection;
+    ) -> Result<(Response<H2Reply>, Recorded), Retry> {
+        let H2Connection { tx, peer, shared } = self;
         prepare_h2(&mut request);
         let replay = if may_replay {
             Replay::of(&request)
@@ -1021,7 +1052,7 @@ impl Inner {
         // The read timeout runs from here: the wait for the stream, then for the head. A
         // timer of its own: streams share the connection.
         let mut timer = None;
-        let armed = self
+        let armed = context
             .read_timeout
             .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
         let refused = match queued {
@@ -1029,7 +1060,7 @@ impl Inner {
                 tx.shared().task.wake();
                 let Ok(replied) = ReadTimeout::new(replied, armed).await else {
                     // Given up: the task drops the stream if it opens it.
-                    return Err(Retry::Fail(self.idle_timeout()));
+                    return Err(Retry::Fail(context.idle_timeout()));
                 };
                 match replied {
                     Ok(Ok(opened)) => Ok(opened),
@@ -1048,7 +1079,7 @@ impl Inner {
                 tx.shared().closed.store(true, Ordering::Release);
                 // A TLS alert closed the connection: a refusal, not a reason to retry.
                 let io = error.as_ref().and_then(h2::Error::get_io);
-                if let Some(tls) = io.and_then(|io| self.tls_alert_in(io, key)) {
+                if let Some(tls) = io.and_then(|io| context.tls_alert_in(io)) {
                     return Err(Retry::Fail(tls));
                 }
                 let (parts, ()) = head.into_parts();
@@ -1062,7 +1093,7 @@ impl Inner {
                 tx.shared().closed.store(true, Ordering::Release);
                 return Err(match replay {
                     Some(copy) => Retry::Again(Box::new(copy.into_request())),
-                    None => Retry::Fail(self.h2_request_error(&tx, error, key)),
+                    None => Retry::Fail(request_error(&tx, error, context)),
                 });
             }
         };
@@ -1094,7 +1125,7 @@ impl Inner {
         let result = ReadTimeout::new(response, timer.as_mut()).await;
         let result = match result {
             Ok(result) => result,
-            Err(()) => return Err(Retry::Fail(self.idle_timeout())),
+            Err(()) => return Err(Retry::Fail(context.idle_timeout())),
         };
         match result {
             Ok(response) => {
@@ -1106,7 +1137,7 @@ impl Inner {
                     request_start,
                     response_start: std::time::Instant::now(),
                     h2: true,
-                    secure: key.https,
+                    secure: context.tls.is_some(),
                     peer,
                 };
                 let (mut parts, recv) = response.into_parts();
@@ -1128,7 +1159,7 @@ impl Inner {
                     parts
                         .extensions
                         .insert(crate::upgrade::OnUpgrade::new(upgraded));
-                    return Ok(Response::from_parts(parts, ResponseBody::tunnel(info)));
+                    return Ok((Response::from_parts(parts, H2Reply::Tunnel), info));
                 }
                 let body = H2Body {
                     recv,
@@ -1136,9 +1167,7 @@ impl Inner {
                     data_done: false,
                     declared_length: parts.headers.contains_key(CONTENT_LENGTH),
                 };
-                let body = ResponseBody::h2(body, self.read_timeout, info);
-                self.decode(Response::from_parts(parts, body), options)
-                    .map_err(Retry::Fail)
+                Ok((Response::from_parts(parts, H2Reply::Body(body)), info))
             }
             Err(error) => {
                 if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
@@ -1148,25 +1177,47 @@ impl Inner {
                     Some(copy) if refused_unprocessed(&error) => {
                         Err(Retry::Replay(Box::new(copy.into_request())))
                     }
-                    _ => Err(Retry::Fail(self.h2_request_error(&tx, error, key))),
+                    _ => Err(Retry::Fail(request_error(&tx, error, context))),
                 }
             }
         }
     }
+}
 
-    /// Maps an error h2 reports before the response head from `key`'s origin arrived:
-    /// the keep-alive timeout, a TLS alert (see [`Inner::tls_alert_in`]), a head over the
-    /// limit, else a [`NetworkError::Protocol`].
-    #[cfg(feature = "http2")]
-    fn h2_request_error(&self, tx: &H2Sender, error: h2::Error, key: &Key) -> NetworkError {
-        if tx.shared().keep_alive_timed_out.load(Ordering::Acquire) {
-            return self.head_limits.keep_alive_timeout();
-        }
-        if let Some(tls) = error.get_io().and_then(|io| self.tls_alert_in(io, key)) {
-            return tls;
-        }
-        self.head_limits.h2_request_error(error)
+/// Maps an error h2 reports on `tx` before the response head arrived: the keep-alive
+/// timeout, a TLS alert, a head over the limit (with a message naming the limit and the
+/// option that sets it; h2's own error stays its source), else a
+/// [`NetworkError::Protocol`].
+#[cfg(feature = "http2")]
+fn request_error(tx: &H2Sender, error: h2::Error, context: &StreamContext<'_>) -> NetworkError {
+    let shared = tx.shared();
+    if shared.keep_alive_timed_out.load(Ordering::Acquire) {
+        return NetworkError::Timeout {
+            kind: TimeoutKind::KeepAlive,
+            after: shared.keep_alive_timeout,
+        };
     }
+    if let Some(tls) = error.get_io().and_then(|io| context.tls_alert_in(io)) {
+        return tls;
+    }
+    // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE with
+    // PROTOCOL_ERROR, as it does a malformed one, and tells them apart to no caller.
+    let reset_here = error.is_library()
+        && error.is_reset()
+        && error.reason() == Some(h2::Reason::PROTOCOL_ERROR);
+    if !reset_here {
+        return NetworkError::Protocol(Box::new(H2Error::new(error)));
+    }
+    let limit = shared.max_header_list_size;
+    NetworkError::Protocol(Box::new(HeadRefused {
+        message: format!(
+            "HTTP/2 response head refused: larger than {limit} bytes (see \
+             http2_max_header_list_size) or malformed"
+        ),
+        version: Version::HTTP_2,
+        limit,
+        source: Box::new(H2Error::new(error)),
+    }))
 }
 
 /// The stream of an extended `CONNECT` answered `2xx`, as a byte stream both ways: reads
@@ -1577,42 +1628,6 @@ impl Replay {
 #[cfg(feature = "http2")]
 fn refused_unprocessed(error: &h2::Error) -> bool {
     error.is_remote() && (error.is_go_away() || error.reason() == Some(h2::Reason::REFUSED_STREAM))
-}
-
-impl HeadLimits {
-    /// The error of a connection closed because a keep-alive PING went unanswered.
-    fn keep_alive_timeout(&self) -> NetworkError {
-        NetworkError::Timeout {
-            kind: TimeoutKind::KeepAlive,
-            after: self.http2_keep_alive_timeout,
-        }
-    }
-
-    /// Maps an error h2 reports before the response head arrived. A head over the limit
-    /// gets a message naming the limit and the option that sets it; h2's own error stays
-    /// its source.
-    #[cfg(feature = "http2")]
-    fn h2_request_error(&self, error: h2::Error) -> NetworkError {
-        // h2 resets a stream whose header block passes SETTINGS_MAX_HEADER_LIST_SIZE with
-        // PROTOCOL_ERROR, as it does a malformed one, and tells them apart to no caller.
-        let reset_here = error.is_library()
-            && error.is_reset()
-            && error.reason() == Some(h2::Reason::PROTOCOL_ERROR);
-        if !reset_here {
-            return NetworkError::Protocol(Box::new(H2Error::new(error)));
-        }
-        let message = format!(
-            "HTTP/2 response head refused: larger than {} bytes (see \
-             http2_max_header_list_size) or malformed",
-            self.http2_max_header_list_size
-        );
-        NetworkError::Protocol(Box::new(HeadRefused {
-            message,
-            version: Version::HTTP_2,
-            limit: self.http2_max_header_list_size,
-            source: Box::new(H2Error::new(error)),
-        }))
-    }
 }
 
 /// HTTP/2 forbids connection-specific header fields (RFC 9113 §8.2.2).

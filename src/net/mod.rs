@@ -171,7 +171,6 @@
 //! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
 //! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
 
-mod body;
 mod builder;
 mod connect;
 mod decode;
@@ -181,7 +180,9 @@ mod happy_eyeballs;
 mod pool;
 mod protocol;
 mod proxy;
+mod request_body;
 mod resolve;
+mod response_body;
 #[cfg(feature = "tower")]
 mod service;
 mod socket;
@@ -195,7 +196,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-pub use body::{RequestBody, ResponseBody};
 pub use builder::HyperTransportBuilder;
 pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
@@ -209,17 +209,20 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
 pub use pool::{OriginStats, PoolStats};
+pub use protocol::HeadRefused;
 pub use proxy::{Proxy, ProxyRefused};
+pub use request_body::RequestBody;
 pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 #[cfg(feature = "hickory-dns")]
 pub use resolve::{HickoryError, HickoryResolver};
+pub use response_body::ResponseBody;
 #[cfg(feature = "tower")]
 pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;
 pub use socks::{SocksRefusal, SocksRefused};
 pub use timing::{ConnectionInfo, ConnectionTiming};
 pub use tls::{Identity, TlsHandshakeError, TlsInfo, TlsVersion};
-pub use transport::{HeadRefused, HyperTransport};
+pub use transport::HyperTransport;
 
 use crate::error::NetworkError;
 

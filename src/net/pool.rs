@@ -860,7 +860,7 @@ impl Drop for Slot {
 }
 
 /// Counts an HTTP/1 connection closed when it is dropped: kept in its handle.
-pub(crate) struct Counted {
+struct Counted {
     /// Weak: idle connections sit in the pool, which must not keep itself alive.
     shared: Weak<Shared>,
     key: Key,
@@ -882,10 +882,10 @@ impl Pooled {
             let origin = origins.entry(slot.key.clone()).or_default();
             slot.shared.count_opened(origin);
         }
-        tx.reused().counted = Some(Counted {
+        tx.reused().pool_count = Some(Box::new(Counted {
             shared: Arc::downgrade(&slot.shared),
             key: slot.key.clone(),
-        });
+        }));
         if slot.h2_connect {
             slot.h2_connect = false;
             slot.shared.h2_connect_ended(&slot.key, true);

@@ -1,17 +1,21 @@
-//! The settings of the HTTP/1.1 and HTTP/2 connections a [`HyperTransport`] opens, and
-//! how they become the HTTP/1.1 connections' options (`net/h1.rs`); `net/h2.rs` makes the
-//! HTTP/2 connections' settings of them.
+//! The settings of the HTTP/1.1 and HTTP/2 connections a [`HyperTransport`] opens, as its
+//! builder sets them; `net/h1.rs` and `net/h2.rs` make their connections' options of them.
 //!
 //! [`HyperTransport`]: super::HyperTransport
 
+use std::fmt;
 use std::time::Duration;
+
+use http::Version;
+
+use crate::error::BoxError;
 
 /// The default limit on a response head: 256 KiB, over HTTP/2
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
 pub(crate) const DEFAULT_MAX_RESPONSE_HEAD: u32 = 256 * 1024;
 
-/// The default count of HTTP/1.1 response header fields, kept on the stack.
-pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = super::h1::DEFAULT_MAX_HEADERS;
+/// The default count of HTTP/1.1 response header fields, kept on the stack while parsing.
+pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = 100;
 
 /// The default wait for a keep-alive PING's acknowledgement (hyper's and h2's).
 const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -51,13 +55,41 @@ impl Default for ProtocolOptions {
     }
 }
 
-impl ProtocolOptions {
-    /// The HTTP/1.1 connections' settings (see `net/h1.rs`).
-    pub(crate) fn http1(&self) -> super::h1::Options {
-        super::h1::Options {
-            title_case_headers: self.http1_title_case_headers,
-            max_head: usize::try_from(self.http1_max_header_size).unwrap_or(usize::MAX),
-            max_headers: self.http1_max_headers,
-        }
+/// A response head this client refused to read: over the limit on its size (or, on
+/// HTTP/1.1, its field count), or on HTTP/2 malformed, which h2 does not tell apart. The
+/// source of a [`NetworkError::Protocol`]; the error of the connection that read it is
+/// its own source. The same
+/// response fails the same way again.
+#[derive(Debug)]
+pub struct HeadRefused {
+    pub(crate) message: String,
+    pub(crate) version: Version,
+    pub(crate) limit: u32,
+    pub(crate) source: BoxError,
+}
+
+impl HeadRefused {
+    /// The protocol the head came over: HTTP/1.1 or HTTP/2.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The limit in bytes the head was held to
+    /// ([`http1_max_header_size`](super::HyperTransportBuilder::http1_max_header_size) or
+    /// [`http2_max_header_list_size`](super::HyperTransportBuilder::http2_max_header_list_size)).
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+}
+
+impl fmt::Display for HeadRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HeadRefused {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
     }
 }

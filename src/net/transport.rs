@@ -12,17 +12,17 @@ use http::header::{CONTENT_LENGTH, HOST, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
 use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
 
-use super::body::{RequestBody, ResponseBody};
-use super::builder::HyperTransportBuilder;
 use super::connect::{Connected, Connector};
 use super::decode::decode_response_with;
 use super::h1::{BodyReader, H1Error, Head, Http1};
-use super::h2::Retry;
+use super::h2::{H2Connection, H2Reply, Retry, StreamContext};
 use super::pool::{Checkout, Key, Pool, Pooled};
-use super::protocol::ProtocolOptions;
+use super::protocol::{HeadRefused, ProtocolOptions};
+use super::request_body::RequestBody;
+use super::response_body::ResponseBody;
 use super::timing::{ConnectionTiming, Recorded};
 use super::{SendOptions, Transport, TransportFuture};
-use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
+use crate::error::{NetworkError, TimeoutKind};
 
 /// The default [`Transport`]: HTTP/1.1 and HTTP/2 connections of this crate's own (HTTP/2
 /// on the h2 library), TLS through rustls.
@@ -32,13 +32,13 @@ use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
 /// beyond the cap wait their turn, first come first served), and closed after sitting
 /// idle too long. An `https:` origin whose server picks `h2` by ALPN gets one multiplexed
 /// HTTP/2 connection that every request shares (more, when every stream is taken, with
-/// [`http2_max_connections_per_origin`](HyperTransportBuilder::http2_max_connections_per_origin)).
+/// [`http2_max_connections_per_origin`](super::HyperTransportBuilder::http2_max_connections_per_origin)).
 /// As browsers do (RFC 9113 §9.1.1), an `https:` origin without a connection of its own
 /// shares another origin's HTTP/2 connection on the same port when its host resolves to
 /// that connection's address and the certificate the connection verified names it too;
 /// a `421 Misdirected Request` on it sends the request again on a connection of the
 /// origin's own, which it keeps. (A TLS configuration of the caller's own,
-/// [`rustls_config`](HyperTransportBuilder::rustls_config), turns this off: its verifier
+/// [`rustls_config`](super::HyperTransportBuilder::rustls_config), turns this off: its verifier
 /// may judge a host by more than its name.) Cloning is cheap and shares the pool.
 ///
 /// ```
@@ -97,25 +97,11 @@ impl fmt::Debug for HyperTransport {
 }
 
 impl HyperTransport {
-    /// A transport with the defaults of [`HyperTransportBuilder`].
-    ///
-    /// # Errors
-    ///
-    /// As [`HyperTransportBuilder::build`].
-    pub fn new() -> Result<HyperTransport, Error> {
-        HyperTransport::builder().build()
-    }
-
-    /// A builder to configure a transport.
-    pub fn builder() -> HyperTransportBuilder {
-        HyperTransportBuilder::default()
-    }
-
     /// A snapshot of the connection pool: per origin, the connections open, idle, in use
     /// and being made, the requests waiting, and the connections opened and closed; see
     /// [`PoolStats`](super::PoolStats). It takes the pool's lock once, for a pass over
     /// the origins; sending requests costs nothing more for it.
-    pub fn pool_stats(&self) -> super::PoolStats {
+    pub fn pool_stats(&self) -> super::pool::PoolStats {
         self.inner.pool.stats()
     }
 }
@@ -523,15 +509,12 @@ fn without_userinfo(authority: &str) -> &str {
     authority.rsplit('@').next().unwrap_or(authority)
 }
 
-/// The limits on a response head, and the keep-alive timeout, kept to say which one a
-/// request passed.
+/// The limits on an HTTP/1.1 response head, kept to say which one a response passed.
+/// (An HTTP/2 connection keeps its own, see `net/h2.rs`.)
 #[derive(Clone, Copy, Debug)]
 pub(super) struct HeadLimits {
     http1_max_header_size: u32,
     http1_max_headers: usize,
-    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
-    pub(super) http2_max_header_list_size: u32,
-    pub(super) http2_keep_alive_timeout: Duration,
 }
 
 impl HeadLimits {
@@ -539,13 +522,11 @@ impl HeadLimits {
         HeadLimits {
             http1_max_header_size: protocol.http1_max_header_size,
             http1_max_headers: protocol.http1_max_headers,
-            http2_max_header_list_size: protocol.http2_max_header_list_size,
-            http2_keep_alive_timeout: protocol.http2_keep_alive_timeout,
         }
     }
 
     /// Maps an error on an HTTP/1.1 connection before the response head arrived, as
-    /// `HeadLimits::h2_request_error` (`net/h2.rs`) does for HTTP/2.
+    /// `request_error` (`net/h2.rs`) does for HTTP/2.
     fn h1_request_error(&self, error: H1Error) -> NetworkError {
         if !error.is_head_too_large() {
             return NetworkError::Protocol(Box::new(error));
@@ -563,46 +544,36 @@ impl HeadLimits {
     }
 }
 
-/// A response head this client refused to read: over the limit on its size (or, on
-/// HTTP/1.1, its field count), or on HTTP/2 malformed, which h2 does not tell apart. The
-/// source of a [`NetworkError::Protocol`]; the error of the connection that read it is
-/// its own source. The same
-/// response fails the same way again.
-#[derive(Debug)]
-pub struct HeadRefused {
-    pub(super) message: String,
-    pub(super) version: Version,
-    pub(super) limit: u32,
-    pub(super) source: BoxError,
-}
-
-impl HeadRefused {
-    /// The protocol the head came over: HTTP/1.1 or HTTP/2.
-    pub fn version(&self) -> Version {
-        self.version
-    }
-
-    /// The limit in bytes the head was held to
-    /// ([`http1_max_header_size`](super::HyperTransportBuilder::http1_max_header_size) or
-    /// [`http2_max_header_list_size`](super::HyperTransportBuilder::http2_max_header_list_size)).
-    pub fn limit(&self) -> u32 {
-        self.limit
-    }
-}
-
-impl fmt::Display for HeadRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for HeadRefused {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.source)
-    }
-}
-
 impl Inner {
+    /// Sends `request` on an HTTP/2 connection (see `net/h2.rs`) and makes the response's
+    /// body of its stream. With `may_replay`, a request with a body that can be sent
+    /// again comes back as [`Retry::Replay`] when the server refuses its stream
+    /// unprocessed.
+    async fn send_h2(
+        &self,
+        connection: H2Connection,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+        may_replay: bool,
+        fresh: Option<ConnectionTiming>,
+    ) -> Result<Response<ResponseBody>, Retry> {
+        let context = StreamContext {
+            read_timeout: self.read_timeout,
+            tls: tls_host(key).map(|host| (&self.connector.tls, host)),
+        };
+        let (response, info) = connection
+            .send(request, &context, may_replay, fresh)
+            .await?;
+        let (parts, reply) = response.into_parts();
+        let body = match reply {
+            H2Reply::Body(body) => ResponseBody::h2(body, self.read_timeout, info),
+            H2Reply::Tunnel => return Ok(Response::from_parts(parts, ResponseBody::tunnel(info))),
+        };
+        self.decode(Response::from_parts(parts, body), options)
+            .map_err(Retry::Fail)
+    }
+
     /// The same for an HTTP/1.1 connection's error.
     fn h1_request_error(&self, error: H1Error, key: &Key) -> NetworkError {
         match self.tls_alert(&error, key) {
@@ -663,13 +634,6 @@ impl Inner {
             None => Coalesced::Resolved(addrs),
         }
     }
-
-    /// The same, found in the I/O error `io` a request to `key`'s origin failed with.
-    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
-    pub(super) fn tls_alert_in(&self, io: &std::io::Error, key: &Key) -> Option<NetworkError> {
-        let host = tls_host(key)?;
-        self.connector.tls.alert_in(host, io)
-    }
 }
 
 /// What [`Inner::coalesce`] found.
@@ -704,7 +668,6 @@ mod tests {
     #[test]
     fn transport_is_send_and_sync() {
         assert_send_sync::<HyperTransport>();
-        assert_send_sync::<HyperTransportBuilder>();
     }
 
     /// Boxed for every request: past 1 KiB, glibc's `malloc` leaves its per-thread cache
