@@ -1195,11 +1195,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Resolves host names with hickory's DNS resolver, of the system's configuration,
-    /// instead of `getaddrinfo`: reqwest's `hickory_dns`. A [`resolver`](Self::resolver)
-    /// takes its place; [`build`](Self::build) fails when the system's configuration
-    /// cannot be read. [`HyperTransportBuilder::hickory_dns`] says the rest, and why
-    /// there is no `no_hickory_dns`.
+    /// Resolves host names with hickory's DNS resolver instead of `getaddrinfo`:
+    /// reqwest's `hickory_dns`.
     ///
     /// ```no_run
     /// use whatwg_fetch::Client;
@@ -1209,8 +1206,8 @@ impl ClientBuilder {
     /// # Ok::<(), whatwg_fetch::Error>(())
     /// ```
     ///
-    /// Default is `false`, with the `hickory-dns` feature on or off; the method exists
-    /// only with it.
+    /// What it does, its limits and its default (and why there is no `no_hickory_dns`):
+    /// the transport's [`HyperTransportBuilder::hickory_dns`], which this sets.
     #[cfg(feature = "hickory-dns")]
     pub fn hickory_dns(mut self, enabled: bool) -> ClientBuilder {
         self.hyper = self.hyper.hickory_dns(enabled);
@@ -1268,9 +1265,7 @@ impl ClientBuilder {
     }
 
     /// Sends every request to the Unix domain socket at `path` instead of over TCP,
-    /// whatever its URL's host: `http:` URLs speak HTTP/1.1 over it, `https:` ones TLS
-    /// with the URL's host as the server name. Nothing is resolved; proxies and the TCP
-    /// options do not apply (see [`HyperTransportBuilder::unix_socket`]).
+    /// whatever its URL's host: reqwest's `unix_socket`.
     ///
     /// ```
     /// # tokio_test::block_on(async {
@@ -1294,7 +1289,10 @@ impl ClientBuilder {
     /// # }).unwrap();
     /// ```
     ///
-    /// Unix only. Default is `None`: TCP.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::unix_socket`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::unix_socket`]: crate::net::HyperTransportBuilder::unix_socket
     #[cfg(unix)]
     pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> ClientBuilder {
         self.hyper = self.hyper.unix_socket(path);
@@ -1320,9 +1318,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends the requests `proxy` carries through it (see [`Proxy`]: `http:`, `https:`,
-    /// `socks5:` and `socks5h:` proxies). May be called several times: the first proxy
-    /// that carries a request's URL is used.
+    /// Sends the requests `proxy` carries through it: reqwest's `proxy`, for `http:`,
+    /// `https:`, `socks5:` and `socks5h:` proxies (see [`Proxy`]).
     ///
     /// ```
     /// use whatwg_fetch::Client;
@@ -1335,7 +1332,10 @@ impl ClientBuilder {
     /// # Ok::<(), whatwg_fetch::Error>(())
     /// ```
     ///
-    /// Default is no proxy.
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::proxy`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::proxy`]: crate::net::HyperTransportBuilder::proxy
     pub fn proxy(mut self, proxy: Proxy) -> ClientBuilder {
         self.hyper = self.hyper.proxy(proxy);
         self

@@ -80,7 +80,8 @@ impl RequestBody {
     /// A body streamed from `stream`, one chunk at a time, as the peer takes them.
     ///
     /// An error from the stream aborts the request: the connection is closed and the
-    /// transport reports a [`NetworkError::Protocol`] whose source chain holds it.
+    /// transport reports a [`NetworkError::Protocol`](crate::error::NetworkError::Protocol)
+    /// whose source chain holds it.
     pub fn from_stream<S, E>(stream: S) -> RequestBody
     where
         S: Stream<Item = Result<Bytes, E>> + Send + 'static,
