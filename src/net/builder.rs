@@ -766,13 +766,6 @@ impl HyperTransportBuilder {
 mod tests {
     use super::*;
 
-    fn assert_send_sync<T: Send + Sync>() {}
-
-    #[test]
-    fn the_builder_is_send_and_sync() {
-        assert_send_sync::<HyperTransportBuilder>();
-    }
-
     #[test]
     fn the_default_read_timeout_is_300_seconds() {
         let builder = HyperTransportBuilder::default();

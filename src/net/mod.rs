@@ -350,3 +350,19 @@ pub fn status_text<B>(response: &http::Response<B>) -> std::borrow::Cow<'static,
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    /// A transport, its builder and the bodies go between tasks and threads.
+    #[test]
+    fn the_layers_public_types_are_send_and_sync() {
+        assert_send_sync::<HyperTransport>();
+        assert_send_sync::<HyperTransportBuilder>();
+        assert_send_sync::<RequestBody>();
+        assert_send_sync::<ResponseBody>();
+    }
+}

@@ -329,13 +329,6 @@ mod tests {
     use super::*;
     use http_body_util::BodyExt;
 
-    fn assert_send_sync<T: Send + Sync>() {}
-
-    #[test]
-    fn a_request_body_is_send_and_sync() {
-        assert_send_sync::<RequestBody>();
-    }
-
     #[tokio::test]
     async fn full_request_body_yields_once_with_exact_size() {
         let mut body = RequestBody::from("abc");

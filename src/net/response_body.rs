@@ -494,13 +494,6 @@ impl Stream for ResponseBody {
 mod tests {
     use super::*;
 
-    fn assert_send_sync<T: Send + Sync>() {}
-
-    #[test]
-    fn a_response_body_is_send_and_sync() {
-        assert_send_sync::<ResponseBody>();
-    }
-
     #[tokio::test]
     async fn response_body_streams_bytes() {
         use futures_util::StreamExt;

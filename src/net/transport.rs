@@ -663,13 +663,6 @@ fn tls_host(key: &Key) -> Option<&str> {
 mod tests {
     use super::*;
 
-    fn assert_send_sync<T: Send + Sync>() {}
-
-    #[test]
-    fn transport_is_send_and_sync() {
-        assert_send_sync::<HyperTransport>();
-    }
-
     /// Boxed for every request: past 1 KiB, glibc's `malloc` leaves its per-thread cache
     /// for the shared bins and first merges every small free chunk (`malloc_consolidate`),
     /// which cost 1.6 % of the load benchmark's client CPU.
