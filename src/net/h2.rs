@@ -965,36 +965,68 @@ pub(super) enum H2Reply {
     Tunnel,
 }
 
+/// A request whose head is queued for the connection's task to open its stream: what
+/// the wait for its response keeps. Made before that wait, so that the request itself is
+/// not part of its future (which every request boxes).
+#[cfg(feature = "http2")]
+struct Submitted {
+    tx: H2Sender,
+    peer: Option<Arc<Peer>>,
+    /// Whether the connection is another origin's, shared (coalescing).
+    shared: bool,
+    replay: Option<Replay>,
+    /// Whether the request is an extended `CONNECT`.
+    tunnel: bool,
+    body: RequestBody,
+    end_of_stream: bool,
+    open: Option<OpenStream>,
+    request_start: std::time::Instant,
+    /// The task's answer: the stream opened, or the head back; or the head at once, when
+    /// the connection took no more (boxed: it is rare, and the future keeps this).
+    queued: Result<tokio::sync::oneshot::Receiver<Result<Opened, Refused>>, Box<Request<()>>>,
+    /// The read timer, set when there is a read timeout.
+    timer: Option<ReadTimer>,
+}
+
 impl H2Connection {
     /// Sends `request` on a stream of this connection and waits for the response head:
     /// the head, what follows it, and what is known of the connection. With
     /// `may_replay`, a request with a body that can be sent again comes back as
     /// [`Retry::Replay`] when the server refuses its stream unprocessed.
-    pub(super) async fn send(
+    ///
+    /// The head is queued for the connection's task here, when this is called; the
+    /// future waits for the stream and then for the response.
+    pub(super) fn send<'a>(
         self,
         request: Request<RequestBody>,
-        context: &StreamContext<'_>,
+        context: StreamContext<'a>,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
-    ) -> Result<(Response<H2Reply>, Recorded), Retry> {
+    ) -> impl Future<Output = Result<(Response<H2Reply>, Recorded), Retry>> + Send + 'a {
         #[cfg(not(feature = "http2"))]
         {
             let _ = (request, context, may_replay, fresh);
-            match self.tx {}
+            async move { match self.tx {} }
         }
         #[cfg(feature = "http2")]
-        self.send_on_stream(request, context, may_replay, fresh)
-            .await
+        {
+            match self.submit(request, &context, may_replay) {
+                Ok(submitted) => {
+                    futures_util::future::Either::Left(submitted.response(context, fresh))
+                }
+                Err(error) => futures_util::future::Either::Right(std::future::ready(Err(error))),
+            }
+        }
     }
 
+    /// Queues `request`'s head for the connection's task, which opens its stream.
     #[cfg(feature = "http2")]
-    async fn send_on_stream(
+    fn submit(
         self,
         mut request: Request<RequestBody>,
         context: &StreamContext<'_>,
         may_replay: bool,
-        fresh: Option<ConnectionTiming>,
-    ) -> Result<(Response<H2Reply>, Recorded), Retry> {
+    ) -> Result<Submitted, Retry> {
         let H2Connection { tx, peer, shared } = self;
         prepare_h2(&mut request);
         let replay = if may_replay {
@@ -1044,140 +1076,178 @@ impl H2Connection {
             let mut queue = tx.shared().queue();
             if queue.open {
                 queue.waiting.push_back(submission);
-                Ok(())
+                Ok(replied)
             } else {
-                Err(submission.head)
+                Err(Box::new(submission.head))
             }
         };
+        if queued.is_ok() {
+            tx.shared().task.wake();
+        }
         // The read timeout runs from here: the wait for the stream, then for the head. A
         // timer of its own: streams share the connection.
         let mut timer = None;
-        let armed = context
-            .read_timeout
-            .and_then(|timeout| ReadTimer::set(&mut timer, timeout));
-        let refused = match queued {
-            Ok(()) => {
-                tx.shared().task.wake();
-                let Ok(replied) = ReadTimeout::new(replied, armed).await else {
-                    // Given up: the task drops the stream if it opens it.
-                    return Err(Retry::Fail(context.idle_timeout()));
-                };
-                match replied {
-                    Ok(Ok(opened)) => Ok(opened),
-                    Ok(Err(refused)) => Err(refused),
-                    // The task ended and gave nothing back: not reached (it gives every
-                    // head back), but the request was never sent either way.
-                    Err(_) => Err(Refused::Failed(h2::Error::from(h2::Reason::REFUSED_STREAM))),
+        if let Some(timeout) = context.read_timeout {
+            ReadTimer::set(&mut timer, timeout);
+        }
+        Ok(Submitted {
+            tx,
+            peer,
+            shared,
+            replay,
+            tunnel: tunnel.is_some(),
+            body,
+            end_of_stream,
+            open,
+            request_start,
+            queued,
+            timer,
+        })
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Submitted {
+    /// Waits for the stream, sends the body, and waits for the response head. (An
+    /// `async` block rather than an `async fn`, whose future would keep `self` twice: as
+    /// its parameter and as the local it is moved into.)
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an `async` block keeps its parameters apart from the locals they move into"
+    )]
+    fn response<'a>(
+        mut self,
+        context: StreamContext<'a>,
+        fresh: Option<ConnectionTiming>,
+    ) -> impl Future<Output = Result<(Response<H2Reply>, Recorded), Retry>> + Send + 'a {
+        async move {
+            let context = &context;
+            let refused = match self.queued {
+                Ok(replied) => {
+                    let Ok(replied) = ReadTimeout::new(replied, self.timer.as_mut()).await else {
+                        // Given up: the task drops the stream if it opens it.
+                        return Err(Retry::Fail(context.idle_timeout()));
+                    };
+                    match replied {
+                        Ok(Ok(opened)) => Ok(opened),
+                        Ok(Err(refused)) => Err(refused),
+                        // The task ended and gave nothing back: not reached (it gives every
+                        // head back), but the request was never sent either way.
+                        Err(_) => Err(Refused::Failed(h2::Error::from(h2::Reason::REFUSED_STREAM))),
+                    }
                 }
-            }
-            Err(head) => Err(Refused::Unsent(Box::new(head), None)),
-        };
-        let (response, mut stream) = match refused {
-            Ok(opened) => opened,
-            Err(Refused::Unsent(head, error)) => {
-                // A `GOAWAY` or a failed connection: the request never left.
-                tx.shared().closed.store(true, Ordering::Release);
-                // A TLS alert closed the connection: a refusal, not a reason to retry.
-                let io = error.as_ref().and_then(h2::Error::get_io);
-                if let Some(tls) = io.and_then(|io| context.tls_alert_in(io)) {
-                    return Err(Retry::Fail(tls));
+                Err(head) => Err(Refused::Unsent(head, None)),
+            };
+            let tx = &self.tx;
+            let (response, mut stream) = match refused {
+                Ok(opened) => opened,
+                Err(Refused::Unsent(head, error)) => {
+                    // A `GOAWAY` or a failed connection: the request never left.
+                    tx.shared().closed.store(true, Ordering::Release);
+                    // A TLS alert closed the connection: a refusal, not a reason to retry.
+                    let io = error.as_ref().and_then(h2::Error::get_io);
+                    if let Some(tls) = io.and_then(|io| context.tls_alert_in(io)) {
+                        return Err(Retry::Fail(tls));
+                    }
+                    let (parts, ()) = head.into_parts();
+                    return Err(Retry::Again(Box::new(Request::from_parts(
+                        parts, self.body,
+                    ))));
                 }
-                let (parts, ()) = head.into_parts();
-                return Err(Retry::Again(Box::new(Request::from_parts(parts, body))));
-            }
-            Err(Refused::NoExtendedConnect) => {
-                return Err(Retry::Fail(ExtendedConnectUnavailable::not_allowed()));
-            }
-            // Refused before anything was written.
-            Err(Refused::Failed(error)) => {
-                tx.shared().closed.store(true, Ordering::Release);
-                return Err(match replay {
-                    Some(copy) => Retry::Again(Box::new(copy.into_request())),
-                    None => Retry::Fail(request_error(&tx, error, context)),
-                });
-            }
-        };
-        // The body: one buffer is handed to h2 whole, which sends it as the windows allow
-        // (it is in memory already); a stream is sent from a task of its own under the
-        // stream's flow control, while the response is awaited here.
-        // (A tunnel's stream is kept for it.)
-        let mut upload = None;
-        let mut kept = None;
-        if end_of_stream {
-            kept = tunnel.is_some().then_some(stream);
-        } else {
-            match body.into_full() {
-                Ok(bytes) => {
-                    // An error means the stream is already reset: the response says why.
-                    let _ = stream.send_data(bytes, true);
+                Err(Refused::NoExtendedConnect) => {
+                    return Err(Retry::Fail(ExtendedConnectUnavailable::not_allowed()));
                 }
-                Err(body) => {
-                    let failed = Arc::new(Mutex::new(None));
-                    let (cancel, cancelled) = tokio::sync::oneshot::channel();
-                    tokio::spawn(send_body(body, stream, Arc::clone(&failed), cancelled));
-                    upload = Some(Upload {
-                        failed,
-                        cancel: Some(cancel),
+                // Refused before anything was written.
+                Err(Refused::Failed(error)) => {
+                    tx.shared().closed.store(true, Ordering::Release);
+                    return Err(match self.replay {
+                        Some(copy) => Retry::Again(Box::new(copy.into_request())),
+                        None => Retry::Fail(request_error(tx, error, context)),
                     });
                 }
-            }
-        }
-        let result = ReadTimeout::new(response, timer.as_mut()).await;
-        let result = match result {
-            Ok(result) => result,
-            Err(()) => return Err(Retry::Fail(context.idle_timeout())),
-        };
-        match result {
-            Ok(response) => {
-                if let Some(upload) = &mut upload {
-                    upload.cancel = None;
-                }
-                let info = Recorded {
-                    timing: fresh.map(Box::new),
-                    request_start,
-                    response_start: std::time::Instant::now(),
-                    h2: true,
-                    secure: context.tls.is_some(),
-                    peer,
-                };
-                let (mut parts, recv) = response.into_parts();
-                if shared && parts.status == http::StatusCode::MISDIRECTED_REQUEST {
-                    if let Some(copy) = replay {
-                        return Err(Retry::Misdirected(Box::new(copy.into_request())));
+            };
+            // The body: one buffer is handed to h2 whole, which sends it as the windows allow
+            // (it is in memory already); a stream is sent from a task of its own under the
+            // stream's flow control, while the response is awaited here.
+            // (A tunnel's stream is kept for it.)
+            let mut upload = None;
+            let mut kept = None;
+            if self.end_of_stream {
+                kept = self.tunnel.then_some(stream);
+            } else {
+                match self.body.into_full() {
+                    Ok(bytes) => {
+                        // An error means the stream is already reset: the response says why.
+                        let _ = stream.send_data(bytes, true);
+                    }
+                    Err(body) => {
+                        let failed = Arc::new(Mutex::new(None));
+                        let (cancel, cancelled) = tokio::sync::oneshot::channel();
+                        tokio::spawn(send_body(body, stream, Arc::clone(&failed), cancelled));
+                        upload = Some(Upload {
+                            failed,
+                            cancel: Some(cancel),
+                        });
                     }
                 }
-                if let Some(send) = kept.filter(|_| parts.status.is_success()) {
-                    // The stream is the tunnel now (RFC 8441 §5), handed over as a `101`'s
-                    // connection is.
-                    let tunnel = H2Tunnel {
-                        send,
-                        recv,
-                        read: Bytes::new(),
-                        _open: open,
+            }
+            let result = ReadTimeout::new(response, self.timer.as_mut()).await;
+            let result = match result {
+                Ok(result) => result,
+                Err(()) => return Err(Retry::Fail(context.idle_timeout())),
+            };
+            match result {
+                Ok(response) => {
+                    if let Some(upload) = &mut upload {
+                        upload.cancel = None;
+                    }
+                    let info = Recorded {
+                        timing: fresh.map(Box::new),
+                        request_start: self.request_start,
+                        response_start: std::time::Instant::now(),
+                        h2: true,
+                        secure: context.tls.is_some(),
+                        peer: self.peer,
                     };
-                    let upgraded = crate::upgrade::Upgraded::new(tunnel, Bytes::new());
-                    parts
-                        .extensions
-                        .insert(crate::upgrade::OnUpgrade::new(upgraded));
-                    return Ok((Response::from_parts(parts, H2Reply::Tunnel), info));
-                }
-                let body = H2Body {
-                    recv,
-                    open,
-                    data_done: false,
-                    declared_length: parts.headers.contains_key(CONTENT_LENGTH),
-                };
-                Ok((Response::from_parts(parts, H2Reply::Body(body)), info))
-            }
-            Err(error) => {
-                if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
-                    return Err(Retry::Fail(failed));
-                }
-                match replay {
-                    Some(copy) if refused_unprocessed(&error) => {
-                        Err(Retry::Replay(Box::new(copy.into_request())))
+                    let (mut parts, recv) = response.into_parts();
+                    if self.shared && parts.status == http::StatusCode::MISDIRECTED_REQUEST {
+                        if let Some(copy) = self.replay {
+                            return Err(Retry::Misdirected(Box::new(copy.into_request())));
+                        }
                     }
-                    _ => Err(Retry::Fail(request_error(&tx, error, context))),
+                    if let Some(send) = kept.filter(|_| parts.status.is_success()) {
+                        // The stream is the tunnel now (RFC 8441 §5), handed over as a `101`'s
+                        // connection is.
+                        let tunnel = H2Tunnel {
+                            send,
+                            recv,
+                            read: Bytes::new(),
+                            _open: self.open,
+                        };
+                        let upgraded = crate::upgrade::Upgraded::new(tunnel, Bytes::new());
+                        parts
+                            .extensions
+                            .insert(crate::upgrade::OnUpgrade::new(upgraded));
+                        return Ok((Response::from_parts(parts, H2Reply::Tunnel), info));
+                    }
+                    let body = H2Body {
+                        recv,
+                        open: self.open,
+                        data_done: false,
+                        declared_length: parts.headers.contains_key(CONTENT_LENGTH),
+                    };
+                    Ok((Response::from_parts(parts, H2Reply::Body(body)), info))
+                }
+                Err(error) => {
+                    if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
+                        return Err(Retry::Fail(failed));
+                    }
+                    match self.replay {
+                        Some(copy) if refused_unprocessed(&error) => {
+                            Err(Retry::Replay(Box::new(copy.into_request())))
+                        }
+                        _ => Err(Retry::Fail(request_error(&self.tx, error, context))),
+                    }
                 }
             }
         }
