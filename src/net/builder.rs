@@ -15,13 +15,14 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
 use super::connect::{Connector, ResolveFn, proxy_tls_config};
+use super::h1::HeadLimits;
 use super::pool::{Pool, PoolConfig};
 use super::protocol::ProtocolOptions;
 use super::proxy::{Proxy, ProxyKind};
 use super::resolve::{Resolve, SystemResolver};
 use super::socket::SocketOptions;
 use super::tls::{Identity, TlsOptions, TlsVersion};
-use super::transport::{HeadLimits, HyperTransport, Inner};
+use super::transport::{HyperTransport, Inner};
 use crate::error::{Error, NetworkError};
 
 /// Configures a [`HyperTransport`]. Each option documents its default.

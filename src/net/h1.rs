@@ -54,7 +54,7 @@ use http_body::Body as _;
 use sync_wrapper::SyncWrapper;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::protocol::ProtocolOptions;
+use super::protocol::{DEFAULT_HTTP1_MAX_HEADERS, HeadRefused, ProtocolOptions};
 use super::request_body::RequestBody;
 use super::timer::ReadTimer;
 use crate::error::NetworkError;
@@ -63,9 +63,6 @@ use crate::error::NetworkError;
 pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
-
-/// The default count of response header fields, kept on the stack while parsing.
-const DEFAULT_MAX_HEADERS: usize = super::protocol::DEFAULT_HTTP1_MAX_HEADERS;
 
 /// The most informational (1xx) responses read before a request's final response: a peer
 /// that sends them without end would keep the request reading until its read timeout.
@@ -853,10 +850,10 @@ fn parse_head(
     method: Sent,
 ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
     let mut on_stack =
-        [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; DEFAULT_MAX_HEADERS];
+        [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; DEFAULT_HTTP1_MAX_HEADERS];
     let mut on_heap = Vec::new();
     let fields: &mut [MaybeUninit<httparse::Header<'_>>] =
-        if options.max_headers <= DEFAULT_MAX_HEADERS {
+        if options.max_headers <= DEFAULT_HTTP1_MAX_HEADERS {
             on_stack.get_mut(..options.max_headers).unwrap_or_default()
         } else {
             on_heap.resize_with(options.max_headers, MaybeUninit::uninit);
@@ -1464,6 +1461,41 @@ impl StdError for H1Error {
         self.source
             .as_deref()
             .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+/// The limits on an HTTP/1.1 response head, kept to say which one a response passed.
+/// (An HTTP/2 connection keeps its own, see `net/h2.rs`.)
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HeadLimits {
+    http1_max_header_size: u32,
+    http1_max_headers: usize,
+}
+
+impl HeadLimits {
+    pub(crate) fn of(protocol: &ProtocolOptions) -> HeadLimits {
+        HeadLimits {
+            http1_max_header_size: protocol.http1_max_header_size,
+            http1_max_headers: protocol.http1_max_headers,
+        }
+    }
+
+    /// Maps an error on an HTTP/1.1 connection before the response head arrived, as
+    /// `request_error` (`net/h2.rs`) does for HTTP/2.
+    pub(crate) fn request_error(&self, error: H1Error) -> NetworkError {
+        if !error.is_head_too_large() {
+            return NetworkError::Protocol(Box::new(error));
+        }
+        NetworkError::Protocol(Box::new(HeadRefused {
+            message: format!(
+                "HTTP/1.1 response head larger than {} bytes or with more than {} header \
+                 fields (see http1_max_header_size, http1_max_headers)",
+                self.http1_max_header_size, self.http1_max_headers
+            ),
+            version: Version::HTTP_11,
+            limit: self.http1_max_header_size,
+            source: Box::new(error),
+        }))
     }
 }
 

@@ -57,9 +57,9 @@ impl Default for ProtocolOptions {
 
 /// A response head this client refused to read: over the limit on its size (or, on
 /// HTTP/1.1, its field count), or on HTTP/2 malformed, which h2 does not tell apart. The
-/// source of a [`NetworkError::Protocol`](crate::error::NetworkError::Protocol); the error of the connection that read it is
-/// its own source. The same
-/// response fails the same way again.
+/// source of a [`NetworkError::Protocol`](crate::error::NetworkError::Protocol); the error
+/// of the connection that read it is its own source. The same response fails the same way
+/// again.
 #[derive(Debug)]
 pub struct HeadRefused {
     pub(crate) message: String,

@@ -10,14 +10,13 @@ use std::time::Duration;
 
 use http::header::{CONTENT_LENGTH, HOST, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
-use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
+use http::{HeaderValue, Request, Response, StatusCode, Uri};
 
 use super::connect::{Connected, Connector};
 use super::decode::decode_response_with;
-use super::h1::{BodyReader, H1Error, Head, Http1};
+use super::h1::{BodyReader, H1Error, Head, HeadLimits, Http1};
 use super::h2::{H2Connection, H2Reply, Retry, StreamContext};
 use super::pool::{Checkout, Key, Pool, Pooled};
-use super::protocol::{HeadRefused, ProtocolOptions};
 use super::request_body::RequestBody;
 use super::response_body::ResponseBody;
 use super::timing::{ConnectionTiming, Recorded};
@@ -509,41 +508,6 @@ fn without_userinfo(authority: &str) -> &str {
     authority.rsplit('@').next().unwrap_or(authority)
 }
 
-/// The limits on an HTTP/1.1 response head, kept to say which one a response passed.
-/// (An HTTP/2 connection keeps its own, see `net/h2.rs`.)
-#[derive(Clone, Copy, Debug)]
-pub(super) struct HeadLimits {
-    http1_max_header_size: u32,
-    http1_max_headers: usize,
-}
-
-impl HeadLimits {
-    pub(super) fn of(protocol: &ProtocolOptions) -> HeadLimits {
-        HeadLimits {
-            http1_max_header_size: protocol.http1_max_header_size,
-            http1_max_headers: protocol.http1_max_headers,
-        }
-    }
-
-    /// Maps an error on an HTTP/1.1 connection before the response head arrived, as
-    /// `request_error` (`net/h2.rs`) does for HTTP/2.
-    fn h1_request_error(&self, error: H1Error) -> NetworkError {
-        if !error.is_head_too_large() {
-            return NetworkError::Protocol(Box::new(error));
-        }
-        NetworkError::Protocol(Box::new(HeadRefused {
-            message: format!(
-                "HTTP/1.1 response head larger than {} bytes or with more than {} header \
-                 fields (see http1_max_header_size, http1_max_headers)",
-                self.http1_max_header_size, self.http1_max_headers
-            ),
-            version: Version::HTTP_11,
-            limit: self.http1_max_header_size,
-            source: Box::new(error),
-        }))
-    }
-}
-
 impl Inner {
     /// Sends `request` on an HTTP/2 connection (see `net/h2.rs`) and makes the response's
     /// body of its stream. With `may_replay`, a request with a body that can be sent
@@ -585,7 +549,7 @@ impl Inner {
     fn h1_request_error(&self, error: H1Error, key: &Key) -> NetworkError {
         match self.tls_alert(&error, key) {
             Some(tls) => tls,
-            None => self.head_limits.h1_request_error(error),
+            None => self.head_limits.request_error(error),
         }
     }
 
