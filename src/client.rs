@@ -76,7 +76,7 @@ pub async fn get(url: impl Into<RequestInfo>) -> Result<Response> {
 }
 
 /// The default client the free functions share, built once.
-fn shared_client() -> Result<&'static Client> {
+pub(crate) fn shared_client() -> Result<&'static Client> {
     static DEFAULT: OnceLock<Result<Client>> = OnceLock::new();
     DEFAULT
         .get_or_init(|| Client::builder().build())

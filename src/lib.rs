@@ -11,6 +11,7 @@
 //! - [JSON](#json)
 //! - [Forms and files](#forms-and-files)
 //! - [Streaming](#streaming)
+//! - [Server-sent events](#server-sent-events)
 //! - [Errors](#errors)
 //! - [Clients and environments](#clients-and-environments)
 //! - [Limits and timeouts](#limits-and-timeouts)
@@ -185,6 +186,35 @@
 //!     ..Default::default()
 //! })?;
 //! assert_eq!(request.method(), "PUT");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Server-sent events
+//!
+//! [`EventSource`] is the HTML Standard's: a fetch of the client's (its TLS, proxies,
+//! cookies and pool), its `text/event-stream` parsed as the standard says, reconnected
+//! after the server's `retry` delay with `Last-Event-ID` when it drops, with a back-off
+//! when attempts keep failing and limits on what a server may make it hold. It is a
+//! [`Stream`](futures_core::Stream) of [`event_source::Event`]s that ends with an error
+//! when the connection fails for good. [`RequestBuilder::event_source`] makes one of a
+//! request of the caller's own (a token, a `POST` with a body), and
+//! [`Response::event_stream`] parses a body already fetched, without reconnecting.
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use whatwg_fetch::Client;
+//! use whatwg_fetch::event_source::Event;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! let client = Client::new();
+//! let mut events = client.get("https://example.com/feed").bearer_auth("token").event_source()?;
+//! while let Some(event) = events.next().await {
+//!     if let Event::Message(message) = event? {
+//!         println!("{} #{}: {}", message.r#type(), message.last_event_id(), message.data());
+//!     }
+//! }
 //! # Ok(())
 //! # }
 //! ```
@@ -472,6 +502,8 @@ pub mod cookie;
 pub mod data_url;
 pub mod environment;
 pub mod error;
+pub mod event_source;
+pub mod event_stream;
 pub(crate) mod fetch;
 pub mod form_data;
 pub mod headers;
@@ -502,6 +534,7 @@ pub use client::{Client, ClientBuilder, fetch, get};
 pub use cookie::CookieStore;
 pub use environment::Environment;
 pub use error::{BoxError, Error, ErrorKind, NetworkError, Result, TimeoutKind};
+pub use event_source::{EventSource, EventSourceInit};
 pub use form_data::{FormData, FormDataEntryValue};
 pub use headers::{Headers, HeadersGuard, HeadersInit};
 /// The `http` crate's header names, values and map, as reqwest re-exports them: for

@@ -546,7 +546,7 @@ impl RequestBuilder {
 
     /// The client, the request made by the spec's constructor, and the builder's own
     /// timeout if it was given one.
-    fn into_request(self) -> Result<(Client, Request, Option<Duration>)> {
+    pub(crate) fn into_request(self) -> Result<(Client, Request, Option<Duration>)> {
         let RequestBuilder {
             client,
             method,

@@ -640,6 +640,40 @@ impl Response {
         self.body.take().unwrap_or_else(Body::empty)
     }
 
+    /// The body as a `text/event-stream`: a [`Stream`](futures_core::Stream) of its
+    /// [`MessageEvent`](crate::event_stream::MessageEvent)s, parsed as the HTML Standard's
+    /// event stream interpretation does, for a response the caller fetched itself (a `POST`
+    /// that answers with server-sent events, as streaming APIs do). It ends when the body
+    /// does, without an error; it does not reconnect (an
+    /// [`EventSource`](crate::event_source::EventSource) does). The events' origin is that
+    /// of the response's URL. The status and `Content-Type` are the caller's to check.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let response = Response::new(Some("data: hello\n\ndata: world\n\n".into()), ResponseInit::default())?;
+    /// let mut events = response.event_stream();
+    /// while let Some(event) = events.next().await {
+    ///     println!("{}", event?.data());
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn event_stream(mut self) -> crate::event_stream::EventStream {
+        let origin = self
+            .url_list()
+            .last()
+            .map(|url| url.origin().ascii_serialization())
+            .unwrap_or_default();
+        crate::event_stream::EventStream::new(
+            self.body.take(),
+            origin,
+            crate::event_stream::EventStreamLimits::default(),
+        )
+    }
+
     /// Not in the spec: caps the bytes this response's body may deliver at `max`, however
     /// it is read, in place of the client's
     /// [`max_response_body_size`](crate::ClientBuilder::max_response_body_size) and

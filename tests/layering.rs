@@ -77,6 +77,9 @@ const MODULES: &[(&str, Layer)] = &[
     ("cookie", Layer::Spec),
     ("data_url", Layer::Spec),
     ("environment", Layer::Spec),
+    // The `text/event-stream` parser (HTML's server-sent events), for `Response` and
+    // `EventSource`.
+    ("event_stream", Layer::Spec),
     ("form_data", Layer::Spec),
     ("headers", Layer::Spec),
     ("mime", Layer::Spec),
@@ -96,6 +99,8 @@ const MODULES: &[(&str, Layer)] = &[
     // The HTTP cache's stores, from `fetch/http_cache`, for `ClientBuilder`.
     ("cache", Layer::Client),
     ("retry", Layer::Client),
+    // HTML's `EventSource`: a fetch of the client's, reconnected.
+    ("event_source", Layer::Client),
     // The spans of the `tracing` feature around a fetch.
     ("trace", Layer::Client),
     // The blocking client: the async `Client` and its request builder on a thread of its

@@ -14,6 +14,7 @@ mod cache;
 mod cookies;
 mod data_url;
 mod decode;
+mod event_stream;
 mod form;
 mod h2;
 mod headers;
@@ -25,6 +26,7 @@ pub use cache::http_cache;
 pub use cookies::cookie_store;
 pub use data_url::data_url;
 pub use decode::content_decode;
+pub use event_stream::event_stream;
 pub use form::form_data;
 pub use h2::h2_response;
 pub use headers::headers;
@@ -215,6 +217,11 @@ mod tests {
     #[test]
     fn cookie_store_replays_its_seeds_and_regressions() {
         replay("cookie_store", super::cookie_store);
+    }
+
+    #[test]
+    fn event_stream_replays_its_seeds_and_regressions() {
+        replay("event_stream", super::event_stream);
     }
 
     #[test]

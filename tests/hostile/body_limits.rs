@@ -74,7 +74,7 @@ static ALLOCATOR: PerThreadCounting = PerThreadCounting;
 
 /// The peak of the bytes this thread had allocated while `future` ran, above what it
 /// had when it started.
-async fn peak_allocated<T>(future: impl Future<Output = T>) -> (T, u64) {
+pub(crate) async fn peak_allocated<T>(future: impl Future<Output = T>) -> (T, u64) {
     let start = LIVE.with(Cell::get);
     PEAK.with(|peak| peak.set(start));
     let output = future.await;

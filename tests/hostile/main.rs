@@ -30,6 +30,7 @@ async fn next_request_works(client: &Client, url: &str) {
 mod body_limits;
 mod codings;
 mod cookies;
+mod event_stream;
 mod framing;
 mod held_up;
 mod keepalive_race;
