@@ -86,6 +86,10 @@ idl_enum! {
         NoCors = "no-cors",
         /// `"cors"`: cross-origin requests use the CORS protocol.
         Cors = "cors",
+        /// `"websocket"`: a WebSocket's opening handshake, which only the WebSocket API
+        /// makes; not a value of the IDL enumeration, and the `Request` constructor
+        /// rejects it as it rejects `"navigate"`.
+        WebSocket = "websocket",
     }
 }
 
@@ -713,6 +717,13 @@ impl Request {
         if mode == Some(RequestMode::Navigate) {
             return Err(Error::type_error("a Request cannot have mode \"navigate\""));
         }
+        // Not a value of the IDL's `RequestMode`, which would throw this TypeError when
+        // it converts init.
+        if mode == Some(RequestMode::WebSocket) {
+            return Err(Error::type_error(
+                "a Request cannot have mode \"websocket\": it is the WebSocket API's own",
+            ));
+        }
         // Step 18. If mode is non-null, set request's mode to mode.
         if let Some(mode) = mode {
             request.mode = mode;
@@ -1307,6 +1318,13 @@ mod tests {
                 "https://example.com/",
                 RequestInit {
                     mode: Some(RequestMode::Navigate),
+                    ..Default::default()
+                },
+            ),
+            (
+                "https://example.com/",
+                RequestInit {
+                    mode: Some(RequestMode::WebSocket),
                     ..Default::default()
                 },
             ),

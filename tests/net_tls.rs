@@ -81,6 +81,51 @@ async fn https_sequential_h2_requests_use_one_connection() {
 }
 
 #[tokio::test]
+async fn http1_only_requests_get_http1_connections_of_their_own_beside_the_h2_one() {
+    let pki = pki();
+    let (addr, accepts) = tls_server(&pki, &[b"h2", b"http/1.1"]).await;
+    let transport = client(&pki, addr).build().unwrap();
+    let url = format!("https://localhost:{}/", addr.port());
+    let (_, body) = get_text(&transport, &url).await;
+    assert!(body.starts_with("HTTP/2.0"), "{body}");
+    for _ in 0..3 {
+        let response = transport
+            .send(get(&url), SendOptions::new().with_http1_only(true))
+            .await
+            .unwrap();
+        assert_eq!(response.version(), http::Version::HTTP_11);
+        let body = read_all(response.into_body()).await.unwrap();
+        assert!(body.starts_with(b"HTTP/1.1"), "{body:?}");
+    }
+    // The HTTP/2 connection, and one HTTP/1.1 connection pooled beside it.
+    assert_eq!(accepts.load(Ordering::SeqCst), 2);
+    let (_, body) = get_text(&transport, &url).await;
+    assert!(body.starts_with("HTTP/2.0"), "{body}");
+    assert_eq!(accepts.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn http1_only_overrides_http2_prior_knowledge() {
+    let server =
+        hyper_server(
+            |req| async move { http::Response::new(full(format!("{:?}", req.version()))) },
+        )
+        .await;
+    let transport = HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .build()
+        .unwrap();
+    let response = transport
+        .send(
+            get(&server.url("/")),
+            SendOptions::new().with_http1_only(true),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_11);
+}
+
+#[tokio::test]
 async fn https_falls_back_to_http1_and_pools_it() {
     let pki = pki();
     let (addr, accepts) = tls_server(&pki, &[b"http/1.1"]).await;

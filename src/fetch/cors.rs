@@ -116,9 +116,9 @@ pub(crate) fn append_request_origin_header(request: &mut Request) {
     };
     // Step 3. If request's response tainting is "cors" or request's mode is either
     // "websocket" or "webtransport", then append (`Origin`, serializedOrigin) to request's
-    // header list.
-    // (This crate has no websocket or webtransport mode.)
-    if request.response_tainting == ResponseTainting::Cors {
+    // header list. (This crate has no webtransport mode.)
+    if request.response_tainting == ResponseTainting::Cors || request.mode == RequestMode::WebSocket
+    {
         request
             .headers
             .header_list_mut()

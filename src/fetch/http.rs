@@ -21,7 +21,8 @@ use crate::headers::{HeaderList, Headers, HeadersGuard};
 use crate::infra::kept::{self, LastText};
 use crate::net::{RequestBody, SendOptions};
 use crate::request::{
-    Referrer, Request, RequestCache, RequestCredentials, RequestRedirect, ResponseTainting,
+    Referrer, Request, RequestCache, RequestCredentials, RequestMode, RequestRedirect,
+    ResponseTainting,
 };
 use crate::response::{Response, is_redirect_status};
 use crate::timing::{ConnectionTimingInfo, NetworkTiming, TimingCell};
@@ -876,10 +877,14 @@ async fn http_network_fetch(
     // `identity` aside, is a network error (`TooManyContentCodings`), as in curl and
     // undici, where the spec would decode any number
     // (<https://github.com/whatwg/fetch/issues/1933> proposes a limit).
+    // Step 7, "websocket": obtain a WebSocket connection, given request's current URL:
+    // an HTTP/1.1 connection (a pool of WebSocket connections beside the origin's), as an
+    // HTTP/2 one carries no `Upgrade`.
     let options = SendOptions::new()
         .with_decode_content(true)
         .with_decode_codings(context.codings)
-        .with_new_connection(force_new_connection);
+        .with_new_connection(force_new_connection)
+        .with_http1_only(request.mode == RequestMode::WebSocket);
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,
         Err(error) => return network_error(error),
@@ -1137,9 +1142,10 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     // Not in the spec: the connection's peer (its address and TLS), one `Arc` shared with
     // every response on the connection, for `Response::remote_addr` and `tls_info`.
     let mut cell = TimingCell::from_network(network, body.peer());
-    // Not in the spec: the connection of a `101` answering the request's `Upgrade`, for
-    // `Response::upgrade` (the spec reads a 101 as final only in "websocket" mode; this
-    // network layer only ever returns one that a request asked for).
+    // The connection of a `101` answering the request's `Upgrade`: in "websocket" mode,
+    // the WebSocket connection (HTTP-network fetch step 11's "if request's mode is
+    // "websocket" and status is 101, then break"); otherwise, not in the spec, for
+    // `Response::upgrade`. The network layer only ever returns a 101 a request asked for.
     if status == 101 {
         cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
     }

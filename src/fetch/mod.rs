@@ -343,7 +343,7 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
             let same_origin = is_same_origin_with_request(request, current_url);
             if (same_origin && request.response_tainting == ResponseTainting::Basic)
                 || current_url.scheme() == "data"
-                || request.mode == RequestMode::Navigate
+                || matches!(request.mode, RequestMode::Navigate | RequestMode::WebSocket)
             {
                 // Set request's response tainting to "basic". Return the result of running
                 // scheme fetch given fetchParams.

@@ -753,6 +753,7 @@ impl HyperTransportBuilder {
                     coalescing,
                     connect_timeout: self.connect_timeout,
                     proxy_tls,
+                    tls_http1: std::sync::OnceLock::new(),
                     proxies: self.proxies.into_boxed_slice(),
                     proxy_user_agent: self.proxy_user_agent,
                 },

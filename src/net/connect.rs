@@ -58,6 +58,9 @@ pub(crate) struct Connector {
     pub(crate) connect_timeout: Option<Duration>,
     /// The proxies, in the order given; a [`Key`]'s `proxy` indexes this list.
     pub(crate) proxies: Box<[Proxy]>,
+    /// The origin's TLS offering only `http/1.1` by ALPN ([`http1_tls_config`]), for
+    /// [`Key::http1_only`] connections; made at the first.
+    pub(crate) tls_http1: std::sync::OnceLock<Arc<rustls::ClientConfig>>,
     /// TLS to `https:` proxies ([`proxy_tls_config`]); `None` when there is none.
     pub(crate) proxy_tls: Option<Arc<rustls::ClientConfig>>,
     /// The `User-Agent` of each `CONNECT` to an HTTP proxy, if any.
@@ -184,8 +187,8 @@ impl Connector {
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         if key.https {
-            self.handshake_tls(io, host, timing, addr).await
-        } else if self.http2_prior_knowledge {
+            self.handshake_tls(io, key, host, timing, addr).await
+        } else if self.http2_prior_knowledge && !key.http1_only {
             super::h2::handshake(io, &self.h2, peer(addr, None))
                 .await
                 .map(Connected::H2)
@@ -314,7 +317,7 @@ impl Connector {
             return self.handshake_h1(io, peer(addr, None)).await;
         }
         connect_tunnel(&mut io, key, port, proxy, self.proxy_user_agent.as_ref()).await?;
-        self.handshake_tls(io, host, timing, addr).await
+        self.handshake_tls(io, key, host, timing, addr).await
     }
 
     /// A SOCKS5 tunnel to the origin, then what a direct connection speaks: TLS for
@@ -358,6 +361,7 @@ impl Connector {
     async fn handshake_tls<T>(
         &self,
         io: T,
+        key: &Key,
         host: &str,
         timing: &mut ConnectionTiming,
         addr: Option<SocketAddr>,
@@ -369,7 +373,15 @@ impl Connector {
             .map_err(|e| TlsSetup::server_name_error(host, e))?;
         // Immediately before the handshake that secures the connection to the origin.
         timing.secure_connection_start = Some(std::time::Instant::now());
-        let tls = tokio_rustls::TlsConnector::from(Arc::clone(&self.tls.config))
+        // A connection that must speak HTTP/1.1 offers nothing else.
+        let config = match key.http1_only {
+            true => Arc::clone(
+                self.tls_http1
+                    .get_or_init(|| http1_tls_config(&self.tls.config)),
+            ),
+            false => Arc::clone(&self.tls.config),
+        };
+        let tls = tokio_rustls::TlsConnector::from(config)
             .connect(server_name, io)
             .await
             .map_err(|e| self.tls.handshake_error(host, e))?;
@@ -596,6 +608,16 @@ fn naming_proxy(error: NetworkError, what: impl FnOnce() -> String) -> NetworkEr
 pub(crate) fn proxy_tls_config(tls: &Arc<rustls::ClientConfig>) -> Arc<rustls::ClientConfig> {
     let mut config = rustls::ClientConfig::clone(tls);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+/// `tls` offering only `http/1.1` by ALPN, for origin connections that must speak
+/// HTTP/1.1. A configuration of the caller's own that offers no ALPN keeps offering none.
+pub(crate) fn http1_tls_config(tls: &Arc<rustls::ClientConfig>) -> Arc<rustls::ClientConfig> {
+    let mut config = rustls::ClientConfig::clone(tls);
+    if !config.alpn_protocols.is_empty() {
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    }
     Arc::new(config)
 }
 

@@ -302,6 +302,13 @@ pub struct SendOptions {
     /// The codings [`decode_content`](SendOptions::decode_content) decodes: a body in
     /// another comes as sent. Default is every coding this build has.
     pub decode_codings: ContentCodings,
+    /// Send the request over HTTP/1.1, whatever ALPN or prior knowledge would pick: on a
+    /// connection offering only `http/1.1` by ALPN, of a pool of its own beside the
+    /// origin's, never on an HTTP/2 connection (the origin's or one it shares). What a
+    /// WebSocket opening handshake needs ([obtain a WebSocket
+    /// connection](https://websockets.spec.whatwg.org/#concept-websocket-connection-obtain)),
+    /// as an HTTP/2 connection carries no `Upgrade`. Default is `false`.
+    pub http1_only: bool,
 }
 
 impl SendOptions {
@@ -319,6 +326,12 @@ impl SendOptions {
     /// These options with [`decode_codings`](SendOptions::decode_codings) set.
     pub fn with_decode_codings(mut self, codings: ContentCodings) -> SendOptions {
         self.decode_codings = codings;
+        self
+    }
+
+    /// These options with [`http1_only`](SendOptions::http1_only) set.
+    pub fn with_http1_only(mut self, http1_only: bool) -> SendOptions {
+        self.http1_only = http1_only;
         self
     }
 

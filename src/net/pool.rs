@@ -50,6 +50,10 @@ pub(crate) struct Key {
     /// HTTP proxy (not a SOCKS5 one, which tunnels). Follows from `https` and `proxy`,
     /// so it takes no part in comparing and hashing.
     pub(crate) forward: bool,
+    /// Whether the connections are HTTP/1.1 whatever ALPN could pick
+    /// ([`SendOptions::http1_only`](super::SendOptions::http1_only)): a pool of their own
+    /// beside the origin's, never HTTP/2 and never shared with another origin.
+    pub(crate) http1_only: bool,
 }
 
 impl PartialEq for Key {
@@ -57,6 +61,7 @@ impl PartialEq for Key {
         let (a, b) = (self.authority.as_str(), other.authority.as_str());
         self.https == other.https
             && self.proxy == other.proxy
+            && self.http1_only == other.http1_only
             // Byte for byte first: almost always enough, and one `memcmp`.
             && (a == b || a.eq_ignore_ascii_case(b))
     }
@@ -68,6 +73,7 @@ impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.https.hash(state);
         self.proxy.hash(state);
+        self.http1_only.hash(state);
         // The authority lowered, as it compares, in one write rather than one per byte.
         let bytes = self.authority.as_str().as_bytes();
         if !bytes.iter().any(u8::is_ascii_uppercase) {
@@ -93,6 +99,7 @@ impl Key {
             authority: authority.clone(),
             proxy: None,
             forward: false,
+            http1_only: false,
         }
     }
 
@@ -613,7 +620,9 @@ impl Shared {
 
     /// Whether a new connection to `key` will likely speak HTTP/2.
     fn h2_likely(&self, key: &Key) -> bool {
-        if key.https {
+        if key.http1_only {
+            false
+        } else if key.https {
             self.config.h2_for_https
         } else {
             // An HTTP proxy is spoken to in HTTP/1.1; a SOCKS5 tunnel carries what a

@@ -162,6 +162,7 @@ impl Inner {
         async move {
             let own_host = check_framing(&mut request)?;
             let mut key = origin_key(request.uri())?;
+            key.http1_only = options.http1_only;
             if !self.connector.proxies.is_empty() {
                 self.connector.route(&mut key);
             }
@@ -177,7 +178,7 @@ impl Inner {
             let mut fresh: Option<ConnectionTiming> = None;
             // Whether the request may go on another origin's connection: not when a new
             // connection was asked for, nor when it is sent again after a refusal.
-            let mut may_share = !options.new_connection;
+            let mut may_share = !options.new_connection && !options.http1_only;
             loop {
                 let mut pooled = match checkout {
                     Checkout::H2(tx) => {
