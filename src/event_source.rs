@@ -327,7 +327,7 @@ impl EventSource {
         // list.
         // Step 11. Set request's cache mode to "no-store".
         // Step 12. Set request's initiator type to "other" (timing only; ours records none).
-        let request = Request::new_in(
+        let mut request = Request::new_in(
             settings,
             RequestInfo::Parsed(url_record.clone()),
             RequestInit {
@@ -343,6 +343,10 @@ impl EventSource {
                 ..RequestInit::default()
             },
         )?;
+        // A potential-CORS request is no `Request` object's: its unsafe-request flag is
+        // unset, so its headers (`Last-Event-ID` when it reconnects) never cause a
+        // CORS-preflight request, as in every browser.
+        request.unsafe_request = false;
         // Step 13. Set ev's request to request.
         // Steps 14–15 (the fetch) run at the first poll: a Rust stream does nothing until
         // it is polled.

@@ -355,3 +355,33 @@ async fn a_retry_past_any_clock_waits_without_overflowing() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_cross_origin_reconnection_sends_last_event_id_without_a_preflight() {
+    bounded(async {
+        let (server, heads) = scripted(vec![
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\naccess-control-allow-origin: http://page.example\r\nconnection: close\r\n\r\nretry: 1\nid: 9\ndata: a\n\n",
+        ])
+        .await;
+        let client = Client::builder()
+            .origin(url::Url::parse("http://page.example/").unwrap())
+            .build()
+            .unwrap();
+        let mut source = client
+            .event_source(&server.url("/"), Default::default())
+            .unwrap();
+        for _ in 0..2 {
+            assert!(matches!(next(&mut source).await, Event::Open));
+            message(next(&mut source).await);
+            assert!(matches!(next(&mut source).await, Event::Reconnecting { .. }));
+        }
+        source.close();
+        let heads = heads.lock().unwrap();
+        // GET, GET: no OPTIONS before the request that carries the ID.
+        assert!(heads.iter().all(|head| head.starts_with("GET ")), "{heads:?}");
+        let second = heads[1].to_ascii_lowercase();
+        assert!(second.contains("\r\nlast-event-id: 9\r\n"), "{second}");
+        assert!(second.contains("\r\norigin: http://page.example\r\n"), "{second}");
+    })
+    .await;
+}

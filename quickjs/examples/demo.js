@@ -45,3 +45,16 @@ try {
 // Headers, Request and Response without the network.
 const request = new Request(base, { method: "POST", body: new URLSearchParams({ q: "fetch" }) });
 console.log(request.method, request.headers.get("content-type"), await request.text());
+
+// Server-sent events: an EventSource over the same fetch (a data: URL, so no server needed),
+// closed once the server's last event has come.
+const events = new EventSource("data:text/event-stream,id: 1%0Adata: hello%0A%0Aevent: done%0Adata: bye%0A%0A");
+await new Promise((resolve, reject) => {
+  events.onmessage = e => console.log(`message #${e.lastEventId}: ${e.data}`);
+  events.addEventListener("done", e => {
+    console.log(`${e.type}: ${e.data}`);
+    events.close();
+    resolve();
+  });
+  events.onerror = () => reject(new Error("the event source failed"));
+});

@@ -171,7 +171,36 @@
     get promise() { return I(this).promise; }
     get reason() { return I(this).reason; }
   }
-  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent]) __fetch_interface(C);
+  // https://html.spec.whatwg.org/multipage/comms.html#the-messageevent-interface: what
+  // EventSource fires (no MessagePort here: `ports` is always empty).
+  class MessageEvent extends Event {
+    constructor(type, init = undefined) {
+      if (arguments.length < 1) throw new TypeError("MessageEvent constructor: 1 argument required");
+      if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
+        throw new TypeError("MessageEvent constructor: the init argument is not an object");
+      }
+      super(type, init);
+      const i = init == null ? {} : init;
+      inits.set(this, {
+        data: i.data === undefined ? null : i.data,
+        origin: globalThis.__fetch_idl.usvString(i.origin ?? ""),
+        lastEventId: String(i.lastEventId ?? ""),
+        source: i.source ?? null,
+        ports: Object.freeze(i.ports === undefined ? [] : Array.from(i.ports)),
+      });
+    }
+    get data() { return I(this).data; }
+    get origin() { return I(this).origin; }
+    get lastEventId() { return I(this).lastEventId; }
+    get source() { return I(this).source; }
+    get ports() { return I(this).ports; }
+    initMessageEvent(type, bubbles = false, cancelable = false, data = null, origin = "", lastEventId = "", source = null, ports = []) {
+      const i = I(this);
+      this.initEvent(type, bubbles, cancelable);
+      Object.assign(i, { data, origin: String(origin), lastEventId: String(lastEventId), source, ports: Object.freeze(Array.from(ports)) });
+    }
+  }
+  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent, MessageEvent]) __fetch_interface(C);
   Object.defineProperty(globalThis, "__fetch_fire_event", { value: fire, configurable: true });
   // Report an exception the way HTML's "report an exception" does: an `error` event at the
   // global, and the console when no listener canceled it.

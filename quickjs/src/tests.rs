@@ -478,3 +478,79 @@ fn a_patched_object_prototype_then_cannot_inject_chunks_into_a_body_being_read()
     );
     assert_eq!(r, r#"["hello","hello",0]"#);
 }
+
+/// A server on 127.0.0.1, on a thread of its own, answering each connection's request with
+/// `response` and then holding the connection until the client closes it.
+fn event_stream_server(response: &'static str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                if stream.write_all(response.as_bytes()).is_err() {
+                    return;
+                }
+                let mut rest = [0u8; 64];
+                while matches!(stream.read(&mut rest), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn event_source_fires_open_named_events_and_messages_then_closes() {
+    let url = event_stream_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n\
+         id: 1\nevent: tick\ndata: a\n\ndata: b\ndata: c\n\n",
+    );
+    let r = run_js(
+        quiet(),
+        "const es = new EventSource(URL_OF_SERVER);
+         const log = [es.readyState, es.url === URL_OF_SERVER, es.withCredentials, EventSource.CLOSED];
+         es.onopen = e => log.push('open', es.readyState, e.isTrusted);
+         es.addEventListener('tick', e => log.push(e.type, e.data, e.lastEventId,
+           e.origin === URL_OF_SERVER.slice(0, -1), e instanceof MessageEvent));
+         es.onmessage = e => {
+           log.push('message', e.data, e.lastEventId);
+           es.close();
+           log.push(es.readyState);
+           result = log;
+         };",
+        move |ctx, _| ctx.globals().set("URL_OF_SERVER", url).unwrap(),
+    );
+    assert_eq!(
+        r,
+        r#"[0,true,false,2,"open",1,true,"tick","a","1",true,true,"message","b\nc","1",2]"#
+    );
+}
+
+#[test]
+fn event_source_fails_on_a_bad_status_and_throws_on_a_bad_url() {
+    let url = event_stream_server(
+        "HTTP/1.1 404 Not Found\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\n\r\n",
+    );
+    let r = run_js(
+        quiet(),
+        "const log = [];
+         try { new EventSource('http://[bad'); } catch (e) {
+           log.push(e instanceof DOMException, e.name);
+         }
+         const es = new EventSource(URL_OF_SERVER, { withCredentials: true });
+         log.push(es.withCredentials);
+         es.onopen = () => log.push('open');
+         es.onerror = () => { log.push('error', es.readyState); result = log; };",
+        move |ctx, _| ctx.globals().set("URL_OF_SERVER", url).unwrap(),
+    );
+    assert_eq!(r, r#"[true,"SyntaxError",true,"error",2]"#);
+}

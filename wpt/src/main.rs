@@ -42,6 +42,8 @@ const DEFAULT_PATHS: &[&str] = &[
     "fetch/security",
     "fetch/stale-while-revalidate",
     "mimesniff",
+    // HTML's server-sent events, whose connection is a fetch.
+    "eventsource",
 ];
 
 /// The per-file deadline, and the one for `META: timeout=long`.
