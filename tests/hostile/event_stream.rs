@@ -53,52 +53,56 @@ async fn first_after_open(source: &mut EventSource) -> Option<whatwg_fetch::Resu
     }
 }
 
+/// An event source on a server that sends `start` then `repeat` without end, held to
+/// `limits`: it fails with an error naming `limit`, holding less than 4 MiB for a 1 MiB
+/// limit, and does not reconnect.
+async fn fails_at_its_limit(
+    start: &'static [u8],
+    repeat: &'static [u8],
+    limits: EventStreamLimits,
+    limit: &str,
+) {
+    let url = endless(start, repeat, 1024 * MIB).await;
+    let mut source = Client::new()
+        .event_source(&url, Default::default())
+        .unwrap()
+        .limits(limits);
+    let (item, peak) = peak_allocated(first_after_open(&mut source)).await;
+    let error = item.unwrap().unwrap_err();
+    assert!(error.to_string().contains(limit), "{error}");
+    assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB {limit}");
+    // Failed, not reconnected.
+    assert!(source.next().await.is_none());
+}
+
 #[tokio::test]
 async fn a_line_that_never_ends_fails_at_max_line_length_holding_about_that() {
-    bounded(async {
-        static CHUNK: [u8; 64 * 1024] = [b'x'; 64 * 1024];
-        let url = endless(b"data: ", &CHUNK, 1024 * MIB).await;
-        let limits = EventStreamLimits::default().max_line_length(MIB as usize);
-        let mut source = Client::new()
-            .event_source(&url, Default::default())
-            .unwrap()
-            .limits(limits);
-        let (item, peak) = peak_allocated(first_after_open(&mut source)).await;
-        let error = item.unwrap().unwrap_err();
-        assert!(error.to_string().contains("max_line_length"), "{error}");
-        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB line limit");
-        // Failed, not reconnected.
-        assert!(source.next().await.is_none());
-    })
+    static CHUNK: [u8; 64 * 1024] = [b'x'; 64 * 1024];
+    let limits = EventStreamLimits::default().max_line_length(MIB as usize);
+    bounded(fails_at_its_limit(
+        b"data: ",
+        &CHUNK,
+        limits,
+        "max_line_length",
+    ))
     .await;
 }
 
 #[tokio::test]
 async fn an_event_that_never_ends_fails_at_max_event_size_holding_about_that() {
-    bounded(async {
-        static LINE: [u8; 1024] = {
-            let mut line = [b'y'; 1024];
-            line[0] = b'd';
-            line[1] = b'a';
-            line[2] = b't';
-            line[3] = b'a';
-            line[4] = b':';
-            line[1023] = b'\n';
-            line
-        };
-        let url = endless(b"", &LINE, 1024 * MIB).await;
-        let limits = EventStreamLimits::default().max_event_size(MIB as usize);
-        let mut source = Client::new()
-            .event_source(&url, Default::default())
-            .unwrap()
-            .limits(limits);
-        let (item, peak) = peak_allocated(first_after_open(&mut source)).await;
-        let error = item.unwrap().unwrap_err();
-        assert!(error.to_string().contains("max_event_size"), "{error}");
-        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB event limit");
-        assert!(source.next().await.is_none());
-    })
-    .await;
+    // "data:yyy…y" and a line feed, 1 KiB a line.
+    static LINE: [u8; 1024] = {
+        let mut line = [b'y'; 1024];
+        line[0] = b'd';
+        line[1] = b'a';
+        line[2] = b't';
+        line[3] = b'a';
+        line[4] = b':';
+        line[1023] = b'\n';
+        line
+    };
+    let limits = EventStreamLimits::default().max_event_size(MIB as usize);
+    bounded(fails_at_its_limit(b"", &LINE, limits, "max_event_size")).await;
 }
 
 #[tokio::test]
