@@ -212,8 +212,10 @@ impl Client {
     /// let client = Client::new();
     /// let init = EventSourceInit { with_credentials: true, ..Default::default() };
     /// let mut source = client.event_source("https://example.com/stream", init)?;
-    /// while let Some(Event::Message(message)) = source.next().await.transpose()? {
-    ///     println!("{}", message.data());
+    /// while let Some(event) = source.next().await {
+    ///     if let Event::Message(message) = event? {
+    ///         println!("{}", message.data());
+    ///     }
     /// }
     /// # Ok(())
     /// # }
