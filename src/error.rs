@@ -61,6 +61,12 @@ pub enum ErrorKind {
     /// response that has no connection to hand over (not a `101 Switching Protocols`,
     /// or taken already). Its [`status`](Error::status) is the response's.
     Upgrade,
+    /// Not an exception of the spec's: a [WebSocket](crate::websocket) failed, in its
+    /// opening handshake (the server's answer lacked what RFC 6455 requires) or after it
+    /// (a protocol error, a limit passed, the connection lost). Its source is a
+    /// [`WebSocketError`](crate::websocket::WebSocketError) that says which, and its
+    /// message says it too.
+    WebSocket,
 }
 
 impl ErrorKind {
@@ -76,7 +82,10 @@ impl ErrorKind {
             ErrorKind::NotSupportedError => "NotSupportedError",
             ErrorKind::NotFoundError => "NotFoundError",
             ErrorKind::NotReadableError => "NotReadableError",
-            ErrorKind::Custom | ErrorKind::HttpStatus | ErrorKind::Upgrade => "Error",
+            ErrorKind::Custom
+            | ErrorKind::HttpStatus
+            | ErrorKind::Upgrade
+            | ErrorKind::WebSocket => "Error",
         }
     }
 
@@ -731,6 +740,24 @@ impl Error {
     /// ```
     pub fn is_upgrade(&self) -> bool {
         self.inner.kind == ErrorKind::Upgrade
+    }
+
+    /// Whether a [WebSocket](crate::websocket) failed ([`ErrorKind::WebSocket`]): its
+    /// handshake's answer, or the connection after it. A fetch error of the handshake
+    /// (DNS, connect, TLS) keeps its own kind.
+    ///
+    /// ```no_run
+    /// # async fn run() {
+    /// let result = whatwg_fetch::Client::new().websocket("wss://example.com/").connect().await;
+    /// if let Err(error) = result {
+    ///     if error.is_websocket() {
+    ///         println!("not a WebSocket server: {error}");
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn is_websocket(&self) -> bool {
+        self.inner.kind == ErrorKind::WebSocket
     }
 
     /// The status of an error from

@@ -12,6 +12,7 @@
 //! - [Forms and files](#forms-and-files)
 //! - [Streaming](#streaming)
 //! - [Server-sent events](#server-sent-events)
+//! - [WebSocket](#websocket)
 //! - [Errors](#errors)
 //! - [Clients and environments](#clients-and-environments)
 //! - [Limits and timeouts](#limits-and-timeouts)
@@ -213,6 +214,42 @@
 //! while let Some(event) = events.next().await {
 //!     if let Event::Message(message) = event? {
 //!         println!("{} #{}: {}", message.r#type(), message.last_event_id(), message.data());
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## WebSocket
+//!
+//! [`Client::websocket`] opens a [`WebSocket`] with the WebSockets Standard's handshake,
+//! a fetch of the client's (its TLS, proxies, cookie jar, HSTS; no redirects), offering
+//! `permessage-deflate`. The socket is a [`Stream`](futures_core::Stream) and a
+//! [`Sink`](futures_sink::Sink) of [`websocket::Message`]s: pings are answered by the
+//! connection, the server's Close ends the stream, and [`websocket::WebSocketLimits`]
+//! bound what a server may make it hold (frames, messages, fragments, control floods,
+//! inflated size, the closing handshake's time).
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use whatwg_fetch::Client;
+//! use whatwg_fetch::websocket::{CloseCode, Message};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), whatwg_fetch::Error> {
+//! let client = Client::new();
+//! let mut socket = client
+//!     .websocket("wss://example.com/updates")
+//!     .protocols(["v2.updates"])
+//!     .header("Authorization", "Bearer token")
+//!     .connect()
+//!     .await?;
+//! socket.send("subscribe").await?;
+//! while let Some(message) = socket.next().await {
+//!     match message? {
+//!         Message::Text(text) => println!("{text}"),
+//!         Message::Close(frame) => println!("closed: {frame:?}"),
+//!         _ => {}
 //!     }
 //! }
 //! # Ok(())
@@ -525,6 +562,7 @@ pub mod timing;
 #[cfg(feature = "tracing")]
 mod trace;
 pub mod upgrade;
+pub mod websocket;
 
 pub use abort::{AbortController, AbortSignal};
 pub use blob::{Blob, BlobPropertyBag, File, FilePropertyBag};
@@ -556,6 +594,7 @@ pub use retry::{RetryBudget, RetryPolicy};
 pub use timing::ResourceTiming;
 pub use upgrade::Upgraded;
 pub use url::Url;
+pub use websocket::{WebSocket, WebSocketBuilder};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -101,6 +101,7 @@ const MODULES: &[(&str, Layer)] = &[
     ("retry", Layer::Client),
     // HTML's `EventSource`: a fetch of the client's, reconnected.
     ("event_source", Layer::Client),
+    ("websocket", Layer::Client),
     // The spans of the `tracing` feature around a fetch.
     ("trace", Layer::Client),
     // The blocking client: the async `Client` and its request builder on a thread of its
@@ -920,10 +921,13 @@ fn interop_may_use_the_network_layer_but_not_the_algorithm() {
 
 #[test]
 fn a_module_in_no_layer_is_reported() {
-    let found = violations("websocket.rs", "pub struct WebSocket;\n");
+    let found = violations("webtransport.rs", "pub struct WebTransport;\n");
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("`websocket` is in no layer"), "{found:?}");
-    let found = violations("body.rs", "use crate::websocket::WebSocket;\n");
+    assert!(
+        found[0].contains("`webtransport` is in no layer"),
+        "{found:?}"
+    );
+    let found = violations("body.rs", "use crate::webtransport::WebTransport;\n");
     assert_eq!(found.len(), 1, "{found:?}");
 }
 

@@ -1,0 +1,898 @@
+//! [WebSocket](https://websockets.spec.whatwg.org/): a connection of messages both ways,
+//! opened by the client's fetch, as a [`Stream`] and a [`Sink`] of [`Message`]s.
+//!
+//! The opening handshake is the WebSockets Standard's "establish a WebSocket
+//! connection": a fetch in `websocket` mode, so it shares the client's TLS options,
+//! proxies, cookie jar, HSTS list and `Origin`, and refuses redirects as browsers do.
+//! Frames are RFC 6455's, with `permessage-deflate` (RFC 7692) offered and used when the
+//! server accepts it. What a server controls is bounded by [`WebSocketLimits`]: frame
+//! and message size, fragments per message, control frames per second, the inflated
+//! size of a compressed message, and how long the closing handshake may take.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), whatwg_fetch::Error> {
+//! use futures_util::StreamExt;
+//! use whatwg_fetch::Client;
+//! use whatwg_fetch::websocket::{CloseCode, Message};
+//!
+//! let client = Client::new();
+//! let mut socket = client
+//!     .websocket("wss://echo.example.com/chat")
+//!     .protocols(["chat.v2"])
+//!     .connect()
+//!     .await?;
+//! println!("connected, subprotocol {:?}", socket.protocol());
+//! socket.send("hello").await?;
+//! while let Some(message) = socket.next().await {
+//!     match message? {
+//!         Message::Text(text) => {
+//!             println!("{text}");
+//!             break;
+//!         }
+//!         Message::Binary(data) => println!("{} bytes", data.len()),
+//!         Message::Close(frame) => println!("closed by the server: {frame:?}"),
+//!         _ => {} // pings are answered by the connection itself
+//!     }
+//! }
+//! socket.close(CloseCode::NORMAL, "done").await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A [`WebSocket`] splits into a reader and a writer with
+//! [`StreamExt::split`](https://docs.rs/futures-util/latest/futures_util/stream/trait.StreamExt.html#method.split),
+//! as a `tokio-tungstenite` stream does.
+
+mod deflate;
+mod handshake;
+mod protocol;
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+use futures_sink::Sink;
+use url::Url;
+
+use crate::client::Client;
+use crate::error::{Error, ErrorKind, Result};
+use crate::headers::Headers;
+use crate::upgrade::Upgraded;
+
+use protocol::Connection;
+
+/// The default of [`WebSocketLimits::max_frame_size`]: 16 MiB.
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 << 20;
+
+/// The default of [`WebSocketLimits::max_message_size`]: 64 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 << 20;
+
+/// The default of [`WebSocketLimits::max_fragments`]: 16,384 frames per message.
+pub const DEFAULT_MAX_FRAGMENTS: usize = 16_384;
+
+/// The default of [`WebSocketLimits::max_control_frames_per_second`]: 1,000.
+pub const DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND: u32 = 1_000;
+
+/// The default of [`WebSocketLimits::close_timeout`]: 10 seconds.
+pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a server may make a [`WebSocket`] hold or do. Not in the standard, which sets no
+/// limit: without them a frame header announcing 2^63 bytes, a message of endless
+/// fragments, a ping flood or a small compressed message that inflates to gigabytes each
+/// grow until the process runs out of memory, and a server that never answers a Close
+/// keeps the connection forever.
+///
+/// Past a limit the connection fails (RFC 6455 §7.1.7): a Close with the matching code
+/// (1009 for sizes, 1008 for a flood) is sent, and the stream gives an
+/// [`ErrorKind::WebSocket`] error whose [`WebSocketError`] names the limit, then ends.
+///
+/// ```
+/// use std::time::Duration;
+/// use whatwg_fetch::websocket::WebSocketLimits;
+///
+/// let limits = WebSocketLimits::default()
+///     .max_message_size(1 << 20)
+///     .close_timeout(Duration::from_secs(2));
+/// assert_eq!(limits.get_max_message_size(), 1 << 20);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WebSocketLimits {
+    max_frame_size: usize,
+    max_message_size: usize,
+    max_fragments: usize,
+    max_control_frames_per_second: u32,
+    close_timeout: Duration,
+}
+
+impl WebSocketLimits {
+    /// The largest frame payload, in bytes, refused from its header before any of it is
+    /// read. Default [`DEFAULT_MAX_FRAME_SIZE`] (16 MiB).
+    pub fn max_frame_size(mut self, bytes: usize) -> WebSocketLimits {
+        self.max_frame_size = bytes;
+        self
+    }
+
+    /// The largest message, in bytes, its fragments together and, for a compressed
+    /// message, once inflated (the decompression-bomb cap). Default
+    /// [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> WebSocketLimits {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// The most frames one message may be fragmented into. Default
+    /// [`DEFAULT_MAX_FRAGMENTS`] (16,384).
+    pub fn max_fragments(mut self, frames: usize) -> WebSocketLimits {
+        self.max_fragments = frames;
+        self
+    }
+
+    /// The most control frames (ping, pong, close) a server may send in a second; a
+    /// flood past it fails the connection with 1008. Default
+    /// [`DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND`] (1,000).
+    pub fn max_control_frames_per_second(mut self, frames: u32) -> WebSocketLimits {
+        self.max_control_frames_per_second = frames;
+        self
+    }
+
+    /// How long the server has to answer our Close with its own before the connection
+    /// is dropped. Default [`DEFAULT_CLOSE_TIMEOUT`] (10 seconds).
+    pub fn close_timeout(mut self, timeout: Duration) -> WebSocketLimits {
+        self.close_timeout = timeout;
+        self
+    }
+
+    /// The frame size limit set.
+    pub fn get_max_frame_size(&self) -> usize {
+        self.max_frame_size
+    }
+
+    /// The message size limit set.
+    pub fn get_max_message_size(&self) -> usize {
+        self.max_message_size
+    }
+}
+
+impl Default for WebSocketLimits {
+    fn default() -> WebSocketLimits {
+        WebSocketLimits {
+            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_fragments: DEFAULT_MAX_FRAGMENTS,
+            max_control_frames_per_second: DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND,
+            close_timeout: DEFAULT_CLOSE_TIMEOUT,
+        }
+    }
+}
+
+/// A Close frame's status code (RFC 6455 §7.4).
+///
+/// ```
+/// use whatwg_fetch::websocket::CloseCode;
+///
+/// assert_eq!(CloseCode::NORMAL, CloseCode(1000));
+/// assert!(CloseCode(4000).is_sendable());
+/// assert!(!CloseCode::ABNORMAL.is_sendable()); // 1006 is only ever reported
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CloseCode(pub u16);
+
+impl CloseCode {
+    /// 1000: the purpose of the connection is fulfilled.
+    pub const NORMAL: CloseCode = CloseCode(1000);
+    /// 1001: the endpoint is going away (a server shutting down, a page navigated away).
+    pub const GOING_AWAY: CloseCode = CloseCode(1001);
+    /// 1002: a protocol error.
+    pub const PROTOCOL: CloseCode = CloseCode(1002);
+    /// 1003: a type of data the endpoint cannot accept.
+    pub const UNSUPPORTED: CloseCode = CloseCode(1003);
+    /// 1005: reported when a Close carried no code; never sent.
+    pub const NO_STATUS: CloseCode = CloseCode(1005);
+    /// 1006: reported when the connection ended without a Close; never sent.
+    pub const ABNORMAL: CloseCode = CloseCode(1006);
+    /// 1007: a message's data is not consistent with its type (text that is not UTF-8).
+    pub const INVALID_DATA: CloseCode = CloseCode(1007);
+    /// 1008: a message that violates the endpoint's policy.
+    pub const POLICY: CloseCode = CloseCode(1008);
+    /// 1009: a message too big to process.
+    pub const TOO_BIG: CloseCode = CloseCode(1009);
+    /// 1010: the client needed an extension the server did not negotiate.
+    pub const EXTENSION: CloseCode = CloseCode(1010);
+    /// 1011: the server met an unexpected condition.
+    pub const INTERNAL: CloseCode = CloseCode(1011);
+
+    /// Whether an endpoint may send this code in a Close frame: 1000–1003, 1007–1014
+    /// (RFC 6455 §7.4.1 and the IANA registry) and 3000–4999 (registered and private).
+    pub fn is_sendable(self) -> bool {
+        matches!(self.0, 1000..=1003 | 1007..=1014 | 3000..=4999)
+    }
+}
+
+impl From<u16> for CloseCode {
+    fn from(code: u16) -> CloseCode {
+        CloseCode(code)
+    }
+}
+
+impl fmt::Display for CloseCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A Close frame's body: its code and reason.
+///
+/// ```
+/// use whatwg_fetch::websocket::{CloseCode, CloseFrame};
+///
+/// let frame = CloseFrame { code: CloseCode::GOING_AWAY, reason: "restarting".into() };
+/// assert_eq!(frame.to_string(), "1001 restarting");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CloseFrame {
+    /// The status code.
+    pub code: CloseCode,
+    /// Why, in UTF-8: at most 123 bytes.
+    pub reason: String,
+}
+
+impl fmt::Display for CloseFrame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason.as_str() {
+            "" => write!(f, "{}", self.code),
+            reason => write!(f, "{} {reason}", self.code),
+        }
+    }
+}
+
+/// A WebSocket message, as received and as sent.
+///
+/// Strings and byte buffers convert into one, so [`WebSocket::send`] takes either:
+///
+/// ```
+/// use whatwg_fetch::websocket::Message;
+///
+/// assert_eq!(Message::from("hi"), Message::Text("hi".into()));
+/// assert_eq!(Message::from(vec![1u8, 2]), Message::Binary(vec![1u8, 2].into()));
+/// assert_eq!(Message::from("hi").into_data(), &b"hi"[..]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Message {
+    /// A text message (UTF-8, checked on receipt).
+    Text(String),
+    /// A binary message.
+    Binary(Bytes),
+    /// A Ping the server sent (answered with a Pong by the connection itself), or one to
+    /// send (at most 125 bytes).
+    Ping(Bytes),
+    /// A Pong: the answer to our Ping, or one the server sent unasked; or one to send.
+    Pong(Bytes),
+    /// The server's Close (its code and reason, or `None` when it gave none), the last
+    /// message a connection yields; or a Close to send, which starts the closing
+    /// handshake.
+    Close(Option<CloseFrame>),
+}
+
+impl Message {
+    /// A text message.
+    pub fn text(text: impl Into<String>) -> Message {
+        Message::Text(text.into())
+    }
+
+    /// A binary message.
+    pub fn binary(data: impl Into<Bytes>) -> Message {
+        Message::Binary(data.into())
+    }
+
+    /// The text of a text message.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Message::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The message's payload as bytes: the text's UTF-8, the data, or a Close's reason.
+    pub fn into_data(self) -> Bytes {
+        match self {
+            Message::Text(text) => Bytes::from(text),
+            Message::Binary(data) | Message::Ping(data) | Message::Pong(data) => data,
+            Message::Close(frame) => frame.map(|f| Bytes::from(f.reason)).unwrap_or_default(),
+        }
+    }
+
+    /// Whether this is a text message.
+    pub fn is_text(&self) -> bool {
+        matches!(self, Message::Text(_))
+    }
+
+    /// Whether this is a binary message.
+    pub fn is_binary(&self) -> bool {
+        matches!(self, Message::Binary(_))
+    }
+
+    /// Whether this is a Close.
+    pub fn is_close(&self) -> bool {
+        matches!(self, Message::Close(_))
+    }
+}
+
+impl From<String> for Message {
+    fn from(text: String) -> Message {
+        Message::Text(text)
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Message {
+        Message::Text(text.to_owned())
+    }
+}
+
+impl From<Bytes> for Message {
+    fn from(data: Bytes) -> Message {
+        Message::Binary(data)
+    }
+}
+
+impl From<Vec<u8>> for Message {
+    fn from(data: Vec<u8>) -> Message {
+        Message::Binary(data.into())
+    }
+}
+
+impl From<&[u8]> for Message {
+    fn from(data: &[u8]) -> Message {
+        Message::Binary(Bytes::copy_from_slice(data))
+    }
+}
+
+/// Why a WebSocket failed: the source of an [`ErrorKind::WebSocket`] error, found with
+/// [`WebSocketError::of`].
+///
+/// ```no_run
+/// # async fn run() {
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::websocket::WebSocketError;
+///
+/// match Client::new().websocket("wss://example.com/").connect().await {
+///     Err(error) => match WebSocketError::of(&error) {
+///         Some(WebSocketError::Status(404)) => println!("no WebSocket there"),
+///         Some(other) => println!("the handshake failed: {other}"),
+///         None => println!("the fetch failed: {error}"),
+///     },
+///     Ok(_socket) => {}
+/// }
+/// # }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebSocketError {
+    /// The server answered the handshake with this status rather than `101`.
+    #[error("the server answered {0}, not 101 Switching Protocols")]
+    Status(u16),
+    /// The `101` lacks `Upgrade: websocket`.
+    #[error("the response's Upgrade is {0:?}, not websocket")]
+    BadUpgrade(String),
+    /// The `101`'s `Connection` lacks `upgrade`.
+    #[error("the response's Connection is {0:?}, without upgrade")]
+    BadConnection(String),
+    /// The `101`'s `Sec-WebSocket-Accept` does not answer our key.
+    #[error("the response's Sec-WebSocket-Accept {0:?} does not answer the key sent")]
+    BadAccept(String),
+    /// We offered subprotocols and the server chose none.
+    #[error("the server chose none of the subprotocols offered")]
+    ProtocolNotAcknowledged,
+    /// The server chose a subprotocol we did not offer (or several).
+    #[error("the server chose the subprotocol {0:?}, which was not offered")]
+    ProtocolNotOffered(String),
+    /// The server selected an extension we did not offer.
+    #[error("the server selected the extension {0:?}, which was not offered")]
+    ExtensionNotOffered(String),
+    /// The server's `permessage-deflate` parameters break RFC 7692.
+    #[error("the server's permessage-deflate is invalid: {0}")]
+    BadExtension(String),
+    /// The server broke RFC 6455 (the connection was failed with 1002).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// A text message or a close reason that is not UTF-8 (failed with 1007).
+    #[error("a text message or close reason is not UTF-8")]
+    InvalidUtf8,
+    /// A frame larger than [`WebSocketLimits::max_frame_size`] (failed with 1009).
+    #[error("a frame is larger than max_frame_size ({limit} bytes)")]
+    FrameTooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// A message larger than [`WebSocketLimits::max_message_size`], in its frames or once
+    /// inflated (failed with 1009).
+    #[error("a message is larger than max_message_size ({limit} bytes)")]
+    MessageTooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// A message in more frames than [`WebSocketLimits::max_fragments`] (failed with 1009).
+    #[error("a message has more than max_fragments ({limit}) frames")]
+    TooManyFragments {
+        /// The limit.
+        limit: usize,
+    },
+    /// More control frames in a second than
+    /// [`WebSocketLimits::max_control_frames_per_second`] (failed with 1008).
+    #[error("more than max_control_frames_per_second ({limit}) control frames in a second")]
+    ControlFlood {
+        /// The limit.
+        limit: u32,
+    },
+    /// A message could not be compressed.
+    #[error("compressing a message failed: {0}")]
+    Compression(String),
+    /// The connection ended without a Close (code 1006).
+    #[error("the connection ended without a Close frame (1006)")]
+    ClosedAbnormally,
+    /// The server did not answer our Close within [`WebSocketLimits::close_timeout`].
+    #[error("the server did not answer the Close within {0:?}")]
+    CloseTimeout(Duration),
+    /// A message sent after the closing handshake started.
+    #[error("the connection is closing: no message can be sent after a Close")]
+    AlreadyClosing,
+    /// A message that cannot be sent as it is (an oversized ping, a close code that
+    /// cannot be sent).
+    #[error("{0}")]
+    InvalidMessage(String),
+    /// The connection failed.
+    #[error("the connection failed: {0}")]
+    Io(#[source] io::Error),
+}
+
+impl WebSocketError {
+    /// The [`WebSocketError`] behind `error`, if it is a WebSocket's.
+    pub fn of(error: &Error) -> Option<&WebSocketError> {
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if let Some(websocket) = cause.downcast_ref::<WebSocketError>() {
+                return Some(websocket);
+            }
+            source = cause.source();
+        }
+        None
+    }
+
+    /// The code the connection is failed with (RFC 6455 §7.4.1), for the errors that
+    /// send a Close.
+    pub fn close_code(&self) -> Option<CloseCode> {
+        match self {
+            WebSocketError::Protocol(_) => Some(CloseCode::PROTOCOL),
+            WebSocketError::InvalidUtf8 => Some(CloseCode::INVALID_DATA),
+            WebSocketError::FrameTooLarge { .. }
+            | WebSocketError::MessageTooLarge { .. }
+            | WebSocketError::TooManyFragments { .. } => Some(CloseCode::TOO_BIG),
+            WebSocketError::ControlFlood { .. } => Some(CloseCode::POLICY),
+            _ => None,
+        }
+    }
+}
+
+/// A WebSocket connection, opened by [`Client::websocket`] or [`WebSocket::connect`]:
+/// a [`Stream`] of the server's messages and a [`Sink`] of ours.
+///
+/// Pings are answered as they arrive (only the latest, when several wait, as RFC 6455
+/// §5.5.3 allows) and also yielded, for a caller that watches them. After the server's
+/// Close, which is answered and yielded as [`Message::Close`], the stream ends. An error
+/// (a limit passed, a protocol error, the connection lost) is yielded once, and the
+/// stream ends after it.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), whatwg_fetch::Error> {
+/// use futures_util::{SinkExt, StreamExt};
+/// use whatwg_fetch::websocket::{Message, WebSocket};
+///
+/// let socket = WebSocket::connect("wss://example.com/feed").await?;
+/// let (mut writer, mut reader) = socket.split();
+/// writer.send(Message::text("subscribe")).await?;
+/// while let Some(message) = reader.next().await {
+///     println!("{:?}", message?);
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub struct WebSocket {
+    connection: Connection<Upgraded>,
+    url: Url,
+    protocol: String,
+    extensions: String,
+    headers: Headers,
+}
+
+impl WebSocket {
+    /// Connects to `url` with the shared default client of [`fetch()`](crate::fetch):
+    /// [`Client::websocket`]`(url).connect()`.
+    ///
+    /// # Errors
+    /// As [`WebSocketBuilder::connect`], or the default client's build error.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// let mut socket = whatwg_fetch::websocket::WebSocket::connect("wss://example.com/").await?;
+    /// socket.send("hi").await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn connect(url: &str) -> Result<WebSocket> {
+        crate::client::shared_client()?
+            .websocket(url)
+            .connect()
+            .await
+    }
+
+    /// The URL, after the `http`→`ws` mapping: the `url` attribute.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The subprotocol the server chose, or `""`: the `protocol` attribute.
+    pub fn protocol(&self) -> &str {
+        &self.protocol
+    }
+
+    /// The extensions in use, as the server accepted them (`"permessage-deflate"` and
+    /// its parameters), or `""`: the `extensions` attribute.
+    pub fn extensions(&self) -> &str {
+        &self.extensions
+    }
+
+    /// The headers of the server's `101 Switching Protocols`.
+    pub fn headers(&self) -> &Headers {
+        &self.headers
+    }
+
+    /// Bytes of frames queued and not yet written to the connection: what the
+    /// `bufferedAmount` attribute tracks (here after framing and compression).
+    pub fn buffered_amount(&self) -> usize {
+        self.connection.buffered()
+    }
+
+    /// Sends `message` and writes it out.
+    ///
+    /// # Errors
+    /// An [`ErrorKind::WebSocket`] error: the connection failed, the closing handshake
+    /// has started ([`WebSocketError::AlreadyClosing`]), or a ping or Close that cannot
+    /// be sent as it is ([`WebSocketError::InvalidMessage`]).
+    pub async fn send(&mut self, message: impl Into<Message>) -> Result<()> {
+        let message = message.into();
+        poll_fn(|cx| self.connection.poll_ready(cx))
+            .await
+            .map_err(|e| self.error(e))?;
+        self.connection.send(message).map_err(|e| self.error(e))?;
+        poll_fn(|cx| self.connection.poll_flush(cx))
+            .await
+            .map_err(|e| self.error(e))
+    }
+
+    /// The next message: [`StreamExt::next`](https://docs.rs/futures-util/latest/futures_util/stream/trait.StreamExt.html#method.next)
+    /// without the import. `None` once the connection is closed.
+    pub async fn recv(&mut self) -> Option<Result<Message>> {
+        poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    }
+
+    /// The closing handshake: sends a Close with `code` and `reason`, then reads until the
+    /// server's Close (messages that arrive before it are dropped), at most
+    /// [`WebSocketLimits::close_timeout`]. Gives the server's Close frame, `None` when it
+    /// carried no code.
+    ///
+    /// # Errors
+    /// An [`ErrorKind::WebSocket`] error: a code that cannot be sent or a reason over 123
+    /// bytes ([`WebSocketError::InvalidMessage`], nothing sent), the server's silence past
+    /// the timeout ([`WebSocketError::CloseTimeout`]), or the connection's failure.
+    ///
+    /// ```no_run
+    /// # async fn run(socket: whatwg_fetch::websocket::WebSocket) -> Result<(), whatwg_fetch::Error> {
+    /// use whatwg_fetch::websocket::CloseCode;
+    ///
+    /// let answer = socket.close(CloseCode::NORMAL, "bye").await?;
+    /// println!("the server closed with {answer:?}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn close(mut self, code: CloseCode, reason: &str) -> Result<Option<CloseFrame>> {
+        if !self.connection.close_sent() {
+            let frame = CloseFrame {
+                code,
+                reason: reason.to_owned(),
+            };
+            self.send(Message::Close(Some(frame))).await?;
+        }
+        while let Some(message) = self.recv().await {
+            if let Message::Close(frame) = message? {
+                return Ok(frame);
+            }
+        }
+        Ok(None)
+    }
+
+    /// `error` as the crate's error, naming the URL.
+    fn error(&self, error: WebSocketError) -> Error {
+        connection_error(error, &self.url)
+    }
+}
+
+/// The error of a connection failed after its handshake.
+fn connection_error(error: WebSocketError, url: &Url) -> Error {
+    Error::new(ErrorKind::WebSocket, format!("WebSocket failed: {error}"))
+        .with_source(error)
+        .with_url(url)
+}
+
+impl Stream for WebSocket {
+    type Item = Result<Message>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Message>>> {
+        let this = &mut *self;
+        this.connection
+            .poll_next(cx)
+            .map(|next| next.map(|item| item.map_err(|e| connection_error(e, &this.url))))
+    }
+}
+
+impl Sink<Message> for WebSocket {
+    type Error = Error;
+
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let this = &mut *self;
+        this.connection
+            .poll_ready(cx)
+            .map_err(|e| connection_error(e, &this.url))
+    }
+
+    fn start_send(mut self: Pin<&mut Self>, message: Message) -> Result<()> {
+        let this = &mut *self;
+        this.connection
+            .send(message)
+            .map_err(|e| connection_error(e, &this.url))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let this = &mut *self;
+        this.connection
+            .poll_flush(cx)
+            .map_err(|e| connection_error(e, &this.url))
+    }
+
+    /// Sends a Close with 1000 (unless one is out already) and writes it: the server's
+    /// answering Close is read from the stream, which then ends.
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let this = &mut *self;
+        if !this.connection.close_sent() {
+            let close = Message::Close(Some(CloseFrame {
+                code: CloseCode::NORMAL,
+                reason: String::new(),
+            }));
+            // A connection that failed has nothing to close.
+            if this.connection.send(close).is_err() {
+                return Poll::Ready(Ok(()));
+            }
+        }
+        this.connection
+            .poll_flush(cx)
+            .map_err(|e| connection_error(e, &this.url))
+    }
+}
+
+/// A dropped connection says goodbye: a Close (1001, going away, when none was sent) and
+/// the lingering close of RFC 6455 §7.1.1, in a task of the current tokio runtime, at
+/// most a second (without a runtime, the connection is just closed).
+impl Drop for WebSocket {
+    fn drop(&mut self) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            if let Some(linger) = self.connection.linger() {
+                runtime.spawn(linger);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for WebSocket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebSocket")
+            .field("url", &self.url.as_str())
+            .field("protocol", &self.protocol)
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The options of a WebSocket's opening handshake, from [`Client::websocket`]; it
+/// connects with [`connect`](WebSocketBuilder::connect).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), whatwg_fetch::Error> {
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::websocket::WebSocketLimits;
+///
+/// let socket = Client::new()
+///     .websocket("wss://example.com/graphql")
+///     .protocol("graphql-transport-ws")
+///     .header("Authorization", "Bearer token")
+///     .limits(WebSocketLimits::default().max_message_size(1 << 20))
+///     .connect()
+///     .await?;
+/// # let _ = socket;
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a WebSocketBuilder does nothing until connect() is awaited"]
+pub struct WebSocketBuilder {
+    client: Client,
+    url: String,
+    protocols: Vec<String>,
+    headers: Vec<(String, String)>,
+    limits: WebSocketLimits,
+    permessage_deflate: bool,
+    /// The first invalid option, reported by `connect`.
+    error: Option<Error>,
+}
+
+impl Client {
+    /// A WebSocket to `url` (`ws:`, `wss:`, or `http:`/`https:` which become them),
+    /// resolved against the client's base URL, opened over this client's fetch: its TLS
+    /// options, proxies, cookie jar and HSTS list. Connect it with
+    /// [`WebSocketBuilder::connect`].
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut socket = client.websocket("wss://example.com/").connect().await?;
+    /// socket.send("hello").await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn websocket(&self, url: &str) -> WebSocketBuilder {
+        WebSocketBuilder {
+            client: self.clone(),
+            url: url.to_owned(),
+            protocols: Vec::new(),
+            headers: Vec::new(),
+            limits: WebSocketLimits::default(),
+            permessage_deflate: true,
+            error: None,
+        }
+    }
+}
+
+impl WebSocketBuilder {
+    /// Offers the subprotocols `protocols`, in order of preference: the constructor's
+    /// `protocols` argument (`Sec-WebSocket-Protocol`). Replaces those offered before.
+    pub fn protocols<I>(mut self, protocols: I) -> WebSocketBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.protocols = protocols.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Offers the subprotocol `protocol` after those offered before.
+    pub fn protocol(mut self, protocol: impl Into<String>) -> WebSocketBuilder {
+        self.protocols.push(protocol.into());
+        self
+    }
+
+    /// Adds a header to the handshake's request (an `Authorization`, an `Origin` of the
+    /// caller's choosing). The handshake's own (`Upgrade`, `Connection` and the
+    /// `Sec-WebSocket-*` headers) are refused: `connect` says so.
+    pub fn header(mut self, name: &str, value: &str) -> WebSocketBuilder {
+        if self.error.is_none() {
+            match check_header(name, value) {
+                Ok(()) => self.headers.push((name.to_owned(), value.to_owned())),
+                Err(error) => self.error = Some(error),
+            }
+        }
+        self
+    }
+
+    /// Limits on what the server may make the connection hold or do.
+    pub fn limits(mut self, limits: WebSocketLimits) -> WebSocketBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether to offer `permessage-deflate` (offered by default, as browsers do).
+    pub fn permessage_deflate(mut self, enabled: bool) -> WebSocketBuilder {
+        self.permessage_deflate = enabled;
+        self
+    }
+
+    /// The opening handshake: the
+    /// [`WebSocket(url, protocols)`](https://websockets.spec.whatwg.org/#dom-websocket-websocket)
+    /// constructor's checks, then a fetch in `websocket` mode whose `101` is validated.
+    ///
+    /// # Errors
+    /// - a `SyntaxError` for a URL that does not parse, is not `ws`/`wss`/`http`/`https`
+    ///   or has a fragment, or a subprotocol that is not a token or is given twice;
+    /// - a `TypeError` for a header the builder refused;
+    /// - the fetch's error (DNS, connect, TLS, a redirect, which the handshake refuses);
+    /// - an [`ErrorKind::WebSocket`] error whose [`WebSocketError`] says what the server's
+    ///   answer lacked (a status other than `101`, a bad `Sec-WebSocket-Accept`, a
+    ///   subprotocol or extension not offered).
+    pub async fn connect(self) -> Result<WebSocket> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        // The constructor's steps 1–7, then step 9 (step 8 turns a string into a list).
+        let url = handshake::parse_websocket_url(self.client.environment(), &self.url)?;
+        handshake::check_protocols(&self.protocols)?;
+        // Step 10. Establish a WebSocket connection given urlRecord, protocols, and client.
+        let options = handshake::Options {
+            permessage_deflate: self.permessage_deflate,
+            headers: self.headers,
+        };
+        let established = handshake::establish_a_websocket_connection(
+            &self.client,
+            &url,
+            &self.protocols,
+            options,
+        )
+        .await?;
+        let extensions = established
+            .deflate
+            .as_ref()
+            .map(deflate::describe)
+            .unwrap_or_default();
+        let deflate = established.deflate.map(deflate::Deflate::new);
+        Ok(WebSocket {
+            connection: Connection::new(established.upgraded, Bytes::new(), self.limits, deflate),
+            url,
+            protocol: established.protocol,
+            extensions,
+            headers: established.headers,
+        })
+    }
+}
+
+impl fmt::Debug for WebSocketBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebSocketBuilder")
+            .field("url", &self.url)
+            .field("protocols", &self.protocols)
+            .field("limits", &self.limits)
+            .field("permessage_deflate", &self.permessage_deflate)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A caller's handshake header: a valid name and value, and not one the handshake sets.
+fn check_header(name: &str, value: &str) -> Result<()> {
+    const OWN: [&str; 7] = [
+        "upgrade",
+        "connection",
+        "sec-websocket-key",
+        "sec-websocket-version",
+        "sec-websocket-protocol",
+        "sec-websocket-extensions",
+        "sec-websocket-accept",
+    ];
+    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(Error::type_error(format!(
+            "WebSocket: {name:?} is not a valid header name"
+        )));
+    }
+    if http::HeaderValue::from_str(value).is_err() {
+        return Err(Error::type_error(format!(
+            "WebSocket: the value of {name} is not a valid header value (no control \
+             characters, newlines included)"
+        )));
+    }
+    if OWN.iter().any(|own| own.eq_ignore_ascii_case(name)) {
+        return Err(Error::type_error(format!(
+            "WebSocket: the handshake sets {name} itself; offer subprotocols with \
+             protocols() and turn compression off with permessage_deflate(false)"
+        )));
+    }
+    Ok(())
+}

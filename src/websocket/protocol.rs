@@ -1,0 +1,607 @@
+//! The WebSocket protocol after the handshake (RFC 6455 §5–§7): frames read and
+//! written on the connection, messages assembled from fragments, pings answered, the
+//! closing handshake, `permessage-deflate`, and the limits on what a server controls.
+//!
+//! Frame headers are coded by tungstenite's frame layer (`FrameHeader::parse` and
+//! `format`); the message layer is ours because tungstenite's refuses the RSV1 bit that
+//! `permessage-deflate` needs, and has no bound on fragments, control frames or
+//! inflated size.
+
+use std::future::Future;
+use std::io::{self, Cursor};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tungstenite::protocol::frame::FrameHeader;
+use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
+
+use super::deflate::Deflate;
+use super::{CloseCode, CloseFrame, Message, WebSocketError, WebSocketLimits};
+
+/// Encoded frames past this many bytes make [`Connection::poll_ready`] write before it
+/// takes another message.
+const WRITE_HIGH_WATER: usize = 64 * 1024;
+
+/// The most a control frame's payload holds (§5.5).
+const MAX_CONTROL_PAYLOAD: usize = 125;
+
+/// The most a Close frame's reason holds: 125 less the two bytes of its code.
+pub(crate) const MAX_CLOSE_REASON: usize = 123;
+
+/// How long a dropped connection lingers (see [`Connection::linger`]).
+pub(crate) const LINGER: Duration = Duration::from_secs(1);
+
+/// A message being assembled from its fragments.
+struct Partial {
+    text: bool,
+    compressed: bool,
+    data: BytesMut,
+    fragments: usize,
+}
+
+/// The client side of a WebSocket connection over `S`.
+pub(crate) struct Connection<S> {
+    /// The connection; `None` once [`Connection::linger`] took it.
+    io: Option<S>,
+    read_buf: BytesMut,
+    /// Frames encoded and not yet written.
+    write_buf: BytesMut,
+    limits: WebSocketLimits,
+    deflate: Option<Deflate>,
+    partial: Option<Partial>,
+    /// The payload of the latest Ping not yet answered: only the latest is (§5.5.3
+    /// allows it), so a ping flood holds one pong, not one per ping.
+    pending_pong: Option<Bytes>,
+    /// Control frames received in the current one-second window.
+    control_window: (Instant, u32),
+    /// We sent a Close frame: the closing handshake is started.
+    close_sent: bool,
+    /// When the server's Close must have come after ours.
+    close_deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The server's Close, received and not yet delivered.
+    close_received: Option<Option<CloseFrame>>,
+    /// Nothing more to read: closed, or failed.
+    done: bool,
+    /// The server ended the TCP connection (or it failed): nothing to linger for.
+    eof: bool,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    /// A connection on `io`, `read` being what was read past the handshake already.
+    pub(crate) fn new(
+        io: S,
+        read: Bytes,
+        limits: WebSocketLimits,
+        deflate: Option<Deflate>,
+    ) -> Connection<S> {
+        let mut read_buf = BytesMut::with_capacity(8 * 1024);
+        read_buf.extend_from_slice(&read);
+        Connection {
+            io: Some(io),
+            read_buf,
+            write_buf: BytesMut::new(),
+            limits,
+            deflate,
+            partial: None,
+            pending_pong: None,
+            control_window: (Instant::now(), 0),
+            close_sent: false,
+            close_deadline: None,
+            close_received: None,
+            done: false,
+            eof: false,
+        }
+    }
+
+    /// Whether the closing handshake has started on our side.
+    pub(crate) fn close_sent(&self) -> bool {
+        self.close_sent
+    }
+
+    /// Bytes of encoded frames not yet written.
+    pub(crate) fn buffered(&self) -> usize {
+        self.write_buf.len()
+    }
+
+    /// The next message, `None` once the connection is closed.
+    pub(crate) fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, WebSocketError>>> {
+        loop {
+            if self.done {
+                return Poll::Ready(None);
+            }
+            // Answers and echoes go out while reading: a server waiting for its pong is
+            // not kept waiting by a caller that only reads.
+            self.queue_pong();
+            if !self.write_buf.is_empty() {
+                if let Poll::Ready(Err(e)) = self.poll_write_buf(cx) {
+                    self.done = true;
+                    return Poll::Ready(Some(Err(WebSocketError::Io(e))));
+                }
+            }
+            if let Some(frame) = self.close_received.take() {
+                // The server closed: our answering Close written (or failed: the server is
+                // gone either way), then its frame delivered; nothing is read after it.
+                if !self.write_buf.is_empty() {
+                    match self.poll_write_buf(cx) {
+                        Poll::Pending => {
+                            self.close_received = Some(frame);
+                            return Poll::Pending;
+                        }
+                        Poll::Ready(_) => {}
+                    }
+                }
+                self.done = true;
+                return Poll::Ready(Some(Ok(Message::Close(frame))));
+            }
+            if let Some(deadline) = self.close_deadline.as_mut() {
+                if deadline.as_mut().poll(cx).is_ready() {
+                    self.done = true;
+                    return Poll::Ready(Some(Err(WebSocketError::CloseTimeout(
+                        self.limits.close_timeout,
+                    ))));
+                }
+            }
+            match self.next_frame() {
+                Ok(Some((header, payload))) => match self.on_frame(header, payload) {
+                    Ok(Some(message)) => return Poll::Ready(Some(Ok(message))),
+                    Ok(None) => continue,
+                    Err(e) => return Poll::Ready(Some(Err(self.fail(e, cx)))),
+                },
+                Ok(None) => {}
+                Err(e) => return Poll::Ready(Some(Err(self.fail(e, cx)))),
+            }
+            // More bytes needed.
+            if self.read_buf.capacity() - self.read_buf.len() < 4096 {
+                self.read_buf.reserve(8 * 1024);
+            }
+            let Some(io) = self.io.as_mut() else {
+                self.done = true;
+                return Poll::Ready(None);
+            };
+            match ready!(tokio_util::io::poll_read_buf(
+                Pin::new(io),
+                cx,
+                &mut self.read_buf
+            )) {
+                Ok(0) => {
+                    self.done = true;
+                    self.eof = true;
+                    // The connection ended without the server's Close: closed abnormally
+                    // (1006, §7.1.5).
+                    return Poll::Ready(Some(Err(WebSocketError::ClosedAbnormally)));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.done = true;
+                    self.eof = true;
+                    return Poll::Ready(Some(Err(WebSocketError::Io(e))));
+                }
+            }
+        }
+    }
+
+    /// A whole frame from the read buffer, when one is there.
+    fn next_frame(&mut self) -> Result<Option<(FrameHeader, BytesMut)>, WebSocketError> {
+        let mut cursor = Cursor::new(&self.read_buf[..]);
+        let Some((header, length)) = FrameHeader::parse(&mut cursor)
+            .map_err(|e| WebSocketError::Protocol(format!("a frame header is invalid: {e}")))?
+        else {
+            return Ok(None);
+        };
+        let max = self.limits.max_frame_size;
+        let length = usize::try_from(length)
+            .ok()
+            .filter(|&length| length <= max)
+            .ok_or(WebSocketError::FrameTooLarge { limit: max })?;
+        // At most 14 bytes: the cursor read no further.
+        let header_len = usize::try_from(cursor.position()).unwrap_or(usize::MAX);
+        let whole = header_len.saturating_add(length);
+        if self.read_buf.len() < whole {
+            // Room for the rest of the frame, read in as it comes.
+            self.read_buf.reserve(whole - self.read_buf.len());
+            return Ok(None);
+        }
+        self.read_buf.advance(header_len);
+        Ok(Some((header, self.read_buf.split_to(length))))
+    }
+
+    /// What a frame means: a message when it completes one, `None` otherwise.
+    fn on_frame(
+        &mut self,
+        header: FrameHeader,
+        payload: BytesMut,
+    ) -> Result<Option<Message>, WebSocketError> {
+        let protocol = |why: &str| Err(WebSocketError::Protocol(why.to_owned()));
+        // §5.1: "A client MUST close a connection if it detects a masked frame."
+        if header.mask.is_some() {
+            return protocol("the server sent a masked frame");
+        }
+        // §5.2: RSV2 and RSV3 belong to no extension we negotiate; RSV1 only to the
+        // first frame of a data message under permessage-deflate (RFC 7692 §6).
+        if header.rsv2 || header.rsv3 {
+            return protocol("the server set a reserved bit (RSV2 or RSV3)");
+        }
+        let compressible = matches!(header.opcode, OpCode::Data(Data::Text | Data::Binary));
+        if header.rsv1 && (self.deflate.is_none() || !compressible) {
+            return protocol("the server set RSV1 where no extension allows it");
+        }
+        match header.opcode {
+            OpCode::Control(control) => {
+                // §5.5: control frames are never fragmented and carry at most 125 bytes.
+                if !header.is_final || payload.len() > MAX_CONTROL_PAYLOAD {
+                    return protocol("the server sent a fragmented or oversized control frame");
+                }
+                self.count_control_frame()?;
+                match control {
+                    Control::Ping => {
+                        let payload = payload.freeze();
+                        if !self.close_sent {
+                            self.pending_pong = Some(payload.clone());
+                        }
+                        Ok(Some(Message::Ping(payload)))
+                    }
+                    Control::Pong => Ok(Some(Message::Pong(payload.freeze()))),
+                    Control::Close => {
+                        let frame = parse_close(&payload)?;
+                        // §5.5.1: answer with a Close, echoing the code, unless ours is
+                        // out already.
+                        if !self.close_sent {
+                            let code = frame.as_ref().map(|f| f.code);
+                            self.encode_close(code, "");
+                        }
+                        self.pending_pong = None;
+                        self.close_received = Some(frame);
+                        Ok(None)
+                    }
+                    Control::Reserved(op) => protocol(&format!("unknown control opcode {op}")),
+                }
+            }
+            OpCode::Data(Data::Continue) => {
+                let Some(partial) = self.partial.as_mut() else {
+                    return protocol("a continuation frame with no message to continue");
+                };
+                partial.fragments += 1;
+                if partial.fragments > self.limits.max_fragments {
+                    return Err(WebSocketError::TooManyFragments {
+                        limit: self.limits.max_fragments,
+                    });
+                }
+                let limit = self.limits.max_message_size;
+                if partial.data.len().saturating_add(payload.len()) > limit {
+                    return Err(WebSocketError::MessageTooLarge { limit });
+                }
+                partial.data.extend_from_slice(&payload);
+                if !header.is_final {
+                    return Ok(None);
+                }
+                let Some(partial) = self.partial.take() else {
+                    return Ok(None);
+                };
+                self.complete(partial.text, partial.compressed, partial.data)
+                    .map(Some)
+            }
+            OpCode::Data(data @ (Data::Text | Data::Binary)) => {
+                if self.partial.is_some() {
+                    return protocol("a new message began before the last one ended");
+                }
+                let text = data == Data::Text;
+                if header.is_final {
+                    return self.complete(text, header.rsv1, payload).map(Some);
+                }
+                let limit = self.limits.max_message_size;
+                if payload.len() > limit {
+                    return Err(WebSocketError::MessageTooLarge { limit });
+                }
+                self.partial = Some(Partial {
+                    text,
+                    compressed: header.rsv1,
+                    data: payload,
+                    fragments: 1,
+                });
+                Ok(None)
+            }
+            OpCode::Data(Data::Reserved(op)) => protocol(&format!("unknown data opcode {op}")),
+        }
+    }
+
+    /// A whole message's payload as the message: inflated if compressed, UTF-8 checked
+    /// if text.
+    fn complete(
+        &mut self,
+        text: bool,
+        compressed: bool,
+        payload: BytesMut,
+    ) -> Result<Message, WebSocketError> {
+        let limit = self.limits.max_message_size;
+        if payload.len() > limit {
+            return Err(WebSocketError::MessageTooLarge { limit });
+        }
+        let data = match (compressed, self.deflate.as_mut()) {
+            (true, Some(deflate)) => Bytes::from(deflate.decompress(&payload, limit)?),
+            _ => payload.freeze(),
+        };
+        if !text {
+            return Ok(Message::Binary(data));
+        }
+        // §8.1: a text message that is not UTF-8 fails the connection (1007).
+        match String::from_utf8(Vec::from(data)) {
+            Ok(text) => Ok(Message::Text(text)),
+            Err(_) => Err(WebSocketError::InvalidUtf8),
+        }
+    }
+
+    /// Counts a control frame against the flood limit.
+    fn count_control_frame(&mut self) -> Result<(), WebSocketError> {
+        let limit = self.limits.max_control_frames_per_second;
+        let (started, count) = &mut self.control_window;
+        if started.elapsed() >= Duration::from_secs(1) {
+            *started = Instant::now();
+            *count = 0;
+        }
+        *count += 1;
+        if *count > limit {
+            return Err(WebSocketError::ControlFlood { limit });
+        }
+        Ok(())
+    }
+
+    /// _Fail the WebSocket Connection_ (§7.1.7): a Close with the error's code sent if
+    /// the connection allows it now (never waited for), and nothing read after.
+    fn fail(&mut self, error: WebSocketError, cx: &mut Context<'_>) -> WebSocketError {
+        self.done = true;
+        self.partial = None;
+        if let Some(code) = error.close_code() {
+            if !self.close_sent {
+                self.encode_close(Some(code), "");
+            }
+            let _ = self.poll_write_buf(cx);
+        }
+        error
+    }
+
+    /// Whether another message can be queued now: writes when the queue is full.
+    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
+        if self.write_buf.len() >= WRITE_HIGH_WATER {
+            ready!(self.poll_write_buf(cx)).map_err(WebSocketError::Io)?;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// `message` encoded for sending (written by the next flush).
+    pub(crate) fn send(&mut self, message: Message) -> Result<(), WebSocketError> {
+        if self.close_sent || self.done {
+            return Err(WebSocketError::AlreadyClosing);
+        }
+        match message {
+            Message::Text(text) => self.encode_data(Data::Text, text.as_bytes()),
+            Message::Binary(data) => self.encode_data(Data::Binary, &data),
+            Message::Ping(data) => {
+                check_control_payload(&data)?;
+                self.encode(OpCode::Control(Control::Ping), false, &data);
+                Ok(())
+            }
+            Message::Pong(data) => {
+                check_control_payload(&data)?;
+                self.encode(OpCode::Control(Control::Pong), false, &data);
+                Ok(())
+            }
+            Message::Close(frame) => {
+                if let Some(frame) = &frame {
+                    check_close(frame)?;
+                }
+                let (code, reason) = match &frame {
+                    Some(frame) => (Some(frame.code), frame.reason.as_str()),
+                    None => (None, ""),
+                };
+                self.encode_close(code, reason);
+                Ok(())
+            }
+        }
+    }
+
+    fn encode_data(&mut self, data: Data, payload: &[u8]) -> Result<(), WebSocketError> {
+        if let Some(deflate) = self.deflate.as_mut() {
+            if let Some(compressed) = deflate.compress(payload)? {
+                self.encode(OpCode::Data(data), true, &compressed);
+                return Ok(());
+            }
+        }
+        self.encode(OpCode::Data(data), false, payload);
+        Ok(())
+    }
+
+    /// A Close frame queued, and the close timer started.
+    fn encode_close(&mut self, code: Option<CloseCode>, reason: &str) {
+        let mut payload = Vec::with_capacity(2 + reason.len());
+        if let Some(code) = code {
+            payload.extend_from_slice(&code.0.to_be_bytes());
+            payload.extend_from_slice(reason.as_bytes());
+        }
+        self.encode(OpCode::Control(Control::Close), false, &payload);
+        self.close_sent = true;
+        self.pending_pong = None;
+        self.close_deadline = Some(Box::pin(tokio::time::sleep(self.limits.close_timeout)));
+    }
+
+    /// One frame, final, masked with a fresh key (§5.3), appended to the write buffer.
+    fn encode(&mut self, opcode: OpCode, rsv1: bool, payload: &[u8]) {
+        let mask: [u8; 4] = rand::random();
+        let header = FrameHeader {
+            is_final: true,
+            rsv1,
+            rsv2: false,
+            rsv3: false,
+            opcode,
+            mask: Some(mask),
+        };
+        let length = payload.len() as u64;
+        self.write_buf.reserve(header.len(length) + payload.len());
+        // Writing to memory cannot fail.
+        let _ = header.format(length, &mut (&mut self.write_buf).writer());
+        let start = self.write_buf.len();
+        self.write_buf.extend_from_slice(payload);
+        apply_mask(&mut self.write_buf[start..], mask);
+    }
+
+    fn queue_pong(&mut self) {
+        if let Some(payload) = self.pending_pong.take() {
+            self.encode(OpCode::Control(Control::Pong), false, &payload);
+        }
+    }
+
+    /// Writes the write buffer out and flushes the connection.
+    fn poll_write_buf(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let Some(io) = self.io.as_mut() else {
+            return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
+        };
+        while !self.write_buf.is_empty() {
+            let n = ready!(Pin::new(&mut *io).poll_write(cx, &self.write_buf))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.write_buf.advance(n);
+        }
+        Pin::new(io).poll_flush(cx)
+    }
+
+    /// Everything queued written, a pending pong included.
+    pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
+        self.queue_pong();
+        self.poll_write_buf(cx).map_err(WebSocketError::Io)
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Send + Unpin + 'static> Connection<S> {
+    /// The lingering close of a connection being dropped: a Close (1001, going away)
+    /// queued if none is out, then, for at most [`LINGER`], what is queued written, our
+    /// side shut down, and what the server still sends read and dropped until it closes.
+    /// `None` when the server has closed the connection already.
+    ///
+    /// RFC 6455 §7.1.1 has the server close the TCP connection first; and a socket closed
+    /// with unread data resets the connection, which makes the server's TCP drop what it
+    /// had not read yet: our Close, the code saying why a connection was failed.
+    pub(crate) fn linger(&mut self) -> Option<impl Future<Output = ()> + Send + 'static> {
+        if self.eof {
+            return None;
+        }
+        if !self.close_sent {
+            self.encode_close(Some(CloseCode::GOING_AWAY), "");
+        }
+        self.queue_pong();
+        let mut io = self.io.take()?;
+        let write_buf = std::mem::take(&mut self.write_buf);
+        Some(async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let _ = tokio::time::timeout(LINGER, async move {
+                if io.write_all(&write_buf).await.is_err() || io.shutdown().await.is_err() {
+                    return;
+                }
+                let mut discard = [0u8; 8 * 1024];
+                while let Ok(1..) = io.read(&mut discard).await {}
+            })
+            .await;
+        })
+    }
+}
+
+/// A Close frame's payload (§5.5.1): empty, or a code and a UTF-8 reason.
+fn parse_close(payload: &[u8]) -> Result<Option<CloseFrame>, WebSocketError> {
+    match payload {
+        [] => Ok(None),
+        [_] => Err(WebSocketError::Protocol(
+            "a Close frame with a one-byte body".to_owned(),
+        )),
+        [high, low, reason @ ..] => {
+            let code = CloseCode(u16::from_be_bytes([*high, *low]));
+            if !code.is_sendable() {
+                return Err(WebSocketError::Protocol(format!(
+                    "a Close frame with the code {}, which no endpoint may send",
+                    code.0
+                )));
+            }
+            let reason = std::str::from_utf8(reason).map_err(|_| WebSocketError::InvalidUtf8)?;
+            Ok(Some(CloseFrame {
+                code,
+                reason: reason.to_owned(),
+            }))
+        }
+    }
+}
+
+fn check_control_payload(data: &[u8]) -> Result<(), WebSocketError> {
+    if data.len() > MAX_CONTROL_PAYLOAD {
+        return Err(WebSocketError::InvalidMessage(format!(
+            "a ping or pong carries at most {MAX_CONTROL_PAYLOAD} bytes, not {}",
+            data.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_close(frame: &CloseFrame) -> Result<(), WebSocketError> {
+    if !frame.code.is_sendable() {
+        return Err(WebSocketError::InvalidMessage(format!(
+            "the close code {} cannot be sent (1000–1003, 1007–1011, 1012–1014 or \
+             3000–4999)",
+            frame.code.0
+        )));
+    }
+    if frame.reason.len() > MAX_CLOSE_REASON {
+        return Err(WebSocketError::InvalidMessage(format!(
+            "a close reason is at most {MAX_CLOSE_REASON} bytes of UTF-8, not {}",
+            frame.reason.len()
+        )));
+    }
+    Ok(())
+}
+
+/// XORs `data` with `mask` repeated (§5.3).
+fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
+    let word = u32::from_ne_bytes(mask);
+    let mut chunks = data.chunks_exact_mut(4);
+    for chunk in &mut chunks {
+        let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]) ^ word;
+        chunk.copy_from_slice(&value.to_ne_bytes());
+    }
+    for (byte, key) in chunks.into_remainder().iter_mut().zip(mask) {
+        *byte ^= key;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masking_twice_is_the_identity() {
+        let data: Vec<u8> = (0..=255).collect();
+        for len in [0, 1, 3, 4, 5, 255, 256] {
+            let mut masked = data[..len].to_vec();
+            apply_mask(&mut masked, [1, 2, 3, 4]);
+            for (i, (m, d)) in masked.iter().zip(&data[..len]).enumerate() {
+                assert_eq!(*m, d ^ [1, 2, 3, 4][i % 4]);
+            }
+            apply_mask(&mut masked, [1, 2, 3, 4]);
+            assert_eq!(masked, data[..len]);
+        }
+    }
+
+    #[test]
+    fn close_payloads_are_checked() {
+        assert_eq!(parse_close(b"").unwrap(), None);
+        let frame = parse_close(b"\x03\xe8bye").unwrap().unwrap();
+        assert_eq!(
+            (frame.code, frame.reason.as_str()),
+            (CloseCode::NORMAL, "bye")
+        );
+        assert!(parse_close(b"\x03").is_err());
+        assert!(parse_close(b"\x03\xed").is_err(), "1005 is never sent");
+        assert!(parse_close(b"\x03\xe8\xff").is_err(), "not UTF-8");
+    }
+}
