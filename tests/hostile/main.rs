@@ -6,6 +6,8 @@
 
 #[path = "../net_support/mod.rs"]
 mod net_support;
+#[path = "../websocket_support/mod.rs"]
+mod websocket_support;
 
 use std::future::Future;
 use std::time::Duration;
@@ -37,3 +39,4 @@ mod keepalive_race;
 mod multipart;
 mod pool;
 mod timeouts;
+mod websocket;

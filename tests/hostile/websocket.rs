@@ -1,0 +1,331 @@
+//! Hostile WebSocket servers: a frame header announcing terabytes, a message of endless
+//! fragments, a million one-byte fragments, a ping flood, a small compressed message
+//! that inflates to 64 MiB, a server that never answers our Close, and the protocol
+//! errors a server can make. Each limit of `WebSocketLimits` fails the connection with
+//! the error that names it, sends the Close code RFC 6455 gives it, and holds the memory
+//! it promises (counted by the per-thread allocator of `body_limits`).
+
+use crate::body_limits::peak_allocated;
+use crate::bounded;
+use crate::net_support::{Server, raw_server};
+use crate::websocket_support::*;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use whatwg_fetch::Client;
+use whatwg_fetch::websocket::{CloseCode, Message, WebSocket, WebSocketError, WebSocketLimits};
+
+const MIB: u64 = 1024 * 1024;
+
+/// The Close codes the client sent.
+type Closes = Arc<Mutex<Vec<u16>>>;
+
+/// A server that accepts the handshake (with `extra` headers), sends `start`, then
+/// `repeat` again and again until `max` bytes or the client goes away, while recording
+/// the client's Close codes.
+async fn hostile(
+    extra: &'static str,
+    start: Vec<u8>,
+    repeat: Vec<u8>,
+    max: u64,
+) -> (Server, Closes) {
+    let closes = Closes::default();
+    let recorded = closes.clone();
+    let (start, repeat) = (Arc::new(start), Arc::new(repeat));
+    let server = raw_server(move |mut stream: TcpStream| {
+        let (closes, start, repeat) = (recorded.clone(), start.clone(), repeat.clone());
+        async move {
+            if accept(&mut stream, extra).await.is_none() {
+                return;
+            }
+            let (mut read, mut write) = stream.into_split();
+            tokio::spawn(async move {
+                let mut reader = FrameReader::new();
+                while let Some(frame) = reader.next(&mut read).await {
+                    if let Some(code) = frame.close_code() {
+                        closes.lock().unwrap().push(code);
+                    }
+                }
+            });
+            if write.write_all(&start).await.is_err() {
+                return;
+            }
+            let mut sent = 0u64;
+            while sent < max && !repeat.is_empty() {
+                if write.write_all(&repeat).await.is_err() {
+                    return;
+                }
+                sent += repeat.len() as u64;
+            }
+            // Held open until the client goes: the client ends it, never the server.
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        }
+    })
+    .await;
+    (server, closes)
+}
+
+async fn connect(server: &Server, limits: WebSocketLimits) -> WebSocket {
+    Client::new()
+        .websocket(&format!("ws://{}/", server.addr))
+        .limits(limits)
+        .connect()
+        .await
+        .unwrap()
+}
+
+/// The socket's first item, an error, its `WebSocketError` handed to `check`; then the
+/// stream has ended. Gives the peak memory held meanwhile.
+async fn fails(mut socket: WebSocket, check: impl FnOnce(&WebSocketError)) -> u64 {
+    let (item, peak) = peak_allocated(socket.recv()).await;
+    let error = item.unwrap().unwrap_err();
+    assert!(error.is_websocket(), "{error:#}");
+    check(WebSocketError::of(&error).unwrap());
+    assert!(socket.recv().await.is_none(), "nothing after the failure");
+    peak
+}
+
+/// The Close code the client sent, once the server has read it.
+async fn close_sent(closes: &Closes) -> u16 {
+    for _ in 0..500 {
+        if let Some(code) = closes.lock().unwrap().first() {
+            return *code;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the client sent no Close");
+}
+
+/// A frame header announcing `length` bytes of binary payload.
+fn header_only(length: u64) -> Vec<u8> {
+    let mut header = vec![0x82, 127];
+    header.extend_from_slice(&length.to_be_bytes());
+    header
+}
+
+#[tokio::test]
+async fn a_frame_announcing_a_terabyte_fails_before_any_of_it_is_held() {
+    bounded(async {
+        let (server, closes) =
+            hostile("", header_only(1 << 40), vec![0; 64 * 1024], 64 * MIB).await;
+        let socket = connect(&server, WebSocketLimits::default().max_frame_size(1 << 20)).await;
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::FrameTooLarge { limit } if *limit == 1 << 20),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < MIB, "held {peak} bytes");
+        assert_eq!(close_sent(&closes).await, 1009);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_message_of_endless_fragments_fails_at_max_message_size() {
+    bounded(async {
+        let first = frame(false, false, BINARY, &[1; 64 * 1024]);
+        let more = frame(false, false, CONTINUATION, &[2; 64 * 1024]);
+        let (server, closes) = hostile("", first, more, 1024 * MIB).await;
+        let socket = connect(
+            &server,
+            WebSocketLimits::default().max_message_size(1 << 20),
+        )
+        .await;
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::MessageTooLarge { limit } if *limit == 1 << 20),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB limit");
+        assert_eq!(close_sent(&closes).await, 1009);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_million_one_byte_fragments_fail_at_max_fragments() {
+    bounded(async {
+        let first = frame(false, false, TEXT, b"a");
+        let more = frame(false, false, CONTINUATION, b"a").repeat(1024);
+        let (server, closes) = hostile("", first, more, 64 * MIB).await;
+        let socket = connect(&server, WebSocketLimits::default().max_fragments(1000)).await;
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::TooManyFragments { limit: 1000 }),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < MIB, "held {peak} bytes");
+        assert_eq!(close_sent(&closes).await, 1009);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_ping_flood_fails_with_1008_holding_one_pong() {
+    bounded(async {
+        let ping = frame(true, false, PING, &[b'p'; 125]).repeat(512);
+        let (server, closes) = hostile("", Vec::new(), ping, 256 * MIB).await;
+        let mut socket = connect(
+            &server,
+            WebSocketLimits::default().max_control_frames_per_second(100),
+        )
+        .await;
+        // The first hundred pings are yielded (and only the latest answered).
+        for _ in 0..100 {
+            assert!(matches!(socket.recv().await, Some(Ok(Message::Ping(_)))));
+        }
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::ControlFlood { limit: 100 }),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < MIB, "held {peak} bytes");
+        assert_eq!(close_sent(&closes).await, 1008);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_compressed_message_that_inflates_past_the_limit_is_a_bomb_defused() {
+    bounded(async {
+        // 64 MiB of zeros in one message: about 64 KiB on the wire.
+        let bomb = deflate(&vec![0u8; 64 << 20]);
+        assert!(bomb.len() < 128 * 1024, "{}", bomb.len());
+        let start = frame(true, true, BINARY, &bomb);
+        drop(bomb);
+        let (server, closes) = hostile(
+            "sec-websocket-extensions: permessage-deflate\r\n",
+            start,
+            Vec::new(),
+            0,
+        )
+        .await;
+        let socket = connect(
+            &server,
+            WebSocketLimits::default().max_message_size(1 << 20),
+        )
+        .await;
+        assert_eq!(socket.extensions(), "permessage-deflate");
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::MessageTooLarge { limit } if *limit == 1 << 20),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB limit");
+        assert_eq!(close_sent(&closes).await, 1009);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_the_close_is_left_after_close_timeout() {
+    bounded(async {
+        let (server, closes) = hostile("", Vec::new(), Vec::new(), 0).await;
+        let socket = connect(
+            &server,
+            WebSocketLimits::default().close_timeout(Duration::from_millis(200)),
+        )
+        .await;
+        let error = socket.close(CloseCode::NORMAL, "bye").await.unwrap_err();
+        assert!(
+            matches!(
+                WebSocketError::of(&error),
+                Some(WebSocketError::CloseTimeout(timeout)) if *timeout == Duration::from_millis(200)
+            ),
+            "{error:#}"
+        );
+        assert_eq!(close_sent(&closes).await, 1000);
+    })
+    .await;
+}
+
+/// A server whose first frame is `start`: the client fails with a `WebSocketError`
+/// that `check` accepts, and sends `code`.
+async fn protocol_error(start: Vec<u8>, code: u16, check: impl FnOnce(&WebSocketError)) {
+    let (server, closes) = hostile("", start, Vec::new(), 0).await;
+    let socket = connect(&server, WebSocketLimits::default()).await;
+    fails(socket, check).await;
+    assert_eq!(close_sent(&closes).await, code);
+}
+
+#[tokio::test]
+async fn protocol_errors_fail_the_connection_with_their_codes() {
+    bounded(async {
+        protocol_error(frame(true, false, TEXT, b"\xff\xfe"), 1007, |error| {
+            assert!(matches!(error, WebSocketError::InvalidUtf8), "{error}");
+        })
+        .await;
+        // A masked frame from a server.
+        let mut masked = frame(true, false, TEXT, b"");
+        masked[1] |= 0x80;
+        masked.extend_from_slice(&[1, 2, 3, 4]);
+        protocol_error(masked, 1002, |error| {
+            assert!(error.to_string().contains("masked"), "{error}");
+        })
+        .await;
+        protocol_error(frame(true, true, TEXT, b"x"), 1002, |error| {
+            assert!(error.to_string().contains("RSV1"), "{error}");
+        })
+        .await;
+        protocol_error(frame(true, false, CONTINUATION, b"x"), 1002, |error| {
+            assert!(error.to_string().contains("continuation"), "{error}");
+        })
+        .await;
+        protocol_error(frame(false, false, PING, b""), 1002, |error| {
+            assert!(error.to_string().contains("control frame"), "{error}");
+        })
+        .await;
+        protocol_error(
+            frame(true, false, CLOSE, &close_payload(1005, "")),
+            1002,
+            |error| {
+                assert!(error.to_string().contains("1005"), "{error}");
+            },
+        )
+        .await;
+        let mut interleaved = frame(false, false, TEXT, b"a");
+        interleaved.extend(frame(true, false, BINARY, b"b"));
+        protocol_error(interleaved, 1002, |error| {
+            assert!(error.to_string().contains("began before"), "{error}");
+        })
+        .await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_connection_that_ends_without_a_close_is_abnormal() {
+    bounded(async {
+        let server = raw_server(|mut stream: TcpStream| async move {
+            if accept(&mut stream, "").await.is_some() {
+                let _ = stream.write_all(&frame(true, false, TEXT, b"last")).await;
+            }
+        })
+        .await;
+        let mut socket = connect(&server, WebSocketLimits::default()).await;
+        assert_eq!(socket.recv().await.unwrap().unwrap(), Message::text("last"));
+        let error = socket.recv().await.unwrap().unwrap_err();
+        assert!(
+            matches!(
+                WebSocketError::of(&error),
+                Some(WebSocketError::ClosedAbnormally)
+            ),
+            "{error:#}"
+        );
+        assert!(socket.recv().await.is_none());
+    })
+    .await;
+}

@@ -1,0 +1,646 @@
+//! WebSocket: the opening handshake through the client's fetch (subprotocols, cookies,
+//! `Origin`, a caller's headers, TLS, no redirects), messages both ways against
+//! tokio-tungstenite's server, `permessage-deflate` against a server written frame by
+//! frame, and the closing handshake from either side.
+
+mod net_support;
+mod websocket_support;
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use net_support::*;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
+use tokio_tungstenite::tungstenite::protocol::CloseFrame as TungsteniteClose;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode as TungsteniteCode;
+use websocket_support::*;
+use whatwg_fetch::websocket::{CloseCode, CloseFrame, Message, WebSocketError};
+use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit};
+
+/// A handshake's request headers, as (name, value).
+type Head = Vec<(String, String)>;
+
+/// A Close's code and reason, `None` for an empty Close.
+type Close = Option<(u16, String)>;
+
+/// What an echo server saw: each handshake's request headers, and each Close it got.
+#[derive(Clone, Default)]
+struct Seen {
+    heads: Arc<Mutex<Vec<Head>>>,
+    closes: Arc<Mutex<Vec<Close>>>,
+}
+
+impl Seen {
+    fn last_head(&self) -> Vec<(String, String)> {
+        self.heads
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn header(&self, name: &str) -> Option<String> {
+        self.last_head()
+            .into_iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value)
+    }
+}
+
+/// A tokio-tungstenite server on 127.0.0.1 that echoes text and binary messages, picks
+/// `chat.v2` when it is offered, answers `close-me` with its own Close (1001,
+/// `restart`) and `ping-me` with a Ping, and records what it saw. Plain HTTP requests
+/// to `/set-cookie` get a cookie.
+async fn echo_server() -> (Server, Seen) {
+    let seen = Seen::default();
+    let server_seen = seen.clone();
+    let server = raw_server(move |stream: TcpStream| {
+        let seen = server_seen.clone();
+        async move {
+            let mut peek = [0u8; 64];
+            let Ok(n) = stream.peek(&mut peek).await else {
+                return;
+            };
+            if peek[..n].starts_with(b"GET /set-cookie") {
+                let mut stream = stream;
+                let _ = read_head(&mut stream).await;
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nset-cookie: session=s3cret\r\n\
+                          content-length: 2\r\n\r\nok",
+                    )
+                    .await;
+                return;
+            }
+            serve_echo(stream, seen).await;
+        }
+    })
+    .await;
+    (server, seen)
+}
+
+async fn serve_echo<S>(stream: S, seen: Seen)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let heads = seen.heads.clone();
+    // tungstenite's callback type, whose error is a whole response.
+    #[allow(clippy::result_large_err)]
+    let callback = move |request: &Request, mut response: Response| {
+        let head = request
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned()))
+            .collect::<Vec<_>>();
+        let offered = request
+            .headers()
+            .get("sec-websocket-protocol")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        heads.lock().unwrap().push(head);
+        if offered.split(',').any(|p| p.trim() == "chat.v2") {
+            response
+                .headers_mut()
+                .insert("sec-websocket-protocol", "chat.v2".parse().unwrap());
+        }
+        Ok(response)
+    };
+    let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
+        return;
+    };
+    while let Some(Ok(message)) = ws.next().await {
+        match message {
+            tungstenite::Message::Text(text) if text.as_str() == "close-me" => {
+                let frame = TungsteniteClose {
+                    code: TungsteniteCode::Away,
+                    reason: "restart".into(),
+                };
+                let _ = ws.close(Some(frame)).await;
+            }
+            tungstenite::Message::Text(text) if text.as_str() == "ping-me" => {
+                let _ = ws.send(tungstenite::Message::Ping(Bytes::from("p"))).await;
+            }
+            tungstenite::Message::Pong(data) => {
+                let reply = format!("pong {}", String::from_utf8_lossy(&data));
+                let _ = ws.send(tungstenite::Message::text(reply)).await;
+            }
+            tungstenite::Message::Text(_) | tungstenite::Message::Binary(_) => {
+                let sent = ws.send(message).await;
+                if sent.is_err() {
+                    return;
+                }
+            }
+            tungstenite::Message::Close(frame) => {
+                seen.closes
+                    .lock()
+                    .unwrap()
+                    .push(frame.map(|f| (u16::from(f.code), f.reason.to_string())));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn ws_url(server: &Server, path: &str) -> String {
+    format!("ws://{}{}", server.addr, path)
+}
+
+#[tokio::test]
+async fn text_and_binary_messages_echo_and_the_close_is_answered() {
+    let (server, seen) = echo_server().await;
+    let mut socket = Client::new()
+        .websocket(&ws_url(&server, "/echo"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.url().as_str(), ws_url(&server, "/echo"));
+    assert_eq!(socket.protocol(), "");
+    // tungstenite's server takes no extension.
+    assert_eq!(socket.extensions(), "");
+
+    socket.send("hello").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("hello")
+    );
+    let large = vec![7u8; 3 << 20];
+    socket.send(large.clone()).await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::Binary(large.into())
+    );
+    let unicode = "naïve — ☃ 𝄞".repeat(1000);
+    socket.send(unicode.as_str()).await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap().as_text(),
+        Some(&*unicode)
+    );
+
+    let answer = socket.close(CloseCode::NORMAL, "bye").await.unwrap();
+    assert_eq!(
+        answer,
+        Some(CloseFrame {
+            code: CloseCode::NORMAL,
+            reason: "bye".into()
+        })
+    );
+    assert!(eventually(|| seen.closes.lock().unwrap().len() == 1).await);
+    assert_eq!(
+        seen.closes.lock().unwrap()[0],
+        Some((1000, "bye".to_owned()))
+    );
+}
+
+#[tokio::test]
+async fn the_handshake_sends_the_standard_headers_and_the_callers() {
+    let (server, seen) = echo_server().await;
+    let client = Client::builder().cookie_store(true).build().unwrap();
+    // A cookie from a plain fetch to the same host goes with the handshake.
+    client
+        .fetch(&server.url("/set-cookie"), RequestInit::default())
+        .await
+        .unwrap();
+    let socket = client
+        .websocket(&server.url("/chat"))
+        .protocols(["chat.v1", "chat.v2"])
+        .header("Authorization", "Bearer t0ken")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.url().scheme(), "ws", "http: becomes ws:");
+    assert_eq!(socket.protocol(), "chat.v2");
+    assert_eq!(
+        socket
+            .headers()
+            .get("sec-websocket-protocol")
+            .unwrap()
+            .unwrap(),
+        "chat.v2"
+    );
+    assert_eq!(seen.header("upgrade").as_deref(), Some("websocket"));
+    assert_eq!(seen.header("connection").as_deref(), Some("Upgrade"));
+    assert_eq!(seen.header("sec-websocket-version").as_deref(), Some("13"));
+    assert_eq!(
+        seen.header("sec-websocket-protocol").as_deref(),
+        Some("chat.v1, chat.v2")
+    );
+    assert_eq!(
+        seen.header("sec-websocket-extensions").as_deref(),
+        Some("permessage-deflate; client_max_window_bits")
+    );
+    assert_eq!(seen.header("cookie").as_deref(), Some("session=s3cret"));
+    assert_eq!(
+        seen.header("authorization").as_deref(),
+        Some("Bearer t0ken")
+    );
+    assert_eq!(seen.header("cache-control").as_deref(), Some("no-cache"));
+    assert!(seen.header("referer").is_none());
+    // A server-side client has no origin to send.
+    assert!(seen.header("origin").is_none());
+    let key = seen.header("sec-websocket-key").unwrap();
+    assert_eq!(key.len(), 24, "16 random bytes, base64: {key}");
+    drop(socket);
+
+    // Without deflate, no extension is offered; a second key differs.
+    let _socket = client
+        .websocket(&ws_url(&server, "/"))
+        .permessage_deflate(false)
+        .connect()
+        .await
+        .unwrap();
+    assert!(seen.header("sec-websocket-extensions").is_none());
+    assert_ne!(seen.header("sec-websocket-key").unwrap(), key);
+
+    // A client with an origin sends it, cross-origin as the handshake always is.
+    let app = whatwg_fetch::Url::parse("https://app.example").unwrap();
+    let _socket = Client::builder()
+        .origin(app)
+        .build()
+        .unwrap()
+        .websocket(&ws_url(&server, "/"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.header("origin").as_deref(),
+        Some("https://app.example")
+    );
+}
+
+#[tokio::test]
+async fn pings_are_answered_and_the_servers_close_ends_the_stream() {
+    let (server, seen) = echo_server().await;
+    let mut socket = Client::new()
+        .websocket(&ws_url(&server, "/"))
+        .connect()
+        .await
+        .unwrap();
+    socket.send("ping-me").await.unwrap();
+    // The server's Ping is yielded, and answered: the server says so.
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::Ping("p".into())
+    );
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("pong p")
+    );
+    // Our own ping is answered with a pong.
+    socket.send(Message::Ping("mine".into())).await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::Pong("mine".into())
+    );
+
+    socket.send("close-me").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::Close(Some(CloseFrame {
+            code: CloseCode::GOING_AWAY,
+            reason: "restart".into()
+        }))
+    );
+    assert!(socket.recv().await.is_none());
+    // Our answer echoed the code.
+    assert!(eventually(|| seen.closes.lock().unwrap().len() == 1).await);
+    assert_eq!(seen.closes.lock().unwrap()[0], Some((1001, String::new())));
+    let error = socket.send("late").await.unwrap_err();
+    assert!(error.is_websocket());
+    assert!(matches!(
+        WebSocketError::of(&error),
+        Some(WebSocketError::AlreadyClosing)
+    ));
+}
+
+#[tokio::test]
+async fn a_split_socket_streams_and_sinks() {
+    let (server, _seen) = echo_server().await;
+    let socket = Client::new()
+        .websocket(&ws_url(&server, "/"))
+        .connect()
+        .await
+        .unwrap();
+    let (mut writer, mut reader) = socket.split();
+    let writing = tokio::spawn(async move {
+        for i in 0..100 {
+            writer.feed(Message::text(format!("m{i}"))).await.unwrap();
+        }
+        writer.flush().await.unwrap();
+        writer
+    });
+    for i in 0..100 {
+        let message = reader.next().await.unwrap().unwrap();
+        assert_eq!(message.as_text(), Some(format!("m{i}").as_str()));
+    }
+    let mut writer = writing.await.unwrap();
+    // Sink::close sends a Close (1000); the server's answer ends the stream.
+    writer.close().await.unwrap();
+    assert_eq!(
+        reader.next().await.unwrap().unwrap(),
+        Message::Close(Some(CloseFrame {
+            code: CloseCode::NORMAL,
+            reason: String::new()
+        }))
+    );
+    assert!(reader.next().await.is_none());
+}
+
+#[tokio::test]
+async fn a_dropped_socket_says_going_away() {
+    let (server, seen) = echo_server().await;
+    let mut socket = Client::new()
+        .websocket(&ws_url(&server, "/"))
+        .connect()
+        .await
+        .unwrap();
+    socket.send("hello").await.unwrap();
+    drop(socket);
+    assert!(eventually(|| seen.closes.lock().unwrap().len() == 1).await);
+    assert_eq!(seen.closes.lock().unwrap()[0], Some((1001, String::new())));
+}
+
+#[tokio::test]
+async fn wss_runs_over_the_clients_tls() {
+    let pki = TestPki::new(&["localhost"]);
+    let acceptor = pki.acceptor(&[b"http/1.1"]);
+    let seen = Seen::default();
+    let server = raw_server(move |tcp: TcpStream| {
+        let (acceptor, seen) = (acceptor.clone(), seen.clone());
+        async move {
+            if let Ok(tls) = acceptor.accept(tcp).await {
+                serve_echo(tls, seen).await;
+            }
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap();
+    let url = format!("wss://localhost:{}/secure", server.addr.port());
+    let mut socket = client.websocket(&url).connect().await.unwrap();
+    socket.send("over tls").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("over tls")
+    );
+    socket.close(CloseCode::NORMAL, "").await.unwrap();
+
+    // A client that does not trust the CA fails the fetch, as any https fetch would.
+    let error = Client::builder()
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap()
+        .websocket(&url)
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError, "{error}");
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Tls(_))),
+        "{error:#}"
+    );
+}
+
+/// A raw server answering each handshake with `answer` (a whole response head).
+async fn answering(answer: &'static str) -> Server {
+    raw_server(move |mut stream: TcpStream| async move {
+        if read_head(&mut stream).await.is_some() {
+            let _ = stream.write_all(answer.as_bytes()).await;
+            let _ = is_closed(&mut stream).await;
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_redirect_or_another_status_fails_the_handshake() {
+    let redirect =
+        answering("HTTP/1.1 302 Found\r\nlocation: /elsewhere\r\ncontent-length: 0\r\n\r\n").await;
+    let error = Client::new()
+        .websocket(&ws_url(&redirect, "/"))
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::RedirectRefused)),
+        "{error:#}"
+    );
+
+    let not_found = answering("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").await;
+    let error = Client::new()
+        .websocket(&ws_url(&not_found, "/"))
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(error.is_websocket(), "{error:#}");
+    assert!(matches!(
+        WebSocketError::of(&error),
+        Some(WebSocketError::Status(404))
+    ));
+    let message = error.to_string();
+    assert!(
+        message.contains("404") && message.contains("ws://"),
+        "{message}"
+    );
+}
+
+/// A server answering the handshake `101` with a correct accept and `extra` headers.
+async fn answering_101(extra: &'static str) -> Server {
+    raw_server(move |mut stream: TcpStream| async move {
+        if accept(&mut stream, extra).await.is_some() {
+            let _ = is_closed(&mut stream).await;
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_101_that_breaks_rfc_6455_fails_the_handshake() {
+    async fn failure(server: &Server, protocols: &[&str]) -> WebSocketError {
+        let error = Client::new()
+            .websocket(&ws_url(server, "/"))
+            .protocols(protocols.iter().copied())
+            .connect()
+            .await
+            .unwrap_err();
+        assert!(error.is_websocket(), "{error:#}");
+        match WebSocketError::of(&error) {
+            Some(WebSocketError::Status(s)) => WebSocketError::Status(*s),
+            Some(WebSocketError::BadAccept(s)) => WebSocketError::BadAccept(s.clone()),
+            Some(WebSocketError::ProtocolNotAcknowledged) => {
+                WebSocketError::ProtocolNotAcknowledged
+            }
+            Some(WebSocketError::ProtocolNotOffered(s)) => {
+                WebSocketError::ProtocolNotOffered(s.clone())
+            }
+            Some(WebSocketError::ExtensionNotOffered(s)) => {
+                WebSocketError::ExtensionNotOffered(s.clone())
+            }
+            Some(WebSocketError::BadExtension(s)) => WebSocketError::BadExtension(s.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let bad_accept = answering(
+        "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\
+         sec-websocket-accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n",
+    )
+    .await;
+    assert!(matches!(
+        failure(&bad_accept, &[]).await,
+        WebSocketError::BadAccept(_)
+    ));
+    let no_protocol = answering_101("").await;
+    assert!(matches!(
+        failure(&no_protocol, &["chat"]).await,
+        WebSocketError::ProtocolNotAcknowledged
+    ));
+    let other_protocol = answering_101("sec-websocket-protocol: other\r\n").await;
+    assert!(matches!(
+        failure(&other_protocol, &["chat"]).await,
+        WebSocketError::ProtocolNotOffered(p) if p == "other"
+    ));
+    let unasked_extension = answering_101("sec-websocket-extensions: x-custom\r\n").await;
+    assert!(matches!(
+        failure(&unasked_extension, &[]).await,
+        WebSocketError::ExtensionNotOffered(e) if e == "x-custom"
+    ));
+    let bad_window =
+        answering_101("sec-websocket-extensions: permessage-deflate; server_max_window_bits=7\r\n")
+            .await;
+    assert!(matches!(
+        failure(&bad_window, &[]).await,
+        WebSocketError::BadExtension(_)
+    ));
+}
+
+#[tokio::test]
+async fn the_constructor_checks_come_before_any_connection() {
+    let client = Client::new();
+    for (url, protocols) in [
+        ("ftp://example.com/", vec![]),
+        ("ws://example.com/#fragment", vec![]),
+        ("not a url", vec![]),
+        ("ws://example.com/", vec!["a b"]),
+        ("ws://example.com/", vec!["chat", "chat"]),
+    ] {
+        let error = client
+            .websocket(url)
+            .protocols(protocols)
+            .connect()
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::SyntaxError, "{url}: {error}");
+    }
+    for name in ["Sec-WebSocket-Key", "upgrade", "Sec-WebSocket-Extensions"] {
+        let error = client
+            .websocket("ws://example.com/")
+            .header(name, "x")
+            .connect()
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(error.to_string().contains("sets"), "{error}");
+    }
+    let error = client
+        .websocket("ws://example.com/")
+        .header("x-bad", "a\r\nb")
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+}
+
+/// A server accepting `permessage-deflate` with `params`, echoing each message it
+/// reads compressed as it came, and reporting each frame's RSV1 bit.
+async fn deflate_echo(params: &'static str) -> (Server, Arc<Mutex<Vec<bool>>>) {
+    let rsv1 = Arc::new(Mutex::new(Vec::new()));
+    let seen = rsv1.clone();
+    let server = raw_server(move |mut stream: TcpStream| {
+        let seen = seen.clone();
+        async move {
+            let extra = format!("sec-websocket-extensions: {params}\r\n");
+            if accept(&mut stream, &extra).await.is_none() {
+                return;
+            }
+            let mut reader = FrameReader::new();
+            let mut inflater = Inflater::new();
+            while let Some(frame) = reader.next(&mut stream).await {
+                seen.lock().unwrap().push(frame.rsv1);
+                if frame.opcode == CLOSE {
+                    let _ = stream
+                        .write_all(&frame_of(CLOSE, false, &frame.payload))
+                        .await;
+                    return;
+                }
+                // Each message compressed again on its own: a client reads messages
+                // compressed without context whatever the parameters.
+                let data = if frame.rsv1 {
+                    inflater.inflate(&frame.payload)
+                } else {
+                    frame.payload.clone()
+                };
+                let _ = stream
+                    .write_all(&frame_of(frame.opcode, true, &deflate(&data)))
+                    .await;
+            }
+        }
+    })
+    .await;
+    (server, rsv1)
+}
+
+fn frame_of(opcode: u8, rsv1: bool, payload: &[u8]) -> Vec<u8> {
+    frame(true, rsv1, opcode, payload)
+}
+
+#[tokio::test]
+async fn permessage_deflate_compresses_both_ways() {
+    for params in [
+        "permessage-deflate",
+        "permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+        "permessage-deflate; client_max_window_bits=10",
+    ] {
+        let (server, rsv1) = deflate_echo(params).await;
+        let mut socket = Client::new()
+            .websocket(&ws_url(&server, "/"))
+            .connect()
+            .await
+            .unwrap();
+        assert!(socket.extensions().starts_with("permessage-deflate"));
+        let text = "compress me ".repeat(500);
+        for _ in 0..3 {
+            socket.send(text.as_str()).await.unwrap();
+            assert_eq!(
+                socket.recv().await.unwrap().unwrap().as_text(),
+                Some(&*text)
+            );
+        }
+        // An empty message, twice: the second compresses to nothing but its block.
+        for _ in 0..2 {
+            socket.send("").await.unwrap();
+            assert_eq!(socket.recv().await.unwrap().unwrap(), Message::text(""));
+        }
+        let binary: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        socket.send(binary.clone()).await.unwrap();
+        assert_eq!(
+            socket.recv().await.unwrap().unwrap(),
+            Message::Binary(binary.into())
+        );
+        socket.close(CloseCode::NORMAL, "").await.unwrap();
+        let rsv1 = rsv1.lock().unwrap().clone();
+        // Every data frame went compressed; the Close never is.
+        assert_eq!(
+            rsv1,
+            [true, true, true, true, true, true, false],
+            "{params}"
+        );
+    }
+}
