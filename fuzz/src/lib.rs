@@ -21,6 +21,7 @@ mod headers;
 mod http1;
 mod mime;
 mod request;
+mod websocket;
 
 pub use cache::http_cache;
 pub use cookies::cookie_store;
@@ -33,6 +34,7 @@ pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
 pub use request::request_init;
+pub use websocket::websocket_frames;
 
 /// Inputs longer than this are skipped: every target is about parsing, and 64 KiB holds
 /// every structure they parse many times over.
@@ -217,6 +219,11 @@ mod tests {
     #[test]
     fn cookie_store_replays_its_seeds_and_regressions() {
         replay("cookie_store", super::cookie_store);
+    }
+
+    #[test]
+    fn websocket_frames_replays_its_seeds_and_regressions() {
+        replay("websocket_frames", super::websocket_frames);
     }
 
     #[test]
