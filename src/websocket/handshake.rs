@@ -72,10 +72,19 @@ pub(crate) fn check_protocols(protocols: &[String]) -> Result<()> {
                 ),
             ));
         }
-        if protocols[..i].contains(protocol) {
+        // DEVIATION: "occur more than once" compared ASCII case-insensitively, as every
+        // browser does and WPT's Create-protocols-repeated-case-insensitive expects: a
+        // server matching subprotocols without case could not tell the two apart.
+        if let Some(earlier) = protocols[..i]
+            .iter()
+            .find(|earlier| earlier.eq_ignore_ascii_case(protocol))
+        {
             return Err(Error::new(
                 ErrorKind::SyntaxError,
-                format!("WebSocket: the subprotocol {protocol:?} is given twice"),
+                format!(
+                    "WebSocket: the subprotocol {protocol:?} is given twice (as {earlier:?} \
+                     before it; subprotocols are compared without case)"
+                ),
             ));
         }
     }
@@ -338,7 +347,14 @@ mod tests {
         }
         let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert!(check_protocols(&owned(&["chat", "superchat.v2"])).is_ok());
-        for bad in [&["a b"][..], &[""], &["chat", "chat"], &["a,b"], &["é"]] {
+        for bad in [
+            &["a b"][..],
+            &[""],
+            &["chat", "chat"],
+            &["echo", "eCho"],
+            &["a,b"],
+            &["é"],
+        ] {
             assert!(check_protocols(&owned(bad)).is_err(), "{bad:?}");
         }
     }

@@ -808,6 +808,33 @@ impl WebSocketBuilder {
         self
     }
 
+    /// The [`WebSocket(url, protocols)`](https://websockets.spec.whatwg.org/#dom-websocket-websocket)
+    /// constructor's checks without connecting: the URL as the handshake will use it
+    /// (`http`→`ws`, `https`→`wss`, resolved against the client's base URL), or the error
+    /// [`connect`](WebSocketBuilder::connect) would fail with before any network I/O. For
+    /// an API that, as the constructor does, throws at once and connects in the background.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::new();
+    /// let url = client.websocket("https://example.com/chat").check()?;
+    /// assert_eq!(url.as_str(), "wss://example.com/chat");
+    /// let twice = client.websocket("wss://example.com/").protocols(["a", "a"]).check();
+    /// assert!(twice.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As the first two cases of [`connect`](WebSocketBuilder::connect)'s errors.
+    pub fn check(&self) -> Result<Url> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        // The constructor's steps 1–7, then step 9 (step 8 turns a string into a list).
+        let url = handshake::parse_websocket_url(self.client.environment(), &self.url)?;
+        handshake::check_protocols(&self.protocols)?;
+        Ok(url)
+    }
+
     /// The opening handshake: the
     /// [`WebSocket(url, protocols)`](https://websockets.spec.whatwg.org/#dom-websocket-websocket)
     /// constructor's checks, then a fetch in `websocket` mode whose `101` is validated.
@@ -821,12 +848,7 @@ impl WebSocketBuilder {
     ///   answer lacked (a status other than `101`, a bad `Sec-WebSocket-Accept`, a
     ///   subprotocol or extension not offered).
     pub async fn connect(self) -> Result<WebSocket> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        // The constructor's steps 1–7, then step 9 (step 8 turns a string into a list).
-        let url = handshake::parse_websocket_url(self.client.environment(), &self.url)?;
-        handshake::check_protocols(&self.protocols)?;
+        let url = self.check()?;
         // Step 10. Establish a WebSocket connection given urlRecord, protocols, and client.
         let options = handshake::Options {
             permessage_deflate: self.permessage_deflate,
