@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Serve the web-platform-tests suite with wptserve, configured like WPT's `tools/serve`.
+"""Serve the web-platform-tests suite with wptserve and pywebsocket3, configured like WPT's
+`tools/serve`.
 
 Usage: serve.py CONFIG.json
 
@@ -12,24 +13,30 @@ CONFIG.json is written by the `wpt` runner (see wpt/src/server.rs):
       "alternate_hosts": {"alt": "not-web-platform.test"},
       "subdomains": ["www", "www1", ..., "www.www1", ...],
       "not_subdomains": ["nonexistent", ...],
-      "ports": {"http": [8000, 8001], "https": [8443, 8444], "h2": [9000]},
+      "ports": {"http": [8000, 8001], "https": [8443, 8444], "h2": [9000],
+                "ws": [8888], "wss": [8889]},
       "cert_dir": "/path/to/cache/certs",
       "hosts": ["web-platform.test", "www.web-platform.test", ...]
     }
 
 It generates a private test CA and one host certificate whose subjectAltName lists every host
 explicitly (a wildcard does not cover two-level names), starts the stash, one wptserve server
-per port, and prints "READY" once every server is listening. SIGTERM/SIGINT stop it.
+per `http`, `https` and `h2` port and one pywebsocket3 server per `ws` and `wss` port (the
+handlers are `<doc_root>/websockets/handlers/*_wsh.py`), and prints "READY" once every server is
+listening. SIGTERM/SIGINT stop it.
 """
 
 import datetime
 import hashlib
 import json
 import logging
+import multiprocessing
 import os
 import signal
+import ssl
 import sys
 import threading
+import time
 import types
 
 
@@ -175,6 +182,85 @@ def _h2_handler(server):
     return Http2Handler
 
 
+class WebSocketDaemon:
+    """A pywebsocket3 server in a thread, as WPT's `tools/serve` `WebSocketDaemon` starts it:
+    the standalone server's options for `-p PORT -d DOC_ROOT -w HANDLERS_ROOT` (`-H HOST` when
+    bound to an address), with `--tls`, the host key and certificate for `wss`.
+
+    Two differences, both about TLS: pywebsocket3 4.0.2 (the newest release) wraps its sockets
+    with `ssl.wrap_socket`, which Python 3.12 removed, where WPT's vendored copy uses an
+    `SSLContext`: so does this server. And it does the TLS handshake in the connection's own
+    thread, not in `accept()` on the one thread that serves the port, so that a client slow to
+    handshake (or a bare TCP probe) does not hold up the others.
+    """
+
+    def __init__(self, host, port, doc_root, handlers_root, ssl_config=None):
+        from pywebsocket3 import standalone
+
+        args = ["-p", str(port), "-d", doc_root, "-w", handlers_root]
+        if ssl_config is not None:
+            args += ["--tls",
+                     "--private-key", ssl_config["key_path"],
+                     "--certificate", ssl_config["cert_path"]]
+        if host:
+            args = ["-H", host] + args
+        opts, _ = standalone._parse_args_and_config(args)
+        opts.cgi_directories = []
+        opts.is_executable_method = None
+        self.server = _websocket_server_cls()(opts)
+        if not self.server._sockets:
+            raise OSError("cannot listen for WebSockets on %s:%s (port in use?)" % (host, port))
+        self.thread = None
+
+    def start(self):
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        if self.thread is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.thread.join()
+            self.thread = None
+
+
+def _websocket_server_cls():
+    from pywebsocket3.websocket_server import WebSocketServer
+
+    class Server(WebSocketServer):
+        def _create_sockets(self):
+            opts = self.websocket_server_options
+            use_tls, opts.use_tls = opts.use_tls, False
+            try:
+                super()._create_sockets()
+            finally:
+                opts.use_tls = use_tls
+            if use_tls:
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(certfile=opts.certificate, keyfile=opts.private_key)
+                self._sockets = [
+                    (context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False),
+                     addrinfo)
+                    for sock, addrinfo in self._sockets
+                ]
+
+        def get_request(self):
+            # The base class logs the cipher and the client certificate, which need the
+            # handshake done.
+            return self.socket.accept()
+
+        def process_request_thread(self, request, client_address):
+            if isinstance(request, ssl.SSLSocket):
+                try:
+                    request.do_handshake()
+                except (OSError, ValueError):
+                    self.shutdown_request(request)
+                    return
+            super().process_request_thread(request, client_address)
+
+    return Server
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -223,18 +309,35 @@ def main(argv):
          handlers.handler(lambda request, response: _webidl_parser(doc_root, request, response))),
     ] + list(default_routes.routes)
 
+    # The WebSocket handlers, for the ws and wss servers and for WebSockets over HTTP/2.
+    ws_doc_root = os.path.join(doc_root, "websockets", "handlers")
+
     stop = threading.Event()
     servers = []
-    stash_server = stash.StashServer((cfg["bind_address"], 0), authkey=os.urandom(16).hex())
+    stash_authkey = os.urandom(16).hex()
+    # A proxy that comes back from the stash inside a value (a queue in a tuple, as the
+    # `msg_channel` WebSocket handler stores) connects with this process's authkey, not with
+    # the stash's: make them one.
+    multiprocessing.current_process().authkey = stash_authkey.encode("ascii")
+    stash_server = stash.StashServer((cfg["bind_address"], 0), authkey=stash_authkey)
+    # The stash's address is in the environment from here on: the WebSocket handlers that use
+    # it read it when they are loaded, as the servers start.
     with stash_server, builder as config:
         ssl_config = config.ssl_config
         for scheme, ports in config.ports.items():
             for port in ports:
+                if scheme in ("ws", "wss"):
+                    daemon = WebSocketDaemon(cfg["bind_address"], port, doc_root, ws_doc_root,
+                                             ssl_config if scheme == "wss" else None)
+                    daemon.start()
+                    servers.append(daemon)
+                    continue
                 use_ssl = scheme in ("https", "h2")
                 httpd = server.WebTestHttpd(
                     host=cfg["bind_address"],
                     port=port,
                     doc_root=doc_root,
+                    ws_doc_root=ws_doc_root if scheme == "h2" else None,
                     routes=routes,
                     config=config,
                     use_ssl=use_ssl,
@@ -255,11 +358,15 @@ def main(argv):
         print("READY", flush=True)
         while not stop.wait(0.5):
             pass
-        # Request threads can hang on shutdown: stop the listeners in the background and leave
-        # after a short grace period whatever happens.
-        stopper = threading.Thread(target=lambda: [s.stop() for s in servers], daemon=True)
-        stopper.start()
-        stopper.join(2.0)
+        # Request threads can hang on shutdown: stop the listeners in the background, all at
+        # once (each takes up to its poll interval, 0.5 s), and leave after a short grace
+        # period whatever happens.
+        stoppers = [threading.Thread(target=s.stop, daemon=True) for s in servers]
+        for stopper in stoppers:
+            stopper.start()
+        deadline = time.monotonic() + 2.0
+        for stopper in stoppers:
+            stopper.join(max(0.0, deadline - time.monotonic()))
     os._exit(0)
 
 

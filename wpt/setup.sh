@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare what the conformance runner needs outside the repository (idempotent):
-#   - a Python virtualenv with wptserve (the web-platform-tests server),
+#   - a Python virtualenv with wptserve (the web-platform-tests server) and pywebsocket3 (its
+#     WebSocket server),
 #   - optionally (--fetch-suite) a sparse checkout of web-platform-tests at a pinned commit.
 # (The WHATWG Streams implementation comes bundled with whatwg-fetch-quickjs.)
 # Everything goes under ${WPT_CACHE:-~/.cache/whatwg-fetch}.
@@ -9,6 +10,9 @@ set -euo pipefail
 CACHE="${WPT_CACHE:-$HOME/.cache/whatwg-fetch}"
 VENV="$CACHE/venv"
 WPTSERVE_VERSION="4.0.3"
+# The WebSocket server WPT's tools/serve starts (`from pywebsocket3 import standalone`); 4.0.2 is
+# the newest release and the oldest wptserve 4.0.3 accepts.
+PYWEBSOCKET3_VERSION="4.0.2"
 # The web-platform-tests commit used by --fetch-suite.
 WPT_REPO="https://github.com/web-platform-tests/wpt.git"
 WPT_COMMIT="${WPT_COMMIT:-d1655f32e1b75a6f052a26647f1c108b7b4f689e}"
@@ -19,21 +23,27 @@ for arg in "$@"; do
   case "$arg" in
     --fetch-suite) fetch_suite=1 ;;
     -h|--help)
-      sed -n '2,6p' "$0"; exit 0 ;;
+      sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
 
 mkdir -p "$CACHE"
 
-# The server: wptserve in its own virtualenv, plus `cryptography` for the test CA.
-if ! "$VENV/bin/python" -c "import wptserve, cryptography" 2>/dev/null \
-   || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("wptserve"))' 2>/dev/null)" != "$WPTSERVE_VERSION" ]; then
+# The server: wptserve and pywebsocket3 in their own virtualenv, plus `cryptography` for the
+# test CA.
+installed() {
+  "$VENV/bin/python" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "$1" 2>/dev/null
+}
+if ! "$VENV/bin/python" -c "import wptserve, pywebsocket3, cryptography" 2>/dev/null \
+   || [ "$(installed wptserve)" != "$WPTSERVE_VERSION" ] \
+   || [ "$(installed pywebsocket3)" != "$PYWEBSOCKET3_VERSION" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
-  "$VENV/bin/pip" install --quiet "wptserve==$WPTSERVE_VERSION" cryptography
+  "$VENV/bin/pip" install --quiet "wptserve==$WPTSERVE_VERSION" \
+    "pywebsocket3==$PYWEBSOCKET3_VERSION" cryptography
 fi
-echo "wptserve $WPTSERVE_VERSION: $VENV"
+echo "wptserve $WPTSERVE_VERSION, pywebsocket3 $PYWEBSOCKET3_VERSION: $VENV"
 
 # The suite at a pinned web-platform-tests commit (needs access to GitHub).
 if [ "$fetch_suite" = 1 ]; then

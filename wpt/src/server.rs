@@ -1,5 +1,5 @@
-//! The WPT server: wptserve configured the way WPT's `tools/serve` configures it, started
-//! from `wpt/serve.py` in the virtualenv `wpt/setup.sh` makes.
+//! The WPT server: wptserve and pywebsocket3 configured the way WPT's `tools/serve` configures
+//! them, started from `wpt/serve.py` in the virtualenv `wpt/setup.sh` makes.
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
@@ -18,12 +18,16 @@ pub const SUBDOMAINS: &[&str] = &["www", "www1", "www2", "天気の良い日", "
 /// Subdomains that must not resolve.
 pub const NOT_SUBDOMAINS: &[&str] = &["nonexistent"];
 
-/// The ports, as in WPT's default config.
+/// The ports, as in the config wptrunner gives WPT's `tools/serve`.
 pub const HTTP_PORTS: [u16; 2] = [8000, 8001];
 /// HTTPS ports.
 pub const HTTPS_PORTS: [u16; 2] = [8443, 8444];
 /// The HTTP/2 (TLS) port.
 pub const H2_PORT: u16 = 9000;
+/// The WebSocket port (pywebsocket3, `{{ports[ws][0]}}`).
+pub const WS_PORT: u16 = 8888;
+/// The WebSocket over TLS port (`{{ports[wss][0]}}`).
+pub const WSS_PORT: u16 = 8889;
 
 /// What `serve.py` reads: the wptserve configuration plus where the certificates go.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -40,7 +44,7 @@ pub struct ServerConfig {
     pub subdomains: Vec<String>,
     /// Subdomains that must not resolve, and their two-level combinations.
     pub not_subdomains: Vec<String>,
-    /// Ports by scheme: `http`, `https`, `h2`.
+    /// Ports by scheme: `http`, `https`, `h2` (wptserve), `ws`, `wss` (pywebsocket3).
     pub ports: std::collections::BTreeMap<String, Vec<u16>>,
     /// Where the test CA and host certificate are kept.
     pub cert_dir: String,
@@ -91,6 +95,8 @@ impl ServerConfig {
                 ("http".to_owned(), HTTP_PORTS.to_vec()),
                 ("https".to_owned(), HTTPS_PORTS.to_vec()),
                 ("h2".to_owned(), vec![H2_PORT]),
+                ("ws".to_owned(), vec![WS_PORT]),
+                ("wss".to_owned(), vec![WSS_PORT]),
             ]
             .into_iter()
             .collect(),
@@ -99,7 +105,8 @@ impl ServerConfig {
         }
     }
 
-    /// Every port the servers listen on.
+    /// Every port the servers listen on, WebSocket ports included: the port-in-use check and
+    /// the readiness check both go through it.
     pub fn all_ports(&self) -> Vec<u16> {
         self.ports.values().flatten().copied().collect()
     }
@@ -283,10 +290,16 @@ mod tests {
         }
         assert!(c.hosts.iter().all(|h| h.is_ascii()));
         assert!(!c.hosts.iter().any(|h| h.contains("nonexistent")));
-        assert_eq!(c.all_ports().len(), 5);
+        assert_eq!(c.all_ports().len(), 7);
+        for p in [8000, 8001, 8443, 8444, 9000, 8888, 8889] {
+            assert!(c.all_ports().contains(&p), "missing port {p}");
+        }
         let json = serde_json::to_value(&c).unwrap();
         assert_eq!(json["ports"]["http"], serde_json::json!([8000, 8001]));
         assert_eq!(json["ports"]["https"], serde_json::json!([8443, 8444]));
+        assert_eq!(json["ports"]["h2"], serde_json::json!([9000]));
+        assert_eq!(json["ports"]["ws"], serde_json::json!([8888]));
+        assert_eq!(json["ports"]["wss"], serde_json::json!([8889]));
         assert_eq!(json["alternate_hosts"]["alt"], "not-web-platform.test");
         assert!(
             json["subdomains"]
