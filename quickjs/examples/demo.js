@@ -58,3 +58,28 @@ await new Promise((resolve, reject) => {
   });
   events.onerror = () => reject(new Error("the event source failed"));
 });
+
+// A WebSocket over the same client: its handshake is a fetch, with the client's cookies,
+// TLS and proxies. Start the echo server first:
+//   cargo run -p whatwg-fetch-quickjs --example echo_server &
+const socket = new WebSocket("ws://127.0.0.1:8001/");
+socket.binaryType = "arraybuffer";
+await new Promise((resolve, reject) => {
+  socket.onopen = () => {
+    socket.send("ping over a WebSocket");
+    socket.send(new Uint8Array([1, 2, 3]));
+  };
+  socket.onmessage = e => {
+    if (typeof e.data === "string") {
+      console.log(`echo: ${e.data}`);
+    } else {
+      console.log(`echo: ${e.data.byteLength} bytes`);
+      socket.close(1000, "done");
+    }
+  };
+  socket.onclose = e => {
+    console.log(`closed: ${e.code} ${e.reason} (clean: ${e.wasClean})`);
+    resolve();
+  };
+  socket.onerror = () => reject(new Error("is the echo server running?"));
+});

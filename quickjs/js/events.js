@@ -1,6 +1,7 @@
 // Event and EventTarget — https://dom.spec.whatwg.org/#interface-event and
 // https://dom.spec.whatwg.org/#interface-eventtarget — with ErrorEvent and
-// PromiseRejectionEvent from HTML, which the harness listens for on the global.
+// PromiseRejectionEvent from HTML, which the harness listens for on the global, MessageEvent
+// (EventSource's and WebSocket's) and the WebSockets Standard's CloseEvent.
 // There is no tree here: dispatch reaches the target only.
 (() => {
   "use strict";
@@ -200,7 +201,27 @@
       Object.assign(i, { data, origin: String(origin), lastEventId: String(lastEventId), source, ports: Object.freeze(Array.from(ports)) });
     }
   }
-  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent, MessageEvent]) __fetch_interface(C);
+  // https://websockets.spec.whatwg.org/#the-closeevent-interface: what WebSocket fires.
+  class CloseEvent extends Event {
+    constructor(type, init = undefined) {
+      if (arguments.length < 1) throw new TypeError("CloseEvent constructor: 1 argument required");
+      if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
+        throw new TypeError("CloseEvent constructor: the init argument is not an object");
+      }
+      super(type, init);
+      const i = init == null ? {} : init;
+      const idl = globalThis.__fetch_idl;
+      inits.set(this, {
+        wasClean: !!i.wasClean,
+        code: i.code === undefined ? 0 : idl.integer(i.code, 16, false, false),
+        reason: i.reason === undefined ? "" : idl.usvString(i.reason),
+      });
+    }
+    get wasClean() { return I(this).wasClean; }
+    get code() { return I(this).code; }
+    get reason() { return I(this).reason; }
+  }
+  for (const C of [Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent, MessageEvent, CloseEvent]) __fetch_interface(C);
   Object.defineProperty(globalThis, "__fetch_fire_event", { value: fire, configurable: true });
   // Report an exception the way HTML's "report an exception" does: an `error` event at the
   // global, and the console when no listener canceled it.

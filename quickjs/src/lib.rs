@@ -181,6 +181,7 @@ mod state;
 mod streams;
 mod timers;
 mod url;
+mod websocket;
 
 #[cfg(test)]
 mod tests;
@@ -265,6 +266,7 @@ struct Pieces {
     fetch_types: bool,
     fetch: bool,
     event_source: bool,
+    websocket: bool,
     scope: bool,
 }
 
@@ -310,6 +312,9 @@ const SCRIPTS: &[Script] = &[
         include_str!("../js/event_source.js"),
         |p| p.event_source,
     ),
+    ("websocket.js", include_str!("../js/websocket.js"), |p| {
+        p.websocket
+    }),
     ("scope.js", include_str!("../js/scope.js"), |p| p.scope),
     // The WHATWG Streams implementation last, as the others look `ReadableStream` up only
     // when they make one.
@@ -385,7 +390,8 @@ impl Default for Globals {
 }
 
 impl Globals {
-    /// Everything: [`fetch`](Globals::fetch) and [`event_source`](Globals::event_source) through `client` with their interfaces,
+    /// Everything: [`fetch`](Globals::fetch), [`event_source`](Globals::event_source) and
+    /// [`websocket`](Globals::websocket) through `client` with their interfaces,
     /// [`streams`](Globals::streams), [`url`](Globals::url),
     /// [`encoding`](Globals::encoding), [`crypto`](Globals::crypto),
     /// [`dom_exception`](Globals::dom_exception), [`events`](Globals::events) and
@@ -395,7 +401,8 @@ impl Globals {
     pub fn new(client: Client) -> Globals {
         Globals::empty()
             .fetch(client.clone())
-            .event_source(client)
+            .event_source(client.clone())
+            .websocket(client)
             .encoding()
             .crypto()
             .scope()
@@ -474,7 +481,7 @@ impl Globals {
 
     /// [`Event`](https://dom.spec.whatwg.org/#interface-event),
     /// [`EventTarget`](https://dom.spec.whatwg.org/#interface-eventtarget), `CustomEvent`,
-    /// `ErrorEvent`, `PromiseRejectionEvent` and `MessageEvent` (no tree: an event reaches
+    /// `ErrorEvent`, `PromiseRejectionEvent`, `MessageEvent` and `CloseEvent` (no tree: an event reaches
     /// its target only); with [`dom_exception`](Globals::dom_exception).
     pub fn events(mut self) -> Globals {
         self.pieces.events = true;
@@ -491,6 +498,18 @@ impl Globals {
         self.client = Some(client);
         self.pieces.event_source = true;
         self.url().events()
+    }
+
+    /// [`WebSocket`](https://websockets.spec.whatwg.org/#the-websocket-interface) and
+    /// `CloseEvent` through `client`, over [`whatwg_fetch::WebSocket`]: its opening
+    /// handshake is a fetch of the client's (its TLS, proxies and cookie jar), with
+    /// `permessage-deflate`; with [`events`](Globals::events), [`url`](Globals::url) and
+    /// [`fetch_types`](Globals::fetch_types) (`Blob`, for binary messages). An open socket keeps the runtime busy until it is
+    /// closed.
+    pub fn websocket(mut self, client: Client) -> Globals {
+        self.client = Some(client);
+        self.pieces.websocket = true;
+        self.fetch_types()
     }
 
     /// What a global scope offers besides interfaces: `console`, `setTimeout`/`setInterval`
@@ -576,6 +595,7 @@ fn register_natives(ctx: &Ctx<'_>, state: &SharedState) -> rquickjs::Result<()> 
     response::register(ctx, &native, state)?;
     fetch::register(ctx, &native, state)?;
     event_source::register(ctx, &native, state)?;
+    websocket::register(ctx, &native, state)?;
     ctx.globals().set(NATIVE, native)
 }
 

@@ -554,3 +554,110 @@ fn event_source_fails_on_a_bad_status_and_throws_on_a_bad_url() {
     );
     assert_eq!(r, r#"[true,"SyntaxError",true,"error",2]"#);
 }
+
+/// A tokio-tungstenite echo server on a thread of its own; gives its `ws://` URL.
+fn websocket_echo_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("ws://{}/echo", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            while let Ok((tcp, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let Ok(ws) = tokio_tungstenite::accept_async(tcp).await else {
+                        return;
+                    };
+                    let (write, read) = ws.split();
+                    let echoes = futures_util::TryStreamExt::try_filter(read, |m| {
+                        std::future::ready(m.is_text() || m.is_binary())
+                    });
+                    let _ = echoes.forward(write).await;
+                });
+            }
+        });
+    });
+    url
+}
+
+#[test]
+fn websocket_echoes_text_and_binary_and_closes_with_the_code_given() {
+    let url = websocket_echo_server();
+    let r = run_js(
+        quiet(),
+        "const ws = new WebSocket(URL_OF_SERVER);
+         const log = [ws.readyState, ws.url === URL_OF_SERVER, ws.binaryType, ws.protocol];
+         try { ws.send('early'); } catch (e) { log.push(e.name); }
+         ws.onopen = () => {
+           log.push('open', ws.readyState, ws.extensions);
+           ws.send('héllo');
+           log.push(ws.bufferedAmount);
+           ws.send(new Uint8Array([1, 2, 3]));
+           ws.send(new Blob(['blob']));
+         };
+         const got = [];
+         ws.onmessage = async e => {
+           got.push(e.data);
+           if (got.length === 1) {
+             log.push(e.data, e.origin === URL_OF_SERVER.slice(0, -5), e instanceof MessageEvent);
+             ws.binaryType = 'arraybuffer';
+           } else if (got.length === 2) {
+             log.push(e.data instanceof ArrayBuffer, [...new Uint8Array(e.data)].join());
+             ws.binaryType = 'blob';
+           } else {
+             log.push(e.data instanceof Blob, await e.data.text(), ws.bufferedAmount);
+             try { ws.close(1001); } catch (err) { log.push(err.name); }
+             try { ws.close(1000, 'x'.repeat(124)); } catch (err) { log.push(err.name); }
+             ws.close(3000, 'bye');
+             log.push(ws.readyState);
+             ws.send('dropped');
+             log.push(ws.bufferedAmount);
+           }
+         };
+         ws.onclose = e => {
+           log.push('close', e instanceof CloseEvent, e.wasClean, e.code, e.reason, ws.readyState);
+           result = log;
+         };",
+        move |ctx, _| ctx.globals().set("URL_OF_SERVER", url).unwrap(),
+    );
+    assert_eq!(
+        r,
+        r#"[0,true,"blob","","InvalidStateError","open",1,"",6,"héllo",true,true,true,"1,2,3",true,"blob",0,"InvalidAccessError","SyntaxError",2,7,"close",true,true,3000,"bye",3]"#
+    );
+}
+
+#[test]
+fn websocket_fails_with_error_and_close_1006_and_throws_on_bad_arguments() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let r = run_js(
+        quiet(),
+        "const log = [];
+         for (const [url, protocols] of [['http://[bad', []], ['ftp://example.com/', []],
+                                         ['ws://example.com/#x', []], ['ws://example.com/', ['a', 'a']],
+                                         ['ws://example.com/', 'a b']]) {
+           try { new WebSocket(url, protocols); log.push('no throw'); } catch (e) {
+             log.push(e instanceof DOMException && e.name);
+           }
+         }
+         const ws = new WebSocket(`http://127.0.0.1:${PORT}/`);
+         log.push(ws.url);
+         ws.onerror = e => log.push('error', ws.readyState);
+         ws.onclose = e => { log.push('close', e.wasClean, e.code, e.reason); result = log; };",
+        move |ctx, _| ctx.globals().set("PORT", port).unwrap(),
+    );
+    assert_eq!(
+        r,
+        format!(
+            r#"["SyntaxError","SyntaxError","SyntaxError","SyntaxError","SyntaxError","ws://127.0.0.1:{port}/","error",3,"close",false,1006,""]"#
+        )
+    );
+}

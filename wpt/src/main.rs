@@ -44,6 +44,8 @@ const DEFAULT_PATHS: &[&str] = &[
     "mimesniff",
     // HTML's server-sent events, whose connection is a fetch.
     "eventsource",
+    // The WebSockets Standard, whose opening handshake is a fetch.
+    "websockets",
 ];
 
 /// The per-file deadline, and the one for `META: timeout=long`.
@@ -295,18 +297,28 @@ fn plan(
                     TIMEOUT_MS
                 };
                 let timeout = (base as f64 * multiplier.max(0.1)) as u64;
-                for scope in selected {
+                for &scope in &selected {
                     for variant in meta.runs() {
                         let wanted = only_variants
                             .iter()
                             .filter(|(p, _)| p.trim_matches('/') == f.path)
                             .all(|(_, v)| *v == variant);
-                        if wanted {
-                            let mut job =
-                                Job::new(&f.path, &variant, &meta, timeout, scope, environment)?;
-                            job.ca_cert = Some(cache_dir().join("certs/cacert.pem"));
-                            jobs.push(job);
+                        if !wanted {
+                            continue;
                         }
+                        if let Some(reason) = variant_not_run(&variant) {
+                            if scope == selected[0] {
+                                not_run.push(NotRun {
+                                    path: format!("{}{variant}", f.path),
+                                    reason: reason.to_owned(),
+                                });
+                            }
+                            continue;
+                        }
+                        let mut job =
+                            Job::new(&f.path, &variant, &meta, timeout, scope, environment)?;
+                        job.ca_cert = Some(cache_dir().join("certs/cacert.pem"));
+                        jobs.push(job);
                     }
                 }
             }
@@ -315,6 +327,20 @@ fn plan(
     // The longest files first, so that they do not finish last.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.timeout_ms));
     Ok((jobs, not_run))
+}
+
+/// Why a variant is not run, if it is not.
+fn variant_not_run(variant: &str) -> Option<&'static str> {
+    // WPT's `?wpt_flags=h2` runs WebSocket tests over HTTP/2 (RFC 8441) against its
+    // own h2 WebSocket server, which is not started here.
+    variant
+        .trim_start_matches(['?', '#'])
+        .split('&')
+        .any(|pair| pair == "wpt_flags=h2")
+        .then_some(
+            "HTTP/2 WebSocket variant (?wpt_flags=h2): WPT's WebSocket-over-HTTP/2 server is \
+             not started",
+        )
 }
 
 fn print_changes(title: &str, changes: &[results::Change]) {
@@ -376,7 +402,7 @@ fn run(o: Options) -> Result<ExitCode, String> {
     if o.command == "serve" {
         let _server = start_server(&suite)?;
         println!(
-            "serving {} as http://web-platform.test:8000 (ports 8000 8001 8443 8444 9000, all on 127.0.0.1); Ctrl-C stops",
+            "serving {} as http://web-platform.test:8000 (ports 8000 8001 8443 8444 9000, WebSocket 8888 8889, all on 127.0.0.1); Ctrl-C stops",
             suite.display()
         );
         loop {
@@ -668,6 +694,17 @@ mod tests {
         jobs.sort();
         let not_run = not_run.into_iter().map(|n| (n.path, n.reason)).collect();
         (jobs, not_run)
+    }
+
+    #[test]
+    fn the_http2_websocket_variant_is_not_run_and_says_why() {
+        for variant in ["?wpt_flags=h2", "?a=1&wpt_flags=h2"] {
+            let reason = variant_not_run(variant).unwrap();
+            assert!(reason.contains("WebSocket-over-HTTP/2"), "{reason}");
+        }
+        for variant in ["", "?wss", "?default", "?wpt_flags=h2x", "?1-10"] {
+            assert_eq!(variant_not_run(variant), None, "{variant}");
+        }
     }
 
     #[test]
