@@ -197,4 +197,247 @@
     Object.defineProperty(WebSocket.prototype, name, { value, enumerable: true });
   }
   __fetch_interface(WebSocket);
+
+  // WebSocketStream and WebSocketError — the WebSockets Standard's promise- and
+  // streams-based interface (https://github.com/whatwg/websockets/pull/48, tentative in
+  // WPT's websockets/stream/), over the same native operations as WebSocket.
+  const errors = new WeakMap();
+  // A WebSocketCloseInfo dictionary's code and reason, checked as close() checks them.
+  function closeInfo(info, what) {
+    if (info !== undefined && info !== null && !idl.isObject(info)) {
+      throw new TypeError(`${what}: the close info is not an object`);
+    }
+    const i = info == null ? {} : info;
+    // Members in lexicographic order: closeCode, reason.
+    let code = i.closeCode === undefined ? null : idl.integer(i.closeCode, 16, false, true);
+    const reason = i.reason === undefined ? "" : idl.usvString(i.reason);
+    if (code !== null && code !== 1000 && !(code >= 3000 && code <= 4999)) {
+      throw new DOMException(`${what}: the code ${code} is neither 1000 nor in 3000–4999`, "InvalidAccessError");
+    }
+    if (utf8Length(reason) > 123) {
+      throw new DOMException(`${what}: the reason is longer than 123 bytes as UTF-8`, "SyntaxError");
+    }
+    // A reason without a code: the code is 1000.
+    if (code === null && reason !== "") code = 1000;
+    return { code, reason };
+  }
+  class WebSocketError extends DOMException {
+    constructor(message = "", init = undefined) {
+      super(idl.domString(message), "WebSocketError");
+      const { code, reason } = closeInfo(init, "WebSocketError constructor");
+      errors.set(this, { closeCode: code, reason });
+    }
+    get closeCode() {
+      const e = errors.get(this);
+      if (e === undefined) throw new TypeError("Illegal invocation: not a WebSocketError");
+      return e.closeCode;
+    }
+    get reason() {
+      const e = errors.get(this);
+      if (e === undefined) throw new TypeError("Illegal invocation: not a WebSocketError");
+      return e.reason;
+    }
+  }
+  // A WebSocketError for a connection that failed or closed uncleanly: its code may be
+  // one a script could not give (1006).
+  function connectionError(message, code, reason) {
+    const e = new WebSocketError(message);
+    errors.set(e, { closeCode: code, reason });
+    return e;
+  }
+  const streams = new WeakMap();
+  function T(self) {
+    const t = idl.isObject(self) ? streams.get(self) : undefined;
+    if (t === undefined) throw new TypeError("Illegal invocation: not a WebSocketStream");
+    return t;
+  }
+  // Settles everything once the connection is closed: `error` null for a clean close.
+  function finish(t, error, code, reason) {
+    if (t.done) return;
+    t.done = true;
+    native.websocket_forget(t.handle);
+    if (error === null) {
+      if (t.readable !== null) { try { t.readable.close(); } catch (_) {} }
+      const e = new DOMException("the WebSocket is closed", "InvalidStateError");
+      if (t.writable !== null) t.writable.error(e);
+      t.unwritten(e);
+      t.resolveClosed({ closeCode: code, reason });
+    } else {
+      if (t.readable !== null) t.readable.error(error);
+      if (t.writable !== null) t.writable.error(error);
+      t.unwritten(new DOMException("the WebSocket is closed", "InvalidStateError"));
+      t.rejectClosed(error);
+    }
+  }
+  // Reads one item from the connection; one read at a time, shared by the readable's
+  // pulls and the draining after the closing handshake started.
+  function readOne(t) {
+    if (t.reading !== null) return t.reading;
+    t.reading = (async () => {
+      let next;
+      try {
+        next = await native.websocket_next(t.handle);
+      } catch (_) {
+        next = -1;
+      }
+      if (next === NEXT_TEXT || next === NEXT_BINARY) {
+        const data = native.websocket_take(t.handle);
+        if (t.readable !== null && !t.canceled) {
+          t.readable.enqueue(next === NEXT_TEXT ? data : new Uint8Array(data));
+        }
+      } else if (next === NEXT_CLOSED) {
+        const [code, reason] = native.websocket_take(t.handle);
+        // The server closed while a message of ours was still going out: not clean.
+        if (t.writing) finish(t, connectionError("the server closed with a message unsent", code, reason));
+        else finish(t, null, code, reason);
+      } else {
+        finish(t, connectionError("the WebSocket connection failed", 1006, ""));
+      }
+    })().finally(() => { t.reading = null; });
+    return t.reading;
+  }
+  async function drain(t) {
+    while (!t.done) await readOne(t);
+  }
+  // Starts the closing handshake (or fails a connection not yet established).
+  function startClose(t, code, reason) {
+    if (t.closing || t.done) return;
+    t.closing = true;
+    if (!t.established) {
+      native.websocket_close(t.handle, null, null);
+      return;
+    }
+    t.queue = t.queue.then(() => native.websocket_close(t.handle, code, code === null ? null : reason));
+    drain(t);
+  }
+  // The close info a stream's abort or cancel reason carries: a WebSocketError's only.
+  function closeOf(reason) {
+    const e = idl.isObject(reason) ? errors.get(reason) : undefined;
+    return e === undefined ? { code: null, reason: "" } : { code: e.closeCode, reason: e.reason };
+  }
+  async function open(t) {
+    let established = false;
+    try {
+      established = await native.websocket_connect(t.handle);
+    } catch (_) {}
+    if (!established || t.closing) {
+      const error = t.abortReason !== undefined ? t.abortReason
+        : connectionError("the WebSocket connection failed", 1006, "");
+      t.done = true;
+      native.websocket_forget(t.handle);
+      t.rejectOpened(error);
+      t.rejectClosed(error);
+      return;
+    }
+    t.established = true;
+    const [protocol, extensions] = native.websocket_info(t.handle);
+    const readable = new ReadableStream({
+      start(controller) { t.readable = controller; },
+      pull() { return readOne(t); },
+      cancel(reason) {
+        t.canceled = true;
+        const c = closeOf(reason);
+        startClose(t, c.code, c.reason);
+      },
+    });
+    const writable = new WritableStream({
+      start(controller) { t.writable = controller; },
+      write(chunk) {
+        // (BufferSource or USVString).
+        let payload;
+        if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk)) {
+          const buffer = chunk instanceof ArrayBuffer ? chunk : chunk.buffer;
+          if (buffer.resizable === true || (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) {
+            throw new TypeError("write(): a resizable or shared buffer cannot be sent");
+          }
+          payload = idl.bufferSource(chunk);
+        } else {
+          payload = idl.usvString(chunk);
+        }
+        const sent = t.queue.then(() => native.websocket_send(t.handle, payload));
+        t.queue = sent.then(() => {}, () => {});
+        t.writing = true;
+        return new Promise((resolve, reject) => {
+          // A close before the message is out rejects it.
+          t.unwritten = reject;
+          sent.then(ok => {
+            t.writing = false;
+            t.unwritten = () => {};
+            if (ok) resolve();
+            else reject(new DOMException("the WebSocket is closed", "InvalidStateError"));
+          }, reject);
+        });
+      },
+      close() {
+        startClose(t, null, "");
+        return t.closed.then(() => {}, () => {});
+      },
+      abort(reason) {
+        const c = closeOf(reason);
+        startClose(t, c.code, c.reason);
+      },
+    });
+    // The readable's first pull reads ahead: a server's Close is seen even if no one reads.
+    t.resolveOpened({ readable, writable, extensions, protocol });
+  }
+  class WebSocketStream {
+    constructor(url, options = undefined) {
+      if (arguments.length < 1) throw new TypeError("WebSocketStream constructor: 1 argument required");
+      url = idl.usvString(url);
+      if (options !== undefined && options !== null && !idl.isObject(options)) {
+        throw new TypeError("WebSocketStream constructor: the options are not an object");
+      }
+      const o = options == null ? {} : options;
+      // Members in lexicographic order: protocols, signal.
+      const protocols = o.protocols === undefined ? [] : idl.sequence(o.protocols, idl.usvString, "protocols");
+      const signal = o.signal;
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        throw new TypeError("WebSocketStream constructor: signal is not an AbortSignal");
+      }
+      let handle;
+      try {
+        handle = native.websocket_new(url, protocols);
+      } catch (e) {
+        if (e instanceof SyntaxError) throw new DOMException(e.message, "SyntaxError");
+        throw e;
+      }
+      const [serialized] = native.websocket_url(handle);
+      const t = {
+        handle, url: serialized, established: false, closing: false, done: false,
+        canceled: false, writing: false, unwritten: () => {}, reading: null,
+        queue: Promise.resolve(), readable: null, writable: null, abortReason: undefined,
+      };
+      t.opened = new Promise((resolve, reject) => { t.resolveOpened = resolve; t.rejectOpened = reject; });
+      t.closed = new Promise((resolve, reject) => { t.resolveClosed = resolve; t.rejectClosed = reject; });
+      // Neither rejection is unhandled when a script awaits only the other.
+      t.opened.catch(() => {});
+      t.closed.catch(() => {});
+      streams.set(this, t);
+      if (signal !== undefined) {
+        if (signal.aborted) {
+          t.done = true;
+          native.websocket_forget(handle);
+          t.rejectOpened(signal.reason);
+          t.rejectClosed(signal.reason);
+          return;
+        }
+        signal.addEventListener("abort", () => {
+          if (t.established || t.done) return;
+          t.abortReason = signal.reason;
+          startClose(t, null, "");
+        }, { once: true });
+      }
+      open(t);
+    }
+    get url() { return T(this).url; }
+    get opened() { return T(this).opened; }
+    get closed() { return T(this).closed; }
+    close(closeInfo_ = undefined) {
+      const t = T(this);
+      const { code, reason } = closeInfo(closeInfo_, "close()");
+      startClose(t, code, reason);
+    }
+  }
+  __fetch_interface(WebSocketStream);
+  __fetch_interface(WebSocketError);
 })();

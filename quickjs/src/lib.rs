@@ -153,9 +153,9 @@
 //!
 //! ## Conformance
 //!
-//! The web-platform-tests for Fetch and for `EventSource` run on these bindings (`wpt/` in the
-//! repository): in a dedicated-worker scope 4,455 of 4,515 subtests pass on the pinned suite;
-//! `wpt/README.md` explains each of the 60 expected failures.
+//! The web-platform-tests for Fetch, `EventSource` and `WebSocket` (with `WebSocketStream`)
+//! run on these bindings (`wpt/` in the repository): in a dedicated-worker scope 4,927 of
+//! 4,999 subtests pass on the pinned suite; `wpt/README.md` explains each expected failure.
 
 #![deny(missing_docs)]
 #![cfg_attr(
@@ -500,8 +500,9 @@ impl Globals {
         self.url().events()
     }
 
-    /// [`WebSocket`](https://websockets.spec.whatwg.org/#the-websocket-interface) and
-    /// `CloseEvent` through `client`, over [`whatwg_fetch::WebSocket`]: its opening
+    /// [`WebSocket`](https://websockets.spec.whatwg.org/#the-websocket-interface),
+    /// `CloseEvent`, and the streams-based `WebSocketStream` with its `WebSocketError`
+    /// (tentative in the standard), through `client`, over [`whatwg_fetch::WebSocket`]: its opening
     /// handshake is a fetch of the client's (its TLS, proxies and cookie jar), with
     /// `permessage-deflate`; with [`events`](Globals::events), [`url`](Globals::url) and
     /// [`fetch_types`](Globals::fetch_types) (`Blob`, for binary messages). An open socket keeps the runtime busy until it is

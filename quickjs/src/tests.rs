@@ -661,3 +661,40 @@ fn websocket_fails_with_error_and_close_1006_and_throws_on_bad_arguments() {
         )
     );
 }
+
+#[test]
+fn websocket_stream_echoes_through_its_streams_and_closes_with_the_code_given() {
+    let url = websocket_echo_server();
+    let r = run_js(
+        quiet(),
+        "(async () => {
+           const log = [];
+           try { new WebSocketStream(URL_OF_SERVER, { protocols: 'x' }); } catch (e) { log.push(e.name); }
+           const error = new WebSocketError('', { reason: 'why' });
+           log.push(error instanceof DOMException, error.name, error.closeCode, error.reason);
+           const wss = new WebSocketStream(URL_OF_SERVER);
+           const { readable, writable, protocol, extensions } = await wss.opened;
+           log.push(wss.url === URL_OF_SERVER, protocol, extensions);
+           const writer = writable.getWriter();
+           const reader = readable.getReader();
+           await writer.write('text');
+           await writer.write(new Uint8Array([7, 8]));
+           log.push((await reader.read()).value);
+           const binary = (await reader.read()).value;
+           log.push(binary instanceof Uint8Array, [...binary].join());
+           wss.close({ closeCode: 4000, reason: 'done' });
+           const closed = await wss.closed;
+           log.push(closed.closeCode, closed.reason, (await reader.read()).done);
+           const aborted = new AbortController();
+           aborted.abort();
+           const never = new WebSocketStream(URL_OF_SERVER, { signal: aborted.signal });
+           await never.opened.catch(e => log.push(e.name));
+           result = log;
+         })();",
+        move |ctx, _| ctx.globals().set("URL_OF_SERVER", url).unwrap(),
+    );
+    assert_eq!(
+        r,
+        r#"["TypeError",true,"WebSocketError",1000,"why",true,"","","text",true,"7,8",4000,"done",true,"AbortError"]"#
+    );
+}
