@@ -146,16 +146,16 @@ fn start_server() -> std::net::SocketAddr {
 /// What one round gives: messages a second, and client CPU microseconds a message.
 type Round = (f64, f64);
 
-/// A round of this crate's client: `n` messages of `payload`, `window` in flight.
-async fn fetch_round(url: &str, payload: &Message, n: usize, window: usize) -> Round {
-    use whatwg_fetch::websocket::Message as Ours;
-    let client = whatwg_fetch::Client::new();
-    let socket = client.websocket(url).connect().await.expect("connect");
-    let (mut write, mut read) = socket.split();
-    let message = match payload {
-        Message::Text(text) => Ours::Text(text.clone()),
-        Message::Binary(data) => Ours::Binary(data.clone()),
-    };
+/// `n` echoes of `message` over `write` and `read`, `window` in flight, each checked; the
+/// round's figures.
+async fn echo<W, R, M, E>(mut write: W, mut read: R, message: M, n: usize, window: usize) -> Round
+where
+    W: futures_util::Sink<M> + Unpin,
+    W::Error: std::fmt::Debug,
+    R: futures_util::Stream<Item = Result<M, E>> + Unpin,
+    E: std::fmt::Debug,
+    M: Clone + PartialEq + std::fmt::Debug,
+{
     let (started, cpu) = (Instant::now(), thread_cpu());
     let (mut sent, mut received) = (0, 0);
     while received < n {
@@ -173,6 +173,19 @@ async fn fetch_round(url: &str, payload: &Message, n: usize, window: usize) -> R
     (n as f64 / seconds, cpu * 1e6 / n as f64)
 }
 
+/// A round of this crate's client: `n` messages of `payload`, `window` in flight.
+async fn fetch_round(url: &str, payload: &Message, n: usize, window: usize) -> Round {
+    use whatwg_fetch::websocket::Message as Ours;
+    let client = whatwg_fetch::Client::new();
+    let socket = client.websocket(url).connect().await.expect("connect");
+    let (write, read) = socket.split();
+    let message = match payload {
+        Message::Text(text) => Ours::Text(text.clone()),
+        Message::Binary(data) => Ours::Binary(data.clone()),
+    };
+    echo(write, read, message, n, window).await
+}
+
 /// A round of tokio-tungstenite's client, the same way.
 async fn tungstenite_round(url: &str, payload: &Message, n: usize, window: usize) -> Round {
     // With TCP_NODELAY, as this crate's connections (and browsers') have it: Nagle's
@@ -180,26 +193,12 @@ async fn tungstenite_round(url: &str, payload: &Message, n: usize, window: usize
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
         .await
         .expect("connect");
-    let (mut write, mut read) = socket.split();
+    let (write, read) = socket.split();
     let message = match payload {
         Message::Text(text) => tungstenite::Message::text(text.clone()),
         Message::Binary(data) => tungstenite::Message::Binary(data.clone()),
     };
-    let (started, cpu) = (Instant::now(), thread_cpu());
-    let (mut sent, mut received) = (0, 0);
-    while received < n {
-        while sent < n && sent - received < window {
-            write.feed(message.clone()).await.expect("send");
-            sent += 1;
-        }
-        write.flush().await.expect("flush");
-        let echo = read.next().await.expect("an echo").expect("an echo");
-        assert_eq!(echo, message, "the echo differs");
-        received += 1;
-    }
-    let (seconds, cpu) = (started.elapsed().as_secs_f64(), thread_cpu() - cpu);
-    let _ = write.close().await;
-    (n as f64 / seconds, cpu * 1e6 / n as f64)
+    echo(write, read, message, n, window).await
 }
 
 enum Message {

@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame as TungsteniteClose;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode as TungsteniteCode;
 use websocket_support::*;
 use whatwg_fetch::websocket::{CloseCode, CloseFrame, Message, WebSocketError};
-use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit};
+use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit, WebSocket};
 
 /// A handshake's request headers, as (name, value).
 type Head = Vec<(String, String)>;
@@ -151,6 +151,15 @@ fn ws_url(server: &Server, path: &str) -> String {
     format!("ws://{}{}", server.addr, path)
 }
 
+/// A socket to `server`'s `/` with a default client.
+async fn connect(server: &Server) -> WebSocket {
+    Client::new()
+        .websocket(&ws_url(server, "/"))
+        .connect()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn text_and_binary_messages_echo_and_the_close_is_answered() {
     let (server, seen) = echo_server().await;
@@ -276,11 +285,7 @@ async fn the_handshake_sends_the_standard_headers_and_the_callers() {
 #[tokio::test]
 async fn pings_are_answered_and_the_servers_close_ends_the_stream() {
     let (server, seen) = echo_server().await;
-    let mut socket = Client::new()
-        .websocket(&ws_url(&server, "/"))
-        .connect()
-        .await
-        .unwrap();
+    let mut socket = connect(&server).await;
     socket.send("ping-me").await.unwrap();
     // The server's Ping is yielded, and answered: the server says so.
     assert_eq!(
@@ -321,11 +326,7 @@ async fn pings_are_answered_and_the_servers_close_ends_the_stream() {
 #[tokio::test]
 async fn a_split_socket_streams_and_sinks() {
     let (server, _seen) = echo_server().await;
-    let socket = Client::new()
-        .websocket(&ws_url(&server, "/"))
-        .connect()
-        .await
-        .unwrap();
+    let socket = connect(&server).await;
     let (mut writer, mut reader) = socket.split();
     let writing = tokio::spawn(async move {
         for i in 0..100 {
@@ -354,11 +355,7 @@ async fn a_split_socket_streams_and_sinks() {
 #[tokio::test]
 async fn a_dropped_socket_says_going_away() {
     let (server, seen) = echo_server().await;
-    let mut socket = Client::new()
-        .websocket(&ws_url(&server, "/"))
-        .connect()
-        .await
-        .unwrap();
+    let mut socket = connect(&server).await;
     socket.send("hello").await.unwrap();
     drop(socket);
     assert!(eventually(|| seen.closes.lock().unwrap().len() == 1).await);
@@ -609,11 +606,7 @@ async fn permessage_deflate_compresses_both_ways() {
         "permessage-deflate; client_max_window_bits=10",
     ] {
         let (server, rsv1) = deflate_echo(params).await;
-        let mut socket = Client::new()
-            .websocket(&ws_url(&server, "/"))
-            .connect()
-            .await
-            .unwrap();
+        let mut socket = connect(&server).await;
         assert!(socket.extensions().starts_with("permessage-deflate"));
         let text = "compress me ".repeat(500);
         for _ in 0..3 {

@@ -29,6 +29,14 @@
     }
     return n;
   }
+  // What came next on the connection (a NEXT_* code; anything else is a failure).
+  async function nextOf(handle) {
+    try {
+      return await native.websocket_next(handle);
+    } catch (_) {
+      return -1;
+    }
+  }
   // When the WebSocket connection is closed: the ready state, an error event if the
   // connection failed, and the close event.
   function closed(target, s, failed, code, reason) {
@@ -53,12 +61,7 @@
     s.protocol = protocol;
     fire(target, new Event("open"));
     for (;;) {
-      let next;
-      try {
-        next = await native.websocket_next(s.handle);
-      } catch (_) {
-        next = -1;
-      }
+      const next = await nextOf(s.handle);
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
         // When a WebSocket message has been received: nothing unless the state is OPEN.
         let data = native.websocket_take(s.handle);
@@ -274,12 +277,7 @@
   function readOne(t) {
     if (t.reading !== null) return t.reading;
     t.reading = (async () => {
-      let next;
-      try {
-        next = await native.websocket_next(t.handle);
-      } catch (_) {
-        next = -1;
-      }
+      const next = await nextOf(t.handle);
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
         const data = native.websocket_take(t.handle);
         if (t.readable !== null && !t.canceled) {

@@ -88,6 +88,20 @@ async fn fails(mut socket: WebSocket, check: impl FnOnce(&WebSocketError)) -> u6
     peak
 }
 
+/// The socket, limited to 1 MiB messages, fails with `MessageTooLarge` holding less than
+/// 4 MiB, and says 1009 (message too big) to the server.
+async fn fails_at_a_mebibyte(socket: WebSocket, closes: &Closes) {
+    let peak = fails(socket, |error| {
+        assert!(
+            matches!(error, WebSocketError::MessageTooLarge { limit } if *limit == 1 << 20),
+            "{error}"
+        );
+    })
+    .await;
+    assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB limit");
+    assert_eq!(close_sent(closes).await, 1009);
+}
+
 /// The Close code the client sent, once the server has read it.
 async fn close_sent(closes: &Closes) -> u16 {
     for _ in 0..500 {
@@ -136,15 +150,7 @@ async fn a_message_of_endless_fragments_fails_at_max_message_size() {
             WebSocketLimits::default().max_message_size(1 << 20),
         )
         .await;
-        let peak = fails(socket, |error| {
-            assert!(
-                matches!(error, WebSocketError::MessageTooLarge { limit } if *limit == 1 << 20),
-                "{error}"
-            );
-        })
-        .await;
-        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB limit");
-        assert_eq!(close_sent(&closes).await, 1009);
+        fails_at_a_mebibyte(socket, &closes).await;
     })
     .await;
 }
@@ -217,15 +223,7 @@ async fn a_compressed_message_that_inflates_past_the_limit_is_a_bomb_defused() {
         )
         .await;
         assert_eq!(socket.extensions(), "permessage-deflate");
-        let peak = fails(socket, |error| {
-            assert!(
-                matches!(error, WebSocketError::MessageTooLarge { limit } if *limit == 1 << 20),
-                "{error}"
-            );
-        })
-        .await;
-        assert!(peak < 4 * MIB, "held {peak} bytes for a 1 MiB limit");
-        assert_eq!(close_sent(&closes).await, 1009);
+        fails_at_a_mebibyte(socket, &closes).await;
     })
     .await;
 }
