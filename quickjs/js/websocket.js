@@ -29,6 +29,17 @@
     }
     return n;
   }
+  // The constructors' checks and a connection to come: `[handle, url, origin]`. A URL
+  // that does not parse, a scheme other than ws(s)/http(s), a fragment, a protocol that is
+  // no token or comes twice: a "SyntaxError" DOMException.
+  function connection(url, protocols) {
+    try {
+      return native.websocket_new(url, protocols);
+    } catch (e) {
+      if (e instanceof SyntaxError) throw new DOMException(e.message, "SyntaxError");
+      throw e;
+    }
+  }
   // What came next on the connection (a NEXT_* code; anything else is a failure).
   async function nextOf(handle) {
     try {
@@ -95,16 +106,7 @@
       } else {
         protocols = [idl.domString(protocols)];
       }
-      let handle;
-      try {
-        handle = native.websocket_new(url, protocols);
-      } catch (e) {
-        // A URL that does not parse, a scheme other than ws(s)/http(s), a fragment, a
-        // protocol that is no token or comes twice: a "SyntaxError" DOMException.
-        if (e instanceof SyntaxError) throw new DOMException(e.message, "SyntaxError");
-        throw e;
-      }
-      const [serialized, origin] = native.websocket_url(handle);
+      const [handle, serialized, origin] = connection(url, protocols);
       const s = {
         handle, url: serialized, origin, readyState: CONNECTING, protocol: "", extensions: "",
         binaryType: "blob", bufferedAmount: 0, queue: Promise.resolve(),
@@ -392,14 +394,7 @@
       if (signal !== undefined && !(signal instanceof AbortSignal)) {
         throw new TypeError("WebSocketStream constructor: signal is not an AbortSignal");
       }
-      let handle;
-      try {
-        handle = native.websocket_new(url, protocols);
-      } catch (e) {
-        if (e instanceof SyntaxError) throw new DOMException(e.message, "SyntaxError");
-        throw e;
-      }
-      const [serialized] = native.websocket_url(handle);
+      const [handle, serialized] = connection(url, protocols);
       const t = {
         handle, url: serialized, established: false, closing: false, done: false,
         canceled: false, writing: false, unwritten: () => {}, reading: null,

@@ -89,8 +89,8 @@ fn drop_on<T: Send + 'static>(network: Option<&tokio::runtime::Handle>, value: T
     }
 }
 
-/// Registers `websocket_new(url, protocols)` (a handle, or the constructor's exception),
-/// `websocket_url(h)` (`[url, origin]`), `websocket_connect(h)`, `websocket_info(h)`
+/// Registers `websocket_new(url, protocols)` (`[handle, url, origin]`, the URL serialized,
+/// or the constructor's exception), `websocket_connect(h)`, `websocket_info(h)`
 /// (`[protocol, extensions]`), `websocket_next(h)`, `websocket_take(h)` (a string, an
 /// `ArrayBuffer`, or `[code, reason]`), `websocket_send(h, data)`,
 /// `websocket_close(h, code, reason)` and `websocket_forget(h)`.
@@ -100,10 +100,8 @@ pub fn register<'js>(
     state: &SharedState,
 ) -> rquickjs::Result<()> {
     let entries: Entries = Rc::default();
-    // The URLs, serialized, kept apart so that the script reads them after `forget` too.
-    let urls: Rc<RefCell<HashMap<u32, [String; 2]>>> = Rc::default();
 
-    let (st, made, named) = (state.clone(), entries.clone(), urls.clone());
+    let (st, made) = (state.clone(), entries.clone());
     native.set(
         "websocket_new",
         Function::new(
@@ -114,10 +112,6 @@ pub fn register<'js>(
                 // The constructor's steps 1–9: they throw before anything connects.
                 let url = builder.check().map_err(|e| crate::error::throw(&ctx, &e))?;
                 let handle = st.next_handle();
-                named.borrow_mut().insert(
-                    handle,
-                    [url.as_str().to_owned(), url.origin().ascii_serialization()],
-                );
                 let (abort, _) = AbortHandle::new_pair();
                 made.borrow_mut().insert(
                     handle,
@@ -131,16 +125,13 @@ pub fn register<'js>(
                         received: None,
                     },
                 );
-                Ok::<_, rquickjs::Error>(handle)
+                let made = rquickjs::Array::new(ctx.clone())?;
+                made.set(0, handle)?;
+                made.set(1, url.as_str())?;
+                made.set(2, url.origin().ascii_serialization())?;
+                Ok::<_, rquickjs::Error>(made)
             },
         )?,
-    )?;
-
-    native.set(
-        "websocket_url",
-        Function::new(ctx.clone(), move |handle: u32| {
-            urls.borrow_mut().remove(&handle).map(Vec::from)
-        })?,
     )?;
 
     let (st, opened) = (state.clone(), entries.clone());
