@@ -565,6 +565,23 @@ async fn extended_connect_opens_no_connection_of_its_own() {
 }
 
 #[tokio::test]
+async fn extended_connect_never_waits_for_a_place_among_the_origins_connections() {
+    // The origin's one connection is busy with a response whose body is unread: an
+    // extended CONNECT is refused at once, not queued for a connection it cannot use.
+    let server = hyper_server(|_request| async move { http::Response::new(full("held")) }).await;
+    let h1 = HyperTransport::builder()
+        .max_connections_per_origin(1)
+        .build()
+        .unwrap();
+    let held = send(&h1, get(&server.url("/"))).await.unwrap();
+    let error = send(&h1, extended_connect(&server.url(""), "echo"))
+        .await
+        .unwrap_err();
+    assert!(is_unavailable(&error), "{error:?}");
+    drop(held);
+}
+
+#[tokio::test]
 async fn an_extended_connect_refused_by_the_server_is_its_response() {
     let (base, _, transport) = tunnel_server_in_use(true).await;
     let response = send(&transport, extended_connect(&base, "other"))

@@ -111,9 +111,18 @@ where
         }
         Ok(response)
     };
-    let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
+    let Ok(ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
         return;
     };
+    echo(ws, seen).await;
+}
+
+/// Echoes text and binary messages on `ws`, answers `close-me` with a Close (1001,
+/// `restart`) and `ping-me` with a Ping, and records the client's Close in `seen`.
+async fn echo<S>(mut ws: tokio_tungstenite::WebSocketStream<S>, seen: Seen)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     while let Some(Ok(message)) = ws.next().await {
         match message {
             tungstenite::Message::Text(text) if text.as_str() == "close-me" => {
@@ -636,4 +645,264 @@ async fn permessage_deflate_compresses_both_ways() {
             "{params}"
         );
     }
+}
+
+// WebSocket over HTTP/2 (RFC 8441): on a stream of the origin's open HTTP/2 connection when
+// its server allows extended CONNECT, else over HTTP/1.1 on a connection of its own.
+
+/// A TLS server for `localhost` offering `h2` and `http/1.1` by ALPN, and a client that
+/// trusts it. Over HTTP/2 (with `SETTINGS_ENABLE_CONNECT_PROTOCOL` when
+/// `extended_connect`) it answers a `GET` with `plain` and a cookie, an extended CONNECT
+/// with `:protocol` `websocket` with `200` (picking `chat.v2` when offered; `403` for
+/// `/forbidden`) and then echoes on the stream as [`echo`] does. Over HTTP/1.1 it is
+/// [`serve_echo`]. Each handshake's headers are recorded, an HTTP/2 one's with `:method`
+/// and `:protocol` first.
+async fn h2_websocket_server(extended_connect: bool) -> (Server, Seen, Client) {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let pki = TestPki::new(&["localhost"]);
+    let acceptor = pki.acceptor(&[b"h2", b"http/1.1"]);
+    let seen = Seen::default();
+    let server_seen = seen.clone();
+    let server = raw_server(move |tcp: TcpStream| {
+        let (acceptor, seen) = (acceptor.clone(), server_seen.clone());
+        async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            if tls.get_ref().1.alpn_protocol() != Some(b"h2".as_slice()) {
+                return serve_echo(tls, seen).await;
+            }
+            let service = hyper::service::service_fn(move |request| {
+                let seen = seen.clone();
+                async move { Ok::<_, std::convert::Infallible>(h2_handshake(request, seen)) }
+            });
+            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            if extended_connect {
+                builder.enable_connect_protocol();
+            }
+            let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", server.addr)
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    (server, seen, client)
+}
+
+/// The HTTP/2 half of [`h2_websocket_server`].
+fn h2_handshake(
+    mut request: http::Request<hyper::body::Incoming>,
+    seen: Seen,
+) -> http::Response<ServerBody> {
+    use hyper_util::rt::TokioIo;
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    if request.method() != http::Method::CONNECT {
+        return http::Response::builder()
+            .header("set-cookie", "h2=yes")
+            .body(full("plain"))
+            .unwrap();
+    }
+    let protocol = request
+        .extensions()
+        .get::<hyper::ext::Protocol>()
+        .map(|protocol| protocol.as_str().to_owned())
+        .unwrap_or_default();
+    let mut head = vec![
+        (":method".to_owned(), "CONNECT".to_owned()),
+        (":protocol".to_owned(), protocol),
+    ];
+    head.extend(
+        request
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned())),
+    );
+    let offered = request
+        .headers()
+        .get("sec-websocket-protocol")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    seen.heads.lock().unwrap().push(head);
+    if request.uri().path() == "/forbidden" {
+        return http::Response::builder()
+            .status(403)
+            .body(full("no"))
+            .unwrap();
+    }
+    let upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let Ok(upgraded) = upgrade.await else { return };
+        let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+            TokioIo::new(upgraded),
+            Role::Server,
+            None,
+        )
+        .await;
+        echo(ws, seen).await;
+    });
+    let mut response = http::Response::builder();
+    if offered.split(',').any(|p| p.trim() == "chat.v2") {
+        response = response.header("sec-websocket-protocol", "chat.v2");
+    }
+    response.body(full("")).unwrap()
+}
+
+fn wss_url(server: &Server, path: &str) -> String {
+    format!("wss://localhost:{}{}", server.addr.port(), path)
+}
+
+#[tokio::test]
+async fn a_websocket_runs_on_a_stream_of_the_open_http2_connection() {
+    let (server, seen, client) = h2_websocket_server(true).await;
+    // A request first, as a page's would be: the origin's connection is HTTP/2.
+    let mut response = client
+        .get(format!("https://localhost:{}/", server.addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.text().await.unwrap(), "plain");
+
+    let mut socket = client
+        .websocket(&wss_url(&server, "/chat?room=1"))
+        .protocols(["chat.v2", "chat.v1"])
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_2);
+    assert_eq!(socket.protocol(), "chat.v2");
+    assert_eq!(socket.url().as_str(), wss_url(&server, "/chat?room=1"));
+    // RFC 8441 §5: a CONNECT with `:protocol` websocket, without the HTTP/1.1
+    // handshake's Upgrade, Connection and key; the version, subprotocols, extensions,
+    // Origin and the client's cookies as over HTTP/1.1.
+    let head = seen.last_head();
+    assert_eq!(head[0], (":method".to_owned(), "CONNECT".to_owned()));
+    assert_eq!(head[1], (":protocol".to_owned(), "websocket".to_owned()));
+    for absent in ["upgrade", "connection", "sec-websocket-key"] {
+        assert_eq!(seen.header(absent), None, "{absent}");
+    }
+    assert_eq!(seen.header("sec-websocket-version").as_deref(), Some("13"));
+    assert_eq!(
+        seen.header("sec-websocket-protocol").as_deref(),
+        Some("chat.v2, chat.v1")
+    );
+    assert!(
+        seen.header("sec-websocket-extensions")
+            .is_some_and(|offer| offer.starts_with("permessage-deflate")),
+        "{head:?}"
+    );
+    assert_eq!(seen.header("cookie").as_deref(), Some("h2=yes"));
+
+    // Messages both ways, one of 1 MiB: more than the stream's windows hold at once.
+    socket.send("over h2").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("over h2")
+    );
+    let large = Bytes::from((0..=250u8).cycle().take(1 << 20).collect::<Vec<_>>());
+    socket.send(Message::binary(large.clone())).await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::binary(large)
+    );
+    // The connection goes on carrying the client's requests beside it.
+    let mut response = client
+        .get(format!("https://localhost:{}/", server.addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "plain");
+    // And a second WebSocket shares it too.
+    let mut second = client
+        .websocket(&wss_url(&server, "/second"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(second.version(), http::Version::HTTP_2);
+    second.send("two").await.unwrap();
+    assert_eq!(second.recv().await.unwrap().unwrap(), Message::text("two"));
+    assert_eq!(server.counts.accepts(), 1, "one connection for all of it");
+
+    // The closing handshake is the same as over HTTP/1.1.
+    let answer = socket.close(CloseCode::NORMAL, "bye").await.unwrap();
+    assert_eq!(answer.map(|frame| frame.code), Some(CloseCode::NORMAL));
+    second.close(CloseCode::NORMAL, "").await.unwrap();
+    assert!(eventually(|| seen.closes.lock().unwrap().len() == 2).await);
+    assert!(
+        seen.closes
+            .lock()
+            .unwrap()
+            .contains(&Some((1000, "bye".to_owned())))
+    );
+}
+
+#[tokio::test]
+async fn a_websocket_takes_http1_when_the_http2_server_does_not_allow_extended_connect() {
+    let (server, seen, client) = h2_websocket_server(false).await;
+    let url = format!("https://localhost:{}/", server.addr.port());
+    let response = client.get(&url).send().await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    let mut socket = client
+        .websocket(&wss_url(&server, "/chat"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_11);
+    // The HTTP/1.1 handshake, on a connection of its own, with the cookie the HTTP/2
+    // response set.
+    assert_eq!(seen.header("upgrade").as_deref(), Some("websocket"));
+    assert!(seen.header("sec-websocket-key").is_some());
+    assert_eq!(seen.header("cookie").as_deref(), Some("h2=yes"));
+    assert_eq!(server.counts.accepts(), 2);
+    socket.send("over h1").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("over h1")
+    );
+    socket.close(CloseCode::NORMAL, "").await.unwrap();
+}
+
+#[tokio::test]
+async fn a_websocket_opens_no_http2_connection_of_its_own() {
+    // No connection to the origin yet: the server of a new one has not said whether it
+    // allows extended CONNECT, so the WebSocket takes HTTP/1.1, as Chrome's does.
+    let (server, seen, client) = h2_websocket_server(true).await;
+    let mut socket = client
+        .websocket(&wss_url(&server, "/chat"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_11);
+    assert_eq!(seen.header("upgrade").as_deref(), Some("websocket"));
+    assert_eq!(server.counts.accepts(), 1);
+    socket.send("hi").await.unwrap();
+    assert_eq!(socket.recv().await.unwrap().unwrap(), Message::text("hi"));
+    socket.close(CloseCode::NORMAL, "").await.unwrap();
+}
+
+#[tokio::test]
+async fn an_http2_server_refusing_the_websocket_fails_the_handshake() {
+    let (server, _, client) = h2_websocket_server(true).await;
+    let url = format!("https://localhost:{}/", server.addr.port());
+    client.get(&url).send().await.unwrap();
+    let error = client
+        .websocket(&wss_url(&server, "/forbidden"))
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::WebSocket, "{error:#}");
+    assert!(
+        matches!(
+            WebSocketError::of(&error),
+            Some(WebSocketError::Status(403))
+        ),
+        "{error:#}"
+    );
+    // Refused, not fallen back: the server answered on the stream it was offered.
+    assert_eq!(server.counts.accepts(), 1);
 }

@@ -880,11 +880,16 @@ async fn http_network_fetch(
     // Step 7, "websocket": obtain a WebSocket connection, given request's current URL:
     // an HTTP/1.1 connection (a pool of WebSocket connections beside the origin's), as an
     // HTTP/2 one carries no `Upgrade`.
+    // DEVIATION: or a stream of the origin's open HTTP/2 connection, when its server
+    // allows extended CONNECT, by which RFC 8441 runs a WebSocket over HTTP/2, as Chrome
+    // and Firefox do (the standard's "obtain a WebSocket connection" predates it; see
+    // `SendOptions::websocket`). The WebSocket then shares the connection rather than
+    // opening one of its own.
     let options = SendOptions::new()
         .with_decode_content(true)
         .with_decode_codings(context.codings)
         .with_new_connection(force_new_connection)
-        .with_http1_only(request.mode == RequestMode::WebSocket);
+        .with_websocket(request.mode == RequestMode::WebSocket);
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,
         Err(error) => return network_error(error),
@@ -1145,10 +1150,10 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     // The connection of a `101` answering the request's `Upgrade`: in "websocket" mode,
     // the WebSocket connection (HTTP-network fetch step 11's "if request's mode is
     // "websocket" and status is 101, then break"); otherwise, not in the spec, for
-    // `Response::upgrade`. The network layer only ever returns a 101 a request asked for.
-    if status == 101 {
-        cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
-    }
+    // `Response::upgrade`. Or the stream of a `2xx` answering an extended CONNECT over
+    // HTTP/2 (RFC 8441), a WebSocket's in "websocket" mode. The network layer hands over
+    // only what a request asked for.
+    cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
     let cell = Arc::new(cell);
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is

@@ -509,6 +509,49 @@ pub(super) fn is_extended_connect<B>(request: &Request<B>) -> bool {
         && request.extensions().get::<ConnectProtocol>().is_some()
 }
 
+/// Whether `error` is the [`ExtendedConnectUnavailable`] of an extended `CONNECT` that
+/// was not sent.
+pub(super) fn is_extended_connect_unavailable(error: &NetworkError) -> bool {
+    matches!(error, NetworkError::Protocol(source)
+        if source.downcast_ref::<ExtendedConnectUnavailable>().is_some())
+}
+
+/// The extended `CONNECT` that runs the WebSocket opening handshake `request` (a `GET`
+/// with `Upgrade: websocket`, RFC 6455 §4.1) on an HTTP/2 stream, as
+/// [RFC 8441 §5](https://www.rfc-editor.org/rfc/rfc8441#section-5) says; `None` for a
+/// request with a body, which a handshake never has.
+///
+/// "The :protocol pseudo-header field MUST be included in the CONNECT request, and it MUST
+/// have a value of "websocket"". The target's scheme, path and authority are the
+/// request's, as the `:scheme`, `:path` and `:authority` h2 writes from its URI. "[RFC6455]
+/// requires the use of Connection and Upgrade header fields that are not part of HTTP/2.
+/// They MUST NOT be included in the CONNECT request defined here." "Implementations using
+/// this extended CONNECT to bootstrap WebSockets do not do the processing of the
+/// Sec-WebSocket-Key and Sec-WebSocket-Accept header fields of [RFC6455] as that
+/// functionality has been superseded by the :protocol pseudo-header field": the key is
+/// left out too, as Chrome leaves it out. "The Origin [RFC6454], Sec-WebSocket-Version,
+/// Sec-WebSocket-Protocol, and Sec-WebSocket-Extensions header fields are used in the
+/// CONNECT request and response-header fields as defined in [RFC6455]": kept, with the
+/// cookies and every other header of the request's.
+pub(super) fn websocket_connect(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
+    if !request.body().is_end_stream() {
+        return None;
+    }
+    let mut connect = Request::new(RequestBody::empty());
+    *connect.method_mut() = http::Method::CONNECT;
+    *connect.uri_mut() = request.uri().clone();
+    let headers = connect.headers_mut();
+    for (name, value) in request.headers() {
+        if name != CONNECTION && name != UPGRADE && name != "sec-websocket-key" {
+            headers.append(name, value.clone());
+        }
+    }
+    connect
+        .extensions_mut()
+        .insert(ConnectProtocol::new("websocket"));
+    Some(connect)
+}
+
 /// An HTTP/2 connection over `io`, to `peer`, with `config`'s settings: the handshake (the
 /// preface and this client's `SETTINGS`), then the connection's task.
 pub(super) async fn handshake<T>(
@@ -1780,6 +1823,43 @@ mod tests {
         prepare_h2(&mut request);
         let names: Vec<&str> = request.headers().keys().map(|n| n.as_str()).collect();
         assert_eq!(names, ["accept", "te"]);
+    }
+
+    #[test]
+    fn a_websocket_handshake_becomes_an_extended_connect() {
+        let handshake = Request::get("https://example.com/chat?room=1")
+            .header("upgrade", "websocket")
+            .header("connection", "Upgrade")
+            .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+            .header("sec-websocket-version", "13")
+            .header("sec-websocket-protocol", "chat, superchat")
+            .header("origin", "https://example.com")
+            .header("cookie", "a=1")
+            .body(RequestBody::empty())
+            .unwrap();
+        let connect = websocket_connect(&handshake).unwrap();
+        assert_eq!(connect.method(), http::Method::CONNECT);
+        assert_eq!(connect.uri(), "https://example.com/chat?room=1");
+        assert_eq!(
+            connect.extensions().get::<ConnectProtocol>(),
+            Some(&ConnectProtocol::new("websocket"))
+        );
+        assert!(is_extended_connect(&connect));
+        let names: Vec<&str> = connect.headers().keys().map(|n| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sec-websocket-version",
+                "sec-websocket-protocol",
+                "origin",
+                "cookie"
+            ]
+        );
+        // A handshake never has a body: a request with one is not sent this way.
+        let with_body = Request::get("https://example.com/")
+            .body(RequestBody::full("x"))
+            .unwrap();
+        assert!(websocket_connect(&with_body).is_none());
     }
 
     #[test]

@@ -309,6 +309,25 @@ pub struct SendOptions {
     /// connection](https://websockets.spec.whatwg.org/#concept-websocket-connection-obtain)),
     /// as an HTTP/2 connection carries no `Upgrade`. Default is `false`.
     pub http1_only: bool,
+    /// The request is a WebSocket opening handshake (RFC 6455 §4.1: a `GET` with
+    /// `Upgrade: websocket`), and may run on a stream of an HTTP/2 connection as RFC 8441
+    /// bootstraps WebSockets, as Chrome and Firefox do: when the pool holds an open HTTP/2
+    /// connection to the request's origin whose server allows extended CONNECT
+    /// (`SETTINGS_ENABLE_CONNECT_PROTOCOL`), the request goes on it as a `CONNECT` with
+    /// `:protocol` `websocket` (without its `Upgrade`, `Connection` and
+    /// `Sec-WebSocket-Key`, which RFC 8441 §5 leaves out), and a `2xx` answer hands the
+    /// stream over in the response's [`OnUpgrade`](crate::upgrade::OnUpgrade), as a `101`
+    /// hands over a connection. Otherwise, and when that connection closes before taking
+    /// the request, it goes as [`http1_only`](SendOptions::http1_only) says. No HTTP/2
+    /// connection is opened for it: a new one's server has not yet said whether it allows
+    /// extended CONNECT. Default is `false`.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    /// let options = SendOptions::new().with_websocket(true);
+    /// assert!(options.websocket);
+    /// ```
+    pub websocket: bool,
 }
 
 impl SendOptions {
@@ -332,6 +351,12 @@ impl SendOptions {
     /// These options with [`http1_only`](SendOptions::http1_only) set.
     pub fn with_http1_only(mut self, http1_only: bool) -> SendOptions {
         self.http1_only = http1_only;
+        self
+    }
+
+    /// These options with [`websocket`](SendOptions::websocket) set.
+    pub fn with_websocket(mut self, websocket: bool) -> SendOptions {
+        self.websocket = websocket;
         self
     }
 

@@ -483,6 +483,31 @@ impl Pool {
         }
     }
 
+    /// An open HTTP/2 connection of `key`'s origin, if the pool holds one, as
+    /// [`checkout`](Pool::checkout) would give it, but neither waiting nor taking a place
+    /// under the cap when there is none: what an extended CONNECT (RFC 8441) goes on or
+    /// does without. With every stream of every connection taken, the newest, whose queue
+    /// the request joins.
+    // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
+    pub(crate) fn open_h2(&self, key: &Key) -> Option<H2Connection> {
+        let mut origins = self.shared.lock();
+        let origin = origins.get_mut(key)?;
+        if origin.h2_count() == 0 {
+            return None;
+        }
+        let mut closed = 0;
+        let h2 = origin.h2_for_request(self.shared.config.max_h2_per_origin, &mut closed);
+        for _ in 0..closed {
+            self.shared.count_closed(origin);
+        }
+        let h2 = h2.or_else(|| origin.h2.clone())?;
+        if self.shared.config.idle_timeout.is_some() {
+            origin.h2_used = Some(Instant::now());
+        }
+        Some(h2)
+    }
+
     /// The open HTTP/2 connections of the pool's other `https:` origins on `key`'s port,
     /// reached directly, that `key`'s requests might share (coalescing): none when `key`
     /// is not such an origin itself, or its server refused a shared connection.

@@ -162,14 +162,26 @@ impl Inner {
         async move {
             let own_host = check_framing(&mut request)?;
             let mut key = origin_key(request.uri())?;
-            key.http1_only = options.http1_only;
+            self.pool.start_reaper();
+            // An extended CONNECT goes on an open HTTP/2 connection or nowhere; a
+            // WebSocket handshake on one whose server allows it, else over HTTP/1.1.
+            let tunnel = super::h2::is_extended_connect(&request);
+            if tunnel || options.websocket {
+                let mut h2_key = key.clone();
+                if !self.connector.proxies.is_empty() {
+                    self.connector.route(&mut h2_key);
+                }
+                // Boxed: kept out of the state of every other request's future.
+                match Box::pin(self.send_on_open_h2(request, &h2_key, &options)).await? {
+                    Ok(response) => return Ok(response),
+                    Err(back) => request = back,
+                }
+            }
+            key.http1_only = options.http1_only || options.websocket;
             if !self.connector.proxies.is_empty() {
                 self.connector.route(&mut key);
             }
-            self.pool.start_reaper();
             let mut checkout = self.pool.checkout(&key, options.new_connection).await;
-            // An extended CONNECT goes on an open HTTP/2 connection or nowhere.
-            let tunnel = super::h2::is_extended_connect(&request);
             let mut h2_retried = false;
             // Whether the request was sent again after a connection failed under it: once.
             let mut replayed = false;
@@ -178,7 +190,7 @@ impl Inner {
             let mut fresh: Option<ConnectionTiming> = None;
             // Whether the request may go on another origin's connection: not when a new
             // connection was asked for, nor when it is sent again after a refusal.
-            let mut may_share = !options.new_connection && !options.http1_only;
+            let mut may_share = !options.new_connection && !key.http1_only;
             loop {
                 let mut pooled = match checkout {
                     Checkout::H2(tx) => {
@@ -223,13 +235,6 @@ impl Inner {
                     }
                     // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                     // that sending over a pooled connection does not copy it around.
-                    Checkout::Connect(_) if tunnel => {
-                        return Err(super::h2::ExtendedConnectUnavailable::no_connection());
-                    }
-                    Checkout::Idle(pooled) if tunnel => {
-                        pooled.release();
-                        return Err(super::h2::ExtendedConnectUnavailable::no_connection());
-                    }
                     Checkout::Connect(slot) => {
                         let timing = fresh.insert(ConnectionTiming::default());
                         // Another origin's HTTP/2 connection may serve this one too; the
@@ -352,6 +357,47 @@ impl Inner {
                 replayed = true;
                 checkout = Checkout::Connect(pooled.into_slot());
             }
+        }
+    }
+
+    /// `request` on a stream of an open HTTP/2 connection to `key`'s origin, never a new
+    /// one: an extended CONNECT (RFC 8441), or a WebSocket opening handshake
+    /// ([`SendOptions::websocket`]) sent as one. The response, or (`Ok(Err)`) the
+    /// handshake given back to go over HTTP/1.1: no such connection, its server does not
+    /// allow extended CONNECT, or it closed or refused the stream before processing it.
+    async fn send_on_open_h2(
+        &self,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+    ) -> Result<Result<Response<ResponseBody>, Request<RequestBody>>, NetworkError> {
+        let open = match options.new_connection {
+            true => None,
+            false => self.pool.open_h2(key),
+        };
+        if super::h2::is_extended_connect(&request) {
+            let Some(h2) = open else {
+                return Err(super::h2::ExtendedConnectUnavailable::no_connection());
+            };
+            return match self.send_h2(h2, request, key, options, false, None).await {
+                Ok(response) => Ok(Ok(response)),
+                Err(Retry::Fail(error)) => Err(error),
+                // Closed, refused or misdirected before it was processed: no connection
+                // to send it on after all.
+                Err(_) => Err(super::h2::ExtendedConnectUnavailable::no_connection()),
+            };
+        }
+        let (Some(h2), Some(connect)) = (open, super::h2::websocket_connect(&request)) else {
+            return Ok(Err(request));
+        };
+        match self.send_h2(h2, connect, key, options, true, None).await {
+            Ok(response) => Ok(Ok(response)),
+            Err(Retry::Fail(error)) if super::h2::is_extended_connect_unavailable(&error) => {
+                Ok(Err(request))
+            }
+            Err(Retry::Fail(error)) => Err(error),
+            // Not processed by the server: the handshake goes over HTTP/1.1 instead.
+            Err(Retry::Replay(_) | Retry::Again(_) | Retry::Misdirected(_)) => Ok(Err(request)),
         }
     }
 

@@ -102,8 +102,10 @@ pub(crate) struct Established {
     pub(crate) protocol: String,
     /// `permessage-deflate`'s parameters, when the server accepted it.
     pub(crate) deflate: Option<deflate::Params>,
-    /// The `101` response's headers.
+    /// The `101` response's headers (the `2xx`'s over HTTP/2).
     pub(crate) headers: Headers,
+    /// The HTTP version the handshake ran over: HTTP/1.1, or HTTP/2 (RFC 8441).
+    pub(crate) version: http::Version,
 }
 
 /// What the caller asks of the handshake beyond the standard's inputs.
@@ -183,8 +185,15 @@ pub(crate) async fn establish_a_websocket_connection(
     let response = client.fetch_request(request).await?;
     // Step 11.1. If response is a network error or its status is not 101, fail the
     // WebSocket connection.
+    // DEVIATION: over HTTP/2, where the fetch ran as an extended CONNECT on a stream of
+    // an open connection (see `fetch/http.rs`, "obtain a WebSocket connection"), a `2xx`
+    // establishes it: "If the server agrees to the WebSocket connection, it MUST respond
+    // with a 200 (OK) status code" and the stream is the tunnel from then on (RFC 8441 §5,
+    // §4; RFC 9113 §8.5: any `2xx`).
     let status = response.status();
-    if status != 101 {
+    let version = response.version();
+    let over_h2 = version == http::Version::HTTP_2 && (200..300).contains(&status);
+    if status != 101 && !over_h2 {
         return Err(fail(WebSocketError::Status(status), url));
     }
     let headers = response.internal_response_or_self().headers.header_list();
@@ -214,14 +223,9 @@ pub(crate) async fn establish_a_websocket_connection(
     }
     // Step 11.3. Follow the requirements stated step 2 to step 6, inclusive, of the last
     // set of steps in section 4.1 of The WebSocket Protocol to validate response.
-    let deflate = validate(
-        headers,
-        &key_value,
-        protocols,
-        &chosen,
-        options.permessage_deflate,
-    )
-    .map_err(|e| fail(e, url))?;
+    let key = (!over_h2).then_some(key_value.as_str());
+    let deflate = validate(headers, key, protocols, &chosen, options.permessage_deflate)
+        .map_err(|e| fail(e, url))?;
     // The WebSocket connection is established.
     let headers = response.internal_response_or_self().headers.clone();
     let upgraded = response.upgrade().await?;
@@ -230,15 +234,20 @@ pub(crate) async fn establish_a_websocket_connection(
         protocol: chosen,
         deflate,
         headers,
+        version,
     })
 }
 
 /// Steps 2–6 of the last set of steps in RFC 6455 §4.1: the `101`'s `Upgrade`,
 /// `Connection`, `Sec-WebSocket-Accept`, `Sec-WebSocket-Extensions` and
-/// `Sec-WebSocket-Protocol`.
+/// `Sec-WebSocket-Protocol`. `key` is the `Sec-WebSocket-Key` sent, `None` over HTTP/2,
+/// where the handshake has neither `Upgrade` and `Connection` (RFC 8441 §5: "not part of
+/// HTTP/2") nor a key and its accept ("superseded by the :protocol pseudo-header
+/// field"): steps 2–4 are then not taken, and 5–6 are, as RFC 8441 §5 says the
+/// extensions and subprotocol headers "are used ... as defined in [RFC6455]".
 fn validate(
     headers: &HeaderList,
-    key: &str,
+    key: Option<&str>,
     protocols: &[String],
     chosen: &str,
     offered_deflate: bool,
@@ -250,31 +259,33 @@ fn validate(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    // Step 2. If the response lacks an |Upgrade| header field or the |Upgrade| header
-    // field contains a value that is not an ASCII case-insensitive match for the value
-    // "websocket", the client MUST _Fail the WebSocket Connection_.
-    let upgrade = joined("Upgrade");
-    if !upgrade.trim().eq_ignore_ascii_case("websocket") {
-        return Err(WebSocketError::BadUpgrade(upgrade));
-    }
-    // Step 3. If the response lacks a |Connection| header field or the |Connection|
-    // header field doesn't contain a token that is an ASCII case-insensitive match for
-    // the value "Upgrade", the client MUST _Fail the WebSocket Connection_.
-    let connection = joined("Connection");
-    if !connection
-        .split(',')
-        .any(|token| token.trim().eq_ignore_ascii_case("upgrade"))
-    {
-        return Err(WebSocketError::BadConnection(connection));
-    }
-    // Step 4. If the response lacks a |Sec-WebSocket-Accept| header field or the
-    // |Sec-WebSocket-Accept| contains a value other than the base64-encoded SHA-1 of the
-    // concatenation of the |Sec-WebSocket-Key| (as a string, not base64-decoded) with the
-    // string "258EAFA5-E914-47DA-95CA-C5AB0DC85B11" but ignoring any leading and trailing
-    // whitespace, the client MUST _Fail the WebSocket Connection_.
-    let accept = joined("Sec-WebSocket-Accept");
-    if accept.trim_matches([' ', '\t']) != accept_key(key) {
-        return Err(WebSocketError::BadAccept(accept));
+    if let Some(key) = key {
+        // Step 2. If the response lacks an |Upgrade| header field or the |Upgrade| header
+        // field contains a value that is not an ASCII case-insensitive match for the value
+        // "websocket", the client MUST _Fail the WebSocket Connection_.
+        let upgrade = joined("Upgrade");
+        if !upgrade.trim().eq_ignore_ascii_case("websocket") {
+            return Err(WebSocketError::BadUpgrade(upgrade));
+        }
+        // Step 3. If the response lacks a |Connection| header field or the |Connection|
+        // header field doesn't contain a token that is an ASCII case-insensitive match for
+        // the value "Upgrade", the client MUST _Fail the WebSocket Connection_.
+        let connection = joined("Connection");
+        if !connection
+            .split(',')
+            .any(|token| token.trim().eq_ignore_ascii_case("upgrade"))
+        {
+            return Err(WebSocketError::BadConnection(connection));
+        }
+        // Step 4. If the response lacks a |Sec-WebSocket-Accept| header field or the
+        // |Sec-WebSocket-Accept| contains a value other than the base64-encoded SHA-1 of the
+        // concatenation of the |Sec-WebSocket-Key| (as a string, not base64-decoded) with the
+        // string "258EAFA5-E914-47DA-95CA-C5AB0DC85B11" but ignoring any leading and trailing
+        // whitespace, the client MUST _Fail the WebSocket Connection_.
+        let accept = joined("Sec-WebSocket-Accept");
+        if accept.trim_matches([' ', '\t']) != accept_key(key) {
+            return Err(WebSocketError::BadAccept(accept));
+        }
     }
     // Step 5. If the response includes a |Sec-WebSocket-Extensions| header field and this
     // header field indicates the use of an extension that was not present in the

@@ -5,7 +5,10 @@
 //! connection": a fetch in `websocket` mode, so it shares the client's TLS options,
 //! proxies, cookie jar, HSTS list and `Origin`, and refuses redirects as browsers do.
 //! Frames are RFC 6455's, with `permessage-deflate` (RFC 7692) offered and used when the
-//! server accepts it. What a server controls is bounded by [`WebSocketLimits`]: frame
+//! server accepts it. When the client already holds an HTTP/2 connection to the origin
+//! whose server allows extended CONNECT, the WebSocket runs on a stream of it (RFC 8441),
+//! as Chrome's and Firefox's do, and otherwise on an HTTP/1.1 connection of its own
+//! ([`WebSocket::version`] says which). What a server controls is bounded by [`WebSocketLimits`]: frame
 //! and message size, fragments per message, control frames per second, the inflated
 //! size of a compressed message, and how long the closing handshake may take.
 //!
@@ -508,6 +511,7 @@ pub struct WebSocket {
     protocol: String,
     extensions: String,
     headers: Headers,
+    version: http::Version,
 }
 
 impl WebSocket {
@@ -547,9 +551,34 @@ impl WebSocket {
         &self.extensions
     }
 
-    /// The headers of the server's `101 Switching Protocols`.
+    /// The headers of the server's `101 Switching Protocols` (of its `200` over HTTP/2).
     pub fn headers(&self) -> &Headers {
         &self.headers
+    }
+
+    /// The HTTP version the WebSocket runs over: HTTP/1.1, on a connection of its own, or
+    /// HTTP/2, on a stream of a connection it shares with the client's other requests to
+    /// the origin (RFC 8441). It takes HTTP/2 when the client already holds an HTTP/2
+    /// connection to the origin whose server allows it (`SETTINGS_ENABLE_CONNECT_PROTOCOL`),
+    /// as Chrome and Firefox do; the messages and the closing handshake are the same
+    /// either way.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// use whatwg_fetch::{Client, Version};
+    ///
+    /// let client = Client::new();
+    /// // An https: request first: the origin's server picks HTTP/2 by ALPN.
+    /// client.get("https://example.com/").send().await?;
+    /// let socket = client.websocket("wss://example.com/chat").connect().await?;
+    /// if socket.version() == Version::HTTP_2 {
+    ///     println!("on a stream of the connection the request above opened");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn version(&self) -> http::Version {
+        self.version
     }
 
     /// Bytes of frames queued and not yet written to the connection: what the
@@ -837,7 +866,8 @@ impl WebSocketBuilder {
 
     /// The opening handshake: the
     /// [`WebSocket(url, protocols)`](https://websockets.spec.whatwg.org/#dom-websocket-websocket)
-    /// constructor's checks, then a fetch in `websocket` mode whose `101` is validated.
+    /// constructor's checks, then a fetch in `websocket` mode whose `101` (over HTTP/2, whose
+    /// `200`) is validated.
     ///
     /// # Errors
     /// - a `SyntaxError` for a URL that does not parse, is not `ws`/`wss`/`http`/`https`
@@ -873,6 +903,7 @@ impl WebSocketBuilder {
             protocol: established.protocol,
             extensions,
             headers: established.headers,
+            version: established.version,
         })
     }
 }
