@@ -1487,3 +1487,246 @@ async fn a_socks_proxy_ignores_the_headers_of_an_http_one() {
     assert_eq!(names, "host");
     assert_eq!(socks.sessions().len(), 1);
 }
+
+// ---------------------------------------------------------------------------------------
+// WebSocket handshakes (`http1_only`): a `CONNECT` tunnel for `http:` targets too, as
+// RFC 6455 §4.1 asks and browsers do
+
+/// An HTTP/1.1 origin server answering with the head it received
+/// ([`request_head_text`]).
+async fn echoing_origin() -> Server {
+    hyper_server(|req: http::Request<Incoming>| async move {
+        http::Response::new(full(request_head_text(&req)))
+    })
+    .await
+}
+
+/// Sends a GET to `url` over `transport` with [`SendOptions::http1_only`] and reads the
+/// whole body.
+async fn get_http1_only(transport: &impl Transport, url: &str) -> (StatusCode, String) {
+    let options = SendOptions::new().with_http1_only(true);
+    let response = transport.send(get(url), options).await.unwrap();
+    let status = response.status();
+    let body = read_all(response.into_body()).await.unwrap();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// Checks that `seen` is one `CONNECT` to `target` carrying `proxy_authorization` and
+/// the `X-Proxy-Region` of the proxy's own headers, and that `head`, the request the
+/// origin received through the tunnel, is in origin-form with neither.
+fn assert_tunnelled(seen: &[Seen], target: &str, proxy_authorization: &str, head: &str) {
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].method, "CONNECT");
+    assert_eq!(seen[0].target, target);
+    assert_eq!(values(&seen[0], "host"), [target]);
+    assert_eq!(
+        values(&seen[0], "proxy-authorization"),
+        [proxy_authorization]
+    );
+    assert_eq!(values(&seen[0], "x-proxy-region"), ["eu-west"]);
+    assert!(head.starts_with("GET /ws?room=1\n"), "{head}");
+    assert!(head.contains(&format!("\nhost: {target}\n")), "{head}");
+    assert!(!head.contains("proxy-authorization"), "{head}");
+    assert!(!head.contains("x-proxy-region"), "{head}");
+}
+
+/// The proxy's own headers of these tests: a routing tag, no credentials.
+fn region_header() -> http::HeaderMap {
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-proxy-region", http::HeaderValue::from_static("eu-west"));
+    headers
+}
+
+#[tokio::test]
+async fn an_http1_only_http_request_goes_through_connect_with_the_proxys_credentials() {
+    bounded(async {
+        let server = echoing_origin().await;
+        let proxy = test_proxy(None).await;
+        let proxy_url = format!("http://alice:s%3Acret@{}", proxy.addr);
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::http(&proxy_url).unwrap().headers(region_header()))
+            .build()
+            .unwrap();
+        let url = server.url("/ws?room=1");
+        for _ in 0..2 {
+            let (status, head) = get_http1_only(&transport, &url).await;
+            assert_eq!(status, 200);
+            let target = server.addr.to_string();
+            // base64("alice:s:cret"); the second request reuses the tunnel.
+            assert_tunnelled(&proxy.seen(), &target, "Basic YWxpY2U6czpjcmV0", &head);
+        }
+        assert_eq!(proxy.accepts(), 1);
+        assert_eq!(server.counts.accepts(), 1);
+
+        // Without `http1_only`, the same request goes to the proxy in absolute-form, on a
+        // connection of its own.
+        let (status, _) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        let seen = proxy.seen();
+        assert_eq!(seen.len(), 2);
+        assert_eq!((seen[1].method.as_str(), &*seen[1].target), ("GET", &*url));
+        assert_eq!(proxy.accepts(), 2);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_http1_only_http_request_tunnels_inside_an_https_proxys_tls() {
+    bounded(async {
+        let server = echoing_origin().await;
+        let proxy_pki = proxy_pki();
+        let proxy = tls_test_proxy(proxy_pki.acceptor(&[b"http/1.1"])).await;
+        let proxy_url = format!("https://dave:pw@{}", proxy.addr);
+        let transport = HyperTransport::builder()
+            .add_root_certificate_der(proxy_pki.ca_der.clone())
+            .proxy(Proxy::all(&proxy_url).unwrap().headers(region_header()))
+            .build()
+            .unwrap();
+        let (status, head) = get_http1_only(&transport, &server.url("/ws?room=1")).await;
+        assert_eq!(status, 200);
+        let target = server.addr.to_string();
+        assert_tunnelled(&proxy.seen(), &target, "Basic ZGF2ZTpwdw==", &head);
+        assert_eq!(*proxy.alpn.lock().unwrap(), [Some(b"http/1.1".to_vec())]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_refused_connect_for_an_http1_only_http_request_names_the_proxy_and_target() {
+    bounded(async {
+        let server = echoing_origin().await;
+        let proxy = test_proxy(Some(StatusCode::FORBIDDEN)).await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::http(&proxy.url()).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(
+                get(&server.url("/ws")),
+                SendOptions::new().with_http1_only(true),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(error, NetworkError::Connect(_)), "{error:?}");
+        let source = error.source().unwrap();
+        let refusal = source.downcast_ref::<ProxyRefused>().unwrap();
+        assert_eq!(refusal.status(), StatusCode::FORBIDDEN);
+        assert_eq!(refusal.proxy(), proxy.url());
+        let message = source.to_string();
+        let target = server.addr.to_string();
+        assert!(message.contains(&proxy.url()), "{message}");
+        assert!(message.contains(&format!("CONNECT {target}")), "{message}");
+        assert!(message.contains("403"), "{message}");
+        assert_eq!(proxy.seen()[0].method, "CONNECT");
+        assert_eq!(server.counts.accepts(), 0);
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// A Client's WebSocket to a `ws:` URL, through a proxy that only tunnels
+
+/// A proxy that answers `CONNECT` with a tunnel and anything else (an absolute-form
+/// request among them) with `405`, as a proxy that passes no `Upgrade` on might; it
+/// records each request head it reads.
+async fn connect_only_proxy() -> (Server, Arc<Mutex<Vec<String>>>) {
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    let server = raw_server(move |mut stream: TcpStream| {
+        let seen = seen.clone();
+        async move {
+            use tokio::io::AsyncWriteExt;
+            let Some(head) = read_head(&mut stream).await else {
+                return;
+            };
+            seen.lock().unwrap().push(head.clone());
+            let target = head
+                .strip_prefix("CONNECT ")
+                .and_then(|rest| rest.split(' ').next());
+            let upstream = match target {
+                Some(target) => TcpStream::connect(target).await.ok(),
+                None => None,
+            };
+            let Some(mut upstream) = upstream else {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+                return;
+            };
+            let established = b"HTTP/1.1 200 Connection established\r\n\r\n";
+            if stream.write_all(established).await.is_ok() {
+                let _ = tokio::io::copy_bidirectional(&mut stream, &mut upstream).await;
+            }
+        }
+    })
+    .await;
+    (server, heads)
+}
+
+/// A WebSocket server echoing each text and binary message, that answers a handshake
+/// carrying `Proxy-Authorization` with `400`.
+async fn websocket_echo() -> Server {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::handshake::server::{
+        ErrorResponse, Request as Handshake, Response as Accepted,
+    };
+    raw_server(|stream: TcpStream| async move {
+        #[allow(clippy::result_large_err)]
+        let check = |request: &Handshake, response: Accepted| -> Result<Accepted, ErrorResponse> {
+            match request.headers().contains_key("proxy-authorization") {
+                false => Ok(response),
+                true => {
+                    let mut refused = ErrorResponse::new(Some("leaked".into()));
+                    *refused.status_mut() = StatusCode::BAD_REQUEST;
+                    Err(refused)
+                }
+            }
+        };
+        let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, check).await else {
+            return;
+        };
+        while let Some(Ok(message)) = ws.next().await {
+            if (message.is_text() || message.is_binary()) && ws.send(message).await.is_err() {
+                return;
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_clients_ws_websocket_goes_through_a_connect_tunnel_of_the_proxy() {
+    use whatwg_fetch::websocket::{CloseCode, Message};
+    bounded(async {
+        let server = websocket_echo().await;
+        let (proxy, heads) = connect_only_proxy().await;
+        let client = Client::builder()
+            .proxy(Proxy::all(&format!("http://erin:pw@{}", proxy.addr)).unwrap())
+            .build()
+            .unwrap();
+        let url = format!("ws://{}/chat", server.addr);
+        let mut socket = client.websocket(&url).connect().await.unwrap();
+        socket.send("through the tunnel").await.unwrap();
+        assert_eq!(
+            socket.recv().await.unwrap().unwrap(),
+            Message::text("through the tunnel")
+        );
+        socket.close(CloseCode::NORMAL, "").await.unwrap();
+
+        let heads = heads.lock().unwrap().clone();
+        assert_eq!(heads.len(), 1, "{heads:?}");
+        let target = server.addr.to_string();
+        assert!(
+            heads[0].starts_with(&format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n")),
+            "{}",
+            heads[0]
+        );
+        // base64("erin:pw")
+        assert!(
+            heads[0].contains("\r\nProxy-Authorization: Basic ZXJpbjpwdw==\r\n"),
+            "{}",
+            heads[0]
+        );
+    })
+    .await;
+}

@@ -2,6 +2,15 @@
 //! socket (to the origin, or to a proxy: TLS to an `https:` proxy, then a `CONNECT`
 //! tunnel, or a SOCKS5 one through `net/socks.rs`), handshake TLS, and hand the stream to
 //! an HTTP/1.1 connection (`net/h1.rs`) or start an HTTP/2 connection's task (`net/h2.rs`).
+//!
+//! Through an HTTP proxy, an `https:` origin is always reached through a `CONNECT`
+//! tunnel; an `http:` one is too when its connections are
+//! [`http1_only`](super::SendOptions::http1_only) (a WebSocket opening handshake to a
+//! `ws:` URL), as [RFC 6455 §4.1] asks of a client behind a proxy and browsers do, since
+//! forward proxies seldom pass an `Upgrade` on an absolute-form request. Any other
+//! `http:` request goes to the proxy itself, in absolute-form.
+//!
+//! [RFC 6455 §4.1]: https://www.rfc-editor.org/rfc/rfc6455#section-4.1
 
 use std::collections::HashMap;
 use std::io;
@@ -104,7 +113,8 @@ impl Connector {
 
     /// Routes `key`: the first proxy that carries requests to its origin, if any, and
     /// whether requests then go to that proxy in absolute-form (an `http:` origin through
-    /// an HTTP proxy) rather than through a tunnel.
+    /// an HTTP proxy, unless its connections are `http1_only`, which tunnel as an
+    /// `https:` origin's do) rather than through a tunnel.
     pub(crate) fn route(&self, key: &mut Key) {
         // A Unix domain socket takes every request, proxies aside (as reqwest does).
         #[cfg(unix)]
@@ -118,7 +128,11 @@ impl Connector {
             .proxies
             .iter()
             .position(|proxy| proxy.intercepts_host(key.https, host));
-        key.forward = !key.https && self.proxy(key).is_some_and(|proxy| !proxy.kind.is_socks());
+        // RFC 6455 §4.1: a WebSocket handshake (the one kind of `http1_only` request)
+        // asks the proxy for a tunnel, as browsers do, `ws:` as well as `wss:`.
+        key.forward = !key.https
+            && !key.http1_only
+            && self.proxy(key).is_some_and(|proxy| !proxy.kind.is_socks());
     }
 
     /// The proxy `key` goes through, if any.
@@ -201,7 +215,8 @@ impl Connector {
     ///
     /// - an HTTP proxy (`http:`, or `https:` with TLS to the proxy first): the proxy
     ///   itself for an `http:` origin (the requests then go in absolute-form), or a
-    ///   `CONNECT` tunnel to an `https:` one, with TLS to the origin inside it;
+    ///   `CONNECT` tunnel to an `https:` one, with TLS to the origin inside it, or to an
+    ///   `http:` one whose connections are `http1_only`, with HTTP/1.1 inside it;
     /// - a SOCKS5 proxy: a tunnel to the origin, then as a direct connection would.
     async fn connect_via_proxy(
         &self,
@@ -293,9 +308,10 @@ impl Connector {
             .map_err(|e| failed(Box::new(e)))
     }
 
-    /// Over `io`, an HTTP proxy's connection (to the proxy at `addr`): as it is for an
-    /// `http:` origin (requests go in absolute-form), through a `CONNECT` tunnel and TLS
-    /// to the origin for an `https:` one.
+    /// Over `io`, an HTTP proxy's connection (to the proxy at `addr`): as it is when
+    /// `key`'s requests go to the proxy in absolute-form ([`Key::forwards_to_proxy`]),
+    /// else through a `CONNECT` tunnel to the origin and then as a direct connection
+    /// would be (TLS to an `https:` origin, HTTP/1.1 to an `http1_only` `http:` one).
     #[expect(
         clippy::too_many_arguments,
         reason = "the steps of one connection, each named; a struct would only rename them"
@@ -313,11 +329,11 @@ impl Connector {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        if !key.https {
+        if key.forwards_to_proxy() {
             return self.handshake_h1(io, peer(addr, None)).await;
         }
         connect_tunnel(&mut io, key, port, proxy, self.proxy_user_agent.as_ref()).await?;
-        self.handshake_tls(io, key, host, timing, addr).await
+        self.handshake_origin(io, key, host, timing, addr).await
     }
 
     /// A SOCKS5 tunnel to the origin, then what a direct connection speaks: TLS for
@@ -525,8 +541,8 @@ where
             target,
         ))));
     }
-    // The origin speaks first only after the TLS client hello: anything already here
-    // is not the origin's.
+    // The origin speaks only after the client (its TLS client hello, or its request):
+    // anything already here is not the origin's.
     if buf.len() > end {
         return Err(NetworkError::Protocol(
             format!(

@@ -115,7 +115,10 @@
 //!   TLS to the proxy first, offering only `http/1.1`), an `http:` request goes to the
 //!   proxy in absolute-form (`GET http://host/path HTTP/1.1`, with `Proxy-Authorization`
 //!   when the proxy has credentials), an `https:` one through a `CONNECT host:port`
-//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it; the
+//!   tunnel on a connection of its own, with TLS and ALPN to the origin inside it; an
+//!   `http:` request sent [`http1_only`](SendOptions::http1_only) or as a WebSocket
+//!   opening handshake ([`SendOptions::websocket`]) goes through such a tunnel too, in
+//!   origin-form inside it (RFC 6455 §4.1); the
 //!   `CONNECT` carries the client's `User-Agent`
 //!   ([`HyperTransportBuilder::proxy_user_agent`]), and both carry the proxy's own
 //!   [`Proxy::headers`]. A
@@ -307,7 +310,16 @@ pub struct SendOptions {
     /// origin's, never on an HTTP/2 connection (the origin's or one it shares). What a
     /// WebSocket opening handshake needs ([obtain a WebSocket
     /// connection](https://websockets.spec.whatwg.org/#concept-websocket-connection-obtain)),
-    /// as an HTTP/2 connection carries no `Upgrade`. Default is `false`.
+    /// as an HTTP/2 connection carries no `Upgrade`.
+    ///
+    /// Through an HTTP proxy ([`Proxy`]), such a request to an `http:` origin goes
+    /// through a `CONNECT host:port` tunnel, as one to an `https:` origin does, rather
+    /// than to the proxy in absolute-form: [RFC 6455
+    /// §4.1](https://www.rfc-editor.org/rfc/rfc6455#section-4.1) asks a WebSocket client
+    /// behind a proxy for a tunnel, and browsers open one for `ws:` as for `wss:`, since
+    /// forward proxies seldom pass an `Upgrade` on. The `CONNECT` carries the proxy's
+    /// credentials and [`Proxy::headers`]; the request inside it, in origin-form, carries
+    /// neither. Default is `false`.
     pub http1_only: bool,
     /// The request is a WebSocket opening handshake (RFC 6455 §4.1: a `GET` with
     /// `Upgrade: websocket`), and may run on a stream of an HTTP/2 connection as RFC 8441

@@ -47,8 +47,9 @@ pub(crate) struct Key {
     /// list; `None` for a direct connection.
     pub(crate) proxy: Option<usize>,
     /// Whether requests go to that proxy in absolute-form: an `http:` origin through an
-    /// HTTP proxy (not a SOCKS5 one, which tunnels). Follows from `https` and `proxy`,
-    /// so it takes no part in comparing and hashing.
+    /// HTTP proxy (not a SOCKS5 one, which tunnels), unless `http1_only` (a WebSocket
+    /// handshake, which goes through a `CONNECT` tunnel, RFC 6455 §4.1). Follows from
+    /// `https`, `proxy` and `http1_only`, so it takes no part in comparing and hashing.
     pub(crate) forward: bool,
     /// Whether the connections are HTTP/1.1 whatever ALPN could pick
     /// ([`SendOptions::http1_only`](super::SendOptions::http1_only)): a pool of their own
@@ -104,7 +105,8 @@ impl Key {
     }
 
     /// Whether requests go to a proxy in absolute-form (an `http:` origin through an
-    /// HTTP proxy), rather than to the origin or through a tunnel.
+    /// HTTP proxy, but for `http1_only` connections), rather than to the origin or
+    /// through a tunnel.
     pub(crate) fn forwards_to_proxy(&self) -> bool {
         self.forward
     }

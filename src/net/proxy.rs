@@ -2,13 +2,15 @@
 //!
 //! - An HTTP proxy, spoken to over TCP (`http:`) or over TLS (`https:`): absolute-form
 //!   requests for `http:` targets ([RFC 9112 §3.2.2]), [RFC 9110 §9.3.6] `CONNECT`
-//!   tunnels for `https:` targets.
+//!   tunnels for `https:` targets, and for `http:` targets of a WebSocket opening
+//!   handshake ([RFC 6455 §4.1]).
 //! - A SOCKS5 proxy ([RFC 1928], with [RFC 1929] username/password authentication; see
 //!   `net/socks.rs`): a tunnel for every target, in which the request goes as it would
 //!   to the origin.
 //!
 //! [RFC 9112 §3.2.2]: https://httpwg.org/specs/rfc9112.html#absolute-form
 //! [RFC 9110 §9.3.6]: https://httpwg.org/specs/rfc9110.html#CONNECT
+//! [RFC 6455 §4.1]: https://www.rfc-editor.org/rfc/rfc6455#section-4.1
 //! [RFC 1928]: https://www.rfc-editor.org/rfc/rfc1928
 //! [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
 
@@ -34,10 +36,18 @@ use crate::infra::forgiving_base64_encode;
 ///
 /// | Proxy URL | To the proxy | An `http:` request | An `https:` request |
 /// |---|---|---|---|
-/// | `http://host:port` (port 80 by default; a URL without a scheme, `proxy.local:3128`, is `http:`) | HTTP/1.1 over TCP | in absolute-form, `GET http://host/path HTTP/1.1` | through a `CONNECT host:443` tunnel, TLS to the target inside it |
-/// | `https://host:port` (port 443) | HTTP/1.1 over TLS, the proxy's certificate checked against the transport's roots | in absolute-form, inside the TLS to the proxy | through a `CONNECT` tunnel inside the TLS to the proxy, TLS to the target inside that |
+/// | `http://host:port` (port 80 by default; a URL without a scheme, `proxy.local:3128`, is `http:`) | HTTP/1.1 over TCP | in absolute-form, `GET http://host/path HTTP/1.1`; a WebSocket handshake through a `CONNECT host:80` tunnel (below) | through a `CONNECT host:443` tunnel, TLS to the target inside it |
+/// | `https://host:port` (port 443) | HTTP/1.1 over TLS, the proxy's certificate checked against the transport's roots | in absolute-form, inside the TLS to the proxy; a WebSocket handshake through a `CONNECT` tunnel inside it | through a `CONNECT` tunnel inside the TLS to the proxy, TLS to the target inside that |
 /// | `socks5://host:port` (port 1080) | SOCKS5 ([RFC 1928]); the client resolves the target's name and sends its address | as to the origin (origin-form), through the SOCKS tunnel | TLS to the target through the SOCKS tunnel |
 /// | `socks5h://host:port` (port 1080) | SOCKS5; the proxy resolves the target's name, which is sent as is | as for `socks5:` | as for `socks5:` |
+///
+/// A WebSocket opening handshake to a `ws:` URL (an `http:` request sent
+/// [`websocket`](crate::net::SendOptions::websocket) or
+/// [`http1_only`](crate::net::SendOptions::http1_only)) through an HTTP proxy goes
+/// through a `CONNECT host:port` tunnel, as an `https:` request does, and inside it in
+/// origin-form, as to the origin itself: [RFC 6455 §4.1] asks a WebSocket client behind
+/// a proxy for a tunnel, browsers open one for `ws:` as for `wss:`, and forward proxies
+/// seldom pass an `Upgrade` on an absolute-form request.
 ///
 /// Credentials in the URL's userinfo (percent-decoded) or from [`Proxy::basic_auth`] go
 /// to the proxy only, never to the target: as `Proxy-Authorization: Basic …` to an HTTP
@@ -75,6 +85,7 @@ use crate::infra::forgiving_base64_encode;
 ///
 /// [RFC 1928]: https://www.rfc-editor.org/rfc/rfc1928
 /// [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
+/// [RFC 6455 §4.1]: https://www.rfc-editor.org/rfc/rfc6455#section-4.1
 /// [`HyperTransportBuilder::proxy`]: crate::net::HyperTransportBuilder::proxy
 /// [`ClientBuilder::proxy_from_env`]: crate::ClientBuilder::proxy_from_env
 #[derive(Clone)]
@@ -311,8 +322,8 @@ impl Proxy {
     }
     /// Header fields for the proxy itself, sent on every request it handles, as reqwest's
     /// `Proxy::headers` and curl's `CURLOPT_PROXYHEADER` do: on the `CONNECT` that opens a
-    /// tunnel (for an `https:` target), and on each request forwarded to it in
-    /// absolute-form (an `http:` target). For a `Proxy-Authorization` of a scheme other
+    /// tunnel (for an `https:` target, or a WebSocket handshake's `http:` one), and on
+    /// each request forwarded to it in absolute-form (any other `http:` target). For a `Proxy-Authorization` of a scheme other
     /// than Basic, say, or a tag the proxy routes or bills by. A SOCKS5 proxy speaks no
     /// HTTP and gets none of them; the target never sees them through a tunnel.
     ///

@@ -291,6 +291,9 @@ impl Inner {
                     true => None,
                     false => Some(connection_host(&mut pooled.tx, &key)?),
                 };
+                // To a proxy in absolute-form, with its credentials and headers; through
+                // a tunnel (`https:`, or `http1_only` as a WebSocket handshake is), the
+                // request is the origin's alone, as on a direct connection.
                 let forward = key.forwards_to_proxy();
                 let proxy = forward.then(|| self.connector.proxy(&key)).flatten();
                 let head = Head {
