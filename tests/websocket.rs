@@ -906,3 +906,97 @@ async fn an_http2_server_refusing_the_websocket_fails_the_handshake() {
     // Refused, not fallen back: the server answered on the stream it was offered.
     assert_eq!(server.counts.accepts(), 1);
 }
+
+#[tokio::test]
+async fn messages_larger_than_the_http2_window_flow_through_a_slow_reader() {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    // The server's windows are the protocol's 64 KiB and it reads slowly: each message is
+    // more than a window, so the client waits for WINDOW_UPDATEs mid-message, again and
+    // again.
+    let pki = TestPki::new(&["localhost"]);
+    let acceptor = pki.acceptor(&[b"h2"]);
+    let server = raw_server(move |tcp: TcpStream| {
+        let acceptor = acceptor.clone();
+        async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let service = hyper::service::service_fn(
+                |mut request: http::Request<hyper::body::Incoming>| async move {
+                    if request.method() != http::Method::CONNECT {
+                        return Ok::<_, std::convert::Infallible>(http::Response::new(full(
+                            "plain",
+                        )));
+                    }
+                    let upgrade = hyper::upgrade::on(&mut request);
+                    tokio::spawn(async move {
+                        let Ok(upgraded) = upgrade.await else { return };
+                        let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+                            TokioIo::new(upgraded),
+                            Role::Server,
+                            None,
+                        )
+                        .await;
+                        loop {
+                            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                            match ws.next().await {
+                                Some(Ok(tungstenite::Message::Binary(data))) => {
+                                    let reply = tungstenite::Message::text(data.len().to_string());
+                                    if ws.send(reply).await.is_err() {
+                                        return;
+                                    }
+                                }
+                                _ => return,
+                            }
+                        }
+                    });
+                    Ok(http::Response::new(full("")))
+                },
+            );
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .enable_connect_protocol()
+                .initial_stream_window_size(65_535)
+                .initial_connection_window_size(65_535)
+                .serve_connection(TokioIo::new(tls), service)
+                .await;
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .add_root_certificates_pem(pki.ca_pem.clone())
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap();
+    client
+        .get(format!("https://localhost:{}/", server.addr.port()))
+        .send()
+        .await
+        .unwrap();
+    let socket = client
+        .websocket(&wss_url(&server, "/slow"))
+        .permessage_deflate(false)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_2);
+    let (mut writer, mut reader) = socket.split();
+    let writing = tokio::spawn(async move {
+        for _ in 0..20 {
+            writer
+                .send(Message::binary(vec![7u8; 65_536]))
+                .await
+                .unwrap();
+        }
+        writer
+    });
+    for i in 0..20 {
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), reader.next())
+            .await
+            .unwrap_or_else(|_| panic!("reply {i} came"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(reply, Message::text("65536"));
+    }
+    drop(writing.await.unwrap());
+}

@@ -10,7 +10,7 @@
 use std::future::Future;
 use std::io::{self, Cursor};
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
@@ -67,6 +67,14 @@ pub(crate) struct Connection<S> {
     done: bool,
     /// The server ended the TCP connection (or it failed): nothing to linger for.
     eof: bool,
+    /// The task of a send waiting for the write buffer to be written (`poll_ready`,
+    /// `poll_flush`). A connection wakes one task for writing, the last that tried: when
+    /// reading writes too (a pong, or what a send queued) it takes that place, so the
+    /// sender is woken to take it back, or because the reader wrote its data out.
+    writer: Option<Waker>,
+    /// The task of a read waiting for its answering Close to be written, woken when a
+    /// send writes the buffer out.
+    reader: Option<Waker>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
@@ -93,6 +101,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             close_received: None,
             done: false,
             eof: false,
+            writer: None,
+            reader: None,
         }
     }
 
@@ -119,7 +129,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             // not kept waiting by a caller that only reads.
             self.queue_pong();
             if !self.write_buf.is_empty() {
-                if let Poll::Ready(Err(e)) = self.poll_write_buf(cx) {
+                let written = self.poll_write_buf(cx);
+                self.wake_writer();
+                if let Poll::Ready(Err(e)) = written {
                     self.done = true;
                     return Poll::Ready(Some(Err(WebSocketError::Io(e))));
                 }
@@ -128,12 +140,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 // The server closed: our answering Close written (or failed: the server is
                 // gone either way), then its frame delivered; nothing is read after it.
                 if !self.write_buf.is_empty() {
-                    match self.poll_write_buf(cx) {
-                        Poll::Pending => {
-                            self.close_received = Some(frame);
-                            return Poll::Pending;
-                        }
-                        Poll::Ready(_) => {}
+                    let written = self.poll_write_buf(cx);
+                    self.wake_writer();
+                    if written.is_pending() {
+                        self.reader = Some(cx.waker().clone());
+                        self.close_received = Some(frame);
+                        return Poll::Pending;
                     }
                 }
                 self.done = true;
@@ -368,7 +380,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Whether another message can be queued now: writes when the queue is full.
     pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
         if self.write_buf.len() >= WRITE_HIGH_WATER {
-            ready!(self.poll_write_buf(cx)).map_err(WebSocketError::Io)?;
+            ready!(self.poll_send_write(cx)).map_err(WebSocketError::Io)?;
         }
         Poll::Ready(Ok(()))
     }
@@ -473,7 +485,31 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Everything queued written, a pending pong included.
     pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
         self.queue_pong();
-        self.poll_write_buf(cx).map_err(WebSocketError::Io)
+        self.poll_send_write(cx).map_err(WebSocketError::Io)
+    }
+
+    /// [`poll_write_buf`](Connection::poll_write_buf) for a send: the sender's task kept
+    /// while it waits, and a read waiting for the buffer to be written woken once it is.
+    fn poll_send_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let written = self.poll_write_buf(cx);
+        match written {
+            Poll::Pending => self.writer = Some(cx.waker().clone()),
+            Poll::Ready(_) => {
+                self.writer = None;
+                if let Some(reader) = self.reader.take() {
+                    reader.wake();
+                }
+            }
+        }
+        written
+    }
+
+    /// After a read wrote (or tried to): a waiting sender woken, to find its data
+    /// written or to be the task the connection wakes for writing again.
+    fn wake_writer(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            writer.wake();
+        }
     }
 }
 
