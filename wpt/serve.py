@@ -171,7 +171,10 @@ class _ClosedAtEof:
 
 
 def _h2_handler(server):
-    """wptserve's HTTP/2 request handler, ending its connection loop when the client closes."""
+    """wptserve's HTTP/2 request handler, ending its connection loop when the client closes,
+    with its WebSocket streams made to keep to HTTP/2's rules (`_fix_h2_websockets`)."""
+
+    _fix_h2_websockets(server)
 
     class Http2Handler(server.Http2WebTestRequestHandler):
         def handle_one_request(self):
@@ -180,6 +183,81 @@ def _h2_handler(server):
             return super().handle_one_request()
 
     return Http2Handler
+
+
+def _fix_h2_websockets(server):
+    """Three fixes to wptserve 4.0.3's WebSockets over HTTP/2 (RFC 8441), each a rule of HTTP/2
+    its `?wpt_flags=h2` tests depend on, without which they wait for what never comes, whatever
+    the client does. Over HTTP/1.1 the same handlers get these from TCP.
+
+    - Flow control (RFC 9113 section 6.9): what the handler reads of its stream is acknowledged
+      (a WINDOW_UPDATE), as a receiver must for the sender to go on; wptserve never does, so a
+      client could send no more than the first 64 KiB. Acknowledged as read, not as received,
+      so that a handler slow to read still holds the client back, as TCP does; and read as it
+      arrives, in parts, as from a socket.
+    - A closed window: while the client's window for its stream is closed, the writer waits
+      for it to open, where wptserve sends empty DATA frames in a busy loop (a flood that
+      clients' HTTP/2 stacks close the connection over).
+    - An aborted handler (`AbortedByUserException`, HTTP/1.1's way of closing the TCP
+      connection) resets its stream (RST_STREAM CANCEL); wptserve leaves the stream open, so
+      the client never learns the connection is gone.
+    """
+    if getattr(server, "_whatwg_fetch_fixed", False):
+        return
+    server._whatwg_fetch_fixed = True
+    from h2.errors import ErrorCodes
+    from pywebsocket3.handshake import AbortedByUserException
+    from wptserve import response
+
+    def send_pending(handler, connection):
+        data = connection.data_to_send()
+        if data:
+            handler.request.sendall(data)
+
+    def read_acknowledged(self, length):
+        # What has arrived, up to `length` (pywebsocket reads again for the rest): a read
+        # that waited for all of a message larger than the window would wait for bytes the
+        # client may send only once what it sent is acknowledged.
+        data = self._request_handler.rfile.read1(length)
+        if data:
+            handler = self._request_handler
+            with handler.conn as connection:
+                try:
+                    connection.acknowledge_received_data(len(data), handler.h2_stream_id)
+                    send_pending(handler, connection)
+                except Exception:  # the stream or the connection closed meanwhile
+                    pass
+        return data
+
+    server._WebSocketConnection.read = read_acknowledged
+
+    max_payload_size = response.H2ResponseWriter.get_max_payload_size
+
+    def payload_size_when_open(self, stream_id=None):
+        deadline = time.monotonic() + 30
+        size = max_payload_size(self, stream_id)
+        while size <= 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+            size = max_payload_size(self, stream_id)
+        return size
+
+    response.H2ResponseWriter.get_max_payload_size = payload_size_when_open
+
+    sub_thread = server.Http2WebTestRequestHandler._stream_ws_sub_thread
+
+    def sub_thread_resetting(self, request, stream_handler, queue):
+        try:
+            sub_thread(self, request, stream_handler, queue)
+        except AbortedByUserException:
+            with stream_handler.conn as connection:
+                try:
+                    connection.reset_stream(stream_handler.h2_stream_id, ErrorCodes.CANCEL)
+                    send_pending(stream_handler, connection)
+                except Exception:  # already closed
+                    pass
+            queue.put(None)
+
+    server.Http2WebTestRequestHandler._stream_ws_sub_thread = sub_thread_resetting
 
 
 class WebSocketDaemon:

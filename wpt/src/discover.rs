@@ -72,6 +72,17 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// The protocol of the test file at `path` run as `variant` (`""` or `?…`): HTTP/2 for
+    /// a variant with `wpt_flags=h2` too, whose page WPT serves from its HTTP/2 server (a
+    /// WebSocket test's `?wpt_flags=h2` then opens its socket there, over HTTP/2).
+    pub fn of_variant(path: &str, variant: &str) -> Protocol {
+        let h2 = variant
+            .trim_start_matches(['?', '#'])
+            .split('&')
+            .any(|pair| pair == "wpt_flags=h2");
+        if h2 { Protocol::H2 } else { Protocol::of(path) }
+    }
+
     /// The protocol of the test file at `path`.
     pub fn of(path: &str) -> Protocol {
         let name = path.rsplit('/').next().unwrap_or(path);

@@ -112,7 +112,7 @@ impl Job {
         scope: Scope,
         environment: Environment,
     ) -> Result<Job, String> {
-        let origin = origin(Protocol::of(path));
+        let origin = origin(Protocol::of_variant(path, variant));
         let test_url =
             url::Url::parse(&format!("{origin}/{path}")).map_err(|e| format!("{path}: {e}"))?;
         let stem = path.strip_suffix(".js").unwrap_or(path);
@@ -187,6 +187,21 @@ mod tests {
         )
         .unwrap();
         assert!(h2.location.starts_with("https://web-platform.test:9000/"));
+        // WPT serves a `?wpt_flags=h2` variant's page from its HTTP/2 server too.
+        for variant in ["?wpt_flags=h2", "?a=1&wpt_flags=h2"] {
+            let j = Job::new("websockets/a.any.js", variant, &m, 1, worker, browser).unwrap();
+            assert_eq!(
+                j.location,
+                format!("https://web-platform.test:9000/websockets/a.any.worker.js{variant}")
+            );
+        }
+        for variant in ["", "?wss", "?wpt_flags=h2x"] {
+            let j = Job::new("websockets/a.any.js", variant, &m, 1, worker, browser).unwrap();
+            assert!(
+                j.location.starts_with("http://web-platform.test:8000/"),
+                "{variant}"
+            );
+        }
     }
 
     #[test]

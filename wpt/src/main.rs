@@ -306,15 +306,6 @@ fn plan(
                         if !wanted {
                             continue;
                         }
-                        if let Some(reason) = variant_not_run(&variant) {
-                            if scope == selected[0] {
-                                not_run.push(NotRun {
-                                    path: format!("{}{variant}", f.path),
-                                    reason: reason.to_owned(),
-                                });
-                            }
-                            continue;
-                        }
                         let mut job =
                             Job::new(&f.path, &variant, &meta, timeout, scope, environment)?;
                         job.ca_cert = Some(cache_dir().join("certs/cacert.pem"));
@@ -327,20 +318,6 @@ fn plan(
     // The longest files first, so that they do not finish last.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.timeout_ms));
     Ok((jobs, not_run))
-}
-
-/// Why a variant is not run, if it is not.
-fn variant_not_run(variant: &str) -> Option<&'static str> {
-    // WPT's `?wpt_flags=h2` runs WebSocket tests over HTTP/2 (RFC 8441) against its
-    // own h2 WebSocket server, which is not started here.
-    variant
-        .trim_start_matches(['?', '#'])
-        .split('&')
-        .any(|pair| pair == "wpt_flags=h2")
-        .then_some(
-            "HTTP/2 WebSocket variant (?wpt_flags=h2): WPT's WebSocket-over-HTTP/2 server is \
-             not started",
-        )
 }
 
 fn print_changes(title: &str, changes: &[results::Change]) {
@@ -694,17 +671,6 @@ mod tests {
         jobs.sort();
         let not_run = not_run.into_iter().map(|n| (n.path, n.reason)).collect();
         (jobs, not_run)
-    }
-
-    #[test]
-    fn the_http2_websocket_variant_is_not_run_and_says_why() {
-        for variant in ["?wpt_flags=h2", "?a=1&wpt_flags=h2"] {
-            let reason = variant_not_run(variant).unwrap();
-            assert!(reason.contains("WebSocket-over-HTTP/2"), "{reason}");
-        }
-        for variant in ["", "?wss", "?default", "?wpt_flags=h2x", "?1-10"] {
-            assert_eq!(variant_not_run(variant), None, "{variant}");
-        }
     }
 
     #[test]

@@ -153,6 +153,10 @@ async fn run(job: Job) -> i32 {
             return 0;
         }
     };
+    if let Err(e) = load_page(&client, &job).await {
+        println!("{COMPLETE_LINE}{}", fail_harness(&e));
+        return 0;
+    }
     whatwg_fetch_quickjs::track_unhandled_rejections(&rt).await;
 
     let state2 = state.clone();
@@ -274,6 +278,29 @@ async fn run(job: Job) -> i32 {
 /// CORS, no forbidden headers, and cookies and the HTTP cache off by default). Either way
 /// every suite host name resolves to the local server ([`crate::server::resolves_to_server`]),
 /// and the test CA is trusted.
+/// The page (or worker script) of a test served over HTTP/2, fetched with the test's
+/// `client` as a browser loads it before the test runs: its connection then stays open in
+/// the client's pool, as the browser's does, and what the test opens to the same origin
+/// shares it (a `?wpt_flags=h2` WebSocket runs on a stream of it, RFC 8441, as in a
+/// browser). The test's scripts themselves come from [`load_sources`]. Other pages are not
+/// fetched: nothing of their tests depends on a connection left open.
+///
+/// # Errors
+/// The page does not load.
+async fn load_page(client: &whatwg_fetch::Client, job: &Job) -> Result<(), String> {
+    let location = url::Url::parse(&job.location).map_err(|e| format!("{}: {e}", job.location))?;
+    if location.port() != Some(crate::server::H2_PORT) {
+        return Ok(());
+    }
+    let page = async {
+        let mut response = client.get(location.as_str()).send().await?;
+        response.bytes().await
+    };
+    page.await
+        .map(drop)
+        .map_err(|e| format!("cannot load the page {location} over HTTP/2: {e:#}"))
+}
+
 fn build_client(job: &Job) -> Result<whatwg_fetch::Client, String> {
     use whatwg_fetch::environment::Environment as FetchEnvironment;
     let location = url::Url::parse(&job.location).map_err(|e| format!("{}: {e}", job.location))?;
