@@ -654,17 +654,34 @@ async fn permessage_deflate_compresses_both_ways() {
 /// trusts it. Over HTTP/2 (with `SETTINGS_ENABLE_CONNECT_PROTOCOL` when
 /// `extended_connect`) it answers a `GET` with `plain` and a cookie, an extended CONNECT
 /// with `:protocol` `websocket` with `200` (picking `chat.v2` when offered; `403` for
-/// `/forbidden`) and then echoes on the stream as [`echo`] does. Over HTTP/1.1 it is
-/// [`serve_echo`]. Each handshake's headers are recorded, an HTTP/2 one's with `:method`
-/// and `:protocol` first.
+/// `/forbidden`) and then echoes on the stream as [`echo`] does (on `/slow`, reads a
+/// message every 5 ms and answers its size). Over HTTP/1.1 it is [`serve_echo`]. Each
+/// handshake's headers are recorded, an HTTP/2 one's with `:method` and `:protocol` first.
 async fn h2_websocket_server(extended_connect: bool) -> (Server, Seen, Client) {
+    h2_websocket_server_with(move |builder| {
+        if extended_connect {
+            builder.enable_connect_protocol();
+        }
+    })
+    .await
+}
+
+/// [`h2_websocket_server`] with the HTTP/2 settings `configure` gives hyper's builder.
+async fn h2_websocket_server_with(
+    configure: impl Fn(&mut hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>)
+    + Send
+    + Sync
+    + 'static,
+) -> (Server, Seen, Client) {
     use hyper_util::rt::{TokioExecutor, TokioIo};
+    let configure = Arc::new(configure);
     let pki = TestPki::new(&["localhost"]);
     let acceptor = pki.acceptor(&[b"h2", b"http/1.1"]);
     let seen = Seen::default();
     let server_seen = seen.clone();
     let server = raw_server(move |tcp: TcpStream| {
         let (acceptor, seen) = (acceptor.clone(), server_seen.clone());
+        let configure = Arc::clone(&configure);
         async move {
             let Ok(tls) = acceptor.accept(tcp).await else {
                 return;
@@ -677,9 +694,7 @@ async fn h2_websocket_server(extended_connect: bool) -> (Server, Seen, Client) {
                 async move { Ok::<_, std::convert::Infallible>(h2_handshake(request, seen)) }
             });
             let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-            if extended_connect {
-                builder.enable_connect_protocol();
-            }
+            configure(&mut builder);
             let _ = builder.serve_connection(TokioIo::new(tls), service).await;
         }
     })
@@ -734,6 +749,7 @@ fn h2_handshake(
             .body(full("no"))
             .unwrap();
     }
+    let slow = request.uri().path() == "/slow";
     let upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
         let Ok(upgraded) = upgrade.await else { return };
@@ -743,7 +759,10 @@ fn h2_handshake(
             None,
         )
         .await;
-        echo(ws, seen).await;
+        match slow {
+            true => answer_sizes_slowly(ws).await,
+            false => echo(ws, seen).await,
+        }
     });
     let mut response = http::Response::builder();
     if offered.split(',').any(|p| p.trim() == "chat.v2") {
@@ -847,18 +866,22 @@ async fn a_websocket_takes_http1_when_the_http2_server_does_not_allow_extended_c
     let url = format!("https://localhost:{}/", server.addr.port());
     let response = client.get(&url).send().await.unwrap();
     assert_eq!(response.version(), http::Version::HTTP_2);
+    echoes_over_http1(&client, &server, &seen).await;
+    // On a connection of its own, with the cookie the HTTP/2 response set.
+    assert_eq!(seen.header("cookie").as_deref(), Some("h2=yes"));
+    assert_eq!(server.counts.accepts(), 2);
+}
+
+/// A WebSocket to `server` that runs over HTTP/1.1: RFC 6455's handshake, then an echo.
+async fn echoes_over_http1(client: &Client, server: &Server, seen: &Seen) {
     let mut socket = client
-        .websocket(&wss_url(&server, "/chat"))
+        .websocket(&wss_url(server, "/chat"))
         .connect()
         .await
         .unwrap();
     assert_eq!(socket.version(), http::Version::HTTP_11);
-    // The HTTP/1.1 handshake, on a connection of its own, with the cookie the HTTP/2
-    // response set.
     assert_eq!(seen.header("upgrade").as_deref(), Some("websocket"));
     assert!(seen.header("sec-websocket-key").is_some());
-    assert_eq!(seen.header("cookie").as_deref(), Some("h2=yes"));
-    assert_eq!(server.counts.accepts(), 2);
     socket.send("over h1").await.unwrap();
     assert_eq!(
         socket.recv().await.unwrap().unwrap(),
@@ -872,17 +895,8 @@ async fn a_websocket_opens_no_http2_connection_of_its_own() {
     // No connection to the origin yet: the server of a new one has not said whether it
     // allows extended CONNECT, so the WebSocket takes HTTP/1.1, as Chrome's does.
     let (server, seen, client) = h2_websocket_server(true).await;
-    let mut socket = client
-        .websocket(&wss_url(&server, "/chat"))
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(socket.version(), http::Version::HTTP_11);
-    assert_eq!(seen.header("upgrade").as_deref(), Some("websocket"));
+    echoes_over_http1(&client, &server, &seen).await;
     assert_eq!(server.counts.accepts(), 1);
-    socket.send("hi").await.unwrap();
-    assert_eq!(socket.recv().await.unwrap().unwrap(), Message::text("hi"));
-    socket.close(CloseCode::NORMAL, "").await.unwrap();
 }
 
 #[tokio::test]
@@ -907,67 +921,35 @@ async fn an_http2_server_refusing_the_websocket_fails_the_handshake() {
     assert_eq!(server.counts.accepts(), 1);
 }
 
+/// Reads a message every 5 ms and answers with its size, as text.
+async fn answer_sizes_slowly<S>(mut ws: tokio_tungstenite::WebSocketStream<S>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let Some(Ok(tungstenite::Message::Binary(data))) = ws.next().await else {
+            return;
+        };
+        let reply = tungstenite::Message::text(data.len().to_string());
+        if ws.send(reply).await.is_err() {
+            return;
+        }
+    }
+}
+
 #[tokio::test]
 async fn messages_larger_than_the_http2_window_flow_through_a_slow_reader() {
-    use hyper_util::rt::{TokioExecutor, TokioIo};
-    use tokio_tungstenite::tungstenite::protocol::Role;
     // The server's windows are the protocol's 64 KiB and it reads slowly: each message is
     // more than a window, so the client waits for WINDOW_UPDATEs mid-message, again and
     // again.
-    let pki = TestPki::new(&["localhost"]);
-    let acceptor = pki.acceptor(&[b"h2"]);
-    let server = raw_server(move |tcp: TcpStream| {
-        let acceptor = acceptor.clone();
-        async move {
-            let Ok(tls) = acceptor.accept(tcp).await else {
-                return;
-            };
-            let service = hyper::service::service_fn(
-                |mut request: http::Request<hyper::body::Incoming>| async move {
-                    if request.method() != http::Method::CONNECT {
-                        return Ok::<_, std::convert::Infallible>(http::Response::new(full(
-                            "plain",
-                        )));
-                    }
-                    let upgrade = hyper::upgrade::on(&mut request);
-                    tokio::spawn(async move {
-                        let Ok(upgraded) = upgrade.await else { return };
-                        let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
-                            TokioIo::new(upgraded),
-                            Role::Server,
-                            None,
-                        )
-                        .await;
-                        loop {
-                            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-                            match ws.next().await {
-                                Some(Ok(tungstenite::Message::Binary(data))) => {
-                                    let reply = tungstenite::Message::text(data.len().to_string());
-                                    if ws.send(reply).await.is_err() {
-                                        return;
-                                    }
-                                }
-                                _ => return,
-                            }
-                        }
-                    });
-                    Ok(http::Response::new(full("")))
-                },
-            );
-            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                .enable_connect_protocol()
-                .initial_stream_window_size(65_535)
-                .initial_connection_window_size(65_535)
-                .serve_connection(TokioIo::new(tls), service)
-                .await;
-        }
+    let (server, _, client) = h2_websocket_server_with(|builder| {
+        builder
+            .enable_connect_protocol()
+            .initial_stream_window_size(65_535)
+            .initial_connection_window_size(65_535);
     })
     .await;
-    let client = Client::builder()
-        .add_root_certificates_pem(pki.ca_pem.clone())
-        .resolve("localhost", server.addr)
-        .build()
-        .unwrap();
     client
         .get(format!("https://localhost:{}/", server.addr.port()))
         .send()
