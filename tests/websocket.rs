@@ -655,7 +655,7 @@ async fn permessage_deflate_compresses_both_ways() {
 /// `extended_connect`) it answers a `GET` with `plain` and a cookie, an extended CONNECT
 /// with `:protocol` `websocket` with `200` (picking `chat.v2` when offered; `403` for
 /// `/forbidden`) and then echoes on the stream as [`echo`] does (on `/slow`, reads a
-/// message every 5 ms and answers its size). Over HTTP/1.1 it is [`serve_echo`]. Each
+/// message every 5 ms and answers its size; on `/vanish`, drops the stream at once). Over HTTP/1.1 it is [`serve_echo`]. Each
 /// handshake's headers are recorded, an HTTP/2 one's with `:method` and `:protocol` first.
 async fn h2_websocket_server(extended_connect: bool) -> (Server, Seen, Client) {
     h2_websocket_server_with(move |builder| {
@@ -749,19 +749,24 @@ fn h2_handshake(
             .body(full("no"))
             .unwrap();
     }
-    let slow = request.uri().path() == "/slow";
+    let path = request.uri().path().to_owned();
     let upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
         let Ok(upgraded) = upgrade.await else { return };
+        if path == "/vanish" {
+            // Gone without a Close: the stream ends under the client.
+            drop(upgraded);
+            return;
+        }
         let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
             TokioIo::new(upgraded),
             Role::Server,
             None,
         )
         .await;
-        match slow {
-            true => answer_sizes_slowly(ws).await,
-            false => echo(ws, seen).await,
+        match path.as_str() {
+            "/slow" => answer_sizes_slowly(ws).await,
+            _ => echo(ws, seen).await,
         }
     });
     let mut response = http::Response::builder();
@@ -896,6 +901,35 @@ async fn a_websocket_opens_no_http2_connection_of_its_own() {
     // allows extended CONNECT, so the WebSocket takes HTTP/1.1, as Chrome's does.
     let (server, seen, client) = h2_websocket_server(true).await;
     echoes_over_http1(&client, &server, &seen).await;
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
+async fn an_http2_stream_that_ends_without_a_close_is_an_abnormal_closure() {
+    let (server, _, client) = h2_websocket_server(true).await;
+    let url = format!("https://localhost:{}/", server.addr.port());
+    client.get(&url).send().await.unwrap();
+    let mut socket = client
+        .websocket(&wss_url(&server, "/vanish"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_2);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), socket.recv())
+        .await
+        .expect("the end of the stream is seen, not waited out");
+    let error = ended.expect("an error before the end").unwrap_err();
+    assert!(
+        matches!(
+            WebSocketError::of(&error),
+            Some(WebSocketError::ClosedAbnormally)
+        ),
+        "{error:#}"
+    );
+    assert!(socket.recv().await.is_none());
+    // The connection goes on for the client's other requests.
+    let mut response = client.get(&url).send().await.unwrap();
+    assert_eq!(response.text().await.unwrap(), "plain");
     assert_eq!(server.counts.accepts(), 1);
 }
 
