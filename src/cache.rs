@@ -5,7 +5,10 @@
 //!
 //! The cache's algorithm (freshness, validation, `Vary`, ranges) is the same with a store
 //! or without: the cache keeps its responses in memory and writes each change through to
-//! the store; a cache made with a store starts with what the store holds.
+//! the store; a cache made with a store starts with what the store holds. A store that
+//! several caches share at once ([`HttpCacheStore::is_shared`]) is also read through: a
+//! cache that holds nothing for a request asks the store before the network, so a
+//! response one client stored is served to another.
 //!
 //! ```
 //! # tokio_test::block_on(async {

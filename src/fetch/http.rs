@@ -278,6 +278,19 @@ async fn http_network_or_cache_response(
     // (nothing can be cached) rather than going to the network. Without httpCache the steps
     // that read or write it are skipped instead, as "no-store" would skip them.
     // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
+    // Not in the spec: a cache on a store that other caches share (such as one on Redis)
+    // that holds nothing for httpRequest asks the store first, so that step 8.26.1 selects
+    // what another cache stored.
+    if let Some(http_cache) = http_cache {
+        if !matches!(
+            http_request.cache_mode,
+            RequestCache::NoStore | RequestCache::Reload
+        ) {
+            http_cache
+                .read_through(&http_request, include_credentials)
+                .await;
+        }
+    }
     let response = match http_cache {
         Some(http_cache) => look_up_stored_response(
             http_cache,

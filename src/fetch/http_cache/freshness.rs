@@ -52,6 +52,10 @@ pub(super) struct CacheControl {
     /// `stale-while-revalidate` (RFC 5861 §3): seconds a stale response may still be used
     /// while it is revalidated in the background.
     pub(super) stale_while_revalidate: Option<u64>,
+    /// `stale-if-error` (RFC 5861 §4): seconds a stale response may be used when
+    /// validating it fails. This cache does not serve it so; it only keeps a record that
+    /// long in a store that expires records (see [`time_of_use`]).
+    pub(super) stale_if_error: Option<u64>,
 }
 
 /// Parses every `Cache-Control` header of `headers` (names are case-insensitive; an
@@ -86,6 +90,9 @@ pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
                 "stale-while-revalidate" => {
                     directives.stale_while_revalidate =
                         argument.and_then(|window| window.parse().ok());
+                }
+                "stale-if-error" => {
+                    directives.stale_if_error = argument.and_then(|window| window.parse().ok());
                 }
                 _ => {}
             }
@@ -263,6 +270,37 @@ pub(super) fn freshness_lifetime(
         }
     }
     Duration::ZERO
+}
+
+/// How long past a validated response's use a store keeps it: a cache reading it then can
+/// still send its validator, and a 304 costs less than the response.
+pub(super) const VALIDATION_GRACE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long from `now` a stored response is of use to a cache that reads it from a store:
+/// its freshness lifetime left, plus its `stale-while-revalidate` and `stale-if-error`
+/// windows (RFC 5861), plus [`VALIDATION_GRACE`] when it has a validator (`ETag` or
+/// `Last-Modified`). Not in RFC 9111: it is the expiry a shared store gives the record.
+pub(super) fn time_of_use(
+    status: u16,
+    headers: &HeaderList,
+    request_time: SystemTime,
+    response_time: SystemTime,
+    now: SystemTime,
+) -> Duration {
+    let directives = cache_control(headers);
+    let lifetime = freshness_lifetime(status, headers, response_time);
+    let age = current_age(headers, request_time, response_time, now);
+    let windows = Duration::from_secs(
+        directives
+            .stale_while_revalidate
+            .unwrap_or(0)
+            .saturating_add(directives.stale_if_error.unwrap_or(0)),
+    );
+    let mut time = lifetime.saturating_add(windows).saturating_sub(age);
+    if headers.contains("etag") || headers.contains("last-modified") {
+        time = time.saturating_add(VALIDATION_GRACE);
+    }
+    time
 }
 
 /// The [current age](https://httpwg.org/specs/rfc9111.html#age.calculations) at `now` of a
@@ -595,5 +633,27 @@ mod tests {
             &list(&[("Cache-Control", "max-stale")]),
             now
         ));
+    }
+
+    #[test]
+    fn a_record_is_of_use_for_its_freshness_left_its_windows_and_a_day_with_a_validator() {
+        let fresh = list(&[(
+            "Cache-Control",
+            "max-age=60, stale-while-revalidate=30, stale-if-error=10",
+        )]);
+        assert_eq!(
+            time_of_use(200, &fresh, at(0), at(0), at(20)),
+            Duration::from_secs(80)
+        );
+        // Past all of it: nothing left.
+        assert_eq!(
+            time_of_use(200, &fresh, at(0), at(0), at(500)),
+            Duration::ZERO
+        );
+        let validated = list(&[("Cache-Control", "max-age=0"), ("ETag", "\"v\"")]);
+        assert_eq!(
+            time_of_use(200, &validated, at(0), at(0), at(0)),
+            VALIDATION_GRACE
+        );
     }
 }

@@ -64,7 +64,9 @@
 //! - Bounded by entry count and total bytes; the least recently used entries are evicted.
 //! - Kept in memory, and written through to an [`HttpCacheStore`] when the cache has one
 //!   (such as [`DiskCacheStore`], a directory), from which a new cache starts: see
-//!   `persist`. Without one, the cache ends with its client.
+//!   `persist`. A store shared by several caches at once (one on Redis) is read through:
+//!   a cache holding nothing for a request asks it before the network. Without a store,
+//!   the cache ends with its client.
 //!
 //! The cache is split by what HTTP Caching describes:
 //!
@@ -249,6 +251,28 @@ impl HttpCache {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Not in RFC 9111: when the cache's store is [shared](HttpCacheStore::is_shared) and
+    /// the cache holds nothing for `request`'s cache key, asks the store for the key's
+    /// record and takes it in, so that [`HttpCache::select`] finds what another cache
+    /// stored. The store bounds the time it takes; whatever it answers (nothing, an error,
+    /// a record the cache cannot read) is at worst a miss. Only for a `GET` that may be
+    /// answered from the cache (`include_credentials` as for [`HttpCache::select`]).
+    pub(crate) async fn read_through(&self, request: &Request, include_credentials: bool) {
+        let Some(store) = self.store.as_ref().filter(|store| store.is_shared()) else {
+            return;
+        };
+        if request.method != "GET" || cache_control(request.headers.header_list()).no_store {
+            return;
+        }
+        let key = cache_key(request, include_credentials);
+        if self.lock().entries.contains_key(&key) {
+            return;
+        }
+        if let Some(record) = store.get(&key).await {
+            self.take_in(&key, &record);
+        }
     }
 
     /// Selects a stored response for `request`, possibly needing validation, per

@@ -9,13 +9,26 @@
 //! touched when one is used. When the cache is made, it reads every record back, least
 //! recently used first. Nothing the store says fails a fetch: an error writing is a record
 //! left unwritten, and a record that cannot be read is dropped.
+//!
+//! A store that other caches write to at the same time (one on Redis, shared by a fleet)
+//! says so with [`HttpCacheStore::is_shared`]: a cache on it reads a key's record through
+//! ([`HttpCacheStore::get`]) when it holds nothing for a request, before the network, and
+//! leaves the store's records in place when it evicts from its memory. Each record is put
+//! with the time its responses are of use ([`HttpCacheStore::put_expiring`]), after which
+//! a store that expires records lets it go. A cache holding responses for a key does not
+//! ask the store for it again, so another cache's newer response for that key reaches it
+//! only once its own is evicted; the last cache to store responses for a key writes its
+//! record, whole (a `Vary`'d response another cache stored under the same key may be
+//! replaced).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File};
+use std::future::Future;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -61,6 +74,42 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
 
     /// The most bytes of responses (bodies and header fields) the cache keeps, in all.
     fn max_bytes(&self) -> usize;
+
+    /// Stores `record` for `key`, as [`put`](Self::put) does, for at most `ttl` (`None`:
+    /// until it is replaced or removed). The cache gives each record the time its responses
+    /// are of use: their freshness lifetime left, plus their `stale-while-revalidate` and
+    /// `stale-if-error` windows, plus a day when one has a validator (`ETag` or
+    /// `Last-Modified`), so that a cache reading it can still validate it. A store that
+    /// expires records (such as one on Redis) lets them go then; by default the `ttl` is
+    /// ignored and the record is [`put`](Self::put).
+    ///
+    /// # Errors
+    /// The I/O error that kept the record from being stored.
+    fn put_expiring(&self, key: &str, record: &[u8], ttl: Option<Duration>) -> io::Result<()> {
+        let _ = ttl;
+        self.put(key, record)
+    }
+
+    /// Whether other caches (of other clients, or other processes) write to this store
+    /// while this one reads it: then a cache that holds nothing for a request asks the store
+    /// ([`get`](Self::get)) before the network, and its own evictions leave the store's
+    /// records in place (they are the others' too). Default: `false`, a store of one cache
+    /// at a time, read once when the cache is made.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// The record of `key`, if the store has one, for a cache whose store
+    /// [is shared](Self::is_shared): awaited before the network, so a store bounds its own
+    /// time (an answer too slow, or an error, is `None`, a miss). A record that the cache
+    /// cannot read is a miss too. Default: `None`.
+    fn get<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send + 'a>> {
+        let _ = key;
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// An [`HttpCacheStore`] in memory: records outlive a [`Client`](crate::Client) (and its

@@ -18,7 +18,9 @@ use std::time::{Duration, SystemTime};
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 
-use super::freshness::{cache_control, freshness_lifetime, is_heuristically_cacheable};
+use super::freshness::{
+    cache_control, freshness_lifetime, is_heuristically_cacheable, time_of_use,
+};
 use super::persist::{decode_entries, encode_entries};
 use super::ranges::{Extent, combine, completed, content_range, has_content_coding};
 use super::{HttpCache, StoredResponse, entry_response};
@@ -226,7 +228,7 @@ impl HttpCache {
         let evicted = self.insert_locked(&mut inner, url.clone(), entry);
         self.write_through(&inner, &url);
         for key in evicted {
-            self.write_through(&inner, &key);
+            self.write_eviction(&inner, &key);
         }
     }
 
@@ -272,16 +274,43 @@ impl HttpCache {
     }
 
     /// Writes what is stored for `key` through to the cache's store, if it has one: its
-    /// record, or its removal when nothing is. A record that is not written only leaves
-    /// the store behind the cache (see `persist`).
+    /// record, to expire when none of its responses is of use any more (see
+    /// [`time_of_use`]), or its removal when nothing is stored. A record that is not written
+    /// only leaves the store behind the cache (see `persist`).
     fn write_through(&self, inner: &Inner, key: &str) {
         let Some(store) = &self.store else {
             return;
         };
         let _ = match inner.entries.get(key) {
-            Some(entries) if !entries.is_empty() => store.put(key, &encode_entries(entries)),
+            Some(entries) if !entries.is_empty() => {
+                let now = SystemTime::now();
+                let ttl = entries
+                    .iter()
+                    .map(|entry| {
+                        time_of_use(
+                            entry.status,
+                            &entry.headers,
+                            entry.request_time,
+                            entry.response_time,
+                            now,
+                        )
+                    })
+                    .max();
+                store.put_expiring(key, &encode_entries(entries), ttl)
+            }
             _ => store.remove(key),
         };
+    }
+
+    /// Writes an eviction of `key`'s responses through to the cache's store, as
+    /// [`HttpCache::write_through`] does, unless the store is shared: the cache made room in
+    /// its own memory, and the others' use of the record is not this cache's to end (a
+    /// shared store bounds its own size).
+    fn write_eviction(&self, inner: &Inner, key: &str) {
+        if self.store.as_ref().is_some_and(|store| store.is_shared()) {
+            return;
+        }
+        self.write_through(inner, key);
     }
 
     /// Takes in the records of the cache's store, least recently used first, and evicts
@@ -296,24 +325,63 @@ impl HttpCache {
                 changed.push(key);
                 continue;
             };
-            for mut entry in entries {
-                entry.size = entry_size(&entry);
-                if entry.size > self.max_bytes || entry.body.len() > self.max_entry_bytes {
-                    changed.push(key.clone());
-                    continue;
-                }
-                inner.clock += 1;
-                entry.id = inner.clock;
-                entry.last_used = inner.clock;
-                inner.count += 1;
-                inner.total_bytes += entry.size;
-                inner.entries.entry(key.clone()).or_default().push(entry);
+            if !self.take_in_locked(inner, &key, entries) {
+                changed.push(key);
             }
         }
-        self.evict_beyond_limits(inner, &mut changed);
+        let mut evicted = Vec::new();
+        self.evict_beyond_limits(inner, &mut evicted);
         for key in changed {
             self.write_through(inner, &key);
         }
+        for key in evicted {
+            self.write_eviction(inner, &key);
+        }
+    }
+
+    /// Takes in `record`, which the cache's shared store holds for `key` (see
+    /// [`HttpCache::read_through`]), unless the cache holds responses for `key` by now (a
+    /// fetch that ran meanwhile stored them), and evicts beyond the limits. Whether the
+    /// cache holds responses of it now: a record the cache cannot read is a miss, and a
+    /// response over the limits is left out. Nothing is written back: the record came from the store, and a
+    /// record the cache cannot read may be another version's, read by other caches.
+    pub(super) fn take_in(&self, key: &str, record: &[u8]) -> bool {
+        let Some(entries) = decode_entries(record) else {
+            return false;
+        };
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        if inner.entries.contains_key(key) {
+            return false;
+        }
+        // A response over the limits is left out; the others are taken.
+        self.take_in_locked(inner, key, entries);
+        let mut evicted = Vec::new();
+        self.evict_beyond_limits(inner, &mut evicted);
+        for key in evicted {
+            self.write_eviction(inner, &key);
+        }
+        inner.entries.contains_key(key)
+    }
+
+    /// Adds the decoded responses of `key`'s record to the cache, as the most recently
+    /// used; `false` when one of them is over the limits (and was left out).
+    fn take_in_locked(&self, inner: &mut Inner, key: &str, entries: Vec<Entry>) -> bool {
+        let mut whole = true;
+        for mut entry in entries {
+            entry.size = entry_size(&entry);
+            if entry.size > self.max_bytes || entry.body.len() > self.max_entry_bytes {
+                whole = false;
+                continue;
+            }
+            inner.clock += 1;
+            entry.id = inner.clock;
+            entry.last_used = inner.clock;
+            inner.count += 1;
+            inner.total_bytes += entry.size;
+            inner.entries.entry(key.to_owned()).or_default().push(entry);
+        }
+        whole
     }
 }
 
