@@ -534,7 +534,7 @@ pub(super) fn is_extended_connect_unavailable(error: &NetworkError) -> bool {
 /// CONNECT request and response-header fields as defined in [RFC6455]": kept, with the
 /// cookies and every other header of the request's.
 pub(super) fn websocket_connect(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
-    if !request.body().is_end_stream() {
+    if !http_body::Body::is_end_stream(request.body()) {
         return None;
     }
     let mut connect = Request::new(RequestBody::empty());
