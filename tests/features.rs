@@ -20,6 +20,7 @@ const FEATURES: &[&str] = &[
     "tower",
     "tracing",
     "hickory-dns",
+    "redis",
 ];
 
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,

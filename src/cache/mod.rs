@@ -44,4 +44,9 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(feature = "redis")]
+mod redis;
+
+#[cfg(feature = "redis")]
+pub use self::redis::{RedisCacheStats, RedisCacheStore, RedisCacheStoreBuilder};
 pub use crate::fetch::http_cache::{DiskCacheStore, HttpCacheStore, MemoryCacheStore};
