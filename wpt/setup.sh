@@ -2,6 +2,8 @@
 # Prepare what the conformance runner needs outside the repository (idempotent):
 #   - a Python virtualenv with wptserve (the web-platform-tests server) and pywebsocket3 (its
 #     WebSocket server),
+#   - redis-server (Debian's package), which the tests of the `redis` feature start on a
+#     port of their own, when it is missing,
 #   - optionally (--fetch-suite) a sparse checkout of web-platform-tests at a pinned commit.
 # (The WHATWG Streams implementation comes bundled with whatwg-fetch-quickjs.)
 # Everything goes under ${WPT_CACHE:-~/.cache/whatwg-fetch}.
@@ -29,6 +31,26 @@ for arg in "$@"; do
 done
 
 mkdir -p "$CACHE"
+
+# redis-server for feature-tests/tests/redis.rs, which skip (loudly) without it: installed
+# from Debian's packages when missing, the package lists refreshed only if the first try
+# fails. A machine without apt-get that has the binary needs nothing; one without either
+# is told, and its redis tests skip.
+if ! command -v redis-server >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+    export DEBIAN_FRONTEND=noninteractive
+    if ! as_root apt-get install -y -qq redis-server >/dev/null 2>&1; then
+      as_root apt-get update -qq >/dev/null
+      as_root apt-get install -y -qq redis-server >/dev/null
+    fi
+  else
+    echo "setup.sh: redis-server is missing and there is no apt-get: the redis tests will skip" >&2
+  fi
+fi
+if command -v redis-server >/dev/null 2>&1; then
+  echo "$(redis-server --version | cut -d' ' -f1-3)"
+fi
 
 # The server: wptserve and pywebsocket3 in their own virtualenv, plus `cryptography` for the
 # test CA.

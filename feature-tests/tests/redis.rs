@@ -1,0 +1,425 @@
+//! `cache::RedisCacheStore` (the `redis` feature) against a real `redis-server`, started by
+//! each test on a free port of 127.0.0.1 and stopped after it, and an in-process HTTP server
+//! that counts the requests it gets. Without `redis-server` (Debian's package of that name;
+//! `wpt/setup.sh` installs it), each test says so loudly and passes.
+
+#[path = "../../tests/net_support/mod.rs"]
+mod net_support;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hyper::body::Incoming;
+use hyper::{Request as HyperRequest, Response as HyperResponse};
+use net_support::{Server, full, hyper_server};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use whatwg_fetch::cache::RedisCacheStore;
+use whatwg_fetch::{Client, RequestInit};
+
+/// A `redis-server` of one test's own, stopped when dropped.
+struct RedisServer {
+    child: Child,
+    port: u16,
+}
+
+impl RedisServer {
+    /// A server on a free port, answering `PING`; `None` (after a loud line on stderr) when
+    /// `redis-server` is not installed.
+    fn start() -> Option<RedisServer> {
+        if Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_err()
+        {
+            eprintln!("SKIPPED: redis-server not installed (apt-get install redis-server)");
+            return None;
+        }
+        // The free port may be taken between asking and binding: try again then.
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .unwrap()
+                .port();
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server starts");
+            let mut server = RedisServer { child, port };
+            if server.wait_until_it_answers() {
+                return Some(server);
+            }
+            server.stop();
+        }
+        panic!("redis-server did not start on a free port");
+    }
+
+    fn wait_until_it_answers(&mut self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return false;
+            }
+            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+                let mut reply = [0; 7];
+                if stream.write_all(b"PING\r\n").is_ok()
+                    && stream.read_exact(&mut reply).is_ok()
+                    && &reply == b"+PONG\r\n"
+                {
+                    return true;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// A connection of the test's own, behind the store's back.
+    fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_connection()
+            .unwrap()
+    }
+
+    /// The keys under the store's default prefix.
+    fn keys(&self) -> Vec<String> {
+        redis::cmd("KEYS")
+            .arg(format!("{}*", RedisCacheStore::DEFAULT_PREFIX))
+            .query(&mut self.connection())
+            .unwrap()
+    }
+
+    /// Waits (at most 10 s) until Redis holds `count` keys under the default prefix: the
+    /// store writes behind the fetch.
+    async fn wait_for_keys(&self, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let keys = self.keys();
+            if keys.len() == count || Instant::now() > deadline {
+                assert_eq!(keys.len(), count, "keys in Redis: {keys:?}");
+                return keys;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Requests per path, as the server saw them.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<HashMap<String, usize>>>);
+
+impl Log {
+    fn count(&self, path: &str) -> usize {
+        self.0.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+/// Routes: `/big` (fresh, 1000 bytes), anything else fresh for an hour with its path as
+/// the body.
+async fn cache_server() -> (Server, Log) {
+    let log = Log::default();
+    let server_log = log.clone();
+    let server = hyper_server(move |request: HyperRequest<Incoming>| {
+        let log = server_log.clone();
+        async move {
+            let path = request.uri().path().to_owned();
+            *log.0.lock().unwrap().entry(path.clone()).or_default() += 1;
+            let fresh = HyperResponse::builder().header("cache-control", "max-age=3600");
+            if path == "/big" {
+                return fresh.body(full(vec![b'x'; 1000])).unwrap();
+            }
+            fresh.body(full(path)).unwrap()
+        }
+    })
+    .await;
+    (server, log)
+}
+
+fn client(store: &Arc<RedisCacheStore>) -> Client {
+    Client::builder()
+        .http_cache_store(store.clone())
+        .build()
+        .unwrap()
+}
+
+/// The body of a `GET` of `url`, read to the end (which is when it is stored).
+async fn get(client: &Client, url: &str) -> String {
+    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
+    assert!(response.ok(), "{url}: {}", response.status());
+    response.text().await.unwrap()
+}
+
+async fn store(redis: &RedisServer) -> Arc<RedisCacheStore> {
+    Arc::new(RedisCacheStore::builder(redis.url()).build().await.unwrap())
+}
+
+async fn bounded<F: std::future::Future>(test: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(60), test)
+        .await
+        .expect("test timed out")
+}
+
+#[test]
+fn a_response_cached_by_one_client_is_served_to_another_in_another_runtime() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server_runtime = tokio::runtime::Runtime::new().unwrap();
+    let (server, log) = server_runtime.block_on(cache_server());
+    let url = server.url("/page");
+    let redis_url = redis.url();
+    // Each client on a thread and runtime of its own, with a store of its own: as two
+    // processes would be.
+    let fetch_in_a_runtime_of_its_own = |wait_for_write: bool| {
+        let (url, redis_url) = (url.clone(), redis_url.clone());
+        let redis = &redis;
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(async {
+                        let store = RedisCacheStore::builder(redis_url).build().await.unwrap();
+                        let store = Arc::new(store);
+                        let text = get(&client(&store), &url).await;
+                        if wait_for_write {
+                            redis.wait_for_keys(1).await;
+                        }
+                        (text, store.stats())
+                    })
+                })
+                .join()
+                .unwrap()
+        })
+    };
+    let (text, first) = fetch_in_a_runtime_of_its_own(true);
+    assert_eq!(text, "/page");
+    assert_eq!((first.hits, first.misses, first.errors), (0, 1, 0));
+    let (text, second) = fetch_in_a_runtime_of_its_own(false);
+    assert_eq!(text, "/page");
+    assert_eq!((second.hits, second.misses, second.errors), (1, 0, 0));
+    assert_eq!(
+        log.count("/page"),
+        1,
+        "the second client was served from Redis"
+    );
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_stopped_fetches_go_to_the_network_and_errors_are_counted() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let store = store(&redis).await;
+        get(&client(&store), &server.url("/a")).await;
+        redis.wait_for_keys(1).await;
+        redis.stop();
+        let before = store.stats();
+        for path in ["/a", "/b", "/c"] {
+            // A new client each time: its cache holds nothing, so it asks Redis first.
+            let started = Instant::now();
+            assert_eq!(get(&client(&store), &server.url(path)).await, path);
+            let took = started.elapsed();
+            assert!(took < Duration::from_secs(2), "{path} took {took:?}");
+        }
+        assert_eq!(log.count("/a"), 2);
+        assert_eq!((log.count("/b"), log.count("/c")), (1, 1));
+        let after = store.stats();
+        assert!(after.errors > before.errors, "{before:?} then {after:?}");
+        assert_eq!(after.hits, before.hits);
+    })
+    .await;
+}
+
+/// A TCP proxy to `to` on 127.0.0.1 that, once `slow` is set, holds each read from Redis
+/// for `delay` before passing it on.
+async fn delaying_proxy(to: SocketAddr, slow: Arc<AtomicBool>, delay: Duration) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(upstream) = tokio::net::TcpStream::connect(to).await else {
+                continue;
+            };
+            let slow = slow.clone();
+            tokio::spawn(async move {
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut upstream_read, mut upstream_write) = upstream.into_split();
+                let requests = tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut client_read, &mut upstream_write).await;
+                });
+                let mut buffer = vec![0; 64 * 1024];
+                while let Ok(read) = upstream_read.read(&mut buffer).await {
+                    if read == 0 {
+                        break;
+                    }
+                    if slow.load(Ordering::SeqCst) {
+                        tokio::time::sleep(delay).await;
+                    }
+                    if client_write.write_all(&buffer[..read]).await.is_err() {
+                        break;
+                    }
+                }
+                requests.abort();
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_costs_a_fetch_no_more_than_the_timeout() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let slow = Arc::new(AtomicBool::new(false));
+        let delay = Duration::from_millis(500);
+        let proxy = delaying_proxy(redis.addr(), slow.clone(), delay).await;
+        let timeout = Duration::from_millis(50);
+        let store = RedisCacheStore::builder(format!("redis://{proxy}/0"))
+            .timeout(timeout)
+            .build()
+            .await
+            .unwrap();
+        let store = Arc::new(store);
+        // The network's time for the same kind of request, without Redis.
+        let uncached = Client::builder().http_cache(false).build().unwrap();
+        let started = Instant::now();
+        get(&uncached, &server.url("/warm")).await;
+        let network = started.elapsed();
+
+        slow.store(true, Ordering::SeqCst);
+        for path in ["/x", "/y"] {
+            let started = Instant::now();
+            assert_eq!(get(&client(&store), &server.url(path)).await, path);
+            let took = started.elapsed();
+            eprintln!(
+                "slow Redis: {path} took {took:?} (timeout {timeout:?}, network {network:?})"
+            );
+            assert!(
+                took < timeout + network + Duration::from_millis(150),
+                "{path} took {took:?} with Redis {delay:?} slow"
+            );
+            assert_eq!(log.count(path), 1);
+        }
+        assert!(store.stats().errors >= 2, "{:?}", store.stats());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_or_truncated_value_is_a_miss_and_is_replaced() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let url = server.url("/page");
+        let store = store(&redis).await;
+        get(&client(&store), &url).await;
+        let keys = redis.wait_for_keys(1).await;
+        let key = &keys[0];
+        let value: Vec<u8> = redis::cmd("GET")
+            .arg(key)
+            .query(&mut redis.connection())
+            .unwrap();
+        let mut flipped = value.clone();
+        if let Some(byte) = flipped.last_mut() {
+            *byte ^= 0x55;
+        }
+        let truncated = value[..value.len() / 2].to_vec();
+        for (what, bad) in [("flipped", flipped), ("truncated", truncated)] {
+            let () = redis::cmd("SET")
+                .arg(key)
+                .arg(&bad)
+                .query(&mut redis.connection())
+                .unwrap();
+            let before = (log.count("/page"), store.stats());
+            assert_eq!(get(&client(&store), &url).await, "/page");
+            let after = store.stats();
+            assert_eq!(log.count("/page"), before.0 + 1, "{what}: from the network");
+            assert_eq!(after.corrupt, before.1.corrupt + 1, "{what}");
+            // The bad value goes, and the response just fetched takes its place.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let now: Option<Vec<u8>> = redis::cmd("GET")
+                    .arg(key)
+                    .query(&mut redis.connection())
+                    .unwrap();
+                if now.as_ref().is_some_and(|now| *now != bad) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{what}: not replaced");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        // And it is whole again: served from Redis.
+        let count = log.count("/page");
+        get(&client(&store), &url).await;
+        assert_eq!(log.count("/page"), count);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_over_the_store_limit_is_not_stored() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let store = RedisCacheStore::builder(redis.url())
+            .max_record_bytes(500)
+            .build()
+            .await
+            .unwrap();
+        let store = Arc::new(store);
+        get(&client(&store), &server.url("/big")).await;
+        // A small one after it, written behind it in order: once it is there, the big
+        // one would be too.
+        get(&client(&store), &server.url("/small")).await;
+        redis.wait_for_keys(1).await;
+        assert_eq!(store.stats().oversized, 1);
+        get(&client(&store), &server.url("/big")).await;
+        assert_eq!(log.count("/big"), 2, "not served from Redis");
+        get(&client(&store), &server.url("/small")).await;
+        assert_eq!(log.count("/small"), 1, "served from Redis");
+    })
+    .await;
+}
