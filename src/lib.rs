@@ -393,6 +393,7 @@
 //! | `tower` (off by default) | [`Client`] as a `tower::Service` (the `middleware` module) and `ClientBuilder::transport_layer`, for tower layers around whole fetches and around each network request. |
 //! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG); see the README's "Tracing". |
 //! | `hickory-dns` (off by default) | `net::HickoryResolver`, hickory's DNS stub resolver as a `net::Resolve` (the system's name servers, or a configuration of one's own), and `ClientBuilder::hickory_dns` to use it, as reqwest's feature of that name; unlike reqwest's, it is never the default. Needs Rust 1.88. |
+//! | `redis` (off by default) | `cache::RedisCacheStore`: an HTTP cache store on Redis that every client of a fleet shares, read through before the network and written behind it; see the README's "Sharing the cache on Redis". |
 //!
 //! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
 //! and are always built; each is off at run time unless its environment or option turns

@@ -10,6 +10,12 @@
 //! cache that holds nothing for a request asks the store before the network, so a
 //! response one client stored is served to another.
 //!
+//! With the `redis` feature, `RedisCacheStore` is such a store on Redis, for the replicas
+//! of a service: one cache among them rather than one cold cache each. It reads with a
+//! timeout and writes behind the fetch, so Redis down or slow only costs misses; its
+//! documentation says what it guarantees and what it leaves to Redis (the total size:
+//! `maxmemory` with `allkeys-lru` on a dedicated instance or database).
+//!
 //! ```
 //! # tokio_test::block_on(async {
 //! # use tokio::io::{AsyncReadExt, AsyncWriteExt};

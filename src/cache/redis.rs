@@ -6,31 +6,7 @@
 //! plain command set (`GET`, `SET … PX`, `DEL`, `TOUCH`, `EVAL`) and the crate's
 //! `rust-version`. `fred` was the other candidate: a larger client (pools, its own
 //! reconnection policies, many features) than a cache of single-key reads and writes needs.
-//!
-//! What it guarantees, and what it leaves to Redis:
-//!
-//! - Keys are the store's prefix (default [`RedisCacheStore::DEFAULT_PREFIX`]) and the
-//!   SHA-256 of the cache key in hex; a value is a layout tag, a SHA-256 of the rest, the
-//!   cache key and the record. A value that does not check (truncated, corrupt, another
-//!   layout, or another key's) is a miss, and is deleted unless it changed meanwhile.
-//! - A read ([`HttpCacheStore::get`], awaited by a fetch before the network) is bounded by
-//!   the store's timeout (default [`RedisCacheStore::DEFAULT_TIMEOUT`]): an answer later
-//!   than that, or an error, is a miss, and the fetch goes to the network.
-//! - Writes (`put`, `touch`, `remove`) never wait for Redis: they are queued to the store's
-//!   own task through a bounded queue, and one that finds it full is dropped (and counted).
-//!   The task writes them one at a time, in order, each bounded by the write timeout. It
-//!   runs on the Tokio runtime [`RedisCacheStoreBuilder::build`] was awaited on, and ends
-//!   when the store is dropped.
-//! - Each record expires when its responses are of no more use (the time the cache gives
-//!   with [`HttpCacheStore::put_expiring`]); a record over the store's limit
-//!   ([`RedisCacheStoreBuilder::max_record_bytes`]) is not written (and an older one for the
-//!   same key is removed).
-//! - The total size across replicas is Redis's to bound: give the cache a dedicated instance
-//!   (or database) with `maxmemory` set and `maxmemory-policy allkeys-lru`, so that Redis
-//!   evicts the least recently used records when it is full (a local hit `TOUCH`es the
-//!   record, so the fleet's use counts).
-//! - Every error and timeout is counted ([`RedisCacheStore::stats`]) and, with the
-//!   `tracing` feature, traced at DEBUG; none fails a fetch.
+//! [`RedisCacheStore`]'s documentation says what the store guarantees.
 
 use std::fmt;
 use std::future::Future;
@@ -55,12 +31,36 @@ const DELETE_IF_UNCHANGED: &str =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /// An [`HttpCacheStore`] on Redis, shared by every client (in this process or another)
-/// given a store on the same Redis and prefix: see the [module](self) for what it
-/// guarantees. Made with [`RedisCacheStore::builder`].
+/// given a store on the same Redis and prefix. Made with [`RedisCacheStore::builder`].
 ///
 /// The client's cache still keeps what it uses in memory (at most
 /// [`RedisCacheStoreBuilder::max_bytes`]), reads a key from Redis only when it holds nothing
 /// for it, and writes every change through.
+///
+/// What it guarantees, and what it leaves to Redis:
+///
+/// - Keys are the store's prefix (default [`RedisCacheStore::DEFAULT_PREFIX`]) and the
+///   SHA-256 of the cache key in hex; a value is a layout tag, a SHA-256 of the rest, the
+///   cache key and the record. A value that does not check (truncated, corrupt, another
+///   layout, or another key's) is a miss, and is deleted unless it changed meanwhile.
+/// - A read ([`get`](HttpCacheStore::get), awaited by a fetch before the network) is bounded by
+///   the store's timeout (default [`RedisCacheStore::DEFAULT_TIMEOUT`]): an answer later
+///   than that, or an error, is a miss, and the fetch goes to the network.
+/// - Writes (`put`, `touch`, `remove`) never wait for Redis: they are queued to the store's
+///   own task through a bounded queue, and one that finds it full is dropped (and counted).
+///   The task writes them one at a time, in order, each bounded by the write timeout. It
+///   runs on the Tokio runtime [`RedisCacheStoreBuilder::build`] was awaited on, and ends
+///   when the store is dropped.
+/// - Each record expires when its responses are of no more use (the time the cache gives
+///   with [`HttpCacheStore::put_expiring`]); a record over the store's limit
+///   ([`RedisCacheStoreBuilder::max_record_bytes`]) is not written (and an older one for the
+///   same key is removed).
+/// - The total size across replicas is Redis's to bound: give the cache a dedicated instance
+///   (or database) with `maxmemory` set and `maxmemory-policy allkeys-lru`, so that Redis
+///   evicts the least recently used records when it is full (a local hit `TOUCH`es the
+///   record, so the fleet's use counts).
+/// - Every error and timeout is counted ([`RedisCacheStore::stats`]) and, with the
+///   `tracing` feature, traced at DEBUG; none fails a fetch.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
