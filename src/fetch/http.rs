@@ -281,14 +281,13 @@ async fn http_network_or_cache_response(
     // Not in the spec: a cache on a store that other caches share (such as one on Redis)
     // that holds nothing for httpRequest asks the store first, so that step 8.26.1 selects
     // what another cache stored.
-    if let Some(http_cache) = http_cache {
+    // Boxed, and only then: kept out of the state of every other request's future.
+    if let Some(http_cache) = http_cache.filter(|http_cache| http_cache.reads_through()) {
         if !matches!(
             http_request.cache_mode,
             RequestCache::NoStore | RequestCache::Reload
         ) {
-            http_cache
-                .read_through(&http_request, include_credentials)
-                .await;
+            Box::pin(http_cache.read_through(&http_request, include_credentials)).await;
         }
     }
     let response = match http_cache {

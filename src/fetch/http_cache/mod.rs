@@ -253,6 +253,12 @@ impl HttpCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Whether the cache's store is [shared](HttpCacheStore::is_shared), so that
+    /// [`HttpCache::read_through`] asks it for what the cache does not hold.
+    pub(crate) fn reads_through(&self) -> bool {
+        self.store.as_ref().is_some_and(|store| store.is_shared())
+    }
+
     /// Not in RFC 9111: when the cache's store is [shared](HttpCacheStore::is_shared) and
     /// the cache holds nothing for `request`'s cache key, asks the store for the key's
     /// record and takes it in, so that [`HttpCache::select`] finds what another cache
@@ -260,6 +266,7 @@ impl HttpCache {
     /// a record the cache cannot read) is at worst a miss. Only for a `GET` that may be
     /// answered from the cache (`include_credentials` as for [`HttpCache::select`]).
     pub(crate) async fn read_through(&self, request: &Request, include_credentials: bool) {
+        debug_assert!(self.reads_through());
         let Some(store) = self.store.as_ref().filter(|store| store.is_shared()) else {
             return;
         };
