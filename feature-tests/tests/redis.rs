@@ -309,7 +309,7 @@ async fn a_slow_redis_costs_a_fetch_no_more_than_the_timeout() {
     bounded(async {
         let (server, log) = cache_server().await;
         let slow = Arc::new(AtomicBool::new(false));
-        let delay = Duration::from_millis(500);
+        let delay = Duration::from_secs(2);
         let proxy = delaying_proxy(redis.addr(), slow.clone(), delay).await;
         let timeout = Duration::from_millis(50);
         let store = RedisCacheStore::builder(format!("redis://{proxy}/0"))
@@ -332,8 +332,10 @@ async fn a_slow_redis_costs_a_fetch_no_more_than_the_timeout() {
             eprintln!(
                 "slow Redis: {path} took {took:?} (timeout {timeout:?}, network {network:?})"
             );
+            // Cut short by the store's timeout, far from Redis's delay: a bound with room
+            // for a loaded machine, where the time itself is for the benchmark to say.
             assert!(
-                took < timeout + network + Duration::from_millis(150),
+                took < delay / 2,
                 "{path} took {took:?} with Redis {delay:?} slow"
             );
             assert_eq!(log.count(path), 1);
