@@ -5,11 +5,11 @@
 
 #[path = "../../tests/net_support/mod.rs"]
 mod net_support;
+#[path = "../support/redis_server.rs"]
+mod redis_server;
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,121 +17,10 @@ use std::time::{Duration, Instant};
 use hyper::body::Incoming;
 use hyper::{Request as HyperRequest, Response as HyperResponse};
 use net_support::{Server, full, hyper_server};
+use redis_server::RedisServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use whatwg_fetch::cache::RedisCacheStore;
 use whatwg_fetch::{Client, RequestInit};
-
-/// A `redis-server` of one test's own, stopped when dropped.
-struct RedisServer {
-    child: Child,
-    port: u16,
-}
-
-impl RedisServer {
-    /// A server on a free port, answering `PING`; `None` (after a loud line on stderr) when
-    /// `redis-server` is not installed.
-    fn start() -> Option<RedisServer> {
-        if Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .is_err()
-        {
-            eprintln!("SKIPPED: redis-server not installed (apt-get install redis-server)");
-            return None;
-        }
-        // The free port may be taken between asking and binding: try again then.
-        for _ in 0..5 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .unwrap()
-                .port();
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server starts");
-            let mut server = RedisServer { child, port };
-            if server.wait_until_it_answers() {
-                return Some(server);
-            }
-            server.stop();
-        }
-        panic!("redis-server did not start on a free port");
-    }
-
-    fn wait_until_it_answers(&mut self) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return false;
-            }
-            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-                let mut reply = [0; 7];
-                if stream.write_all(b"PING\r\n").is_ok()
-                    && stream.read_exact(&mut reply).is_ok()
-                    && &reply == b"+PONG\r\n"
-                {
-                    return true;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    /// A connection of the test's own, behind the store's back.
-    fn connection(&self) -> redis::Connection {
-        redis::Client::open(self.url())
-            .unwrap()
-            .get_connection()
-            .unwrap()
-    }
-
-    /// The keys under the store's default prefix.
-    fn keys(&self) -> Vec<String> {
-        redis::cmd("KEYS")
-            .arg(format!("{}*", RedisCacheStore::DEFAULT_PREFIX))
-            .query(&mut self.connection())
-            .unwrap()
-    }
-
-    /// Waits (at most 10 s) until Redis holds `count` keys under the default prefix: the
-    /// store writes behind the fetch.
-    async fn wait_for_keys(&self, count: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let keys = self.keys();
-            if keys.len() == count || Instant::now() > deadline {
-                assert_eq!(keys.len(), count, "keys in Redis: {keys:?}");
-                return keys;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// Requests per path, as the server saw them.
 #[derive(Clone, Default)]
