@@ -905,6 +905,49 @@ async fn a_websocket_opens_no_http2_connection_of_its_own() {
 }
 
 #[tokio::test]
+async fn a_ws_url_runs_over_cleartext_http2_with_prior_knowledge() {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    // h2c: HTTP/2 on plain TCP, which a client speaks only when told to.
+    let seen = Seen::default();
+    let server_seen = seen.clone();
+    let server = raw_server(move |tcp: TcpStream| {
+        let seen = server_seen.clone();
+        async move {
+            let service = hyper::service::service_fn(move |request| {
+                let seen = seen.clone();
+                async move { Ok::<_, std::convert::Infallible>(h2_handshake(request, seen)) }
+            });
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .enable_connect_protocol()
+                .serve_connection(TokioIo::new(tcp), service)
+                .await;
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .http2_prior_knowledge(true)
+        .build()
+        .unwrap();
+    let mut response = client.get(server.url("/")).send().await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.text().await.unwrap(), "plain");
+    let mut socket = client
+        .websocket(&ws_url(&server, "/chat"))
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_2);
+    assert_eq!(seen.header(":protocol").as_deref(), Some("websocket"));
+    socket.send("cleartext").await.unwrap();
+    assert_eq!(
+        socket.recv().await.unwrap().unwrap(),
+        Message::text("cleartext")
+    );
+    socket.close(CloseCode::NORMAL, "").await.unwrap();
+    assert_eq!(server.counts.accepts(), 1);
+}
+
+#[tokio::test]
 async fn an_http2_stream_that_ends_without_a_close_is_an_abnormal_closure() {
     let (server, _, client) = h2_websocket_server(true).await;
     let url = format!("https://localhost:{}/", server.addr.port());
