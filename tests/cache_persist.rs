@@ -3,72 +3,13 @@
 
 mod net_support;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::body::Incoming;
-use hyper::{Request as HyperRequest, Response as HyperResponse};
-use net_support::{Server, full, hyper_server};
+use net_support::{Server, cache_server};
 use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore, MemoryCacheStore};
 use whatwg_fetch::{Client, HeadersInit, RequestInit};
-
-/// Requests per path, as the server saw them.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<HashMap<String, usize>>>);
-
-impl Log {
-    fn count(&self, path: &str) -> usize {
-        self.0.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-/// Routes: `/etag` (max-age=0, ETag "v1"; a 304 to a matching If-None-Match), `/vary`
-/// (fresh, Vary: Accept-Language; the body is the request's Accept-Language),
-/// `/big/...` (fresh, 1000 bytes), anything else fresh with its path as the body.
-async fn cache_server() -> (Server, Log) {
-    let log = Log::default();
-    let server_log = log.clone();
-    let server = hyper_server(move |request: HyperRequest<Incoming>| {
-        let log = server_log.clone();
-        async move {
-            let path = request.uri().path().to_owned();
-            *log.0.lock().unwrap().entry(path.clone()).or_default() += 1;
-            let fresh = HyperResponse::builder().header("cache-control", "max-age=3600");
-            if path == "/etag" {
-                let builder = HyperResponse::builder()
-                    .header("cache-control", "max-age=0")
-                    .header("etag", "\"v1\"");
-                if request
-                    .headers()
-                    .get("if-none-match")
-                    .is_some_and(|tag| tag == "\"v1\"")
-                {
-                    return builder.status(304).body(full("")).unwrap();
-                }
-                return builder.body(full("tagged")).unwrap();
-            }
-            if path == "/vary" {
-                let language = request
-                    .headers()
-                    .get("accept-language")
-                    .map(|value| value.to_str().unwrap().to_owned())
-                    .unwrap_or_default();
-                return fresh
-                    .header("vary", "Accept-Language")
-                    .body(full(language))
-                    .unwrap();
-            }
-            if path.starts_with("/big/") {
-                return fresh.body(full(vec![b'x'; 1000])).unwrap();
-            }
-            fresh.body(full(path)).unwrap()
-        }
-    })
-    .await;
-    (server, log)
-}
 
 /// A fresh directory for one test's cache.
 fn temp_dir(name: &str) -> PathBuf {

@@ -13,9 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hyper::body::Incoming;
-use hyper::{Request as HyperRequest, Response as HyperResponse};
-use net_support::{Server, full, hyper_server};
+use net_support::{Server, cache_server};
 use whatwg_fetch::cache::HttpCacheStore;
 use whatwg_fetch::{Client, RequestInit};
 
@@ -97,44 +95,6 @@ impl HttpCacheStore for SharedStore {
             .map(|(record, _)| record.clone());
         Box::pin(async move { record })
     }
-}
-
-/// Requests per path, as the server saw them.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<HashMap<String, usize>>>);
-
-impl Log {
-    fn count(&self, path: &str) -> usize {
-        self.0.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-/// Routes: `/etag` (max-age=0, ETag "v1"), `/big/...` (fresh, 1000 bytes), anything else
-/// fresh for an hour with its path as the body.
-async fn cache_server() -> (Server, Log) {
-    let log = Log::default();
-    let server_log = log.clone();
-    let server = hyper_server(move |request: HyperRequest<Incoming>| {
-        let log = server_log.clone();
-        async move {
-            let path = request.uri().path().to_owned();
-            *log.0.lock().unwrap().entry(path.clone()).or_default() += 1;
-            if path == "/etag" {
-                return HyperResponse::builder()
-                    .header("cache-control", "max-age=0")
-                    .header("etag", "\"v1\"")
-                    .body(full("tagged"))
-                    .unwrap();
-            }
-            let fresh = HyperResponse::builder().header("cache-control", "max-age=3600");
-            if path.starts_with("/big/") {
-                return fresh.body(full(vec![b'x'; 1000])).unwrap();
-            }
-            fresh.body(full(path)).unwrap()
-        }
-    })
-    .await;
-    (server, log)
 }
 
 fn client(store: &Arc<SharedStore>) -> Client {

@@ -8,50 +8,16 @@ mod net_support;
 #[path = "../support/redis_server.rs"]
 mod redis_server;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hyper::body::Incoming;
-use hyper::{Request as HyperRequest, Response as HyperResponse};
-use net_support::{Server, full, hyper_server};
+use net_support::cache_server;
 use redis_server::RedisServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use whatwg_fetch::cache::RedisCacheStore;
 use whatwg_fetch::{Client, RequestInit};
-
-/// Requests per path, as the server saw them.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<HashMap<String, usize>>>);
-
-impl Log {
-    fn count(&self, path: &str) -> usize {
-        self.0.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-/// Routes: `/big` (fresh, 1000 bytes), anything else fresh for an hour with its path as
-/// the body.
-async fn cache_server() -> (Server, Log) {
-    let log = Log::default();
-    let server_log = log.clone();
-    let server = hyper_server(move |request: HyperRequest<Incoming>| {
-        let log = server_log.clone();
-        async move {
-            let path = request.uri().path().to_owned();
-            *log.0.lock().unwrap().entry(path.clone()).or_default() += 1;
-            let fresh = HyperResponse::builder().header("cache-control", "max-age=3600");
-            if path == "/big" {
-                return fresh.body(full(vec![b'x'; 1000])).unwrap();
-            }
-            fresh.body(full(path)).unwrap()
-        }
-    })
-    .await;
-    (server, log)
-}
 
 fn client(store: &Arc<RedisCacheStore>) -> Client {
     Client::builder()

@@ -2,12 +2,13 @@
 // Each test crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -646,4 +647,61 @@ pub async fn tls_server_reporting_handshakes(
 #[allow(dead_code)]
 pub fn said(error: &(dyn std::error::Error + 'static)) -> String {
     whatwg_fetch::error::Chain(error).to_string()
+}
+
+/// Requests per path, as the server saw them.
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<HashMap<String, usize>>>);
+
+impl Log {
+    pub fn count(&self, path: &str) -> usize {
+        self.0.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+/// Routes: `/etag` (max-age=0, ETag "v1"; a 304 to a matching If-None-Match), `/vary`
+/// (fresh, Vary: Accept-Language; the body is the request's Accept-Language),
+/// `/big` and `/big/...` (fresh, 1000 bytes), anything else fresh for an hour with its path
+/// as the body; counting the requests for each path. For the HTTP cache's tests.
+pub async fn cache_server() -> (Server, Log) {
+    let log = Log::default();
+    let server_log = log.clone();
+    let server = hyper_server(move |request: Request<Incoming>| {
+        let log = server_log.clone();
+        async move {
+            let path = request.uri().path().to_owned();
+            *log.0.lock().unwrap().entry(path.clone()).or_default() += 1;
+            let fresh = Response::builder().header("cache-control", "max-age=3600");
+            if path == "/etag" {
+                let builder = Response::builder()
+                    .header("cache-control", "max-age=0")
+                    .header("etag", "\"v1\"");
+                if request
+                    .headers()
+                    .get("if-none-match")
+                    .is_some_and(|tag| tag == "\"v1\"")
+                {
+                    return builder.status(304).body(full("")).unwrap();
+                }
+                return builder.body(full("tagged")).unwrap();
+            }
+            if path == "/vary" {
+                let language = request
+                    .headers()
+                    .get("accept-language")
+                    .map(|value| value.to_str().unwrap().to_owned())
+                    .unwrap_or_default();
+                return fresh
+                    .header("vary", "Accept-Language")
+                    .body(full(language))
+                    .unwrap();
+            }
+            if path == "/big" || path.starts_with("/big/") {
+                return fresh.body(full(vec![b'x'; 1000])).unwrap();
+            }
+            fresh.body(full(path)).unwrap()
+        }
+    })
+    .await;
+    (server, log)
 }
