@@ -364,16 +364,7 @@ impl Pool {
                 // theirs is taken.
                 let mut h2_beside = false;
                 if !new_connection && origin.h2_count() > 0 {
-                    let mut closed = 0;
-                    let h2 =
-                        origin.h2_for_request(self.shared.config.max_h2_per_origin, &mut closed);
-                    for _ in 0..closed {
-                        self.shared.count_closed(origin);
-                    }
-                    if let Some(h2) = h2 {
-                        if self.shared.config.idle_timeout.is_some() {
-                            origin.h2_used = Some(Instant::now());
-                        }
+                    if let Some(h2) = self.shared.h2_for_request(origin) {
                         return Checkout::H2(h2);
                     }
                     h2_beside = origin.h2.is_some();
@@ -498,16 +489,11 @@ impl Pool {
         if origin.h2_count() == 0 {
             return None;
         }
-        let mut closed = 0;
-        let h2 = origin.h2_for_request(self.shared.config.max_h2_per_origin, &mut closed);
-        for _ in 0..closed {
-            self.shared.count_closed(origin);
-        }
-        let h2 = h2.or_else(|| origin.h2.clone())?;
-        if self.shared.config.idle_timeout.is_some() {
-            origin.h2_used = Some(Instant::now());
-        }
-        Some(h2)
+        self.shared.h2_for_request(origin).or_else(|| {
+            let newest = origin.h2.clone()?;
+            self.shared.mark_h2_used(origin);
+            Some(newest)
+        })
     }
 
     /// The open HTTP/2 connections of the pool's other `https:` origins on `key`'s port,
@@ -604,6 +590,28 @@ impl Pool {
 }
 
 impl Shared {
+    /// [`Origin::h2_for_request`] under the pool's cap, the closed connections it lets go
+    /// of counted, and the one it gives marked used.
+    fn h2_for_request(&self, origin: &mut Origin) -> Option<H2Connection> {
+        let mut closed = 0;
+        let h2 = origin.h2_for_request(self.config.max_h2_per_origin, &mut closed);
+        for _ in 0..closed {
+            self.count_closed(origin);
+        }
+        if h2.is_some() {
+            self.mark_h2_used(origin);
+        }
+        h2
+    }
+
+    /// Notes that a request took one of `origin`'s HTTP/2 connections now, for the idle
+    /// timeout.
+    fn mark_h2_used(&self, origin: &mut Origin) {
+        if self.config.idle_timeout.is_some() {
+            origin.h2_used = Some(Instant::now());
+        }
+    }
+
     /// Counts a connection to `origin` opened.
     fn count_opened(&self, origin: &mut Origin) {
         origin.opened = origin.opened.saturating_add(1);
