@@ -780,25 +780,31 @@ fn wss_url(server: &Server, path: &str) -> String {
     format!("wss://localhost:{}{}", server.addr.port(), path)
 }
 
+/// A request to `url` first, as a page's would be: the origin's connection is HTTP/2.
+async fn page_over_http2(client: &Client, url: &str) {
+    let mut response = client.get(url).send().await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.text().await.unwrap(), "plain");
+}
+
+/// The WebSocket `builder` opens, on a stream of an HTTP/2 connection.
+async fn websocket_over_http2(builder: whatwg_fetch::websocket::WebSocketBuilder) -> WebSocket {
+    let socket = builder.connect().await.unwrap();
+    assert_eq!(socket.version(), http::Version::HTTP_2);
+    socket
+}
+
 #[tokio::test]
 async fn a_websocket_runs_on_a_stream_of_the_open_http2_connection() {
     let (server, seen, client) = h2_websocket_server(true).await;
-    // A request first, as a page's would be: the origin's connection is HTTP/2.
-    let mut response = client
-        .get(format!("https://localhost:{}/", server.addr.port()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.version(), http::Version::HTTP_2);
-    assert_eq!(response.text().await.unwrap(), "plain");
-
-    let mut socket = client
-        .websocket(&wss_url(&server, "/chat?room=1"))
-        .protocols(["chat.v2", "chat.v1"])
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(socket.version(), http::Version::HTTP_2);
+    let page = format!("https://localhost:{}/", server.addr.port());
+    page_over_http2(&client, &page).await;
+    let mut socket = websocket_over_http2(
+        client
+            .websocket(&wss_url(&server, "/chat?room=1"))
+            .protocols(["chat.v2", "chat.v1"]),
+    )
+    .await;
     assert_eq!(socket.protocol(), "chat.v2");
     assert_eq!(socket.url().as_str(), wss_url(&server, "/chat?room=1"));
     // RFC 8441 §5: a CONNECT with `:protocol` websocket, without the HTTP/1.1
@@ -835,19 +841,9 @@ async fn a_websocket_runs_on_a_stream_of_the_open_http2_connection() {
         Message::binary(large)
     );
     // The connection goes on carrying the client's requests beside it.
-    let mut response = client
-        .get(format!("https://localhost:{}/", server.addr.port()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.text().await.unwrap(), "plain");
+    page_over_http2(&client, &page).await;
     // And a second WebSocket shares it too.
-    let mut second = client
-        .websocket(&wss_url(&server, "/second"))
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(second.version(), http::Version::HTTP_2);
+    let mut second = websocket_over_http2(client.websocket(&wss_url(&server, "/second"))).await;
     second.send("two").await.unwrap();
     assert_eq!(second.recv().await.unwrap().unwrap(), Message::text("two"));
     assert_eq!(server.counts.accepts(), 1, "one connection for all of it");
@@ -868,9 +864,11 @@ async fn a_websocket_runs_on_a_stream_of_the_open_http2_connection() {
 #[tokio::test]
 async fn a_websocket_takes_http1_when_the_http2_server_does_not_allow_extended_connect() {
     let (server, seen, client) = h2_websocket_server(false).await;
-    let url = format!("https://localhost:{}/", server.addr.port());
-    let response = client.get(&url).send().await.unwrap();
-    assert_eq!(response.version(), http::Version::HTTP_2);
+    page_over_http2(
+        &client,
+        &format!("https://localhost:{}/", server.addr.port()),
+    )
+    .await;
     echoes_over_http1(&client, &server, &seen).await;
     // On a connection of its own, with the cookie the HTTP/2 response set.
     assert_eq!(seen.header("cookie").as_deref(), Some("h2=yes"));
@@ -928,15 +926,8 @@ async fn a_ws_url_runs_over_cleartext_http2_with_prior_knowledge() {
         .http2_prior_knowledge(true)
         .build()
         .unwrap();
-    let mut response = client.get(server.url("/")).send().await.unwrap();
-    assert_eq!(response.version(), http::Version::HTTP_2);
-    assert_eq!(response.text().await.unwrap(), "plain");
-    let mut socket = client
-        .websocket(&ws_url(&server, "/chat"))
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(socket.version(), http::Version::HTTP_2);
+    page_over_http2(&client, &server.url("/")).await;
+    let mut socket = websocket_over_http2(client.websocket(&ws_url(&server, "/chat"))).await;
     assert_eq!(seen.header(":protocol").as_deref(), Some("websocket"));
     socket.send("cleartext").await.unwrap();
     assert_eq!(
@@ -951,13 +942,8 @@ async fn a_ws_url_runs_over_cleartext_http2_with_prior_knowledge() {
 async fn an_http2_stream_that_ends_without_a_close_is_an_abnormal_closure() {
     let (server, _, client) = h2_websocket_server(true).await;
     let url = format!("https://localhost:{}/", server.addr.port());
-    client.get(&url).send().await.unwrap();
-    let mut socket = client
-        .websocket(&wss_url(&server, "/vanish"))
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(socket.version(), http::Version::HTTP_2);
+    page_over_http2(&client, &url).await;
+    let mut socket = websocket_over_http2(client.websocket(&wss_url(&server, "/vanish"))).await;
     let ended = tokio::time::timeout(std::time::Duration::from_secs(10), socket.recv())
         .await
         .expect("the end of the stream is seen, not waited out");
@@ -971,16 +957,18 @@ async fn an_http2_stream_that_ends_without_a_close_is_an_abnormal_closure() {
     );
     assert!(socket.recv().await.is_none());
     // The connection goes on for the client's other requests.
-    let mut response = client.get(&url).send().await.unwrap();
-    assert_eq!(response.text().await.unwrap(), "plain");
+    page_over_http2(&client, &url).await;
     assert_eq!(server.counts.accepts(), 1);
 }
 
 #[tokio::test]
 async fn an_http2_server_refusing_the_websocket_fails_the_handshake() {
     let (server, _, client) = h2_websocket_server(true).await;
-    let url = format!("https://localhost:{}/", server.addr.port());
-    client.get(&url).send().await.unwrap();
+    page_over_http2(
+        &client,
+        &format!("https://localhost:{}/", server.addr.port()),
+    )
+    .await;
     let error = client
         .websocket(&wss_url(&server, "/forbidden"))
         .connect()
@@ -1027,18 +1015,17 @@ async fn messages_larger_than_the_http2_window_flow_through_a_slow_reader() {
             .initial_connection_window_size(65_535);
     })
     .await;
-    client
-        .get(format!("https://localhost:{}/", server.addr.port()))
-        .send()
-        .await
-        .unwrap();
-    let socket = client
-        .websocket(&wss_url(&server, "/slow"))
-        .permessage_deflate(false)
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(socket.version(), http::Version::HTTP_2);
+    page_over_http2(
+        &client,
+        &format!("https://localhost:{}/", server.addr.port()),
+    )
+    .await;
+    let socket = websocket_over_http2(
+        client
+            .websocket(&wss_url(&server, "/slow"))
+            .permessage_deflate(false),
+    )
+    .await;
     let (mut writer, mut reader) = socket.split();
     let writing = tokio::spawn(async move {
         for _ in 0..20 {
