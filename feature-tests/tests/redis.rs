@@ -255,6 +255,39 @@ async fn a_corrupt_or_truncated_value_is_a_miss_and_is_replaced() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_in_redis_larger_than_the_limit_is_not_read() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let url = server.url("/page");
+        let store = RedisCacheStore::builder(redis.url())
+            .max_record_bytes(500)
+            .build()
+            .await
+            .unwrap();
+        let store = Arc::new(store);
+        get(&client(&store), &url).await;
+        let keys = redis.wait_for_keys(1).await;
+        // 1 MiB under the key, written behind the store's back: the store reads no more
+        // of it than its largest value, and goes to the network.
+        let () = redis::cmd("SET")
+            .arg(&keys[0])
+            .arg(vec![b'x'; 1 << 20])
+            .query(&mut redis.connection())
+            .unwrap();
+        let before = store.stats();
+        assert_eq!(get(&client(&store), &url).await, "/page");
+        assert_eq!(log.count("/page"), 2, "from the network");
+        let after = store.stats();
+        assert_eq!(after.oversized, before.oversized + 1);
+        assert_eq!(after.corrupt, before.corrupt);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_over_the_store_limit_is_not_stored() {
     let Some(redis) = RedisServer::start() else {
         return;

@@ -120,7 +120,8 @@ pub struct RedisCacheStats {
     pub errors: u64,
     /// Writes dropped because the queue to the writing task was full.
     pub dropped_writes: u64,
-    /// Records not written because they were over the store's limit.
+    /// Records not written because they were over the store's limit, and values in Redis
+    /// not read because they were larger than any record under it.
     pub oversized: u64,
 }
 
@@ -402,11 +403,15 @@ impl HttpCacheStore for RedisCacheStore {
         Box::pin(async move {
             let redis_key = self.redis_key(key);
             let mut connection = self.connection.clone();
-            let mut command = ::redis::cmd("GET");
-            command.arg(&redis_key);
-            let read = command.query_async::<Option<Vec<u8>>>(&mut connection);
+            // At most one byte more than the largest value the store writes for `key`:
+            // what Redis holds is read no further than that, whatever it is.
+            let most = sealed_len(key, self.max_record_bytes);
+            let mut command = ::redis::cmd("GETRANGE");
+            command.arg(&redis_key).arg(0).arg(most);
+            let read = command.query_async::<Vec<u8>>(&mut connection);
             let value = match tokio::time::timeout(self.timeout, read).await {
-                Ok(Ok(value)) => value,
+                // An absent key reads as empty, which no value the store writes is.
+                Ok(Ok(value)) => Some(value).filter(|value| !value.is_empty()),
                 Ok(Err(error)) => {
                     count_error(&self.counters, "GET", &error);
                     return None;
@@ -420,6 +425,12 @@ impl HttpCacheStore for RedisCacheStore {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
                 return None;
             };
+            if value.len() > most {
+                // Larger than the store writes: not read, and a miss.
+                self.counters.misses.fetch_add(1, Ordering::Relaxed);
+                self.counters.oversized.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
             match unseal(key, &value) {
                 Some(record) => {
                     self.counters.hits.fetch_add(1, Ordering::Relaxed);
@@ -513,6 +524,13 @@ fn seal(key: &str, record: &[u8]) -> Vec<u8> {
     value.extend_from_slice(&Sha256::digest(&rest));
     value.extend_from_slice(&rest);
     value
+}
+
+/// The length of the value [`seal`] writes for `key` and a record of `record_len` bytes.
+fn sealed_len(key: &str, record_len: usize) -> usize {
+    (VALUE_MAGIC.len() + 32 + 8)
+        .saturating_add(key.len())
+        .saturating_add(record_len)
 }
 
 /// The record of a value [`seal`] wrote for `key`, or `None` when the value does not check.
