@@ -21,10 +21,10 @@ use url::Url;
 use crate::abort::{AbortSignal, Aborted, AlgorithmHandle};
 use crate::body::Body;
 use crate::cache::HttpCacheStore;
-use crate::cookie::CookieStore;
+use crate::cookie::{CookieProvider, CookieStore};
 use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
-use crate::fetch::{FetchContext, cors::CorsPreflightCache};
+use crate::fetch::{CookieJar, FetchContext, cors::CorsPreflightCache};
 use crate::net::{
     HyperTransport, HyperTransportBuilder, Identity, PoolStats, Proxy, Resolve, TlsVersion,
     Transport,
@@ -275,9 +275,13 @@ impl Client {
     }
 
     /// The cookie store credentialed fetches use, if cookies are enabled (see
-    /// [`ClientBuilder::cookie_store`]).
+    /// [`ClientBuilder::cookie_store`]) in the crate's in-memory store; `None` for a
+    /// client given a [`cookie_provider`](ClientBuilder::cookie_provider).
     pub fn cookie_store(&self) -> Option<&Arc<CookieStore>> {
-        self.inner.context.cookie_store.as_ref()
+        match &self.inner.context.cookies {
+            Some(CookieJar::Store(store)) => Some(store),
+            Some(CookieJar::Provider(_)) | None => None,
+        }
     }
 
     /// The [`fetch(input, init)`](https://fetch.spec.whatwg.org/#fetch-method) method:
@@ -600,6 +604,7 @@ enum CookieChoice {
     Disabled,
     Enabled,
     Shared(Arc<CookieStore>),
+    Provider(Arc<dyn CookieProvider>),
 }
 
 impl Default for ClientBuilder {
@@ -1514,6 +1519,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Keeps cookies in `provider`, a store behind the [`CookieProvider`] trait (reqwest's
+    /// `cookie_provider`): one shared by a fleet on Redis (`cookie::RedisCookieStore`, the
+    /// `redis` feature), or one of the caller's. Fetches await it: see the trait for what
+    /// a store must do.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// // The in-memory store is a provider too (`cookie_store_with` reads it in place).
+    /// let client = Client::builder().cookie_provider(Arc::new(CookieStore::default())).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn cookie_provider<C: CookieProvider + 'static>(
+        mut self,
+        provider: Arc<C>,
+    ) -> ClientBuilder {
+        self.cookie_store = CookieChoice::Provider(provider);
+        self
+    }
+
     /// Sends requests through `transport` instead of the built-in hyper pool; the
     /// connection options above then do not apply.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> ClientBuilder {
@@ -1635,13 +1662,14 @@ impl ClientBuilder {
             .transport_layers
             .into_iter()
             .fold(transport, |transport, wrap| wrap(transport));
-        let cookie_store = match self.cookie_store {
+        let cookies = match self.cookie_store {
             CookieChoice::Default if self.environment.is_browser_like() => {
-                Some(Arc::new(CookieStore::default()))
+                Some(CookieJar::Store(Arc::new(CookieStore::default())))
             }
             CookieChoice::Default | CookieChoice::Disabled => None,
-            CookieChoice::Enabled => Some(Arc::new(CookieStore::default())),
-            CookieChoice::Shared(store) => Some(store),
+            CookieChoice::Enabled => Some(CookieJar::Store(Arc::new(CookieStore::default()))),
+            CookieChoice::Shared(store) => Some(CookieJar::Store(store)),
+            CookieChoice::Provider(provider) => Some(CookieJar::Provider(provider)),
         };
         let http_cache = match (self.http_cache, self.http_cache_store) {
             (Some(false), _) => None,
@@ -1666,7 +1694,7 @@ impl ClientBuilder {
                     accept_language: self.accept_language,
                     allow_file_urls: self.allow_file_urls,
                     preflight_cache: Arc::new(CorsPreflightCache::default()),
-                    cookie_store,
+                    cookies,
                     hsts,
                     keepalive_quota: Arc::default(),
                     body_limits: self.body_limits,

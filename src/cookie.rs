@@ -41,6 +41,15 @@
 //! across a restart. [`CookieStore::load_netscape`] reads curl's `cookies.txt`. Loading
 //! drops expired cookies and keeps to the store's limits.
 //!
+//! # Stores of other kinds
+//!
+//! A client reads and writes its jar through [`CookieProvider`] when it is given one with
+//! [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider) (reqwest's
+//! name): a trait with methods that may wait, for a store outside the process. With the
+//! `redis` feature, `RedisCookieStore` is one on Redis, which every replica of a service
+//! (or every worker of a crawler) shares: a cookie set through one is sent by all, with the
+//! storage model, order and limits above kept across them.
+//!
 //! # Reading and editing the jar
 //!
 //! [`CookieStore::cookies`] lists every cookie as a [`StoredCookie`] (name, value, domain,
@@ -72,9 +81,15 @@ use url::{Host, Url};
 use crate::infra::{days_from_civil, days_in_month, trim_http_tab_or_space};
 
 mod persist;
+mod provider;
+#[cfg(feature = "redis")]
+mod redis;
 mod set_cookie;
 mod stored_cookie;
 
+pub use provider::{CookieFuture, CookieProvider};
+#[cfg(feature = "redis")]
+pub use redis::{RedisCookieStats, RedisCookieStore, RedisCookieStoreBuilder};
 pub use set_cookie::SetCookie;
 pub use stored_cookie::StoredCookie;
 
@@ -220,6 +235,22 @@ struct Jar {
 }
 
 impl Jar {
+    /// A jar that holds `group`, the cookies of the registrable domain `key` (a store that
+    /// keeps its groups elsewhere works on one group at a time in a jar of its own).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    fn of_group(key: String, group: Vec<Cookie>) -> Jar {
+        let mut jar = Jar {
+            len: group.len(),
+            bytes: group.iter().map(Cookie::text_bytes).sum(),
+            earliest_expiry: group.iter().fold(None, |e, c| earliest(e, c.expiry_time)),
+            ..Jar::default()
+        };
+        if !group.is_empty() {
+            jar.groups.insert(key, group);
+        }
+        jar
+    }
+
     /// Empties the jar.
     fn clear(&mut self) {
         self.groups.clear();
@@ -526,93 +557,16 @@ impl CookieStore {
 
     /// [Storage model](https://www.rfc-editor.org/rfc/rfc6265#section-5.3) at time `now`.
     fn set_cookie_at(&self, url: &Url, value: &[u8], now: i64) {
-        let Some(request_host) = url.host() else {
+        // Steps 1–10.
+        let Some(mut cookie) = new_cookie(url, value, now) else {
             return;
         };
-        let Some(parsed) = parse_set_cookie(value) else {
-            return;
-        };
-        let canonicalized_host = canonicalized_host(&request_host);
-        // Step 1. A user agent MAY ignore a received cookie in its entirety. It ignores one
-        // from a host longer than an attribute value may be (a domain name has at most 253
-        // bytes), so that no stored domain is longer.
-        if canonicalized_host.len() > MAX_ATTRIBUTE_VALUE_BYTES {
-            return;
-        }
-        // Step 2. Create a new cookie with name cookie-name, value cookie-value.
-        // Step 3. If the cookie-attribute-list contains an attribute with an attribute-name
-        // of "Max-Age": set the cookie's persistent-flag to true and its expiry-time to the
-        // attribute-value of the last such attribute. Otherwise, if it contains "Expires",
-        // likewise with the last "Expires". Otherwise the persistent-flag is false.
-        let expiry_time = parsed
-            .max_age
-            .map(|delta_seconds| max_age_expiry_time(delta_seconds, now))
-            .or(parsed.expires);
-        // Step 4. If the cookie-attribute-list contains an attribute with an attribute-name
-        // of "Domain", let the domain-attribute be the attribute-value of the last such
-        // attribute. Otherwise, let the domain-attribute be the empty string.
-        let mut domain_attribute = parsed.domain.unwrap_or_default();
-        // Step 5. If the user agent is configured to reject "public suffixes" and the
-        // domain-attribute is a public suffix (on the Public Suffix List, compiled in):
-        if !domain_attribute.is_empty() && is_public_suffix(&domain_attribute) {
-            // If the domain-attribute is identical to the canonicalized request-host: let
-            // the domain-attribute be the empty string.
-            if domain_attribute == canonicalized_host {
-                domain_attribute = String::new();
-            } else {
-                // Otherwise: ignore the cookie entirely and abort these steps.
-                return;
-            }
-        }
-        // Step 6. If the domain-attribute is non-empty:
-        let (host_only, domain) = if !domain_attribute.is_empty() {
-            // If the canonicalized request-host does not domain-match the
-            // domain-attribute: ignore the cookie entirely and abort these steps.
-            if !domain_match(&request_host, &canonicalized_host, &domain_attribute) {
-                return;
-            }
-            // Otherwise: set the cookie's host-only-flag to false and its domain to the
-            // domain-attribute.
-            (false, domain_attribute)
-        } else {
-            // Otherwise: set the cookie's host-only-flag to true and its domain to the
-            // canonicalized request-host.
-            (true, canonicalized_host)
-        };
-        // Step 7. If the cookie-attribute-list contains "Path", set the cookie's path to the
-        // attribute-value of the last such attribute; otherwise to the default-path of the
-        // request-uri.
-        let path = parsed.path.unwrap_or_else(|| default_path(url));
-        // (Step 1 again: a default-path longer than a `Path` attribute may be is ignored
-        // with its cookie, so that no stored path is longer.)
-        if path.len() > MAX_ATTRIBUTE_VALUE_BYTES {
-            return;
-        }
-        // Step 8. If the cookie-attribute-list contains "Secure", set the secure-only-flag.
-        // RFC 6265bis: a Secure cookie from a non-secure URL is ignored (fetch's isSecure:
-        // the scheme is "https").
-        if parsed.secure && url.scheme() != "https" {
-            return;
-        }
-        // Step 9. If the cookie-attribute-list contains "HttpOnly", set the http-only-flag.
-        // Step 10. (Non-HTTP APIs: every caller here is an HTTP API.)
         let mut jar = self.jar();
         jar.next_creation_time += 1;
-        let cookie = Cookie {
-            name: parsed.name,
-            value: parsed.value,
-            expiry_time,
-            domain,
-            path,
-            creation_time: jar.next_creation_time,
-            // RFC 6265bis §5.7 step 5: set the creation-time and the last-access-time to
-            // the current date and time.
-            last_access_time: jar.tick(),
-            secure_only: parsed.secure,
-            http_only: parsed.http_only,
-            host_only,
-            same_site: parsed.same_site,
-        };
+        cookie.creation_time = jar.next_creation_time;
+        // RFC 6265bis §5.7 step 5: set the creation-time and the last-access-time to the
+        // current date and time.
+        cookie.last_access_time = jar.tick();
         // Steps 11–12, and the removal of expired and excess cookies.
         jar.store(cookie, now, &self.limits);
     }
@@ -620,40 +574,20 @@ impl CookieStore {
     /// The [cookie-string](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) for `url` at
     /// time `now`.
     fn cookie_string_at(&self, url: &Url, now: i64) -> Option<Vec<u8>> {
-        let request_host = url.host()?;
-        let canonicalized_host = canonicalized_host(&request_host);
-        let request_path = url.path().as_bytes();
-        let is_secure = url.scheme() == "https";
+        let retrieval = Retrieval::of(url)?;
         let mut jar = self.jar();
         jar.evict_expired(now);
         // Step 1. Let cookie-list be the set of cookies from the cookie store that meets all
         // of the following requirements: (A matching cookie's domain is the request host
         // or a parent of it, so only the groups of those are looked at.)
-        let keys = limit_keys_for_host(&request_host, &canonicalized_host);
         // Each cookie as (path length, creation-time, group, index in the group).
         let mut cookie_list: Vec<(usize, u64, &str, usize)> = Vec::new();
-        for key in keys {
+        for key in retrieval.keys() {
             let Some(group) = jar.groups.get(key) else {
                 continue;
             };
             for (index, cookie) in group.iter().enumerate() {
-                // Either the cookie's host-only-flag is true and the canonicalized
-                // request-host is identical to the cookie's domain, or the host-only-flag
-                // is false and the canonicalized request-host domain-matches the cookie's
-                // domain.
-                let host_ok = if cookie.host_only {
-                    canonicalized_host == cookie.domain
-                } else {
-                    domain_match(&request_host, &canonicalized_host, &cookie.domain)
-                };
-                // The request-uri's path path-matches the cookie's path.
-                // If the cookie's secure-only-flag is true, then the request-uri's scheme
-                // must denote a "secure" protocol.
-                // (http-only-flag: every caller is an HTTP API.)
-                if host_ok
-                    && path_match(request_path, &cookie.path)
-                    && (!cookie.secure_only || is_secure)
-                {
+                if retrieval.matches(cookie) {
                     cookie_list.push((cookie.path.len(), cookie.creation_time, key, index));
                 }
             }
@@ -673,22 +607,11 @@ impl CookieStore {
                 cookie.last_access_time = last_access_time;
             }
         }
-        // Step 4. Serialize the cookie-list into a cookie-string: output the cookie's name,
-        // "=", and the cookie's value; if there is an unprocessed cookie in the list, output
-        // "; ".
-        let mut cookie_string = Vec::new();
-        for (i, &(_, _, key, index)) in cookie_list.iter().enumerate() {
-            let Some(cookie) = jar.groups.get(key).and_then(|g| g.get(index)) else {
-                continue;
-            };
-            if i > 0 {
-                cookie_string.extend_from_slice(b"; ");
-            }
-            cookie_string.extend_from_slice(&cookie.name);
-            cookie_string.push(b'=');
-            cookie_string.extend_from_slice(&cookie.value);
-        }
-        Some(cookie_string)
+        // Step 4. Serialize the cookie-list into a cookie-string.
+        let jar = &*jar;
+        Some(serialize_cookie_list(cookie_list.iter().filter_map(
+            |&(_, _, key, index)| jar.groups.get(key).and_then(|g| g.get(index)),
+        )))
     }
 
     /// The stored cookies in creation order, for tests to compare whole.
@@ -698,6 +621,155 @@ impl CookieStore {
         cookies.sort_by_key(|cookie| cookie.creation_time);
         cookies
     }
+}
+
+/// [Storage model](https://www.rfc-editor.org/rfc/rfc6265#section-5.3) steps 1–10: the
+/// cookie a `Set-Cookie` header `value` received in the response to `url` at time `now`
+/// makes, or `None` when it is to be ignored. Its creation-time and last-access-time are
+/// left at 0, for the store that keeps it to set (steps 11–12 are the store's).
+fn new_cookie(url: &Url, value: &[u8], now: i64) -> Option<Cookie> {
+    let request_host = url.host()?;
+    let parsed = parse_set_cookie(value)?;
+    let canonicalized_host = canonicalized_host(&request_host);
+    // Step 1. A user agent MAY ignore a received cookie in its entirety. It ignores one
+    // from a host longer than an attribute value may be (a domain name has at most 253
+    // bytes), so that no stored domain is longer.
+    if canonicalized_host.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+        return None;
+    }
+    // Step 2. Create a new cookie with name cookie-name, value cookie-value.
+    // Step 3. If the cookie-attribute-list contains an attribute with an attribute-name
+    // of "Max-Age": set the cookie's persistent-flag to true and its expiry-time to the
+    // attribute-value of the last such attribute. Otherwise, if it contains "Expires",
+    // likewise with the last "Expires". Otherwise the persistent-flag is false.
+    let expiry_time = parsed
+        .max_age
+        .map(|delta_seconds| max_age_expiry_time(delta_seconds, now))
+        .or(parsed.expires);
+    // Step 4. If the cookie-attribute-list contains an attribute with an attribute-name
+    // of "Domain", let the domain-attribute be the attribute-value of the last such
+    // attribute. Otherwise, let the domain-attribute be the empty string.
+    let mut domain_attribute = parsed.domain.unwrap_or_default();
+    // Step 5. If the user agent is configured to reject "public suffixes" and the
+    // domain-attribute is a public suffix (on the Public Suffix List, compiled in):
+    if !domain_attribute.is_empty() && is_public_suffix(&domain_attribute) {
+        // If the domain-attribute is identical to the canonicalized request-host: let
+        // the domain-attribute be the empty string.
+        if domain_attribute == canonicalized_host {
+            domain_attribute = String::new();
+        } else {
+            // Otherwise: ignore the cookie entirely and abort these steps.
+            return None;
+        }
+    }
+    // Step 6. If the domain-attribute is non-empty:
+    let (host_only, domain) = if !domain_attribute.is_empty() {
+        // If the canonicalized request-host does not domain-match the
+        // domain-attribute: ignore the cookie entirely and abort these steps.
+        if !domain_match(&request_host, &canonicalized_host, &domain_attribute) {
+            return None;
+        }
+        // Otherwise: set the cookie's host-only-flag to false and its domain to the
+        // domain-attribute.
+        (false, domain_attribute)
+    } else {
+        // Otherwise: set the cookie's host-only-flag to true and its domain to the
+        // canonicalized request-host.
+        (true, canonicalized_host)
+    };
+    // Step 7. If the cookie-attribute-list contains "Path", set the cookie's path to the
+    // attribute-value of the last such attribute; otherwise to the default-path of the
+    // request-uri.
+    let path = parsed.path.unwrap_or_else(|| default_path(url));
+    // (Step 1 again: a default-path longer than a `Path` attribute may be is ignored
+    // with its cookie, so that no stored path is longer.)
+    if path.len() > MAX_ATTRIBUTE_VALUE_BYTES {
+        return None;
+    }
+    // Step 8. If the cookie-attribute-list contains "Secure", set the secure-only-flag.
+    // RFC 6265bis: a Secure cookie from a non-secure URL is ignored (fetch's isSecure:
+    // the scheme is "https").
+    if parsed.secure && url.scheme() != "https" {
+        return None;
+    }
+    // Step 9. If the cookie-attribute-list contains "HttpOnly", set the http-only-flag.
+    // Step 10. (Non-HTTP APIs: every caller here is an HTTP API.)
+    Some(Cookie {
+        name: parsed.name,
+        value: parsed.value,
+        expiry_time,
+        domain,
+        path,
+        creation_time: 0,
+        last_access_time: 0,
+        secure_only: parsed.secure,
+        http_only: parsed.http_only,
+        host_only,
+        same_site: parsed.same_site,
+    })
+}
+
+/// What [retrieving cookies](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) for a
+/// request URL looks at.
+struct Retrieval<'a> {
+    request_host: Host<&'a str>,
+    canonicalized_host: String,
+    request_path: &'a [u8],
+    is_secure: bool,
+}
+
+impl<'a> Retrieval<'a> {
+    /// The retrieval for `url`; `None` for a URL without a host, which has no cookies.
+    fn of(url: &'a Url) -> Option<Retrieval<'a>> {
+        let request_host = url.host()?;
+        Some(Retrieval {
+            canonicalized_host: canonicalized_host(&request_host),
+            request_host,
+            request_path: url.path().as_bytes(),
+            is_secure: url.scheme() == "https",
+        })
+    }
+
+    /// The [`limit_key`]s of the groups that may hold a matching cookie.
+    fn keys(&self) -> Vec<&str> {
+        limit_keys_for_host(&self.request_host, &self.canonicalized_host)
+    }
+
+    /// Step 1's requirements: whether `cookie` goes in the cookie-list (expiry aside: the
+    /// caller has evicted expired cookies).
+    fn matches(&self, cookie: &Cookie) -> bool {
+        // Either the cookie's host-only-flag is true and the canonicalized request-host is
+        // identical to the cookie's domain, or the host-only-flag is false and the
+        // canonicalized request-host domain-matches the cookie's domain.
+        let host_ok = if cookie.host_only {
+            self.canonicalized_host == cookie.domain
+        } else {
+            domain_match(&self.request_host, &self.canonicalized_host, &cookie.domain)
+        };
+        // The request-uri's path path-matches the cookie's path.
+        // If the cookie's secure-only-flag is true, then the request-uri's scheme must
+        // denote a "secure" protocol.
+        // (http-only-flag: every caller is an HTTP API.)
+        host_ok
+            && path_match(self.request_path, &cookie.path)
+            && (!cookie.secure_only || self.is_secure)
+    }
+}
+
+/// [Retrieval](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) step 4: serialize the
+/// (sorted) cookie-list into a cookie-string: output the cookie's name, "=", and the
+/// cookie's value; if there is an unprocessed cookie in the list, output "; ".
+fn serialize_cookie_list<'c>(cookie_list: impl Iterator<Item = &'c Cookie>) -> Vec<u8> {
+    let mut cookie_string = Vec::new();
+    for (i, cookie) in cookie_list.enumerate() {
+        if i > 0 {
+            cookie_string.extend_from_slice(b"; ");
+        }
+        cookie_string.extend_from_slice(&cookie.name);
+        cookie_string.push(b'=');
+        cookie_string.extend_from_slice(&cookie.value);
+    }
+    cookie_string
 }
 
 /// Seconds since the Unix epoch now.

@@ -19,7 +19,8 @@
 //!   `Proxy-Authorization`);
 //! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
 //!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]);
-//! - not a standard's: what a thread keeps from one request to the next ([`kept`]).
+//! - not a standard's: what a thread keeps from one request to the next ([`kept`]), and
+//!   the Redis connection of the stores a fleet shares (`redis`, the `redis` feature).
 //!
 //! This module imports nothing from the rest of the crate, so every layer may use it; it is
 //! private, and what is public is re-exported where users find it: the byte classes and
@@ -35,6 +36,8 @@
 use std::borrow::Cow;
 
 pub(crate) mod kept;
+#[cfg(feature = "redis")]
+pub(crate) mod redis;
 
 // ---------------------------------------------------------------------------------------------
 // Byte classes: https://infra.spec.whatwg.org/#ascii-whitespace, https://fetch.spec.whatwg.org/#http

@@ -241,3 +241,78 @@ async fn cookies_follow_redirects() {
         "hop=1"
     );
 }
+
+/// A provider that records what fetch asks of it and answers with a fixed cookie.
+#[derive(Debug, Default)]
+struct Recorder {
+    asked: std::sync::Mutex<Vec<String>>,
+    stored: std::sync::Mutex<Vec<(String, Vec<String>)>>,
+}
+
+impl whatwg_fetch::cookie::CookieProvider for Recorder {
+    fn cookie_header_for<'a>(
+        &'a self,
+        url: &'a url::Url,
+    ) -> whatwg_fetch::cookie::CookieFuture<'a, Option<Vec<u8>>> {
+        self.asked.lock().unwrap().push(url.path().to_owned());
+        Box::pin(async {
+            // Answers later than at once, as a store across the network does.
+            tokio::task::yield_now().await;
+            Some(b"fixed=1".to_vec())
+        })
+    }
+
+    fn set_cookies_from_headers<'a>(
+        &'a self,
+        url: &'a url::Url,
+        headers: &'a [&'a [u8]],
+    ) -> whatwg_fetch::cookie::CookieFuture<'a, ()> {
+        let headers = headers
+            .iter()
+            .map(|header| String::from_utf8_lossy(header).into_owned())
+            .collect();
+        self.stored
+            .lock()
+            .unwrap()
+            .push((url.path().to_owned(), headers));
+        Box::pin(async {})
+    }
+}
+
+#[tokio::test]
+async fn a_cookie_provider_is_asked_and_told_on_credentialed_fetches_only() {
+    let server = server().await;
+    let recorder = Arc::new(Recorder::default());
+    let client = Client::builder()
+        .cookie_provider(recorder.clone())
+        .build()
+        .unwrap();
+    assert!(client.cookie_store().is_none(), "not the in-memory store");
+    let set = server.url("/set?set=a%3D1&set=b%3D2%3B%20Max-Age%3D60");
+    assert_eq!(
+        sent_cookie(&client, &set, RequestInit::default()).await,
+        "fixed=1"
+    );
+    assert_eq!(
+        sent_cookie(
+            &client,
+            &server.url("/omit"),
+            with(RequestCredentials::Omit)
+        )
+        .await,
+        ""
+    );
+    assert_eq!(
+        sent_cookie(&client, &server.url("/plain"), RequestInit::default()).await,
+        "fixed=1"
+    );
+    assert_eq!(*recorder.asked.lock().unwrap(), ["/set", "/plain"]);
+    assert_eq!(
+        *recorder.stored.lock().unwrap(),
+        [(
+            "/set".to_owned(),
+            vec!["a=1".to_owned(), "b=2; Max-Age=60".to_owned()]
+        )],
+        "told once, with every Set-Cookie in order; not for responses without one"
+    );
+}

@@ -6,8 +6,11 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use whatwg_fetch::cache::RedisCacheStore;
 
 /// A `redis-server` of one test's own, stopped when dropped.
@@ -93,10 +96,15 @@ impl RedisServer {
             .unwrap()
     }
 
-    /// The keys under the store's default prefix.
+    /// The keys under the cache store's default prefix.
     pub fn keys(&self) -> Vec<String> {
+        self.keys_with_prefix(RedisCacheStore::DEFAULT_PREFIX)
+    }
+
+    /// The keys under `prefix`.
+    pub fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
         redis::cmd("KEYS")
-            .arg(format!("{}*", RedisCacheStore::DEFAULT_PREFIX))
+            .arg(format!("{prefix}*"))
             .query(&mut self.connection())
             .unwrap()
     }
@@ -120,4 +128,40 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// A TCP proxy to `to` on 127.0.0.1 that, once `slow` is set, holds each read from Redis
+/// for `delay` before passing it on.
+pub async fn delaying_proxy(to: SocketAddr, slow: Arc<AtomicBool>, delay: Duration) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(upstream) = tokio::net::TcpStream::connect(to).await else {
+                continue;
+            };
+            let slow = slow.clone();
+            tokio::spawn(async move {
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut upstream_read, mut upstream_write) = upstream.into_split();
+                let requests = tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut client_read, &mut upstream_write).await;
+                });
+                let mut buffer = vec![0; 64 * 1024];
+                while let Ok(read) = upstream_read.read(&mut buffer).await {
+                    if read == 0 {
+                        break;
+                    }
+                    if slow.load(Ordering::SeqCst) {
+                        tokio::time::sleep(delay).await;
+                    }
+                    if client_write.write_all(&buffer[..read]).await.is_err() {
+                        break;
+                    }
+                }
+                requests.abort();
+            });
+        }
+    });
+    addr
 }

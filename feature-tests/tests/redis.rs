@@ -8,14 +8,12 @@ mod net_support;
 #[path = "../support/redis_server.rs"]
 mod redis_server;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::cache_server;
-use redis_server::RedisServer;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use redis_server::{RedisServer, delaying_proxy};
 use whatwg_fetch::cache::RedisCacheStore;
 use whatwg_fetch::{Client, RequestInit};
 
@@ -118,42 +116,6 @@ async fn with_redis_stopped_fetches_go_to_the_network_and_errors_are_counted() {
         assert_eq!(after.hits, before.hits);
     })
     .await;
-}
-
-/// A TCP proxy to `to` on 127.0.0.1 that, once `slow` is set, holds each read from Redis
-/// for `delay` before passing it on.
-async fn delaying_proxy(to: SocketAddr, slow: Arc<AtomicBool>, delay: Duration) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((client, _)) = listener.accept().await {
-            let Ok(upstream) = tokio::net::TcpStream::connect(to).await else {
-                continue;
-            };
-            let slow = slow.clone();
-            tokio::spawn(async move {
-                let (mut client_read, mut client_write) = client.into_split();
-                let (mut upstream_read, mut upstream_write) = upstream.into_split();
-                let requests = tokio::spawn(async move {
-                    let _ = tokio::io::copy(&mut client_read, &mut upstream_write).await;
-                });
-                let mut buffer = vec![0; 64 * 1024];
-                while let Ok(read) = upstream_read.read(&mut buffer).await {
-                    if read == 0 {
-                        break;
-                    }
-                    if slow.load(Ordering::SeqCst) {
-                        tokio::time::sleep(delay).await;
-                    }
-                    if client_write.write_all(&buffer[..read]).await.is_err() {
-                        break;
-                    }
-                }
-                requests.abort();
-            });
-        }
-    });
-    addr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -88,7 +88,7 @@ use bytes::Bytes;
 use http::Method;
 use url::Url;
 
-use crate::cookie::CookieStore;
+use crate::cookie::{CookieProvider, CookieStore};
 use crate::environment::Environment;
 use crate::error::{Error, Result};
 use crate::net::{Identity, PoolStats, Proxy, TlsVersion, Transport};
@@ -422,6 +422,14 @@ impl ClientBuilder {
         hsts(enabled: bool);
         allow_file_urls(allowed: bool);
         transport(transport: Arc<dyn Transport>);
+    }
+
+    /// Sets [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider),
+    /// which says what it does. The client's thread awaits the provider's futures.
+    pub fn cookie_provider<C: CookieProvider + 'static>(self, provider: Arc<C>) -> ClientBuilder {
+        ClientBuilder {
+            inner: self.inner.cookie_provider(provider),
+        }
     }
 
     /// Builds the client and starts its thread.

@@ -16,11 +16,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::aio::ConnectionManager;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
 use super::HttpCacheStore;
+use crate::infra::redis;
 
 /// The first bytes of a value, naming its layout.
 const VALUE_MAGIC: &[u8; 8] = b"wfhc\x00\x00\x00\x01";
@@ -293,41 +294,9 @@ impl RedisCacheStoreBuilder {
     /// (`InvalidInput`), when there is no Tokio runtime (`Other`), or when Redis cannot be
     /// reached within the connect timeout (`TimedOut`, or the connection's error).
     pub async fn build(self) -> io::Result<RedisCacheStore> {
-        let shown = without_password(&self.url);
-        let client = ::redis::Client::open(self.url.as_str()).map_err(|error| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("RedisCacheStore: {shown} is not a Redis URL: {error}"),
-            )
-        })?;
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| io::Error::other("RedisCacheStore::build must run on a Tokio runtime"))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.connect_timeout))
-            // Reads and writes are bounded by the store's own timeouts.
-            .set_response_timeout(None)
-            .set_number_of_retries(2)
-            .set_max_delay(self.connect_timeout);
-        let connection = tokio::time::timeout(
-            self.connect_timeout,
-            ConnectionManager::new_with_config(client, config),
-        )
-        .await
-        .map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!(
-                    "RedisCacheStore: connecting to {shown} took more than {:?}",
-                    self.connect_timeout
-                ),
-            )
-        })?
-        .map_err(|error| {
-            io::Error::new(
-                io_error_kind(&error),
-                format!("RedisCacheStore: connecting to {shown}: {error}"),
-            )
-        })?;
+        let connection = redis::connect("RedisCacheStore", &self.url, self.connect_timeout).await?;
         let counters = Arc::new(Counters::default());
         let (writes, queue) = mpsc::channel(self.write_queue);
         runtime.spawn(write_behind(
@@ -546,29 +515,6 @@ fn unseal<'a>(key: &str, value: &'a [u8]) -> Option<&'a [u8]> {
     (stored_key == key.as_bytes()).then_some(record)
 }
 
-/// A Redis URL as an error shows it: without its password.
-fn without_password(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
-            parsed.to_string()
-        }
-        Ok(_) => url.to_owned(),
-        Err(_) => "the URL given".to_owned(),
-    }
-}
-
-/// The I/O kind of a redis error: its own when it is an I/O error, else `Other`.
-fn io_error_kind(error: &::redis::RedisError) -> io::ErrorKind {
-    if error.is_timeout() {
-        io::ErrorKind::TimedOut
-    } else if error.is_connection_refusal() {
-        io::ErrorKind::ConnectionRefused
-    } else {
-        io::ErrorKind::Other
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,14 +535,5 @@ mod tests {
             *last ^= 1;
         }
         assert_eq!(unseal("a http://example.com/", &flipped), None);
-    }
-
-    #[test]
-    fn an_error_shows_the_url_without_its_password() {
-        assert_eq!(
-            without_password("redis://user:secret@127.0.0.1:6379/0"),
-            "redis://user:***@127.0.0.1:6379/0"
-        );
-        assert_eq!(without_password("redis://127.0.0.1/"), "redis://127.0.0.1/");
     }
 }

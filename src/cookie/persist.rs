@@ -246,7 +246,7 @@ impl CookieStore {
     }
 }
 
-fn cookie_to_json(cookie: &Cookie) -> Value {
+pub(super) fn cookie_to_json(cookie: &Cookie) -> Value {
     let bytes = |bytes: &[u8]| match std::str::from_utf8(bytes) {
         Ok(text) => Value::from(text),
         Err(_) => Value::from(bytes.to_vec()),
@@ -273,7 +273,7 @@ fn cookie_to_json(cookie: &Cookie) -> Value {
 }
 
 /// A cookie of the JSON document, or the error's field and reason (`.domain: ...`).
-fn cookie_from_json(value: &Value) -> std::result::Result<Cookie, String> {
+pub(super) fn cookie_from_json(value: &Value) -> std::result::Result<Cookie, String> {
     let object = value
         .as_object()
         .ok_or_else(|| String::from(": not a JSON object"))?;

@@ -283,6 +283,19 @@ pub(super) fn system_time(seconds: i64) -> SystemTime {
     }
 }
 
+/// `cookies` as a store lists them: by domain, then path (bytewise), then creation.
+pub(super) fn listing(cookies: impl Iterator<Item = Cookie>) -> Vec<StoredCookie> {
+    let mut cookies: Vec<StoredCookie> = cookies.map(|cookie| StoredCookie { cookie }).collect();
+    cookies.sort_by(|a, b| {
+        let (a, b) = (&a.cookie, &b.cookie);
+        a.domain
+            .cmp(&b.domain)
+            .then_with(|| a.path.cmp(&b.path))
+            .then(a.creation_time.cmp(&b.creation_time))
+    });
+    cookies
+}
+
 impl Jar {
     /// Removes the cookie named `name` whose domain is `domain` and path is `path`, if the
     /// jar holds one.
@@ -340,25 +353,9 @@ impl CookieStore {
 
     /// [`CookieStore::cookies`] at time `now`.
     fn cookies_at(&self, now: i64) -> Vec<StoredCookie> {
-        let mut cookies: Vec<StoredCookie> = {
-            let mut jar = self.jar();
-            jar.evict_expired(now);
-            jar.groups
-                .values()
-                .flatten()
-                .map(|cookie| StoredCookie {
-                    cookie: cookie.clone(),
-                })
-                .collect()
-        };
-        cookies.sort_by(|a, b| {
-            let (a, b) = (&a.cookie, &b.cookie);
-            a.domain
-                .cmp(&b.domain)
-                .then_with(|| a.path.cmp(&b.path))
-                .then(a.creation_time.cmp(&b.creation_time))
-        });
-        cookies
+        let mut jar = self.jar();
+        jar.evict_expired(now);
+        listing(jar.groups.values().flatten().cloned())
     }
 
     /// Removes the cookie named `name` with domain `domain` and path `path` (as

@@ -13,9 +13,8 @@ use std::time::SystemTime;
 use bytes::Bytes;
 
 use super::http_cache::{self, Completion, HttpCache, StoredResponse};
-use super::{FetchContext, FetchParams, cors, network_error, redirect};
+use super::{CookieJar, FetchContext, FetchParams, cors, network_error, redirect};
 use crate::body::Body;
-use crate::cookie::CookieStore;
 use crate::error::{Error, NetworkError};
 use crate::headers::{HeaderList, Headers, HeadersGuard};
 use crate::infra::kept::{self, LastText};
@@ -265,9 +264,19 @@ async fn http_network_or_cache_response(
     if let Some(network_error) = append_content_length(&mut http_request, fetch_params) {
         return network_error;
     }
-    // Steps 8.11–8.22.
+    // Steps 8.11–8.20 and 8.22.
     let context = fetch_params.context;
-    append_http_request_headers(&mut http_request, context, include_credentials);
+    append_http_request_headers(&mut http_request, context);
+    // Step 8.21. If includeCredentials is true, then: (After step 8.22, which appends
+    // nothing here, as it waits for a cookie provider.)
+    if include_credentials {
+        // Step 8.21.1. Append a request `Cookie` header for httpRequest.
+        if let Some(cookies) = &context.cookies {
+            append_a_request_cookie_header(&mut http_request, cookies).await;
+        }
+        // Step 8.21.2. TODO(spec): the `Authorization` value from an authentication entry
+        // (there are no authentication entries yet).
+    }
     // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
     // WebDriver BiDi here.)
     // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
@@ -422,14 +431,10 @@ fn append_content_length(
     None
 }
 
-/// Steps 8.11–8.22 of HTTP-network-or-cache fetch: the headers appended to httpRequest
-/// before it is looked up in the cache or sent (`Referer`, `Origin`, the Fetch metadata
-/// headers, `User-Agent`, the cache mode's, `Accept-Encoding`, `Cookie`).
-fn append_http_request_headers(
-    http_request: &mut Request,
-    context: &FetchContext,
-    include_credentials: bool,
-) {
+/// Steps 8.11–8.20 and 8.22 of HTTP-network-or-cache fetch: the headers appended to
+/// httpRequest before it is looked up in the cache or sent (`Referer`, `Origin`, the Fetch
+/// metadata headers, `User-Agent`, the cache mode's, `Accept-Encoding`).
+fn append_http_request_headers(http_request: &mut Request, context: &FetchContext) {
     // Step 8.11. If httpRequest's referrer is a URL, then append (`Referer`,
     // referrerValue) to httpRequest's header list.
     if let Referrer::Url(referrer) = &http_request.referrer {
@@ -515,15 +520,7 @@ fn append_http_request_headers(
             Bytes::from_static(context.codings.accept_encoding().as_bytes()),
         );
     }
-    // Step 8.21. If includeCredentials is true, then:
-    if include_credentials {
-        // Step 8.21.1. Append a request `Cookie` header for httpRequest.
-        if let Some(cookie_store) = &context.cookie_store {
-            append_a_request_cookie_header(http_request, cookie_store);
-        }
-        // Step 8.21.2. TODO(spec): the `Authorization` value from an authentication entry
-        // (there are no authentication entries yet).
-    }
+    // Step 8.21: see http_network_or_cache_fetch.
     // Step 8.22. (Proxy authentication.)
 }
 
@@ -925,12 +922,9 @@ async fn http_network_fetch(
         }
     }
     if include_credentials {
-        if let Some(cookie_store) = &context.cookie_store {
-            parse_and_store_response_set_cookie_headers(
-                request,
-                http_response.headers(),
-                cookie_store,
-            );
+        if let Some(cookies) = &context.cookies {
+            parse_and_store_response_set_cookie_headers(request, http_response.headers(), cookies)
+                .await;
         }
     }
     // Steps 10–16 and 18. Set response's body to a new body whose stream is pulled from the
@@ -939,8 +933,8 @@ async fn http_network_fetch(
 }
 
 /// [Append a request `Cookie` header](https://fetch.spec.whatwg.org/#append-a-request-cookie-header)
-/// for `request`, from `cookie_store`.
-fn append_a_request_cookie_header(request: &mut Request, cookie_store: &CookieStore) {
+/// for `request`, from `cookies`.
+async fn append_a_request_cookie_header(request: &mut Request, cookies: &CookieJar) {
     // Step 1. If the user agent is configured to disable cookies for request, then it
     // should return. (A client without a cookie store never gets here.)
     // Step 2. Let sameSite be the result of determining the same-site mode for request.
@@ -952,7 +946,11 @@ fn append_a_request_cookie_header(request: &mut Request, cookie_store: &CookieSt
     // sameSite.
     // Step 6. If cookies is empty, then return.
     // Step 7. Let value be the result of running serialize cookies given cookies.
-    let Some(value) = cookie_store.cookie_header_for(request.current_url()) else {
+    let value = match cookies {
+        CookieJar::Store(store) => store.cookie_header_for(request.current_url()),
+        CookieJar::Provider(provider) => provider.cookie_header_for(request.current_url()).await,
+    };
+    let Some(value) = value else {
         return;
     };
     // Step 8. Append (`Cookie`, value) to request's header list.
@@ -974,11 +972,11 @@ fn append_a_request_cookie_header(request: &mut Request, cookie_store: &CookieSt
 }
 
 /// [Parse and store response `Set-Cookie` headers](https://fetch.spec.whatwg.org/#parse-and-store-response-set-cookie-headers)
-/// given `request` and the response's `headers`, into `cookie_store`.
-fn parse_and_store_response_set_cookie_headers(
+/// given `request` and the response's `headers`, into `cookies`.
+async fn parse_and_store_response_set_cookie_headers(
     request: &Request,
     headers: &http::HeaderMap,
-    cookie_store: &CookieStore,
+    cookies: &CookieJar,
 ) {
     // Step 1. If the user agent is configured to disable cookies for request, then it
     // should return. (A client without a cookie store never gets here.)
@@ -988,8 +986,23 @@ fn parse_and_store_response_set_cookie_headers(
     // Step 6. For each header of response's header list: if header's name is not a
     // byte-case-insensitive match for `Set-Cookie`, then continue; parse and store a
     // cookie given header's value and request's current URL; garbage collect cookies.
-    for value in headers.get_all(http::header::SET_COOKIE) {
-        cookie_store.set_cookie_from_header(request.current_url(), value.as_bytes());
+    let url = request.current_url();
+    match cookies {
+        CookieJar::Store(store) => {
+            for value in headers.get_all(http::header::SET_COOKIE) {
+                store.set_cookie_from_header(url, value.as_bytes());
+            }
+        }
+        CookieJar::Provider(provider) => {
+            let values: Vec<&[u8]> = headers
+                .get_all(http::header::SET_COOKIE)
+                .iter()
+                .map(http::HeaderValue::as_bytes)
+                .collect();
+            if !values.is_empty() {
+                provider.set_cookies_from_headers(url, &values).await;
+            }
+        }
     }
 }
 

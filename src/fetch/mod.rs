@@ -51,7 +51,7 @@ pub(crate) struct FetchContext {
     /// The CORS-preflight cache.
     pub(crate) preflight_cache: Arc<cors::CorsPreflightCache>,
     /// The cookie store credentialed fetches read and write; `None` disables cookies.
-    pub(crate) cookie_store: Option<Arc<crate::cookie::CookieStore>>,
+    pub(crate) cookies: Option<CookieJar>,
     /// The known HSTS hosts; `None` disables HSTS.
     pub(crate) hsts: Option<Arc<hsts::HstsStore>>,
     /// The keepalive quota of the client's fetch group.
@@ -65,6 +65,15 @@ pub(crate) struct FetchContext {
     pub(crate) https_only: bool,
     /// Not in the spec: the content codings the client asks for and decodes.
     pub(crate) codings: crate::net::ContentCodings,
+}
+
+/// The cookie store of a client with cookies enabled.
+#[derive(Clone, Debug)]
+pub(crate) enum CookieJar {
+    /// The crate's in-memory store, read and written in place.
+    Store(Arc<crate::cookie::CookieStore>),
+    /// A store behind the [`CookieProvider`](crate::cookie::CookieProvider) trait, awaited.
+    Provider(Arc<dyn crate::cookie::CookieProvider>),
 }
 
 /// Not in the spec: the caps on the bytes a response body from the network (or the HTTP

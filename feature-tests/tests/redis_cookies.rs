@@ -1,0 +1,448 @@
+//! `cookie::RedisCookieStore` (the `redis` feature) against a real `redis-server`, started
+//! by each test on a free port of 127.0.0.1 and stopped after it, and an in-process HTTP
+//! server: `/set?<cookie>` answers with that `Set-Cookie`, every path with the `Cookie`
+//! header it got. Without `redis-server` (Debian's package of that name; `wpt/setup.sh`
+//! installs it), each test says so loudly and passes.
+
+#[path = "../../tests/net_support/mod.rs"]
+mod net_support;
+#[path = "../support/redis_server.rs"]
+mod redis_server;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use net_support::{Server, full, hyper_server};
+use redis_server::{RedisServer, delaying_proxy};
+use url::Url;
+use whatwg_fetch::cookie::{CookieLimits, CookieProvider, RedisCookieStore};
+use whatwg_fetch::{Client, RequestInit};
+
+/// The server: `/set?<cookie>` sets the (percent-decoded) cookie; every answer's body is
+/// the request's `Cookie` header, or nothing.
+async fn cookie_server() -> Server {
+    hyper_server(|request| async move {
+        let cookie = request
+            .headers()
+            .get(http::header::COOKIE)
+            .map(|value| value.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        let mut response = http::Response::new(full(cookie));
+        if request.uri().path() == "/set" {
+            let query = request.uri().query().unwrap_or_default();
+            let set: String = url::form_urlencoded::parse(format!("c={query}").as_bytes())
+                .map(|(_, value)| value.into_owned())
+                .collect();
+            response
+                .headers_mut()
+                .insert(http::header::SET_COOKIE, set.parse().unwrap());
+        }
+        response
+    })
+    .await
+}
+
+fn client(jar: &Arc<RedisCookieStore>) -> Client {
+    Client::builder()
+        .cookie_provider(jar.clone())
+        .build()
+        .unwrap()
+}
+
+/// The `Cookie` header the server got for a `GET` of `url`.
+async fn get(client: &Client, url: &str) -> String {
+    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
+    assert!(response.ok(), "{url}: {}", response.status());
+    response.text().await.unwrap()
+}
+
+async fn jar(redis: &RedisServer) -> Arc<RedisCookieStore> {
+    Arc::new(
+        RedisCookieStore::builder(redis.url())
+            .build()
+            .await
+            .unwrap(),
+    )
+}
+
+async fn bounded<F: std::future::Future>(test: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(60), test)
+        .await
+        .expect("test timed out")
+}
+
+/// Sets `header` as if a response from `url` carried it.
+async fn set(jar: &RedisCookieStore, url: &str, header: &str) {
+    let url = Url::parse(url).unwrap();
+    jar.set_cookies_from_headers(&url, &[header.as_bytes()])
+        .await;
+}
+
+async fn header_for(jar: &RedisCookieStore, url: &str) -> Option<String> {
+    let url = Url::parse(url).unwrap();
+    jar.cookie_header_for(&url)
+        .await
+        .map(|value| String::from_utf8(value).unwrap())
+}
+
+/// The fields of a registrable domain's hash, its version left out.
+fn fields(redis: &RedisServer, domain: &str) -> Vec<Vec<u8>> {
+    let fields: Vec<Vec<u8>> = redis::cmd("HKEYS")
+        .arg(format!("{}site:{domain}", RedisCookieStore::DEFAULT_PREFIX))
+        .query(&mut redis.connection())
+        .unwrap();
+    fields.into_iter().filter(|field| field != b"#v").collect()
+}
+
+#[test]
+fn a_cookie_set_through_one_client_is_sent_by_another_in_another_runtime() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server_runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = server_runtime.block_on(cookie_server());
+    let redis_url = redis.url();
+    // Each client on a thread and runtime of its own, with a store of its own: as two
+    // processes would be.
+    let fetch_in_a_runtime_of_its_own = |url: String| {
+        let redis_url = redis_url.clone();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let jar = Arc::new(RedisCookieStore::builder(redis_url).build().await.unwrap());
+                let sent = get(&client(&jar), &url).await;
+                (sent, jar.stats())
+            })
+        })
+        .join()
+        .unwrap()
+    };
+    let (sent, first) =
+        fetch_in_a_runtime_of_its_own(server.url("/set?sid=abc;%20Path=/;%20HttpOnly"));
+    assert_eq!(sent, "");
+    assert_eq!((first.writes, first.errors), (1, 0), "{first:?}");
+    let (sent, second) =
+        fetch_in_a_runtime_of_its_own(server.url("/set?theme=dark;%20Max-Age=3600"));
+    assert_eq!(sent, "sid=abc", "the session cookie is shared");
+    assert_eq!(second.errors, 0, "{second:?}");
+    let (sent, _) = fetch_in_a_runtime_of_its_own(server.url("/page"));
+    assert_eq!(sent, "sid=abc; theme=dark");
+    // Replaced by another replica: one cookie, the new value, the first creation-time.
+    let (_, _) = fetch_in_a_runtime_of_its_own(server.url("/set?sid=def"));
+    let (sent, _) = fetch_in_a_runtime_of_its_own(server.url("/page"));
+    assert_eq!(sent, "sid=def; theme=dark");
+    // Deleted by another: Max-Age=0.
+    let (_, _) = fetch_in_a_runtime_of_its_own(server.url("/set?theme=;%20Max-Age=0"));
+    let (sent, _) = fetch_in_a_runtime_of_its_own(server.url("/page"));
+    assert_eq!(sent, "sid=def");
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_jar_keeps_the_in_memory_stores_rules() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let jar = jar(&redis).await;
+        let page = "https://www.example.com/a/b";
+        set(&jar, page, "host=1").await;
+        set(&jar, page, "parent=2; Domain=example.com; Path=/").await;
+        set(&jar, page, "secure=3; Secure; Path=/a").await;
+        set(&jar, page, "public=4; Domain=com").await;
+        set(&jar, "http://www.example.com/", "insecure=5; Secure").await;
+        assert_eq!(
+            header_for(&jar, "https://www.example.com/a/b/c")
+                .await
+                .as_deref(),
+            Some("host=1; secure=3; parent=2")
+        );
+        assert_eq!(
+            header_for(&jar, "http://other.example.com/")
+                .await
+                .as_deref(),
+            Some("parent=2")
+        );
+        assert_eq!(header_for(&jar, "https://example.org/").await, None);
+        let listed: Vec<String> = jar
+            .cookies()
+            .await
+            .unwrap()
+            .iter()
+            .map(|c| format!("{} {} {}", c.domain(), c.path().unwrap(), c.name().unwrap()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                "example.com / parent",
+                "www.example.com /a host",
+                "www.example.com /a secure"
+            ]
+        );
+        assert_eq!(jar.len().await.unwrap(), 3);
+        jar.clear().await.unwrap();
+        assert_eq!(jar.len().await.unwrap(), 0);
+        assert_eq!(header_for(&jar, page).await, None);
+        assert!(
+            redis
+                .keys_with_prefix(RedisCookieStore::DEFAULT_PREFIX)
+                .is_empty()
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_lose_no_cookie_and_keep_the_per_domain_limit() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        // Two stores (two connections, as two replicas) setting cookies of one domain at
+        // once: every change reads, applies and writes only if nobody wrote in between.
+        let one = jar(&redis).await;
+        let two = jar(&redis).await;
+        let write = |jar: Arc<RedisCookieStore>, name: &'static str| async move {
+            for i in 0..40 {
+                set(&jar, "https://example.com/", &format!("{name}{i}={i}")).await;
+            }
+        };
+        let (a, b) = tokio::join!(
+            tokio::spawn(write(one.clone(), "a")),
+            tokio::spawn(write(two.clone(), "b"))
+        );
+        a.unwrap();
+        b.unwrap();
+        let (one_stats, two_stats) = (one.stats(), two.stats());
+        eprintln!("concurrent writers: {one_stats:?} {two_stats:?}");
+        assert_eq!(one_stats.errors + two_stats.errors, 0);
+        assert_eq!(fields(&redis, "example.com").len(), 80, "no cookie lost");
+        assert_eq!(one.len().await.unwrap(), 80, "the count is exact");
+
+        // With a limit of 10 a domain: never more, whoever writes.
+        let limits = CookieLimits {
+            max_per_domain: 10,
+            purge_per_domain_to: 10,
+            ..CookieLimits::default()
+        };
+        let limited = |prefix: &'static str| {
+            RedisCookieStore::builder(redis.url())
+                .prefix(prefix)
+                .limits(limits)
+                .build()
+        };
+        let one = Arc::new(limited("limited:").await.unwrap());
+        let two = Arc::new(limited("limited:").await.unwrap());
+        let (a, b) = tokio::join!(
+            tokio::spawn(write(one.clone(), "a")),
+            tokio::spawn(write(two.clone(), "b"))
+        );
+        a.unwrap();
+        b.unwrap();
+        let held: Vec<Vec<u8>> = redis::cmd("HKEYS")
+            .arg("limited:site:example.com")
+            .query::<Vec<Vec<u8>>>(&mut redis.connection())
+            .unwrap()
+            .into_iter()
+            .filter(|field| field != b"#v")
+            .collect();
+        assert_eq!(held.len(), 10);
+        assert_eq!(one.len().await.unwrap(), 10);
+        // The most recently set are those kept: the last of each writer is among them.
+        let sent = header_for(&one, "https://example.com/").await.unwrap();
+        assert!(sent.contains("a39=39") && sent.contains("b39=39"), "{sent}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_total_the_least_recently_used_cookies_of_the_jar_go() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let jar = RedisCookieStore::builder(redis.url())
+            .limits(CookieLimits {
+                max_total: 20,
+                purge_total_to: 15,
+                ..CookieLimits::default()
+            })
+            .build()
+            .await
+            .unwrap();
+        for site in 0..21 {
+            set(&jar, &format!("https://site{site}.example/"), "id=1").await;
+        }
+        // The purge runs on the store's task, after the 21st cookie.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while jar.len().await.unwrap() > 15 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(jar.len().await.unwrap(), 15, "{:?}", jar.stats());
+        assert_eq!(jar.cookies().await.unwrap().len(), 15);
+        assert_eq!(jar.stats().purges, 1);
+        assert_eq!(header_for(&jar, "https://site0.example/").await, None);
+        assert_eq!(header_for(&jar, "https://site5.example/").await, None);
+        assert_eq!(
+            header_for(&jar, "https://site6.example/").await.as_deref(),
+            Some("id=1")
+        );
+        assert_eq!(
+            header_for(&jar, "https://site20.example/").await.as_deref(),
+            Some("id=1")
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_stopped_fetches_succeed_without_cookies_and_errors_are_counted() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let server = cookie_server().await;
+        let jar = jar(&redis).await;
+        let client = client(&jar);
+        get(&client, &server.url("/set?sid=1")).await;
+        assert_eq!(get(&client, &server.url("/page")).await, "sid=1");
+        redis.stop();
+        let before = jar.stats();
+        for path in ["/set?other=2", "/page"] {
+            let started = Instant::now();
+            assert_eq!(get(&client, &server.url(path)).await, "");
+            let took = started.elapsed();
+            assert!(took < Duration::from_secs(3), "{path} took {took:?}");
+        }
+        let after = jar.stats();
+        assert!(
+            after.errors >= before.errors + 2,
+            "{before:?} then {after:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_costs_a_fetch_no_more_than_the_timeouts() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let server = cookie_server().await;
+        let slow = Arc::new(AtomicBool::new(false));
+        let delay = Duration::from_secs(3);
+        let proxy = delaying_proxy(redis.addr(), slow.clone(), delay).await;
+        let (timeout, write_timeout) = (Duration::from_millis(50), Duration::from_millis(200));
+        let jar = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .timeout(timeout)
+            .write_timeout(write_timeout)
+            .build()
+            .await
+            .unwrap();
+        let jar = Arc::new(jar);
+        let client = client(&jar);
+        get(&client, &server.url("/set?sid=1")).await;
+        slow.store(true, Ordering::SeqCst);
+        for path in ["/page", "/set?other=2"] {
+            let started = Instant::now();
+            assert_eq!(get(&client, &server.url(path)).await, "");
+            let took = started.elapsed();
+            eprintln!("slow Redis: {path} took {took:?} (timeouts {timeout:?}, {write_timeout:?})");
+            // Cut short by the store's timeouts, far from Redis's delay: a bound with room
+            // for a loaded machine, where the time itself is for the benchmark to say.
+            assert!(
+                took < delay / 2,
+                "{path} took {took:?} with Redis {delay:?} slow"
+            );
+        }
+        assert!(jar.stats().errors >= 2, "{:?}", jar.stats());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_value_is_left_out_and_removed_by_the_next_change() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let jar = jar(&redis).await;
+        set(&jar, "https://example.com/", "good=1").await;
+        let key = format!("{}site:example.com", RedisCookieStore::DEFAULT_PREFIX);
+        let good = fields(&redis, "example.com").pop().unwrap();
+        let value: Vec<u8> = redis::cmd("HGET")
+            .arg(&key)
+            .arg(&good)
+            .query(&mut redis.connection())
+            .unwrap();
+        let mut connection = redis.connection();
+        // Garbage; a cookie truncated; a cookie under another cookie's field.
+        let () = redis::cmd("HSET")
+            .arg(&key)
+            .arg("11:example.com1:/junk")
+            .arg("not json")
+            .arg("11:example.com1:/cut")
+            .arg(&value[..value.len() / 2])
+            .arg("11:example.com1:/moved")
+            .arg(&value)
+            .query(&mut connection)
+            .unwrap();
+        assert_eq!(
+            header_for(&jar, "https://example.com/").await.as_deref(),
+            Some("good=1")
+        );
+        assert!(jar.stats().corrupt >= 3, "{:?}", jar.stats());
+        // The read queued a sweep of the domain, which removes them.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while fields(&redis, "example.com").len() > 1 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(fields(&redis, "example.com"), [good]);
+        assert_eq!(jar.len().await.unwrap(), 1, "the count holds what is left");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_cookies_are_shared_or_kept_for_the_lifetime_chosen() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let shared = jar(&redis).await;
+        set(&shared, "https://example.com/", "sid=1").await;
+        let listed = shared.cookies().await.unwrap();
+        assert!(listed[0].is_session());
+
+        let timed = RedisCookieStore::builder(redis.url())
+            .prefix("timed:")
+            .session_cookie_lifetime(Duration::from_secs(3600))
+            .build()
+            .await
+            .unwrap();
+        set(&timed, "https://example.com/", "sid=1").await;
+        let listed = timed.cookies().await.unwrap();
+        let expires = listed[0].expires().unwrap();
+        let left = expires
+            .duration_since(std::time::SystemTime::now())
+            .unwrap();
+        assert!(left > Duration::from_secs(3500) && left <= Duration::from_secs(3600));
+        // A jar under another prefix is another jar.
+        assert_eq!(
+            header_for(&shared, "https://example.com/").await.as_deref(),
+            Some("sid=1")
+        );
+        let other = RedisCookieStore::builder(redis.url())
+            .prefix("other:")
+            .build()
+            .await
+            .unwrap();
+        assert_eq!(header_for(&other, "https://example.com/").await, None);
+    })
+    .await;
+}

@@ -1,0 +1,1082 @@
+//! [`RedisCookieStore`] (the `redis` feature): a cookie jar on Redis that every client of a
+//! fleet shares, so that a cookie one process was set is sent by the others, with the
+//! same storage model, matching and limits as the in-memory [`CookieStore`](super::CookieStore).
+//!
+//! It is built on the [`redis`](https://docs.rs/redis) crate's tokio `ConnectionManager`, as
+//! `cache::RedisCacheStore` is. Every change to a registrable domain's cookies is one Lua
+//! script that applies only if the cookies it changes are still as they were read and the
+//! domain stays within its limit, so that two replicas setting cookies at once never lose
+//! one's or break the limit; the script is sent with `EVAL`, which Redis compiles once and
+//! keeps.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ::redis::aio::ConnectionManager;
+use tokio::sync::mpsc;
+use url::Url;
+
+use super::persist::{cookie_from_json, cookie_to_json};
+use super::provider::{CookieFuture, CookieProvider};
+use super::stored_cookie::listing;
+use super::{
+    Cookie, CookieLimits, Jar, Retrieval, StoredCookie, limit_key, new_cookie, now,
+    serialize_cookie_list,
+};
+use crate::infra::redis;
+
+/// Applies a change to one registrable domain's hash if every field it changes still
+/// holds what was read, and if the domain then holds no more cookies than its limit; so
+/// that changes to different cookies of a domain apply side by side, and one made from a
+/// stale read is made again.
+///
+/// KEYS: the domain's hash, the count, the set of domains. ARGV: the domain, the most
+/// cookies the domain may hold, then for each field: the field, what was read (`=` and
+/// the value, or `-` for nothing), and what to write (`+` and the value, `-` to delete,
+/// `x` to delete a value that was not a cookie, which the count may not hold). Returns
+/// the new count of cookies in all (never below 0), or -1 when the change does not apply.
+const APPLY: &str = r"
+local added = 0
+local removed = 0
+local cleared = 0
+for i = 3, #ARGV, 3 do
+  local current = redis.call('HGET', KEYS[1], ARGV[i])
+  if current then
+    if ARGV[i + 1] ~= '=' .. current then return -1 end
+    if ARGV[i + 2] == '-' then removed = removed + 1 end
+    if ARGV[i + 2] == 'x' then cleared = cleared + 1 end
+  else
+    if ARGV[i + 1] ~= '-' then return -1 end
+    if ARGV[i + 2] ~= '-' and ARGV[i + 2] ~= 'x' then added = added + 1 end
+  end
+end
+if redis.call('HLEN', KEYS[1]) + added - removed - cleared > tonumber(ARGV[2]) then
+  return -1
+end
+for i = 3, #ARGV, 3 do
+  if ARGV[i + 2] == '-' or ARGV[i + 2] == 'x' then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+  else
+    redis.call('HSET', KEYS[1], ARGV[i], string.sub(ARGV[i + 2], 2))
+  end
+end
+if redis.call('HLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[3], ARGV[1])
+else
+  redis.call('SADD', KEYS[3], ARGV[1])
+end
+local count = redis.call('INCRBY', KEYS[2], added - removed)
+if count < 0 then
+  redis.call('SET', KEYS[2], 0)
+  count = 0
+end
+return count
+";
+
+/// Updates cookies' last-access-times: each field's value is replaced only while it is
+/// the one read. KEYS: the domain's hash. ARGV: field, value read, new value, ...
+const TOUCH: &str = r"
+for i = 1, #ARGV, 3 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+  end
+end
+return 0
+";
+
+/// Sets the count to the fields of every domain's hash, and returns it. KEYS: the set of
+/// domains, the count. ARGV: the prefix of the domains' hashes.
+const RECOUNT: &str = r"
+local total = 0
+for _, domain in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  total = total + redis.call('HLEN', ARGV[1] .. domain)
+end
+redis.call('SET', KEYS[2], total)
+return total
+";
+
+/// Deletes every key of the store. KEYS: the set of domains, the count. ARGV: the prefix
+/// of the domains' hashes.
+const CLEAR: &str = r"
+for _, domain in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  redis.call('DEL', ARGV[1] .. domain)
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 0
+";
+
+/// A cookie is "used" (its last-access-time moved) in Redis at most this often: a fetch
+/// that sends it only writes when its time is older, as Chrome writes its cookie database
+/// (`kLastAccessThreshold`, 5 minutes there).
+const ACCESS_INTERVAL_MICROS: u64 = 60_000_000;
+
+/// How many times a change is read again and retried when another writer changed the
+/// same registrable domain's cookies in between.
+const MAX_ATTEMPTS: usize = 8;
+
+/// A cookie jar on Redis, shared by every client (in this process or another) given a
+/// store on the same Redis and prefix: a cookie set through one is sent by all. Made with
+/// [`RedisCookieStore::builder`]; given to a client with
+/// [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider).
+///
+/// It keeps the rules of the in-memory [`CookieStore`](super::CookieStore) (RFC 6265's
+/// storage model, matching and order, the size limits and [`CookieLimits`]), across
+/// replicas:
+///
+/// - **Layout.** The cookies of one registrable domain (what the per-domain limit counts)
+///   are one Redis hash, `<prefix>site:<domain>`; each cookie a field (its domain, path and
+///   name) holding the cookie as JSON (the fields of
+///   [`CookieStore::save_json`](super::CookieStore::save_json)). `<prefix>sites` lists the
+///   domains and `<prefix>count` counts the cookies. On Redis Cluster give a prefix with a
+///   hash tag (`{cookies}:`), so that the keys share a slot.
+/// - **Atomic changes.** Storing a response's cookies reads the domain's hash, applies the
+///   storage model (replacing a cookie keeps its creation-time; expired cookies go; past
+///   [`CookieLimits::max_per_domain`] the least recently used make room), and writes the
+///   difference with a script that applies only if every cookie it changes is still as it
+///   was read and the domain stays within its limit, else reads again (a few times at
+///   most). Two replicas setting different cookies at once both land at the first try;
+///   the same cookie, or a full domain, costs the later one a second read. The per-domain
+///   limit holds whoever writes.
+/// - **The total.** The count changes in the same script. When it passes
+///   [`CookieLimits::max_total`], the store's task counts the jar again (at once, in a
+///   script) and, if it is still over, removes the least recently used cookies of the whole
+///   jar (expired ones first) down to [`CookieLimits::purge_total_to`], under a lock that
+///   keeps replicas from doing it twice.
+/// - **Use.** A cookie sent counts as used, for that order; the store writes its new
+///   last-access-time (from its own task, never delaying the fetch) when the stored one is
+///   more than a minute old, rather than at every request.
+/// - **Times.** Creation- and last-access-times are microseconds since the Unix epoch, so
+///   replicas order them alike (keep their clocks in step, as for `Expires`).
+/// - **Session cookies** (no `Max-Age` or `Expires`) are shared too, kept until the jar is
+///   cleared, so that a login one replica made serves all; or kept for a time with
+///   [`RedisCookieStoreBuilder::session_cookie_lifetime`]. A separate prefix is a separate
+///   jar: one per account, per tenant or per run.
+/// - **Faults.** Reading is bounded by the store's timeout (default
+///   [`RedisCookieStore::DEFAULT_TIMEOUT`]) and storing by the write timeout (default
+///   [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`]); the fetch waits for both, so that the
+///   next request sees a cookie just set. An error, a timeout or a value that does not
+///   read back as a cookie never fails a fetch: it sends no cookies, or keeps none (a
+///   corrupt value is removed by the next change to its domain), and is counted
+///   ([`RedisCookieStore::stats`]) and, with the `tracing` feature, traced at DEBUG.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::cookie::RedisCookieStore;
+///
+/// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+///     .prefix("crawler:account-42:cookies:")
+///     .build()
+///     .await?;
+/// let jar = Arc::new(jar);
+/// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+/// client.post("https://example.com/login").form(&[("user", "42")]).send().await?;
+/// // Every client on this jar, in any process, now sends the login cookie.
+/// println!("{:?}", jar.cookies().await?);
+/// # Ok(())
+/// # }
+/// ```
+pub struct RedisCookieStore {
+    shared: Arc<Shared>,
+    tasks: mpsc::Sender<Task>,
+    timeout: Duration,
+    session_cookie_lifetime: Option<Duration>,
+}
+
+/// What the store and its task share.
+struct Shared {
+    connection: ConnectionManager,
+    prefix: String,
+    limits: CookieLimits,
+    write_timeout: Duration,
+    counters: Counters,
+}
+
+/// Builds a [`RedisCookieStore`]: from [`RedisCookieStore::builder`].
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct RedisCookieStoreBuilder {
+    url: String,
+    prefix: String,
+    timeout: Duration,
+    write_timeout: Duration,
+    connect_timeout: Duration,
+    limits: CookieLimits,
+    session_cookie_lifetime: Option<Duration>,
+    task_queue: usize,
+}
+
+/// What a [`RedisCookieStore`] has done since it was made: [`RedisCookieStore::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RedisCookieStats {
+    /// `Cookie` headers read (one per credentialed request).
+    pub reads: u64,
+    /// Changes written: a response's cookies for one registrable domain, a sweep of
+    /// expired cookies, or a purge's removals from one domain.
+    pub writes: u64,
+    /// Changes read again because another writer changed the same domain's cookies first.
+    pub conflicts: u64,
+    /// Values that did not read back as a cookie of their field: left out, and removed by
+    /// the next change to their domain.
+    pub corrupt: u64,
+    /// Purges of the whole jar past [`CookieLimits::max_total`].
+    pub purges: u64,
+    /// Commands that failed or timed out, and changes given up after too many conflicts.
+    pub errors: u64,
+    /// Tasks (last-access-time updates, sweeps, purges) dropped because the store's task
+    /// had too many waiting.
+    pub dropped_tasks: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    reads: AtomicU64,
+    writes: AtomicU64,
+    conflicts: AtomicU64,
+    corrupt: AtomicU64,
+    purges: AtomicU64,
+    errors: AtomicU64,
+    dropped_tasks: AtomicU64,
+}
+
+/// Work for the store's task, off the fetch's path.
+enum Task {
+    /// Moves last-access-times: the domain's hash, and its cookies' new values.
+    Touch(String, Vec<Touched>),
+    /// Removes a domain's expired (and corrupt) cookies.
+    Sweep(String),
+    /// Brings the jar back under its total.
+    Purge,
+}
+
+/// A cookie whose last-access-time moves: its field, its value as read, and its value
+/// with the new time.
+type Touched = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// Where a purge looks for cookies to remove: (whether unexpired, last access, creation),
+/// then the domain's index, the field, its value as read, and how it goes. Values that are
+/// not cookies and expired cookies sort first.
+type PurgeOrder<'a> = ((bool, u64, u64), usize, &'a [u8], &'a [u8], Write);
+
+/// One registrable domain's hash as read: its cookies by field, with the values as read;
+/// the fields whose value is not a cookie apart, with theirs.
+#[derive(Default)]
+struct Site {
+    cookies: Vec<(Vec<u8>, Vec<u8>, Cookie)>,
+    corrupt: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// A change to one field of a domain's hash: the field, its value as read (`None` for
+/// none), and what to write.
+type Change = (Vec<u8>, Option<Vec<u8>>, Write);
+
+/// What a [`Change`] writes.
+#[derive(Clone)]
+enum Write {
+    /// This cookie's value.
+    Cookie(Vec<u8>),
+    /// Nothing: the cookie goes.
+    Delete,
+    /// Nothing: the value, which was not a cookie, goes (not counted as a cookie).
+    Clear,
+}
+
+impl RedisCookieStore {
+    /// The default prefix of the store's keys: `whatwg-fetch:cookies:`.
+    pub const DEFAULT_PREFIX: &'static str = "whatwg-fetch:cookies:";
+    /// The default bound on reading a request's cookies, after which it goes without:
+    /// 50 ms.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
+    /// The default bound on storing a response's cookies, retries included: 500 ms.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default bound on connecting (in [`RedisCookieStoreBuilder::build`], and each
+    /// reconnection): 1 s.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+    /// The default number of tasks waiting for the store's task: 1,024.
+    pub const DEFAULT_TASK_QUEUE: usize = 1024;
+
+    /// A builder for a store on the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`,
+    /// or `redis+unix:///path`), with the defaults above and [`CookieLimits::default`].
+    pub fn builder(url: impl Into<String>) -> RedisCookieStoreBuilder {
+        RedisCookieStoreBuilder {
+            url: url.into(),
+            prefix: RedisCookieStore::DEFAULT_PREFIX.to_owned(),
+            timeout: RedisCookieStore::DEFAULT_TIMEOUT,
+            write_timeout: RedisCookieStore::DEFAULT_WRITE_TIMEOUT,
+            connect_timeout: RedisCookieStore::DEFAULT_CONNECT_TIMEOUT,
+            limits: CookieLimits::default(),
+            session_cookie_lifetime: None,
+            task_queue: RedisCookieStore::DEFAULT_TASK_QUEUE,
+        }
+    }
+
+    /// What the store has done since it was made.
+    pub fn stats(&self) -> RedisCookieStats {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let counters = &self.shared.counters;
+        RedisCookieStats {
+            reads: load(&counters.reads),
+            writes: load(&counters.writes),
+            conflicts: load(&counters.conflicts),
+            corrupt: load(&counters.corrupt),
+            purges: load(&counters.purges),
+            errors: load(&counters.errors),
+            dropped_tasks: load(&counters.dropped_tasks),
+        }
+    }
+
+    /// The prefix of the store's keys.
+    pub fn prefix(&self) -> &str {
+        &self.shared.prefix
+    }
+
+    /// The limits the store keeps to.
+    pub fn limits(&self) -> CookieLimits {
+        self.shared.limits
+    }
+
+    /// Every unexpired cookie of the jar, as [`CookieStore::cookies`](super::CookieStore::cookies)
+    /// lists them: by domain, then path, then creation. Listing does not count as use.
+    ///
+    /// # Errors
+    /// An I/O error when Redis fails or does not answer within the write timeout.
+    pub async fn cookies(&self) -> io::Result<Vec<StoredCookie>> {
+        let shared = &self.shared;
+        let now = now();
+        let sites: Vec<String> = shared.within_command("SMEMBERS", shared.sites()).await?;
+        let read = shared.bounded("HGETALL", shared.read_sites(&sites)).await?;
+        Ok(listing(
+            read.into_iter()
+                .flat_map(|site| site.cookies)
+                .map(|(_, _, cookie)| cookie)
+                .filter(|cookie| !cookie.is_expired(now)),
+        ))
+    }
+
+    /// How many cookies the jar holds (expired ones not yet removed included).
+    ///
+    /// # Errors
+    /// An I/O error when Redis fails or does not answer within the write timeout.
+    pub async fn len(&self) -> io::Result<usize> {
+        let shared = &self.shared;
+        let mut command = ::redis::cmd("GET");
+        command.arg(shared.key("count"));
+        let count: Option<i64> = shared.within_command("GET", command).await?;
+        Ok(count.map_or(0, |count| usize::try_from(count).unwrap_or(0)))
+    }
+
+    /// Removes every cookie of the jar (every key with the store's prefix that it wrote).
+    ///
+    /// # Errors
+    /// An I/O error when Redis fails or does not answer within the write timeout.
+    pub async fn clear(&self) -> io::Result<()> {
+        let shared = &self.shared;
+        let mut command = ::redis::cmd("EVAL");
+        command
+            .arg(CLEAR)
+            .arg(2)
+            .arg(shared.key("sites"))
+            .arg(shared.key("count"))
+            .arg(shared.key("site:"));
+        shared
+            .within_command::<::redis::Value>("EVAL", command)
+            .await?;
+        Ok(())
+    }
+
+    /// The `Cookie` header for `url` at time `now` (seconds) and `now_micros`.
+    async fn cookie_header_at(&self, url: &Url, now: i64, now_micros: u64) -> Option<Vec<u8>> {
+        let shared = &self.shared;
+        shared.counters.reads.fetch_add(1, Ordering::Relaxed);
+        let retrieval = Retrieval::of(url)?;
+        let domains: Vec<String> = retrieval.keys().into_iter().map(str::to_owned).collect();
+        let read = match tokio::time::timeout(self.timeout, shared.read_sites(&domains)).await {
+            Ok(Ok(read)) => read,
+            Ok(Err(error)) => {
+                shared.count_error("HGETALL", &error);
+                return None;
+            }
+            Err(_) => {
+                shared.count_error("HGETALL", &"timed out");
+                return None;
+            }
+        };
+        // Retrieval step 1, with the domains' cookies (expired ones left out, and their
+        // domain swept by the store's task).
+        let mut cookie_list: Vec<(&[u8], &[u8], &Cookie, &str)> = Vec::new();
+        for (domain, site) in domains.iter().zip(&read) {
+            if site
+                .cookies
+                .iter()
+                .any(|(_, _, cookie)| cookie.is_expired(now))
+                || !site.corrupt.is_empty()
+            {
+                self.queue(Task::Sweep(domain.clone()));
+            }
+            for (field, value, cookie) in &site.cookies {
+                if !cookie.is_expired(now) && retrieval.matches(cookie) {
+                    cookie_list.push((field, value, cookie, domain));
+                }
+            }
+        }
+        if cookie_list.is_empty() {
+            return None;
+        }
+        // Step 2. Sort the cookie-list: longer paths first; among equal-length paths,
+        // earlier creation-times first.
+        cookie_list.sort_by(|a, b| {
+            b.2.path
+                .len()
+                .cmp(&a.2.path.len())
+                .then(a.2.creation_time.cmp(&b.2.creation_time))
+        });
+        // Step 3. Update the last-access-time of each cookie in the cookie-list to the
+        // current date and time. (In Redis when the stored one is older than the interval,
+        // from the store's task.)
+        let mut touches: HashMap<&str, Vec<Touched>> = HashMap::new();
+        for &(field, value, cookie, domain) in &cookie_list {
+            if cookie
+                .last_access_time
+                .saturating_add(ACCESS_INTERVAL_MICROS)
+                < now_micros
+            {
+                let mut used = cookie.clone();
+                used.last_access_time = now_micros;
+                touches.entry(domain).or_default().push((
+                    field.to_vec(),
+                    value.to_vec(),
+                    encode(&used),
+                ));
+            }
+        }
+        for (domain, touched) in touches {
+            self.queue(Task::Touch(shared.site_key(domain), touched));
+        }
+        // Step 4. Serialize the cookie-list into a cookie-string.
+        Some(serialize_cookie_list(
+            cookie_list.iter().map(|&(_, _, cookie, _)| cookie),
+        ))
+    }
+
+    /// Stores the cookies of `headers`, received from `url`, at time `now` (seconds) and
+    /// `now_micros`.
+    async fn set_cookies_at(&self, url: &Url, headers: &[&[u8]], now: i64, now_micros: u64) {
+        let shared = &self.shared;
+        // Storage model steps 1–10 for each header, then steps 11–12 per registrable domain.
+        let mut by_domain: Vec<(String, Vec<Cookie>)> = Vec::new();
+        for (order, header) in (0u64..).zip(headers) {
+            let Some(mut cookie) = new_cookie(url, header, now) else {
+                continue;
+            };
+            if cookie.expiry_time.is_none() {
+                if let Some(lifetime) = self.session_cookie_lifetime {
+                    let seconds = i64::try_from(lifetime.as_secs()).unwrap_or(i64::MAX);
+                    cookie.expiry_time = Some(now.saturating_add(seconds));
+                }
+            }
+            // RFC 6265bis §5.7 step 5: the creation-time and the last-access-time are the
+            // current date and time (a microsecond apart, to keep the headers' order).
+            cookie.creation_time = now_micros.saturating_add(order);
+            cookie.last_access_time = cookie.creation_time;
+            let domain = limit_key(&cookie.domain);
+            match by_domain.iter_mut().find(|(key, _)| key == domain) {
+                Some((_, cookies)) => cookies.push(cookie),
+                None => by_domain.push((domain.to_owned(), vec![cookie])),
+            }
+        }
+        for (domain, cookies) in by_domain {
+            let stored = shared.store_in_domain(&domain, &cookies, now);
+            let count = match tokio::time::timeout(shared.write_timeout, stored).await {
+                Ok(Ok(count)) => count,
+                Ok(Err(error)) => {
+                    shared.count_error("EVAL", &error);
+                    continue;
+                }
+                Err(_) => {
+                    shared.count_error("EVAL", &"timed out");
+                    continue;
+                }
+            };
+            if count.is_some_and(|count| count > shared.limits.max_total) {
+                self.queue(Task::Purge);
+            }
+        }
+    }
+
+    /// Queues `task` for the store's task; a full queue drops it.
+    fn queue(&self, task: Task) {
+        if self.tasks.try_send(task).is_err() {
+            self.shared
+                .counters
+                .dropped_tasks
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl CookieProvider for RedisCookieStore {
+    fn cookie_header_for<'a>(&'a self, url: &'a Url) -> CookieFuture<'a, Option<Vec<u8>>> {
+        Box::pin(self.cookie_header_at(url, now(), now_micros()))
+    }
+
+    fn set_cookies_from_headers<'a>(
+        &'a self,
+        url: &'a Url,
+        headers: &'a [&'a [u8]],
+    ) -> CookieFuture<'a, ()> {
+        Box::pin(self.set_cookies_at(url, headers, now(), now_micros()))
+    }
+}
+
+impl fmt::Debug for RedisCookieStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisCookieStore")
+            .field("prefix", &self.shared.prefix)
+            .field("limits", &self.shared.limits)
+            .field("timeout", &self.timeout)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisCookieStoreBuilder {
+    /// The prefix of every key the store writes. Stores with the same prefix on the same
+    /// Redis share one jar. Default: [`RedisCookieStore::DEFAULT_PREFIX`].
+    pub fn prefix(mut self, prefix: impl Into<String>) -> RedisCookieStoreBuilder {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// How long a fetch waits for Redis to give its cookies before it goes without.
+    /// Default: [`RedisCookieStore::DEFAULT_TIMEOUT`] (50 ms).
+    pub fn timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long a fetch waits for its response's cookies to be stored (retries included)
+    /// before it goes on without them; also the bound on each command of the store's task
+    /// and of [`cookies`](RedisCookieStore::cookies), [`len`](RedisCookieStore::len) and
+    /// [`clear`](RedisCookieStore::clear). Default:
+    /// [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`] (500 ms).
+    pub fn write_timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// How long connecting to Redis may take, in [`build`](Self::build) and each time the
+    /// connection is made again. Default: [`RedisCookieStore::DEFAULT_CONNECT_TIMEOUT`]
+    /// (1 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How many cookies the jar keeps, per registrable domain and in all, across every
+    /// store on it (give them all the same). Default: [`CookieLimits::default`].
+    pub fn limits(mut self, limits: CookieLimits) -> RedisCookieStoreBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// Keeps a session cookie (one without `Max-Age` or `Expires`) for `lifetime` from when
+    /// it was last set, rather than until the jar is cleared: it is stored with that
+    /// expiry-time (and then listed as persistent). Default: `None`, kept until cleared.
+    pub fn session_cookie_lifetime(
+        mut self,
+        lifetime: impl Into<Option<Duration>>,
+    ) -> RedisCookieStoreBuilder {
+        self.session_cookie_lifetime = lifetime.into();
+        self
+    }
+
+    /// How many tasks (last-access-time updates, sweeps, purges) may wait for the store's
+    /// task; one more is dropped. Default: [`RedisCookieStore::DEFAULT_TASK_QUEUE`]; at
+    /// least 1.
+    pub fn task_queue(mut self, tasks: usize) -> RedisCookieStoreBuilder {
+        self.task_queue = tasks.max(1);
+        self
+    }
+
+    /// Connects to Redis and starts the store's task, on the current Tokio runtime (the
+    /// store's connection and task live there: keep that runtime running while the store
+    /// is used).
+    ///
+    /// # Errors
+    /// An I/O error naming the URL (without its password) when the URL is not a Redis URL
+    /// (`InvalidInput`), when there is no Tokio runtime (`Other`), or when Redis cannot be
+    /// reached within the connect timeout (`TimedOut`, or the connection's error).
+    pub async fn build(self) -> io::Result<RedisCookieStore> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| io::Error::other("RedisCookieStore::build must run on a Tokio runtime"))?;
+        let connection =
+            redis::connect("RedisCookieStore", &self.url, self.connect_timeout).await?;
+        let shared = Arc::new(Shared {
+            connection,
+            prefix: self.prefix,
+            limits: self.limits,
+            write_timeout: self.write_timeout,
+            counters: Counters::default(),
+        });
+        let (tasks, queue) = mpsc::channel(self.task_queue);
+        runtime.spawn(run_tasks(Arc::clone(&shared), queue));
+        Ok(RedisCookieStore {
+            shared,
+            tasks,
+            timeout: self.timeout,
+            session_cookie_lifetime: self.session_cookie_lifetime,
+        })
+    }
+}
+
+impl Shared {
+    /// The key `name` under the store's prefix.
+    fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// The hash of the registrable domain `domain`.
+    fn site_key(&self, domain: &str) -> String {
+        format!("{}site:{domain}", self.prefix)
+    }
+
+    /// `SMEMBERS` of the set of domains.
+    fn sites(&self) -> ::redis::Cmd {
+        let mut command = ::redis::cmd("SMEMBERS");
+        command.arg(self.key("sites"));
+        command
+    }
+
+    /// Runs `command`, bounded by the write timeout.
+    async fn within_command<T: ::redis::FromRedisValue>(
+        &self,
+        name: &'static str,
+        command: ::redis::Cmd,
+    ) -> io::Result<T> {
+        let mut connection = self.connection.clone();
+        self.bounded(
+            name,
+            async move { command.query_async(&mut connection).await },
+        )
+        .await
+    }
+
+    /// Awaits `work` (Redis commands called `name` in errors), bounded by the write
+    /// timeout, counting a failure.
+    async fn bounded<T>(
+        &self,
+        name: &'static str,
+        work: impl std::future::Future<Output = Result<T, ::redis::RedisError>>,
+    ) -> io::Result<T> {
+        match tokio::time::timeout(self.write_timeout, work).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => {
+                self.count_error(name, &error);
+                Err(io::Error::other(format!(
+                    "RedisCookieStore: {name}: {error}"
+                )))
+            }
+            Err(_) => {
+                self.count_error(name, &"timed out");
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "RedisCookieStore: {name} took more than {:?}",
+                        self.write_timeout
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// The hashes of `domains`, read in one round trip.
+    async fn read_sites(&self, domains: &[String]) -> Result<Vec<Site>, ::redis::RedisError> {
+        if domains.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = ::redis::pipe();
+        for domain in domains {
+            pipe.cmd("HGETALL").arg(self.site_key(domain));
+        }
+        let mut connection = self.connection.clone();
+        let hashes: Vec<HashMap<Vec<u8>, Vec<u8>>> = pipe.query_async(&mut connection).await?;
+        Ok(domains
+            .iter()
+            .zip(hashes)
+            .map(|(domain, hash)| self.decode_site(domain, hash))
+            .collect())
+    }
+
+    /// A domain's hash as cookies, counting the values that are not.
+    fn decode_site(&self, domain: &str, hash: HashMap<Vec<u8>, Vec<u8>>) -> Site {
+        let mut site = Site::default();
+        for (field, value) in hash {
+            match decode(domain, &field, &value) {
+                Some(cookie) => site.cookies.push((field, value, cookie)),
+                None => {
+                    self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
+                    site.corrupt.push((field, value));
+                }
+            }
+        }
+        site
+    }
+
+    /// Storage model steps 11–12 for `cookies` of the registrable domain `domain` at time
+    /// `now`, with the removal of its expired, corrupt and excess cookies: read, apply,
+    /// write if unchanged, else again. The jar's new count, or `None` when nothing changed.
+    async fn store_in_domain(
+        &self,
+        domain: &str,
+        cookies: &[Cookie],
+        now: i64,
+    ) -> Result<Option<usize>, ::redis::RedisError> {
+        // The total is the purge's: here only the domain's limit applies.
+        let limits = CookieLimits {
+            max_total: usize::MAX,
+            purge_total_to: usize::MAX,
+            ..self.limits
+        };
+        for _ in 0..MAX_ATTEMPTS {
+            let site = self
+                .read_sites(std::slice::from_ref(&domain.to_owned()))
+                .await?
+                .pop()
+                .unwrap_or_default();
+            let mut old: HashMap<Vec<u8>, (Vec<u8>, Cookie)> = HashMap::new();
+            let mut group = Vec::with_capacity(site.cookies.len());
+            for (field, value, cookie) in site.cookies {
+                group.push(cookie.clone());
+                old.insert(field, (value, cookie));
+            }
+            let mut jar = Jar::of_group(domain.to_owned(), group);
+            for cookie in cookies {
+                jar.store(cookie.clone(), now, &limits);
+            }
+            // A store of nothing still sweeps expired cookies.
+            jar.evict_expired(now);
+            let new = jar.groups.remove(domain).unwrap_or_default();
+            let mut changes: Vec<Change> = Vec::new();
+            for cookie in &new {
+                let field = field_of(cookie);
+                match old.remove(&field) {
+                    Some((_, ref same)) if same == cookie => {}
+                    Some((read, _)) => {
+                        changes.push((field, Some(read), Write::Cookie(encode(cookie))));
+                    }
+                    None => changes.push((field, None, Write::Cookie(encode(cookie)))),
+                }
+            }
+            // What the jar no longer holds, and what was not a cookie, goes.
+            changes.extend(
+                old.into_iter()
+                    .map(|(field, (read, _))| (field, Some(read), Write::Delete)),
+            );
+            changes.extend(
+                site.corrupt
+                    .into_iter()
+                    .map(|(field, read)| (field, Some(read), Write::Clear)),
+            );
+            if changes.is_empty() {
+                return Ok(None);
+            }
+            match self
+                .apply(domain, self.limits.max_per_domain, &changes)
+                .await?
+            {
+                Some(count) => return Ok(Some(count)),
+                None => {
+                    self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        Err(::redis::RedisError::from((
+            ::redis::ErrorKind::Client,
+            "gave up after repeated conflicts",
+        )))
+    }
+
+    /// Runs [`APPLY`] with `changes` to `domain`, which may then hold at most `max`
+    /// cookies: the jar's new count, or `None` when a field changed since it was read or
+    /// the domain would hold more.
+    async fn apply(
+        &self,
+        domain: &str,
+        max: usize,
+        changes: &[Change],
+    ) -> Result<Option<usize>, ::redis::RedisError> {
+        let mut command = ::redis::cmd("EVAL");
+        command
+            .arg(APPLY)
+            .arg(3)
+            .arg(self.site_key(domain))
+            .arg(self.key("count"))
+            .arg(self.key("sites"))
+            .arg(domain)
+            .arg(u64::try_from(max).unwrap_or(u64::MAX));
+        for (field, read, new) in changes {
+            command.arg(field).arg(tagged(b'=', read.as_deref()));
+            match new {
+                Write::Cookie(value) => command.arg(tagged(b'+', Some(value))),
+                Write::Delete => command.arg("-"),
+                Write::Clear => command.arg("x"),
+            };
+        }
+        let mut connection = self.connection.clone();
+        let count: i64 = command.query_async(&mut connection).await?;
+        self.counters.writes.fetch_add(1, Ordering::Relaxed);
+        Ok(usize::try_from(count).ok())
+    }
+
+    /// [Removes excess cookies](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-storage-model)
+    /// of the whole jar down to [`CookieLimits::purge_total_to`]: expired (and corrupt)
+    /// cookies first, then the earliest last-access-time first, one domain's removals per
+    /// script. Runs under a lock key, so that one replica purges at a time; a domain that
+    /// changed meanwhile is left for the next purge.
+    async fn purge(&self, now: i64) -> Result<(), ::redis::RedisError> {
+        let lock = self.key("purge");
+        let mut connection = self.connection.clone();
+        let mut take = ::redis::cmd("SET");
+        take.arg(&lock).arg(1).arg("NX").arg("PX").arg(
+            u64::try_from(self.write_timeout.as_millis().saturating_mul(10)).unwrap_or(u64::MAX),
+        );
+        let taken: Option<String> = take.query_async(&mut connection).await?;
+        if taken.is_none() {
+            return Ok(());
+        }
+        let result = self.purge_locked(now).await;
+        let mut release = ::redis::cmd("DEL");
+        release.arg(&lock);
+        let _: Result<i64, _> = release.query_async(&mut connection).await;
+        result
+    }
+
+    async fn purge_locked(&self, now: i64) -> Result<(), ::redis::RedisError> {
+        let mut connection = self.connection.clone();
+        // The count drifts from the cookies when a value it counted turns out not to be a
+        // cookie (or one it did not count goes): count them again first, at once.
+        let recounted: i64 = ::redis::cmd("EVAL")
+            .arg(RECOUNT)
+            .arg(2)
+            .arg(self.key("sites"))
+            .arg(self.key("count"))
+            .arg(self.key("site:"))
+            .query_async(&mut connection)
+            .await?;
+        if usize::try_from(recounted).unwrap_or(0) <= self.limits.max_total {
+            return Ok(());
+        }
+        let domains: Vec<String> = self.sites().query_async(&mut connection).await?;
+        let mut sites = Vec::with_capacity(domains.len());
+        for chunk in domains.chunks(64) {
+            sites.extend(self.read_sites(chunk).await?);
+        }
+        let total: usize = sites.iter().map(|site| site.cookies.len()).sum();
+        if total <= self.limits.max_total {
+            return Ok(());
+        }
+        self.counters.purges.fetch_add(1, Ordering::Relaxed);
+        let target = self.limits.purge_total_to.min(self.limits.max_total);
+        let corrupt: usize = sites.iter().map(|site| site.corrupt.len()).sum();
+        let excess = total.saturating_sub(target).saturating_add(corrupt);
+        // Every cookie in the order of removal.
+        let mut order: Vec<PurgeOrder<'_>> = Vec::with_capacity(total);
+        for (index, site) in sites.iter().enumerate() {
+            for (field, value) in &site.corrupt {
+                order.push(((false, 0, 0), index, field, value, Write::Clear));
+            }
+            for (field, value, cookie) in &site.cookies {
+                let (access, creation) = cookie.access_order();
+                let key = (!cookie.is_expired(now), access, creation);
+                order.push((key, index, field, value, Write::Delete));
+            }
+        }
+        order.sort_unstable_by_key(|&(key, ..)| key);
+        let mut removals: Vec<Vec<Change>> = vec![Vec::new(); sites.len()];
+        for (_, index, field, value, write) in order.into_iter().take(excess) {
+            if let Some(changes) = removals.get_mut(index) {
+                changes.push((field.to_vec(), Some(value.to_vec()), write));
+            }
+        }
+        for (domain, changes) in domains.iter().zip(&removals) {
+            // A domain changed since it was read keeps its cookies until the next purge.
+            if !changes.is_empty() && self.apply(domain, usize::MAX, changes).await?.is_none() {
+                self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts a failed command and traces it (the `tracing` feature) at DEBUG.
+    fn count_error(&self, command: &'static str, error: &dyn fmt::Display) {
+        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            target: "whatwg_fetch::cookie::redis",
+            command,
+            %error,
+            "Redis cookie store: command failed"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = (command, error);
+    }
+}
+
+/// The store's task: queued touches, sweeps and purges, one at a time, each bounded by
+/// the write timeout, until the store (the queue's sender) is dropped.
+async fn run_tasks(shared: Arc<Shared>, mut queue: mpsc::Receiver<Task>) {
+    while let Some(task) = queue.recv().await {
+        let (name, done) = match task {
+            Task::Touch(key, touched) => {
+                let mut command = ::redis::cmd("EVAL");
+                command.arg(TOUCH).arg(1).arg(key);
+                for (field, read, used) in touched {
+                    command.arg(field).arg(read).arg(used);
+                }
+                let mut connection = shared.connection.clone();
+                let done = command.query_async::<::redis::Value>(&mut connection);
+                (
+                    "EVAL",
+                    tokio::time::timeout(shared.write_timeout, async { done.await.map(|_| ()) })
+                        .await,
+                )
+            }
+            Task::Sweep(domain) => {
+                let swept = shared.store_in_domain(&domain, &[], now());
+                (
+                    "EVAL",
+                    tokio::time::timeout(shared.write_timeout, async { swept.await.map(|_| ()) })
+                        .await,
+                )
+            }
+            Task::Purge => {
+                let purged = shared.purge(now());
+                (
+                    "purge",
+                    tokio::time::timeout(shared.write_timeout.saturating_mul(10), purged).await,
+                )
+            }
+        };
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => shared.count_error(name, &error),
+            Err(_) => shared.count_error(name, &"timed out"),
+        }
+    }
+}
+
+/// A cookie's field in its domain's hash: what makes it the cookie it is (RFC 6265 §5.3
+/// step 11), its domain, path and name, each but the last after its length (so a field
+/// starts with a digit).
+fn field_of(cookie: &Cookie) -> Vec<u8> {
+    let mut field =
+        Vec::with_capacity(cookie.domain.len() + cookie.path.len() + cookie.name.len() + 12);
+    field.extend_from_slice(cookie.domain.len().to_string().as_bytes());
+    field.push(b':');
+    field.extend_from_slice(cookie.domain.as_bytes());
+    field.extend_from_slice(cookie.path.len().to_string().as_bytes());
+    field.push(b':');
+    field.extend_from_slice(&cookie.path);
+    field.extend_from_slice(&cookie.name);
+    field
+}
+
+/// A cookie as its field's value: the JSON of [`CookieStore::save_json`](super::CookieStore::save_json)'s cookies.
+fn encode(cookie: &Cookie) -> Vec<u8> {
+    cookie_to_json(cookie).to_string().into_bytes()
+}
+
+/// The cookie a field's value holds, if it is one (as a loaded cookie is checked), of that
+/// field and of the domain `domain`.
+fn decode(domain: &str, field: &[u8], value: &[u8]) -> Option<Cookie> {
+    let json = serde_json::from_slice(value).ok()?;
+    let cookie = cookie_from_json(&json).ok()?;
+    (field_of(&cookie) == field && limit_key(&cookie.domain) == domain).then_some(cookie)
+}
+
+/// A field's value as [`APPLY`] takes it: `tag` and the value, or `-` for none.
+fn tagged(tag: u8, value: Option<&[u8]>) -> Vec<u8> {
+    match value {
+        Some(value) => {
+            let mut tagged = Vec::with_capacity(value.len() + 1);
+            tagged.push(tag);
+            tagged.extend_from_slice(value);
+            tagged
+        }
+        None => b"-".to_vec(),
+    }
+}
+
+/// Microseconds since the Unix epoch now: creation- and last-access-times in Redis, which
+/// every replica orders alike.
+fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cookie(url: &str, header: &str) -> Cookie {
+        let url = Url::parse(url).unwrap();
+        new_cookie(&url, header.as_bytes(), 1_000).unwrap()
+    }
+
+    #[test]
+    fn a_value_reads_back_only_as_the_cookie_of_its_field_and_domain() {
+        let a = cookie(
+            "https://www.example.com/a/b",
+            "id=1; Domain=example.com; Secure",
+        );
+        let value = encode(&a);
+        assert_eq!(
+            decode("example.com", &field_of(&a), &value),
+            Some(a.clone())
+        );
+        assert_eq!(decode("example.org", &field_of(&a), &value), None);
+        let b = cookie("https://www.example.com/a/b", "other=1; Domain=example.com");
+        assert_eq!(decode("example.com", &field_of(&b), &value), None);
+        for length in 0..value.len() {
+            assert_eq!(decode("example.com", &field_of(&a), &value[..length]), None);
+        }
+    }
+
+    #[test]
+    fn fields_tell_apart_what_the_storage_model_tells_apart() {
+        let fields = [
+            field_of(&cookie("https://example.com/", "a=1; Path=/b")),
+            field_of(&cookie("https://example.com/", "a=1; Path=/")),
+            field_of(&cookie("https://example.com/", "b=1; Path=/")),
+            field_of(&cookie("https://x.example.com/", "a=1; Path=/b")),
+        ];
+        for (i, a) in fields.iter().enumerate() {
+            for b in fields.get(i + 1..).unwrap() {
+                assert_ne!(a, b);
+            }
+            assert!(a.first().is_some_and(u8::is_ascii_digit));
+        }
+        // A value replacing one keeps its field, as does the same name, domain and path
+        // with a `Domain` attribute (not part of what makes a cookie the one it is).
+        assert_eq!(
+            field_of(&cookie("https://example.com/", "a=1; Path=/b")),
+            field_of(&cookie("https://example.com/", "a=2; Path=/b; Max-Age=60"))
+        );
+        assert_eq!(
+            field_of(&cookie("https://example.com/", "a=1; Path=/b")),
+            field_of(&cookie(
+                "https://example.com/",
+                "a=1; Domain=example.com; Path=/b"
+            ))
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! The Redis connection of the stores a fleet shares (the `redis` feature): the HTTP
+//! cache's `cache::RedisCacheStore` and the cookie jar's `cookie::RedisCookieStore`. Both
+//! connect the same way, and name the URL in their errors without its password.
+
+use std::io;
+use std::time::Duration;
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+/// Connects to the Redis at `url` for the store named `store` (the type, which errors
+/// name): one multiplexed connection that reconnects by itself, each attempt bounded by
+/// `connect_timeout`, and no response timeout (the stores bound each command themselves).
+///
+/// # Errors
+/// An I/O error naming `store` and the URL (without its password) when the URL is not a
+/// Redis URL (`InvalidInput`), or when Redis cannot be reached within `connect_timeout`
+/// (`TimedOut`, or the connection's error).
+pub(crate) async fn connect(
+    store: &str,
+    url: &str,
+    connect_timeout: Duration,
+) -> io::Result<ConnectionManager> {
+    let shown = without_password(url);
+    let client = ::redis::Client::open(url).map_err(|error| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{store}: {shown} is not a Redis URL: {error}"),
+        )
+    })?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(connect_timeout))
+        .set_response_timeout(None)
+        .set_number_of_retries(2)
+        .set_max_delay(connect_timeout);
+    tokio::time::timeout(
+        connect_timeout,
+        ConnectionManager::new_with_config(client, config),
+    )
+    .await
+    .map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("{store}: connecting to {shown} took more than {connect_timeout:?}"),
+        )
+    })?
+    .map_err(|error| {
+        io::Error::new(
+            io_error_kind(&error),
+            format!("{store}: connecting to {shown}: {error}"),
+        )
+    })
+}
+
+/// A Redis URL as an error shows it: without its password.
+pub(crate) fn without_password(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        Err(_) => "the URL given".to_owned(),
+    }
+}
+
+/// The I/O kind of a redis error: its own when it is an I/O error, else `Other`.
+fn io_error_kind(error: &::redis::RedisError) -> io::ErrorKind {
+    if error.is_timeout() {
+        io::ErrorKind::TimedOut
+    } else if error.is_connection_refusal() {
+        io::ErrorKind::ConnectionRefused
+    } else {
+        io::ErrorKind::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_shows_the_url_without_its_password() {
+        assert_eq!(
+            without_password("redis://user:secret@127.0.0.1:6379/0"),
+            "redis://user:***@127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            without_password("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379"
+        );
+        assert_eq!(without_password("not a url"), "the URL given");
+    }
+}
