@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use net_support::cache_server;
+use net_support::{cache_server, large_body};
 use redis_server::{RedisServer, delaying_proxy};
 use whatwg_fetch::cache::RedisCacheStore;
-use whatwg_fetch::{Client, RequestInit};
+use whatwg_fetch::{Client, RequestCache, RequestInit};
 
 fn client(store: &Arc<RedisCacheStore>) -> Client {
     Client::builder()
@@ -272,6 +272,121 @@ async fn a_record_over_the_store_limit_is_not_stored() {
         assert_eq!(log.count("/big"), 2, "not served from Redis");
         get(&client(&store), &server.url("/small")).await;
         assert_eq!(log.count("/small"), 1, "served from Redis");
+    })
+    .await;
+}
+
+/// The body of a `GET` of `url` with `cache`, as bytes.
+async fn get_bytes(client: &Client, url: &str, cache: RequestCache) -> Vec<u8> {
+    let init = RequestInit {
+        cache: Some(cache),
+        ..RequestInit::default()
+    };
+    let mut response = client.fetch(url, init).await.unwrap();
+    assert!(response.ok(), "{url}: {}", response.status());
+    response.bytes().await.unwrap().to_vec()
+}
+
+/// Waits (at most 10 s) until Redis holds more than `count` keys.
+async fn wait_for_more_keys_than(redis: &RedisServer, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let keys = redis.keys();
+        if keys.len() > count || Instant::now() > deadline {
+            return keys;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_record_is_written_in_chunks_read_whole_and_replaced_at_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let url = server.url("/large");
+        let chunked = || {
+            RedisCacheStore::builder(redis.url())
+                .chunk_bytes(64 * 1024)
+                .build()
+        };
+        let store = Arc::new(chunked().await.unwrap());
+        let body = get_bytes(&client(&store), &url, RequestCache::Default).await;
+        assert_eq!(body, large_body());
+        // The head and 300 KiB (and the head of the record) in 64 KiB chunks: 5 chunks.
+        let keys = wait_for_more_keys_than(&redis, 5).await;
+        assert_eq!(keys.len(), 6, "{keys:?}");
+        let head = keys.iter().min_by_key(|key| key.len()).unwrap().clone();
+        assert!(
+            keys.iter()
+                .all(|key| *key == head || key.starts_with(&format!("{head}:")))
+        );
+
+        // Another store, another client: served whole from the chunks.
+        let other = Arc::new(chunked().await.unwrap());
+        let body = get_bytes(&client(&other), &url, RequestCache::Default).await;
+        assert_eq!(body, large_body());
+        assert_eq!(log.count("/large"), 1);
+        assert_eq!(other.stats().hits, 1);
+
+        // Stored again (a reload): new chunks under a new manifest, the old ones deleted.
+        get_bytes(&client(&store), &url, RequestCache::Reload).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut after = redis.keys();
+        while (after.len() != 6 || after.iter().any(|key| keys.contains(key) && *key != head))
+            && Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            after = redis.keys();
+        }
+        assert_eq!(after.len(), 6, "{after:?}");
+        assert!(
+            after.iter().all(|key| *key == head || !keys.contains(key)),
+            "old chunks left: {keys:?} then {after:?}"
+        );
+
+        // A chunk gone (evicted, say): a miss, and the network.
+        let chunk = after.iter().find(|key| **key != head).unwrap();
+        let () = redis::cmd("DEL")
+            .arg(chunk)
+            .query(&mut redis.connection())
+            .unwrap();
+        let body = get_bytes(&client(&other), &url, RequestCache::Default).await;
+        assert_eq!(body, large_body());
+        assert_eq!(log.count("/large"), 3);
+        assert_eq!(other.stats().corrupt, 0, "a missing chunk is no corruption");
+
+        // A chunk flipped: a miss, counted as corrupt, the record and its chunks deleted
+        // (then stored anew from the network's answer).
+        let mut keys = wait_for_more_keys_than(&redis, 5).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while keys.len() != 6 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            keys = redis.keys();
+        }
+        let chunk = keys.iter().find(|key| **key != head).unwrap();
+        let () = redis::cmd("SETRANGE")
+            .arg(chunk)
+            .arg(100)
+            .arg("!")
+            .query::<i64>(&mut redis.connection())
+            .map(drop)
+            .unwrap();
+        let fresh = Arc::new(chunked().await.unwrap());
+        let body = get_bytes(&client(&fresh), &url, RequestCache::Default).await;
+        assert_eq!(body, large_body());
+        assert_eq!(log.count("/large"), 4);
+        assert_eq!(fresh.stats().corrupt, 1);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while redis.keys().contains(chunk) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(
+            !redis.keys().contains(chunk),
+            "the corrupt record's chunks go"
+        );
     })
     .await;
 }

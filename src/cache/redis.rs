@@ -26,6 +26,27 @@ use crate::infra::redis;
 /// The first bytes of a value, naming its layout.
 const VALUE_MAGIC: &[u8; 8] = b"wfhc\x00\x00\x00\x01";
 
+/// The first bytes of a chunked record's head: a [`Manifest`] naming its chunks.
+const MANIFEST_MAGIC: &[u8; 8] = b"wfhm\x00\x00\x00\x01";
+
+/// The bytes of a [`Manifest`]: the tag, the generation, the value's length (`u64`) and the
+/// chunk size (`u32`), little-endian.
+const MANIFEST_LEN: usize = MANIFEST_MAGIC.len() + GENERATION_LEN + 8 + 4;
+
+/// The bytes of a generation: 16 hexadecimal digits.
+const GENERATION_LEN: usize = 16;
+
+/// The smallest chunk, so that a manifest names a bounded number of chunks.
+const MIN_CHUNK_BYTES: usize = 4096;
+
+/// The most chunks a manifest may name (a 16 MiB record in 4 KiB chunks; 32 in the default
+/// 512 KiB ones); a manifest naming more is corrupt.
+const MAX_CHUNKS: usize = 4096;
+
+/// A chunk outlives its record's head by this much, so that a head never names a chunk
+/// that expired before it.
+const CHUNK_TTL_MARGIN_MS: u64 = 60_000;
+
 /// Deletes a key only while it holds the value read (a corrupt one), so that a record
 /// another replica wrote meanwhile stays.
 const DELETE_IF_UNCHANGED: &str =
@@ -44,6 +65,14 @@ const DELETE_IF_UNCHANGED: &str =
 ///   SHA-256 of the cache key in hex; a value is a layout tag, a SHA-256 of the rest, the
 ///   cache key and the record. A value that does not check (truncated, corrupt, another
 ///   layout, or another key's) is a miss, and is deleted unless it changed meanwhile.
+/// - A value larger than the chunk size ([`RedisCacheStoreBuilder::chunk_bytes`], default
+///   512 KiB) is written in chunks, each a key of its own named after the record's key and
+///   a generation new at each write, so that no Redis command moves more than a chunk and
+///   Redis serves other clients between them. The record's key, written last and in one
+///   `SET`, holds a manifest naming them: a reader sees the old record or the new one, never
+///   a mix of both, and a chunk missing (replaced meanwhile, or evicted) is a miss. The
+///   chunks a write replaces are deleted after it; chunks outlive their manifest by a
+///   minute, so an unfinished write's chunks expire too.
 /// - A read ([`get`](HttpCacheStore::get), awaited by a fetch before the network) is bounded by
 ///   the store's timeout (default [`RedisCacheStore::DEFAULT_TIMEOUT`]): an answer later
 ///   than that, or an error, is a miss, and the fetch goes to the network.
@@ -104,6 +133,7 @@ pub struct RedisCacheStoreBuilder {
     max_bytes: usize,
     max_record_bytes: usize,
     write_queue: usize,
+    chunk_bytes: usize,
 }
 
 /// What a [`RedisCacheStore`] has done since it was made: [`RedisCacheStore::stats`].
@@ -161,6 +191,9 @@ impl RedisCacheStore {
     pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
     /// The default number of writes waiting for the store's task: 1,024.
     pub const DEFAULT_WRITE_QUEUE: usize = 1024;
+    /// The default largest value written as one key, and the size of the chunks of a
+    /// larger one: 512 KiB.
+    pub const DEFAULT_CHUNK_BYTES: usize = 512 << 10;
 
     /// A builder for a store on the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`,
     /// or `rediss://` with the redis crate's TLS features, or `redis+unix:///path`), with
@@ -175,6 +208,7 @@ impl RedisCacheStore {
             max_bytes: crate::fetch::http_cache::HttpCache::DEFAULT_MAX_BYTES,
             max_record_bytes: RedisCacheStore::DEFAULT_MAX_RECORD_BYTES,
             write_queue: RedisCacheStore::DEFAULT_WRITE_QUEUE,
+            chunk_bytes: RedisCacheStore::DEFAULT_CHUNK_BYTES,
         }
     }
 
@@ -285,6 +319,15 @@ impl RedisCacheStoreBuilder {
         self
     }
 
+    /// The largest value written as one Redis key; a larger one is written in chunks of
+    /// this size, under a manifest (see [`RedisCacheStore`]). Default:
+    /// [`RedisCacheStore::DEFAULT_CHUNK_BYTES`] (512 KiB); at least 4 KiB, and large
+    /// enough that a record is at most 4,096 chunks.
+    pub fn chunk_bytes(mut self, chunk_bytes: usize) -> RedisCacheStoreBuilder {
+        self.chunk_bytes = chunk_bytes;
+        self
+    }
+
     /// Connects to Redis and starts the store's writing task, on the current Tokio runtime
     /// (the store's connection and task live there: keep that runtime running while the
     /// store is used).
@@ -299,10 +342,17 @@ impl RedisCacheStoreBuilder {
         let connection = redis::connect("RedisCacheStore", &self.url, self.connect_timeout).await?;
         let counters = Arc::new(Counters::default());
         let (writes, queue) = mpsc::channel(self.write_queue);
+        // Chunks small enough to keep the manifest's bound, and no smaller than the least.
+        let most = self.max_record_bytes.saturating_add(1 << 16);
+        let chunk_bytes = self
+            .chunk_bytes
+            .max(MIN_CHUNK_BYTES)
+            .max(most.div_ceil(MAX_CHUNKS));
         runtime.spawn(write_behind(
             connection.clone(),
             queue,
             self.write_timeout,
+            chunk_bytes,
             Arc::clone(&counters),
         ));
         Ok(RedisCacheStore {
@@ -374,13 +424,10 @@ impl HttpCacheStore for RedisCacheStore {
             let mut connection = self.connection.clone();
             // At most one byte more than the largest value the store writes for `key`:
             // what Redis holds is read no further than that, whatever it is.
-            let most = sealed_len(key, self.max_record_bytes);
-            let mut command = ::redis::cmd("GETRANGE");
-            command.arg(&redis_key).arg(0).arg(most);
-            let read = command.query_async::<Vec<u8>>(&mut connection);
-            let value = match tokio::time::timeout(self.timeout, read).await {
-                // An absent key reads as empty, which no value the store writes is.
-                Ok(Ok(value)) => Some(value).filter(|value| !value.is_empty()),
+            let most = sealed_len(key, self.max_record_bytes).max(MANIFEST_LEN);
+            let read = read_value(&mut connection, &redis_key, most);
+            let (value, manifest) = match tokio::time::timeout(self.timeout, read).await {
+                Ok(Ok(read)) => read,
                 Ok(Err(error)) => {
                     count_error(&self.counters, "GET", &error);
                     return None;
@@ -390,16 +437,21 @@ impl HttpCacheStore for RedisCacheStore {
                     return None;
                 }
             };
-            let Some(value) = value else {
-                self.counters.misses.fetch_add(1, Ordering::Relaxed);
-                return None;
+            let value = match value {
+                // An absent key reads as empty, which no value the store writes is; a
+                // chunk missing is a record replaced or evicted meanwhile.
+                Read::Absent | Read::ChunkMissing => {
+                    self.counters.misses.fetch_add(1, Ordering::Relaxed);
+                    return None;
+                }
+                Read::Oversized => {
+                    // Larger than the store writes: not read, and a miss.
+                    self.counters.misses.fetch_add(1, Ordering::Relaxed);
+                    self.counters.oversized.fetch_add(1, Ordering::Relaxed);
+                    return None;
+                }
+                Read::Value(value) => value,
             };
-            if value.len() > most {
-                // Larger than the store writes: not read, and a miss.
-                self.counters.misses.fetch_add(1, Ordering::Relaxed);
-                self.counters.oversized.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
             match unseal(key, &value) {
                 Some(record) => {
                     self.counters.hits.fetch_add(1, Ordering::Relaxed);
@@ -414,10 +466,145 @@ impl HttpCacheStore for RedisCacheStore {
                         key = %redis_key,
                         "Redis cache store: a value that does not check, deleted"
                     );
-                    self.queue(Write::RemoveCorrupt(redis_key, value));
+                    // A chunked record's head is its manifest.
+                    let head = manifest.map_or(value, |manifest| manifest.encode());
+                    self.queue(Write::RemoveCorrupt(redis_key, head));
                     None
                 }
             }
+        })
+    }
+}
+
+/// What reading a record's key found.
+enum Read {
+    Absent,
+    /// A value longer than the store writes for the key.
+    Oversized,
+    /// A chunked record one of whose chunks is gone or not the length its manifest says.
+    ChunkMissing,
+    /// The value, its chunks joined.
+    Value(Vec<u8>),
+}
+
+/// Reads the value at `key`, at most `most` bytes of it, its chunks joined when it is a
+/// chunked record's manifest (which is returned too).
+async fn read_value(
+    connection: &mut ConnectionManager,
+    key: &str,
+    most: usize,
+) -> Result<(Read, Option<Manifest>), ::redis::RedisError> {
+    let mut command = ::redis::cmd("GETRANGE");
+    command.arg(key).arg(0).arg(most);
+    let head: Vec<u8> = command.query_async(connection).await?;
+    if head.is_empty() {
+        return Ok((Read::Absent, None));
+    }
+    if head.len() > most {
+        return Ok((Read::Oversized, None));
+    }
+    let Some(manifest) = Manifest::decode(&head) else {
+        return Ok((Read::Value(head), None));
+    };
+    if manifest.total > most {
+        return Ok((Read::Oversized, Some(manifest)));
+    }
+    // Each chunk read no further than its length, all in one round trip.
+    let mut pipe = ::redis::pipe();
+    for (chunk_key, length) in manifest.chunks(key) {
+        pipe.cmd("GETRANGE")
+            .arg(chunk_key)
+            .arg(0)
+            .arg(length.saturating_sub(1));
+    }
+    let chunks: Vec<Vec<u8>> = pipe.query_async(connection).await?;
+    let lengths: Vec<usize> = manifest.chunks(key).map(|(_, length)| length).collect();
+    if chunks.len() != lengths.len()
+        || chunks
+            .iter()
+            .zip(&lengths)
+            .any(|(chunk, &length)| chunk.len() != length)
+    {
+        return Ok((Read::ChunkMissing, Some(manifest)));
+    }
+    Ok((Read::Value(chunks.concat()), Some(manifest)))
+}
+
+/// The head of a chunked record: its chunks are `<key>:<generation>:<index>`, `chunk`
+/// bytes each but the last, `total` bytes in all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Manifest {
+    generation: [u8; GENERATION_LEN],
+    total: usize,
+    chunk: usize,
+}
+
+impl Manifest {
+    /// A manifest for a value of `total` bytes in chunks of `chunk`, with a generation of
+    /// its own.
+    fn new(total: usize, chunk: usize) -> Manifest {
+        static WRITES: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        let mut hasher = Sha256::new();
+        hasher.update(nanos.to_le_bytes());
+        hasher.update(std::process::id().to_le_bytes());
+        hasher.update(WRITES.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+        let mut generation = [0; GENERATION_LEN];
+        for (digit, byte) in generation.chunks_mut(2).zip(hasher.finalize()) {
+            if let [high, low] = digit {
+                *high = HEX[usize::from(byte >> 4)];
+                *low = HEX[usize::from(byte & 0xf)];
+            }
+        }
+        Manifest {
+            generation,
+            total,
+            chunk,
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut value = Vec::with_capacity(MANIFEST_LEN);
+        value.extend_from_slice(MANIFEST_MAGIC);
+        value.extend_from_slice(&self.generation);
+        value.extend_from_slice(&(self.total as u64).to_le_bytes());
+        value.extend_from_slice(&u32::try_from(self.chunk).unwrap_or(u32::MAX).to_le_bytes());
+        value
+    }
+
+    /// The manifest `value` is, if it is one whose chunks are within the bounds.
+    fn decode(value: &[u8]) -> Option<Manifest> {
+        if value.len() != MANIFEST_LEN {
+            return None;
+        }
+        let rest = value.strip_prefix(MANIFEST_MAGIC.as_slice())?;
+        let (generation, rest) = rest.split_at_checked(GENERATION_LEN)?;
+        let (total, chunk) = rest.split_at_checked(8)?;
+        let total = usize::try_from(u64::from_le_bytes(total.try_into().ok()?)).ok()?;
+        let chunk = usize::try_from(u32::from_le_bytes(chunk.try_into().ok()?)).ok()?;
+        if !generation.iter().all(u8::is_ascii_hexdigit)
+            || chunk < MIN_CHUNK_BYTES
+            || total <= chunk
+            || total.div_ceil(chunk) > MAX_CHUNKS
+        {
+            return None;
+        }
+        Some(Manifest {
+            generation: generation.try_into().ok()?,
+            total,
+            chunk,
+        })
+    }
+
+    /// Each chunk's key and length, for the record at `key`.
+    fn chunks<'a>(&'a self, key: &'a str) -> impl Iterator<Item = (String, usize)> + 'a {
+        let generation = String::from_utf8_lossy(&self.generation);
+        (0..self.total.div_ceil(self.chunk)).map(move |index| {
+            let start = index * self.chunk;
+            let length = self.chunk.min(self.total - start);
+            (format!("{key}:{generation}:{index}"), length)
         })
     }
 }
@@ -428,40 +615,152 @@ async fn write_behind(
     mut connection: ConnectionManager,
     mut queue: mpsc::Receiver<Write>,
     timeout: Duration,
+    chunk_bytes: usize,
     counters: Arc<Counters>,
 ) {
     while let Some(write) = queue.recv().await {
-        let (name, command) = match write {
-            Write::Put(key, value, ttl) => {
+        let mut writer = Writer {
+            connection: &mut connection,
+            timeout,
+        };
+        let written = match write {
+            Write::Put(key, value, ttl) => writer.put(&key, value, ttl, chunk_bytes).await,
+            Write::Touch(key) => writer.touch(&key).await,
+            Write::Remove(key) => writer.remove(&key).await,
+            Write::RemoveCorrupt(key, value) => writer.remove_corrupt(&key, value).await,
+        };
+        if let Err((command, error)) = written {
+            count_error(&counters, command, &error);
+        }
+    }
+}
+
+/// A failed command's name and error.
+type Failed = (&'static str, String);
+
+/// The store's task's writes, each command bounded by the write timeout.
+struct Writer<'a> {
+    connection: &'a mut ConnectionManager,
+    timeout: Duration,
+}
+
+impl Writer<'_> {
+    async fn run<T: ::redis::FromRedisValue>(
+        &mut self,
+        name: &'static str,
+        command: &::redis::Cmd,
+    ) -> Result<T, Failed> {
+        let run = command.query_async(&mut *self.connection);
+        match tokio::time::timeout(self.timeout, run).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err((name, error.to_string())),
+            Err(_) => Err((name, "timed out".to_owned())),
+        }
+    }
+
+    /// Writes `value` at `key`, in chunks under a manifest when it is larger than
+    /// `chunk_bytes`, the manifest (or the value) last; then deletes the chunks of the
+    /// record it replaced.
+    async fn put(
+        &mut self,
+        key: &str,
+        value: Vec<u8>,
+        ttl: Option<u64>,
+        chunk_bytes: usize,
+    ) -> Result<(), Failed> {
+        let (head, manifest) = if value.len() <= chunk_bytes {
+            (value, None)
+        } else {
+            let manifest = Manifest::new(value.len(), chunk_bytes);
+            if Manifest::decode(&manifest.encode()).is_none() {
+                // More chunks than a manifest may name (a cache key of tens of KiB).
+                return Err(("SET", "a record too large to write in chunks".to_owned()));
+            }
+            let chunk_ttl = ttl.map(|ttl| ttl.saturating_add(CHUNK_TTL_MARGIN_MS));
+            for ((chunk_key, _), piece) in manifest.chunks(key).zip(value.chunks(chunk_bytes)) {
                 let mut command = ::redis::cmd("SET");
-                command.arg(key).arg(value);
-                if let Some(ttl) = ttl {
+                command.arg(&chunk_key).arg(piece);
+                if let Some(ttl) = chunk_ttl {
                     command.arg("PX").arg(ttl);
                 }
-                ("SET", command)
+                if let Err(failed) = self.run::<()>("SET", &command).await {
+                    // What was written of this record goes (or expires) with it.
+                    let _ = self.delete_chunks(key, &manifest).await;
+                    return Err(failed);
+                }
             }
-            Write::Touch(key) => {
-                let mut command = ::redis::cmd("TOUCH");
-                command.arg(key);
-                ("TOUCH", command)
-            }
-            Write::Remove(key) => {
-                let mut command = ::redis::cmd("DEL");
-                command.arg(key);
-                ("DEL", command)
-            }
-            Write::RemoveCorrupt(key, value) => {
-                let mut command = ::redis::cmd("EVAL");
-                command.arg(DELETE_IF_UNCHANGED).arg(1).arg(key).arg(value);
-                ("EVAL", command)
-            }
+            (manifest.encode(), Some(manifest))
         };
-        let written = command.query_async::<::redis::Value>(&mut connection);
-        match tokio::time::timeout(timeout, written).await {
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => count_error(&counters, name, &error),
-            Err(_) => count_error(&counters, name, &"timed out"),
+        let mut command = ::redis::cmd("SET");
+        command.arg(key).arg(head);
+        if let Some(ttl) = ttl {
+            command.arg("PX").arg(ttl);
         }
+        command.arg("GET");
+        let replaced: Option<Vec<u8>> = self.run("SET", &command).await?;
+        match replaced.as_deref().and_then(Manifest::decode) {
+            Some(old) if Some(&old) != manifest.as_ref() => self.delete_chunks(key, &old).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Marks `key` (and a chunked record's chunks) as used, for Redis's LRU eviction:
+    /// reading the head is itself a use.
+    async fn touch(&mut self, key: &str) -> Result<(), Failed> {
+        let mut command = ::redis::cmd("GETRANGE");
+        command.arg(key).arg(0).arg(MANIFEST_LEN);
+        let head: Vec<u8> = self.run("GETRANGE", &command).await?;
+        let Some(manifest) = Manifest::decode(&head) else {
+            return Ok(());
+        };
+        let keys: Vec<String> = manifest
+            .chunks(key)
+            .map(|(chunk_key, _)| chunk_key)
+            .collect();
+        for batch in keys.chunks(256) {
+            let mut command = ::redis::cmd("TOUCH");
+            command.arg(batch);
+            self.run::<i64>("TOUCH", &command).await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes `key`, and a chunked record's chunks.
+    async fn remove(&mut self, key: &str) -> Result<(), Failed> {
+        let mut command = ::redis::cmd("GETDEL");
+        command.arg(key);
+        let removed: Option<Vec<u8>> = self.run("GETDEL", &command).await?;
+        match removed.as_deref().and_then(Manifest::decode) {
+            Some(manifest) => self.delete_chunks(key, &manifest).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Deletes `key` while it holds `value` (a corrupt record, or the manifest of one),
+    /// and then the manifest's chunks.
+    async fn remove_corrupt(&mut self, key: &str, value: Vec<u8>) -> Result<(), Failed> {
+        let manifest = Manifest::decode(&value);
+        let mut command = ::redis::cmd("EVAL");
+        command.arg(DELETE_IF_UNCHANGED).arg(1).arg(key).arg(value);
+        let deleted: i64 = self.run("EVAL", &command).await?;
+        match manifest {
+            Some(manifest) if deleted == 1 => self.delete_chunks(key, &manifest).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Deletes the chunks `manifest` names for the record at `key`.
+    async fn delete_chunks(&mut self, key: &str, manifest: &Manifest) -> Result<(), Failed> {
+        let keys: Vec<String> = manifest
+            .chunks(key)
+            .map(|(chunk_key, _)| chunk_key)
+            .collect();
+        for batch in keys.chunks(256) {
+            let mut command = ::redis::cmd("DEL");
+            command.arg(batch);
+            self.run::<i64>("DEL", &command).await?;
+        }
+        Ok(())
     }
 }
 
@@ -535,5 +834,34 @@ mod tests {
             *last ^= 1;
         }
         assert_eq!(unseal("a http://example.com/", &flipped), None);
+    }
+
+    #[test]
+    fn a_manifest_reads_back_and_names_chunks_that_add_up() {
+        let manifest = Manifest::new(10_000, 4096);
+        let value = manifest.encode();
+        assert_eq!(value.len(), MANIFEST_LEN);
+        assert_eq!(Manifest::decode(&value), Some(manifest.clone()));
+        let chunks: Vec<(String, usize)> = manifest.chunks("k").collect();
+        let generation = String::from_utf8_lossy(&manifest.generation).into_owned();
+        assert_eq!(
+            chunks,
+            [
+                (format!("k:{generation}:0"), 4096),
+                (format!("k:{generation}:1"), 4096),
+                (format!("k:{generation}:2"), 1808)
+            ]
+        );
+        assert_ne!(Manifest::new(10_000, 4096).generation, manifest.generation);
+        // Truncated, too small a chunk, too many chunks, or not larger than one chunk.
+        assert_eq!(Manifest::decode(&value[..MANIFEST_LEN - 1]), None);
+        for (total, chunk) in [(10_000, 4095), (4096 * 4097, 4096), (4096, 4096)] {
+            let bad = Manifest {
+                total,
+                chunk,
+                ..manifest.clone()
+            };
+            assert_eq!(Manifest::decode(&bad.encode()), None, "{total} {chunk}");
+        }
     }
 }

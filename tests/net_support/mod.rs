@@ -659,10 +659,17 @@ impl Log {
     }
 }
 
+/// The body of `cache_server`'s `/large`: 300 KiB of bytes that differ from their
+/// neighbours.
+pub fn large_body() -> Vec<u8> {
+    (0..300 * 1024).map(|i: u32| (i % 251) as u8).collect()
+}
+
 /// Routes: `/etag` (max-age=0, ETag "v1"; a 304 to a matching If-None-Match), `/vary`
 /// (fresh, Vary: Accept-Language; the body is the request's Accept-Language),
-/// `/big` and `/big/...` (fresh, 1000 bytes), anything else fresh for an hour with its path
-/// as the body; counting the requests for each path. For the HTTP cache's tests.
+/// `/big` and `/big/...` (fresh, 1000 bytes), `/large` (fresh, [`large_body`]), anything
+/// else fresh for an hour with its path as the body; counting the requests for each path.
+/// For the HTTP cache's tests.
 pub async fn cache_server() -> (Server, Log) {
     let log = Log::default();
     let server_log = log.clone();
@@ -698,6 +705,9 @@ pub async fn cache_server() -> (Server, Log) {
             }
             if path == "/big" || path.starts_with("/big/") {
                 return fresh.body(full(vec![b'x'; 1000])).unwrap();
+            }
+            if path == "/large" {
+                return fresh.body(full(large_body())).unwrap();
             }
             fresh.body(full(path)).unwrap()
         }
