@@ -288,7 +288,18 @@ struct Queue {
     /// False once the connection's task has ended: nothing is queued any more.
     open: bool,
     waiting: std::collections::VecDeque<Submission>,
+    /// The read timers of requests whose response head came, for the next requests to
+    /// set again rather than make anew (see `net/timer.rs`): at most [`SPARE_TIMERS`].
+    spare_timers: Vec<ReadTimer>,
 }
+
+/// The most read timers a connection keeps for its next requests: a request takes one
+/// as it is queued and gives it back once its response head is in, so a connection keeps
+/// about as many as it has had requests waiting at once, up to this. Like an HTTP/1.1
+/// connection's timer, a kept one holds the waker of the last task that waited on it
+/// until it is set and polled again or its deadline passes.
+#[cfg(feature = "http2")]
+const SPARE_TIMERS: usize = 32;
 
 #[cfg(feature = "http2")]
 impl H2Sender {
@@ -602,6 +613,7 @@ where
             queue: Mutex::new(Queue {
                 open: true,
                 waiting: std::collections::VecDeque::new(),
+                spare_timers: Vec::new(),
             }),
             task: futures_util::task::AtomicWaker::new(),
             handles_gone: AtomicBool::new(false),
@@ -1115,21 +1127,26 @@ impl H2Connection {
             tunnel: tunnel.is_some(),
             reply,
         };
-        let queued = {
+        let (queued, mut timer) = {
             let mut queue = tx.shared().queue();
-            if queue.open {
+            // A timer of its own, as streams share the connection: one an earlier request
+            // gave back, if there is one.
+            let timer = match context.read_timeout {
+                Some(_) => queue.spare_timers.pop(),
+                None => None,
+            };
+            let queued = if queue.open {
                 queue.waiting.push_back(submission);
                 Ok(replied)
             } else {
                 Err(Box::new(submission.head))
-            }
+            };
+            (queued, timer)
         };
         if queued.is_ok() {
             tx.shared().task.wake();
         }
-        // The read timeout runs from here: the wait for the stream, then for the head. A
-        // timer of its own: streams share the connection.
-        let mut timer = None;
+        // The read timeout runs from here: the wait for the stream, then for the head.
         if let Some(timeout) = context.read_timeout {
             ReadTimer::set(&mut timer, timeout);
         }
@@ -1239,6 +1256,13 @@ impl Submitted {
                 Ok(result) => result,
                 Err(()) => return Err(Retry::Fail(context.idle_timeout())),
             };
+            // Done waiting: the timer is the connection's next request's to set again.
+            if let Some(timer) = self.timer.take() {
+                let mut queue = self.tx.shared().queue();
+                if queue.spare_timers.len() < SPARE_TIMERS {
+                    queue.spare_timers.push(timer);
+                }
+            }
             match result {
                 Ok(response) => {
                     if let Some(upload) = &mut upload {

@@ -12,8 +12,10 @@
 //!
 //! The wait for a response head sets the connection's timer (kept in `io::Reused`); the
 //! response body, which holds the connection until its end, sets the same timer again for
-//! each of its waits between chunks. An HTTP/2 request, which shares its connection, and
-//! a body whose connection will not be reused make timers of their own.
+//! each of its waits between chunks. An HTTP/2 request, which shares its connection,
+//! takes a timer of its own from those its connection keeps for its requests (and gives
+//! it back once its response head is in, see `net/h2.rs`); a body whose connection will
+//! not be reused makes one of its own.
 //!
 //! Between requests the timer stays in the wheel, with the waker of the last task that
 //! waited on it, until its deadline passes, it is set again, or the connection closes.
