@@ -305,7 +305,8 @@ impl Client {
         // as constructor with input and init as arguments. If this throws an exception,
         // reject p with it and return p.
         let request = Request::new_in(&self.inner.environment, input, init)?;
-        self.fetch_request(request).await
+        self.fetch_request_within(request, self.inner.total_timeout)
+            .await
     }
 
     /// Fetches an already constructed [`Request`]: the steps of the `fetch()` method after
@@ -321,18 +322,21 @@ impl Client {
 
     /// [`fetch_request`](Self::fetch_request) with `total_timeout` in place of the
     /// client's [`timeout`](ClientBuilder::timeout): a request builder's own.
-    pub(crate) async fn fetch_request_within(
+    ///
+    /// Not an `async fn`: the future is [`fetch_steps`](Self::fetch_steps)'s own, not one
+    /// more layer that would hold the request and move it into that one.
+    pub(crate) fn fetch_request_within(
         &self,
         request: Request,
         total_timeout: Option<Duration>,
-    ) -> Result<Response> {
+    ) -> impl Future<Output = Result<Response>> + Send + '_ {
         // Not in the spec: with the `tracing` feature, a span for the fetch.
         #[cfg(feature = "tracing")]
-        let response =
-            crate::trace::in_fetch_span(request, |r| self.fetch_steps(r, total_timeout)).await;
+        let fetching =
+            crate::trace::in_fetch_span(request, move |r| self.fetch_steps(r, total_timeout));
         #[cfg(not(feature = "tracing"))]
-        let response = self.fetch_steps(request, total_timeout).await;
-        response
+        let fetching = self.fetch_steps(request, total_timeout);
+        fetching
     }
 
     /// The steps of [`fetch_request`](Self::fetch_request), with the total timeout that
