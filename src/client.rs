@@ -1011,6 +1011,32 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether `https:` origins that announce HTTP/3 by `Alt-Svc` are reached over QUIC
+    /// (the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3`]: crate::net::HyperTransportBuilder::http3
+    #[cfg(feature = "http3")]
+    pub fn http3(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.http3(enabled);
+        self
+    }
+
+    /// Whether `https:` URLs speak HTTP/3 without discovery (reqwest's
+    /// `http3_prior_knowledge`; the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3_prior_knowledge`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3_prior_knowledge`]: crate::net::HyperTransportBuilder::http3_prior_knowledge
+    #[cfg(feature = "http3")]
+    pub fn http3_prior_knowledge(mut self) -> ClientBuilder {
+        self.hyper = self.hyper.http3_prior_knowledge(true);
+        self
+    }
+
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
     /// What it does, its limits and its default: the transport's

@@ -124,6 +124,9 @@ const NETWORK_CRATES: &[&str] = &[
     "tokio_rustls",
     "webpki_roots",
     "compression_codecs",
+    "quinn",
+    "h3",
+    "h3_quinn",
 ];
 
 fn layer_of_module(module: &str) -> Option<Layer> {

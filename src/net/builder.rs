@@ -36,6 +36,10 @@ pub struct HyperTransportBuilder {
     read_timeout: Option<Duration>,
     http2: bool,
     http2_prior_knowledge: bool,
+    #[cfg(feature = "http3")]
+    http3: bool,
+    #[cfg(feature = "http3")]
+    http3_prior_knowledge: bool,
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
@@ -66,6 +70,10 @@ impl Default for HyperTransportBuilder {
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
             http2: cfg!(feature = "http2"),
             http2_prior_knowledge: false,
+            #[cfg(feature = "http3")]
+            http3: true,
+            #[cfg(feature = "http3")]
+            http3_prior_knowledge: false,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
@@ -226,6 +234,31 @@ impl HyperTransportBuilder {
     /// Default is `false`.
     pub fn http2_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
         self.http2_prior_knowledge = enabled;
+        self
+    }
+
+    /// Whether `https:` origins may be reached over HTTP/3 (QUIC), as browsers do: an
+    /// origin that announces `h3` in an `Alt-Svc` response header (RFC 7838) over TCP is
+    /// asked over QUIC next, TCP taking over when QUIC does not answer (the `http3`
+    /// Cargo feature, unstable while the h3 crates are).
+    ///
+    /// Default is `true` with the feature. Never through a proxy, and never with a
+    /// maximum TLS version below 1.3 (QUIC is TLS 1.3 only).
+    #[cfg(feature = "http3")]
+    pub fn http3(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http3 = enabled;
+        self
+    }
+
+    /// Whether `https:` URLs speak HTTP/3 without discovery: every request to an
+    /// `https:` origin (not through a proxy) goes over QUIC, and a QUIC failure is the
+    /// request's (reqwest's `http3_prior_knowledge`). For servers known to speak HTTP/3.
+    ///
+    /// Default is `false`. [`build`](Self::build) fails when the TLS options exclude
+    /// TLS 1.3.
+    #[cfg(feature = "http3")]
+    pub fn http3_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.http3_prior_knowledge = enabled;
         self
     }
 
@@ -709,6 +742,14 @@ impl HyperTransportBuilder {
             )));
         }
         let tls = self.tls.build(self.http2)?;
+        #[cfg(feature = "http3")]
+        let h3 = match super::h3::H3Client::new(&tls.config) {
+            Ok(h3) if self.http3 || self.http3_prior_knowledge => Some(h3),
+            Ok(_) => None,
+            Err(error) if self.http3_prior_knowledge => return Err(error),
+            // Discovery only: without TLS 1.3, every origin goes over TCP.
+            Err(_) => None,
+        };
         let h2_for_https = tls.config.alpn_protocols.iter().any(|p| p == b"h2");
         let proxy_tls = self
             .proxies
@@ -759,6 +800,10 @@ impl HyperTransportBuilder {
                 },
                 read_timeout: self.read_timeout,
                 head_limits: HeadLimits::of(&self.protocol),
+                #[cfg(feature = "http3")]
+                h3,
+                #[cfg(feature = "http3")]
+                http3_prior_knowledge: self.http3_prior_knowledge,
             }),
         })
     }

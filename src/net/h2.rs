@@ -1272,7 +1272,7 @@ impl Submitted {
                         timing: fresh.map(Box::new),
                         request_start: self.request_start,
                         response_start: std::time::Instant::now(),
-                        h2: true,
+                        alpn: super::timing::H2,
                         secure: context.tls.is_some(),
                         peer: self.peer,
                     };

@@ -179,6 +179,8 @@ mod connect;
 mod decode;
 mod h1;
 mod h2;
+#[cfg(feature = "http3")]
+mod h3;
 mod happy_eyeballs;
 mod pool;
 mod protocol;

@@ -319,6 +319,7 @@ impl Pool {
             origins,
             connections_opened: self.shared.opened.load(Ordering::Relaxed),
             connections_closed: self.shared.closed.load(Ordering::Relaxed),
+            http3_open: 0,
         }
     }
 
@@ -984,6 +985,9 @@ pub struct PoolStats {
     /// The connections closed since the transport was built, to every origin: by the
     /// idle timeout, by the peer, by a body dropped before its end, by an error.
     pub connections_closed: u64,
+    /// The HTTP/3 (QUIC) connections open, to every origin: always 0 without the `http3`
+    /// feature. They are kept apart from the TCP connections counted above.
+    pub http3_open: usize,
 }
 
 impl PoolStats {

@@ -102,6 +102,9 @@ enum Source {
     /// An HTTP/2 stream's body (see `net/h2.rs`), which keeps its connection open while
     /// it is read.
     H2(H2Body),
+    /// An HTTP/3 stream's body (see `net/h3.rs`).
+    #[cfg(feature = "http3")]
+    H3(super::h3::H3Body),
     /// Nothing: the response's stream is a tunnel now (an extended `CONNECT`'s, see
     /// `net/h2.rs`).
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
@@ -113,6 +116,8 @@ impl Source {
         match self {
             Source::H1(reader) => reader.is_end(),
             Source::H2(body) => body.is_end_stream(),
+            #[cfg(feature = "http3")]
+            Source::H3(body) => body.is_end_stream(),
             Source::Tunnel => true,
         }
     }
@@ -124,6 +129,8 @@ impl Source {
                 None => SizeHint::default(),
             },
             Source::H2(body) => body.size_hint(),
+            #[cfg(feature = "http3")]
+            Source::H3(body) => body.size_hint(),
             Source::Tunnel => SizeHint::with_exact(0),
         }
     }
@@ -159,6 +166,17 @@ impl ResponseBody {
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(crate) fn h2(body: H2Body, read_timeout: Option<Duration>, info: Recorded) -> ResponseBody {
         ResponseBody::from_source(Source::H2(body), None, false, read_timeout, info)
+    }
+
+    /// The body of an HTTP/3 response. (It holds the data to the `Content-Length`
+    /// itself.)
+    #[cfg(feature = "http3")]
+    pub(crate) fn h3(
+        body: super::h3::H3Body,
+        read_timeout: Option<Duration>,
+        info: Recorded,
+    ) -> ResponseBody {
+        ResponseBody::from_source(Source::H3(body), None, false, read_timeout, info)
     }
 
     /// The empty body of an extended `CONNECT`'s `2xx`, whose stream was handed over:
@@ -347,8 +365,10 @@ impl IncomingBody {
         if self.done {
             return Poll::Ready(None);
         }
-        let body = match &mut self.body {
-            Source::H2(body) => body,
+        let polled = match &mut self.body {
+            Source::H2(body) => body.poll_frame(cx),
+            #[cfg(feature = "http3")]
+            Source::H3(body) => body.poll_frame(cx),
             Source::Tunnel => return Poll::Ready(None),
             Source::H1(reader) => {
                 let Some(conn) = self.conn.as_mut() else {
@@ -382,7 +402,7 @@ impl IncomingBody {
                 };
             }
         };
-        match body.poll_frame(cx) {
+        match polled {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     self.received = self.received.saturating_add(data.len() as u64);

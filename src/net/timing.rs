@@ -76,7 +76,9 @@ pub(crate) struct Recorded {
     pub(crate) timing: Option<Box<ConnectionTiming>>,
     pub(crate) request_start: Instant,
     pub(crate) response_start: Instant,
-    pub(crate) h2: bool,
+    /// The ALPN protocol ID of the protocol the response came over ([`HTTP_1_1`],
+    /// [`H2`], `h3`).
+    pub(crate) alpn: &'static str,
     pub(crate) secure: bool,
     /// What is known of the connection's other end, shared by every response on it;
     /// `None` when nothing is (a Unix domain socket without TLS).
@@ -88,7 +90,7 @@ impl Recorded {
     pub(crate) fn info(&self) -> ConnectionInfo {
         ConnectionInfo {
             timing: self.timing.as_deref().copied().unwrap_or_default(),
-            alpn_negotiated_protocol: if self.h2 { H2 } else { HTTP_1_1 },
+            alpn_negotiated_protocol: self.alpn,
             secure: self.secure,
             reused: self.timing.is_none(),
             request_start: self.request_start,
@@ -103,3 +105,7 @@ pub(crate) const HTTP_1_1: &str = "http/1.1";
 
 /// The ALPN protocol ID of HTTP/2 ([RFC 9113 §3.2](https://httpwg.org/specs/rfc9113.html#versioning)).
 pub(crate) const H2: &str = "h2";
+
+/// The ALPN protocol ID of HTTP/3 ([RFC 9114 §3.1](https://www.rfc-editor.org/rfc/rfc9114#section-3.1)).
+#[cfg(feature = "http3")]
+pub(crate) const H3: &str = "h3";

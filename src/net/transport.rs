@@ -77,6 +77,12 @@ pub(super) struct Inner {
     pub(super) read_timeout: Option<Duration>,
     /// The response head limits, for the message of a request that passed one.
     pub(super) head_limits: HeadLimits,
+    /// HTTP/3, when it may be spoken.
+    #[cfg(feature = "http3")]
+    pub(super) h3: Option<super::h3::H3Client>,
+    /// Whether every `https:` request goes over HTTP/3.
+    #[cfg(feature = "http3")]
+    pub(super) http3_prior_knowledge: bool,
 }
 
 impl Inner {
@@ -101,7 +107,13 @@ impl HyperTransport {
     /// [`PoolStats`](super::PoolStats). It takes the pool's lock once, for a pass over
     /// the origins; sending requests costs nothing more for it.
     pub fn pool_stats(&self) -> super::pool::PoolStats {
-        self.inner.pool.stats()
+        #[cfg_attr(not(feature = "http3"), allow(unused_mut))]
+        let mut stats = self.inner.pool.stats();
+        #[cfg(feature = "http3")]
+        if let Some(h3) = &self.inner.h3 {
+            stats.http3_open = h3.open_connections();
+        }
+        stats
     }
 }
 
@@ -166,6 +178,18 @@ impl Inner {
             // An extended CONNECT goes on an open HTTP/2 connection or nowhere; a
             // WebSocket handshake on one whose server allows it, else over HTTP/1.1.
             let tunnel = super::h2::is_extended_connect(&request);
+            #[cfg(feature = "http3")]
+            if self.http3_prior_knowledge
+                && !tunnel
+                && !options.websocket
+                && !options.http1_only
+                && self.goes_direct(&key)
+            {
+                if let Some(h3) = &self.h3 {
+                    // Boxed: kept out of the state of every other request's future.
+                    return Box::pin(self.send_h3(h3, request, &key, &options)).await;
+                }
+            }
             if tunnel || options.websocket {
                 let mut h2_key = key.clone();
                 if !self.connector.proxies.is_empty() {
@@ -327,7 +351,7 @@ impl Inner {
                                 .tx
                                 .response_start()
                                 .unwrap_or_else(std::time::Instant::now),
-                            h2: false,
+                            alpn: super::timing::HTTP_1_1,
                             secure: key.https,
                             peer: pooled.tx.peer(),
                         };
@@ -402,6 +426,67 @@ impl Inner {
             // Not processed by the server: the handshake goes over HTTP/1.1 instead.
             Err(Retry::Replay(_) | Retry::Again(_) | Retry::Misdirected(_)) => Ok(Err(request)),
         }
+    }
+
+    /// Whether requests to `key`'s origin go to it directly, through no proxy: HTTP/3's
+    /// only way (a proxy would need CONNECT-UDP).
+    #[cfg(feature = "http3")]
+    fn goes_direct(&self, key: &Key) -> bool {
+        if !key.https {
+            return false;
+        }
+        if self.connector.proxies.is_empty() {
+            return true;
+        }
+        let mut routed = key.clone();
+        self.connector.route(&mut routed);
+        routed.proxy.is_none()
+    }
+
+    /// `request` over HTTP/3 on `h3`: on the origin's open connection, or a new one.
+    #[cfg(feature = "http3")]
+    async fn send_h3(
+        &self,
+        h3: &super::h3::H3Client,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+    ) -> Result<Response<ResponseBody>, NetworkError> {
+        let host = key.authority.host();
+        let port = key.authority.port_u16().unwrap_or(443);
+        let (connection, timing) = match h3.open(host, port) {
+            Some(connection) if !options.new_connection => (connection, None),
+            _ => {
+                let mut timing = ConnectionTiming::default();
+                let connecting = async {
+                    timing.domain_lookup_start = Some(std::time::Instant::now());
+                    let bare = host
+                        .strip_prefix('[')
+                        .and_then(|host| host.strip_suffix(']'))
+                        .unwrap_or(host);
+                    let addrs = self.connector.resolve(bare, port).await?;
+                    timing.domain_lookup_end = Some(std::time::Instant::now());
+                    h3.connect(host, port, &addrs, &mut timing).await
+                };
+                let connection = match self.connector.connect_timeout {
+                    Some(after) => {
+                        tokio::time::timeout(after, connecting)
+                            .await
+                            .map_err(|_| NetworkError::Timeout {
+                                kind: TimeoutKind::Connect,
+                                after,
+                            })??
+                    }
+                    None => connecting.await?,
+                };
+                (connection, Some(Box::new(timing)))
+            }
+        };
+        let (response, info) =
+            super::h3::send(&connection, request, self.read_timeout, timing).await?;
+        let (parts, body) = response.into_parts();
+        let body = ResponseBody::h3(body, self.read_timeout, info);
+        self.decode(Response::from_parts(parts, body), options)
     }
 
     /// An HTTP/1.1 response, whose body `reader` reads from `conn`.

@@ -1,0 +1,120 @@
+//! An HTTP/3 server of a test's own on 127.0.0.1 (quinn and h3, as the client), with a
+//! certificate from the test's `TestPki`: it answers every request with a body saying
+//! what it got (`GET /path 0`: method, path and the bytes of the request body), and
+//! counts the connections and requests it took.
+// Each crate that mounts this module uses some of its helpers, never all.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::{Buf, Bytes, BytesMut};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+
+/// What the server saw.
+#[derive(Default)]
+pub struct H3Counts {
+    pub connections: AtomicUsize,
+    pub requests: AtomicUsize,
+}
+
+pub struct H3Server {
+    pub addr: SocketAddr,
+    pub counts: Arc<H3Counts>,
+    endpoint: quinn::Endpoint,
+}
+
+impl H3Server {
+    /// `https://localhost:PORT{path}`: the certificate's name, the server's UDP port.
+    pub fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.addr.port())
+    }
+}
+
+impl Drop for H3Server {
+    fn drop(&mut self) {
+        self.endpoint.close(0u32.into(), b"done");
+    }
+}
+
+/// Starts the server on a free UDP port of 127.0.0.1 (or `port`).
+pub fn h3_server(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    port: u16,
+) -> H3Server {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
+    let config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    let endpoint =
+        quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], port))).unwrap();
+    let addr = endpoint.local_addr().unwrap();
+    let counts = Arc::new(H3Counts::default());
+    let accepting = endpoint.clone();
+    let seen = Arc::clone(&counts);
+    tokio::spawn(async move {
+        while let Some(incoming) = accepting.accept().await {
+            let seen = Arc::clone(&seen);
+            tokio::spawn(async move {
+                let Ok(connection) = incoming.await else {
+                    return;
+                };
+                seen.connections.fetch_add(1, Ordering::SeqCst);
+                let Ok(mut h3) =
+                    h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(connection))
+                        .await
+                else {
+                    return;
+                };
+                while let Ok(Some(resolver)) = h3.accept().await {
+                    let seen = Arc::clone(&seen);
+                    tokio::spawn(async move {
+                        let Ok((request, mut stream)) = resolver.resolve_request().await else {
+                            return;
+                        };
+                        seen.requests.fetch_add(1, Ordering::SeqCst);
+                        let mut received = BytesMut::new();
+                        while let Ok(Some(mut chunk)) = stream.recv_data().await {
+                            received.extend_from_slice(&chunk.copy_to_bytes(chunk.remaining()));
+                        }
+                        let path = request.uri().path().to_owned();
+                        let body = match path.as_str() {
+                            "/large" => Bytes::from(vec![b'x'; 1 << 20]),
+                            "/echo" => received.clone().freeze(),
+                            _ => Bytes::from(format!(
+                                "{} {} {}",
+                                request.method(),
+                                path,
+                                received.len()
+                            )),
+                        };
+                        let response = http::Response::builder()
+                            .status(200)
+                            .header("content-type", "text/plain")
+                            .header("content-length", body.len())
+                            .body(())
+                            .unwrap();
+                        if stream.send_response(response).await.is_err() {
+                            return;
+                        }
+                        let _ = stream.send_data(body).await;
+                        let _ = stream.finish().await;
+                    });
+                }
+            });
+        }
+    });
+    H3Server {
+        addr,
+        counts,
+        endpoint,
+    }
+}

@@ -1,0 +1,489 @@
+//! HTTP/3 ([RFC 9114](https://www.rfc-editor.org/rfc/rfc9114)) over QUIC
+//! ([RFC 9000](https://www.rfc-editor.org/rfc/rfc9000)), behind the `http3` feature:
+//! QUIC on [quinn](https://docs.rs/quinn), with the transport's rustls configuration
+//! offering only `h3` by ALPN (TLS 1.3, by QUIC's rule), and HTTP/3's framing and QPACK
+//! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code:
+//! this room opens connections, keeps one per origin, sends a request on a stream and
+//! reads its response, as `h2.rs` does for HTTP/2.
+//!
+//! One UDP socket (a quinn endpoint) serves every connection of a transport; it is made
+//! at the first connection, on the runtime that asks, since quinn drives it from a task
+//! of that runtime.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::net::{Ipv6Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, Bytes};
+use http::{Request, Response, Version};
+use http_body::{Body, Frame, SizeHint};
+
+use super::RequestBody;
+use super::timing::{ConnectionTiming, H3, Recorded};
+use crate::error::{Error, NetworkError, TimeoutKind};
+use crate::peer::{Peer, TlsInfo, TlsVersion};
+
+/// The most bytes of a response head (its QPACK-decoded field section) taken: the same
+/// 256 KiB as HTTP/1.1 and HTTP/2 allow, sent to the server as
+/// `SETTINGS_MAX_FIELD_SECTION_SIZE` (RFC 9114 §4.2.2).
+const MAX_FIELD_SECTION_SIZE: u64 = 256 * 1024;
+
+/// How long a connection with nothing to do stays open: QUIC's idle timeout, which both
+/// ends agree to (RFC 9000 §10.1; the lower of the two applies).
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A transport's HTTP/3: its QUIC configuration, its endpoint, and a connection per
+/// origin.
+pub(crate) struct H3Client {
+    config: quinn::ClientConfig,
+    endpoint: Mutex<Option<quinn::Endpoint>>,
+    connections: Mutex<HashMap<(String, u16), H3Connection>>,
+}
+
+impl fmt::Debug for H3Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let open = self
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        f.debug_struct("H3Client")
+            .field("connections", &open)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An open HTTP/3 connection: the handle requests open streams with.
+#[derive(Clone)]
+pub(crate) struct H3Connection {
+    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    /// Set by the connection's task once the connection has closed.
+    closed: Arc<AtomicBool>,
+    peer: Option<Arc<Peer>>,
+}
+
+impl H3Connection {
+    /// Whether the connection has closed (its task has ended).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+}
+
+impl H3Client {
+    /// HTTP/3 with `tls`, the transport's configuration: the same roots, verifier, client
+    /// identity and key log, offering `h3` alone by ALPN, without early data.
+    ///
+    /// # Errors
+    /// A `TypeError` when the configuration cannot carry QUIC: it does not allow TLS 1.3.
+    pub(crate) fn new(tls: &rustls::ClientConfig) -> Result<H3Client, Error> {
+        let mut tls = tls.clone();
+        tls.alpn_protocols = vec![b"h3".to_vec()];
+        // 0-RTT data may be replayed (RFC 9001 §9.2): not sent.
+        tls.enable_early_data = false;
+        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|error| {
+            Error::type_error(format!(
+                "HTTP/3 needs TLS 1.3, which the TLS configuration does not allow: {error}"
+            ))
+        })?;
+        let mut config = quinn::ClientConfig::new(Arc::new(quic));
+        let mut transport = quinn::TransportConfig::default();
+        if let Ok(idle) = quinn::IdleTimeout::try_from(IDLE_TIMEOUT) {
+            transport.max_idle_timeout(Some(idle));
+        }
+        config.transport_config(Arc::new(transport));
+        Ok(H3Client {
+            config,
+            endpoint: Mutex::new(None),
+            connections: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The open connection to `host` and `port`, if there is one.
+    pub(crate) fn open(&self, host: &str, port: u16) -> Option<H3Connection> {
+        let mut connections = self
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let key = (host.to_owned(), port);
+        match connections.get(&key) {
+            Some(connection) if connection.is_closed() => {
+                connections.remove(&key);
+                None
+            }
+            Some(connection) => Some(connection.clone()),
+            None => None,
+        }
+    }
+
+    /// How many connections are open.
+    pub(crate) fn open_connections(&self) -> usize {
+        let mut connections = self
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        connections.retain(|_, connection| !connection.is_closed());
+        connections.len()
+    }
+
+    /// A new connection to `host` (the TLS server name) and `port`, at the first of
+    /// `addrs` that answers, kept for the requests that follow; `timing` notes when it
+    /// began and was established. The caller bounds the time it takes.
+    pub(crate) async fn connect(
+        &self,
+        host: &str,
+        port: u16,
+        addrs: &[SocketAddr],
+        timing: &mut ConnectionTiming,
+    ) -> Result<H3Connection, NetworkError> {
+        let endpoint = self.endpoint()?;
+        let server_name = host
+            .strip_prefix('[')
+            .and_then(|host| host.strip_suffix(']'))
+            .unwrap_or(host);
+        let start = Instant::now();
+        timing.connection_start = Some(start);
+        // QUIC's handshake is TLS's: the secure connection starts with the connection.
+        timing.secure_connection_start = Some(start);
+        let mut last_error = None;
+        for addr in addrs {
+            let connecting = match endpoint.connect_with(self.config.clone(), *addr, server_name) {
+                Ok(connecting) => connecting,
+                Err(error) => {
+                    last_error = Some(NetworkError::Connect(Box::new(error)));
+                    continue;
+                }
+            };
+            let connection = match connecting.await {
+                Ok(connection) => connection,
+                Err(error) => {
+                    last_error = Some(quic_error(host, error));
+                    continue;
+                }
+            };
+            let peer = Some(Arc::new(Peer {
+                addr: Some(connection.remote_address()),
+                tls: tls_info(&connection),
+            }));
+            let built = h3::client::builder()
+                .max_field_section_size(MAX_FIELD_SECTION_SIZE)
+                .build::<_, _, Bytes>(h3_quinn::Connection::new(connection))
+                .await;
+            let (mut driver, send) = match built {
+                Ok(built) => built,
+                Err(error) => {
+                    last_error = Some(NetworkError::Protocol(Box::new(error)));
+                    continue;
+                }
+            };
+            timing.connection_end = Some(Instant::now());
+            let closed = Arc::new(AtomicBool::new(false));
+            let ended = Arc::clone(&closed);
+            // The connection's control streams, GOAWAY and close: driven until it ends.
+            tokio::spawn(async move {
+                let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+                ended.store(true, Ordering::Release);
+            });
+            let connection = H3Connection { send, closed, peer };
+            self.connections
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert((host.to_owned(), port), connection.clone());
+            return Ok(connection);
+        }
+        Err(last_error.unwrap_or_else(|| {
+            NetworkError::Connect(format!("{host} has no address to connect to").into())
+        }))
+    }
+
+    /// The transport's endpoint, made at the first connection.
+    fn endpoint(&self) -> Result<quinn::Endpoint, NetworkError> {
+        let mut endpoint = self.endpoint.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(endpoint) = endpoint.as_ref() {
+            return Ok(endpoint.clone());
+        }
+        // One socket for both families where the system allows it, else IPv4 alone.
+        let made = quinn::Endpoint::client(SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)))
+            .or_else(|_| quinn::Endpoint::client(SocketAddr::from(([0, 0, 0, 0], 0))))
+            .map_err(|error| NetworkError::Connect(Box::new(error)))?;
+        *endpoint = Some(made.clone());
+        Ok(made)
+    }
+}
+
+/// Sends `request` on a new stream of `connection` and resolves to the response once its
+/// head has arrived, each wait bounded by `read_timeout`, with what is known of the
+/// exchange for its body. `timing` is the connection's, when this request opened it.
+pub(crate) async fn send(
+    connection: &H3Connection,
+    request: Request<RequestBody>,
+    read_timeout: Option<Duration>,
+    timing: Option<Box<ConnectionTiming>>,
+) -> Result<(Response<H3Body>, Recorded), NetworkError> {
+    let (mut parts, body) = request.into_parts();
+    // RFC 9114 §4.2: no connection-specific fields; the authority is `:authority`.
+    for name in [
+        http::header::CONNECTION,
+        http::header::TRANSFER_ENCODING,
+        http::header::UPGRADE,
+        http::header::HOST,
+        http::HeaderName::from_static("keep-alive"),
+        http::HeaderName::from_static("proxy-connection"),
+    ] {
+        parts.headers.remove(name);
+    }
+    if parts
+        .headers
+        .get(http::header::TE)
+        .is_some_and(|te| te != "trailers")
+    {
+        parts.headers.remove(http::header::TE);
+    }
+    parts.version = Version::HTTP_3;
+    let request_start = Instant::now();
+    let mut send_request = connection.send.clone();
+    let stream = within(
+        read_timeout,
+        send_request.send_request(Request::from_parts(parts, ())),
+    )
+    .await?
+    .map_err(stream_error)?;
+    let (mut sending, mut receiving) = stream.split();
+    if body.is_end_stream() {
+        within(read_timeout, sending.finish())
+            .await?
+            .map_err(stream_error)?;
+    } else {
+        match body.into_full() {
+            Ok(bytes) => {
+                within(read_timeout, sending.send_data(bytes))
+                    .await?
+                    .map_err(stream_error)?;
+                within(read_timeout, sending.finish())
+                    .await?
+                    .map_err(stream_error)?;
+            }
+            // A stream is sent as it yields, beside the response.
+            Err(body) => {
+                tokio::spawn(send_body(sending, body));
+            }
+        }
+    }
+    let head = within(read_timeout, receiving.recv_response())
+        .await?
+        .map_err(stream_error)?;
+    let response_start = Instant::now();
+    let (parts, ()) = head.into_parts();
+    let expected = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    let body = H3Body {
+        recv: receiving,
+        data_done: false,
+        done: false,
+        expected,
+        received: 0,
+    };
+    let info = Recorded {
+        timing,
+        request_start,
+        response_start,
+        alpn: H3,
+        secure: true,
+        peer: connection.peer.clone(),
+    };
+    Ok((Response::from_parts(parts, body), info))
+}
+
+/// Sends a streamed request body on `sending`, then finishes the stream; a body that
+/// fails resets it (`H3_REQUEST_CANCELLED`), so the server never takes a cut body whole.
+async fn send_body(
+    mut sending: h3::client::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>,
+    mut body: RequestBody,
+) {
+    loop {
+        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => {
+                    if sending.send_data(data).await.is_err() {
+                        return;
+                    }
+                }
+                Err(frame) => {
+                    if let Ok(trailers) = frame.into_trailers() {
+                        if sending.send_trailers(trailers).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            },
+            Some(Err(_)) => {
+                sending.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
+                return;
+            }
+            None => {
+                let _ = sending.finish().await;
+                return;
+            }
+        }
+    }
+}
+
+/// `future`, bounded by `timeout` when there is one.
+async fn within<F: Future>(
+    timeout: Option<Duration>,
+    future: F,
+) -> Result<F::Output, NetworkError> {
+    match timeout {
+        Some(after) => {
+            tokio::time::timeout(after, future)
+                .await
+                .map_err(|_| NetworkError::Timeout {
+                    kind: TimeoutKind::Idle,
+                    after,
+                })
+        }
+        None => Ok(future.await),
+    }
+}
+
+/// A response body read from an HTTP/3 stream: its DATA frames, then its trailers.
+pub(crate) struct H3Body {
+    recv: h3::client::RequestStream<h3_quinn::RecvStream, Bytes>,
+    data_done: bool,
+    done: bool,
+    /// The response's `Content-Length`, to which the data is held (RFC 9114 §4.1.2).
+    expected: Option<u64>,
+    received: u64,
+}
+
+impl H3Body {
+    pub(crate) fn poll_frame(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        if !self.data_done {
+            match self.recv.poll_recv_data(cx) {
+                Poll::Ready(Ok(Some(mut data))) => {
+                    let data = data.copy_to_bytes(data.remaining());
+                    self.received = self.received.saturating_add(data.len() as u64);
+                    if self
+                        .expected
+                        .is_some_and(|expected| self.received > expected)
+                    {
+                        return Poll::Ready(Some(Err(self.fail(NetworkError::LengthMismatch))));
+                    }
+                    return Poll::Ready(Some(Ok(Frame::data(data))));
+                }
+                Poll::Ready(Ok(None)) => {
+                    self.data_done = true;
+                    if self
+                        .expected
+                        .is_some_and(|expected| self.received != expected)
+                    {
+                        return Poll::Ready(Some(Err(self.fail(NetworkError::LengthMismatch))));
+                    }
+                }
+                Poll::Ready(Err(error)) => {
+                    let error = match self.expected {
+                        Some(_) => NetworkError::LengthMismatch,
+                        None => stream_error(error),
+                    };
+                    return Poll::Ready(Some(Err(self.fail(error))));
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        match self.recv.poll_recv_trailers(cx) {
+            Poll::Ready(Ok(trailers)) => {
+                self.done = true;
+                Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(Some(Err(self.fail(stream_error(error))))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Ends the body with `error`, telling the server to stop sending.
+    fn fail(&mut self, error: NetworkError) -> NetworkError {
+        self.done = true;
+        self.recv
+            .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
+        error
+    }
+
+    pub(crate) fn is_end_stream(&self) -> bool {
+        self.done
+    }
+
+    pub(crate) fn size_hint(&self) -> SizeHint {
+        match self.expected {
+            Some(expected) => SizeHint::with_exact(expected.saturating_sub(self.received)),
+            None => SizeHint::default(),
+        }
+    }
+}
+
+impl Drop for H3Body {
+    fn drop(&mut self) {
+        // A body dropped before its end: the server stops sending it (RFC 9114 §4.1.1).
+        if !self.done {
+            self.recv
+                .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
+        }
+    }
+}
+
+/// A stream's error as a network error.
+fn stream_error(error: h3::error::StreamError) -> NetworkError {
+    NetworkError::Protocol(Box::new(error))
+}
+
+/// A failed QUIC connection attempt to `host` as a network error: a TLS error as TLS,
+/// a timeout as the connection's, anything else as connecting's.
+fn quic_error(host: &str, error: quinn::ConnectionError) -> NetworkError {
+    match error {
+        quinn::ConnectionError::TransportError(ref transport)
+            if transport.code.to_string().contains("TLS")
+                || u64::from(transport.code) & 0xff00 == 0x0100 =>
+        {
+            NetworkError::Tls(format!("QUIC handshake with {host}: {error}").into())
+        }
+        quinn::ConnectionError::TimedOut => NetworkError::Connect(
+            format!("QUIC connection to {host} timed out (no answer over UDP)").into(),
+        ),
+        other => NetworkError::Connect(format!("QUIC connection to {host}: {other}").into()),
+    }
+}
+
+/// What the handshake of `connection` settled on: TLS 1.3, its cipher suite when quinn
+/// tells it, and the server's certificates.
+fn tls_info(connection: &quinn::Connection) -> Option<TlsInfo> {
+    let certificates = connection
+        .peer_identity()
+        .and_then(|identity| {
+            identity
+                .downcast::<Vec<rustls::pki_types::CertificateDer<'static>>>()
+                .ok()
+        })
+        .map(|certificates| {
+            certificates
+                .iter()
+                .map(|certificate| certificate.as_ref().to_vec())
+                .collect()
+        })
+        .unwrap_or_default();
+    // QUIC v1 packet protection starts with TLS_AES_128_GCM_SHA256 (RFC 9001 §5); quinn
+    // does not say which suite the handshake chose, so the suite is left unnamed.
+    Some(TlsInfo::new(TlsVersion::Tls13, "unknown", 0, certificates))
+}
