@@ -116,3 +116,123 @@ async fn with_prior_knowledge_a_server_not_answering_over_udp_fails_the_request(
     })
     .await;
 }
+
+/// A TLS server over TCP on 127.0.0.1 (HTTP/2 or HTTP/1.1 by ALPN) whose every answer
+/// announces `alt_svc`, with the body `tcp`.
+async fn tcp_server_announcing(pki: &TestPki, alt_svc: String) -> net_support::Server {
+    net_support::tls_server(pki.acceptor(&[b"h2", b"http/1.1"]), move |_request| {
+        let alt_svc = alt_svc.clone();
+        async move {
+            http::Response::builder()
+                .header("alt-svc", alt_svc)
+                .body(net_support::full("tcp"))
+                .unwrap()
+        }
+    })
+    .await
+}
+
+fn discovering(pki: &TestPki, connect_timeout: Duration) -> Client {
+    Client::builder()
+        .add_root_certificate_der(pki.ca_der.clone())
+        .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .connect_timeout(connect_timeout)
+        .build()
+        .unwrap()
+}
+
+/// The protocol a `GET` of `url` went over, and its body.
+async fn get(client: &Client, url: &str) -> (String, String) {
+    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let protocol = response.timing().unwrap().next_hop_protocol.to_string();
+    (protocol, response.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_origin_announcing_h3_is_asked_over_quic_next() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let tcp =
+            tcp_server_announcing(&pki, format!("h3=\":{}\"; ma=3600", quic.addr.port())).await;
+        let client = discovering(&pki, Duration::from_secs(5));
+        let url = format!("https://localhost:{}/page", tcp.addr.port());
+        // Over TCP, which announces HTTP/3 on the server's UDP port.
+        assert_eq!(
+            get(&client, &url).await,
+            ("h2".to_owned(), "tcp".to_owned())
+        );
+        // Then over QUIC: at the next request if its connection is made within the head
+        // start, else at one of the requests after it (the connection being made on).
+        let mut over_tcp = 0;
+        loop {
+            let (protocol, body) = get(&client, &url).await;
+            if protocol == "h3" {
+                assert_eq!(body, "GET /page 0");
+                break;
+            }
+            assert_eq!((protocol.as_str(), body.as_str()), ("h2", "tcp"));
+            over_tcp += 1;
+            assert!(over_tcp < 50, "never over HTTP/3");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        eprintln!("over TCP while the QUIC connection was being made: {over_tcp}");
+        assert_eq!(get(&client, &url).await.0, "h3");
+        assert_eq!(quic.counts.connections.load(Ordering::SeqCst), 1);
+        assert_eq!(client.pool_stats().unwrap().http3_open, 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_udp_blocked_no_request_fails_and_the_alternative_is_marked_broken() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A UDP port that takes every datagram and answers none: QUIC blackholed.
+        let blackhole = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let port = blackhole.local_addr().unwrap().port();
+        let datagrams = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = std::sync::Arc::clone(&datagrams);
+        tokio::spawn(async move {
+            let mut buffer = vec![0; 65536];
+            while blackhole.recv_from(&mut buffer).await.is_ok() {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let tcp = tcp_server_announcing(&pki, format!("h3=\":{port}\"")).await;
+        let connect_timeout = Duration::from_millis(800);
+        let client = discovering(&pki, connect_timeout);
+        let url = format!("https://localhost:{}/", tcp.addr.port());
+        assert_eq!(get(&client, &url).await.0, "h2");
+        // The next request tries QUIC, waits the head start, then goes over TCP.
+        let started = std::time::Instant::now();
+        assert_eq!(
+            get(&client, &url).await,
+            ("h2".to_owned(), "tcp".to_owned())
+        );
+        eprintln!(
+            "UDP blackholed: the request after the announcement took {:?}",
+            started.elapsed()
+        );
+        assert!(datagrams.load(Ordering::SeqCst) > 0, "QUIC was tried");
+        // The attempt goes on until the connect timeout, then marks h3 broken.
+        tokio::time::sleep(connect_timeout + Duration::from_millis(400)).await;
+        let tried = datagrams.load(Ordering::SeqCst);
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            assert_eq!(get(&client, &url).await.0, "h2");
+            eprintln!(
+                "UDP blackholed, h3 broken: a request took {:?}",
+                started.elapsed()
+            );
+        }
+        assert_eq!(
+            datagrams.load(Ordering::SeqCst),
+            tried,
+            "not tried again while broken"
+        );
+        assert_eq!(client.pool_stats().unwrap().http3_open, 0);
+    })
+    .await;
+}

@@ -3,13 +3,15 @@
 //! Each `fuzz_targets/<name>.rs` wraps one of these for libFuzzer (`cargo +nightly fuzz
 //! run <name>`); the tests at the bottom replay every committed seed and regression input
 //! through the same functions, so `cargo test --workspace` keeps them building and
-//! running. The targets use the crate's public API only. A target panics when the crate
+//! running. The targets use the crate's public API only, but `alt_svc`, which compiles the
+//! crate-private parser's file itself. A target panics when the crate
 //! breaks a property it checks; that is what libFuzzer reports as a crash.
 //!
 //! See `fuzz/README.md` for each target's input format.
 
 use std::future::Future;
 
+mod alt_svc;
 mod cache;
 mod cookies;
 mod data_url;
@@ -23,6 +25,7 @@ mod mime;
 mod request;
 mod websocket;
 
+pub use alt_svc::alt_svc;
 pub use cache::http_cache;
 pub use cookies::cookie_store;
 pub use data_url::data_url;
@@ -194,6 +197,11 @@ mod tests {
         path.file_name()
             .and_then(|name| name.to_str())
             .is_some_and(|name| name.starts_with("open-"))
+    }
+
+    #[test]
+    fn alt_svc_replays_its_seeds_and_regressions() {
+        replay("alt_svc", super::alt_svc);
     }
 
     #[test]

@@ -804,6 +804,8 @@ impl HyperTransportBuilder {
                 h3,
                 #[cfg(feature = "http3")]
                 http3_prior_knowledge: self.http3_prior_knowledge,
+                #[cfg(feature = "http3")]
+                alt_svc: super::alt_svc::AltSvcCache::new(),
             }),
         })
     }

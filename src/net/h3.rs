@@ -10,7 +10,7 @@
 //! at the first connection, on the runtime that asks, since quinn drives it from a task
 //! of that runtime.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
@@ -43,7 +43,10 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 pub(crate) struct H3Client {
     config: quinn::ClientConfig,
     endpoint: Mutex<Option<quinn::Endpoint>>,
+    /// The open connections, by the origin (host and port) they serve.
     connections: Mutex<HashMap<(String, u16), H3Connection>>,
+    /// The origins a connection is being made to, so that one is made at a time.
+    connecting: Mutex<HashSet<(String, u16)>>,
 }
 
 impl fmt::Debug for H3Client {
@@ -101,6 +104,7 @@ impl H3Client {
             config,
             endpoint: Mutex::new(None),
             connections: Mutex::new(HashMap::new()),
+            connecting: Mutex::new(HashSet::new()),
         })
     }
 
@@ -131,9 +135,28 @@ impl H3Client {
         connections.len()
     }
 
-    /// A new connection to `host` (the TLS server name) and `port`, at the first of
-    /// `addrs` that answers, kept for the requests that follow; `timing` notes when it
-    /// began and was established. The caller bounds the time it takes.
+    /// Notes that a connection to the origin `host` and `port` is being made: `false`
+    /// when one already is.
+    pub(crate) fn start_connecting(&self, host: &str, port: u16) -> bool {
+        self.connecting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((host.to_owned(), port))
+    }
+
+    /// Notes that the connection to `host` and `port` is made, or failed.
+    pub(crate) fn finish_connecting(&self, host: &str, port: u16) {
+        self.connecting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(host.to_owned(), port));
+    }
+
+    /// A new connection for the origin `host` and `port`, at the first of `addrs` (its
+    /// own, or an alternative's) that answers, with `host` as the TLS server name: the
+    /// certificate must be valid for the origin (RFC 7838 §2.1). It is kept for the
+    /// origin's requests that follow; `timing` notes when it began and was established.
+    /// The caller bounds the time it takes.
     pub(crate) async fn connect(
         &self,
         host: &str,

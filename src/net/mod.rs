@@ -174,6 +174,8 @@
 //! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
 //! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
 
+#[cfg(feature = "http3")]
+mod alt_svc;
 mod builder;
 mod connect;
 mod decode;

@@ -83,7 +83,17 @@ pub(super) struct Inner {
     /// Whether every `https:` request goes over HTTP/3.
     #[cfg(feature = "http3")]
     pub(super) http3_prior_knowledge: bool,
+    /// The alternative services `https:` origins announced (RFC 7838), one partition for
+    /// the transport, as its HSTS store is the client's.
+    #[cfg(feature = "http3")]
+    pub(super) alt_svc: super::alt_svc::AltSvcCache,
 }
+
+/// How long a request to an origin known to speak HTTP/3 waits for a new QUIC
+/// connection before it goes over TCP, the QUIC attempt going on for the requests after
+/// it: Chrome's delay of the TCP job when QUIC is expected to work.
+#[cfg(feature = "http3")]
+const HTTP3_HEAD_START: Duration = Duration::from_millis(300);
 
 impl Inner {
     /// The error of a wait past the read timeout.
@@ -178,16 +188,26 @@ impl Inner {
             // An extended CONNECT goes on an open HTTP/2 connection or nowhere; a
             // WebSocket handshake on one whose server allows it, else over HTTP/1.1.
             let tunnel = super::h2::is_extended_connect(&request);
+            // HTTP/3 for an `https:` origin reached directly: always with prior knowledge,
+            // else when the origin announced it (RFC 7838), TCP taking over if QUIC does
+            // not answer in time or fails before the response. Boxed: kept out of the
+            // state of every other request's future.
             #[cfg(feature = "http3")]
-            if self.http3_prior_knowledge
+            let direct_https = self.h3.is_some()
                 && !tunnel
                 && !options.websocket
                 && !options.http1_only
-                && self.goes_direct(&key)
-            {
-                if let Some(h3) = &self.h3 {
-                    // Boxed: kept out of the state of every other request's future.
+                && self.goes_direct(&key);
+            #[cfg(feature = "http3")]
+            if direct_https {
+                if let (Some(h3), true) = (&self.h3, self.http3_prior_knowledge) {
                     return Box::pin(self.send_h3(h3, request, &key, &options)).await;
+                }
+                match Box::pin(Arc::clone(&self).send_h3_alternative(request, &key, &options))
+                    .await?
+                {
+                    Ok(response) => return Ok(response),
+                    Err(back) => request = back,
                 }
             }
             if tunnel || options.websocket {
@@ -224,7 +244,13 @@ impl Inner {
                         // Where to go next is settled before the next await, so that the
                         // result is not kept across it.
                         let new_connection = match Box::pin(sent).await {
-                            Ok(response) => return Ok(response),
+                            Ok(response) => {
+                                #[cfg(feature = "http3")]
+                                if direct_https {
+                                    self.note_alt_svc(&key, &response);
+                                }
+                                return Ok(response);
+                            }
                             Err(Retry::Replay(copy)) => {
                                 // Refused unprocessed (RFC 9113 §8.7): once more, on a new
                                 // connection.
@@ -368,6 +394,10 @@ impl Inner {
                             let body = ResponseBody::switched(reader, info);
                             return Ok(Response::from_parts(parts, body));
                         }
+                        #[cfg(feature = "http3")]
+                        if direct_https {
+                            self.note_alt_svc_head(&key, &parts.headers);
+                        }
                         return self.wrap_h1(parts, reader, pooled, &options, info);
                     }
                     Err(error) => error,
@@ -443,6 +473,172 @@ impl Inner {
         routed.proxy.is_none()
     }
 
+    /// Keeps what the `Alt-Svc` header of `response` (from `key`'s origin over TCP)
+    /// announces.
+    #[cfg(feature = "http3")]
+    fn note_alt_svc(&self, key: &Key, response: &Response<ResponseBody>) {
+        self.note_alt_svc_head(key, response.headers());
+    }
+
+    /// [`note_alt_svc`](Self::note_alt_svc) of a response head's `headers`: the `Alt-Svc`
+    /// field lines joined (RFC 9110 §5.3), each alternative's `ma` counted from when the
+    /// response was generated (less its `Age`, RFC 7838 §3.1).
+    #[cfg(feature = "http3")]
+    fn note_alt_svc_head(&self, key: &Key, headers: &http::HeaderMap) {
+        let mut lines = headers.get_all(http::header::ALT_SVC).iter();
+        let Some(first) = lines.next() else {
+            return;
+        };
+        let mut value = first.as_bytes().to_vec();
+        for line in lines {
+            if value.len() > super::alt_svc::MAX_FIELD_VALUE_LEN {
+                break;
+            }
+            value.extend_from_slice(b", ");
+            value.extend_from_slice(line.as_bytes());
+        }
+        let Some(mut alt_svc) = super::alt_svc::parse_alt_svc(&value) else {
+            return;
+        };
+        let age = headers
+            .get(http::header::AGE)
+            .and_then(|age| age.to_str().ok())
+            .and_then(|age| age.parse::<u64>().ok())
+            .map_or(Duration::ZERO, Duration::from_secs);
+        if let super::alt_svc::AltSvc::Entries(alternatives) = &mut alt_svc {
+            for alternative in alternatives.iter_mut() {
+                alternative.max_age = alternative.max_age.saturating_sub(age);
+            }
+        }
+        let origin = alt_svc_origin(key);
+        self.alt_svc
+            .set(&origin, "", alt_svc, std::time::Instant::now());
+    }
+
+    /// `request` over HTTP/3 when `key`'s origin announced `h3` and it is not marked
+    /// broken: on the origin's open QUIC connection, or a new one if it is made within
+    /// [`HTTP3_HEAD_START`] (the attempt goes on after that, for the requests that
+    /// follow, and marks the alternative broken if it fails). The request is given back
+    /// (`Ok(Err)`) to go over TCP when there is no alternative, when the connection is
+    /// not there in time, or when it fails before the response and the request can be
+    /// sent again (an idempotent method and a body that can be copied), as Chrome falls
+    /// back; the alternative is then marked broken.
+    #[cfg(feature = "http3")]
+    async fn send_h3_alternative(
+        self: Arc<Self>,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+    ) -> Result<Result<Response<ResponseBody>, Request<RequestBody>>, NetworkError> {
+        let Some(h3) = self.h3.as_ref() else {
+            return Ok(Err(request));
+        };
+        let origin = alt_svc_origin(key);
+        let Some((alt_host, alt_port)) =
+            self.alt_svc
+                .lookup(&origin, "", "h3", std::time::Instant::now())
+        else {
+            return Ok(Err(request));
+        };
+        let host = key.authority.host().to_owned();
+        let port = key.authority.port_u16().unwrap_or(443);
+        let (connection, timing) = match h3.open(&host, port) {
+            Some(connection) if !options.new_connection => (connection, None),
+            _ => {
+                if !h3.start_connecting(&host, port) {
+                    // Another request is making the connection: this one goes over TCP.
+                    return Ok(Err(request));
+                }
+                let (made, connected) = tokio::sync::oneshot::channel();
+                let inner = Arc::clone(&self);
+                tokio::spawn(async move {
+                    let result = inner.connect_h3(&host, port, &alt_host, alt_port).await;
+                    match &result {
+                        Ok(_) => inner.alt_svc.mark_working(&origin, "", "h3"),
+                        Err(_) => {
+                            inner
+                                .alt_svc
+                                .mark_broken(&origin, "", "h3", std::time::Instant::now());
+                        }
+                    }
+                    if let Some(h3) = &inner.h3 {
+                        h3.finish_connecting(&host, port);
+                    }
+                    let _ = made.send(result);
+                });
+                match tokio::time::timeout(HTTP3_HEAD_START, connected).await {
+                    Ok(Ok(Ok((connection, timing)))) => (connection, Some(timing)),
+                    // Failed, or not there yet: TCP.
+                    _ => return Ok(Err(request)),
+                }
+            }
+        };
+        // A copy to send over TCP if the stream fails before the response.
+        let copy = match request.method().is_idempotent() {
+            true => request.body().try_clone().map(|body| {
+                let mut copy = Request::new(body);
+                *copy.method_mut() = request.method().clone();
+                *copy.uri_mut() = request.uri().clone();
+                *copy.version_mut() = request.version();
+                *copy.headers_mut() = request.headers().clone();
+                copy
+            }),
+            false => None,
+        };
+        match super::h3::send(&connection, request, self.read_timeout, timing).await {
+            Ok((response, info)) => {
+                let (parts, body) = response.into_parts();
+                let body = ResponseBody::h3(body, self.read_timeout, info);
+                self.decode(Response::from_parts(parts, body), options)
+                    .map(Ok)
+            }
+            Err(error) => {
+                self.alt_svc
+                    .mark_broken(&alt_svc_origin(key), "", "h3", std::time::Instant::now());
+                match copy {
+                    Some(copy) => Ok(Err(copy)),
+                    None => Err(error),
+                }
+            }
+        }
+    }
+
+    /// A new QUIC connection for the origin `host:port` at its alternative
+    /// `alt_host:alt_port`, within the connect timeout, and how it was made.
+    #[cfg(feature = "http3")]
+    async fn connect_h3(
+        &self,
+        host: &str,
+        port: u16,
+        alt_host: &str,
+        alt_port: u16,
+    ) -> Result<(super::h3::H3Connection, Box<ConnectionTiming>), NetworkError> {
+        let Some(h3) = self.h3.as_ref() else {
+            return Err(NetworkError::Other("HTTP/3 is off".into()));
+        };
+        let mut timing = ConnectionTiming::default();
+        let connecting = async {
+            timing.domain_lookup_start = Some(std::time::Instant::now());
+            let bare = alt_host
+                .strip_prefix('[')
+                .and_then(|host| host.strip_suffix(']'))
+                .unwrap_or(alt_host);
+            let addrs = self.connector.resolve(bare, alt_port).await?;
+            timing.domain_lookup_end = Some(std::time::Instant::now());
+            h3.connect(host, port, &addrs, &mut timing).await
+        };
+        let connection = match self.connector.connect_timeout {
+            Some(after) => tokio::time::timeout(after, connecting)
+                .await
+                .map_err(|_| NetworkError::Timeout {
+                    kind: TimeoutKind::Connect,
+                    after,
+                })??,
+            None => connecting.await?,
+        };
+        Ok((connection, Box::new(timing)))
+    }
+
     /// `request` over HTTP/3 on `h3`: on the origin's open connection, or a new one.
     #[cfg(feature = "http3")]
     async fn send_h3(
@@ -516,6 +712,17 @@ impl Inner {
             Ok(response)
         }
     }
+}
+
+/// The origin of `key` as the alternative-services cache keys it.
+#[cfg(feature = "http3")]
+fn alt_svc_origin(key: &Key) -> super::alt_svc::OriginKey {
+    let host = key.authority.host();
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|host| host.strip_suffix(']'))
+        .unwrap_or(host);
+    super::alt_svc::OriginKey::new("https", bare, key.authority.port_u16().unwrap_or(443))
 }
 
 /// Refuses a request whose framing headers would disagree with its body, so that the
