@@ -6,7 +6,10 @@
 //! request into an `http::Request` for the client's [`Transport`](crate::net::Transport) and
 //! the answer back into a [`Response`].
 
+use std::future::Future;
 use std::ops::ControlFlow;
+#[cfg(debug_assertions)]
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -55,7 +58,7 @@ pub(crate) async fn http_fetch(
     // Step 4.2. (Service-workers mode.)
     // Step 4.3. Set response and internalResponse to the result of running
     // HTTP-network-or-cache fetch given fetchParams.
-    let mut response = http_network_or_cache_fetch(fetch_params, false, false).await;
+    let mut response = network_or_cache(fetch_params).await;
     let request = &fetch_params.request;
     // Step 4.4. If request's response tainting is "cors" and a CORS check for request and
     // response returns failure, then return a network error.
@@ -119,6 +122,28 @@ pub(crate) async fn http_fetch(
     }
     // Step 7. Return response.
     response
+}
+
+/// HTTP-network-or-cache fetch given `fetch_params`, as HTTP fetch awaits it. A debug build
+/// makes its future in a frame of its own and moves it to the heap: such a build gives
+/// every future it makes room in the maker's frame, this one (the largest of a fetch) is
+/// made inside HTTP fetch's, scheme fetch's and main fetch's, and a redirect chain polls
+/// one main fetch inside the other, so 30 redirects took more than a 2 MiB thread's stack.
+/// An optimized build's frames are small, and it keeps the future inline.
+#[cfg(debug_assertions)]
+fn network_or_cache<'a>(
+    fetch_params: &'a mut FetchParams<'_>,
+) -> Pin<Box<impl Future<Output = Response> + 'a>> {
+    Box::pin(http_network_or_cache_fetch(fetch_params, false, false))
+}
+
+/// HTTP-network-or-cache fetch given `fetch_params`, as HTTP fetch awaits it (see the debug
+/// build's).
+#[cfg(not(debug_assertions))]
+fn network_or_cache<'a>(
+    fetch_params: &'a mut FetchParams<'_>,
+) -> impl Future<Output = Response> + 'a {
+    http_network_or_cache_fetch(fetch_params, false, false)
 }
 
 /// [CORS-preflight fetch](https://fetch.spec.whatwg.org/#cors-preflight-fetch): `None` when

@@ -76,6 +76,14 @@ pub(crate) enum CookieJar {
     Provider(Arc<dyn crate::cookie::CookieProvider>),
 }
 
+/// Which fetch main fetch's step 12 runs.
+enum Route {
+    /// Scheme fetch.
+    Scheme,
+    /// HTTP fetch, with or without a CORS preflight.
+    Http { cors_preflight: bool },
+}
+
 /// Not in the spec: the caps on the bytes a response body from the network (or the HTTP
 /// cache) may deliver, set by [`ClientBuilder::max_response_body_size`] and
 /// [`ClientBuilder::max_buffered_body_size`].
@@ -345,8 +353,11 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
     // Step 11. If recursive is false, then run the remaining steps in parallel.
     // Step 12. If response is null, then set response to the result of running the steps
     // corresponding to the first matching statement:
-    let response = match response {
-        Some(response) => response,
+    // (Which fetch runs is settled first, so that each is awaited at one place: a debug
+    // build gives every await of a future its own room in the frame, and a redirect
+    // chain stacks one main fetch's frame per hop.)
+    let route = match response {
+        Some(response) => Err(response),
         None => {
             let current_url = request.current_url();
             let same_origin = is_same_origin_with_request(request, current_url);
@@ -357,30 +368,30 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
                 // Set request's response tainting to "basic". Return the result of running
                 // scheme fetch given fetchParams.
                 request.response_tainting = ResponseTainting::Basic;
-                scheme::scheme_fetch(fetch_params).await
+                Ok(Route::Scheme)
             } else if request.mode == RequestMode::SameOrigin {
                 // request's mode is "same-origin": Return a network error.
-                network_error(NetworkError::Blocked(
+                Err(network_error(NetworkError::Blocked(
                     "cross-origin request in mode \"same-origin\"".into(),
-                ))
+                )))
             } else if request.mode == RequestMode::NoCors {
                 // If request's redirect mode is not "follow", then return a network error.
                 if request.redirect_mode != RequestRedirect::Follow {
-                    network_error(NetworkError::Blocked(
+                    Err(network_error(NetworkError::Blocked(
                         "a no-cors request must follow redirects".into(),
-                    ))
+                    )))
                 } else {
                     // Set request's response tainting to "opaque". Return the result of
                     // running scheme fetch given fetchParams.
                     request.response_tainting = ResponseTainting::Opaque;
-                    scheme::scheme_fetch(fetch_params).await
+                    Ok(Route::Scheme)
                 }
             } else if !is_http_scheme(current_url.scheme()) {
                 // request's current URL's scheme is not an HTTP(S) scheme: Return a network
                 // error.
-                network_error(NetworkError::Blocked(
+                Err(network_error(NetworkError::Blocked(
                     format!("cross-origin {}: request", current_url.scheme()).into(),
-                ))
+                )))
             } else if request.use_cors_preflight
                 || (request.unsafe_request
                     && (!crate::headers::is_cors_safelisted_method(request.method.as_bytes())
@@ -393,23 +404,33 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
                 request.response_tainting = ResponseTainting::Cors;
                 // Let corsWithPreflightResponse be the result of running HTTP fetch given
                 // fetchParams and true.
-                let cors_with_preflight_response = http::http_fetch(fetch_params, true).await;
-                // If corsWithPreflightResponse is a network error, then clear cache entries
-                // using request.
-                if cors_with_preflight_response.is_network_error() {
-                    fetch_params
-                        .context
-                        .preflight_cache
-                        .clear_cache_entries(&fetch_params.request);
-                }
-                // Return corsWithPreflightResponse.
-                cors_with_preflight_response
+                Ok(Route::Http {
+                    cors_preflight: true,
+                })
             } else {
                 // Otherwise: Set request's response tainting to "cors". Return the result of
                 // running HTTP fetch given fetchParams.
                 request.response_tainting = ResponseTainting::Cors;
-                http::http_fetch(fetch_params, false).await
+                Ok(Route::Http {
+                    cors_preflight: false,
+                })
             }
+        }
+    };
+    let response = match route {
+        Err(response) => response,
+        Ok(Route::Scheme) => scheme::scheme_fetch(fetch_params).await,
+        Ok(Route::Http { cors_preflight }) => {
+            let response = http::http_fetch(fetch_params, cors_preflight).await;
+            // If corsWithPreflightResponse is a network error, then clear cache entries
+            // using request. Return corsWithPreflightResponse.
+            if cors_preflight && response.is_network_error() {
+                fetch_params
+                    .context
+                    .preflight_cache
+                    .clear_cache_entries(&fetch_params.request);
+            }
+            response
         }
     };
     let request = &mut fetch_params.request;
