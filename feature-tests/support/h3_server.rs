@@ -118,3 +118,71 @@ pub fn h3_server(
         endpoint,
     }
 }
+
+/// An HTTP/3 server that speaks only what it must: its control stream with an empty
+/// `SETTINGS`, then on each request stream `response` bytes as written (frames and all),
+/// repeated `times` times, then it finishes the stream. Returns the server and the bytes
+/// it managed to write (a client that stops reading stops it early).
+pub fn h3_raw_server(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    response: Vec<u8>,
+    times: usize,
+) -> (H3Server, Arc<AtomicUsize>) {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
+    let config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    let endpoint = quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+    let addr = endpoint.local_addr().unwrap();
+    let counts = Arc::new(H3Counts::default());
+    let written = Arc::new(AtomicUsize::new(0));
+    let accepting = endpoint.clone();
+    let (seen, wrote) = (Arc::clone(&counts), Arc::clone(&written));
+    tokio::spawn(async move {
+        while let Some(incoming) = accepting.accept().await {
+            let (seen, wrote, response) = (Arc::clone(&seen), Arc::clone(&wrote), response.clone());
+            tokio::spawn(async move {
+                let Ok(connection) = incoming.await else {
+                    return;
+                };
+                seen.connections.fetch_add(1, Ordering::SeqCst);
+                // The control stream (type 0x00) and an empty SETTINGS frame (0x04).
+                let Ok(mut control) = connection.open_uni().await else {
+                    return;
+                };
+                if control.write_all(&[0x00, 0x04, 0x00]).await.is_err() {
+                    return;
+                }
+                while let Ok((mut send, _recv)) = connection.accept_bi().await {
+                    seen.requests.fetch_add(1, Ordering::SeqCst);
+                    let (wrote, response) = (Arc::clone(&wrote), response.clone());
+                    tokio::spawn(async move {
+                        for _ in 0..times {
+                            if send.write_all(&response).await.is_err() {
+                                return;
+                            }
+                            wrote.fetch_add(response.len(), Ordering::SeqCst);
+                        }
+                        let _ = send.finish();
+                    });
+                }
+                drop(control);
+            });
+        }
+    });
+    (
+        H3Server {
+            addr,
+            counts,
+            endpoint,
+        },
+        written,
+    )
+}

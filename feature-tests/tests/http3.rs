@@ -236,3 +236,33 @@ async fn with_udp_blocked_no_request_fails_and_the_alternative_is_marked_broken(
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_head_without_end_fails_at_the_limit_without_being_kept() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A HEADERS frame (type 0x01) declaring 1 GiB (a 4-byte varint), then 64 KiB
+        // pieces of it until the client stops reading.
+        let mut head = vec![0x01, 0x80 | 0x40, 0x00, 0x00, 0x00];
+        head.extend(std::iter::repeat_n(b'a', 64 * 1024 - head.len()));
+        let (server, written) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), head, 16 * 1024);
+        let client = prior_knowledge(&pki);
+        let error = client
+            .fetch(server.url("/").as_str(), RequestInit::default())
+            .await
+            .unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("HTTP/3 response head is over 256 KiB"),
+            "{message}"
+        );
+        // What the server could write before the client stopped it: the client's head
+        // budget and QUIC's windows, far from the 1 GiB declared.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let written = written.load(Ordering::SeqCst);
+        eprintln!("an endless HTTP/3 head: {written} bytes written before the client stopped it");
+        assert!(written < 16 << 20, "{written} bytes written");
+    })
+    .await;
+}

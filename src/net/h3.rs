@@ -15,7 +15,7 @@ use std::fmt;
 use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -33,6 +33,12 @@ use crate::peer::{Peer, TlsInfo, TlsVersion};
 /// 256 KiB as HTTP/1.1 and HTTP/2 allow, sent to the server as
 /// `SETTINGS_MAX_FIELD_SECTION_SIZE` (RFC 9114 §4.2.2).
 const MAX_FIELD_SECTION_SIZE: u64 = 256 * 1024;
+
+/// The most bytes a request stream may deliver before its response head is in: the
+/// field section's limit and room for the frames around it. The h3 crate keeps a
+/// `HEADERS` frame until all of it has come, whatever length it declares, so this is
+/// what bounds the memory a server's head can take (see [`Guarded`]).
+const HEAD_BUDGET: u64 = MAX_FIELD_SECTION_SIZE + 64 * 1024;
 
 /// How long a connection with nothing to do stays open: QUIC's idle timeout, which both
 /// ends agree to (RFC 9000 §10.1; the lower of the two applies).
@@ -65,7 +71,9 @@ impl fmt::Debug for H3Client {
 /// An open HTTP/3 connection: the handle requests open streams with.
 #[derive(Clone)]
 pub(crate) struct H3Connection {
-    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    send: h3::client::SendRequest<GuardedOpener, Bytes>,
+    /// The head budgets of the streams opened and not yet sent on.
+    budgets: Budgets,
     /// Set by the connection's task once the connection has closed.
     closed: Arc<AtomicBool>,
     peer: Option<Arc<Peer>>,
@@ -193,9 +201,14 @@ impl H3Client {
                 addr: Some(connection.remote_address()),
                 tls: tls_info(&connection),
             }));
+            let budgets = Budgets::default();
+            let guarded = Guarded {
+                inner: h3_quinn::Connection::new(connection),
+                budgets: budgets.clone(),
+            };
             let built = h3::client::builder()
                 .max_field_section_size(MAX_FIELD_SECTION_SIZE)
-                .build::<_, _, Bytes>(h3_quinn::Connection::new(connection))
+                .build::<_, _, Bytes>(guarded)
                 .await;
             let (mut driver, send) = match built {
                 Ok(built) => built,
@@ -212,7 +225,12 @@ impl H3Client {
                 let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
                 ended.store(true, Ordering::Release);
             });
-            let connection = H3Connection { send, closed, peer };
+            let connection = H3Connection {
+                send,
+                budgets,
+                closed,
+                peer,
+            };
             self.connections
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -276,6 +294,7 @@ pub(crate) async fn send(
     )
     .await?
     .map_err(stream_error)?;
+    let budget = connection.budgets.take(stream.id());
     let (mut sending, mut receiving) = stream.split();
     if body.is_end_stream() {
         within(read_timeout, sending.finish())
@@ -297,9 +316,23 @@ pub(crate) async fn send(
             }
         }
     }
-    let head = within(read_timeout, receiving.recv_response())
-        .await?
-        .map_err(stream_error)?;
+    let head = match within(read_timeout, receiving.recv_response()).await? {
+        Ok(head) => head,
+        Err(_) if budget.as_ref().is_some_and(|budget| budget.spent()) => {
+            return Err(NetworkError::Protocol(
+                format!(
+                    "the HTTP/3 response head is over {} KiB (the client's limit)",
+                    MAX_FIELD_SECTION_SIZE / 1024
+                )
+                .into(),
+            ));
+        }
+        Err(error) => return Err(stream_error(error)),
+    };
+    // The head is in: the body is bounded by what its reader takes.
+    if let Some(budget) = budget {
+        budget.lift();
+    }
     let response_start = Instant::now();
     let (parts, ()) = head.into_parts();
     let expected = parts
@@ -379,7 +412,7 @@ async fn within<F: Future>(
 
 /// A response body read from an HTTP/3 stream: its DATA frames, then its trailers.
 pub(crate) struct H3Body {
-    recv: h3::client::RequestStream<h3_quinn::RecvStream, Bytes>,
+    recv: h3::client::RequestStream<GuardedRecv, Bytes>,
     data_done: bool,
     done: bool,
     /// The response's `Content-Length`, to which the data is held (RFC 9114 §4.1.2).
@@ -464,6 +497,294 @@ impl Drop for H3Body {
             self.recv
                 .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
         }
+    }
+}
+
+/// What a request stream may still deliver before its response head is in; lifted
+/// (`u64::MAX`) once the head is.
+#[derive(Debug)]
+struct HeadBudget(AtomicU64);
+
+impl HeadBudget {
+    /// Takes `bytes` from the budget: `false` when they are more than is left, which
+    /// spends it all.
+    fn take(&self, bytes: u64) -> bool {
+        let taken = self
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| match left {
+                u64::MAX => Some(u64::MAX),
+                left => left.checked_sub(bytes),
+            });
+        if taken.is_err() {
+            self.0.store(0, Ordering::Release);
+        }
+        taken.is_ok()
+    }
+
+    fn spent(&self) -> bool {
+        self.0.load(Ordering::Acquire) == 0
+    }
+
+    fn lift(&self) {
+        self.0.store(u64::MAX, Ordering::Release);
+    }
+}
+
+/// The head budgets of a connection's request streams, by stream, from when a stream is
+/// opened (inside h3) until its request takes it.
+#[derive(Clone, Default)]
+struct Budgets(Arc<Mutex<HashMap<h3::quic::StreamId, Arc<HeadBudget>>>>);
+
+impl Budgets {
+    /// A new budget for the stream `id`.
+    fn open(&self, id: h3::quic::StreamId) -> Arc<HeadBudget> {
+        let budget = Arc::new(HeadBudget(AtomicU64::new(HEAD_BUDGET)));
+        let mut budgets = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // A stream opened and never taken (its request failed first) is let go here.
+        if budgets.len() >= 64 {
+            budgets.retain(|_, budget| Arc::strong_count(budget) > 1);
+        }
+        budgets.insert(id, Arc::clone(&budget));
+        budget
+    }
+
+    /// The budget of the stream `id`, for its request.
+    fn take(&self, id: h3::quic::StreamId) -> Option<Arc<HeadBudget>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id)
+    }
+}
+
+/// h3-quinn's connection with every request stream held to [`HEAD_BUDGET`] bytes until
+/// its response head is in: past it the stream fails, rather than h3 buffering a
+/// `HEADERS` frame of any declared length.
+struct Guarded {
+    inner: h3_quinn::Connection,
+    budgets: Budgets,
+}
+
+/// [`Guarded`]'s opener of streams, which h3's request handles share.
+#[derive(Clone)]
+pub(crate) struct GuardedOpener {
+    inner: h3_quinn::OpenStreams,
+    budgets: Budgets,
+}
+
+/// A request stream of a [`Guarded`] connection.
+pub(crate) struct GuardedBidi {
+    inner: h3_quinn::BidiStream<Bytes>,
+    budget: Arc<HeadBudget>,
+}
+
+/// The receiving half of a [`GuardedBidi`].
+pub(crate) struct GuardedRecv {
+    inner: h3_quinn::RecvStream,
+    budget: Arc<HeadBudget>,
+}
+
+/// The error of a stream past its head budget.
+fn over_budget() -> h3::quic::StreamErrorIncoming {
+    h3::quic::StreamErrorIncoming::Unknown(
+        format!("the response head passed {HEAD_BUDGET} bytes").into(),
+    )
+}
+
+/// `polled` data, held to `budget`.
+fn guard(
+    budget: &HeadBudget,
+    polled: Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>>,
+) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
+    match polled {
+        Poll::Ready(Ok(Some(data))) if !budget.take(data.len() as u64) => {
+            Poll::Ready(Err(over_budget()))
+        }
+        polled => polled,
+    }
+}
+
+/// Opens a guarded request stream on `inner`.
+fn open_guarded(
+    inner: &mut h3_quinn::OpenStreams,
+    budgets: &Budgets,
+    cx: &mut Context<'_>,
+) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
+    use h3::quic::{OpenStreams, SendStream};
+    match OpenStreams::<Bytes>::poll_open_bidi(inner, cx) {
+        Poll::Ready(Ok(stream)) => {
+            let budget = budgets.open(stream.send_id());
+            Poll::Ready(Ok(GuardedBidi {
+                inner: stream,
+                budget,
+            }))
+        }
+        Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+        Poll::Pending => Poll::Pending,
+    }
+}
+
+impl h3::quic::OpenStreams<Bytes> for Guarded {
+    type BidiStream = GuardedBidi;
+    type SendStream = h3_quinn::SendStream<Bytes>;
+
+    fn poll_open_bidi(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
+        let mut opener = h3::quic::Connection::<Bytes>::opener(&self.inner);
+        open_guarded(&mut opener, &self.budgets, cx)
+    }
+
+    fn poll_open_send(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Self::SendStream, h3::quic::StreamErrorIncoming>> {
+        h3::quic::OpenStreams::<Bytes>::poll_open_send(&mut self.inner, cx)
+    }
+
+    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        h3::quic::OpenStreams::<Bytes>::close(&mut self.inner, code, reason);
+    }
+}
+
+impl h3::quic::Connection<Bytes> for Guarded {
+    type RecvStream = h3_quinn::RecvStream;
+    type OpenStreams = GuardedOpener;
+
+    fn poll_accept_recv(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Self::RecvStream, h3::quic::ConnectionErrorIncoming>> {
+        h3::quic::Connection::<Bytes>::poll_accept_recv(&mut self.inner, cx)
+    }
+
+    fn poll_accept_bidi(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<GuardedBidi, h3::quic::ConnectionErrorIncoming>> {
+        match h3::quic::Connection::<Bytes>::poll_accept_bidi(&mut self.inner, cx) {
+            // A server opens no request stream (RFC 9114 §6.1): none is taken.
+            Poll::Ready(Ok(stream)) => Poll::Ready(Ok(GuardedBidi {
+                inner: stream,
+                budget: Arc::new(HeadBudget(AtomicU64::new(0))),
+            })),
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn opener(&self) -> GuardedOpener {
+        GuardedOpener {
+            inner: h3::quic::Connection::<Bytes>::opener(&self.inner),
+            budgets: self.budgets.clone(),
+        }
+    }
+}
+
+impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
+    type BidiStream = GuardedBidi;
+    type SendStream = h3_quinn::SendStream<Bytes>;
+
+    fn poll_open_bidi(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
+        open_guarded(&mut self.inner, &self.budgets, cx)
+    }
+
+    fn poll_open_send(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Self::SendStream, h3::quic::StreamErrorIncoming>> {
+        h3::quic::OpenStreams::<Bytes>::poll_open_send(&mut self.inner, cx)
+    }
+
+    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        h3::quic::OpenStreams::<Bytes>::close(&mut self.inner, code, reason);
+    }
+}
+
+impl h3::quic::SendStream<Bytes> for GuardedBidi {
+    fn poll_ready(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), h3::quic::StreamErrorIncoming>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn send_data<T: Into<h3::quic::WriteBuf<Bytes>>>(
+        &mut self,
+        data: T,
+    ) -> Result<(), h3::quic::StreamErrorIncoming> {
+        self.inner.send_data(data)
+    }
+
+    fn poll_finish(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), h3::quic::StreamErrorIncoming>> {
+        self.inner.poll_finish(cx)
+    }
+
+    fn reset(&mut self, reset_code: u64) {
+        self.inner.reset(reset_code);
+    }
+
+    fn send_id(&self) -> h3::quic::StreamId {
+        self.inner.send_id()
+    }
+}
+
+impl h3::quic::RecvStream for GuardedBidi {
+    type Buf = Bytes;
+
+    fn poll_data(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
+        guard(&self.budget, self.inner.poll_data(cx))
+    }
+
+    fn stop_sending(&mut self, error_code: u64) {
+        self.inner.stop_sending(error_code);
+    }
+
+    fn recv_id(&self) -> h3::quic::StreamId {
+        self.inner.recv_id()
+    }
+}
+
+impl h3::quic::BidiStream<Bytes> for GuardedBidi {
+    type SendStream = h3_quinn::SendStream<Bytes>;
+    type RecvStream = GuardedRecv;
+
+    fn split(self) -> (h3_quinn::SendStream<Bytes>, GuardedRecv) {
+        let (send, recv) = self.inner.split();
+        let recv = GuardedRecv {
+            inner: recv,
+            budget: self.budget,
+        };
+        (send, recv)
+    }
+}
+
+impl h3::quic::RecvStream for GuardedRecv {
+    type Buf = Bytes;
+
+    fn poll_data(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
+        guard(&self.budget, self.inner.poll_data(cx))
+    }
+
+    fn stop_sending(&mut self, error_code: u64) {
+        self.inner.stop_sending(error_code);
+    }
+
+    fn recv_id(&self) -> h3::quic::StreamId {
+        self.inner.recv_id()
     }
 }
 
