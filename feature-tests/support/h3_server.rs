@@ -44,6 +44,17 @@ pub fn h3_server(
     key: PrivateKeyDer<'static>,
     port: u16,
 ) -> H3Server {
+    h3_server_closing(cert, key, port, None)
+}
+
+/// [`h3_server`], closing each connection (QUIC `CONNECTION_CLOSE`, code 0) once it has
+/// answered `close_after` requests on it.
+pub fn h3_server_closing(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    port: u16,
+    close_after: Option<usize>,
+) -> H3Server {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -68,6 +79,8 @@ pub fn h3_server(
                     return;
                 };
                 seen.connections.fetch_add(1, Ordering::SeqCst);
+                let quic = connection.clone();
+                let answered = Arc::new(AtomicUsize::new(0));
                 let Ok(mut h3) =
                     h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(connection))
                         .await
@@ -76,6 +89,7 @@ pub fn h3_server(
                 };
                 while let Ok(Some(resolver)) = h3.accept().await {
                     let seen = Arc::clone(&seen);
+                    let (quic, answered) = (quic.clone(), Arc::clone(&answered));
                     tokio::spawn(async move {
                         let Ok((request, mut stream)) = resolver.resolve_request().await else {
                             return;
@@ -107,6 +121,12 @@ pub fn h3_server(
                         }
                         let _ = stream.send_data(body).await;
                         let _ = stream.finish().await;
+                        let answered = answered.fetch_add(1, Ordering::SeqCst) + 1;
+                        if close_after == Some(answered) {
+                            // Let the response's frames go out first.
+                            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                            quic.close(0u32.into(), b"closing");
+                        }
                     });
                 }
             });
@@ -119,6 +139,13 @@ pub fn h3_server(
     }
 }
 
+/// An HTTP/3 server that resets every request stream it is sent (`RESET_STREAM` and
+/// `STOP_SENDING` with `H3_REQUEST_REJECTED`, 0x10b), answering none.
+pub fn h3_resetting_server(cert: CertificateDer<'static>, key: PrivateKeyDer<'static>) -> H3Server {
+    let (server, _) = raw(cert, key, None, 0);
+    server
+}
+
 /// An HTTP/3 server that speaks only what it must: its control stream with an empty
 /// `SETTINGS`, then on each request stream `response` bytes as written (frames and all),
 /// repeated `times` times, then it finishes the stream. Returns the server and the bytes
@@ -127,6 +154,17 @@ pub fn h3_raw_server(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
     response: Vec<u8>,
+    times: usize,
+) -> (H3Server, Arc<AtomicUsize>) {
+    raw(cert, key, Some(response), times)
+}
+
+/// The raw server: `response` written `times` times on each request stream, or with
+/// `None` the stream reset.
+fn raw(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    response: Option<Vec<u8>>,
     times: usize,
 ) -> (H3Server, Arc<AtomicUsize>) {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -160,9 +198,14 @@ pub fn h3_raw_server(
                 if control.write_all(&[0x00, 0x04, 0x00]).await.is_err() {
                     return;
                 }
-                while let Ok((mut send, _recv)) = connection.accept_bi().await {
+                while let Ok((mut send, mut recv)) = connection.accept_bi().await {
                     seen.requests.fetch_add(1, Ordering::SeqCst);
                     let (wrote, response) = (Arc::clone(&wrote), response.clone());
+                    let Some(response) = response else {
+                        let _ = send.reset(0x10bu32.into());
+                        let _ = recv.stop(0x10bu32.into());
+                        continue;
+                    };
                     tokio::spawn(async move {
                         for _ in 0..times {
                             if send.write_all(&response).await.is_err() {

@@ -266,3 +266,53 @@ async fn a_response_head_without_end_fails_at_the_limit_without_being_kept() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_on_a_connection_the_server_closed_goes_on_a_new_one() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server =
+            h3_server::h3_server_closing(pki.cert.clone(), pki.key.clone_key(), 0, Some(1));
+        let client = prior_knowledge(&pki);
+        for path in ["/one", "/two", "/three"] {
+            let text = client
+                .get(server.url(path))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert_eq!(text, format!("GET {path} 0"));
+            // Each connection closes after its first answer.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 3);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_resetting_every_stream_fails_the_request_and_never_hangs() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server::h3_resetting_server(pki.cert.clone(), pki.key.clone_key());
+        let client = prior_knowledge(&pki);
+        let error = client.get(server.url("/")).send().await.unwrap_err();
+        let message = format!("{error:#}");
+        assert!(message.contains("network error"), "{message}");
+        // And a POST, whose body cannot be sent again: one stream only.
+        let before = server.counts.requests.load(Ordering::SeqCst);
+        let error = client
+            .post(server.url("/"))
+            .body(whatwg_fetch::Body::from_stream(futures_util::stream::iter(
+                [Ok::<_, std::io::Error>(bytes::Bytes::from("streamed"))],
+            )))
+            .send()
+            .await
+            .unwrap_err();
+        assert!(format!("{error:#}").contains("network error"));
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), before + 1);
+    })
+    .await;
+}

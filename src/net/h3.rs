@@ -133,6 +133,22 @@ impl H3Client {
         }
     }
 
+    /// Lets go of `connection`, the origin's, after a request failed on it: the next
+    /// request to the origin makes a new one.
+    pub(crate) fn forget(&self, host: &str, port: u16, connection: &H3Connection) {
+        let mut connections = self
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let key = (host.to_owned(), port);
+        if connections
+            .get(&key)
+            .is_some_and(|open| Arc::ptr_eq(&open.closed, &connection.closed))
+        {
+            connections.remove(&key);
+        }
+    }
+
     /// How many connections are open.
     pub(crate) fn open_connections(&self) -> usize {
         let mut connections = self

@@ -551,6 +551,7 @@ impl Inner {
                 }
                 let (made, connected) = tokio::sync::oneshot::channel();
                 let inner = Arc::clone(&self);
+                let host = host.clone();
                 tokio::spawn(async move {
                     let result = inner.connect_h3(&host, port, &alt_host, alt_port).await;
                     match &result {
@@ -574,17 +575,8 @@ impl Inner {
             }
         };
         // A copy to send over TCP if the stream fails before the response.
-        let copy = match request.method().is_idempotent() {
-            true => request.body().try_clone().map(|body| {
-                let mut copy = Request::new(body);
-                *copy.method_mut() = request.method().clone();
-                *copy.uri_mut() = request.uri().clone();
-                *copy.version_mut() = request.version();
-                *copy.headers_mut() = request.headers().clone();
-                copy
-            }),
-            false => None,
-        };
+        let copy = copy_request(&request);
+        let reused = timing.is_none();
         match super::h3::send(&connection, request, self.read_timeout, timing).await {
             Ok((response, info)) => {
                 let (parts, body) = response.into_parts();
@@ -593,8 +585,18 @@ impl Inner {
                     .map(Ok)
             }
             Err(error) => {
-                self.alt_svc
-                    .mark_broken(&alt_svc_origin(key), "", "h3", std::time::Instant::now());
+                if reused {
+                    // An open connection the server may have let go (`GOAWAY`, an idle
+                    // timeout of its own): the next request makes a new one.
+                    h3.forget(&host, port, &connection);
+                } else {
+                    self.alt_svc.mark_broken(
+                        &alt_svc_origin(key),
+                        "",
+                        "h3",
+                        std::time::Instant::now(),
+                    );
+                }
                 match copy {
                     Some(copy) => Ok(Err(copy)),
                     None => Err(error),
@@ -639,7 +641,9 @@ impl Inner {
         Ok((connection, Box::new(timing)))
     }
 
-    /// `request` over HTTP/3 on `h3`: on the origin's open connection, or a new one.
+    /// `request` over HTTP/3 on `h3`: on the origin's open connection, or a new one. A
+    /// request that fails on an open connection before its response (the server had sent
+    /// `GOAWAY`, say) is sent once more on a new one when it can be (see [`copy_request`]).
     #[cfg(feature = "http3")]
     async fn send_h3(
         &self,
@@ -650,36 +654,25 @@ impl Inner {
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let host = key.authority.host();
         let port = key.authority.port_u16().unwrap_or(443);
-        let (connection, timing) = match h3.open(host, port) {
-            Some(connection) if !options.new_connection => (connection, None),
+        let (copy, connection, timing) = match h3.open(host, port) {
+            Some(connection) if !options.new_connection => {
+                (copy_request(&request), connection, None)
+            }
             _ => {
-                let mut timing = ConnectionTiming::default();
-                let connecting = async {
-                    timing.domain_lookup_start = Some(std::time::Instant::now());
-                    let bare = host
-                        .strip_prefix('[')
-                        .and_then(|host| host.strip_suffix(']'))
-                        .unwrap_or(host);
-                    let addrs = self.connector.resolve(bare, port).await?;
-                    timing.domain_lookup_end = Some(std::time::Instant::now());
-                    h3.connect(host, port, &addrs, &mut timing).await
-                };
-                let connection = match self.connector.connect_timeout {
-                    Some(after) => {
-                        tokio::time::timeout(after, connecting)
-                            .await
-                            .map_err(|_| NetworkError::Timeout {
-                                kind: TimeoutKind::Connect,
-                                after,
-                            })??
-                    }
-                    None => connecting.await?,
-                };
-                (connection, Some(Box::new(timing)))
+                let (connection, timing) = self.connect_h3(host, port, host, port).await?;
+                (None, connection, Some(timing))
             }
         };
-        let (response, info) =
-            super::h3::send(&connection, request, self.read_timeout, timing).await?;
+        let sent = match super::h3::send(&connection, request, self.read_timeout, timing).await {
+            Err(_) if copy.is_some() => {
+                h3.forget(host, port, &connection);
+                let (connection, timing) = self.connect_h3(host, port, host, port).await?;
+                let copy = copy.ok_or_else(|| NetworkError::Other("no copy".into()))?;
+                super::h3::send(&connection, copy, self.read_timeout, Some(timing)).await
+            }
+            sent => sent,
+        };
+        let (response, info) = sent?;
         let (parts, body) = response.into_parts();
         let body = ResponseBody::h3(body, self.read_timeout, info);
         self.decode(Response::from_parts(parts, body), options)
@@ -712,6 +705,23 @@ impl Inner {
             Ok(response)
         }
     }
+}
+
+/// A copy of `request` to send again after its first attempt failed before a response,
+/// if it may be (RFC 9110 §9.2.2): an idempotent method and a body that can be copied (an
+/// empty one or one buffer, never a stream). Extensions are not kept.
+#[cfg(feature = "http3")]
+fn copy_request(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
+    if !request.method().is_idempotent() {
+        return None;
+    }
+    let body = request.body().try_clone()?;
+    let mut copy = Request::new(body);
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    Some(copy)
 }
 
 /// The origin of `key` as the alternative-services cache keys it.
