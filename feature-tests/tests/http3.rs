@@ -316,3 +316,25 @@ async fn a_server_resetting_every_stream_fails_the_request_and_never_hangs() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_alternatives_is_ignored_whole() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        // The real alternative first, then 2,000 more: 40 KB, over the 4 KiB read.
+        let mut flood = format!("h3=\":{}\"", quic.addr.port());
+        for port in 1..=2000 {
+            flood.push_str(&format!(", h3=\"a{port}.example:{port}\""));
+        }
+        let tcp = tcp_server_announcing(&pki, flood).await;
+        let client = discovering(&pki, Duration::from_secs(5));
+        let url = format!("https://localhost:{}/", tcp.addr.port());
+        for _ in 0..3 {
+            assert_eq!(get(&client, &url).await.0, "h2");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(quic.counts.connections.load(Ordering::SeqCst), 0);
+    })
+    .await;
+}
