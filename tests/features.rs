@@ -21,6 +21,7 @@ const FEATURES: &[&str] = &[
     "tracing",
     "hickory-dns",
     "redis",
+    "http3",
 ];
 
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,

@@ -104,6 +104,7 @@ impl Recorded {
 pub(crate) const HTTP_1_1: &str = "http/1.1";
 
 /// The ALPN protocol ID of HTTP/2 ([RFC 9113 §3.2](https://httpwg.org/specs/rfc9113.html#versioning)).
+#[cfg_attr(not(feature = "http2"), allow(dead_code))]
 pub(crate) const H2: &str = "h2";
 
 /// The ALPN protocol ID of HTTP/3 ([RFC 9114 §3.1](https://www.rfc-editor.org/rfc/rfc9114#section-3.1)).
