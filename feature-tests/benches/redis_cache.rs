@@ -24,6 +24,8 @@
 //!
 //! The server counts requests: a cached round that reaches it stops the benchmark.
 
+#[path = "../support/bench_options.rs"]
+mod bench_options;
 #[path = "../../tests/net_support/mod.rs"]
 mod net_support;
 #[path = "../support/redis_server.rs"]
@@ -33,34 +35,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use hyper::body::Incoming;
-use hyper::{Request as HyperRequest, Response as HyperResponse};
-use net_support::{full, hyper_server};
+use bench_options::{Options, get, median};
+use hyper::Response as HyperResponse;
+use net_support::full;
 use redis_server::RedisServer;
+use whatwg_fetch::Client;
 use whatwg_fetch::cache::RedisCacheStore;
-use whatwg_fetch::{Client, RequestInit};
-
-struct Options {
-    n: usize,
-    rounds: usize,
-}
 
 fn options() -> Options {
-    let mut options = Options { n: 1000, rounds: 5 };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let value = |args: &mut dyn Iterator<Item = String>| {
-            args.next()
-                .and_then(|value| value.parse().ok())
-                .unwrap_or_else(|| panic!("{arg} takes a number"))
-        };
-        match arg.as_str() {
-            "--n" => options.n = value(&mut args),
-            "--rounds" => options.rounds = value(&mut args),
-            // `cargo bench` passes `--bench`.
-            _ => {}
-        }
-    }
+    let options = bench_options::options();
     // More would not fit a client's memory cache, 1,024 responses by default (its least
     // recently used go first), and the memory round would go to the network.
     let most = 1024;
@@ -77,29 +60,14 @@ fn main() {
         std::process::exit(1);
     };
     let requests = Arc::new(AtomicUsize::new(0));
-    let (server_tx, server_rx) = std::sync::mpsc::channel();
     let counted = Arc::clone(&requests);
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let server = hyper_server(move |request: HyperRequest<Incoming>| {
-                counted.fetch_add(1, Ordering::Relaxed);
-                async move {
-                    HyperResponse::builder()
-                        .header("cache-control", "max-age=3600")
-                        .body(full(request.uri().path().to_owned()))
-                        .unwrap()
-                }
-            })
-            .await;
-            server_tx.send(server.url("")).unwrap();
-            std::future::pending::<()>().await;
-        });
+    let base = bench_options::serve_on_a_thread(move |path, _| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        HyperResponse::builder()
+            .header("cache-control", "max-age=3600")
+            .body(full(path.to_owned()))
+            .unwrap()
     });
-    let base = server_rx.recv().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -165,19 +133,7 @@ async fn run(options: &Options, redis: &RedisServer, base: &str, requests: &Atom
             figures[which].push(n as f64 / took.as_secs_f64());
         }
     }
-    println!(
-        "{:<16} {:>12} {:>12}   rounds (req/s)",
-        "", "req/s", "µs/req"
-    );
-    for (which, name) in names.iter().enumerate() {
-        let median = median(&figures[which]);
-        let rounds: Vec<String> = figures[which].iter().map(|r| format!("{r:.0}")).collect();
-        println!(
-            "{name:<16} {median:>12.0} {:>12.1}   {}",
-            1e6 / median,
-            rounds.join(" ")
-        );
-    }
+    bench_options::print_table(&names, &figures);
     let miss_cost = 1e6 / median(&figures[3]) - 1e6 / median(&figures[2]);
     println!(
         "redis / memory (cached): {:.2}x the time a request; a miss on the store costs {miss_cost:.1} µs more than one without it",
@@ -211,16 +167,4 @@ async fn get_all(client: &Client, urls: &[String]) {
     for url in urls {
         get(client, url).await;
     }
-}
-
-async fn get(client: &Client, url: &str) {
-    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
-    assert!(response.ok(), "{url}: {}", response.status());
-    response.bytes().await.unwrap();
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted[sorted.len() / 2]
 }
