@@ -7,7 +7,7 @@
 //! script that applies only if the cookies it changes are still as they were read and the
 //! domain stays within its limit, so that two replicas setting cookies at once never lose
 //! one's or break the limit; the script is sent with `EVAL`, which Redis compiles once and
-//! keeps.
+//! keeps and the store then names by its SHA-1 (`EVALSHA`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -191,6 +191,9 @@ pub struct RedisCookieStore {
 /// What the store and its task share.
 struct Shared {
     connection: ConnectionManager,
+    /// The SHA-1 of [`APPLY`] and of [`TOUCH`], to run them by `EVALSHA`.
+    apply_sha: String,
+    touch_sha: String,
     prefix: String,
     limits: CookieLimits,
     write_timeout: Duration,
@@ -619,6 +622,8 @@ impl RedisCookieStoreBuilder {
             redis::connect("RedisCookieStore", &self.url, self.connect_timeout).await?;
         let shared = Arc::new(Shared {
             connection,
+            apply_sha: sha1_hex(APPLY),
+            touch_sha: sha1_hex(TOUCH),
             prefix: self.prefix,
             limits: self.limits,
             write_timeout: self.write_timeout,
@@ -811,27 +816,54 @@ impl Shared {
         max: usize,
         changes: &[Change],
     ) -> Result<Option<usize>, ::redis::RedisError> {
-        let mut command = ::redis::cmd("EVAL");
-        command
-            .arg(APPLY)
-            .arg(3)
-            .arg(self.site_key(domain))
-            .arg(self.key("count"))
-            .arg(self.key("sites"))
-            .arg(domain)
-            .arg(u64::try_from(max).unwrap_or(u64::MAX));
-        for (field, read, new) in changes {
-            command.arg(field).arg(tagged(b'=', read.as_deref()));
-            match new {
-                Write::Cookie(value) => command.arg(tagged(b'+', Some(value))),
-                Write::Delete => command.arg("-"),
-                Write::Clear => command.arg("x"),
-            };
-        }
-        let mut connection = self.connection.clone();
-        let count: i64 = command.query_async(&mut connection).await?;
+        let count: i64 = self
+            .run_script(APPLY, &self.apply_sha, |command| {
+                command
+                    .arg(3)
+                    .arg(self.site_key(domain))
+                    .arg(self.key("count"))
+                    .arg(self.key("sites"))
+                    .arg(domain)
+                    .arg(u64::try_from(max).unwrap_or(u64::MAX));
+                for (field, read, new) in changes {
+                    command.arg(field).arg(tagged(b'=', read.as_deref()));
+                    match new {
+                        Write::Cookie(value) => command.arg(tagged(b'+', Some(value))),
+                        Write::Delete => command.arg("-"),
+                        Write::Clear => command.arg("x"),
+                    };
+                }
+            })
+            .await?;
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
         Ok(usize::try_from(count).ok())
+    }
+
+    /// Runs the Lua `script` (whose SHA-1 is `sha`) with the keys and arguments `args`
+    /// adds: by `EVALSHA`, so that its text crosses the network once, and by `EVAL` when
+    /// Redis does not have it (after a restart or `SCRIPT FLUSH`), which loads it again.
+    async fn run_script<T: ::redis::FromRedisValue>(
+        &self,
+        script: &'static str,
+        sha: &str,
+        args: impl Fn(&mut ::redis::Cmd),
+    ) -> Result<T, ::redis::RedisError> {
+        let mut connection = self.connection.clone();
+        let mut command = ::redis::cmd("EVALSHA");
+        command.arg(sha);
+        args(&mut command);
+        match command.query_async(&mut connection).await {
+            Err(error)
+                if error.kind()
+                    == ::redis::ErrorKind::Server(::redis::ServerErrorKind::NoScript) =>
+            {
+                let mut command = ::redis::cmd("EVAL");
+                command.arg(script);
+                args(&mut command);
+                command.query_async(&mut connection).await
+            }
+            ran => ran,
+        }
     }
 
     /// [Removes excess cookies](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-storage-model)
@@ -934,13 +966,13 @@ async fn run_tasks(shared: Arc<Shared>, mut queue: mpsc::Receiver<Task>) {
     while let Some(task) = queue.recv().await {
         let (name, done) = match task {
             Task::Touch(key, touched) => {
-                let mut command = ::redis::cmd("EVAL");
-                command.arg(TOUCH).arg(1).arg(key);
-                for (field, read, used) in touched {
-                    command.arg(field).arg(read).arg(used);
-                }
-                let mut connection = shared.connection.clone();
-                let done = command.query_async::<::redis::Value>(&mut connection);
+                let done =
+                    shared.run_script::<::redis::Value>(TOUCH, &shared.touch_sha, |command| {
+                        command.arg(1).arg(&key);
+                        for (field, read, used) in &touched {
+                            command.arg(field).arg(read).arg(used);
+                        }
+                    });
                 (
                     "EVAL",
                     tokio::time::timeout(shared.write_timeout, async { done.await.map(|_| ()) })
@@ -1013,6 +1045,15 @@ fn tagged(tag: u8, value: Option<&[u8]>) -> Vec<u8> {
     }
 }
 
+/// The SHA-1 of `script` in lowercase hex, as Redis names a script it keeps.
+fn sha1_hex(script: &str) -> String {
+    use sha1::Digest;
+    sha1::Sha1::digest(script.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 /// Microseconds since the Unix epoch now: creation- and last-access-times in Redis, which
 /// every replica orders alike.
 fn now_micros() -> u64 {
@@ -1077,6 +1118,15 @@ mod tests {
                 "https://example.com/",
                 "a=1; Domain=example.com; Path=/b"
             ))
+        );
+    }
+
+    #[test]
+    fn a_script_is_named_as_redis_names_it() {
+        // `SCRIPT LOAD "return 1"` answers this, as Redis's documentation shows.
+        assert_eq!(
+            sha1_hex("return 1"),
+            "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
         );
     }
 }
