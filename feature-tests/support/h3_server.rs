@@ -1,7 +1,8 @@
 //! An HTTP/3 server of a test's own on 127.0.0.1 (quinn and h3, as the client), with a
 //! certificate from the test's `TestPki`: it answers every request with a body saying
-//! what it got (`GET /path 0`: method, path and the bytes of the request body), and
-//! counts the connections and requests it took.
+//! what it got (`GET /path 0`: method, path and the bytes of the request body), but
+//! `/large` (1 MiB), `/echo` (the request's body), `/json` ([`JSON`]) and `/download`
+//! (64 MiB), and counts the connections and requests it took.
 // Each crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
@@ -11,6 +12,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::{Buf, Bytes, BytesMut};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+
+/// `/json`'s body: a small JSON document, as an API answers.
+pub const JSON: &str = concat!(
+    r#"{"items":["#,
+    r#""alpha","bravo","charlie","delta","echo","foxtrot","golf","hotel","india","juliett","#,
+    r#""kilo","lima","mike","november","oscar","papa","quebec","romeo","sierra","tango""#,
+    r#"],"meta":{"page":1,"per_page":20,"total":20,"generated":"2026-01-01T00:00:00Z"}}"#
+);
+
+/// `/download`'s body: 64 MiB, made once.
+pub fn download() -> Bytes {
+    static BODY: std::sync::OnceLock<Bytes> = std::sync::OnceLock::new();
+    BODY.get_or_init(|| Bytes::from(vec![b'x'; 64 << 20]))
+        .clone()
+}
 
 /// What the server saw.
 #[derive(Default)]
@@ -102,6 +118,8 @@ pub fn h3_server_closing(
                         let path = request.uri().path().to_owned();
                         let body = match path.as_str() {
                             "/large" => Bytes::from(vec![b'x'; 1 << 20]),
+                            "/json" => Bytes::from_static(JSON.as_bytes()),
+                            "/download" => download(),
                             "/echo" => received.clone().freeze(),
                             _ => Bytes::from(format!(
                                 "{} {} {}",
