@@ -60,7 +60,7 @@ pub fn h3_server(
     key: PrivateKeyDer<'static>,
     port: u16,
 ) -> H3Server {
-    h3_server_closing(cert, key, port, None)
+    h3_server_with(cert, key, port, None, None)
 }
 
 /// [`h3_server`], closing each connection (QUIC `CONNECTION_CLOSE`, code 0) once it has
@@ -71,6 +71,27 @@ pub fn h3_server_closing(
     port: u16,
     close_after: Option<usize>,
 ) -> H3Server {
+    h3_server_with(cert, key, port, close_after, None)
+}
+
+/// [`h3_server`] allowing a client at most `streams` request streams at once (QUIC's
+/// `MAX_STREAMS`), and answering `/slow` after 100 ms.
+pub fn h3_server_limited(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    streams: u32,
+) -> H3Server {
+    h3_server_with(cert, key, 0, None, Some(streams))
+}
+
+/// The server of [`h3_server`] and its variants.
+fn h3_server_with(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    port: u16,
+    close_after: Option<usize>,
+    streams: Option<u32>,
+) -> H3Server {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -80,7 +101,12 @@ pub fn h3_server_closing(
         .unwrap();
     tls.alpn_protocols = vec![b"h3".to_vec()];
     let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
-    let config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    if let Some(streams) = streams {
+        let mut transport = quinn::TransportConfig::default();
+        transport.max_concurrent_bidi_streams(streams.into());
+        config.transport_config(Arc::new(transport));
+    }
     let endpoint =
         quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], port))).unwrap();
     let addr = endpoint.local_addr().unwrap();
@@ -111,6 +137,10 @@ pub fn h3_server_closing(
                             return;
                         };
                         seen.requests.fetch_add(1, Ordering::SeqCst);
+                        if request.uri().path() == "/slow" {
+                            // The stream held, its request not yet read.
+                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        }
                         let mut received = BytesMut::new();
                         while let Ok(Some(mut chunk)) = stream.recv_data().await {
                             received.extend_from_slice(&chunk.copy_to_bytes(chunk.remaining()));

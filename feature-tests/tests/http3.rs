@@ -338,3 +338,29 @@ async fn a_flood_of_alternatives_is_ignored_whole() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_past_the_servers_max_streams_wait_for_a_stream_and_all_succeed() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // Two request streams at once, each answered after 100 ms.
+        let server = h3_server::h3_server_limited(pki.cert.clone(), pki.key.clone_key(), 2);
+        let client = prior_knowledge(&pki);
+        let url = server.url("/slow");
+        let started = std::time::Instant::now();
+        let requests = (0..8).map(|_| {
+            let (client, url) = (client.clone(), url.clone());
+            tokio::spawn(async move { client.get(url).send().await.unwrap().text().await.unwrap() })
+        });
+        for request in futures_util::future::join_all(requests).await {
+            assert_eq!(request.unwrap(), "GET /slow 0");
+        }
+        let took = started.elapsed();
+        eprintln!("8 requests through 2 streams of 100 ms: {took:?}");
+        // Four waves of two, on the one connection.
+        assert!(took >= Duration::from_millis(400), "{took:?}");
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 1);
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), 8);
+    })
+    .await;
+}

@@ -53,7 +53,13 @@ pub(crate) struct H3Client {
     connections: Mutex<HashMap<(String, u16), H3Connection>>,
     /// The origins a connection is being made to, so that one is made at a time.
     connecting: Mutex<HashSet<(String, u16)>>,
+    /// Per origin, what a request holds while it makes the origin's connection, so that
+    /// the requests behind it wait for that one rather than each make its own.
+    making: Mutex<HashMap<(String, u16), MakingLock>>,
 }
+
+/// What a request holds while it makes an origin's connection.
+type MakingLock = Arc<tokio::sync::Mutex<()>>;
 
 impl fmt::Debug for H3Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -113,6 +119,7 @@ impl H3Client {
             endpoint: Mutex::new(None),
             connections: Mutex::new(HashMap::new()),
             connecting: Mutex::new(HashSet::new()),
+            making: Mutex::new(HashMap::new()),
         })
     }
 
@@ -157,6 +164,16 @@ impl H3Client {
             .unwrap_or_else(PoisonError::into_inner);
         connections.retain(|_, connection| !connection.is_closed());
         connections.len()
+    }
+
+    /// The lock a request holds while it makes the connection to `host` and `port`.
+    pub(crate) fn making(&self, host: &str, port: u16) -> MakingLock {
+        let mut making = self.making.lock().unwrap_or_else(PoisonError::into_inner);
+        // Origins no request is connecting to are let go, so that the map stays small.
+        if making.len() >= 64 {
+            making.retain(|_, lock| Arc::strong_count(lock) > 1);
+        }
+        Arc::clone(making.entry((host.to_owned(), port)).or_default())
     }
 
     /// Notes that a connection to the origin `host` and `port` is being made: `false`

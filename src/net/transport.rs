@@ -654,11 +654,31 @@ impl Inner {
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let host = key.authority.host();
         let port = key.authority.port_u16().unwrap_or(443);
-        let (copy, connection, timing) = match h3.open(host, port) {
-            Some(connection) if !options.new_connection => {
-                (copy_request(&request), connection, None)
-            }
-            _ => {
+        let open = match options.new_connection {
+            true => None,
+            false => match h3.open(host, port) {
+                Some(connection) => Some(connection),
+                None => {
+                    // One request makes the origin's connection; the others wait for it
+                    // (and then queue for its streams), as HTTP/2's do.
+                    let making = h3.making(host, port);
+                    let _making = making.lock().await;
+                    match h3.open(host, port) {
+                        Some(connection) => Some(connection),
+                        None => {
+                            let (connection, timing) =
+                                self.connect_h3(host, port, host, port).await?;
+                            return self
+                                .send_h3_on(connection, request, Some(timing), options)
+                                .await;
+                        }
+                    }
+                }
+            },
+        };
+        let (copy, connection, timing) = match open {
+            Some(connection) => (copy_request(&request), connection, None),
+            None => {
                 let (connection, timing) = self.connect_h3(host, port, host, port).await?;
                 (None, connection, Some(timing))
             }
@@ -673,6 +693,22 @@ impl Inner {
             sent => sent,
         };
         let (response, info) = sent?;
+        let (parts, body) = response.into_parts();
+        let body = ResponseBody::h3(body, self.read_timeout, info);
+        self.decode(Response::from_parts(parts, body), options)
+    }
+
+    /// `request` on `connection`, just made (how is `timing`).
+    #[cfg(feature = "http3")]
+    async fn send_h3_on(
+        &self,
+        connection: super::h3::H3Connection,
+        request: Request<RequestBody>,
+        timing: Option<Box<ConnectionTiming>>,
+        options: &SendOptions,
+    ) -> Result<Response<ResponseBody>, NetworkError> {
+        let (response, info) =
+            super::h3::send(&connection, request, self.read_timeout, timing).await?;
         let (parts, body) = response.into_parts();
         let body = ResponseBody::h3(body, self.read_timeout, info);
         self.decode(Response::from_parts(parts, body), options)
