@@ -84,14 +84,11 @@ pub fn h3_server_limited(
     h3_server_with(cert, key, 0, None, Some(streams))
 }
 
-/// The server of [`h3_server`] and its variants.
-fn h3_server_with(
+/// QUIC's server configuration: TLS 1.3 with `cert` and `key`, ALPN `h3`.
+fn server_config(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
-    port: u16,
-    close_after: Option<usize>,
-    streams: Option<u32>,
-) -> H3Server {
+) -> quinn::ServerConfig {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -101,7 +98,18 @@ fn h3_server_with(
         .unwrap();
     tls.alpn_protocols = vec![b"h3".to_vec()];
     let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
-    let mut config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    quinn::ServerConfig::with_crypto(Arc::new(quic))
+}
+
+/// The server of [`h3_server`] and its variants.
+fn h3_server_with(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    port: u16,
+    close_after: Option<usize>,
+    streams: Option<u32>,
+) -> H3Server {
+    let mut config = server_config(cert, key);
     if let Some(streams) = streams {
         let mut transport = quinn::TransportConfig::default();
         transport.max_concurrent_bidi_streams(streams.into());
@@ -215,16 +223,7 @@ fn raw(
     response: Option<Vec<u8>>,
     times: usize,
 ) -> (H3Server, Arc<AtomicUsize>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
-    tls.alpn_protocols = vec![b"h3".to_vec()];
-    let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
-    let config = quinn::ServerConfig::with_crypto(Arc::new(quic));
+    let config = server_config(cert, key);
     let endpoint = quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
     let addr = endpoint.local_addr().unwrap();
     let counts = Arc::new(H3Counts::default());

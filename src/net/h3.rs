@@ -235,10 +235,12 @@ impl H3Client {
                 tls: tls_info(&connection),
             }));
             let budgets = Budgets::default();
-            let guarded = Guarded {
-                inner: h3_quinn::Connection::new(connection),
+            let inner = h3_quinn::Connection::new(connection);
+            let opener = GuardedOpener {
+                inner: h3::quic::Connection::<Bytes>::opener(&inner),
                 budgets: budgets.clone(),
             };
+            let guarded = Guarded { inner, opener };
             let built = h3::client::builder()
                 .max_field_section_size(MAX_FIELD_SECTION_SIZE)
                 .build::<_, _, Bytes>(guarded)
@@ -595,7 +597,8 @@ impl Budgets {
 /// `HEADERS` frame of any declared length.
 struct Guarded {
     inner: h3_quinn::Connection,
-    budgets: Budgets,
+    /// Opens the guarded streams: for h3's request handles, and for the connection.
+    opener: GuardedOpener,
 }
 
 /// [`Guarded`]'s opener of streams, which h3's request handles share.
@@ -605,59 +608,20 @@ pub(crate) struct GuardedOpener {
     budgets: Budgets,
 }
 
-/// A request stream of a [`Guarded`] connection.
-pub(crate) struct GuardedBidi {
-    inner: h3_quinn::BidiStream<Bytes>,
+/// A stream of a [`Guarded`] connection, held to its head budget: a request stream, or
+/// its receiving half once split.
+pub(crate) struct GuardedStream<S> {
+    inner: S,
     budget: Arc<HeadBudget>,
 }
+
+/// A request stream of a [`Guarded`] connection.
+pub(crate) type GuardedBidi = GuardedStream<h3_quinn::BidiStream<Bytes>>;
 
 /// The receiving half of a [`GuardedBidi`].
-pub(crate) struct GuardedRecv {
-    inner: h3_quinn::RecvStream,
-    budget: Arc<HeadBudget>,
-}
+pub(crate) type GuardedRecv = GuardedStream<h3_quinn::RecvStream>;
 
-/// The error of a stream past its head budget.
-fn over_budget() -> h3::quic::StreamErrorIncoming {
-    h3::quic::StreamErrorIncoming::Unknown(
-        format!("the response head passed {HEAD_BUDGET} bytes").into(),
-    )
-}
-
-/// `polled` data, held to `budget`.
-fn guard(
-    budget: &HeadBudget,
-    polled: Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>>,
-) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-    match polled {
-        Poll::Ready(Ok(Some(data))) if !budget.take(data.len() as u64) => {
-            Poll::Ready(Err(over_budget()))
-        }
-        polled => polled,
-    }
-}
-
-/// Opens a guarded request stream on `inner`.
-fn open_guarded(
-    inner: &mut h3_quinn::OpenStreams,
-    budgets: &Budgets,
-    cx: &mut Context<'_>,
-) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
-    use h3::quic::{OpenStreams, SendStream};
-    match OpenStreams::<Bytes>::poll_open_bidi(inner, cx) {
-        Poll::Ready(Ok(stream)) => {
-            let budget = budgets.open(stream.send_id());
-            Poll::Ready(Ok(GuardedBidi {
-                inner: stream,
-                budget,
-            }))
-        }
-        Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
-        Poll::Pending => Poll::Pending,
-    }
-}
-
-impl h3::quic::OpenStreams<Bytes> for Guarded {
+impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
     type BidiStream = GuardedBidi;
     type SendStream = h3_quinn::SendStream<Bytes>;
 
@@ -665,8 +629,18 @@ impl h3::quic::OpenStreams<Bytes> for Guarded {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
-        let mut opener = h3::quic::Connection::<Bytes>::opener(&self.inner);
-        open_guarded(&mut opener, &self.budgets, cx)
+        use h3::quic::SendStream;
+        match h3::quic::OpenStreams::<Bytes>::poll_open_bidi(&mut self.inner, cx) {
+            Poll::Ready(Ok(stream)) => {
+                let budget = self.budgets.open(stream.send_id());
+                Poll::Ready(Ok(GuardedStream {
+                    inner: stream,
+                    budget,
+                }))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     fn poll_open_send(
@@ -678,6 +652,29 @@ impl h3::quic::OpenStreams<Bytes> for Guarded {
 
     fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
         h3::quic::OpenStreams::<Bytes>::close(&mut self.inner, code, reason);
+    }
+}
+
+impl h3::quic::OpenStreams<Bytes> for Guarded {
+    type BidiStream = GuardedBidi;
+    type SendStream = h3_quinn::SendStream<Bytes>;
+
+    fn poll_open_bidi(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
+        self.opener.poll_open_bidi(cx)
+    }
+
+    fn poll_open_send(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Self::SendStream, h3::quic::StreamErrorIncoming>> {
+        self.opener.poll_open_send(cx)
+    }
+
+    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        h3::quic::OpenStreams::<Bytes>::close(&mut self.opener, code, reason);
     }
 }
 
@@ -698,7 +695,7 @@ impl h3::quic::Connection<Bytes> for Guarded {
     ) -> Poll<Result<GuardedBidi, h3::quic::ConnectionErrorIncoming>> {
         match h3::quic::Connection::<Bytes>::poll_accept_bidi(&mut self.inner, cx) {
             // A server opens no request stream (RFC 9114 §6.1): none is taken.
-            Poll::Ready(Ok(stream)) => Poll::Ready(Ok(GuardedBidi {
+            Poll::Ready(Ok(stream)) => Poll::Ready(Ok(GuardedStream {
                 inner: stream,
                 budget: Arc::new(HeadBudget(AtomicU64::new(0))),
             })),
@@ -708,33 +705,7 @@ impl h3::quic::Connection<Bytes> for Guarded {
     }
 
     fn opener(&self) -> GuardedOpener {
-        GuardedOpener {
-            inner: h3::quic::Connection::<Bytes>::opener(&self.inner),
-            budgets: self.budgets.clone(),
-        }
-    }
-}
-
-impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
-    type BidiStream = GuardedBidi;
-    type SendStream = h3_quinn::SendStream<Bytes>;
-
-    fn poll_open_bidi(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<GuardedBidi, h3::quic::StreamErrorIncoming>> {
-        open_guarded(&mut self.inner, &self.budgets, cx)
-    }
-
-    fn poll_open_send(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Self::SendStream, h3::quic::StreamErrorIncoming>> {
-        h3::quic::OpenStreams::<Bytes>::poll_open_send(&mut self.inner, cx)
-    }
-
-    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
-        h3::quic::OpenStreams::<Bytes>::close(&mut self.inner, code, reason);
+        self.opener.clone()
     }
 }
 
@@ -769,14 +740,22 @@ impl h3::quic::SendStream<Bytes> for GuardedBidi {
     }
 }
 
-impl h3::quic::RecvStream for GuardedBidi {
+/// The data of a guarded stream, held to its budget: past it, an error.
+impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStream<S> {
     type Buf = Bytes;
 
     fn poll_data(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-        guard(&self.budget, self.inner.poll_data(cx))
+        match self.inner.poll_data(cx) {
+            Poll::Ready(Ok(Some(data))) if !self.budget.take(data.len() as u64) => {
+                Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
+                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
+                )))
+            }
+            polled => polled,
+        }
     }
 
     fn stop_sending(&mut self, error_code: u64) {
@@ -794,30 +773,11 @@ impl h3::quic::BidiStream<Bytes> for GuardedBidi {
 
     fn split(self) -> (h3_quinn::SendStream<Bytes>, GuardedRecv) {
         let (send, recv) = self.inner.split();
-        let recv = GuardedRecv {
+        let recv = GuardedStream {
             inner: recv,
             budget: self.budget,
         };
         (send, recv)
-    }
-}
-
-impl h3::quic::RecvStream for GuardedRecv {
-    type Buf = Bytes;
-
-    fn poll_data(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-        guard(&self.budget, self.inner.poll_data(cx))
-    }
-
-    fn stop_sending(&mut self, error_code: u64) {
-        self.inner.stop_sending(error_code);
-    }
-
-    fn recv_id(&self) -> h3::quic::StreamId {
-        self.inner.recv_id()
     }
 }
 

@@ -578,12 +578,7 @@ impl Inner {
         let copy = copy_request(&request);
         let reused = timing.is_none();
         match super::h3::send(&connection, request, self.read_timeout, timing).await {
-            Ok((response, info)) => {
-                let (parts, body) = response.into_parts();
-                let body = ResponseBody::h3(body, self.read_timeout, info);
-                self.decode(Response::from_parts(parts, body), options)
-                    .map(Ok)
-            }
+            Ok((response, info)) => self.wrap_h3(response, info, options).map(Ok),
             Err(error) => {
                 if reused {
                     // An open connection the server may have let go (`GOAWAY`, an idle
@@ -654,25 +649,16 @@ impl Inner {
     ) -> Result<Response<ResponseBody>, NetworkError> {
         let host = key.authority.host();
         let port = key.authority.port_u16().unwrap_or(443);
+        // One request makes the origin's connection; the others wait for it (and then
+        // queue for its streams), as HTTP/2's do. The lock is let go once it is made.
+        let mut making = None;
         let open = match options.new_connection {
             true => None,
             false => match h3.open(host, port) {
                 Some(connection) => Some(connection),
                 None => {
-                    // One request makes the origin's connection; the others wait for it
-                    // (and then queue for its streams), as HTTP/2's do.
-                    let making = h3.making(host, port);
-                    let _making = making.lock().await;
-                    match h3.open(host, port) {
-                        Some(connection) => Some(connection),
-                        None => {
-                            let (connection, timing) =
-                                self.connect_h3(host, port, host, port).await?;
-                            return self
-                                .send_h3_on(connection, request, Some(timing), options)
-                                .await;
-                        }
-                    }
+                    making = Some(h3.making(host, port).lock_owned().await);
+                    h3.open(host, port)
                 }
             },
         };
@@ -683,32 +669,30 @@ impl Inner {
                 (None, connection, Some(timing))
             }
         };
-        let sent = match super::h3::send(&connection, request, self.read_timeout, timing).await {
-            Err(_) if copy.is_some() => {
+        drop(making);
+        let sent = match (
+            super::h3::send(&connection, request, self.read_timeout, timing).await,
+            copy,
+        ) {
+            (Err(_), Some(copy)) => {
                 h3.forget(host, port, &connection);
                 let (connection, timing) = self.connect_h3(host, port, host, port).await?;
-                let copy = copy.ok_or_else(|| NetworkError::Other("no copy".into()))?;
                 super::h3::send(&connection, copy, self.read_timeout, Some(timing)).await
             }
-            sent => sent,
+            (sent, _) => sent,
         };
         let (response, info) = sent?;
-        let (parts, body) = response.into_parts();
-        let body = ResponseBody::h3(body, self.read_timeout, info);
-        self.decode(Response::from_parts(parts, body), options)
+        self.wrap_h3(response, info, options)
     }
 
-    /// `request` on `connection`, just made (how is `timing`).
+    /// An HTTP/3 response, whose body is read from its stream.
     #[cfg(feature = "http3")]
-    async fn send_h3_on(
+    fn wrap_h3(
         &self,
-        connection: super::h3::H3Connection,
-        request: Request<RequestBody>,
-        timing: Option<Box<ConnectionTiming>>,
+        response: Response<super::h3::H3Body>,
+        info: Recorded,
         options: &SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        let (response, info) =
-            super::h3::send(&connection, request, self.read_timeout, timing).await?;
         let (parts, body) = response.into_parts();
         let body = ResponseBody::h3(body, self.read_timeout, info);
         self.decode(Response::from_parts(parts, body), options)
