@@ -602,8 +602,8 @@ impl Manifest {
     fn chunks<'a>(&'a self, key: &'a str) -> impl Iterator<Item = (String, usize)> + 'a {
         let generation = String::from_utf8_lossy(&self.generation);
         (0..self.total.div_ceil(self.chunk)).map(move |index| {
-            let start = index * self.chunk;
-            let length = self.chunk.min(self.total - start);
+            let start = index.saturating_mul(self.chunk);
+            let length = self.chunk.min(self.total.saturating_sub(start));
             (format!("{key}:{generation}:{index}"), length)
         })
     }
