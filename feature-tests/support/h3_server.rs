@@ -1,8 +1,9 @@
 //! An HTTP/3 server of a test's own on 127.0.0.1 (quinn and h3, as the client), with a
 //! certificate from the test's `TestPki`: it answers every request with a body saying
 //! what it got (`GET /path 0`: method, path and the bytes of the request body), but
-//! `/large` (1 MiB), `/echo` (the request's body), `/json` ([`JSON`]) and `/download`
-//! (64 MiB), and counts the connections and requests it took.
+//! `/large` (1 MiB), `/echo` (the request's body), `/json` ([`JSON`]), `/download`
+//! (64 MiB), `/alt-used` (the request's `Alt-Used`, or `none`) and `/clear` (the usual
+//! body, with `Alt-Svc: clear`), and counts the connections and requests it took.
 // Each crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
@@ -159,6 +160,10 @@ fn h3_server_with(
                             "/json" => Bytes::from_static(JSON.as_bytes()),
                             "/download" => download(),
                             "/echo" => received.clone().freeze(),
+                            "/alt-used" => match request.headers().get("alt-used") {
+                                Some(value) => Bytes::copy_from_slice(value.as_bytes()),
+                                None => Bytes::from_static(b"none"),
+                            },
                             _ => Bytes::from(format!(
                                 "{} {} {}",
                                 request.method(),
@@ -166,12 +171,14 @@ fn h3_server_with(
                                 received.len()
                             )),
                         };
-                        let response = http::Response::builder()
+                        let mut response = http::Response::builder()
                             .status(200)
                             .header("content-type", "text/plain")
-                            .header("content-length", body.len())
-                            .body(())
-                            .unwrap();
+                            .header("content-length", body.len());
+                        if path == "/clear" {
+                            response = response.header("alt-svc", "clear");
+                        }
+                        let response = response.body(()).unwrap();
                         if stream.send_response(response).await.is_err() {
                             return;
                         }

@@ -149,6 +149,25 @@ async fn get(client: &Client, url: &str) -> (String, String) {
     (protocol, response.text().await.unwrap())
 }
 
+/// The body of the first `GET` of `url` to go over HTTP/3, once `url`'s origin has
+/// announced it: the next request if its connection is made within the head start, else
+/// one of the requests after it (the connection being made on), the ones before it
+/// going over TCP.
+async fn until_over_h3(client: &Client, url: &str) -> String {
+    let mut over_tcp = 0;
+    loop {
+        let (protocol, body) = get(client, url).await;
+        if protocol == "h3" {
+            eprintln!("over TCP while the QUIC connection was being made: {over_tcp}");
+            return body;
+        }
+        assert_eq!((protocol.as_str(), body.as_str()), ("h2", "tcp"));
+        over_tcp += 1;
+        assert!(over_tcp < 50, "never over HTTP/3");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_origin_announcing_h3_is_asked_over_quic_next() {
     bounded(async {
@@ -163,24 +182,56 @@ async fn an_origin_announcing_h3_is_asked_over_quic_next() {
             get(&client, &url).await,
             ("h2".to_owned(), "tcp".to_owned())
         );
-        // Then over QUIC: at the next request if its connection is made within the head
-        // start, else at one of the requests after it (the connection being made on).
-        let mut over_tcp = 0;
-        loop {
-            let (protocol, body) = get(&client, &url).await;
-            if protocol == "h3" {
-                assert_eq!(body, "GET /page 0");
-                break;
-            }
-            assert_eq!((protocol.as_str(), body.as_str()), ("h2", "tcp"));
-            over_tcp += 1;
-            assert!(over_tcp < 50, "never over HTTP/3");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        eprintln!("over TCP while the QUIC connection was being made: {over_tcp}");
+        assert_eq!(until_over_h3(&client, &url).await, "GET /page 0");
         assert_eq!(get(&client, &url).await.0, "h3");
         assert_eq!(quic.counts.connections.load(Ordering::SeqCst), 1);
         assert_eq!(client.pool_stats().unwrap().http3_open, 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_to_an_alternative_name_it_in_alt_used() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let port = quic.addr.port();
+        let tcp = tcp_server_announcing(&pki, format!("h3=\":{port}\"")).await;
+        let client = discovering(&pki, Duration::from_secs(5));
+        let url = format!("https://localhost:{}/alt-used", tcp.addr.port());
+        assert_eq!(get(&client, &url).await.0, "h2");
+        // RFC 7838 §5: the alternative's host (the origin's, as the field names none)
+        // and port.
+        assert_eq!(
+            until_over_h3(&client, &url).await,
+            format!("localhost:{port}")
+        );
+        // With prior knowledge the origin itself is asked: no alternative, no header.
+        let client = prior_knowledge(&pki);
+        let mut response = client.get(quic.url("/alt-used")).send().await.unwrap();
+        assert_eq!(response.text().await.unwrap(), "none");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alt_svc_clear_received_over_http3_sends_the_next_request_over_tcp() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let tcp = tcp_server_announcing(&pki, format!("h3=\":{}\"", quic.addr.port())).await;
+        let client = discovering(&pki, Duration::from_secs(5));
+        let origin = format!("https://localhost:{}", tcp.addr.port());
+        assert_eq!(get(&client, &format!("{origin}/")).await.0, "h2");
+        until_over_h3(&client, &format!("{origin}/")).await;
+        // The alternative's answer clears the origin's alternatives (RFC 7838 §3).
+        assert_eq!(
+            get(&client, &format!("{origin}/clear")).await,
+            ("h3".to_owned(), "GET /clear 0".to_owned())
+        );
+        // So the next request goes over TCP, whose answer announces h3 again.
+        assert_eq!(get(&client, &format!("{origin}/")).await.0, "h2");
+        assert_eq!(get(&client, &format!("{origin}/")).await.0, "h3");
     })
     .await;
 }

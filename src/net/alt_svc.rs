@@ -19,7 +19,10 @@
 //!   changes. The client observes no network change, so `persist` is parsed and has no
 //!   effect: an alternative is kept until its `ma` runs out or the origin replaces it.
 //!
-//! Left out: the HTTP/2 `ALTSVC` frame (§4) and the `Alt-Used` request header field (§5).
+//! The transport reads the field from responses over TCP and over the alternative
+//! itself, and sends `Alt-Used` (§5) with each request to an alternative.
+//!
+//! Left out: the HTTP/2 `ALTSVC` frame (§4).
 //!
 //! Limits, against a hostile server: a field value longer than [`MAX_FIELD_VALUE_LEN`]
 //! is ignored; at most [`MAX_ALTERNATIVES`] alternatives are kept of one; a protocol-id

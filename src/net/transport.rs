@@ -474,7 +474,8 @@ impl Inner {
     }
 
     /// Keeps what the `Alt-Svc` header of `response` (from `key`'s origin over TCP)
-    /// announces.
+    /// announces. Responses over HTTP/3 are read by
+    /// [`note_alt_svc_head`](Self::note_alt_svc_head).
     #[cfg(feature = "http3")]
     fn note_alt_svc(&self, key: &Key, response: &Response<ResponseBody>) {
         self.note_alt_svc_head(key, response.headers());
@@ -551,7 +552,7 @@ impl Inner {
                 }
                 let (made, connected) = tokio::sync::oneshot::channel();
                 let inner = Arc::clone(&self);
-                let host = host.clone();
+                let (host, alt_host) = (host.clone(), alt_host.clone());
                 tokio::spawn(async move {
                     let result = inner.connect_h3(&host, port, &alt_host, alt_port).await;
                     match &result {
@@ -576,9 +577,20 @@ impl Inner {
         };
         // A copy to send over TCP if the stream fails before the response.
         let copy = copy_request(&request);
+        let mut request = request;
+        // RFC 7838 §5: "When using an alternative service, clients SHOULD include an
+        // Alt-Used header field in all requests that use the alternative service."
+        if let Ok(alt_used) = http::HeaderValue::try_from(format!("{alt_host}:{alt_port}")) {
+            request.headers_mut().insert(ALT_USED, alt_used);
+        }
         let reused = timing.is_none();
         match super::h3::send(&connection, request, self.read_timeout, timing).await {
-            Ok((response, info)) => self.wrap_h3(response, info, options).map(Ok),
+            Ok((response, info)) => {
+                // RFC 7838 §3: a field value received from the origin (which the
+                // alternative speaks for) replaces what is cached; `clear` leaves none.
+                self.note_alt_svc_head(key, response.headers());
+                self.wrap_h3(response, info, options).map(Ok)
+            }
             Err(error) => {
                 if reused {
                     // An open connection the server may have let go (`GOAWAY`, an idle
@@ -743,6 +755,10 @@ fn copy_request(request: &Request<RequestBody>) -> Option<Request<RequestBody>> 
     *copy.headers_mut() = request.headers().clone();
     Some(copy)
 }
+
+/// `Alt-Used` (RFC 7838 §5): the alternative service a request was sent to.
+#[cfg(feature = "http3")]
+const ALT_USED: http::HeaderName = http::HeaderName::from_static("alt-used");
 
 /// The origin of `key` as the alternative-services cache keys it.
 #[cfg(feature = "http3")]
