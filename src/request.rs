@@ -411,6 +411,10 @@ pub struct Request {
     /// <https://fetch.spec.whatwg.org/#concept-request-traversable-for-user-prompts>: whether
     /// it is `no-traversable` (set by `window: null`).
     pub(crate) no_traversable: bool,
+    /// The HTTP version the request must go over, if the caller asked for one
+    /// ([`RequestBuilder::version`](crate::RequestBuilder::version)); not the standard's,
+    /// which leaves the version to the user agent.
+    pub(crate) http_version: Option<http::Version>,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
     pub(crate) signal: RequestSignal,
 }
@@ -505,6 +509,7 @@ impl Request {
             timing_allow_failed: false,
             prevent_no_cache_cache_control_header_modification: false,
             no_traversable: false,
+            http_version: None,
             signal,
         }
     }
@@ -955,6 +960,7 @@ impl Request {
             prevent_no_cache_cache_control_header_modification: self
                 .prevent_no_cache_cache_control_header_modification,
             no_traversable: self.no_traversable,
+            http_version: self.http_version,
             signal: self.signal.clone(),
         }
     }

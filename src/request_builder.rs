@@ -102,6 +102,8 @@ struct Parts {
     query: String,
     /// Overrides the client's total timeout for this request.
     timeout: Option<Duration>,
+    /// The HTTP version the request must go over.
+    version: Option<http::Version>,
 }
 
 impl RequestBuilder {
@@ -521,6 +523,63 @@ impl RequestBuilder {
         })
     }
 
+    /// The HTTP version to send the request over, as reqwest's `version` sets it, for
+    /// this request and each it is redirected to; by default the connection's (ALPN's
+    /// choice, prior knowledge, or HTTP/3 once an origin announced it):
+    /// - `Version::HTTP_3`: over HTTP/3 alone, as
+    ///   [`http3_prior_knowledge`](crate::ClientBuilder::http3_prior_knowledge) would for
+    ///   every request. It needs the `http3` feature and an `https:` URL reached directly
+    ///   (HTTP/3 goes through no proxy); a server that does not answer over QUIC fails the
+    ///   request, nothing falling back to TCP.
+    /// - `Version::HTTP_2`: over HTTP/2 alone. A connection that speaks HTTP/1.1 (ALPN's
+    ///   choice, or plain `http:` without
+    ///   [`http2_prior_knowledge`](crate::ClientBuilder::http2_prior_knowledge)) fails the
+    ///   request before it is sent.
+    /// - `Version::HTTP_11`: over HTTP/1.1, as
+    ///   [`http1_only`](crate::ClientBuilder::http1_only) would for every request.
+    ///
+    /// A request that goes somewhere else than the network (the cache, `data:`) is
+    /// answered as ever; [`Response::version`](crate::Response::version) says what a
+    /// response came over. [`build`](Self::build) keeps the version in the request.
+    ///
+    /// # Errors
+    /// [`send`](Self::send) and [`build`](Self::build) fail with a `TypeError` for
+    /// HTTP/0.9 and HTTP/1.0, which this client does not send, and for HTTP/3 in a build
+    /// without the `http3` feature; [`send`](Self::send) fails with a network error when
+    /// the version cannot be had, saying why.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// use whatwg_fetch::{Client, Version};
+    ///
+    /// let client = Client::new();
+    /// let response = client
+    ///     .get("https://example.com/")
+    ///     .version(Version::HTTP_2)
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(response.version(), Version::HTTP_2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn version(self, version: http::Version) -> RequestBuilder {
+        self.with(|parts| {
+            if version == http::Version::HTTP_09 || version == http::Version::HTTP_10 {
+                return Err(Error::type_error(format!(
+                    "RequestBuilder::version: {version:?} is not sent by this client; \
+                     HTTP/1.1, HTTP/2 and HTTP/3 are"
+                )));
+            }
+            if version == http::Version::HTTP_3 && !cfg!(feature = "http3") {
+                return Err(Error::type_error(
+                    "RequestBuilder::version: HTTP/3 needs whatwg-fetch's `http3` feature",
+                ));
+            }
+            parts.version = Some(version);
+            Ok(())
+        })
+    }
+
     /// The request as the spec's constructor makes it, in the client's environment, to
     /// look at, change, or fetch with [`Client::fetch_request`]. A
     /// [`timeout`](Self::timeout) does not go with it: it is [`send`](Self::send)'s.
@@ -639,6 +698,7 @@ impl Parts {
             headers: self.headers.clone(),
             query: self.query.clone(),
             timeout: self.timeout,
+            version: self.version,
         })
     }
 }
@@ -666,6 +726,7 @@ fn build_request(
         headers,
         query,
         timeout: _,
+        version,
     } = *parts;
     init.method = method;
     let input = if query.is_empty() {
@@ -694,7 +755,11 @@ fn build_request(
     if !headers.is_empty() {
         init.headers = Some(crate::headers::HeadersInit::Record(headers));
     }
-    Request::new_in(client.environment(), input, init)
+    let mut request = Request::new_in(client.environment(), input, init)?;
+    if version.is_some() {
+        request.http_version = version;
+    }
+    Ok(request)
 }
 
 impl fmt::Debug for RequestBuilder {

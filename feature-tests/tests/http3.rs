@@ -191,6 +191,51 @@ async fn an_origin_announcing_h3_is_asked_over_quic_next() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_asking_for_http3_goes_over_quic_at_once_and_never_over_tcp() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let client = discovering(&pki, Duration::from_millis(500));
+        // No announcement, no prior knowledge: the request's own version.
+        let mut response = client
+            .get(quic.url("/asked"))
+            .version(whatwg_fetch::Version::HTTP_3)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.version(), whatwg_fetch::Version::HTTP_3);
+        assert_eq!(response.text().await.unwrap(), "GET /asked 0");
+        // A server over TCP alone: a request asking for HTTP/3 fails, unsent over TCP;
+        // one that does not ask goes over TCP.
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = std::sync::Arc::clone(&requests);
+        let tcp = net_support::tls_server(pki.acceptor(&[b"h2"]), move |_request| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { http::Response::new(net_support::full("tcp")) }
+        })
+        .await;
+        let url = format!("https://localhost:{}/", tcp.addr.port());
+        let asked = client
+            .get(&url)
+            .version(whatwg_fetch::Version::HTTP_3)
+            .send()
+            .await;
+        let message = format!("{:#}", asked.unwrap_err());
+        assert!(message.contains("connect timeout of 500ms"), "{message}");
+        assert_eq!(
+            get(&client, &url).await,
+            ("h2".to_owned(), "tcp".to_owned())
+        );
+        assert_eq!(
+            requests.load(Ordering::SeqCst),
+            1,
+            "only the request that did not ask"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_to_an_alternative_name_it_in_alt_used() {
     bounded(async {
         let pki = TestPki::new(&["localhost"]);

@@ -174,6 +174,7 @@ impl RequestBuilder {
         integrity(integrity: impl Into<String>);
         keepalive(keepalive: bool);
         priority(priority: RequestPriority);
+        version(version: http::Version);
     }
 
     /// The request as the spec's constructor makes it, as

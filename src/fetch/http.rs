@@ -923,7 +923,8 @@ async fn http_network_fetch(
         .with_decode_content(true)
         .with_decode_codings(context.codings)
         .with_new_connection(force_new_connection)
-        .with_websocket(request.mode == RequestMode::WebSocket);
+        .with_websocket(request.mode == RequestMode::WebSocket)
+        .with_version(request.http_version);
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,
         Err(error) => return network_error(error),

@@ -344,6 +344,21 @@ pub struct SendOptions {
     /// assert!(options.websocket);
     /// ```
     pub websocket: bool,
+    /// The HTTP version the request must go over, when the caller asked for one
+    /// ([`RequestBuilder::version`](crate::RequestBuilder::version)): `HTTP_3`
+    /// sends it over HTTP/3 alone, as [prior
+    /// knowledge](crate::ClientBuilder::http3_prior_knowledge) would (with the `http3`
+    /// feature, a client whose [`http3`](crate::ClientBuilder::http3) is on, and no proxy
+    /// for its origin); `HTTP_2` over HTTP/2 alone, failing before it is sent when the
+    /// connection speaks HTTP/1.1; `HTTP_11` as [`http1_only`](SendOptions::http1_only)
+    /// does. `None` (the default) leaves it to ALPN, prior knowledge and `Alt-Svc`.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    /// let options = SendOptions::new().with_version(Some(http::Version::HTTP_2));
+    /// assert_eq!(options.version, Some(http::Version::HTTP_2));
+    /// ```
+    pub version: Option<http::Version>,
 }
 
 impl SendOptions {
@@ -379,6 +394,12 @@ impl SendOptions {
     /// These options with [`new_connection`](SendOptions::new_connection) set.
     pub fn with_new_connection(mut self, new_connection: bool) -> SendOptions {
         self.new_connection = new_connection;
+        self
+    }
+
+    /// These options with [`version`](SendOptions::version) set.
+    pub fn with_version(mut self, version: Option<http::Version>) -> SendOptions {
+        self.version = version;
         self
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use http::header::{CONTENT_LENGTH, HOST, TRANSFER_ENCODING, UPGRADE};
 use http::uri::Scheme;
-use http::{HeaderValue, Request, Response, StatusCode, Uri};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
 
 use super::connect::{Connected, Connector};
 use super::decode::decode_response_with;
@@ -188,6 +188,13 @@ impl Inner {
             // An extended CONNECT goes on an open HTTP/2 connection or nowhere; a
             // WebSocket handshake on one whose server allows it, else over HTTP/1.1.
             let tunnel = super::h2::is_extended_connect(&request);
+            // The version the caller asked for, if any (`SendOptions::version`).
+            let http1_only = options.http1_only || options.version == Some(Version::HTTP_11);
+            let h2_only = options.version == Some(Version::HTTP_2);
+            if options.version == Some(Version::HTTP_3) {
+                // Boxed: kept out of the state of every other request's future.
+                return Box::pin(self.send_h3_only(request, &key, &options, tunnel)).await;
+            }
             // HTTP/3 for an `https:` origin reached directly: always with prior knowledge,
             // else when the origin announced it (RFC 7838), TCP taking over if QUIC does
             // not answer in time or fails before the response. Boxed: kept out of the
@@ -196,7 +203,8 @@ impl Inner {
             let direct_https = self.h3.is_some()
                 && !tunnel
                 && !options.websocket
-                && !options.http1_only
+                && !http1_only
+                && !h2_only
                 && self.goes_direct(&key);
             #[cfg(feature = "http3")]
             if direct_https {
@@ -221,7 +229,7 @@ impl Inner {
                     Err(back) => request = back,
                 }
             }
-            key.http1_only = options.http1_only || options.websocket;
+            key.http1_only = http1_only || options.websocket;
             if !self.connector.proxies.is_empty() {
                 self.connector.route(&mut key);
             }
@@ -326,6 +334,17 @@ impl Inner {
                         pooled
                     }
                 };
+                if h2_only {
+                    pooled.release();
+                    return Err(NetworkError::InvalidRequest(
+                        format!(
+                            "HTTP/2 was asked for (RequestBuilder::version), and the \
+                             connection to {} speaks HTTP/1.1",
+                            key.authority
+                        )
+                        .into(),
+                    ));
+                }
                 // A reused connection may have been closed by the peer just as the request
                 // went out: when the rules allow sending it again at all, the request keeps
                 // its body and the connection gets a copy (a `Bytes` shared, not copied).
@@ -455,6 +474,46 @@ impl Inner {
             Err(Retry::Fail(error)) => Err(error),
             // Not processed by the server: the handshake goes over HTTP/1.1 instead.
             Err(Retry::Replay(_) | Retry::Again(_) | Retry::Misdirected(_)) => Ok(Err(request)),
+        }
+    }
+
+    /// `request` over HTTP/3 alone, as the caller asked (`SendOptions::version`): with
+    /// prior knowledge, never over TCP. An error, saying why, when HTTP/3 cannot carry it.
+    async fn send_h3_only(
+        &self,
+        request: Request<RequestBody>,
+        key: &Key,
+        options: &SendOptions,
+        tunnel: bool,
+    ) -> Result<Response<ResponseBody>, NetworkError> {
+        let refused = |why: &str| {
+            Err(NetworkError::InvalidRequest(
+                format!("HTTP/3 was asked for (RequestBuilder::version), {why}").into(),
+            ))
+        };
+        #[cfg(not(feature = "http3"))]
+        {
+            let _ = (request, key, options, tunnel);
+            refused("and this build has no HTTP/3: it needs whatwg-fetch's `http3` feature")
+        }
+        #[cfg(feature = "http3")]
+        {
+            let Some(h3) = &self.h3 else {
+                return refused("and this client's HTTP/3 is off (ClientBuilder::http3)");
+            };
+            if tunnel || options.websocket || options.http1_only {
+                return refused("and this request goes over HTTP/1.1 or HTTP/2 alone");
+            }
+            if !key.https {
+                return refused("and HTTP/3 is for `https:` URLs alone");
+            }
+            if !self.goes_direct(key) {
+                return refused(&format!(
+                    "and {} is reached through a proxy, which HTTP/3 does not go through",
+                    key.authority
+                ));
+            }
+            self.send_h3(h3, request, key, options).await
         }
     }
 
