@@ -1037,6 +1037,21 @@ impl ClientBuilder {
         self
     }
 
+    /// The cache of the `Alt-Svc` alternatives origins announced, by which requests go
+    /// over HTTP/3: one to share between clients, or to save and load from one run to
+    /// the next (the `http3` Cargo feature; curl's name for it is the alt-svc cache).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::alt_svc_cache`], which this sets; the file format:
+    /// [`AltSvcCache`](crate::net::AltSvcCache).
+    ///
+    /// [`HyperTransportBuilder::alt_svc_cache`]: crate::net::HyperTransportBuilder::alt_svc_cache
+    #[cfg(feature = "http3")]
+    pub fn alt_svc_cache(mut self, cache: Arc<crate::net::AltSvcCache>) -> ClientBuilder {
+        self.hyper = self.hyper.alt_svc_cache(cache);
+        self
+    }
+
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
     /// What it does, its limits and its default: the transport's

@@ -18,7 +18,8 @@
 //!   (the spec layer for `data:` URLs and integrity metadata, the network layer for
 //!   `Proxy-Authorization`);
 //! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
-//!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]);
+//!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]),
+//!   and times into dates with ([`civil_from_days`]);
 //! - not a standard's: what a thread keeps from one request to the next ([`kept`]), and
 //!   the Redis connection of the stores a fleet shares (`redis`, the `redis` feature).
 //!
@@ -657,9 +658,51 @@ pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// The proleptic Gregorian date (`year`, `month` 1 for January, `day`) of `days` since
+/// 1970-01-01, by Howard Hinnant's `civil_from_days`: the inverse of
+/// [`days_from_civil`]. For the dates of years 1 to 9999 (`days` from -719,162 to
+/// 2,932,896); outside them the arithmetic saturates rather than overflow.
+#[cfg_attr(not(feature = "http3"), allow(dead_code))]
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let days = days.clamp(-719_162, 2_932_896).saturating_add(719_468);
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    // In range by construction: a month of 1 to 12, a day of 1 to 31.
+    let month = u32::try_from(month).unwrap_or(1);
+    let day = u32::try_from(day).unwrap_or(1);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_from_days_inverts_days_from_civil() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_791), (2026, 12, 4));
+        for days in (-719_162..=2_932_896).step_by(97) {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(
+                days_from_civil(year, i64::from(month), i64::from(day)),
+                days
+            );
+            assert!(day >= 1 && day <= days_in_month(year, month));
+        }
+    }
 
     /// The bytes 0x00 to 0xFF for which `class` holds.
     fn members(class: impl Fn(u8) -> bool) -> Vec<u8> {

@@ -12,6 +12,7 @@
 use std::future::Future;
 
 mod alt_svc;
+mod alt_svc_file;
 mod cache;
 mod cookies;
 mod data_url;
@@ -26,6 +27,7 @@ mod request;
 mod websocket;
 
 pub use alt_svc::alt_svc;
+pub use alt_svc_file::alt_svc_file;
 pub use cache::http_cache;
 pub use cookies::cookie_store;
 pub use data_url::data_url;
@@ -202,6 +204,11 @@ mod tests {
     #[test]
     fn alt_svc_replays_its_seeds_and_regressions() {
         replay("alt_svc", super::alt_svc);
+    }
+
+    #[test]
+    fn alt_svc_file_replays_its_seeds_and_regressions() {
+        replay("alt_svc_file", super::alt_svc_file);
     }
 
     #[test]

@@ -424,6 +424,13 @@ impl ClientBuilder {
         transport(transport: Arc<dyn Transport>);
     }
 
+    #[cfg(feature = "http3")]
+    forward_options! {
+        http3(enabled: bool);
+        http3_prior_knowledge();
+        alt_svc_cache(cache: Arc<crate::net::AltSvcCache>);
+    }
+
     /// Sets [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider),
     /// which says what it does. The client's thread awaits the provider's futures.
     pub fn cookie_provider<C: CookieProvider + 'static>(self, provider: Arc<C>) -> ClientBuilder {

@@ -62,7 +62,7 @@ pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(86_400);
 /// or if any of its subsequent calculations overflows, the cache MUST consider the value
 /// to be 2147483648 (2^31) or the greatest positive integer it can conveniently
 /// represent."
-const MAX_DELTA_SECONDS: u64 = 1 << 31;
+pub(crate) const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
 /// How long a protocol stays broken the first time it is marked so: five minutes,
 /// Chrome's `kDefaultBrokenAlternativeProtocolDelay`
@@ -492,14 +492,48 @@ impl OriginKey {
     pub(crate) fn host(&self) -> &str {
         &self.host
     }
+
+    /// The origin's port.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
 }
 
-/// The alternative services origins advertised, per origin and partition (the
-/// partition key keeps what one top-level site learned from another's fetches, as the
-/// client's HSTS store is partitioned), and the protocols that lately failed.
+/// The alternative services origins advertised (RFC 7838's `Alt-Svc`, such as
+/// `h3=":443"`), per origin and partition (the partition key keeps what one top-level
+/// site learned from another's fetches), and the protocols that lately failed: what tells
+/// a client with the `http3` feature that an origin speaks HTTP/3.
+///
+/// Each client has one of its own, in memory. To share one between clients, or keep it
+/// from one run to the next (so that the first request of a run goes over HTTP/3
+/// already), give the client one with
+/// [`ClientBuilder::alt_svc_cache`](crate::ClientBuilder::alt_svc_cache), and
+/// [`save`](AltSvcCache::save) and [`load`](AltSvcCache::load) it: in curl's alt-svc
+/// cache file format, so that curl and this crate can share the file.
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::net::AltSvcCache;
+///
+/// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let path = std::env::temp_dir().join("alt-svc-example.txt");
+/// let cache = match std::fs::File::open(&path) {
+///     Ok(file) => AltSvcCache::load(std::io::BufReader::new(file))?,
+///     Err(_) => AltSvcCache::new(),
+/// };
+/// let cache = Arc::new(cache);
+/// let client = Client::builder().alt_svc_cache(Arc::clone(&cache)).build()?;
+/// // … requests …
+/// cache.save(std::fs::File::create(&path)?)?;
+/// # Ok(())
+/// # }
+/// # run().unwrap();
+/// ```
 ///
 /// Thread-safe: every method takes `&self` and holds an internal lock only while it
-/// runs. Times are passed in, so that callers and tests choose the clock.
+/// runs. The crate's own methods take the time as a parameter, so that tests choose the
+/// clock.
 ///
 /// At most [`MAX_CACHED_ORIGINS`] (origin, partition) pairs are kept: a new one beyond
 /// that evicts the least recently used (set, looked up with a result, or marked), as
@@ -507,7 +541,7 @@ impl OriginKey {
 /// expire would be a worse choice: an attacker's origins advertising the longest `ma`
 /// would push out every origin the user actually visits.
 #[derive(Debug, Default)]
-pub(crate) struct AltSvcCache {
+pub struct AltSvcCache {
     /// The cached origins, behind the lock.
     state: Mutex<CacheState>,
 }
@@ -549,6 +583,8 @@ struct CachedAlternative {
     port: u16,
     /// When it stops being fresh: when it was set, plus its `ma`.
     expiry: Instant,
+    /// `persist=1`.
+    persist: bool,
 }
 
 /// A protocol that failed for an origin, and its back-off.
@@ -593,8 +629,76 @@ fn broken_delay(count: u32) -> Duration {
 
 impl AltSvcCache {
     /// An empty cache.
-    pub(crate) fn new() -> AltSvcCache {
+    ///
+    /// ```
+    /// let cache = whatwg_fetch::net::AltSvcCache::new();
+    /// assert!(cache.is_empty());
+    /// ```
+    pub fn new() -> AltSvcCache {
         AltSvcCache::default()
+    }
+
+    /// How many origins the cache knows something of: alternatives (fresh or not yet
+    /// found expired) or a protocol marked broken. At most 1,000: past that, the least
+    /// recently used is forgotten.
+    ///
+    /// ```
+    /// let cache = whatwg_fetch::net::AltSvcCache::new();
+    /// assert_eq!(cache.len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.state().len
+    }
+
+    /// Whether the cache knows nothing of any origin.
+    ///
+    /// ```
+    /// let cache = whatwg_fetch::net::AltSvcCache::new();
+    /// assert!(cache.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every origin's alternatives and broken protocols, as when the network
+    /// changed: requests go over TCP until origins announce their alternatives again.
+    ///
+    /// ```
+    /// let cache = whatwg_fetch::net::AltSvcCache::new();
+    /// cache.clear();
+    /// assert!(cache.is_empty());
+    /// ```
+    pub fn clear(&self) {
+        let mut state = self.state();
+        state.origins.clear();
+        state.len = 0;
+    }
+
+    /// The alternatives still fresh at `now` of each origin in the unpartitioned
+    /// partition (`""`), most preferred first, each with what is left of its freshness
+    /// as its `max_age`: what [`AltSvcCache::set`] at `now` would make again.
+    pub(crate) fn fresh(&self, now: Instant) -> Vec<(OriginKey, Vec<Alternative>)> {
+        let state = self.state();
+        state
+            .origins
+            .iter()
+            .filter_map(|(origin, partitions)| {
+                let alternatives: Vec<Alternative> = partitions
+                    .get("")?
+                    .alternatives
+                    .iter()
+                    .filter(|alternative| alternative.expiry > now)
+                    .map(|alternative| Alternative {
+                        protocol: alternative.protocol.clone(),
+                        host: alternative.host.clone(),
+                        port: alternative.port,
+                        max_age: alternative.expiry.saturating_duration_since(now),
+                        persist: alternative.persist,
+                    })
+                    .collect();
+                (!alternatives.is_empty()).then(|| (origin.clone(), alternatives))
+            })
+            .collect()
     }
 
     /// The state, behind its lock.
@@ -622,6 +726,7 @@ impl AltSvcCache {
                         host: alternative.host,
                         port: alternative.port,
                         expiry,
+                        persist: alternative.persist,
                     })
                 })
                 .collect(),

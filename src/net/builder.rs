@@ -40,6 +40,8 @@ pub struct HyperTransportBuilder {
     http3: bool,
     #[cfg(feature = "http3")]
     http3_prior_knowledge: bool,
+    #[cfg(feature = "http3")]
+    alt_svc_cache: Option<Arc<super::AltSvcCache>>,
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
@@ -74,6 +76,8 @@ impl Default for HyperTransportBuilder {
             http3: true,
             #[cfg(feature = "http3")]
             http3_prior_knowledge: false,
+            #[cfg(feature = "http3")]
+            alt_svc_cache: None,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
@@ -259,6 +263,30 @@ impl HyperTransportBuilder {
     #[cfg(feature = "http3")]
     pub fn http3_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
         self.http3_prior_knowledge = enabled;
+        self
+    }
+
+    /// The cache of what origins announced by `Alt-Svc` (the `http3` Cargo feature):
+    /// `cache`, rather than one of the transport's own. Given to several transports,
+    /// what one learns the others use; [saved](super::AltSvcCache::save) and
+    /// [loaded](super::AltSvcCache::load) again, it outlives the process, so that the
+    /// first request of the next run goes over HTTP/3 at once.
+    ///
+    /// Default is an empty cache of the transport's own.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::{AltSvcCache, HyperTransportBuilder};
+    ///
+    /// let cache = Arc::new(AltSvcCache::new());
+    /// let transport = HyperTransportBuilder::default()
+    ///     .alt_svc_cache(Arc::clone(&cache))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "http3")]
+    pub fn alt_svc_cache(mut self, cache: Arc<super::AltSvcCache>) -> HyperTransportBuilder {
+        self.alt_svc_cache = Some(cache);
         self
     }
 
@@ -805,7 +833,7 @@ impl HyperTransportBuilder {
                 #[cfg(feature = "http3")]
                 http3_prior_knowledge: self.http3_prior_knowledge,
                 #[cfg(feature = "http3")]
-                alt_svc: super::alt_svc::AltSvcCache::new(),
+                alt_svc: self.alt_svc_cache.unwrap_or_default(),
             }),
         })
     }

@@ -176,6 +176,8 @@
 
 #[cfg(feature = "http3")]
 mod alt_svc;
+#[cfg(feature = "http3")]
+mod alt_svc_file;
 mod builder;
 mod connect;
 mod decode;
@@ -203,6 +205,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+#[cfg(feature = "http3")]
+pub use alt_svc::AltSvcCache;
 pub use builder::HyperTransportBuilder;
 pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,

@@ -86,7 +86,7 @@ pub(super) struct Inner {
     /// The alternative services `https:` origins announced (RFC 7838), one partition for
     /// the transport, as its HSTS store is the client's.
     #[cfg(feature = "http3")]
-    pub(super) alt_svc: super::alt_svc::AltSvcCache,
+    pub(super) alt_svc: Arc<super::alt_svc::AltSvcCache>,
 }
 
 /// How long a request to an origin known to speak HTTP/3 waits for a new QUIC
