@@ -77,7 +77,9 @@ impl fmt::Debug for H3Client {
 /// An open HTTP/3 connection: the handle requests open streams with.
 #[derive(Clone)]
 pub(crate) struct H3Connection {
-    send: h3::client::SendRequest<GuardedOpener, Bytes>,
+    /// h3's handle, shared: h3 closes the connection when the last one goes, so the body
+    /// of each response keeps one too (see [`H3Body`]).
+    send: Arc<h3::client::SendRequest<GuardedOpener, Bytes>>,
     /// The head budgets of the streams opened and not yet sent on.
     budgets: Budgets,
     /// Set by the connection's task once the connection has closed.
@@ -261,7 +263,7 @@ impl H3Client {
                 ended.store(true, Ordering::Release);
             });
             let connection = H3Connection {
-                send,
+                send: Arc::new(send),
                 budgets,
                 closed,
                 peer,
@@ -322,7 +324,7 @@ pub(crate) async fn send(
     }
     parts.version = Version::HTTP_3;
     let request_start = Instant::now();
-    let mut send_request = connection.send.clone();
+    let mut send_request = (*connection.send).clone();
     let stream = within(
         read_timeout,
         send_request.send_request(Request::from_parts(parts, ())),
@@ -381,6 +383,7 @@ pub(crate) async fn send(
         done: false,
         expected,
         received: 0,
+        _connection: Arc::clone(&connection.send),
     };
     let info = Recorded {
         timing,
@@ -453,6 +456,11 @@ pub(crate) struct H3Body {
     /// The response's `Content-Length`, to which the data is held (RFC 9114 §4.1.2).
     expected: Option<u64>,
     received: u64,
+    /// The connection's handle, which keeps it open while the body is read: h3 closes a
+    /// connection when its last handle goes (the transport's, once the client is
+    /// dropped), whatever its streams still carry. As over HTTP/2, a connection closes
+    /// once its transport and the bodies of its responses are gone.
+    _connection: Arc<h3::client::SendRequest<GuardedOpener, Bytes>>,
 }
 
 impl H3Body {
@@ -613,6 +621,10 @@ pub(crate) struct GuardedOpener {
 pub(crate) struct GuardedStream<S> {
     inner: S,
     budget: Arc<HeadBudget>,
+    /// Whether a read is in flight: the last `poll_data` was pending. h3-quinn's stream
+    /// then lies inside that read, where its `stop_sending` cannot reach it (it unwraps
+    /// the stream, and panics), so none is asked of it (see `stop_sending` below).
+    reading: bool,
 }
 
 /// A request stream of a [`Guarded`] connection.
@@ -636,6 +648,7 @@ impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
                 Poll::Ready(Ok(GuardedStream {
                     inner: stream,
                     budget,
+                    reading: false,
                 }))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
@@ -698,6 +711,7 @@ impl h3::quic::Connection<Bytes> for Guarded {
             Poll::Ready(Ok(stream)) => Poll::Ready(Ok(GuardedStream {
                 inner: stream,
                 budget: Arc::new(HeadBudget(AtomicU64::new(0))),
+                reading: false,
             })),
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
             Poll::Pending => Poll::Pending,
@@ -748,7 +762,9 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-        match self.inner.poll_data(cx) {
+        let polled = self.inner.poll_data(cx);
+        self.reading = polled.is_pending();
+        match polled {
             Poll::Ready(Ok(Some(data))) if !self.budget.take(data.len() as u64) => {
                 Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
                     format!("the response head passed {HEAD_BUDGET} bytes").into(),
@@ -758,8 +774,15 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         }
     }
 
+    /// Tells the server to stop sending (`STOP_SENDING`), unless a read is in flight:
+    /// h3-quinn holds the stream inside it and would panic. The body stopped then is
+    /// being dropped (a timeout or an abort ending it while it waits for data), and
+    /// quinn stops a stream dropped before its end itself, with code 0, which the server
+    /// takes as `H3_NO_ERROR` (RFC 9114 §8.1: an unknown code is treated as such).
     fn stop_sending(&mut self, error_code: u64) {
-        self.inner.stop_sending(error_code);
+        if !self.reading {
+            self.inner.stop_sending(error_code);
+        }
     }
 
     fn recv_id(&self) -> h3::quic::StreamId {
@@ -776,6 +799,7 @@ impl h3::quic::BidiStream<Bytes> for GuardedBidi {
         let recv = GuardedStream {
             inner: recv,
             budget: self.budget,
+            reading: self.reading,
         };
         (send, recv)
     }
