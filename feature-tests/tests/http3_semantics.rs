@@ -33,15 +33,13 @@ async fn bounded<F: std::future::Future<Output = ()>>(over: Over, case: F) {
 }
 
 /// Makes `mod $case { fn h2, fn h3 }`: the case `async fn $case(over: Over)` run over
-/// each protocol, bounded. `$case: h2 ignored "why"` marks the HTTP/2 run ignored, for a
-/// fault of the crate's HTTP/2 that the HTTP/3 run does not share.
+/// each protocol, bounded.
 macro_rules! over_both {
-    ($($case:ident $(: h2 ignored $why:literal)?),* $(,)?) => {$(
+    ($($case:ident),* $(,)?) => {$(
         mod $case {
             use super::*;
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            $(#[ignore = $why])?
             async fn h2() {
                 bounded(Over::H2, super::$case(Over::H2)).await;
             }
@@ -60,9 +58,7 @@ over_both!(
     request_bodies_empty_buffered_and_json_arrive_with_their_headers,
     a_streamed_request_body_of_several_mib_arrives_whole,
     a_response_body_of_several_mib_is_streamed_byte_for_byte,
-    a_response_says_its_content_length_before_its_body: h2 ignored
-        "src/net/h2.rs: H2Body::size_hint is unbounded, so Response::content_length is None \
-         over HTTP/2 whatever the Content-Length",
+    a_response_says_its_content_length_before_its_body,
     a_content_length_shorter_than_the_body_is_an_error,
     a_content_length_longer_than_the_body_is_an_error,
     a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body,

@@ -1301,7 +1301,12 @@ impl Submitted {
                         recv,
                         open: self.open,
                         data_done: false,
-                        declared_length: parts.headers.contains_key(CONTENT_LENGTH),
+                        expected: parts
+                            .headers
+                            .get(CONTENT_LENGTH)
+                            .and_then(|length| length.to_str().ok())
+                            .and_then(|length| length.parse().ok()),
+                        received: 0,
                     };
                     Ok((Response::from_parts(parts, H2Reply::Body(body)), info))
                 }
@@ -1582,9 +1587,11 @@ pub(crate) struct H2Body {
     open: Option<OpenStream>,
     /// Whether the data is done and the trailers are next.
     data_done: bool,
-    /// Whether the response declared a `Content-Length` (h2 holds the data to it): a
-    /// stream cut short is then a length mismatch.
-    declared_length: bool,
+    /// The response's `Content-Length`, if it declared one (h2 holds the data to it): a
+    /// stream cut short is then a length mismatch, and what is left of it the size hint.
+    expected: Option<u64>,
+    /// The bytes of data taken so far.
+    received: u64,
 }
 
 #[cfg(feature = "http2")]
@@ -1598,6 +1605,8 @@ impl H2Body {
                 Poll::Ready(Some(Ok(data))) => {
                     // Taken: the window it held is the server's again.
                     let _ = self.recv.flow_control().release_capacity(data.len());
+                    let length = u64::try_from(data.len()).unwrap_or(u64::MAX);
+                    self.received = self.received.saturating_add(length);
                     if let Some(open) = &self.open {
                         open.0.record_data(data.len());
                     }
@@ -1641,7 +1650,7 @@ impl H2Body {
             || error
                 .get_io()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof);
-        Some(Err(if self.declared_length && cut {
+        Some(Err(if self.expected.is_some() && cut {
             NetworkError::LengthMismatch
         } else if closed_quietly {
             // Whatever its data, never a whole body: its `END_STREAM` never came.
@@ -1657,8 +1666,16 @@ impl H2Body {
         self.recv.is_end_stream()
     }
 
+    /// What is left of the body: exactly what its `Content-Length` leaves, if it declared
+    /// one; nothing once the stream has ended (a `HEAD`'s, a `304`'s).
     pub(crate) fn size_hint(&self) -> SizeHint {
-        SizeHint::default()
+        if self.data_done || self.recv.is_end_stream() {
+            return SizeHint::with_exact(0);
+        }
+        match self.expected {
+            Some(expected) => SizeHint::with_exact(expected.saturating_sub(self.received)),
+            None => SizeHint::default(),
+        }
     }
 }
 
