@@ -1052,6 +1052,19 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether new HTTP/3 connections resuming a TLS session send their first safe
+    /// requests as 0-RTT data (reqwest's `tls_early_data`; the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::tls_early_data`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::tls_early_data`]: crate::net::HyperTransportBuilder::tls_early_data
+    #[cfg(feature = "http3")]
+    pub fn tls_early_data(mut self, enabled: bool) -> ClientBuilder {
+        self.hyper = self.hyper.tls_early_data(enabled);
+        self
+    }
+
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
     /// What it does, its limits and its default: the transport's

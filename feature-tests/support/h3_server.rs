@@ -9,7 +9,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use bytes::{Buf, Bytes, BytesMut};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
@@ -61,7 +61,7 @@ pub fn h3_server(
     key: PrivateKeyDer<'static>,
     port: u16,
 ) -> H3Server {
-    h3_server_with(cert, key, port, None, None)
+    h3_server_with(cert, key, port, Options::default())
 }
 
 /// [`h3_server`], closing each connection (QUIC `CONNECTION_CLOSE`, code 0) once it has
@@ -72,7 +72,15 @@ pub fn h3_server_closing(
     port: u16,
     close_after: Option<usize>,
 ) -> H3Server {
-    h3_server_with(cert, key, port, close_after, None)
+    h3_server_with(
+        cert,
+        key,
+        port,
+        Options {
+            close_after,
+            ..Options::default()
+        },
+    )
 }
 
 /// [`h3_server`] allowing a client at most `streams` request streams at once (QUIC's
@@ -82,13 +90,58 @@ pub fn h3_server_limited(
     key: PrivateKeyDer<'static>,
     streams: u32,
 ) -> H3Server {
-    h3_server_with(cert, key, 0, None, Some(streams))
+    h3_server_with(
+        cert,
+        key,
+        0,
+        Options {
+            streams: Some(streams),
+            ..Options::default()
+        },
+    )
 }
 
-/// QUIC's server configuration: TLS 1.3 with `cert` and `key`, ALPN `h3`.
+/// [`h3_server`] taking 0-RTT data from clients resuming a session it gave them, and
+/// closing each connection once it has answered one request. With `too_early`, it
+/// answers the first request of each connection but the first `425 Too Early` (not
+/// counted as an answer).
+pub fn h3_server_early(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    too_early: bool,
+) -> H3Server {
+    h3_server_with(
+        cert,
+        key,
+        0,
+        Options {
+            close_after: Some(1),
+            early_data: true,
+            too_early,
+            ..Options::default()
+        },
+    )
+}
+
+/// What sets a server of [`h3_server_with`] apart.
+#[derive(Clone, Copy, Default)]
+struct Options {
+    /// Closes each connection once it has answered this many requests.
+    close_after: Option<usize>,
+    /// The most request streams a client may have open at once.
+    streams: Option<u32>,
+    /// Takes 0-RTT data.
+    early_data: bool,
+    /// Answers the first request of each connection but the first `425 Too Early`.
+    too_early: bool,
+}
+
+/// QUIC's server configuration: TLS 1.3 with `cert` and `key`, ALPN `h3`, taking 0-RTT
+/// data with `early_data`.
 fn server_config(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
+    early_data: bool,
 ) -> quinn::ServerConfig {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
@@ -98,6 +151,10 @@ fn server_config(
         .with_single_cert(vec![cert], key)
         .unwrap();
     tls.alpn_protocols = vec![b"h3".to_vec()];
+    if early_data {
+        // QUIC's value: any amount (RFC 9001 §4.6.1).
+        tls.max_early_data_size = u32::MAX;
+    }
     let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
     quinn::ServerConfig::with_crypto(Arc::new(quic))
 }
@@ -107,10 +164,15 @@ fn h3_server_with(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
     port: u16,
-    close_after: Option<usize>,
-    streams: Option<u32>,
+    options: Options,
 ) -> H3Server {
-    let mut config = server_config(cert, key);
+    let Options {
+        close_after,
+        streams,
+        early_data,
+        too_early,
+    } = options;
+    let mut config = server_config(cert, key, early_data);
     if let Some(streams) = streams {
         let mut transport = quinn::TransportConfig::default();
         transport.max_concurrent_bidi_streams(streams.into());
@@ -129,9 +191,10 @@ fn h3_server_with(
                 let Ok(connection) = incoming.await else {
                     return;
                 };
-                seen.connections.fetch_add(1, Ordering::SeqCst);
+                let first_connection = seen.connections.fetch_add(1, Ordering::SeqCst) == 0;
                 let quic = connection.clone();
                 let answered = Arc::new(AtomicUsize::new(0));
+                let asked_early = Arc::new(AtomicBool::new(first_connection || !too_early));
                 let Ok(mut h3) =
                     h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(connection))
                         .await
@@ -141,11 +204,18 @@ fn h3_server_with(
                 while let Ok(Some(resolver)) = h3.accept().await {
                     let seen = Arc::clone(&seen);
                     let (quic, answered) = (quic.clone(), Arc::clone(&answered));
+                    let asked_early = Arc::clone(&asked_early);
                     tokio::spawn(async move {
                         let Ok((request, mut stream)) = resolver.resolve_request().await else {
                             return;
                         };
                         seen.requests.fetch_add(1, Ordering::SeqCst);
+                        if !asked_early.swap(true, Ordering::SeqCst) {
+                            let too_early = http::Response::builder().status(425).body(());
+                            let _ = stream.send_response(too_early.unwrap()).await;
+                            let _ = stream.finish().await;
+                            return;
+                        }
                         if request.uri().path() == "/slow" {
                             // The stream held, its request not yet read.
                             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -230,7 +300,7 @@ fn raw(
     response: Option<Vec<u8>>,
     times: usize,
 ) -> (H3Server, Arc<AtomicUsize>) {
-    let config = server_config(cert, key);
+    let config = server_config(cert, key, false);
     let endpoint = quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
     let addr = endpoint.local_addr().unwrap();
     let counts = Arc::new(H3Counts::default());
@@ -282,4 +352,113 @@ fn raw(
         },
         written,
     )
+}
+
+/// A UDP relay on 127.0.0.1 between one QUIC client and the server at `target` (which
+/// can change), counting the bytes of 0-RTT packets the client sends.
+pub struct UdpRelay {
+    pub addr: SocketAddr,
+    /// The bytes of the 0-RTT packets from the client: their payload as the long
+    /// header's `Length` gives it (RFC 9000 §17.2.3).
+    pub early_bytes: Arc<AtomicUsize>,
+    target: Arc<std::sync::Mutex<SocketAddr>>,
+}
+
+impl UdpRelay {
+    /// Sends what the client sends from now on to `target`.
+    pub fn retarget(&self, target: SocketAddr) {
+        *self.target.lock().unwrap() = target;
+    }
+}
+
+/// Starts a [`UdpRelay`] to `target`.
+pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
+    let front = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
+    let back = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
+    let addr = front.local_addr().unwrap();
+    let early_bytes = Arc::new(AtomicUsize::new(0));
+    let target = Arc::new(std::sync::Mutex::new(target));
+    let client = Arc::new(std::sync::Mutex::new(None::<SocketAddr>));
+    let (counted, to, from) = (
+        Arc::clone(&early_bytes),
+        Arc::clone(&target),
+        Arc::clone(&client),
+    );
+    let (front_in, back_out) = (Arc::clone(&front), Arc::clone(&back));
+    tokio::spawn(async move {
+        let mut buffer = vec![0; 65536];
+        while let Ok((length, peer)) = front_in.recv_from(&mut buffer).await {
+            *from.lock().unwrap() = Some(peer);
+            let datagram = &buffer[..length];
+            counted.fetch_add(zero_rtt_bytes(datagram), Ordering::SeqCst);
+            let target = *to.lock().unwrap();
+            let _ = back_out.send_to(datagram, target).await;
+        }
+    });
+    tokio::spawn(async move {
+        let mut buffer = vec![0; 65536];
+        while let Ok((length, _)) = back.recv_from(&mut buffer).await {
+            let peer = *client.lock().unwrap();
+            if let Some(peer) = peer {
+                let _ = front.send_to(&buffer[..length], peer).await;
+            }
+        }
+    });
+    UdpRelay {
+        addr,
+        early_bytes,
+        target,
+    }
+}
+
+/// The payload bytes of the 0-RTT packets among the QUIC packets coalesced in
+/// `datagram` (RFC 9000 §17.2: long headers, type 1 in QUIC version 1).
+fn zero_rtt_bytes(mut datagram: &[u8]) -> usize {
+    let mut total = 0;
+    while let Some(&first) = datagram.first() {
+        if first & 0x80 == 0 {
+            // A short header: the rest of the datagram is 1-RTT.
+            break;
+        }
+        let kind = (first >> 4) & 0x03;
+        if kind == 3 {
+            // Retry: no length, nothing after it.
+            break;
+        }
+        // The first byte and the version, then each connection ID after its length.
+        let mut at = 5;
+        for _ in 0..2 {
+            let Some(&length) = datagram.get(at) else {
+                return total;
+            };
+            at += 1 + usize::from(length);
+        }
+        if kind == 0 {
+            // Initial: the token after its length.
+            let Some((token, read)) = varint(datagram.get(at..).unwrap_or_default()) else {
+                return total;
+            };
+            at += read + token;
+        }
+        let Some((length, read)) = varint(datagram.get(at..).unwrap_or_default()) else {
+            return total;
+        };
+        at += read;
+        if kind == 1 {
+            total += length;
+        }
+        datagram = datagram.get(at + length..).unwrap_or_default();
+    }
+    total
+}
+
+/// A QUIC variable-length integer (RFC 9000 §16) and how many bytes it took.
+fn varint(bytes: &[u8]) -> Option<(usize, usize)> {
+    let first = *bytes.first()?;
+    let length = 1usize << (first >> 6);
+    let mut value = u64::from(first & 0x3f);
+    for &byte in bytes.get(1..length)? {
+        value = (value << 8) | u64::from(byte);
+    }
+    Some((usize::try_from(value).ok()?, length))
 }

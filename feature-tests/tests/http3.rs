@@ -584,3 +584,167 @@ fn an_alt_svc_file_past_the_limits_is_read_within_them() {
     assert_eq!(records.count(), 16_000);
     assert!(!saved.contains("aaaa"));
 }
+
+/// A client with prior knowledge of HTTP/3 for `localhost`, reached at `addr`, sending 0-RTT
+/// data with `early_data`.
+fn early(pki: &TestPki, addr: std::net::SocketAddr, early_data: bool) -> Client {
+    Client::builder()
+        .add_root_certificate_der(pki.ca_der.clone())
+        .resolve("localhost", addr)
+        .http3_prior_knowledge()
+        .tls_early_data(early_data)
+        .build()
+        .unwrap()
+}
+
+/// `GET`s `path` of `localhost` at `port`, with `pad` bytes of header, and the body.
+async fn early_get(client: &Client, port: u16, path: &str, pad: usize) -> (u16, String) {
+    let mut response = client
+        .get(format!("https://localhost:{port}{path}"))
+        .header("x-pad", "p".repeat(pad))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.version(), whatwg_fetch::Version::HTTP_3);
+    (response.status(), response.text().await.unwrap())
+}
+
+/// Waits for the client's HTTP/3 connections to be closed (by the server).
+async fn until_closed(client: &Client) {
+    while client.pool_stats().unwrap().http3_open > 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_early_data_a_resumed_connection_sends_safe_requests_as_0rtt_data_alone() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
+        let relay = h3_server::udp_relay(server.addr).await;
+        let port = relay.addr.port();
+        let client = early(&pki, relay.addr, true);
+        // The first connection has no session to resume: no 0-RTT data.
+        let first = early_get(&client, port, "/first", 0).await;
+        assert_eq!(first, (200, "GET /first 0".to_owned()));
+        assert_eq!(relay.early_bytes.load(Ordering::SeqCst), 0);
+        until_closed(&client).await;
+        // The second resumes it, and its GET goes as 0-RTT data, 3 KB of header and all
+        // (2,250 bytes once Huffman-coded).
+        let second = early_get(&client, port, "/second", 3_000).await;
+        assert_eq!(second, (200, "GET /second 0".to_owned()));
+        let sent_early = relay.early_bytes.load(Ordering::SeqCst);
+        assert!(sent_early > 2_250, "{sent_early} bytes of 0-RTT data");
+        until_closed(&client).await;
+        // A POST waits for the handshake: no more than the control streams go early.
+        let mut response = client
+            .post(format!("https://localhost:{port}/echo"))
+            .body(vec![b'b'; 6_000])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.bytes().await.unwrap().len(), 6_000);
+        let more = relay.early_bytes.load(Ordering::SeqCst) - sent_early;
+        assert!(more < 1_000, "{more} bytes of 0-RTT data for a POST");
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 3);
+        // Off by default: a client resuming a session sends nothing early.
+        let sent_early = relay.early_bytes.load(Ordering::SeqCst);
+        let client = early(&pki, relay.addr, false);
+        for path in ["/third", "/fourth"] {
+            assert_eq!(early_get(&client, port, path, 3_000).await.0, 200);
+            until_closed(&client).await;
+        }
+        assert_eq!(relay.early_bytes.load(Ordering::SeqCst), sent_early);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_0rtt_data_is_rejected_is_sent_again_on_a_whole_connection() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
+        let relay = h3_server::udp_relay(server.addr).await;
+        let port = relay.addr.port();
+        let client = early(&pki, relay.addr, true);
+        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
+        until_closed(&client).await;
+        // Another server behind the same address, which knows nothing of the session:
+        // it rejects the 0-RTT data, and the request is sent again.
+        let other = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
+        relay.retarget(other.addr);
+        let second = early_get(&client, port, "/second", 0).await;
+        assert_eq!(second, (200, "GET /second 0".to_owned()));
+        assert!(
+            relay.early_bytes.load(Ordering::SeqCst) > 0,
+            "0-RTT was tried"
+        );
+        // The connection that tried, closed, and the one made whole.
+        assert_eq!(other.counts.connections.load(Ordering::SeqCst), 2);
+        assert_eq!(other.counts.requests.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_425_too_early_is_sent_again_after_the_handshake_only_if_it_went_early() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // The first request of each connection but the first is answered 425.
+        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), true);
+        let relay = h3_server::udp_relay(server.addr).await;
+        let port = relay.addr.port();
+        let client = early(&pki, relay.addr, true);
+        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
+        until_closed(&client).await;
+        // Sent early, answered 425, sent again on the same connection once it is whole.
+        let second = early_get(&client, port, "/second", 0).await;
+        assert_eq!(second, (200, "GET /second 0".to_owned()));
+        assert!(relay.early_bytes.load(Ordering::SeqCst) > 0);
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 2);
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), 3);
+        // Not sent early: the 425 is the caller's (RFC 8470 §5.2).
+        let without = early(&pki, relay.addr, false);
+        assert_eq!(early_get(&without, port, "/third", 0).await.0, 425);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_sent_as_0rtt_data_to_a_server_gone_silent_fails_at_the_connect_timeout() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
+        let relay = h3_server::udp_relay(server.addr).await;
+        let port = relay.addr.port();
+        let client = Client::builder()
+            .add_root_certificate_der(pki.ca_der.clone())
+            .resolve("localhost", relay.addr)
+            .http3_prior_knowledge()
+            .tls_early_data(true)
+            .connect_timeout(Duration::from_millis(400))
+            .build()
+            .unwrap();
+        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
+        until_closed(&client).await;
+        // Nothing answers any more: the request goes early, then waits no longer than
+        // the handshake may take, as a request on a connection made whole would.
+        let silent = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        relay.retarget(silent.local_addr().unwrap());
+        let started = std::time::Instant::now();
+        let failed = client
+            .get(format!("https://localhost:{port}/second"))
+            .send()
+            .await;
+        let took = started.elapsed();
+        let message = format!("{:#}", failed.unwrap_err());
+        assert!(message.contains("connect timeout of 400ms"), "{message}");
+        assert!(
+            relay.early_bytes.load(Ordering::SeqCst) > 0,
+            "0-RTT was tried"
+        );
+        // The 0-RTT connection's handshake, then one made whole, each at most 400 ms.
+        assert!(took < Duration::from_secs(3), "{took:?}");
+    })
+    .await;
+}

@@ -429,6 +429,7 @@ impl ClientBuilder {
         http3(enabled: bool);
         http3_prior_knowledge();
         alt_svc_cache(cache: Arc<crate::net::AltSvcCache>);
+        tls_early_data(enabled: bool);
     }
 
     /// Sets [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider),

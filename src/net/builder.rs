@@ -42,6 +42,8 @@ pub struct HyperTransportBuilder {
     http3_prior_knowledge: bool,
     #[cfg(feature = "http3")]
     alt_svc_cache: Option<Arc<super::AltSvcCache>>,
+    #[cfg(feature = "http3")]
+    tls_early_data: bool,
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
@@ -78,6 +80,8 @@ impl Default for HyperTransportBuilder {
             http3_prior_knowledge: false,
             #[cfg(feature = "http3")]
             alt_svc_cache: None,
+            #[cfg(feature = "http3")]
+            tls_early_data: false,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
@@ -287,6 +291,37 @@ impl HyperTransportBuilder {
     #[cfg(feature = "http3")]
     pub fn alt_svc_cache(mut self, cache: Arc<super::AltSvcCache>) -> HyperTransportBuilder {
         self.alt_svc_cache = Some(cache);
+        self
+    }
+
+    /// Whether a new HTTP/3 connection that resumes a TLS session may send its first
+    /// requests as 0-RTT data ("early data", RFC 9001 §4.6.1), saving the round trip of
+    /// the handshake (reqwest's name; the `http3` Cargo feature).
+    ///
+    /// 0-RTT data can be replayed by an attacker (RFC 9001 §9.2, RFC 8470), so only safe
+    /// requests without a body (`GET`, `HEAD`, `OPTIONS`, `TRACE`) go early; any other
+    /// waits for the handshake. Only for origins known to speak HTTP/3 (with
+    /// [`http3_prior_knowledge`](Self::http3_prior_knowledge), or a request asking for
+    /// HTTP/3): an origin found by `Alt-Svc` gets the whole handshake, whose failure sends
+    /// its request over TCP. A `425 Too Early` answer sends the request again once the
+    /// handshake is done (RFC 8470 §5.2); 0-RTT data the server rejects, or a handshake
+    /// not done within the [connect timeout](Self::connect_timeout), sends it again on a
+    /// connection made whole.
+    ///
+    /// Default is `false`.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransportBuilder;
+    ///
+    /// let transport = HyperTransportBuilder::default()
+    ///     .http3_prior_knowledge(true)
+    ///     .tls_early_data(true)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "http3")]
+    pub fn tls_early_data(mut self, enabled: bool) -> HyperTransportBuilder {
+        self.tls_early_data = enabled;
         self
     }
 
@@ -771,7 +806,7 @@ impl HyperTransportBuilder {
         }
         let tls = self.tls.build(self.http2)?;
         #[cfg(feature = "http3")]
-        let h3 = match super::h3::H3Client::new(&tls.config) {
+        let h3 = match super::h3::H3Client::new(&tls.config, self.tls_early_data) {
             Ok(h3) if self.http3 || self.http3_prior_knowledge => Some(h3),
             Ok(_) => None,
             Err(error) if self.http3_prior_knowledge => return Err(error),

@@ -48,6 +48,9 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// origin.
 pub(crate) struct H3Client {
     config: quinn::ClientConfig,
+    /// Whether a connection resuming a TLS session may send its first requests as 0-RTT
+    /// data ([`H3Client::new`]).
+    early_data: bool,
     endpoint: Mutex<Option<quinn::Endpoint>>,
     /// The open connections, by the origin (host and port) they serve.
     connections: Mutex<HashMap<(String, u16), H3Connection>>,
@@ -85,6 +88,23 @@ pub(crate) struct H3Connection {
     /// Set by the connection's task once the connection has closed.
     closed: Arc<AtomicBool>,
     peer: Option<Arc<Peer>>,
+    /// How the handshake of a connection that sent 0-RTT data went; `None` for one made
+    /// with the whole handshake first.
+    handshake: Option<tokio::sync::watch::Receiver<Handshake>>,
+}
+
+/// Where the handshake of a connection sending 0-RTT data stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    /// Under way: what is sent now goes as 0-RTT data.
+    Pending,
+    /// Done, the server having accepted the 0-RTT data.
+    Accepted,
+    /// Done, the server having rejected the 0-RTT data (the streams that carried it are
+    /// lost), or failed: the connection is closed.
+    Rejected,
+    /// Not done within the connect timeout: the connection is closed.
+    TimedOut(Duration),
 }
 
 impl H3Connection {
@@ -92,19 +112,72 @@ impl H3Connection {
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
+
+    /// Where the handshake stands: [`Handshake::Accepted`] for a connection made without
+    /// 0-RTT data.
+    fn handshake(&self) -> Handshake {
+        self.handshake
+            .as_ref()
+            .map_or(Handshake::Accepted, |handshake| *handshake.borrow())
+    }
+
+    /// Whether the connection sent 0-RTT data that the server did not take: it is closed,
+    /// and the requests it carried may be sent again on another (they were safe).
+    pub(crate) fn early_data_failed(&self) -> bool {
+        matches!(
+            self.handshake(),
+            Handshake::Rejected | Handshake::TimedOut(_)
+        )
+    }
+
+    /// Whether what is sent now goes as 0-RTT data.
+    pub(crate) fn in_early_data(&self) -> bool {
+        self.handshake() == Handshake::Pending
+    }
+
+    /// Waits for the handshake to be done; an error if it failed.
+    async fn handshake_done(&self) -> Result<(), NetworkError> {
+        let Some(mut handshake) = self.handshake.clone() else {
+            return Ok(());
+        };
+        let done = handshake
+            .wait_for(|state| *state != Handshake::Pending)
+            .await
+            .map(|state| *state)
+            .unwrap_or(Handshake::Rejected);
+        match done {
+            Handshake::Accepted | Handshake::Pending => Ok(()),
+            failed => Err(early_data_error(failed)),
+        }
+    }
+}
+
+/// The error of a request whose connection's 0-RTT handshake went as `handshake` says.
+fn early_data_error(handshake: Handshake) -> NetworkError {
+    match handshake {
+        Handshake::TimedOut(after) => NetworkError::Timeout {
+            kind: TimeoutKind::Connect,
+            after,
+        },
+        _ => NetworkError::Connect(
+            "the HTTP/3 server did not take the 0-RTT data of a resumed connection".into(),
+        ),
+    }
 }
 
 impl H3Client {
     /// HTTP/3 with `tls`, the transport's configuration: the same roots, verifier, client
-    /// identity and key log, offering `h3` alone by ALPN, without early data.
+    /// identity and key log, offering `h3` alone by ALPN. With `early_data`, a connection
+    /// resuming a TLS session may send 0-RTT data (see [`H3Client::connect`]).
     ///
     /// # Errors
     /// A `TypeError` when the configuration cannot carry QUIC: it does not allow TLS 1.3.
-    pub(crate) fn new(tls: &rustls::ClientConfig) -> Result<H3Client, Error> {
+    pub(crate) fn new(tls: &rustls::ClientConfig, early_data: bool) -> Result<H3Client, Error> {
         let mut tls = tls.clone();
         tls.alpn_protocols = vec![b"h3".to_vec()];
-        // 0-RTT data may be replayed (RFC 9001 §9.2): not sent.
-        tls.enable_early_data = false;
+        // 0-RTT data may be replayed (RFC 9001 §9.2): sent only when asked for, and then
+        // only for safe requests (see `send`).
+        tls.enable_early_data = early_data;
         let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|error| {
             Error::type_error(format!(
                 "HTTP/3 needs TLS 1.3, which the TLS configuration does not allow: {error}"
@@ -118,6 +191,7 @@ impl H3Client {
         config.transport_config(Arc::new(transport));
         Ok(H3Client {
             config,
+            early_data,
             endpoint: Mutex::new(None),
             connections: Mutex::new(HashMap::new()),
             connecting: Mutex::new(HashSet::new()),
@@ -200,12 +274,20 @@ impl H3Client {
     /// certificate must be valid for the origin (RFC 7838 §2.1). It is kept for the
     /// origin's requests that follow; `timing` notes when it began and was established.
     /// The caller bounds the time it takes.
+    ///
+    /// With `early` (and the client's early data on), a connection that can resume a TLS
+    /// session of the server's is made at once, its handshake going on while its first
+    /// requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
+    /// `connect_timeout` closes it, as does a server rejecting that data (RFC 9114 §4.1:
+    /// the client is to send the requests again, see `send`).
     pub(crate) async fn connect(
         &self,
         host: &str,
         port: u16,
         addrs: &[SocketAddr],
         timing: &mut ConnectionTiming,
+        early: bool,
+        connect_timeout: Option<Duration>,
     ) -> Result<H3Connection, NetworkError> {
         let endpoint = self.endpoint()?;
         let server_name = host
@@ -225,13 +307,21 @@ impl H3Client {
                     continue;
                 }
             };
-            let connection = match connecting.await {
-                Ok(connection) => connection,
-                Err(error) => {
-                    last_error = Some(quic_error(host, error));
-                    continue;
-                }
+            let attempt = match early && self.early_data {
+                true => connecting.into_0rtt(),
+                false => Err(connecting),
             };
+            let (connection, accepted) = match attempt {
+                Ok((connection, accepted)) => (connection, Some(accepted)),
+                Err(connecting) => match connecting.await {
+                    Ok(connection) => (connection, None),
+                    Err(error) => {
+                        last_error = Some(quic_error(host, error));
+                        continue;
+                    }
+                },
+            };
+            let quic = connection.clone();
             let peer = Some(Arc::new(Peer {
                 addr: Some(connection.remote_address()),
                 tls: tls_info(&connection),
@@ -256,6 +346,8 @@ impl H3Client {
             };
             timing.connection_end = Some(Instant::now());
             let closed = Arc::new(AtomicBool::new(false));
+            let handshake =
+                accepted.map(|accepted| watch_handshake(accepted, quic, &closed, connect_timeout));
             let ended = Arc::clone(&closed);
             // The connection's control streams, GOAWAY and close: driven until it ends.
             tokio::spawn(async move {
@@ -267,6 +359,7 @@ impl H3Client {
                 budgets,
                 closed,
                 peer,
+                handshake,
             };
             self.connections
                 .lock()
@@ -292,6 +385,45 @@ impl H3Client {
         *endpoint = Some(made.clone());
         Ok(made)
     }
+}
+
+/// Follows the handshake of `connection`, which sends 0-RTT data: what `accepted`
+/// resolves to, or a timeout after `connect_timeout`. A connection whose 0-RTT data was
+/// rejected, or whose handshake failed or timed out, is closed (`closed` set), so that
+/// no request is sent on it again.
+fn watch_handshake(
+    accepted: quinn::ZeroRttAccepted,
+    quic: quinn::Connection,
+    closed: &Arc<AtomicBool>,
+    connect_timeout: Option<Duration>,
+) -> tokio::sync::watch::Receiver<Handshake> {
+    let (done, handshake) = tokio::sync::watch::channel(Handshake::Pending);
+    let closed = Arc::clone(closed);
+    tokio::spawn(async move {
+        let outcome = match connect_timeout {
+            Some(after) => match tokio::time::timeout(after, accepted).await {
+                Ok(true) => Handshake::Accepted,
+                Ok(false) => Handshake::Rejected,
+                Err(_) => Handshake::TimedOut(after),
+            },
+            None => match accepted.await {
+                true => Handshake::Accepted,
+                false => Handshake::Rejected,
+            },
+        };
+        if outcome != Handshake::Accepted {
+            closed.store(true, Ordering::Release);
+            quic.close(0u32.into(), b"0-RTT data not taken");
+        }
+        let _ = done.send(outcome);
+    });
+    handshake
+}
+
+/// Whether `request` may go as 0-RTT data, which an attacker can replay (RFC 9001 §9.2):
+/// a safe method (RFC 9110 §9.2.1) and no body, as RFC 8470 §2.1 advises.
+fn may_go_early(request: &http::request::Parts, body: &RequestBody) -> bool {
+    request.method.is_safe() && body.is_end_stream()
 }
 
 /// Sends `request` on a new stream of `connection` and resolves to the response once its
@@ -323,7 +455,60 @@ pub(crate) async fn send(
         parts.headers.remove(http::header::TE);
     }
     parts.version = Version::HTTP_3;
+    // A request that may not go as 0-RTT data waits for the handshake.
+    if connection.in_early_data() && !may_go_early(&parts, &body) {
+        within(read_timeout, connection.handshake_done()).await??;
+    }
     let request_start = Instant::now();
+    // RFC 8470 §5.2: a request sent as 0-RTT data and answered `425 Too Early` is sent
+    // again once the handshake is done, when it is no longer early.
+    let again = connection.in_early_data().then(|| copy_head(&parts));
+    let exchanged = match (exchange(connection, parts, body, read_timeout).await, again) {
+        (Ok((head, _)), Some(again)) if head.status() == http::StatusCode::TOO_EARLY => {
+            within(read_timeout, connection.handshake_done()).await??;
+            exchange(connection, again, RequestBody::empty(), read_timeout).await
+        }
+        (exchanged, _) => exchanged,
+    };
+    // A request lost with the 0-RTT data that carried it says why.
+    let (head, receiving) = exchanged.map_err(|error| match connection.early_data_failed() {
+        true => early_data_error(connection.handshake()),
+        false => error,
+    })?;
+    let response_start = Instant::now();
+    let (parts, ()) = head.into_parts();
+    let expected = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    let body = H3Body {
+        recv: receiving,
+        data_done: false,
+        done: false,
+        expected,
+        received: 0,
+        _connection: Arc::clone(&connection.send),
+    };
+    let info = Recorded {
+        timing,
+        request_start,
+        response_start,
+        alpn: H3,
+        secure: true,
+        peer: connection.peer.clone(),
+    };
+    Ok((Response::from_parts(parts, body), info))
+}
+
+/// Sends the request `parts` and `body` on a new stream of `connection`, and resolves to
+/// the response head once it has arrived, with the stream to read the body from.
+async fn exchange(
+    connection: &H3Connection,
+    parts: http::request::Parts,
+    body: RequestBody,
+    read_timeout: Option<Duration>,
+) -> Result<(Response<()>, h3::client::RequestStream<GuardedRecv, Bytes>), NetworkError> {
     let mut send_request = (*connection.send).clone();
     let stream = within(
         read_timeout,
@@ -370,30 +555,17 @@ pub(crate) async fn send(
     if let Some(budget) = budget {
         budget.lift();
     }
-    let response_start = Instant::now();
-    let (parts, ()) = head.into_parts();
-    let expected = parts
-        .headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    let body = H3Body {
-        recv: receiving,
-        data_done: false,
-        done: false,
-        expected,
-        received: 0,
-        _connection: Arc::clone(&connection.send),
-    };
-    let info = Recorded {
-        timing,
-        request_start,
-        response_start,
-        alpn: H3,
-        secure: true,
-        peer: connection.peer.clone(),
-    };
-    Ok((Response::from_parts(parts, body), info))
+    Ok((head, receiving))
+}
+
+/// A copy of a request head: its method, target, version and fields.
+fn copy_head(parts: &http::request::Parts) -> http::request::Parts {
+    let mut copy = Request::new(());
+    *copy.method_mut() = parts.method.clone();
+    *copy.uri_mut() = parts.uri.clone();
+    *copy.version_mut() = parts.version;
+    *copy.headers_mut() = parts.headers.clone();
+    copy.into_parts().0
 }
 
 /// Sends a streamed request body on `sending`, then finishes the stream; a body that

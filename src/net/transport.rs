@@ -613,7 +613,11 @@ impl Inner {
                 let inner = Arc::clone(&self);
                 let (host, alt_host) = (host.clone(), alt_host.clone());
                 tokio::spawn(async move {
-                    let result = inner.connect_h3(&host, port, &alt_host, alt_port).await;
+                    // Never as 0-RTT data: what an origin announced may not answer, and
+                    // its request is to go over TCP then, sent once.
+                    let result = inner
+                        .connect_h3(&host, port, &alt_host, alt_port, false)
+                        .await;
                     match &result {
                         Ok(_) => inner.alt_svc.mark_working(&origin, "", "h3"),
                         Err(_) => {
@@ -672,7 +676,9 @@ impl Inner {
     }
 
     /// A new QUIC connection for the origin `host:port` at its alternative
-    /// `alt_host:alt_port`, within the connect timeout, and how it was made.
+    /// `alt_host:alt_port`, within the connect timeout, and how it was made; with
+    /// `early`, one that may carry its first requests as 0-RTT data (when the client's
+    /// `tls_early_data` is on and a TLS session can be resumed).
     #[cfg(feature = "http3")]
     async fn connect_h3(
         &self,
@@ -680,6 +686,7 @@ impl Inner {
         port: u16,
         alt_host: &str,
         alt_port: u16,
+        early: bool,
     ) -> Result<(super::h3::H3Connection, Box<ConnectionTiming>), NetworkError> {
         let Some(h3) = self.h3.as_ref() else {
             return Err(NetworkError::Other("HTTP/3 is off".into()));
@@ -693,7 +700,15 @@ impl Inner {
                 .unwrap_or(alt_host);
             let addrs = self.connector.resolve(bare, alt_port).await?;
             timing.domain_lookup_end = Some(std::time::Instant::now());
-            h3.connect(host, port, &addrs, &mut timing).await
+            h3.connect(
+                host,
+                port,
+                &addrs,
+                &mut timing,
+                early,
+                self.connector.connect_timeout,
+            )
+            .await
         };
         let connection = match self.connector.connect_timeout {
             Some(after) => tokio::time::timeout(after, connecting)
@@ -736,8 +751,14 @@ impl Inner {
         let (copy, connection, timing) = match open {
             Some(connection) => (copy_request(&request), connection, None),
             None => {
-                let (connection, timing) = self.connect_h3(host, port, host, port).await?;
-                (None, connection, Some(timing))
+                let (connection, timing) = self.connect_h3(host, port, host, port, true).await?;
+                // A request sent as 0-RTT data may be lost with it (rejected, or the
+                // handshake failing): a copy to send again, on a connection made whole.
+                let copy = match connection.in_early_data() {
+                    true => copy_request(&request),
+                    false => None,
+                };
+                (copy, connection, Some(timing))
             }
         };
         drop(making);
@@ -747,7 +768,7 @@ impl Inner {
         ) {
             (Err(_), Some(copy)) => {
                 h3.forget(host, port, &connection);
-                let (connection, timing) = self.connect_h3(host, port, host, port).await?;
+                let (connection, timing) = self.connect_h3(host, port, host, port, false).await?;
                 super::h3::send(&connection, copy, self.read_timeout, Some(timing)).await
             }
             (sent, _) => sent,
