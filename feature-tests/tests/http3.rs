@@ -588,13 +588,39 @@ fn an_alt_svc_file_past_the_limits_is_read_within_them() {
 /// A client with prior knowledge of HTTP/3 for `localhost`, reached at `addr`, sending 0-RTT
 /// data with `early_data`.
 fn early(pki: &TestPki, addr: std::net::SocketAddr, early_data: bool) -> Client {
+    early_builder(pki, addr, early_data).build().unwrap()
+}
+
+fn early_builder(
+    pki: &TestPki,
+    addr: std::net::SocketAddr,
+    early_data: bool,
+) -> whatwg_fetch::ClientBuilder {
     Client::builder()
         .add_root_certificate_der(pki.ca_der.clone())
         .resolve("localhost", addr)
         .http3_prior_knowledge()
         .tls_early_data(early_data)
-        .build()
-        .unwrap()
+}
+
+/// A server taking 0-RTT data (`h3_server_early`) behind a relay, the relay's port, and
+/// a client sending 0-RTT data (`tune` sets the rest) whose first request went over a
+/// connection the server has closed since: its next connection resumes the session.
+async fn resumable(
+    pki: &TestPki,
+    too_early: bool,
+    tune: impl FnOnce(whatwg_fetch::ClientBuilder) -> whatwg_fetch::ClientBuilder,
+) -> (h3_server::H3Server, h3_server::UdpRelay, u16, Client) {
+    let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), too_early);
+    let relay = h3_server::udp_relay(server.addr).await;
+    let port = relay.addr.port();
+    let client = tune(early_builder(pki, relay.addr, true)).build().unwrap();
+    // No session to resume yet: no 0-RTT data.
+    let first = early_get(&client, port, "/first", 0).await;
+    assert_eq!(first, (200, "GET /first 0".to_owned()));
+    assert_eq!(relay.early_bytes.load(Ordering::SeqCst), 0);
+    until_closed(&client).await;
+    (server, relay, port, client)
 }
 
 /// `GET`s `path` of `localhost` at `port`, with `pad` bytes of header, and the body.
@@ -620,15 +646,7 @@ async fn until_closed(client: &Client) {
 async fn with_early_data_a_resumed_connection_sends_safe_requests_as_0rtt_data_alone() {
     bounded(async {
         let pki = TestPki::new(&["localhost"]);
-        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
-        let relay = h3_server::udp_relay(server.addr).await;
-        let port = relay.addr.port();
-        let client = early(&pki, relay.addr, true);
-        // The first connection has no session to resume: no 0-RTT data.
-        let first = early_get(&client, port, "/first", 0).await;
-        assert_eq!(first, (200, "GET /first 0".to_owned()));
-        assert_eq!(relay.early_bytes.load(Ordering::SeqCst), 0);
-        until_closed(&client).await;
+        let (server, relay, port, client) = resumable(&pki, false, |builder| builder).await;
         // The second resumes it, and its GET goes as 0-RTT data, 3 KB of header and all
         // (2,250 bytes once Huffman-coded).
         let second = early_get(&client, port, "/second", 3_000).await;
@@ -663,12 +681,7 @@ async fn with_early_data_a_resumed_connection_sends_safe_requests_as_0rtt_data_a
 async fn a_request_whose_0rtt_data_is_rejected_is_sent_again_on_a_whole_connection() {
     bounded(async {
         let pki = TestPki::new(&["localhost"]);
-        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
-        let relay = h3_server::udp_relay(server.addr).await;
-        let port = relay.addr.port();
-        let client = early(&pki, relay.addr, true);
-        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
-        until_closed(&client).await;
+        let (_server, relay, port, client) = resumable(&pki, false, |builder| builder).await;
         // Another server behind the same address, which knows nothing of the session:
         // it rejects the 0-RTT data, and the request is sent again.
         let other = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
@@ -691,12 +704,7 @@ async fn a_425_too_early_is_sent_again_after_the_handshake_only_if_it_went_early
     bounded(async {
         let pki = TestPki::new(&["localhost"]);
         // The first request of each connection but the first is answered 425.
-        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), true);
-        let relay = h3_server::udp_relay(server.addr).await;
-        let port = relay.addr.port();
-        let client = early(&pki, relay.addr, true);
-        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
-        until_closed(&client).await;
+        let (server, relay, port, client) = resumable(&pki, true, |builder| builder).await;
         // Sent early, answered 425, sent again on the same connection once it is whole.
         let second = early_get(&client, port, "/second", 0).await;
         assert_eq!(second, (200, "GET /second 0".to_owned()));
@@ -714,19 +722,10 @@ async fn a_425_too_early_is_sent_again_after_the_handshake_only_if_it_went_early
 async fn a_request_sent_as_0rtt_data_to_a_server_gone_silent_fails_at_the_connect_timeout() {
     bounded(async {
         let pki = TestPki::new(&["localhost"]);
-        let server = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
-        let relay = h3_server::udp_relay(server.addr).await;
-        let port = relay.addr.port();
-        let client = Client::builder()
-            .add_root_certificate_der(pki.ca_der.clone())
-            .resolve("localhost", relay.addr)
-            .http3_prior_knowledge()
-            .tls_early_data(true)
-            .connect_timeout(Duration::from_millis(400))
-            .build()
-            .unwrap();
-        assert_eq!(early_get(&client, port, "/first", 0).await.0, 200);
-        until_closed(&client).await;
+        let (_server, relay, port, client) = resumable(&pki, false, |builder| {
+            builder.connect_timeout(Duration::from_millis(400))
+        })
+        .await;
         // Nothing answers any more: the request goes early, then waits no longer than
         // the handshake may take, as a request on a connection made whole would.
         let silent = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();

@@ -163,6 +163,32 @@ fn echo(request: &http::Request<Bytes>) -> String {
     text
 }
 
+/// A body of `first`, then, after `pause`, `then`: a second chunk, or the error that
+/// ends it.
+fn paused(
+    first: &'static str,
+    pause: Duration,
+    then: Result<&'static str, &'static str>,
+) -> ServerBody {
+    let frames = futures_util::stream::unfold(0, move |step| async move {
+        match step {
+            0 => Some((
+                Ok::<_, BoxError>(Frame::data(Bytes::from_static(first.as_bytes()))),
+                1,
+            )),
+            1 => {
+                tokio::time::sleep(pause).await;
+                let then = then
+                    .map(|data| Frame::data(Bytes::from_static(data.as_bytes())))
+                    .map_err(BoxError::from);
+                Some((then, 2))
+            }
+            _ => None,
+        }
+    });
+    http_body_util::StreamBody::new(frames).boxed()
+}
+
 fn respond(status: u16) -> http::response::Builder {
     http::Response::builder().status(status)
 }
@@ -287,44 +313,13 @@ async fn routes(seen: Arc<Seen>, request: http::Request<Bytes>) -> http::Respons
         ("reset", _) => {
             // The reset a while after the chunk, so that the head and the chunk are
             // read before it.
-            let frames = futures_util::stream::unfold(0, |step| async move {
-                match step {
-                    0 => Some((Ok(Frame::data(Bytes::from_static(b"partial"))), 1)),
-                    1 => {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        Some((Err(BoxError::from("the handler failed mid-body")), 2))
-                    }
-                    _ => None,
-                }
-            });
-            respond(200).body(http_body_util::StreamBody::new(frames).boxed())
+            let failed = Err("the handler failed mid-body");
+            respond(200).body(paused("partial", Duration::from_millis(100), failed))
         }
         ("later", _) => {
-            let chunks = futures_util::stream::unfold(0, |step| async move {
-                match step {
-                    0 => Some((Ok::<_, BoxError>(Frame::data(Bytes::from("first "))), 1)),
-                    1 => {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        Some((Ok(Frame::data(Bytes::from("second"))), 2))
-                    }
-                    _ => None,
-                }
-            });
-            respond(200).body(http_body_util::StreamBody::new(chunks).boxed())
+            respond(200).body(paused("first ", Duration::from_millis(100), Ok("second")))
         }
-        ("stall", _) => {
-            let chunks = futures_util::stream::unfold(0, |step| async move {
-                match step {
-                    0 => Some((Ok::<_, BoxError>(Frame::data(Bytes::from("first"))), 1)),
-                    1 => {
-                        tokio::time::sleep(Duration::from_secs(5)).await;
-                        Some((Ok(Frame::data(Bytes::from("second"))), 2))
-                    }
-                    _ => None,
-                }
-            });
-            respond(200).body(http_body_util::StreamBody::new(chunks).boxed())
-        }
+        ("stall", _) => respond(200).body(paused("first", Duration::from_secs(5), Ok("second"))),
         ("slow-head", _) => {
             tokio::time::sleep(Duration::from_secs(5)).await;
             respond(200).body(full("late"))
