@@ -354,8 +354,10 @@ fn raw(
     )
 }
 
-/// A UDP relay on 127.0.0.1 between one QUIC client and the server at `target` (which
-/// can change), counting the bytes of 0-RTT packets the client sends.
+/// A UDP relay on 127.0.0.1 between QUIC clients and the server at `target` (which can
+/// change), counting the bytes of 0-RTT packets the clients send. What the server sends
+/// back arrives [`RELAY_DELAY`] late: a round trip long enough for a client to write its
+/// first requests before the handshake is done, as over any real network.
 pub struct UdpRelay {
     pub addr: SocketAddr,
     /// The bytes of the 0-RTT packets from the client: their payload as the long
@@ -371,37 +373,45 @@ impl UdpRelay {
     }
 }
 
-/// Starts a [`UdpRelay`] to `target`.
+/// How late a [`UdpRelay`] hands on what the server sends.
+pub const RELAY_DELAY: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Starts a [`UdpRelay`] to `target`: each client address gets a socket of its own
+/// towards the server, as a NAT would give it, so that the answers go back to it alone.
 pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
     let front = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
-    let back = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
     let addr = front.local_addr().unwrap();
     let early_bytes = Arc::new(AtomicUsize::new(0));
     let target = Arc::new(std::sync::Mutex::new(target));
-    let client = Arc::new(std::sync::Mutex::new(None::<SocketAddr>));
-    let (counted, to, from) = (
-        Arc::clone(&early_bytes),
-        Arc::clone(&target),
-        Arc::clone(&client),
-    );
-    let (front_in, back_out) = (Arc::clone(&front), Arc::clone(&back));
+    let (counted, to) = (Arc::clone(&early_bytes), Arc::clone(&target));
     tokio::spawn(async move {
+        let mut clients =
+            std::collections::HashMap::<SocketAddr, Arc<tokio::net::UdpSocket>>::new();
         let mut buffer = vec![0; 65536];
-        while let Ok((length, peer)) = front_in.recv_from(&mut buffer).await {
-            *from.lock().unwrap() = Some(peer);
+        while let Ok((length, client)) = front.recv_from(&mut buffer).await {
+            let back = match clients.get(&client) {
+                Some(back) => Arc::clone(back),
+                None => {
+                    let back = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
+                    let (answers, front) = (Arc::clone(&back), Arc::clone(&front));
+                    tokio::spawn(async move {
+                        let mut buffer = vec![0; 65536];
+                        while let Ok((length, _)) = answers.recv_from(&mut buffer).await {
+                            let (datagram, front) = (buffer[..length].to_vec(), Arc::clone(&front));
+                            tokio::spawn(async move {
+                                tokio::time::sleep(RELAY_DELAY).await;
+                                let _ = front.send_to(&datagram, client).await;
+                            });
+                        }
+                    });
+                    clients.insert(client, Arc::clone(&back));
+                    back
+                }
+            };
             let datagram = &buffer[..length];
             counted.fetch_add(zero_rtt_bytes(datagram), Ordering::SeqCst);
             let target = *to.lock().unwrap();
-            let _ = back_out.send_to(datagram, target).await;
-        }
-    });
-    tokio::spawn(async move {
-        let mut buffer = vec![0; 65536];
-        while let Ok((length, _)) = back.recv_from(&mut buffer).await {
-            let peer = *client.lock().unwrap();
-            if let Some(peer) = peer {
-                let _ = front.send_to(&buffer[..length], peer).await;
-            }
+            let _ = back.send_to(datagram, target).await;
         }
     });
     UdpRelay {

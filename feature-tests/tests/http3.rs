@@ -695,6 +695,25 @@ async fn a_request_whose_0rtt_data_is_rejected_is_sent_again_on_a_whole_connecti
         // The connection that tried, closed, and the one made whole.
         assert_eq!(other.counts.connections.load(Ordering::SeqCst), 2);
         assert_eq!(other.counts.requests.load(Ordering::SeqCst), 1);
+        // A POST waits for the handshake: rejected, it was never sent, and goes once on
+        // a connection made whole.
+        until_closed(&client).await;
+        let third = h3_server::h3_server_early(pki.cert.clone(), pki.key.clone_key(), false);
+        relay.retarget(third.addr);
+        let tried = relay.early_bytes.load(Ordering::SeqCst);
+        let mut response = client
+            .post(format!("https://localhost:{port}/echo"))
+            .body("once")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.text().await.unwrap(), "once");
+        assert!(
+            relay.early_bytes.load(Ordering::SeqCst) > tried,
+            "0-RTT was tried"
+        );
+        assert_eq!(third.counts.connections.load(Ordering::SeqCst), 2);
+        assert_eq!(third.counts.requests.load(Ordering::SeqCst), 1);
     })
     .await;
 }

@@ -121,13 +121,13 @@ impl H3Connection {
             .map_or(Handshake::Accepted, |handshake| *handshake.borrow())
     }
 
-    /// Whether the connection sent 0-RTT data that the server did not take: it is closed,
-    /// and the requests it carried may be sent again on another (they were safe).
-    pub(crate) fn early_data_failed(&self) -> bool {
-        matches!(
-            self.handshake(),
-            Handshake::Rejected | Handshake::TimedOut(_)
-        )
+    /// Whether the connection sent 0-RTT data that the server did not take, once that is
+    /// known (the handshake done, or failed): it is closed then, and the requests it
+    /// carried may be sent again on another, since only safe ones went early and the
+    /// others were never sent. A stream can fail with the rejected data before the
+    /// handshake's outcome is noted: this waits for it.
+    pub(crate) async fn early_data_lost(&self) -> bool {
+        self.handshake_done().await.is_err()
     }
 
     /// Whether what is sent now goes as 0-RTT data.
@@ -470,11 +470,14 @@ pub(crate) async fn send(
         }
         (exchanged, _) => exchanged,
     };
-    // A request lost with the 0-RTT data that carried it says why.
-    let (head, receiving) = exchanged.map_err(|error| match connection.early_data_failed() {
-        true => early_data_error(connection.handshake()),
-        false => error,
-    })?;
+    let (head, receiving) = match exchanged {
+        Ok(exchanged) => exchanged,
+        // A request lost with the 0-RTT data that carried it says why.
+        Err(error) => match connection.handshake_done().await {
+            Err(lost) => return Err(lost),
+            Ok(()) => return Err(error),
+        },
+    };
     let response_start = Instant::now();
     let (parts, ()) = head.into_parts();
     let expected = parts

@@ -752,21 +752,27 @@ impl Inner {
             Some(connection) => (copy_request(&request), connection, None),
             None => {
                 let (connection, timing) = self.connect_h3(host, port, host, port, true).await?;
-                // A request sent as 0-RTT data may be lost with it (rejected, or the
-                // handshake failing): a copy to send again, on a connection made whole.
+                // A request on a connection sending 0-RTT data is lost with that data if
+                // the server rejects it or the handshake fails: a copy to send again on a
+                // connection made whole, whatever its method, since a request that may
+                // not go early waits for the handshake, and is then never sent.
                 let copy = match connection.in_early_data() {
-                    true => copy_request(&request),
+                    true => copy_of(&request),
                     false => None,
                 };
                 (copy, connection, Some(timing))
             }
         };
         drop(making);
+        let reused = timing.is_none();
         let sent = match (
             super::h3::send(&connection, request, self.read_timeout, timing).await,
             copy,
         ) {
-            (Err(_), Some(copy)) => {
+            (Err(error), Some(copy)) => {
+                if !reused && !connection.early_data_lost().await {
+                    return Err(error);
+                }
                 h3.forget(host, port, &connection);
                 let (connection, timing) = self.connect_h3(host, port, host, port, false).await?;
                 super::h3::send(&connection, copy, self.read_timeout, Some(timing)).await
@@ -827,6 +833,13 @@ fn copy_request(request: &Request<RequestBody>) -> Option<Request<RequestBody>> 
     if !request.method().is_idempotent() {
         return None;
     }
+    copy_of(request)
+}
+
+/// A copy of `request`, whatever its method, if its body can be copied (see
+/// [`copy_request`]).
+#[cfg(feature = "http3")]
+fn copy_of(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
     let body = request.body().try_clone()?;
     let mut copy = Request::new(body);
     *copy.method_mut() = request.method().clone();
