@@ -591,7 +591,8 @@ impl Request {
         let mut signal: Option<AbortSignal> = None;
         let mut input_request: Option<&mut Request> = None;
         let mut signal_is_made = false;
-        let source: Request;
+        // The request of step 5.4 or 6.2, which step 12 makes this's own in place.
+        let mut request: Request;
         // Step 5.1. Let parsedURL be the result of parsing input with baseURL.
         // Step 5.2. If parsedURL is failure, then throw a TypeError.
         // (A URL parsed already is what parsing its serialization would give.)
@@ -618,7 +619,7 @@ impl Request {
                 // (Its signal is made here, as step 30 would make it: the input has none to
                 // follow, so it depends on init["signal"] alone.)
                 let dependent = RequestSignal::following(init_signal.as_ref());
-                source = Request::from_url_in(environment.clone(), parsed_url, dependent);
+                request = Request::from_url_in(environment.clone(), parsed_url, dependent);
                 signal_is_made = true;
                 // Step 5.5. Set fallbackMode to "cors".
                 fallback_mode = Some(RequestMode::Cors);
@@ -629,7 +630,7 @@ impl Request {
                 // Step 6.2. Set request to input's request.
                 // Step 6.3. Set signal to input's signal.
                 signal = input.signal.made().cloned();
-                source = input.copy_without_body();
+                request = input.copy_without_body();
                 input_request = Some(input);
             }
         }
@@ -653,7 +654,6 @@ impl Request {
         // a copy of the header list, unsafe-request flag set, client this's relevant
         // settings object, ..., URL list a clone of request's URL list, initiator type
         // "fetch".
-        let mut request = source;
         request.unsafe_request = true;
         request.client = environment.clone();
         request.no_traversable = no_traversable;

@@ -1069,12 +1069,11 @@ impl Response {
         self.filtered(ResponseType::Cors, headers)
     }
 
-    /// The response typed `basic` but not filtered: what a server-side fetch (no origin, so
-    /// no page to hide `Set-Cookie` from) returns. A basic filtered response that kept every
-    /// header would show exactly this, so none is made.
-    pub(crate) fn into_basic_unfiltered(mut self) -> Response {
+    /// Types this response `basic` without filtering it: what a server-side fetch (no
+    /// origin, so no page to hide `Set-Cookie` from) returns. A basic filtered response
+    /// that kept every header would show exactly this, so none is made.
+    pub(crate) fn make_basic_unfiltered(&mut self) {
         self.r#type = ResponseType::Basic;
-        self
     }
 
     /// The internal response of a filtered response, or this response itself.

@@ -208,7 +208,7 @@ pub(crate) async fn http_network_or_cache_fetch(
     is_new_connection_fetch: bool,
 ) -> Response {
     // Steps 1–16.
-    let response = http_network_or_cache_response(
+    let mut response = http_network_or_cache_response(
         fetch_params,
         is_authentication_fetch,
         is_new_connection_fetch,
@@ -218,7 +218,7 @@ pub(crate) async fn http_network_or_cache_fetch(
     // isNewConnectionFetch is false; request's body is null, or request's body is non-null
     // and request's body's source is non-null, then:
     let request = &fetch_params.request;
-    let mut response = if response.status == 421
+    if response.status == 421
         && !is_new_connection_fetch
         && request.body.as_ref().is_none_or(Body::has_source)
     {
@@ -229,10 +229,9 @@ pub(crate) async fn http_network_or_cache_fetch(
         // Step 17.2. Set response to the result of running HTTP-network-or-cache fetch given
         // fetchParams, isAuthenticationFetch, and true. (Step 17 of that run does nothing,
         // as isNewConnectionFetch is true; steps 18–19 are this run's.)
-        http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await
-    } else {
-        response
-    };
+        response =
+            http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await;
+    }
     // Step 18. If isAuthenticationFetch is true, then create an authentication entry for
     // request and the given realm. (There are no authentication entries.)
     // Not in the spec: the client's caps on the bytes a response body may deliver, on

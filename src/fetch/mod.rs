@@ -84,6 +84,21 @@ enum Route {
     Http { cors_preflight: bool },
 }
 
+impl Route {
+    /// Scheme fetch given a request whose current URL is `url`. For an HTTP(S) URL, scheme
+    /// fetch returns the result of running HTTP fetch given fetchParams, and that is what
+    /// runs: HTTP fetch is then awaited at main fetch's one place for it, without scheme
+    /// fetch's future around it.
+    fn scheme_fetch(url: &url::Url) -> Route {
+        match is_http_scheme(url.scheme()) {
+            true => Route::Http {
+                cors_preflight: false,
+            },
+            false => Route::Scheme,
+        }
+    }
+}
+
 /// Not in the spec: the caps on the bytes a response body from the network (or the HTTP
 /// cache) may deliver, set by [`ClientBuilder::max_response_body_size`] and
 /// [`ClientBuilder::max_buffered_body_size`].
@@ -124,10 +139,9 @@ pub(crate) fn is_http_scheme(scheme: &str) -> bool {
 
 /// [Fetch](https://fetch.spec.whatwg.org/#concept-fetch) `request`: run main fetch and
 /// return its response (a filtered response, or a network error).
-pub(crate) async fn fetch(request: Request, context: &FetchContext) -> Response {
+pub(crate) async fn fetch(mut request: Request, context: &FetchContext) -> Response {
     // Step 1. Assert: request's mode is "navigate" or processEarlyHintsResponse is null.
     // Steps 2–3. Let taskDestination be null; let crossOriginIsolatedCapability be false.
-    let mut request = request;
     // Step 4. Populate request from client given request.
     populate_request_from_client(&mut request);
     // Steps 5–6. (Task destinations: this implementation is async.)
@@ -367,8 +381,9 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
             {
                 // Set request's response tainting to "basic". Return the result of running
                 // scheme fetch given fetchParams.
+                let route = Route::scheme_fetch(current_url);
                 request.response_tainting = ResponseTainting::Basic;
-                Ok(Route::Scheme)
+                Ok(route)
             } else if request.mode == RequestMode::SameOrigin {
                 // request's mode is "same-origin": Return a network error.
                 Err(network_error(NetworkError::Blocked(
@@ -383,8 +398,9 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
                 } else {
                     // Set request's response tainting to "opaque". Return the result of
                     // running scheme fetch given fetchParams.
+                    let route = Route::scheme_fetch(current_url);
                     request.response_tainting = ResponseTainting::Opaque;
-                    Ok(Route::Scheme)
+                    Ok(route)
                 }
             } else if !is_http_scheme(current_url.scheme()) {
                 // request's current URL's scheme is not an HTTP(S) scheme: Return a network
@@ -417,28 +433,30 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
             }
         }
     };
-    let response = match route {
+    let cors_preflight = matches!(
+        route,
+        Ok(Route::Http {
+            cors_preflight: true
+        })
+    );
+    let mut response = match route {
         Err(response) => response,
         Ok(Route::Scheme) => scheme::scheme_fetch(fetch_params).await,
-        Ok(Route::Http { cors_preflight }) => {
-            let response = http::http_fetch(fetch_params, cors_preflight).await;
-            // If corsWithPreflightResponse is a network error, then clear cache entries
-            // using request. Return corsWithPreflightResponse.
-            if cors_preflight && response.is_network_error() {
-                fetch_params
-                    .context
-                    .preflight_cache
-                    .clear_cache_entries(&fetch_params.request);
-            }
-            response
-        }
+        Ok(Route::Http { cors_preflight }) => http::http_fetch(fetch_params, cors_preflight).await,
     };
+    // (After HTTP fetch with a CORS preflight:) If corsWithPreflightResponse is a network
+    // error, then clear cache entries using request. Return corsWithPreflightResponse.
+    if cors_preflight && response.is_network_error() {
+        fetch_params
+            .context
+            .preflight_cache
+            .clear_cache_entries(&fetch_params.request);
+    }
     let request = &mut fetch_params.request;
     // Step 13. If recursive is true, then return response.
     if recursive {
         return response;
     }
-    let mut response = response;
     // Step 14. If response is not a network error and response is not a filtered response,
     // then:
     if !response.is_network_error() && response.internal_response.is_none() {
@@ -449,17 +467,17 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
         }
         // Step 14.2. Set response to the following filtered response with response as its
         // internal response, depending on request's response tainting.
-        response = match request.response_tainting {
+        match request.response_tainting {
             ResponseTainting::Basic if request.client.is_browser_like() => {
-                response.into_basic_filtered()
+                response = response.into_basic_filtered();
             }
             // DEVIATION: with no origin (server-side), the basic filter keeps
             // `Set-Cookie`: there is no page to hide it from, and server code reads it, as
-            // in Deno and undici.
-            ResponseTainting::Basic => response.into_basic_unfiltered(),
-            ResponseTainting::Cors => response.into_cors_filtered(),
-            ResponseTainting::Opaque => response.into_opaque_filtered(),
-        };
+            // in Deno and undici. (Typed in place: the response is not moved.)
+            ResponseTainting::Basic => response.make_basic_unfiltered(),
+            ResponseTainting::Cors => response = response.into_cors_filtered(),
+            ResponseTainting::Opaque => response = response.into_opaque_filtered(),
+        }
     }
     // Step 15. Let internalResponse be response, if response is a network error;
     // otherwise response's internal response.
