@@ -1192,12 +1192,18 @@ pub(crate) async fn read_bytes(body: Result<Option<Body>>, url: Option<Url>) -> 
         Some(body) => body.bytes().await,
         None => Ok(Bytes::new()),
     };
-    bytes.map_err(|error| match &url {
+    bytes.map_err(|error| naming_url(error, url.as_ref()))
+}
+
+/// `error`, the error of a body read from `url`: a network error names the URL (an abort
+/// reason stays the very value it was).
+fn naming_url(error: Error, url: Option<&Url>) -> Error {
+    match url {
         Some(url) if error.url().is_none() && error.network_error().is_some() => {
             error.with_url(url)
         }
         _ => error,
-    })
+    }
 }
 
 pub(crate) async fn read_text(body: Result<Option<Body>>, url: Option<Url>) -> Result<String> {
@@ -1210,7 +1216,12 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
     body: Result<Option<Body>>,
     url: Option<Url>,
 ) -> Result<T> {
-    let bytes = read_bytes(body, url.clone()).await?;
+    // As `read_bytes` reads them, with the one URL for both errors.
+    let bytes = match body? {
+        Some(body) => body.bytes().await,
+        None => Ok(Bytes::new()),
+    };
+    let bytes = bytes.map_err(|error| naming_url(error, url.as_ref()))?;
     body::parse_json_from_bytes(&bytes).map_err(|error| match &url {
         Some(url) => error.with_url(url),
         None => error,
