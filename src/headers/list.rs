@@ -745,33 +745,34 @@ impl From<&http::HeaderMap> for HeaderList {
 }
 
 /// The bytes of a header name: shared static bytes for the names responses carry most,
-/// a copy for any other.
+/// a copy for any other. (The names are looked for in the order of how often responses
+/// carry them, so that the commonest are found after a comparison or two.)
 fn name_bytes(name: &http::HeaderName) -> Bytes {
     const COMMON: [&str; 24] = [
-        "accept-ranges",
-        "access-control-allow-origin",
-        "age",
-        "cache-control",
-        "connection",
-        "content-encoding",
-        "content-language",
-        "content-length",
-        "content-range",
         "content-type",
+        "content-length",
         "date",
-        "etag",
-        "expires",
-        "keep-alive",
-        "last-modified",
-        "location",
         "server",
-        "set-cookie",
-        "strict-transport-security",
-        "transfer-encoding",
+        "cache-control",
+        "etag",
+        "last-modified",
+        "content-encoding",
         "vary",
+        "expires",
+        "accept-ranges",
+        "set-cookie",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "location",
+        "age",
         "via",
+        "access-control-allow-origin",
+        "strict-transport-security",
         "x-content-type-options",
         "x-frame-options",
+        "content-language",
+        "content-range",
     ];
     let name = name.as_str();
     match COMMON.iter().find(|common| **common == name) {

@@ -815,7 +815,13 @@ impl Inner {
         response: Response<ResponseBody>,
         options: &SendOptions,
     ) -> Result<Response<ResponseBody>, NetworkError> {
-        if options.decode_content {
+        // A response that names no coding is passed on as it is, without the call (and
+        // its copies of the response in and out) that would find the same.
+        if options.decode_content
+            && response
+                .headers()
+                .contains_key(http::header::CONTENT_ENCODING)
+        {
             // More codings than are decoded is a network error; the body is dropped
             // unread, which closes an HTTP/1 connection and resets an HTTP/2 stream.
             decode_response_with(response, options.decode_codings)
