@@ -278,8 +278,10 @@ impl H3Client {
     /// With `early` (and the client's early data on), a connection that can resume a TLS
     /// session of the server's is made at once, its handshake going on while its first
     /// requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
-    /// `connect_timeout` closes it, as does a server rejecting that data (RFC 9114 §4.1:
-    /// the client is to send the requests again, see `send`).
+    /// `connect_timeout` closes it, as does a server rejecting that data: RFC 9001 §4.6.2,
+    /// "the client therefore MUST reset the state of all streams, including application
+    /// state bound to those streams", HTTP/3's control streams among them. The transport
+    /// sends its requests again on a connection made whole.
     pub(crate) async fn connect(
         &self,
         host: &str,
