@@ -535,7 +535,7 @@ impl OriginKey {
 /// runs. The crate's own methods take the time as a parameter, so that tests choose the
 /// clock.
 ///
-/// At most [`MAX_CACHED_ORIGINS`] (origin, partition) pairs are kept: a new one beyond
+/// At most 1,000 (origin, partition) pairs are kept: a new one beyond
 /// that evicts the least recently used (set, looked up with a result, or marked), as
 /// Chrome keeps its alternative services in a most-recently-used cache. The soonest to
 /// expire would be a worse choice: an attacker's origins advertising the longest `ma`
