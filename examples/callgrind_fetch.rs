@@ -9,13 +9,15 @@
 //! time): `fetch()` with `http2_prior_knowledge(true)`, hyper-util with `http2_only(true)`.
 //! `--builder` makes each request with `client.get(url).send()` (the `RequestBuilder`)
 //! rather than `client.fetch(url, RequestInit::default())`, to measure what the builder
-//! adds.
+//! adds. `--typical-headers` has each response carry the dozen fields an API's response
+//! typically does (`Cache-Control`, `ETag`, `Vary`, …) rather than three, to measure what
+//! a response's header list costs.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
-//!     [--distinct-urls] [--h2] [--builder] [--client hyper]
+//!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -49,6 +51,7 @@ fn main() {
     let mut distinct_urls = false;
     let mut h2 = false;
     let mut builder = false;
+    let mut typical_headers = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -57,6 +60,7 @@ fn main() {
             "--distinct-urls" => distinct_urls = true,
             "--h2" => h2 = true,
             "--builder" => builder = true,
+            "--typical-headers" => typical_headers = true,
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -88,6 +92,7 @@ fn main() {
         urls,
         h2,
         builder,
+        typical_headers,
     };
     if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
@@ -98,7 +103,7 @@ fn main() {
 fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
-         [--h2] [--builder] [--client fetch|hyper]"
+         [--h2] [--builder] [--typical-headers] [--client fetch|hyper]"
     );
     std::process::exit(2);
 }
@@ -114,7 +119,26 @@ struct Options {
     h2: bool,
     /// Requests through `client.get(url).send()` rather than `client.fetch(url, init)`.
     builder: bool,
+    /// Responses carrying [`TYPICAL_HEADERS`] too.
+    typical_headers: bool,
 }
+
+/// The fields an API's response typically carries besides `Content-Type`,
+/// `Content-Length` and `Date`.
+const TYPICAL_HEADERS: [(&str, &str); 9] = [
+    ("server", "nginx/1.27.4"),
+    ("cache-control", "private, max-age=0, must-revalidate"),
+    ("etag", "W/\"5d-8d3c4a1f\""),
+    ("vary", "Accept-Encoding, Origin"),
+    ("x-request-id", "6f1d3c2a-94b7-4e51-a0c8-2b7e9d4f1a63"),
+    ("access-control-allow-origin", "*"),
+    ("x-content-type-options", "nosniff"),
+    (
+        "strict-transport-security",
+        "max-age=31536000; includeSubDomains",
+    ),
+    ("x-ratelimit-remaining", "4999"),
+];
 
 /// How `fetch()` is handed its URL.
 #[derive(Clone, Copy)]
@@ -138,15 +162,24 @@ async fn run(
         while let Ok((stream, _)) = listener.accept().await {
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let service = service_fn(|_request: Request<hyper::body::Incoming>| async {
-                    let mut response =
-                        Response::new(Full::new(Bytes::from_static(BODY.as_bytes())));
-                    response.headers_mut().insert(
-                        hyper::header::CONTENT_TYPE,
-                        hyper::header::HeaderValue::from_static("application/json"),
-                    );
-                    Ok::<_, Infallible>(response)
-                });
+                let service =
+                    service_fn(move |_request: Request<hyper::body::Incoming>| async move {
+                        let mut response =
+                            Response::new(Full::new(Bytes::from_static(BODY.as_bytes())));
+                        response.headers_mut().insert(
+                            hyper::header::CONTENT_TYPE,
+                            hyper::header::HeaderValue::from_static("application/json"),
+                        );
+                        if options.typical_headers {
+                            for (name, value) in TYPICAL_HEADERS {
+                                response.headers_mut().insert(
+                                    hyper::header::HeaderName::from_static(name),
+                                    hyper::header::HeaderValue::from_static(value),
+                                );
+                            }
+                        }
+                        Ok::<_, Infallible>(response)
+                    });
                 let io = TokioIo::new(stream);
                 if options.h2 {
                     let _ = http2::Builder::new(TokioExecutor::new())
