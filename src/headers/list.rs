@@ -2,7 +2,7 @@
 //! the spec runs on one: get, append, set, combine, sort and combine, extract a length, extract
 //! a MIME type, determine nosniff.
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use super::sets::normalize_header_value;
 use crate::error::{Error, Result};
@@ -726,23 +726,52 @@ impl From<&http::HeaderMap> for HeaderList {
     /// The headers of `map` in its iteration order (each name's values together, in order),
     /// with lowercase names and each value [normalized](normalize_header_value).
     fn from(map: &http::HeaderMap) -> HeaderList {
-        let mut list = HeaderList::with_capacity(map.len());
-        let mut previous: Option<(&http::HeaderName, Bytes)> = None;
-        for (name, value) in map {
-            // Reuse one allocation for a name's repeated values.
-            let name_bytes = match &previous {
-                Some((previous_name, bytes)) if *previous_name == name => bytes.clone(),
-                _ => name_bytes(name),
-            };
-            previous = Some((name, name_bytes.clone()));
-            list.push(
-                name_bytes,
-                Bytes::copy_from_slice(normalize_header_value(value.as_bytes())),
-            );
+        // More than a few values are copied into one buffer that they then share: two
+        // allocations for the lot (the buffer and, once it is split, its count) rather than
+        // one per value. A few are copied one by one, which costs less than splitting does
+        // (`callgrind_fetch --typical-headers` measures both).
+        if map.len() <= FEW_VALUES {
+            return list_of(map, Bytes::copy_from_slice);
         }
-        list
+        let size = map
+            .values()
+            .map(|value| normalize_header_value(value.as_bytes()).len())
+            .sum();
+        let mut values = BytesMut::with_capacity(size);
+        for value in map.values() {
+            values.extend_from_slice(normalize_header_value(value.as_bytes()));
+        }
+        // The map is the same as when the buffer was filled, value for value, so the buffer
+        // holds each value's bytes in turn; the last value takes what is left.
+        list_of(map, |value| match value.len() < values.len() {
+            true => values.split_to(value.len()).freeze(),
+            false => std::mem::take(&mut values).freeze(),
+        })
     }
 }
+
+/// The headers of `map` in its iteration order, each value normalized and then made
+/// `Bytes` by `bytes_of`.
+fn list_of(map: &http::HeaderMap, mut bytes_of: impl FnMut(&[u8]) -> Bytes) -> HeaderList {
+    let mut list = HeaderList::with_capacity(map.len());
+    let mut previous: Option<(&http::HeaderName, Bytes)> = None;
+    for (name, value) in map {
+        // Reuse one allocation for a name's repeated values.
+        let name_bytes = match &previous {
+            Some((previous_name, bytes)) if *previous_name == name => bytes.clone(),
+            _ => name_bytes(name),
+        };
+        previous = Some((name, name_bytes.clone()));
+        list.push(
+            name_bytes,
+            bytes_of(normalize_header_value(value.as_bytes())),
+        );
+    }
+    list
+}
+
+/// Up to how many values [`HeaderList::from`] a `HeaderMap` copies one by one.
+const FEW_VALUES: usize = 3;
 
 /// The bytes of a header name: shared static bytes for the names responses carry most,
 /// a copy for any other. (The names are looked for in the order of how often responses
@@ -863,3 +892,47 @@ impl DoubleEndedIterator for Iter<'_> {
 }
 
 impl ExactSizeIterator for Iter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_map_becomes_a_list_of_its_values_each_trimmed_and_whole() {
+        let mut map = http::HeaderMap::new();
+        map.append(
+            "content-type",
+            http::HeaderValue::from_static(" text/plain "),
+        );
+        map.append("x-empty", http::HeaderValue::from_static(""));
+        map.append("set-cookie", http::HeaderValue::from_static("a=1"));
+        map.append("set-cookie", http::HeaderValue::from_static("\tb=2"));
+        map.append("x-last", http::HeaderValue::from_static("  "));
+        assert!(map.len() > FEW_VALUES);
+        let list = HeaderList::from(&map);
+        let pairs: Vec<(&[u8], &[u8])> = list.iter().collect();
+        assert_eq!(
+            pairs,
+            [
+                (&b"content-type"[..], &b"text/plain"[..]),
+                (b"x-empty", b""),
+                (b"set-cookie", b"a=1"),
+                (b"set-cookie", b"b=2"),
+                (b"x-last", b""),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_header_map_of_few_values_or_none_becomes_its_list() {
+        let mut map = http::HeaderMap::new();
+        assert!(HeaderList::from(&map).is_empty());
+        map.append("etag", http::HeaderValue::from_static("\"x\""));
+        map.append("vary", http::HeaderValue::from_static(" origin"));
+        let list = HeaderList::from(&map);
+        assert_eq!(
+            list.iter().collect::<Vec<_>>(),
+            [(&b"etag"[..], &b"\"x\""[..]), (b"vary", b"origin")]
+        );
+    }
+}
