@@ -34,6 +34,13 @@ pub(crate) fn should_response_be_blocked_due_to_nosniff(
     response: &Response,
     request: &Request,
 ) -> bool {
+    // Step 3. Let destination be request's destination.
+    let destination = request.destination;
+    // Only a script-like or "style" destination can be blocked (steps 4 and 5): skip
+    // reading `X-Content-Type-Options` and parsing the MIME type for any other.
+    if !is_script_like(destination) && destination != RequestDestination::Style {
+        return false;
+    }
     let header_list = response.headers.header_list();
     // Step 1. If determine nosniff with response's header list is false, then return allowed.
     if !header_list.determine_nosniff() {
@@ -42,8 +49,6 @@ pub(crate) fn should_response_be_blocked_due_to_nosniff(
     // Step 2. Let mimeType be the result of extracting a MIME type from response's header
     // list.
     let mime_type = header_list.extract_mime_type();
-    // Step 3. Let destination be request's destination.
-    let destination = request.destination;
     // Step 4. If destination is script-like and mimeType is failure or is not a JavaScript
     // MIME type, then return blocked.
     if is_script_like(destination)
