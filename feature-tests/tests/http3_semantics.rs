@@ -364,9 +364,15 @@ fn assert_over(over: Over, response: &Response) {
 
 /// `GET url` with `client`, checked to have come over `over`, and its body as text.
 async fn get_text(over: Over, client: &whatwg_fetch::Client, url: &str) -> String {
-    let mut response = client.get(url).send().await.expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, client, url).await;
     response.text().await.expect("the body")
+}
+
+/// A `GET` of `url`'s response, checked to have come `over` its protocol.
+async fn get_over(over: Over, client: &whatwg_fetch::Client, url: &str) -> whatwg_fetch::Response {
+    let response = client.get(url).send().await.expect("a response");
+    assert_over(over, &response);
+    response
 }
 
 // The cases.
@@ -549,12 +555,7 @@ async fn a_response_body_of_several_mib_is_streamed_byte_for_byte(over: Over) {
     const LEN: usize = 4 << 20;
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url(&format!("/bytes/{LEN}")))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url(&format!("/bytes/{LEN}"))).await;
     let expected = pattern(LEN);
     let (mut received, mut chunks) = (0, 0);
     while let Some(chunk) = response.chunk().await.expect("a chunk") {
@@ -572,12 +573,7 @@ async fn a_response_body_of_several_mib_is_streamed_byte_for_byte(over: Over) {
 async fn a_response_says_its_content_length_before_its_body(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url("/bytes/100000"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/bytes/100000")).await;
     assert_eq!(response.content_length(), Some(100_000));
     assert_eq!(response.bytes().await.expect("the body").len(), 100_000);
 }
@@ -622,12 +618,7 @@ async fn a_content_length_longer_than_the_body_is_an_error(over: Over) {
 async fn a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url("/reset"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/reset")).await;
     assert_eq!(
         response.chunk().await.expect("a chunk").as_deref(),
         Some(&b"partial"[..])
@@ -649,12 +640,7 @@ async fn a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body(over: Over) {
 async fn a_response_body_is_read_whole_after_its_client_is_dropped(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url("/later"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/later")).await;
     drop(client);
     assert_eq!(response.text().await.expect("the body"), "first second");
 }
@@ -680,12 +666,7 @@ async fn head_204_and_304_have_no_body(over: Over) {
     assert!(response.body().is_none());
     assert_eq!(response.text().await.expect("no body"), "");
     for status in [204, 304] {
-        let mut response = client
-            .get(server.url(&format!("/status/{status}")))
-            .send()
-            .await
-            .expect("a response");
-        assert_over(over, &response);
+        let mut response = get_over(over, &client, &server.url(&format!("/status/{status}"))).await;
         assert_eq!(response.status(), status);
         assert!(response.body().is_none(), "{status}");
         assert_eq!(response.text().await.expect("no body"), "", "{status}");
@@ -830,12 +811,7 @@ async fn redirects_307_308_send_the_body_again(over: Over) {
 async fn twenty_redirects_are_followed_and_twenty_one_fail(over: Over) {
     let (server, seen) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url("/hops/20"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/hops/20")).await;
     assert_eq!(response.url_list().len(), 21);
     let text = response.text().await.expect("the body");
     assert!(text.starts_with("GET /hops/0\n"), "{text}");
@@ -862,12 +838,7 @@ async fn twenty_redirects_are_followed_and_twenty_one_fail(over: Over) {
 async fn gzip_is_decoded_and_without_decoding_the_body_comes_as_sent(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .get(server.url("/gzip"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/gzip")).await;
     assert_eq!(
         response
             .headers()
@@ -888,12 +859,7 @@ async fn gzip_is_decoded_and_without_decoding_the_body_comes_as_sent(over: Over)
         text.contains("\naccept-encoding: deflate, br, zstd\n"),
         "{text}"
     );
-    let mut response = client
-        .get(server.url("/gzip"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/gzip")).await;
     assert_eq!(
         response.bytes().await.expect("the body"),
         gzip(TEXT.as_bytes()).await
@@ -1041,12 +1007,7 @@ async fn a_stalled_body_fails_at_the_read_timeout(over: Over) {
     );
     assert!(started.elapsed() < Duration::from_secs(3));
     // A body that stops coming.
-    let mut response = client
-        .get(server.url("/stall"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = get_over(over, &client, &server.url("/stall")).await;
     assert_eq!(
         response.chunk().await.expect("a chunk").as_deref(),
         Some(&b"first"[..])
@@ -1134,24 +1095,14 @@ async fn error_for_status_fails_on_4xx_and_5xx(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
     for status in [404, 418, 500, 503] {
-        let response = client
-            .get(server.url(&format!("/status/{status}")))
-            .send()
-            .await
-            .expect("a response");
-        assert_over(over, &response);
+        let response = get_over(over, &client, &server.url(&format!("/status/{status}"))).await;
         assert!(!response.ok());
         assert!(response.error_for_status_ref().is_err());
         let error = response.error_for_status().expect_err("a status error");
         assert!(error.is_status(), "{error:?}");
         assert_eq!(error.status().map(|status| status.as_u16()), Some(status));
     }
-    let response = client
-        .get(server.url("/status/200"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let response = get_over(over, &client, &server.url("/status/200")).await;
     let text = response
         .error_for_status()
         .expect("200 is no error")
