@@ -368,6 +368,12 @@ async fn get_text(over: Over, client: &whatwg_fetch::Client, url: &str) -> Strin
     response.text().await.expect("the body")
 }
 
+/// Asserts that a request after the case's still goes through, on `server`.
+async fn the_next_request_goes_through(over: Over, client: &whatwg_fetch::Client, server: &Served) {
+    let text = get_text(over, client, &server.url("/echo")).await;
+    assert!(text.starts_with("GET /echo"), "{text}");
+}
+
 /// A `GET` of `url`'s response, checked to have come `over` its protocol.
 async fn get_over(over: Over, client: &whatwg_fetch::Client, url: &str) -> whatwg_fetch::Response {
     let response = client.get(url).send().await.expect("a response");
@@ -600,11 +606,7 @@ async fn length_error(over: Over, declared: usize, sent: usize) {
         );
     }
     // The connection is still good for the next request.
-    assert!(
-        get_text(over, &client, &server.url("/echo"))
-            .await
-            .starts_with("GET /echo")
-    );
+    the_next_request_goes_through(over, &client, &server).await;
 }
 
 async fn a_content_length_shorter_than_the_body_is_an_error(over: Over) {
@@ -627,11 +629,7 @@ async fn a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body(over: Over) {
     eprintln!("{over:?}: a body cut by a reset: {error:#}");
     assert_eq!(error.kind(), ErrorKind::TypeError, "{error:?}");
     assert!(error.network_error().is_some(), "{error:?}");
-    assert!(
-        get_text(over, &client, &server.url("/echo"))
-            .await
-            .starts_with("GET /echo")
-    );
+    the_next_request_goes_through(over, &client, &server).await;
     assert_eq!(server.connections(), 1);
 }
 
@@ -672,11 +670,7 @@ async fn head_204_and_304_have_no_body(over: Over) {
         assert_eq!(response.text().await.expect("no body"), "", "{status}");
     }
     // And the connection goes on.
-    assert!(
-        get_text(over, &client, &server.url("/echo"))
-            .await
-            .starts_with("GET /echo")
-    );
+    the_next_request_goes_through(over, &client, &server).await;
     assert_eq!(server.connections(), 1);
 }
 
