@@ -3,7 +3,7 @@
 //! what it got (`GET /path 0`: method, path and the bytes of the request body), but
 //! `/large` (1 MiB), `/echo` (the request's body), `/json` ([`JSON`]), `/download`
 //! (64 MiB), `/alt-used` (the request's `Alt-Used`, or `none`) and `/clear` (the usual
-//! body, with `Alt-Svc: clear`), and counts the connections and requests it took.
+//! body, with `Alt-Svc: clear`), `/too-early` (`425 Too Early`, always), and counts the connections and requests it took.
 // Each crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
@@ -210,7 +210,8 @@ fn h3_server_with(
                             return;
                         };
                         seen.requests.fetch_add(1, Ordering::SeqCst);
-                        if !asked_early.swap(true, Ordering::SeqCst) {
+                        let first_asked = !asked_early.swap(true, Ordering::SeqCst);
+                        if first_asked || request.uri().path() == "/too-early" {
                             let too_early = http::Response::builder().status(425).body(());
                             let _ = stream.send_response(too_early.unwrap()).await;
                             let _ = stream.finish().await;

@@ -730,6 +730,12 @@ async fn a_425_too_early_is_sent_again_after_the_handshake_only_if_it_went_early
         assert!(relay.early_bytes.load(Ordering::SeqCst) > 0);
         assert_eq!(server.counts.connections.load(Ordering::SeqCst), 2);
         assert_eq!(server.counts.requests.load(Ordering::SeqCst), 3);
+        // Sent early and answered 425 again once the handshake is done: sent once more
+        // only, the second 425 the caller's.
+        until_closed(&client).await;
+        let before = server.counts.requests.load(Ordering::SeqCst);
+        assert_eq!(early_get(&client, port, "/too-early", 0).await.0, 425);
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst) - before, 2);
         // Not sent early: the 425 is the caller's (RFC 8470 §5.2).
         let without = early(&pki, relay.addr, false);
         assert_eq!(early_get(&without, port, "/third", 0).await.0, 425);
