@@ -11,13 +11,18 @@
 //! rather than `client.fetch(url, RequestInit::default())`, to measure what the builder
 //! adds. `--typical-headers` has each response carry the dozen fields an API's response
 //! typically does (`Cache-Control`, `ETag`, `Vary`, …) rather than three, to measure what
-//! a response's header list costs.
+//! a response's header list costs. `--concurrency C` runs the requests as C tasks at once
+//! (one connection, so C streams in flight over `--h2`), the shape of `cargo bench --bench h2`
+//! on one thread. `--server-thread` runs the server on a thread and runtime of its own, as the
+//! benchmarks do, so that `valgrind --separate-threads=yes` counts the client's instructions
+//! apart from the server's.
 //!
 //! ```text
 //! cargo build --release --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
-//!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--client hyper]
+//!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--concurrency C] \
+//!     [--server-thread] [--client hyper]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -52,6 +57,8 @@ fn main() {
     let mut h2 = false;
     let mut builder = false;
     let mut typical_headers = false;
+    let mut concurrency = 1usize;
+    let mut server_thread = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -61,6 +68,11 @@ fn main() {
             "--h2" => h2 = true,
             "--builder" => builder = true,
             "--typical-headers" => typical_headers = true,
+            "--server-thread" => server_thread = true,
+            "--concurrency" => match args.next().and_then(|c| c.parse().ok()) {
+                Some(c) if c > 0 => concurrency = c,
+                _ => usage(),
+            },
             "--client" => match args.next().as_deref() {
                 Some("hyper") => hyper_client = true,
                 Some("fetch") => hyper_client = false,
@@ -93,6 +105,8 @@ fn main() {
         h2,
         builder,
         typical_headers,
+        concurrency,
+        server_thread,
     };
     if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
@@ -103,7 +117,7 @@ fn main() {
 fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
-         [--h2] [--builder] [--typical-headers] [--client fetch|hyper]"
+         [--h2] [--builder] [--typical-headers] [--concurrency C] [--server-thread] [--client fetch|hyper]"
     );
     std::process::exit(2);
 }
@@ -121,6 +135,10 @@ struct Options {
     builder: bool,
     /// Responses carrying [`TYPICAL_HEADERS`] too.
     typical_headers: bool,
+    /// How many requests are in flight at once, each task making its share in turn.
+    concurrency: usize,
+    /// The server on a thread and runtime of its own, as in `cargo bench`.
+    server_thread: bool,
 }
 
 /// The fields an API's response typically carries besides `Content-Type`,
@@ -156,9 +174,13 @@ async fn run(
     options: Options,
     hyper_client: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
-    tokio::spawn(async move {
+    let server = async move {
+        let Ok(listener) = TcpListener::from_std(listener) else {
+            return;
+        };
         while let Ok((stream, _)) = listener.accept().await {
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
@@ -190,10 +212,20 @@ async fn run(
                 }
             });
         }
-    });
+    };
+    if options.server_thread {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("server".into())
+            .spawn(move || runtime.block_on(server))?;
+    } else {
+        tokio::spawn(server);
+    }
     let url = format!("http://{addr}/");
     let bytes = if hyper_client {
-        run_hyper(&url, count, options.h2).await?
+        run_hyper(&url, count, options).await?
     } else {
         run_fetch(&url, count, options).await?
     };
@@ -203,7 +235,8 @@ async fn run(
     Ok(())
 }
 
-/// `count` GETs of `url` through `fetch()`, each body read in full; the bytes read.
+/// `count` GETs of `url` through `fetch()`, each body read in full, by `options.concurrency`
+/// tasks at once; the bytes read.
 async fn run_fetch(
     url: &str,
     count: usize,
@@ -214,33 +247,48 @@ async fn run_fetch(
         builder = builder.read_timeout(None);
     }
     let client = builder.build()?;
-    let mut bytes = 0;
     let parsed = url::Url::parse(url)?;
-    let mut distinct = String::with_capacity(url.len() + 24);
-    for i in 0..count {
-        let mut response = match options.urls {
-            Urls::Parsed if options.builder => client.get(parsed.clone()).send().await?,
-            Urls::Parsed => client.fetch(parsed.clone(), RequestInit::default()).await?,
-            Urls::Same if options.builder => client.get(url).send().await?,
-            Urls::Same => client.fetch(url, RequestInit::default()).await?,
-            Urls::Distinct => {
-                use std::fmt::Write as _;
-                distinct.clear();
-                write!(distinct, "{url}?{i}")?;
-                client
-                    .fetch(distinct.as_str(), RequestInit::default())
-                    .await?
+    let tasks = shares(count, options.concurrency).map(|(first, share)| {
+        let (client, url, parsed) = (client.clone(), url.to_owned(), parsed.clone());
+        tokio::spawn(async move {
+            let mut bytes = 0;
+            let mut distinct = String::with_capacity(url.len() + 24);
+            for i in first..first + share {
+                let mut response = match options.urls {
+                    Urls::Parsed if options.builder => client.get(parsed.clone()).send().await,
+                    Urls::Parsed => client.fetch(parsed.clone(), RequestInit::default()).await,
+                    Urls::Same if options.builder => client.get(url.as_str()).send().await,
+                    Urls::Same => client.fetch(url.as_str(), RequestInit::default()).await,
+                    Urls::Distinct => {
+                        use std::fmt::Write as _;
+                        distinct.clear();
+                        let _ = write!(distinct, "{url}?{i}");
+                        client
+                            .fetch(distinct.as_str(), RequestInit::default())
+                            .await
+                    }
+                }
+                .map_err(|error| error.to_string())?;
+                bytes += response
+                    .bytes()
+                    .await
+                    .map_err(|error| error.to_string())?
+                    .len();
             }
-        };
-        bytes += response.bytes().await?.len();
-    }
-    Ok(bytes)
+            Ok::<_, String>(bytes)
+        })
+    });
+    total(tasks.collect()).await
 }
 
 /// `count` GETs of `url` through hyper-util's legacy `Client` (pooled HTTP/1.1,
-/// `TCP_NODELAY`, as in the load benchmark; or HTTP/2 only), each body collected; the bytes
-/// read.
-async fn run_hyper(url: &str, count: usize, h2: bool) -> Result<usize, Box<dyn std::error::Error>> {
+/// `TCP_NODELAY`, as in the load benchmark; or HTTP/2 only), each body collected, by
+/// `concurrency` tasks at once; the bytes read.
+async fn run_hyper(
+    url: &str,
+    count: usize,
+    options: Options,
+) -> Result<usize, Box<dyn std::error::Error>> {
     use http_body_util::{BodyExt, Empty};
     use hyper_util::client::legacy::Client as HyperClient;
     use hyper_util::client::legacy::connect::HttpConnector;
@@ -248,13 +296,48 @@ async fn run_hyper(url: &str, count: usize, h2: bool) -> Result<usize, Box<dyn s
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
     let client = HyperClient::builder(TokioExecutor::new())
-        .http2_only(h2)
+        .http2_only(options.h2)
         .build::<_, Empty<Bytes>>(connector);
     let uri: hyper::Uri = url.parse()?;
+    let tasks = shares(count, options.concurrency).map(|(_, share)| {
+        let (client, uri) = (client.clone(), uri.clone());
+        tokio::spawn(async move {
+            let mut bytes = 0;
+            for _ in 0..share {
+                let response = client
+                    .get(uri.clone())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                bytes += response
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|error| error.to_string())?
+                    .to_bytes()
+                    .len();
+            }
+            Ok::<_, String>(bytes)
+        })
+    });
+    total(tasks.collect()).await
+}
+
+/// `count` split into `tasks` shares as even as can be: each share's first request number
+/// and its size.
+fn shares(count: usize, tasks: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..tasks).map(move |task| {
+        let (first, end) = (count * task / tasks, count * (task + 1) / tasks);
+        (first, end - first)
+    })
+}
+
+/// The bytes all `tasks` read, or the first error.
+async fn total(
+    tasks: Vec<tokio::task::JoinHandle<Result<usize, String>>>,
+) -> Result<usize, Box<dyn std::error::Error>> {
     let mut bytes = 0;
-    for _ in 0..count {
-        let response = client.get(uri.clone()).await?;
-        bytes += response.into_body().collect().await?.to_bytes().len();
+    for task in tasks {
+        bytes += task.await??;
     }
     Ok(bytes)
 }
