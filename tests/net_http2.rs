@@ -635,6 +635,52 @@ async fn the_read_timeout_holds_for_every_request_of_a_connection() {
     assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
 }
 
+#[tokio::test]
+async fn each_wait_of_an_http2_body_gets_the_whole_read_timeout() {
+    // The body waits with the timer its request waited for the head with: each pause
+    // shorter than the read timeout passes, on each request of the connection, and a body
+    // that then stalls fails once the read timeout has passed since its last chunk.
+    let (base, live) = h2_server(
+        |_| {},
+        |_request| async move {
+            let frames = futures_util::stream::unfold(0, |sent| async move {
+                if sent == 3 {
+                    std::future::pending::<()>().await;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Some((Ok::<_, BoxError>(Frame::data(Bytes::from("x"))), sent + 1))
+            });
+            http::Response::new(StreamBody::new(frames).boxed())
+        },
+    )
+    .await;
+    let timeout = Duration::from_millis(300);
+    let transport = HyperTransport::builder()
+        .http2_prior_knowledge(true)
+        .read_timeout(Some(timeout))
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        let mut body = send(&transport, get(&format!("{base}/")))
+            .await
+            .unwrap()
+            .into_body();
+        for _ in 0..3 {
+            let frame = body.frame().await.unwrap().unwrap();
+            assert_eq!(frame.into_data().unwrap(), "x");
+        }
+        let started = std::time::Instant::now();
+        let error = tokio::time::timeout(LIMIT, body.frame())
+            .await
+            .expect("the body ends")
+            .unwrap()
+            .unwrap_err();
+        assert_idle_timeout(&error);
+        assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+}
+
 /// A response whose head carries `size` bytes of header values, in fields of 8 KiB.
 fn response_with_head_of(size: usize) -> http::Response<ServerBody> {
     let mut response = http::Response::new(full("ok"));

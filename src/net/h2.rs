@@ -231,6 +231,10 @@ mod without {
         pub(crate) fn size_hint(&self) -> SizeHint {
             match *self {}
         }
+
+        pub(crate) fn read_timer(&mut self) -> Option<&mut Option<crate::net::timer::ReadTimer>> {
+            match *self {}
+        }
     }
 }
 
@@ -294,12 +298,12 @@ struct Queue {
 }
 
 /// The most read timers a connection keeps for its next requests: a request takes one
-/// as it is queued and gives it back once its response head is in, so a connection keeps
-/// about as many as it has had requests waiting at once, up to this. Like an HTTP/1.1
-/// connection's timer, a kept one holds the waker of the last task that waited on it
-/// until it is set and polled again or its deadline passes.
+/// as it is queued and gives it back once its response body ends (see [`LentTimer`]), so
+/// a connection keeps about as many as it has had requests in flight at once, up to this
+/// (a server's `SETTINGS_MAX_CONCURRENT_STREAMS` is 100 or more as a rule, RFC 9113
+/// §6.5.2). A kept one holds a waker that does nothing until it is set and polled again.
 #[cfg(feature = "http2")]
-const SPARE_TIMERS: usize = 32;
+const SPARE_TIMERS: usize = 128;
 
 #[cfg(feature = "http2")]
 impl H2Sender {
@@ -1256,13 +1260,13 @@ impl Submitted {
                 Ok(result) => result,
                 Err(()) => return Err(Retry::Fail(context.idle_timeout())),
             };
-            // Done waiting: the timer is the connection's next request's to set again.
-            if let Some(timer) = self.timer.take() {
-                let mut queue = self.tx.shared().queue();
-                if queue.spare_timers.len() < SPARE_TIMERS {
-                    queue.spare_timers.push(timer);
-                }
-            }
+            // Done waiting for the head: the timer goes on to bound the body's waits, and
+            // back to the connection for its next request once the body ends (at once for
+            // anything but a body).
+            let lent = LentTimer {
+                timer: self.timer.take(),
+                tx: self.tx,
+            };
             match result {
                 Ok(response) => {
                     if let Some(upload) = &mut upload {
@@ -1300,6 +1304,7 @@ impl Submitted {
                     let body = H2Body {
                         recv,
                         open: self.open,
+                        lent: Some(lent),
                         data_done: false,
                         expected: parts
                             .headers
@@ -1318,7 +1323,7 @@ impl Submitted {
                         Some(copy) if refused_unprocessed(&error) => {
                             Err(Retry::Replay(Box::new(copy.into_request())))
                         }
-                        _ => Err(Retry::Fail(request_error(&self.tx, error, context))),
+                        _ => Err(Retry::Fail(request_error(&lent.tx, error, context))),
                     }
                 }
             }
@@ -1592,10 +1597,46 @@ pub(crate) struct H2Body {
     expected: Option<u64>,
     /// The bytes of data taken so far.
     received: u64,
+    /// The request's read timer, for the body's waits; given back to the connection when
+    /// the body ends.
+    lent: Option<LentTimer>,
+}
+
+/// A request's read timer, lent to it by its connection (see `net/timer.rs`): it bounds
+/// the wait for the response head, then each wait of the body, and goes back to the
+/// connection's spares when dropped, for a later request to set again. A connection
+/// keeps as many as it has had requests in flight at once, up to [`SPARE_TIMERS`], so
+/// that requests in flight neither make a timer nor put one into the runtime's timer
+/// wheel and take it out again (each a lock of the wheel, which every worker thread
+/// takes as it parks).
+#[cfg(feature = "http2")]
+struct LentTimer {
+    timer: Option<ReadTimer>,
+    tx: H2Sender,
+}
+
+#[cfg(feature = "http2")]
+impl Drop for LentTimer {
+    fn drop(&mut self) {
+        if let Some(mut timer) = self.timer.take() {
+            // The waker of the task that last waited on it goes, so that a kept timer keeps
+            // no finished task's memory alive.
+            timer.forget_waker();
+            let mut queue = self.tx.shared().queue();
+            if queue.spare_timers.len() < SPARE_TIMERS {
+                queue.spare_timers.push(timer);
+            }
+        }
+    }
 }
 
 #[cfg(feature = "http2")]
 impl H2Body {
+    /// The timer for the body's waits: the request's, until the body ends.
+    pub(crate) fn read_timer(&mut self) -> Option<&mut Option<ReadTimer>> {
+        self.lent.as_mut().map(|lent| &mut lent.timer)
+    }
+
     pub(crate) fn poll_frame(
         &mut self,
         cx: &mut Context<'_>,
@@ -1620,6 +1661,7 @@ impl H2Body {
         match self.recv.poll_trailers(cx) {
             Poll::Ready(Ok(trailers)) => {
                 self.open = None;
+                self.lent = None;
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
             Poll::Ready(Err(error)) => Poll::Ready(self.failed(error)),
@@ -1629,6 +1671,7 @@ impl H2Body {
 
     /// The stream failed: how that reads to the body's reader.
     fn failed(&mut self, error: h2::Error) -> Option<Result<Frame<Bytes>, NetworkError>> {
+        self.lent = None;
         if let Some(open) = self.open.take() {
             if open.0.keep_alive_timed_out.load(Ordering::Acquire) {
                 return Some(Err(NetworkError::Timeout {

@@ -79,9 +79,10 @@ struct IncomingBody {
     declared_length: bool,
     /// The read timeout.
     read_timeout: Option<Duration>,
-    /// The timer of a body without an HTTP/1 connection, made the first time it waits for
-    /// bytes; a body with one uses the connection's (see `net/timer.rs`). A body that
-    /// arrives with its head never touches either.
+    /// The timer of a body without an HTTP/1 connection or an HTTP/2 stream, made the
+    /// first time it waits for bytes; a body with one uses the connection's, and an
+    /// HTTP/2 body its request's (see `net/timer.rs`). A body that arrives with its head
+    /// never touches any.
     idle: Option<ReadTimer>,
     /// Whether the timer is set for the current wait: cleared by each frame, so that it
     /// is set again (to the read timeout from then) only when the body next waits.
@@ -344,9 +345,10 @@ impl IncomingBody {
         let Some(timeout) = self.read_timeout else {
             return false;
         };
-        let timer = match &mut self.conn {
-            Some(conn) => &mut conn.tx.reused().read_timer,
-            None => &mut self.idle,
+        let timer = match (&mut self.conn, &mut self.body) {
+            (Some(conn), _) => &mut conn.tx.reused().read_timer,
+            (None, Source::H2(body)) => body.read_timer().unwrap_or(&mut self.idle),
+            (None, _) => &mut self.idle,
         };
         if !self.armed {
             // Outside a Tokio runtime there is no timer to wait on.

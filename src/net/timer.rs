@@ -13,12 +13,15 @@
 //! The wait for a response head sets the connection's timer (kept in `io::Reused`); the
 //! response body, which holds the connection until its end, sets the same timer again for
 //! each of its waits between chunks. An HTTP/2 request, which shares its connection,
-//! takes a timer of its own from those its connection keeps for its requests (and gives
-//! it back once its response head is in, see `net/h2.rs`); a body whose connection will
-//! not be reused makes one of its own.
+//! takes a timer of its own from those its connection keeps for its requests, sets it for
+//! the wait for its head and then for each wait of its body, and gives it back once the
+//! body ends (`LentTimer` in `net/h2.rs`); a body whose connection will not be reused
+//! makes one of its own.
 //!
-//! Between requests the timer stays in the wheel, with the waker of the last task that
-//! waited on it, until its deadline passes, it is set again, or the connection closes.
+//! Between requests the timer stays in the wheel until its deadline passes, it is set
+//! again, or the connection closes: an HTTP/1.1 connection's with the waker of the last
+//! task that waited on it, a kept HTTP/2 one with a waker that does nothing
+//! ([`ReadTimer::forget_waker`]).
 //!
 //! A timer belongs to the runtime that made it, and polling it after that runtime has
 //! shut down panics; a connection may be reused from another runtime than the one that
@@ -85,6 +88,17 @@ impl ReadTimer {
             }
         }
         timer.as_mut()
+    }
+
+    /// Drops the waker of the task that last waited on the timer, for one that does
+    /// nothing: a timer kept for later keeps no finished task's memory alive. (Only on
+    /// the timer's own runtime, as polling it elsewhere may panic.)
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub(crate) fn forget_waker(&mut self) {
+        let current = tokio::runtime::Handle::try_current().map(|handle| handle.id());
+        if current.ok() == Some(self.0.runtime) {
+            let _ = self.poll_elapsed(&mut Context::from_waker(std::task::Waker::noop()));
+        }
     }
 
     /// Whether the deadline has passed; if not, the task is woken when it does.
