@@ -55,6 +55,19 @@ pin_project_lite::pin_project! {
         deadline: Instant,
         // The runtime whose timer wheel holds `sleep`.
         runtime: tokio::runtime::Id,
+        // The task that last set it, on `runtime`: a task runs on one runtime all its
+        // life, so the same task setting it again needs no asking which runtime it is on.
+        task: Option<tokio::task::Id>,
+    }
+}
+
+/// The current runtime's id, if the timer is that runtime's: known without asking Tokio
+/// (which clones the runtime's handle, a count every worker thread touches) when the task
+/// that last set it is the current one.
+fn on_its_runtime(state: &Timer, task: Option<tokio::task::Id>) -> bool {
+    match task {
+        Some(task) if state.task == Some(task) => true,
+        _ => tokio::runtime::Handle::try_current().is_ok_and(|handle| handle.id() == state.runtime),
     }
 }
 
@@ -63,27 +76,37 @@ impl ReadTimer {
     /// the current runtime. `None` outside a Tokio runtime, where there is no timer to
     /// wait on.
     pub(crate) fn set(timer: &mut Option<ReadTimer>, timeout: Duration) -> Option<&mut ReadTimer> {
-        let runtime = tokio::runtime::Handle::try_current().ok()?.id();
+        let task = tokio::task::try_id();
+        let kept = timer
+            .as_ref()
+            .is_some_and(|ReadTimer(state)| on_its_runtime(state, task));
+        let runtime = match kept {
+            true => None,
+            false => Some(tokio::runtime::Handle::try_current().ok()?.id()),
+        };
         let now = Instant::now();
         let deadline = now
             .checked_add(timeout)
             .or_else(|| now.checked_add(FAR_FUTURE))
             .unwrap_or(now);
-        match timer {
-            Some(ReadTimer(state)) if state.runtime == runtime => {
+        match (timer.as_mut(), runtime) {
+            (Some(ReadTimer(state)), None) => {
                 let state = state.as_mut().project();
                 *state.deadline = deadline;
+                *state.task = task;
                 if state.sleep.deadline() > deadline {
                     // Never while deadlines grow; should one not, the `Sleep` must not
                     // pass after it.
                     state.sleep.reset(deadline);
                 }
             }
-            _ => {
+            (_, runtime) => {
+                let runtime = runtime?;
                 *timer = Some(ReadTimer(Box::pin(Timer {
                     sleep: tokio::time::sleep_until(deadline),
                     deadline,
                     runtime,
+                    task,
                 })));
             }
         }
@@ -95,8 +118,7 @@ impl ReadTimer {
     /// the timer's own runtime, as polling it elsewhere may panic.)
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(crate) fn forget_waker(&mut self) {
-        let current = tokio::runtime::Handle::try_current().map(|handle| handle.id());
-        if current.ok() == Some(self.0.runtime) {
+        if on_its_runtime(&self.0, tokio::task::try_id()) {
             let _ = self.poll_elapsed(&mut Context::from_waker(std::task::Waker::noop()));
         }
     }
@@ -193,6 +215,39 @@ mod tests {
             ReadTimer::set(&mut timer, Duration::from_secs(1)).map(|timer| timer.0.runtime),
             Some(here)
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timer_is_kept_when_set_again_by_its_task_and_replaced_on_another_runtime() {
+        let mut timer = tokio::spawn(async {
+            let mut timer = None;
+            ReadTimer::set(&mut timer, Duration::from_secs(1));
+            let made: *const Timer = &*timer.as_ref().unwrap().0;
+            ReadTimer::set(&mut timer, Duration::from_secs(1));
+            let again: *const Timer = &*timer.as_ref().unwrap().0;
+            assert_eq!(made, again, "set again by its task, it is the same timer");
+            timer
+        })
+        .await
+        .unwrap();
+        // A task of another runtime, whose id may be anything, gets a timer of its own.
+        let other = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            let here = runtime.handle().id();
+            let set_on = runtime.block_on(async move {
+                tokio::spawn(async move {
+                    ReadTimer::set(&mut timer, Duration::from_secs(1)).map(|timer| timer.0.runtime)
+                })
+                .await
+                .unwrap()
+            });
+            (here, set_on)
+        });
+        let (here, set_on) = other.join().unwrap();
+        assert_eq!(set_on, Some(here));
     }
 
     #[test]
