@@ -681,6 +681,60 @@ async fn each_wait_of_an_http2_body_gets_the_whole_read_timeout() {
     assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_requests_at_once_on_many_threads_all_get_their_answers() {
+    // Bodiless requests are answered without being woken for their stream (the head's
+    // arrival wakes them), those with a body are woken to send it: mixed, on four threads,
+    // past the server's 8 streams at once, every one gets its own answer.
+    let (base, live) = h2_server(
+        |builder| {
+            builder.max_concurrent_streams(8);
+        },
+        |request| async move {
+            let path = request.uri().path().to_owned();
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            http::Response::new(full(format!("{path} {}", body.len())))
+        },
+    )
+    .await;
+    let transport = Arc::new(
+        HyperTransport::builder()
+            .http2_prior_knowledge(true)
+            .build()
+            .unwrap(),
+    );
+    let tasks: Vec<_> = (0..32)
+        .map(|task| {
+            let (transport, base) = (Arc::clone(&transport), base.clone());
+            tokio::spawn(async move {
+                for request in 0..40 {
+                    let path = format!("/{task}/{request}");
+                    let (sent, expected) = match request % 4 {
+                        0 => {
+                            let body = RequestBody::full(Bytes::from(vec![b'x'; request]));
+                            let post = http::Request::post(format!("{base}{path}"))
+                                .body(body)
+                                .unwrap();
+                            (post, format!("{path} {request}"))
+                        }
+                        _ => (get(&format!("{base}{path}")), format!("{path} 0")),
+                    };
+                    let response = send(&transport, sent).await.unwrap();
+                    let body = read_all(response.into_body()).await.unwrap();
+                    assert_eq!(body, expected);
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        tokio::time::timeout(LIMIT, task)
+            .await
+            .expect("every request is answered")
+            .unwrap();
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 1, "one connection");
+}
+
 /// A response whose head carries `size` bytes of header values, in fields of 8 KiB.
 fn response_with_head_of(size: usize) -> http::Response<ServerBody> {
     let mut response = http::Response::new(full("ok"));

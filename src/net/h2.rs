@@ -267,12 +267,175 @@ struct Submission {
     end_of_stream: bool,
     /// An extended CONNECT: sent only if the server allows it.
     tunnel: bool,
-    reply: tokio::sync::oneshot::Sender<Result<Opened, Refused>>,
+    reply: ReplySender,
 }
 
 /// A stream opened: its response to come, and its sending side.
 #[cfg(feature = "http2")]
-type Opened = (h2::client::ResponseFuture, h2::SendStream<Bytes>);
+type Opened = (Head, h2::SendStream<Bytes>);
+
+/// A stream's response head: h2's future of it, or the head itself when the connection's
+/// task found it there as it opened the stream (see [`ReplySender::send`]).
+#[cfg(feature = "http2")]
+enum Head {
+    Pending(h2::client::ResponseFuture),
+    Ready(Option<Result<Response<h2::RecvStream>, h2::Error>>),
+}
+
+#[cfg(feature = "http2")]
+impl Future for Head {
+    type Output = Result<Response<h2::RecvStream>, h2::Error>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Head::Pending(future) => std::pin::Pin::new(future).poll(cx),
+            // Taken once; a future polled after it is done may wait for ever.
+            Head::Ready(head) => head.take().map_or(Poll::Pending, Poll::Ready),
+        }
+    }
+}
+
+/// The connection's task's answer to a request it was handed: the stream opened for it,
+/// or why not. It passes from the task to the request as through a one-shot channel, but
+/// for one thing: when the request is already waiting, the task polls the stream's
+/// response future with the request's waker before handing it over and does not wake the
+/// request; h2 wakes it when the head arrives. A request that sends no body thus wakes
+/// once for its head, not once for its stream and again for its head.
+#[cfg(feature = "http2")]
+struct Reply {
+    state: Mutex<ReplyState>,
+    /// Whether the request has nothing to send once its stream is open (no body, no
+    /// tunnel): only then may the answer leave it asleep.
+    waits_for_head_only: bool,
+}
+
+#[cfg(feature = "http2")]
+#[derive(Default)]
+struct ReplyState {
+    answer: Option<Result<Opened, Refused>>,
+    /// The request's task, once it waits.
+    waker: Option<std::task::Waker>,
+    /// The request no longer waits: an answer is dropped (and a stream with it).
+    abandoned: bool,
+    /// The task let go of the request without answering.
+    unanswered: bool,
+}
+
+#[cfg(feature = "http2")]
+impl Reply {
+    fn state(&self) -> std::sync::MutexGuard<'_, ReplyState> {
+        // Nothing panics while it is held; should something have, the state is whole.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The connection's task's end of a [`Reply`].
+#[cfg(feature = "http2")]
+struct ReplySender(Option<Arc<Reply>>);
+
+#[cfg(feature = "http2")]
+impl ReplySender {
+    /// Gives the request its answer.
+    fn send(mut self, answer: Result<Opened, Refused>) {
+        let Some(reply) = self.0.take() else {
+            return;
+        };
+        let mut state = reply.state();
+        if state.abandoned {
+            drop(state);
+            // Dropped here, outside the lock: a stream the request no longer wants is
+            // reset by h2.
+            drop(answer);
+            return;
+        }
+        let waker = state.waker.as_ref().filter(|_| reply.waits_for_head_only);
+        let answer = match (answer, waker) {
+            (Ok((Head::Pending(mut head), stream)), Some(waker)) => {
+                // The head arriving wakes the request; this answer need not. Polled while
+                // the answer is held back, so that the request cannot miss it.
+                match std::pin::Pin::new(&mut head).poll(&mut Context::from_waker(waker)) {
+                    Poll::Pending => {
+                        state.answer = Some(Ok((Head::Pending(head), stream)));
+                        return;
+                    }
+                    Poll::Ready(head) => Ok((Head::Ready(Some(head)), stream)),
+                }
+            }
+            (answer, _) => answer,
+        };
+        state.answer = Some(answer);
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Drop for ReplySender {
+    fn drop(&mut self) {
+        if let Some(reply) = self.0.take() {
+            let mut state = reply.state();
+            state.unanswered = true;
+            let waker = state.waker.take();
+            drop(state);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// The request's end of a [`Reply`]: the answer, or `None` if the task let the request go
+/// without one.
+#[cfg(feature = "http2")]
+struct Replied(Arc<Reply>);
+
+#[cfg(feature = "http2")]
+impl Future for Replied {
+    type Output = Option<Result<Opened, Refused>>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.0.state();
+        if let Some(answer) = state.answer.take() {
+            return Poll::Ready(Some(answer));
+        }
+        if state.unanswered {
+            return Poll::Ready(None);
+        }
+        match &state.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(feature = "http2")]
+impl Drop for Replied {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.abandoned = true;
+        let answer = state.answer.take();
+        drop(state);
+        // Outside the lock: a stream opened for nobody is reset by h2.
+        drop(answer);
+    }
+}
+
+/// A [`Reply`]'s two ends, for a request that sends nothing more once its stream is open
+/// if `waits_for_head_only`.
+#[cfg(feature = "http2")]
+fn reply(waits_for_head_only: bool) -> (ReplySender, Replied) {
+    let reply = Arc::new(Reply {
+        state: Mutex::default(),
+        waits_for_head_only,
+    });
+    (ReplySender(Some(Arc::clone(&reply))), Replied(reply))
+}
 
 /// Why the connection's task did not open a request's stream.
 #[cfg(feature = "http2")]
@@ -735,10 +898,11 @@ impl<T> ConnectionTask<T> {
                 Err(Refused::NoExtendedConnect)
             } else {
                 send.send_request(submission.head, submission.end_of_stream)
+                    .map(|(head, stream)| (Head::Pending(head), stream))
                     .map_err(Refused::Failed)
             };
             self.check_saturation = true;
-            let _ = submission.reply.send(result);
+            submission.reply.send(result);
         }
     }
 
@@ -771,7 +935,7 @@ impl<T> ConnectionTask<T> {
         drop(queue);
         for submission in self.held.drain(..).chain(waiting) {
             let refused = Refused::Unsent(Box::new(submission.head), error.take());
-            let _ = submission.reply.send(Err(refused));
+            submission.reply.send(Err(refused));
         }
     }
 
@@ -1042,7 +1206,7 @@ struct Submitted {
     request_start: std::time::Instant,
     /// The task's answer: the stream opened, or the head back; or the head at once, when
     /// the connection took no more (boxed: it is rare, and the future keeps this).
-    queued: Result<tokio::sync::oneshot::Receiver<Result<Opened, Refused>>, Box<Request<()>>>,
+    queued: Result<Replied, Box<Request<()>>>,
     /// The read timer, set when there is a read timeout.
     timer: Option<ReadTimer>,
 }
@@ -1123,11 +1287,12 @@ impl H2Connection {
         let request_start = std::time::Instant::now();
         // The connection's task opens the stream: h2 opens streams first in, first out,
         // holding back those past the server's `MAX_CONCURRENT_STREAMS`.
-        let (reply, replied) = tokio::sync::oneshot::channel();
+        // The tunnel's stream stays open for what goes through it.
+        let head_only = end_of_stream && tunnel.is_none();
+        let (reply, replied) = reply(head_only);
         let submission = Submission {
             head,
-            // The tunnel's stream stays open for what goes through it.
-            end_of_stream: end_of_stream && tunnel.is_none(),
+            end_of_stream: head_only,
             tunnel: tunnel.is_some(),
             reply,
         };
@@ -1193,11 +1358,11 @@ impl Submitted {
                         return Err(Retry::Fail(context.idle_timeout()));
                     };
                     match replied {
-                        Ok(Ok(opened)) => Ok(opened),
-                        Ok(Err(refused)) => Err(refused),
+                        Some(Ok(opened)) => Ok(opened),
+                        Some(Err(refused)) => Err(refused),
                         // The task ended and gave nothing back: not reached (it gives every
                         // head back), but the request was never sent either way.
-                        Err(_) => Err(Refused::Failed(h2::Error::from(h2::Reason::REFUSED_STREAM))),
+                        None => Err(Refused::Failed(h2::Error::from(h2::Reason::REFUSED_STREAM))),
                     }
                 }
                 Err(head) => Err(Refused::Unsent(head, None)),
@@ -1886,6 +2051,69 @@ fn remove_connection_specific(headers: &mut http::HeaderMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A waker that counts its wakes.
+    #[cfg(feature = "http2")]
+    fn counting_waker() -> (std::task::Waker, Arc<std::sync::atomic::AtomicUsize>) {
+        struct Count(Arc<std::sync::atomic::AtomicUsize>);
+        impl std::task::Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let waker = std::task::Waker::from(Arc::new(Count(Arc::clone(&count))));
+        (waker, count)
+    }
+
+    #[cfg(feature = "http2")]
+    fn poll_replied(replied: &mut Replied, waker: &std::task::Waker) -> Poll<Option<bool>> {
+        let polled = std::pin::Pin::new(replied).poll(&mut Context::from_waker(waker));
+        polled.map(|answer| answer.map(|answer| answer.is_ok()))
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn an_answer_before_the_request_waits_is_there_when_it_does() {
+        let (reply, mut replied) = reply(true);
+        reply.send(Err(Refused::NoExtendedConnect));
+        let (waker, wakes) = counting_waker();
+        assert_eq!(poll_replied(&mut replied, &waker), Poll::Ready(Some(false)));
+        assert_eq!(wakes.load(Ordering::SeqCst), 0);
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn a_refusal_wakes_the_waiting_request() {
+        // Only an opened stream's head may wake the request in the answer's place.
+        let (reply, mut replied) = reply(true);
+        let (waker, wakes) = counting_waker();
+        assert_eq!(poll_replied(&mut replied, &waker), Poll::Pending);
+        reply.send(Err(Refused::NoExtendedConnect));
+        assert_eq!(wakes.load(Ordering::SeqCst), 1);
+        assert_eq!(poll_replied(&mut replied, &waker), Poll::Ready(Some(false)));
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn a_request_let_go_unanswered_is_woken_and_told() {
+        let (reply, mut replied) = reply(true);
+        let (waker, wakes) = counting_waker();
+        assert_eq!(poll_replied(&mut replied, &waker), Poll::Pending);
+        drop(reply);
+        assert_eq!(wakes.load(Ordering::SeqCst), 1);
+        assert_eq!(poll_replied(&mut replied, &waker), Poll::Ready(None));
+    }
+
+    #[cfg(feature = "http2")]
+    #[test]
+    fn an_answer_to_a_request_that_gave_up_is_dropped() {
+        let (reply, replied) = reply(true);
+        drop(replied);
+        let kept = Arc::clone(reply.0.as_ref().unwrap());
+        reply.send(Err(Refused::NoExtendedConnect));
+        assert!(kept.state().answer.is_none());
+    }
 
     #[test]
     fn prepare_h2_drops_connection_headers() {
