@@ -1875,13 +1875,19 @@ impl H2Body {
     }
 
     /// What is left of the body: exactly what its `Content-Length` leaves, if it declared
-    /// one; nothing once the stream has ended (a `HEAD`'s, a `304`'s).
+    /// one; without one, nothing once the stream has ended.
     pub(crate) fn size_hint(&self) -> SizeHint {
-        if self.data_done || self.recv.is_end_stream() {
+        if self.data_done {
             return SizeHint::with_exact(0);
         }
         match self.expected {
+            // h2 holds the data to the declared length, so what is left is the rest of
+            // it, whether or not it has arrived; asked without a look at the stream, whose
+            // lock the connection's task takes for every frame. (A stream that ended with
+            // its head, a `HEAD`'s or a `304`'s, never gets here: its body is done from the
+            // start, see `ResponseBody::from_source`.)
             Some(expected) => SizeHint::with_exact(expected.saturating_sub(self.received)),
+            None if self.recv.is_end_stream() => SizeHint::with_exact(0),
             None => SizeHint::default(),
         }
     }
