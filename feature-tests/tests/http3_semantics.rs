@@ -376,7 +376,12 @@ async fn the_next_request_goes_through(over: Over, client: &whatwg_fetch::Client
 
 /// A `GET` of `url`'s response, checked to have come `over` its protocol.
 async fn get_over(over: Over, client: &whatwg_fetch::Client, url: &str) -> whatwg_fetch::Response {
-    let response = client.get(url).send().await.expect("a response");
+    send_over(over, client.get(url)).await
+}
+
+/// The response to `request`, which came over `over`'s protocol.
+async fn send_over(over: Over, request: whatwg_fetch::RequestBuilder) -> whatwg_fetch::Response {
+    let response = request.send().await.expect("a response");
     assert_over(over, &response);
     response
 }
@@ -444,17 +449,17 @@ async fn the_fetch_default_request_headers_are_sent_and_the_callers_win(over: Ov
         assert!(!text.contains(absent), "{absent} in {text}");
     }
     // The caller's headers, names lowercased and values as given, over the defaults.
-    let mut response = client
-        .get(server.url("/echo"))
-        .header("Accept", "text/plain")
-        .header("User-Agent", "mine/1.0")
-        .header("X-Custom-Name", "Mixed Case, with comma")
-        .header("x-repeated", "one")
-        .header("x-repeated", "two")
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(
+        over,
+        client
+            .get(server.url("/echo"))
+            .header("Accept", "text/plain")
+            .header("User-Agent", "mine/1.0")
+            .header("X-Custom-Name", "Mixed Case, with comma")
+            .header("x-repeated", "one")
+            .header("x-repeated", "two"),
+    )
+    .await;
     let text = response.text().await.expect("the body");
     assert!(text.contains("\naccept: text/plain\n"), "{text}");
     assert!(!text.contains("*/*"), "{text}");
@@ -475,24 +480,13 @@ async fn request_bodies_empty_buffered_and_json_arrive_with_their_headers(over: 
     let client = server.client();
     // A POST without a body: `Content-Length: 0` (Fetch: "If request's body is null and
     // request's method is `POST` or `PUT`, then set contentLengthHeaderValue to `0`").
-    let mut response = client
-        .post(server.url("/echo"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(over, client.post(server.url("/echo"))).await;
     let text = response.text().await.expect("the body");
     assert!(text.starts_with("POST /echo\n"), "{text}");
     assert!(text.contains("\ncontent-length: 0\n"), "{text}");
     assert!(text.ends_with("\n\n"), "{text}");
     // A buffered body, with its type and length.
-    let mut response = client
-        .post(server.url("/echo"))
-        .body("hello")
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(over, client.post(server.url("/echo")).body("hello")).await;
     let text = response.text().await.expect("the body");
     assert!(
         text.contains("\ncontent-type: text/plain;charset=UTF-8\n"),
@@ -502,13 +496,7 @@ async fn request_bodies_empty_buffered_and_json_arrive_with_their_headers(over: 
     assert!(text.ends_with("\n\nhello"), "{text}");
     // JSON.
     let value = serde_json::json!({"name": "h3", "list": [1, 2, 3], "nested": {"ok": true}});
-    let mut response = client
-        .post(server.url("/echo"))
-        .json(&value)
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(over, client.post(server.url("/echo")).json(&value)).await;
     let text = response.text().await.expect("the body");
     assert!(
         text.contains("\ncontent-type: application/json\n"),
@@ -522,13 +510,13 @@ async fn request_bodies_empty_buffered_and_json_arrive_with_their_headers(over: 
         "{text}"
     );
     // A PUT of bytes that are not UTF-8.
-    let mut response = client
-        .put(server.url("/digest"))
-        .body(vec![0u8, 0xff, 0xfe, 0x80])
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(
+        over,
+        client
+            .put(server.url("/digest"))
+            .body(vec![0u8, 0xff, 0xfe, 0x80]),
+    )
+    .await;
     assert_eq!(
         response.text().await.expect("the body"),
         format!("4 {:x}", fnv(&[0, 0xff, 0xfe, 0x80]))
@@ -544,13 +532,13 @@ async fn a_streamed_request_body_of_several_mib_arrives_whole(over: Over) {
         .step_by(64 * 1024)
         .map(|start| Ok::<_, std::io::Error>(data.slice(start..start + 64 * 1024)))
         .collect::<Vec<_>>();
-    let mut response = client
-        .post(server.url("/digest"))
-        .body(Body::from_stream(futures_util::stream::iter(chunks)))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(
+        over,
+        client
+            .post(server.url("/digest"))
+            .body(Body::from_stream(futures_util::stream::iter(chunks))),
+    )
+    .await;
     assert_eq!(
         response.text().await.expect("the body"),
         format!("{LEN} {:x}", fnv(&data))
@@ -646,12 +634,7 @@ async fn a_response_body_is_read_whole_after_its_client_is_dropped(over: Over) {
 async fn head_204_and_304_have_no_body(over: Over) {
     let (server, _) = server(over).await;
     let client = server.client();
-    let mut response = client
-        .head(server.url("/bytes/1000"))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(over, client.head(server.url("/bytes/1000"))).await;
     assert_eq!(response.status(), 200);
     assert_eq!(
         response
@@ -730,14 +713,14 @@ async fn redirects_301_302_303_turn_a_post_into_a_get(over: Over) {
     let (server, seen) = server(over).await;
     let client = server.client();
     for status in [301, 302, 303] {
-        let mut response = client
-            .post(server.url(&format!("/redirect/{status}?/echo")))
-            .header("x-kept", "1")
-            .body("payload")
-            .send()
-            .await
-            .expect("a response");
-        assert_over(over, &response);
+        let mut response = send_over(
+            over,
+            client
+                .post(server.url(&format!("/redirect/{status}?/echo")))
+                .header("x-kept", "1")
+                .body("payload"),
+        )
+        .await;
         assert!(response.redirected(), "{status}");
         assert_eq!(response.url_list().len(), 2);
         assert_eq!(response.url(), server.url("/echo"));
@@ -911,13 +894,13 @@ async fn an_abort_mid_body_stops_the_stream_and_the_next_request_is_fine(over: O
     let (server, seen) = server(over).await;
     let client = server.client();
     let controller = AbortController::new();
-    let mut response = client
-        .get(server.url("/endless"))
-        .signal(controller.signal())
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(
+        over,
+        client
+            .get(server.url("/endless"))
+            .signal(controller.signal()),
+    )
+    .await;
     let first = response
         .chunk()
         .await
@@ -1048,13 +1031,13 @@ async fn a_total_timeout_covers_the_head_and_the_body(over: Over) {
         .await
         .expect_err("the total timeout");
     assert!(is_total(&error), "{error:?}");
-    let mut response = client
-        .get(server.url("/stall"))
-        .timeout(Duration::from_millis(300))
-        .send()
-        .await
-        .expect("a response");
-    assert_over(over, &response);
+    let mut response = send_over(
+        over,
+        client
+            .get(server.url("/stall"))
+            .timeout(Duration::from_millis(300)),
+    )
+    .await;
     let error = response.text().await.expect_err("the total timeout");
     assert!(is_total(&error), "{error:?}");
     let text = get_text(over, &client, &server.url("/echo")).await;
