@@ -1187,12 +1187,15 @@ pub(crate) fn consume_body(body: &mut Option<Body>) -> Result<Option<Body>> {
 /// The body's bytes, for the consuming methods of the Body mixin. `url`, when given, is the
 /// URL the body came from: a network error that ends the read names it (an abort reason
 /// stays the very value it was).
-pub(crate) async fn read_bytes(body: Result<Option<Body>>, url: Option<Url>) -> Result<Bytes> {
+pub(crate) async fn read_bytes<U: std::borrow::Borrow<Url>>(
+    body: Result<Option<Body>>,
+    url: Option<U>,
+) -> Result<Bytes> {
     let bytes = match body? {
         Some(body) => body.bytes().await,
         None => Ok(Bytes::new()),
     };
-    bytes.map_err(|error| naming_url(error, url.as_ref()))
+    bytes.map_err(|error| naming_url(error, url.as_ref().map(U::borrow)))
 }
 
 /// `error`, the error of a body read from `url`: a network error names the URL (an abort
@@ -1216,12 +1219,8 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
     body: Result<Option<Body>>,
     url: Option<Url>,
 ) -> Result<T> {
-    // As `read_bytes` reads them, with the one URL for both errors.
-    let bytes = match body? {
-        Some(body) => body.bytes().await,
-        None => Ok(Bytes::new()),
-    };
-    let bytes = bytes.map_err(|error| naming_url(error, url.as_ref()))?;
+    // The one URL for both errors.
+    let bytes = read_bytes(body, url.as_ref()).await?;
     body::parse_json_from_bytes(&bytes).map_err(|error| match &url {
         Some(url) => error.with_url(url),
         None => error,

@@ -61,13 +61,17 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// The current runtime's id, if the timer is that runtime's: known without asking Tokio
-/// (which clones the runtime's handle, a count every worker thread touches) when the task
-/// that last set it is the current one.
-fn on_its_runtime(state: &Timer, task: Option<tokio::task::Id>) -> bool {
-    match task {
-        Some(task) if state.task == Some(task) => true,
-        _ => tokio::runtime::Handle::try_current().is_ok_and(|handle| handle.id() == state.runtime),
+/// The id of the runtime the current `task` runs on; `None` outside a runtime. Known
+/// without asking Tokio (which clones the runtime's handle, a count every worker thread
+/// touches) when `timer` was last set by that task: a task runs on one runtime all its
+/// life.
+fn current_runtime(
+    timer: Option<&Timer>,
+    task: Option<tokio::task::Id>,
+) -> Option<tokio::runtime::Id> {
+    match timer {
+        Some(timer) if task.is_some() && timer.task == task => Some(timer.runtime),
+        _ => Some(tokio::runtime::Handle::try_current().ok()?.id()),
     }
 }
 
@@ -77,20 +81,14 @@ impl ReadTimer {
     /// wait on.
     pub(crate) fn set(timer: &mut Option<ReadTimer>, timeout: Duration) -> Option<&mut ReadTimer> {
         let task = tokio::task::try_id();
-        let kept = timer
-            .as_ref()
-            .is_some_and(|ReadTimer(state)| on_its_runtime(state, task));
-        let runtime = match kept {
-            true => None,
-            false => Some(tokio::runtime::Handle::try_current().ok()?.id()),
-        };
+        let runtime = current_runtime(timer.as_ref().map(|ReadTimer(state)| &**state), task)?;
         let now = Instant::now();
         let deadline = now
             .checked_add(timeout)
             .or_else(|| now.checked_add(FAR_FUTURE))
             .unwrap_or(now);
-        match (timer.as_mut(), runtime) {
-            (Some(ReadTimer(state)), None) => {
+        match timer {
+            Some(ReadTimer(state)) if state.runtime == runtime => {
                 let state = state.as_mut().project();
                 *state.deadline = deadline;
                 *state.task = task;
@@ -100,8 +98,7 @@ impl ReadTimer {
                     state.sleep.reset(deadline);
                 }
             }
-            (_, runtime) => {
-                let runtime = runtime?;
+            _ => {
                 *timer = Some(ReadTimer(Box::pin(Timer {
                     sleep: tokio::time::sleep_until(deadline),
                     deadline,
@@ -118,7 +115,7 @@ impl ReadTimer {
     /// the timer's own runtime, as polling it elsewhere may panic.)
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub(crate) fn forget_waker(&mut self) {
-        if on_its_runtime(&self.0, tokio::task::try_id()) {
+        if current_runtime(Some(&self.0), tokio::task::try_id()) == Some(self.0.runtime) {
             let _ = self.poll_elapsed(&mut Context::from_waker(std::task::Waker::noop()));
         }
     }
