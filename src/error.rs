@@ -798,8 +798,26 @@ impl Error {
     }
 }
 
+/// What `main` prints for an `Err` it returns: with `{:?}`, the message (as `{}` says it),
+/// then each cause under it on a line of its own, as `anyhow` and `std::error::Report` write
+/// a chain; with `{:#?}`, the error's fields.
+///
+/// ```
+/// use whatwg_fetch::{Error, NetworkError};
+///
+/// let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+/// let error = Error::network(NetworkError::Connect(Box::new(refused)));
+/// assert_eq!(
+///     format!("{error:?}"),
+///     "TypeError: network error: connect failed\n\nCaused by:\n    refused"
+/// );
+/// assert!(format!("{error:#?}").starts_with("Error {\n    kind: TypeError,"));
+/// ```
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return self.report(f);
+        }
         let mut debug = f.debug_struct("Error");
         debug.field("kind", &self.inner.kind);
         debug.field("message", &self.inner.message);
@@ -813,6 +831,47 @@ impl fmt::Debug for Error {
             debug.field("url", url);
         }
         debug.finish()
+    }
+}
+
+impl Error {
+    /// `{:?}`: the message, then its causes one per line, a cause that says nothing new
+    /// (empty, or the end of the line above) left out.
+    fn report(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")?;
+        let mut previous = self.to_string();
+        let mut causes = Vec::new();
+        for cause in self.causes_reported() {
+            let message = cause.to_string();
+            if !message.is_empty() && !previous.ends_with(&message) {
+                causes.push(message.clone());
+            }
+            previous = message;
+        }
+        let numbered = causes.len() > 1;
+        if !causes.is_empty() {
+            f.write_str("\n\nCaused by:")?;
+        }
+        for (index, cause) in causes.iter().enumerate() {
+            let (prefix, indent) = if numbered {
+                (format!("{index:>5}: "), "       ")
+            } else {
+                (String::from("    "), "    ")
+            };
+            write!(f, "\n{prefix}")?;
+            for (line_number, line) in cause.lines().enumerate() {
+                if line_number > 0 {
+                    write!(f, "\n{indent}")?;
+                }
+                f.write_str(line)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The causes `{:?}` lists: the chain of [`std::error::Error::source`].
+    fn causes_reported(&self) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+        std::iter::successors(std::error::Error::source(self), |error| error.source())
     }
 }
 
@@ -983,5 +1042,32 @@ mod tests {
         assert_eq!(ErrorKind::TypeError.js_name(), "TypeError");
         assert!(ErrorKind::AbortError.is_dom_exception());
         assert!(!ErrorKind::RangeError.is_dom_exception());
+    }
+
+    #[test]
+    fn debug_says_the_message_and_each_cause_on_a_line_as_main_prints_it() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let url = url::Url::parse("http://127.0.0.1:2/").unwrap();
+        let error = Error::network(NetworkError::Connect(Box::new(Described(refused))));
+        let error = error.with_url(&url);
+        assert_eq!(
+            format!("{error:?}"),
+            "TypeError: network error for http://127.0.0.1:2/: connect failed\n\n\
+             Caused by:\n    0: connect to 127.0.0.1:1 failed\n    1: refused"
+        );
+        // A cause of several lines keeps them under its own number.
+        let two_lines = std::io::Error::other("first line\nsecond line");
+        let error = Error::type_error("bad").with_source(two_lines);
+        assert_eq!(
+            format!("{error:?}"),
+            "TypeError: bad\n\nCaused by:\n    first line\n    second line"
+        );
+        // No cause: the message alone. The fields stay one `{:#?}` away.
+        let error = Error::type_error("bad");
+        assert_eq!(format!("{error:?}"), "TypeError: bad");
+        assert_eq!(
+            format!("{error:#?}"),
+            "Error {\n    kind: TypeError,\n    message: \"bad\",\n}"
+        );
     }
 }
