@@ -1,10 +1,12 @@
 //! The crate builds without its default features, and with each of them alone: a
 //! feature left off must leave a crate that compiles without a warning.
 //!
-//! Each build is `cargo check --lib` in a target folder of its own (the one running this
-//! test is locked by it), so that the first run pays for the dependencies once.
+//! Each build is `cargo check --lib` in a folder of its own (the target folder running this
+//! test is locked by it), `features/` inside the target folder cargo is using, wherever
+//! `CARGO_TARGET_DIR` or a config puts it, so that the first run pays for the dependencies
+//! once and `cargo clean` removes it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The crate's optional features, each checked alone on top of `--no-default-features`.
@@ -24,6 +26,17 @@ const FEATURES: &[&str] = &[
     "http3",
 ];
 
+/// `<target>/features`: this test runs as `<target>/<profile>/deps/features-<hash>`, so the
+/// target folder in use is three levels above it.
+fn target_folder() -> PathBuf {
+    let executable = std::env::current_exe().expect("the test knows its own path");
+    executable
+        .ancestors()
+        .nth(3)
+        .expect("the test runs from <target>/<profile>/deps")
+        .join("features")
+}
+
 /// `cargo check --lib --no-default-features --features <features>`: whether it passed,
 /// and what it printed.
 fn check(features: &str) -> (bool, String) {
@@ -33,7 +46,7 @@ fn check(features: &str) -> (bool, String) {
         .current_dir(root)
         .args(["check", "--lib", "--quiet", "-p", "whatwg-fetch"])
         .args(["--no-default-features", "--features", features])
-        .env("CARGO_TARGET_DIR", root.join("target").join("features"))
+        .env("CARGO_TARGET_DIR", target_folder())
         // Warnings fail the check, as clippy's `-D warnings` does for the default set.
         .env("RUSTFLAGS", "-D warnings")
         .output()

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Prepare what the conformance runner needs outside the repository (idempotent):
-#   - a Python virtualenv with wptserve (the web-platform-tests server) and pywebsocket3 (its
-#     WebSocket server),
-#   - redis-server (Debian's package), which the tests of the `redis` feature start on a
-#     port of their own, when it is missing,
-#   - optionally (--fetch-suite) a sparse checkout of web-platform-tests at a pinned commit.
-# (The WHATWG Streams implementation comes bundled with whatwg-fetch-quickjs.)
-# Everything goes under ${WPT_CACHE:-~/.cache/whatwg-fetch}.
+# What the tests need outside the repository, under ${WPT_CACHE:-~/.cache/whatwg-fetch}
+# (idempotent; each step says what it does):
+#   - the pinned web-platform-tests suite: $WPT_ROOT, or ../shared/wpt-suite beside the
+#     repository, or <cache>/wpt, downloaded there when none is found (about 2.5 MB from
+#     GitHub); whichever is used is checked against wpt/suite.sha256;
+#   - a Python virtualenv with wptserve (the WPT server) and pywebsocket3 (its WebSocket
+#     server), from PyPI, in <cache>/venv;
+#   - redis-server, Debian's package, for the `redis` feature's tests, installed with apt-get
+#     when missing and this user may (root, or sudo without a password); otherwise it says
+#     the command, and those tests skip saying why.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 CACHE="${WPT_CACHE:-$HOME/.cache/whatwg-fetch}"
 VENV="$CACHE/venv"
@@ -15,37 +18,44 @@ WPTSERVE_VERSION="4.0.3"
 # The WebSocket server WPT's tools/serve starts (`from pywebsocket3 import standalone`); 4.0.2 is
 # the newest release and the oldest wptserve 4.0.3 accepts.
 PYWEBSOCKET3_VERSION="4.0.2"
-# The web-platform-tests commit used by --fetch-suite.
-WPT_REPO="https://github.com/web-platform-tests/wpt.git"
-WPT_COMMIT="${WPT_COMMIT:-d1655f32e1b75a6f052a26647f1c108b7b4f689e}"
-WPT_DIRS=(common fetch mimesniff resources xhr interfaces)
 
-fetch_suite=0
 for arg in "$@"; do
   case "$arg" in
-    --fetch-suite) fetch_suite=1 ;;
-    -h|--help)
-      sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
 
 mkdir -p "$CACHE"
 
-# redis-server for feature-tests/tests/redis.rs, which skip (loudly) without it: installed
-# from Debian's packages when missing, the package lists refreshed only if the first try
-# fails. A machine without apt-get that has the binary needs nothing; one without either
-# is told, and its redis tests skip.
+# The suite: the one at hand when there is one (nothing is downloaded), else fetched into the
+# cache; either way checked file by file. No suite and no way to fetch it is a failure.
+if ! suite="$(python3 wpt/suite.py locate)"; then
+  if [ -n "${WPT_ROOT:-}" ]; then
+    echo "setup.sh: WPT_ROOT=$WPT_ROOT holds no suite (no resources/testharness.js)" >&2
+    exit 1
+  fi
+  python3 wpt/suite.py fetch
+  suite="$(python3 wpt/suite.py locate)"
+fi
+python3 wpt/suite.py verify "$suite"
+
+# redis-server for feature-tests/tests/redis.rs and redis_cookies.rs, which start their own
+# on a free port.
 if ! command -v redis-server >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1; then
-    as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup.sh: redis-server is missing and there is no apt-get: the redis tests will skip" >&2
+  elif [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; then
+    as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
+    echo "installing redis-server (Debian's package) with apt-get"
     export DEBIAN_FRONTEND=noninteractive
-    if ! as_root apt-get install -y -qq redis-server >/dev/null 2>&1; then
-      as_root apt-get update -qq >/dev/null
-      as_root apt-get install -y -qq redis-server >/dev/null
+    if ! as_root apt-get install -y -q redis-server; then
+      as_root apt-get update -q
+      as_root apt-get install -y -q redis-server
     fi
   else
-    echo "setup.sh: redis-server is missing and there is no apt-get: the redis tests will skip" >&2
+    echo "setup.sh: redis-server is missing; install it with \`sudo apt-get install redis-server\`" \
+      "(not run here: it would ask for a password). Until then the redis tests skip." >&2
   fi
 fi
 if command -v redis-server >/dev/null 2>&1; then
@@ -60,25 +70,11 @@ installed() {
 if ! "$VENV/bin/python" -c "import wptserve, pywebsocket3, cryptography" 2>/dev/null \
    || [ "$(installed wptserve)" != "$WPTSERVE_VERSION" ] \
    || [ "$(installed pywebsocket3)" != "$PYWEBSOCKET3_VERSION" ]; then
+  echo "installing wptserve $WPTSERVE_VERSION, pywebsocket3 $PYWEBSOCKET3_VERSION and cryptography" \
+    "from PyPI into $VENV"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
   "$VENV/bin/pip" install --quiet "wptserve==$WPTSERVE_VERSION" \
     "pywebsocket3==$PYWEBSOCKET3_VERSION" cryptography
 fi
 echo "wptserve $WPTSERVE_VERSION, pywebsocket3 $PYWEBSOCKET3_VERSION: $VENV"
-
-# The suite at a pinned web-platform-tests commit (needs access to GitHub).
-if [ "$fetch_suite" = 1 ]; then
-  SUITE="${WPT_ROOT:-$CACHE/wpt}"
-  if [ -d "$SUITE/.git" ] && [ "$(git -C "$SUITE" rev-parse HEAD)" = "$WPT_COMMIT" ]; then
-    echo "suite already at $WPT_COMMIT: $SUITE"
-  else
-    rm -rf "$SUITE"
-    git init --quiet "$SUITE"
-    git -C "$SUITE" remote add origin "$WPT_REPO"
-    git -C "$SUITE" sparse-checkout set "${WPT_DIRS[@]}"
-    git -C "$SUITE" fetch --quiet --depth 1 --filter=blob:none origin "$WPT_COMMIT"
-    git -C "$SUITE" checkout --quiet FETCH_HEAD
-    echo "suite at $WPT_COMMIT: $SUITE"
-  fi
-fi

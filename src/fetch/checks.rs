@@ -382,6 +382,14 @@ mod tests {
     use super::*;
     use crate::headers::{Headers, HeadersGuard};
 
+    /// Where the pinned WPT suite is, found as every test finds it.
+    mod wpt_suite {
+        include!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/common/wpt_suite.rs"
+        ));
+    }
+
     fn response(url: &str, headers: &[(&str, &str)]) -> Response {
         let mut list = Headers::with_guard(HeadersGuard::None);
         for (name, value) in headers {
@@ -452,12 +460,11 @@ mod tests {
     fn nosniff_blocks_scripts_per_the_wpt_header_vectors() {
         // fetch/nosniff/parsing-nosniff.window.js loads a script served as text/html with
         // each header block; it must be blocked exactly when the block means nosniff.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/wpt-data/fetch/nosniff/resources/x-content-type-options.json"
-        );
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|error| panic!("cannot read WPT vectors {path}: {error}"));
+        let suite = wpt_suite::locate_wpt_suite(env!("CARGO_MANIFEST_DIR").as_ref())
+            .unwrap_or_else(|message| panic!("the WPT test vectors are missing: {message}"));
+        let path = suite.join("fetch/nosniff/resources/x-content-type-options.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("cannot read WPT vectors {}: {error}", path.display()));
         let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
         assert_eq!(cases.len(), 15);
         let script = request(RequestDestination::Script);

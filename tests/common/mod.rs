@@ -1,19 +1,16 @@
-//! The WPT JSON test vectors, read in place for the integration tests that check against
-//! them. Network test servers live in `net_support`.
+//! The WPT JSON test vectors, read in place from the pinned suite for the integration tests
+//! that check against them. Network test servers live in `net_support`.
 
 use std::path::PathBuf;
 
-/// The folder holding WPT's JSON test vectors: `../shared/wpt-data` beside the repository.
+include!("wpt_suite.rs");
+
+/// The root of the pinned WPT suite, whose JSON test vectors the tests read.
 ///
-/// Panics with a clear message when it is missing: a vector test never skips.
-pub fn wpt_data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/wpt-data");
-    assert!(
-        dir.is_dir(),
-        "WPT test vectors not found at {}: the tests need ../shared/wpt-data beside the repository",
-        dir.display()
-    );
-    dir
+/// Panics with a clear message when there is none: a vector test never skips.
+fn wpt_data_dir() -> PathBuf {
+    locate_wpt_suite(env!("CARGO_MANIFEST_DIR").as_ref())
+        .unwrap_or_else(|message| panic!("the WPT test vectors are missing: {message}"))
 }
 
 /// Reads and parses one WPT JSON file, by its path inside the WPT tree.

@@ -70,7 +70,8 @@ options:
   --scope S              auto (default): each file once, in a dedicated worker when it runs
                          there, else in a window; worker; window; all: every scope a file runs in
   --suite DIR            suite root (default: $WPT_ROOT, else ../shared/wpt-suite beside
-                         the repository, else ~/.cache/whatwg-fetch/wpt)
+                         the repository, else ~/.cache/whatwg-fetch/wpt, where
+                         wpt/setup.sh keeps the suite it fetches)
   -j, --jobs N           files in parallel (default: number of cores)
   --json FILE            write the full report as JSON
   --html FILE            write a static HTML report
@@ -208,21 +209,17 @@ fn cache_dir() -> PathBuf {
     home.join(".cache").join("whatwg-fetch")
 }
 
-/// The suite root: `--suite`, else `$WPT_ROOT`, else the pinned subset at
-/// `../shared/wpt-suite` beside the repository when it is there, else `<cache>/wpt`.
-fn suite_dir(o: &Options) -> PathBuf {
-    o.suite
-        .clone()
-        .or_else(|| std::env::var_os("WPT_ROOT").map(PathBuf::from))
-        .or_else(|| {
-            let beside = manifest_dir().join("../../shared/wpt-suite");
-            beside
-                .join("resources/testharness.js")
-                .exists()
-                .then_some(beside)
-        })
-        .unwrap_or_else(|| cache_dir().join("wpt"))
+/// The suite root: `--suite`, else where every test looks for it (`$WPT_ROOT`, then the pinned
+/// suite at `../shared/wpt-suite` beside the repository, then `<cache>/wpt`, where setup.sh
+/// keeps the one it fetches).
+fn suite_dir(o: &Options) -> Result<PathBuf, String> {
+    match &o.suite {
+        Some(suite) => Ok(suite.clone()),
+        None => locate_wpt_suite(&manifest_dir().join("..")),
+    }
 }
+
+include!("../../tests/common/wpt_suite.rs");
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -347,10 +344,10 @@ fn print_changes(title: &str, changes: &[results::Change]) {
 }
 
 fn run(o: Options) -> Result<ExitCode, String> {
-    let suite = suite_dir(&o);
+    let suite = suite_dir(&o)?;
     if !suite.join("resources/testharness.js").exists() {
         return Err(format!(
-            "no WPT suite at {} (see wpt/README.md: pass --suite DIR, set WPT_ROOT, put the pinned suite at ../shared/wpt-suite beside the repository, or run wpt/setup.sh --fetch-suite)",
+            "no WPT suite at {} (no resources/testharness.js; see wpt/README.md)",
             suite.display()
         ));
     }
