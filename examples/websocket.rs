@@ -69,7 +69,7 @@ async fn demo_server() -> Result<(String, Vec<u8>), Box<dyn std::error::Error>> 
     let key = KeyPair::generate()?;
     let cert = CertificateParams::new(vec!["localhost".to_owned()])?.signed_by(&key, &issuer)?;
 
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()

@@ -81,6 +81,7 @@ pub struct TlsInfo {
     version: TlsVersion,
     cipher_suite: &'static str,
     cipher_suite_id: u16,
+    key_exchange_group: Option<&'static str>,
     certificates: Vec<Vec<u8>>,
 }
 
@@ -90,12 +91,14 @@ impl TlsInfo {
         version: TlsVersion,
         cipher_suite: &'static str,
         cipher_suite_id: u16,
+        key_exchange_group: Option<&'static str>,
         certificates: Vec<Vec<u8>>,
     ) -> TlsInfo {
         TlsInfo {
             version,
             cipher_suite,
             cipher_suite_id,
+            key_exchange_group,
             certificates,
         }
     }
@@ -117,6 +120,25 @@ impl TlsInfo {
     /// `TLS_AES_128_GCM_SHA256`.
     pub fn cipher_suite_id(&self) -> u16 {
         self.cipher_suite_id
+    }
+
+    /// The key exchange the handshake used, by its name in the
+    /// [IANA TLS Supported Groups registry](https://www.iana.org/assignments/tls-parameters/tls-parameters.xhtml#tls-parameters-8):
+    /// `X25519MLKEM768` for the post-quantum hybrid the default build offers first,
+    /// `X25519`, `secp256r1`, ... `None` where the transport does not say (HTTP/3, a
+    /// resumed TLS 1.2 session).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// let response = whatwg_fetch::Client::new().get("https://example.com/").send().await?;
+    /// if let Some(tls) = response.tls_info() {
+    ///     println!("key exchange: {:?}", tls.key_exchange_group()); // Some("X25519MLKEM768")
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn key_exchange_group(&self) -> Option<&'static str> {
+        self.key_exchange_group
     }
 
     /// The origin's certificate, in DER: the first of
@@ -141,6 +163,7 @@ impl fmt::Debug for TlsInfo {
         f.debug_struct("TlsInfo")
             .field("version", &self.version)
             .field("cipher_suite", &self.cipher_suite)
+            .field("key_exchange_group", &self.key_exchange_group)
             .field("certificate_sizes", &sizes)
             .finish()
     }

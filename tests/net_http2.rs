@@ -1017,7 +1017,7 @@ async fn h2_tls_server(
     certificates: &[(&str, &TestPki)],
     misdirect: bool,
 ) -> (std::net::SocketAddr, Arc<AtomicUsize>, Arc<AtomicUsize>) {
-    let provider = rustls::crypto::ring::default_provider();
+    let provider = rustls::crypto::aws_lc_rs::default_provider();
     let mut resolver = rustls::server::ResolvesServerCertUsingSni::new();
     for (name, pki) in certificates {
         let key = provider

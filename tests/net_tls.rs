@@ -625,8 +625,8 @@ async fn a_second_connection_to_a_server_resumes_the_tls_session() {
         read_all(response.into_body()).await.unwrap();
         let mut seen = Vec::new();
         for _ in 0..2 {
-            let kind = tokio::time::timeout(Duration::from_secs(10), kinds.recv()).await;
-            seen.push(kind.unwrap().unwrap());
+            let handshake = tokio::time::timeout(Duration::from_secs(10), kinds.recv()).await;
+            seen.push(handshake.unwrap().unwrap().kind);
         }
         assert_eq!(
             seen,
@@ -634,6 +634,75 @@ async fn a_second_connection_to_a_server_resumes_the_tls_session() {
             "{version}"
         );
     }
+}
+
+/// Fetches `https://localhost/` from the server `acceptor` makes, and gives the key exchange
+/// group as the client and as the server saw it, and the kind of handshake.
+async fn key_exchange(pki: &TestPki, acceptor: tokio_rustls::TlsAcceptor) -> (String, Handshake) {
+    let (server, mut handshakes) = tls_server_reporting_handshakes(acceptor).await;
+    let client = whatwg_fetch::Client::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificates_pem(pki.ca_pem.as_bytes())
+        .resolve("localhost", server.addr)
+        .build()
+        .unwrap();
+    let url = format!("https://localhost:{}/", server.addr.port());
+    let response = client.get(&url).send().await.unwrap();
+    let tls = response.tls_info().expect("an https response has TLS info");
+    let group = tls.key_exchange_group().unwrap_or("none").to_owned();
+    let handshake = tokio::time::timeout(Duration::from_secs(10), handshakes.recv()).await;
+    (group, handshake.unwrap().unwrap())
+}
+
+/// The default build offers the post-quantum hybrid first, as Chrome and Firefox do: a
+/// server that has it uses it, and one that lacks it gets X25519's key share in the same
+/// ClientHello, so no second round trip (no HelloRetryRequest).
+#[cfg(feature = "aws-lc-rs")]
+#[tokio::test]
+async fn the_post_quantum_hybrid_is_used_where_the_server_has_it_and_x25519_where_not() {
+    use rustls::crypto::aws_lc_rs::kx_group::{SECP256R1, X25519, X25519MLKEM768};
+    let pki = pki();
+    let full = rustls::HandshakeKind::Full;
+
+    let (group, handshake) =
+        key_exchange(&pki, pki.acceptor_with_groups(&[X25519MLKEM768, X25519])).await;
+    assert_eq!(group, "X25519MLKEM768");
+    assert_eq!(
+        handshake,
+        Handshake {
+            kind: full,
+            group: Some(rustls::NamedGroup::X25519MLKEM768)
+        }
+    );
+
+    // The server's order does not matter: the client's first key share is the hybrid.
+    let (group, handshake) =
+        key_exchange(&pki, pki.acceptor_with_groups(&[X25519, X25519MLKEM768])).await;
+    assert_eq!(handshake.kind, full);
+    assert_eq!(
+        handshake
+            .group
+            .map(|group| group.as_str().unwrap_or_default().to_owned()),
+        Some(group)
+    );
+
+    let (group, handshake) = key_exchange(&pki, pki.acceptor_with_groups(&[X25519])).await;
+    assert_eq!(group, "X25519");
+    assert_eq!(
+        handshake,
+        Handshake {
+            kind: full,
+            group: Some(rustls::NamedGroup::X25519)
+        }
+    );
+
+    // A server with neither takes a second round trip, as it must, and still connects.
+    let (group, handshake) = key_exchange(&pki, pki.acceptor_with_groups(&[SECP256R1])).await;
+    assert_eq!(group, "secp256r1");
+    assert_eq!(
+        handshake.kind,
+        rustls::HandshakeKind::FullWithHelloRetryRequest
+    );
 }
 
 #[tokio::test]
@@ -644,7 +713,7 @@ async fn a_client_with_its_own_rustls_config_keeps_its_other_options() {
     roots
         .add(rustls_pki_types::CertificateDer::from(pki.ca_der.clone()))
         .unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let config = Arc::new(
         rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

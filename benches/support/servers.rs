@@ -98,7 +98,7 @@ impl TestCa {
     /// The server's TLS configuration (ring, TLS 1.2 and 1.3, ALPN `http/1.1`), resuming
     /// sessions through stateless tickets as most servers do.
     pub fn server_config(&self) -> Arc<rustls::ServerConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("TLS versions")
@@ -106,14 +106,14 @@ impl TestCa {
             .with_single_cert(vec![self.cert.clone()], self.key.clone_key())
             .expect("server certificate");
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        config.ticketer = rustls::crypto::ring::Ticketer::new().expect("ticketer");
+        config.ticketer = rustls::crypto::aws_lc_rs::Ticketer::new().expect("ticketer");
         Arc::new(config)
     }
 
     /// A client configuration trusting only this CA (ring, rustls's defaults otherwise:
     /// its in-memory session cache, so resumption is on), for hyper-util.
     pub fn client_config(&self) -> rustls::ClientConfig {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(CertificateDer::from(self.ca_der.clone()))

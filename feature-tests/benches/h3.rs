@@ -160,7 +160,7 @@ impl BenchClient {
 /// aws-lc-rs) as `fetch()` and the servers are.
 #[cfg(reqwest_unstable)]
 fn reqwest_h3_client(pki: &TestPki) -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     reqwest::Client::builder()
         .add_root_certificate(reqwest::Certificate::from_der(&pki.ca_der).unwrap())
         .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], 0)))

@@ -143,7 +143,7 @@ fn server_config(
     key: PrivateKeyDer<'static>,
     early_data: bool,
 ) -> quinn::ServerConfig {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .unwrap()

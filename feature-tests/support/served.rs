@@ -188,7 +188,7 @@ where
 
 /// QUIC's server configuration: TLS 1.3 with `pki`'s certificate, ALPN `h3`.
 fn quic_config(pki: &TestPki) -> quinn::ServerConfig {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("TLS 1.3")

@@ -10,6 +10,12 @@
 //! at the first connection, on the runtime that asks, since quinn drives it from a task
 //! of that runtime.
 
+// QUIC's packet protection and quinn's own keys come from a crypto provider.
+#[cfg(not(any(feature = "aws-lc-rs", feature = "ring")))]
+compile_error!(
+    "the `http3` feature needs a crypto provider: the `aws-lc-rs` feature (a default one) or `ring`"
+);
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
@@ -1022,6 +1028,13 @@ fn tls_info(connection: &quinn::Connection) -> Option<TlsInfo> {
         })
         .unwrap_or_default();
     // QUIC v1 packet protection starts with TLS_AES_128_GCM_SHA256 (RFC 9001 §5); quinn
-    // does not say which suite the handshake chose, so the suite is left unnamed.
-    Some(TlsInfo::new(TlsVersion::Tls13, "unknown", 0, certificates))
+    // does not say which suite or key exchange group the handshake chose, so they are left
+    // unnamed.
+    Some(TlsInfo::new(
+        TlsVersion::Tls13,
+        "unknown",
+        0,
+        None,
+        certificates,
+    ))
 }

@@ -1,4 +1,8 @@
-//! TLS for `https:` connections, through rustls with the ring provider: TLS 1.3
+//! TLS for `https:` connections, through rustls on the crypto provider of this crate's
+//! features: aws-lc-rs (`aws-lc-rs`, the default), which offers the post-quantum hybrid key
+//! exchange `X25519MLKEM768` first and `X25519` beside it, as Chrome and Firefox do; ring
+//! (`ring`), which has no post-quantum key exchange; or, with neither, the process's
+//! default provider (`CryptoProvider::install_default`). TLS 1.3
 //! ([RFC 8446](https://www.rfc-editor.org/rfc/rfc8446)) and TLS 1.2
 //! ([RFC 5246](https://www.rfc-editor.org/rfc/rfc5246)), server certificates checked
 //! against trusted roots ([RFC 5280](https://www.rfc-editor.org/rfc/rfc5280)) and the
@@ -57,10 +61,14 @@ pub(crate) fn tls_info(connection: &rustls::ClientConnection) -> Option<TlsInfo>
         .iter()
         .map(|certificate| certificate.as_ref().to_vec())
         .collect();
+    let group = connection
+        .negotiated_key_exchange_group()
+        .and_then(|group| group.name().as_str());
     Some(TlsInfo::new(
         version,
         iana_name(suite),
         u16::from(suite),
+        group,
         certificates,
     ))
 }
@@ -106,7 +114,7 @@ impl Identity {
     ///
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
     /// [`NetworkError::Tls`] source that says what is wrong: no certificate, no private
-    /// key, a malformed section, a key that ring cannot use, or a key that does not
+    /// key, a malformed section, a key that the crypto provider cannot use, or a key that does not
     /// belong to the first certificate.
     pub fn from_pem(pem: &[u8]) -> Result<Identity, Error> {
         let chain = CertificateDer::pem_slice_iter(pem)
@@ -127,7 +135,7 @@ impl Identity {
             }
             Err(e) => return Err(config_error("the identity PEM has a malformed key", e)),
         };
-        let key = rustls::sign::CertifiedKey::from_der(chain, key, &provider())
+        let key = rustls::sign::CertifiedKey::from_der(chain, key, &*provider()?)
             .map_err(|e| config_error("the identity's key cannot be used", e))?;
         Ok(Identity { key: Arc::new(key) })
     }
@@ -275,7 +283,7 @@ impl TlsOptions {
                 identity: false,
             });
         }
-        let provider = Arc::new(provider());
+        let provider = provider()?;
         let versions: Vec<_> = TlsVersion::ALL
             .into_iter()
             .filter(|version| (self.min_version..=self.max_version).contains(version))
@@ -508,8 +516,34 @@ fn alpn(http2: bool) -> Vec<Vec<u8>> {
     }
 }
 
-fn provider() -> CryptoProvider {
-    rustls::crypto::ring::default_provider()
+/// The crypto provider of the `aws-lc-rs` feature: its default key exchange groups are
+/// `X25519MLKEM768` (ML-KEM-768 with X25519, draft-ietf-tls-ecdhe-mlkem), `X25519`,
+/// `secp256r1` and `secp384r1`, in that order, and a ClientHello carries key shares for the
+/// first two, so that a server without the hybrid group answers without a second round trip.
+#[cfg(feature = "aws-lc-rs")]
+fn provider() -> Result<Arc<CryptoProvider>, Error> {
+    Ok(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+}
+
+/// The crypto provider of the `ring` feature, for targets aws-lc does not build on.
+/// DEVIATION: no post-quantum key exchange (ring has no ML-KEM), which rustls 0.23.48 marks
+/// by deprecating this provider; the build asked for it, so the warning is not passed on.
+#[cfg(all(feature = "ring", not(feature = "aws-lc-rs")))]
+#[allow(deprecated)]
+fn provider() -> Result<Arc<CryptoProvider>, Error> {
+    Ok(Arc::new(rustls::crypto::ring::default_provider()))
+}
+
+/// Built without a provider feature: the provider the program installed for the process.
+#[cfg(not(any(feature = "aws-lc-rs", feature = "ring")))]
+fn provider() -> Result<Arc<CryptoProvider>, Error> {
+    CryptoProvider::get_default().cloned().ok_or_else(|| {
+        config_message(
+            "no TLS crypto provider: this build has neither the `aws-lc-rs` nor the `ring` \
+             feature, and no provider was installed with \
+             rustls::crypto::CryptoProvider::install_default",
+        )
+    })
 }
 
 impl TlsSetup {
@@ -871,7 +905,7 @@ mod tests {
             built_in_roots: false,
             ..TlsOptions::default()
         };
-        let provider = Arc::new(provider());
+        let provider = provider().unwrap();
         let verifier = options.verifier(&provider).unwrap();
         let (_, leaf) = ca_and_leaf("no roots");
         let error = verifier
@@ -934,7 +968,7 @@ mod tests {
         // system's store itself.
         let (ca, leaf) = ca_and_leaf("Test CA");
         let (_, stranger) = ca_and_leaf("Unknown CA");
-        let provider = Arc::new(provider());
+        let provider = provider().unwrap();
         let options = TlsOptions {
             extra_roots: vec![ca],
             ..TlsOptions::default()

@@ -279,7 +279,7 @@ impl TestPki {
 
     /// A TLS acceptor presenting the certificate and offering the `alpn` protocols.
     pub fn acceptor(&self, alpn: &[&[u8]]) -> tokio_rustls::TlsAcceptor {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .unwrap()
@@ -579,6 +579,26 @@ impl TestPki {
         }
     }
 
+    /// A TLS 1.3 acceptor as [`TestPki::acceptor`] whose key exchange groups are `groups`
+    /// alone, in that order of preference.
+    pub fn acceptor_with_groups(
+        &self,
+        groups: &[&'static dyn rustls::crypto::SupportedKxGroup],
+    ) -> tokio_rustls::TlsAcceptor {
+        let provider = rustls::crypto::CryptoProvider {
+            kx_groups: groups.to_vec(),
+            ..rustls::crypto::aws_lc_rs::default_provider()
+        };
+        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![self.cert.clone()], self.key.clone_key())
+            .unwrap();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
+
     /// A TLS acceptor as [`TestPki::acceptor`], speaking only `versions`, and, with
     /// `client_ca`, requiring a client certificate that CA (DER) signed.
     pub fn acceptor_with(
@@ -587,7 +607,7 @@ impl TestPki {
         versions: &[&'static rustls::SupportedProtocolVersion],
         client_ca: Option<&[u8]>,
     ) -> tokio_rustls::TlsAcceptor {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(versions)
             .unwrap();
@@ -615,12 +635,20 @@ impl TestPki {
     }
 }
 
+/// What a test server saw of one TLS handshake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handshake {
+    /// Full, resumed, or full after a HelloRetryRequest.
+    pub kind: rustls::HandshakeKind,
+    /// The key exchange group it used.
+    pub group: Option<rustls::NamedGroup>,
+}
+
 /// A TLS server as [`tls_server`] that answers every request with the protocol it came
-/// over, and sends the kind of each handshake it completes (full or resumed) to the
-/// receiver.
+/// over, and sends what it saw of each handshake it completes to the receiver.
 pub async fn tls_server_reporting_handshakes(
     acceptor: tokio_rustls::TlsAcceptor,
-) -> (Server, UnboundedReceiver<rustls::HandshakeKind>) {
+) -> (Server, UnboundedReceiver<Handshake>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let handler: Handler = Arc::new(|req| {
         Box::pin(async move { Response::new(full(format!("{:?}", req.version()))) })
@@ -631,8 +659,12 @@ pub async fn tls_server_reporting_handshakes(
             let Ok(tls) = acceptor.accept(tcp).await else {
                 return;
             };
-            if let Some(kind) = tls.get_ref().1.handshake_kind() {
-                let _ = tx.send(kind);
+            let connection = tls.get_ref().1;
+            if let Some(kind) = connection.handshake_kind() {
+                let group = connection
+                    .negotiated_key_exchange_group()
+                    .map(|group| group.name());
+                let _ = tx.send(Handshake { kind, group });
             }
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(tls), service)
