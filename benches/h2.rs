@@ -3,7 +3,7 @@
 //! hyper HTTP/2 server in this process.
 //!
 //! ```text
-//! cargo bench --bench h2 -- [--n 5000] [--concurrency 100] [--rounds 7] [--size-mib 64]
+//! cargo bench -p benches --bench h2 -- [--n 5000] [--concurrency 100] [--rounds 7] [--size-mib 64]
 //!                           [--download-rounds 7] [--clients fetch,hyper,reqwest]
 //!                           [--order both|forward|reverse] [--workloads json,download]
 //!                           [--sequential]

@@ -1,9 +1,10 @@
 //! HTTPS/1.1 benchmark: `fetch()` against hyper-util's legacy client over hyper-rustls, both
-//! on rustls with ring, trusting only a CA made at start-up (rcgen), against a hyper server
-//! behind tokio-rustls in this process (TLS 1.3, ALPN `http/1.1`, stateless session tickets).
+//! on rustls with aws-lc-rs (key exchange X25519MLKEM768), trusting only a CA made at start-up
+//! (rcgen), against a hyper server behind tokio-rustls in this process (TLS 1.3, ALPN
+//! `http/1.1`, stateless session tickets).
 //!
 //! ```text
-//! cargo bench --bench https -- [--n 5000] [--concurrency 50] [--rounds 7]
+//! cargo bench -p benches --bench https -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                              [--handshake-n 1000] [--handshake-concurrency 10]
 //!                              [--handshake-rounds 5] [--handshake-cap N]
 //!                              [--clients fetch,hyper]

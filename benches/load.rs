@@ -2,7 +2,7 @@
 //! `../shared/bench` (764-byte JSON body, N GETs with CONCURRENCY in flight, median req/s).
 //!
 //! ```text
-//! cargo bench --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
+//! cargo bench -p benches --bench load -- [--n 5000] [--concurrency 50] [--rounds 7]
 //!                             [--clients fetch,hyper,reqwest] [--order both|forward|reverse]
 //!                             [--min-cpu-ratio R] [--parsed-url] [--sequential]
 //! ```

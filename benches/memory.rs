@@ -5,7 +5,7 @@
 //! HTTP/1.1 server in the parent process.
 //!
 //! ```text
-//! cargo bench --bench memory -- [--connections 10000] [--in-flight 1000] [--rounds 3]
+//! cargo bench -p benches --bench memory -- [--connections 10000] [--in-flight 1000] [--rounds 3]
 //!                               [--clients fetch,hyper] [--order both|forward|reverse]
 //! ```
 //!

@@ -3,7 +3,7 @@
 //! through `fetch()` without keeping it.
 //!
 //! ```text
-//! cargo bench --bench stream -- [--size-mib 256] [--rounds 7] [--memory-mib 1024]
+//! cargo bench -p benches --bench stream -- [--size-mib 256] [--rounds 7] [--memory-mib 1024]
 //!                               [--clients fetch,hyper] [--order both|forward|reverse]
 //! ```
 //!

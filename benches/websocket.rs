@@ -3,7 +3,7 @@
 //! tokio-tungstenite echo server, in the same run, both orders.
 //!
 //! ```text
-//! cargo bench --bench websocket -- [--messages 200000] [--window 64] [--rounds 5]
+//! cargo bench -p benches --bench websocket -- [--messages 200000] [--window 64] [--rounds 5]
 //!                                  [--order both|forward|reverse]
 //!                                  [--only fetch|tokio-tungstenite]
 //! ```

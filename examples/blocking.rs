@@ -1,7 +1,7 @@
 //! The blocking client: a GET, then a POST of JSON, with no async runtime in sight.
 //!
 //! ```text
-//! cargo run --example blocking -- URL
+//! cargo run -p examples --example blocking -- URL
 //! ```
 //!
 //! GETs URL and prints its status, type and the first 200 characters of its body (the

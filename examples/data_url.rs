@@ -1,6 +1,6 @@
 //! Builds a request and answers it with a `data:` URL and the spec types, without a network.
 //!
-//! `cargo run --example data_url -- 'data:text/plain;base64,aGVsbG8='`
+//! `cargo run -p examples --example data_url -- 'data:text/plain;base64,aGVsbG8='`
 
 use whatwg_fetch::data_url::data_url_processor;
 use whatwg_fetch::{Headers, Request, RequestInit, Response, ResponseInit};
@@ -11,7 +11,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .unwrap_or_else(|| "data:text/plain;charset=utf-8,Hello%2C%20fetch!".to_owned());
     let request = Request::new(input.as_str(), RequestInit::default())?;
-    let url: url::Url = request.url().parse()?;
+    let url: whatwg_fetch::Url = request.url().parse()?;
     let Some(data) = data_url_processor(&url) else {
         return Err(format!("not a valid data: URL: {input}").into());
     };

@@ -1,4 +1,4 @@
-//! Prints what a failed fetch says: `cargo run --example error_messages [URL...]`.
+//! Prints what a failed fetch says: `cargo run -p examples --example error_messages [URL...]`.
 //!
 //! Each failure prints the error's `Display` (which names the URL and what failed), its
 //! chain of causes one per line, and `{:#}`: all of it on one line.

@@ -2,8 +2,8 @@
 //! `Last-Event-ID` when it drops.
 //!
 //! ```sh
-//! cargo run --example event_source -- https://example.com/events   # any event stream
-//! cargo run --example event_source                                 # a local demo server
+//! cargo run -p examples --example event_source -- https://example.com/events   # any event stream
+//! cargo run -p examples --example event_source                                 # a local demo server
 //! ```
 //!
 //! Without a URL it starts a server on 127.0.0.1 that sends three numbered events and

@@ -1,7 +1,7 @@
 //! A small curl-like command over `whatwg_fetch::Client`.
 //!
 //! ```text
-//! cargo run --example fetch -- [OPTIONS] URL
+//! cargo run -p examples --example fetch -- [OPTIONS] URL
 //!
 //!   -X, --method METHOD      request method (default GET, or POST with a body)
 //!   -H, --header 'N: V'      add a request header (repeatable)

@@ -1,4 +1,4 @@
-//! The tasks a reqwest program does, in reqwest's call shapes: `cargo run --example
+//! The tasks a reqwest program does, in reqwest's call shapes: `cargo run -p examples --example
 //! reqwest_tasks` (against a server of its own on 127.0.0.1), or `-- URL` for another
 //! server with the same paths.
 //!

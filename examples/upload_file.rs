@@ -2,7 +2,7 @@
 //! time as the body is sent, never whole into memory.
 //!
 //! ```text
-//! cargo run --example upload_file -- URL PATH... [--field NAME=VALUE]... [--stdin NAME]
+//! cargo run -p examples --example upload_file -- URL PATH... [--field NAME=VALUE]... [--stdin NAME]
 //!
 //!   PATH                 a file to send as a part named "file" (its name and a type
 //!                        guessed from its extension go with it)
@@ -14,7 +14,7 @@
 //! For example, against a server that echoes what it gets:
 //!
 //! ```text
-//! cargo run --example upload_file -- https://httpbin.org/post ./photo.png --field title=Beach
+//! cargo run -p examples --example upload_file -- https://httpbin.org/post ./photo.png --field title=Beach
 //! ```
 
 use whatwg_fetch::form_data::{FormData, StreamedFile};

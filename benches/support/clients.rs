@@ -87,7 +87,7 @@ impl Bench {
     /// with the WHATWG URL parser on every call.
     #[allow(
         dead_code,
-        reason = "used by the load benchmark; examples/bench_client.rs includes this file too"
+        reason = "used by the load benchmark; benches/bench_client.rs includes this file too"
     )]
     pub fn parse_url_once(&mut self, url: &str) -> Result<(), String> {
         let parsed = url::Url::parse(url).map_err(|error| format!("{url}: {error}"))?;
@@ -173,7 +173,7 @@ pub async fn checked_round(
 /// Probe, warm-up round, then `rounds` measured rounds: the req/s of each measured round.
 #[allow(
     dead_code,
-    reason = "used by examples/bench_client.rs; the load benchmark runs its rounds itself"
+    reason = "used by benches/bench_client.rs; the load benchmark runs its rounds itself"
 )]
 pub async fn run(
     bench: &Bench,

@@ -2,7 +2,7 @@
 //! its client contract:
 //!
 //! ```text
-//! cargo build --release --example bench_client
+//! cargo build --release -p benches --example bench_client
 //! target/release/examples/bench_client [--clients fetch,hyper,reqwest] URL N CONCURRENCY [ROUNDS]
 //! ```
 //!
@@ -12,10 +12,10 @@
 //! and exits non-zero if a request fails or a count is wrong. By default only `fetch()` is
 //! measured; `--clients` adds the Rust reference clients built with the same profile.
 
-#[path = "../benches/support/clients.rs"]
+#[path = "support/clients.rs"]
 mod clients;
 #[allow(dead_code)]
-#[path = "../benches/support/jobs.rs"]
+#[path = "support/jobs.rs"]
 mod jobs;
 
 const USAGE: &str =

@@ -12,13 +12,13 @@
 //! adds. `--typical-headers` has each response carry the dozen fields an API's response
 //! typically does (`Cache-Control`, `ETag`, `Vary`, …) rather than three, to measure what
 //! a response's header list costs. `--concurrency C` runs the requests as C tasks at once
-//! (one connection, so C streams in flight over `--h2`), the shape of `cargo bench --bench h2`
+//! (one connection, so C streams in flight over `--h2`), the shape of `cargo bench -p benches --bench h2`
 //! on one thread. `--server-thread` runs the server on a thread and runtime of its own, as the
 //! benchmarks do, so that `valgrind --separate-threads=yes` counts the client's instructions
 //! apart from the server's.
 //!
 //! ```text
-//! cargo build --release --example callgrind_fetch
+//! cargo build --release -p benches --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
 //!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--concurrency C] \
