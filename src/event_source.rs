@@ -1,5 +1,5 @@
 //! [`EventSource`](https://html.spec.whatwg.org/multipage/server-sent-events.html#the-eventsource-interface):
-//! server-sent events (HTML Standard §9.2) as a [`Stream`] of [`Event`]s, over the
+//! server-sent events (HTML Standard §9.2) as a [`Stream`](futures_core::Stream) of [`Event`]s, over the
 //! client's fetch, with the standard's reconnection built in.
 //!
 //! The connection is a fetch of the client's, so it shares its TLS, proxies, cookies and
@@ -29,6 +29,9 @@
 //! # Ok(())
 //! # }
 //! ```
+// The summary line's links name their targets: rustdoc's module lists show it without
+// resolving the names the module imports.
+#![allow(rustdoc::redundant_explicit_links)]
 
 use std::fmt;
 use std::future::Future;

@@ -1,4 +1,4 @@
-//! Conversions between this crate's [`Request`]/[`Response`] and the [`http`] crate's, so
+//! Conversions between this crate's [`Request`]/[`Response`] and the [`http`](::http) crate's, so
 //! code built on `http` types (tower services, hyper servers, axum handlers) can hand values
 //! across in both directions.
 //!
@@ -23,6 +23,9 @@
 //! # Ok::<(), whatwg_fetch::Error>(())
 //! # }).unwrap();
 //! ```
+// The summary line's links name their targets: rustdoc's module lists show it without
+// resolving the names the module imports.
+#![allow(rustdoc::redundant_explicit_links)]
 
 use std::pin::Pin;
 use std::sync::Arc;

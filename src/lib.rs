@@ -375,13 +375,14 @@
 //!   TLS versions), HTTP, HTTPS and SOCKS5 proxies, Unix domain sockets, an async
 //!   resolver, gzip/deflate/br/zstd decoding.
 //! - Conformance: the web-platform-tests for Fetch run against this crate through an
-//!   embedded JavaScript engine; see the README for the scoreboard.
+//!   embedded JavaScript engine; [the README] has the scoreboard, directory by directory.
 //!
 //!
 //! ## Cargo features
 //!
-//! Every feature but `mock`, `tower`, `tracing` and `hickory-dns` is on by default; each one off takes its dependencies out of the build
-//! (the README gives the counts and build times).
+//! Every feature but `ring`, `mock`, `tower`, `tracing`, `hickory-dns`, `redis` and `http3` is on by default; each one off takes its dependencies out of the build
+//! ([the README] gives the counts). On docs.rs every feature is built, and each item says
+//! the feature it needs.
 //!
 //! | Feature | What it adds |
 //! | --- | --- |
@@ -389,16 +390,33 @@
 //! | `gzip`, `deflate`, `brotli`, `zstd` | Decoding each content coding, and naming it in `Accept-Encoding` ([`net::ACCEPT_ENCODING`]); a response in a coding left out is delivered as it came. `zstd` builds the C library libzstd. |
 //! | `system-roots` | Trusting the system's certificate store ([`ClientBuilder::tls_system_roots`]). |
 //! | `built-in-roots` | Trusting Mozilla's root certificates, compiled in ([`ClientBuilder::tls_built_in_roots`]). With neither roots feature, `https:` works only with roots you add; without any, the handshake fails saying so. |
+//! | `aws-lc-rs` | TLS and QUIC on aws-lc-rs (it builds the C library aws-lc), offering the post-quantum hybrid key exchange `X25519MLKEM768` first and `X25519` beside it, as Chrome and Firefox do; [`net::TlsInfo::key_exchange_group`] says which one a connection used. |
+//! | `ring` (off by default) | TLS and QUIC on ring, for targets aws-lc does not build on: no post-quantum key exchange. With both, aws-lc-rs is used; with neither, the provider the program installed with `rustls::crypto::CryptoProvider::install_default` (and [`ClientBuilder::build`] fails saying so when there is none). |
 //! | `mock` (off by default) | The `mock` module: a `Transport` answering requests from interceptors, for tests. |
 //! | `tower` (off by default) | [`Client`] as a `tower::Service` (the `middleware` module) and `ClientBuilder::transport_layer`, for tower layers around whole fetches and around each network request. |
-//! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG); see the README's "Tracing". |
+//! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG), with the fields [the README]'s "Tracing" lists. |
 //! | `hickory-dns` (off by default) | `net::HickoryResolver`, hickory's DNS stub resolver as a `net::Resolve` (the system's name servers, or a configuration of one's own), and `ClientBuilder::hickory_dns` to use it, as reqwest's feature of that name; unlike reqwest's, it is never the default. Needs Rust 1.88. |
-//! | `redis` (off by default) | `cache::RedisCacheStore`: an HTTP cache store on Redis that every client of a fleet shares, read through before the network and written behind it; see the README's "Sharing the cache on Redis". |
+//! | `redis` (off by default) | [`cache::RedisCacheStore`][RedisCacheStore] and [`cookie::RedisCookieStore`][RedisCookieStore]: the HTTP cache's responses and the cookie jar on Redis, shared by every client of a fleet (the cache read through before the network and written behind it). |
+//! | `http3` (off by default; unstable while the `h3` crates are 0.0.x) | HTTP/3 over QUIC (`quinn`, `h3`): `ClientBuilder::http3_prior_knowledge` for every `https:` request, or `Alt-Svc` discovery raced against TCP (`ClientBuilder::http3`), 0-RTT with `ClientBuilder::tls_early_data`, `net::AltSvcCache` to keep what origins announced. Needs `aws-lc-rs` or `ring`. [`Response::version`] and [`ResourceTiming::next_hop_protocol`] say `HTTP/3` / `h3` for a response that came over it. |
 //!
 //! The cookie store, the HTTP cache, SOCKS and the rest have no dependencies of their own
 //! and are always built; each is off at run time unless its environment or option turns
 //! it on.
+//!
+//! [the README]: https://docs.rs/crate/whatwg-fetch/latest/source/README.md
+#![cfg_attr(
+    feature = "redis",
+    doc = "[RedisCacheStore]: cache::RedisCacheStore",
+    doc = "[RedisCookieStore]: cookie::RedisCookieStore"
+)]
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[RedisCacheStore]: https://docs.rs/whatwg-fetch/latest/whatwg_fetch/cache/struct.RedisCacheStore.html",
+    doc = "[RedisCookieStore]: https://docs.rs/whatwg-fetch/latest/whatwg_fetch/cookie/struct.RedisCookieStore.html"
+)]
 #![deny(missing_docs)]
+// docs.rs (`--cfg docsrs`, every feature): each item says the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)

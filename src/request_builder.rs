@@ -527,8 +527,7 @@ impl RequestBuilder {
     /// this request and each it is redirected to; by default the connection's (ALPN's
     /// choice, prior knowledge, or HTTP/3 once an origin announced it):
     /// - `Version::HTTP_3`: over HTTP/3 alone, as
-    ///   [`http3_prior_knowledge`](crate::ClientBuilder::http3_prior_knowledge) would for
-    ///   every request. It needs the `http3` feature and an `https:` URL reached directly
+    ///   [`http3_prior_knowledge`][http3_prior_knowledge] would for every request. It needs the `http3` feature and an `https:` URL reached directly
     ///   (HTTP/3 goes through no proxy); a server that does not answer over QUIC fails the
     ///   request, nothing falling back to TCP.
     /// - `Version::HTTP_2`: over HTTP/2 alone. A connection that speaks HTTP/1.1 (ALPN's
@@ -562,6 +561,14 @@ impl RequestBuilder {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg_attr(
+        feature = "http3",
+        doc = "[http3_prior_knowledge]: crate::ClientBuilder::http3_prior_knowledge"
+    )]
+    #[cfg_attr(
+        not(feature = "http3"),
+        doc = "[http3_prior_knowledge]: https://docs.rs/whatwg-fetch/latest/whatwg_fetch/struct.ClientBuilder.html#method.http3_prior_knowledge"
+    )]
     pub fn version(self, version: http::Version) -> RequestBuilder {
         self.with(|parts| {
             if version == http::Version::HTTP_09 || version == http::Version::HTTP_10 {

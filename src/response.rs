@@ -912,9 +912,10 @@ impl Response {
         Err(Error::upgrade(status, &why, url))
     }
 
-    /// The HTTP version of the response, as reqwest's `Response::version`: HTTP/2 for one
-    /// that came over HTTP/2, HTTP/1.0 for an HTTP/1.0 server's response (its status line
-    /// says `HTTP/1.0`), HTTP/1.1 otherwise. A response served from the HTTP cache has the
+    /// The HTTP version of the response, as reqwest's `Response::version`: HTTP/3 for one
+    /// that came over HTTP/3 (the `http3` feature), HTTP/2 for one that came over HTTP/2,
+    /// HTTP/1.0 for an HTTP/1.0 server's response (its status line says `HTTP/1.0`),
+    /// HTTP/1.1 otherwise. A response served from the HTTP cache has the
     /// version of the network response it was stored from. One that did not come from the
     /// network at all (made with [`Response::new`], fetched from a `data:`, `blob:` or
     /// `about:` URL) has HTTP/1.1, as reqwest's default; a mock transport's is the

@@ -263,8 +263,9 @@ pub struct ResourceTiming {
     pub request_start: Duration,
     /// `responseStart`: when the response head had arrived.
     pub response_start: Duration,
-    /// `nextHopProtocol`: the connection's ALPN protocol ID, `"http/1.1"` or `"h2"`;
-    /// empty when the response did not come from the network.
+    /// `nextHopProtocol`: the connection's ALPN protocol ID, `"http/1.1"`, `"h2"` or
+    /// (with the `http3` feature) `"h3"`; empty when the response did not come from the
+    /// network.
     pub next_hop_protocol: &'static str,
     /// Not in Resource Timing: whether the request went over a connection that was
     /// there before it (a pooled HTTP/1.1 connection, or a shared HTTP/2 one).

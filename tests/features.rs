@@ -71,28 +71,168 @@ fn the_crate_builds_without_default_features_and_with_each_feature_alone() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-fn every_feature_is_checked_here() {
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-            .expect("Cargo.toml is readable");
+/// A file of the repository, read whole.
+fn repository_file(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The features Cargo.toml declares, the one place they are written, and those of them on
+/// by default.
+fn declared_features() -> (Vec<String>, Vec<String>) {
+    let manifest = repository_file("Cargo.toml");
     let section = manifest
         .split("\n[features]\n")
         .nth(1)
         .and_then(|rest| rest.split("\n[").next())
         .expect("Cargo.toml has a [features] table");
-    let declared: Vec<&str> = section
+    let declared = section
         .lines()
         .filter_map(|line| line.split_once(" = ").map(|(name, _)| name.trim()))
         .filter(|name| !name.starts_with('#') && *name != "default")
+        .map(str::to_owned)
         .collect();
+    let defaults = section
+        .split("default = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("Cargo.toml has a default feature list")
+        .split(',')
+        .map(|name| name.trim().trim_matches('"').to_owned())
+        .filter(|name| !name.is_empty())
+        .collect();
+    (declared, defaults)
+}
+
+/// The names in backticks in `text`.
+fn quoted(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a document's feature section says: the features its "Every feature but …"
+/// sentence says are off by default, and each feature its table lists with whether that
+/// row says "(off".
+struct FeatureSection {
+    off_by_sentence: Vec<String>,
+    rows: Vec<(String, bool)>,
+}
+
+/// The section of `document` that starts at `heading` and ends at the next heading of
+/// the same level.
+fn feature_section(document: &str, heading: &str) -> FeatureSection {
+    let start = document
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?} section"));
+    let body = &document[start + heading.len()..];
+    let section = body.split("\n## ").next().unwrap_or(body);
+    let sentence = section
+        .split("Every feature but ")
+        .nth(1)
+        .and_then(|rest| rest.split(" is on by default").next())
+        .unwrap_or_else(|| panic!("{heading:?} has no \"Every feature but … is on by default\""));
+    let mut rows = Vec::new();
+    for line in section.lines().filter(|line| line.starts_with("| `")) {
+        let cell = line.split('|').nth(1).unwrap_or_default();
+        let names = cell.split("(off").next().unwrap_or_default();
+        for name in quoted(names) {
+            rows.push((name, cell.contains("(off")));
+        }
+    }
+    FeatureSection {
+        off_by_sentence: quoted(sentence),
+        rows,
+    }
+}
+
+/// The list of features and their defaults is written once, in Cargo.toml: the README's
+/// table and the crate root's say the same, every feature once, "(off" exactly on those
+/// not on by default, and their "Every feature but …" sentence names exactly those.
+#[test]
+fn the_readme_and_the_crate_root_list_the_features_of_cargo_toml_with_their_defaults() {
+    let (declared, defaults) = declared_features();
+    let crate_root: String = repository_file("src/lib.rs")
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+        .collect();
+    let documents = [
+        (
+            "README.md",
+            feature_section(&repository_file("README.md"), "## Feature flags and MSRV"),
+        ),
+        (
+            "the crate root (src/lib.rs)",
+            feature_section(&crate_root, "## Cargo features"),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (document, section) in &documents {
+        let listed: Vec<&String> = section.rows.iter().map(|(name, _)| name).collect();
+        for name in &declared {
+            match listed.iter().filter(|listed| *listed == &name).count() {
+                1 => {}
+                0 => wrong.push(format!("{document}: no row for the feature `{name}`")),
+                _ => wrong.push(format!("{document}: `{name}` has more than one row")),
+            }
+        }
+        for (name, off) in &section.rows {
+            if !declared.contains(name) {
+                wrong.push(format!(
+                    "{document}: `{name}` is not a feature of Cargo.toml"
+                ));
+            } else if *off == defaults.contains(name) {
+                let truth = if *off { "on" } else { "off" };
+                wrong.push(format!(
+                    "{document}: `{name}` is {truth} by default, its row says otherwise"
+                ));
+            }
+        }
+        let mut said = section.off_by_sentence.clone();
+        let mut off: Vec<String> = declared
+            .iter()
+            .filter(|name| !defaults.contains(name))
+            .cloned()
+            .collect();
+        said.sort();
+        off.sort();
+        if said != off {
+            wrong.push(format!(
+                "{document}: \"Every feature but …\" names {said:?}; off by default are {off:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// docs.rs builds every feature, so that every item is in the documentation.
+#[test]
+fn docs_rs_builds_every_feature() {
+    let manifest = repository_file("Cargo.toml");
+    let metadata = manifest
+        .split("[package.metadata.docs.rs]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("Cargo.toml has a [package.metadata.docs.rs] table");
+    assert!(metadata.contains("all-features = true"), "{metadata}");
+}
+
+#[test]
+fn every_feature_is_checked_here() {
+    let (declared, _) = declared_features();
     let checked: Vec<&str> = FEATURES.iter().flat_map(|set| set.split(',')).collect();
     for name in &declared {
-        assert!(checked.contains(name), "feature {name} is not checked");
+        assert!(
+            checked.contains(&name.as_str()),
+            "feature {name} is not checked"
+        );
     }
     for name in &checked {
         assert!(
-            declared.contains(name),
+            declared.iter().any(|declared| declared == name),
             "{name} is not a feature of Cargo.toml"
         );
     }

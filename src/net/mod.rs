@@ -350,12 +350,22 @@ pub struct SendOptions {
     pub websocket: bool,
     /// The HTTP version the request must go over, when the caller asked for one
     /// ([`RequestBuilder::version`](crate::RequestBuilder::version)): `HTTP_3`
-    /// sends it over HTTP/3 alone, as [prior
-    /// knowledge](crate::ClientBuilder::http3_prior_knowledge) would (with the `http3`
-    /// feature, a client whose [`http3`](crate::ClientBuilder::http3) is on, and no proxy
-    /// for its origin); `HTTP_2` over HTTP/2 alone, failing before it is sent when the
-    /// connection speaks HTTP/1.1; `HTTP_11` as [`http1_only`](SendOptions::http1_only)
-    /// does. `None` (the default) leaves it to ALPN, prior knowledge and `Alt-Svc`.
+    /// sends it over HTTP/3 alone, as [prior knowledge][http3_prior_knowledge] would (with
+    /// the `http3` feature, a client whose [`http3`][http3] is on, and no proxy for its
+    /// origin); `HTTP_2` over HTTP/2 alone, failing before it is sent when the connection
+    /// speaks HTTP/1.1; `HTTP_11` as [`http1_only`](SendOptions::http1_only) does. `None`
+    /// (the default) leaves it to ALPN, prior knowledge and `Alt-Svc`.
+    ///
+    #[cfg_attr(
+        feature = "http3",
+        doc = "[http3_prior_knowledge]: crate::ClientBuilder::http3_prior_knowledge",
+        doc = "[http3]: crate::ClientBuilder::http3"
+    )]
+    #[cfg_attr(
+        not(feature = "http3"),
+        doc = "[http3_prior_knowledge]: https://docs.rs/whatwg-fetch/latest/whatwg_fetch/struct.ClientBuilder.html#method.http3_prior_knowledge",
+        doc = "[http3]: https://docs.rs/whatwg-fetch/latest/whatwg_fetch/struct.ClientBuilder.html#method.http3"
+    )]
     ///
     /// ```
     /// use whatwg_fetch::net::SendOptions;

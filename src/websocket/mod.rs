@@ -1,5 +1,5 @@
 //! [WebSocket](https://websockets.spec.whatwg.org/): a connection of messages both ways,
-//! opened by the client's fetch, as a [`Stream`] and a [`Sink`] of [`Message`]s.
+//! opened by the client's fetch, as a [`Stream`](futures_core::Stream) and a [`Sink`](futures_sink::Sink) of [`Message`]s.
 //!
 //! The opening handshake is the WebSockets Standard's "establish a WebSocket
 //! connection": a fetch in `websocket` mode, so it shares the client's TLS options,
@@ -45,6 +45,9 @@
 //! A [`WebSocket`] splits into a reader and a writer with
 //! [`StreamExt::split`](https://docs.rs/futures-util/latest/futures_util/stream/trait.StreamExt.html#method.split),
 //! as a `tokio-tungstenite` stream does.
+// The summary line's links name their targets: rustdoc's module lists show it without
+// resolving the names the module imports.
+#![allow(rustdoc::redundant_explicit_links)]
 
 mod deflate;
 mod handshake;
