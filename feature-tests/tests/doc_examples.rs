@@ -1091,7 +1091,12 @@ async fn run_all(filters: &[String], show_output: bool) -> ExitCode {
             continue;
         }
         let verdict = if !block.problems.is_empty() {
-            Verdict::Failed(block.problems.join("; "))
+            let mut problems = String::from("build.rs found problems in it:");
+            for problem in block.problems {
+                problems.push_str("\n    - ");
+                problems.push_str(problem);
+            }
+            Verdict::Failed(problems)
         } else if scenario.redis && servers.redis.is_none() {
             Verdict::Skipped(
                 "redis-server is not installed (apt-get install redis-server, or bash \
@@ -1162,6 +1167,9 @@ async fn run_and_check(
         .env("SSL_CERT_FILE", ca_file)
         .env_remove("SSL_CERT_DIR")
         .env("TMPDIR", cwd.join("tmp"))
+        // A panic's message, not pages of the harness's frames under it.
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .env(HTTPS, servers.https.to_string())
         .env(HTTP, servers.http.to_string())
         .env(WSS, servers.wss.to_string())
