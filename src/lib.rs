@@ -212,8 +212,13 @@
 //! let client = Client::new();
 //! let mut events = client.get("https://example.com/feed").bearer_auth("token").event_source()?;
 //! while let Some(event) = events.next().await {
-//!     if let Event::Message(message) = event? {
-//!         println!("{} #{}: {}", message.r#type(), message.last_event_id(), message.data());
+//!     match event {
+//!         Ok(Event::Message(message)) => {
+//!             println!("{} #{}: {}", message.r#type(), message.last_event_id(), message.data());
+//!         }
+//!         Ok(_) => {}
+//!         // The last item: the connection failed for good (a status other than 200, say).
+//!         Err(error) => println!("closed: {error}"),
 //!     }
 //! }
 //! # Ok(())
