@@ -620,7 +620,15 @@ pub use upgrade::Upgraded;
 pub use url::Url;
 pub use websocket::{WebSocket, WebSocketBuilder};
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests: with the features they use, as
+/// `cargo test --workspace` builds the crate (the `no_run` ones also run against local
+/// servers, in `feature-tests/tests/doc_examples.rs`).
+#[cfg(all(
+    doctest,
+    feature = "mock",
+    feature = "tower",
+    feature = "redis",
+    feature = "http3"
+))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -77,15 +77,21 @@ fn repository_file(path: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
+/// The table `[name]` of Cargo.toml, up to the next table.
+fn manifest_table(name: &str) -> String {
+    let manifest = repository_file("Cargo.toml");
+    let table = manifest
+        .split(&format!("\n[{name}]\n"))
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .unwrap_or_else(|| panic!("Cargo.toml has no [{name}] table"));
+    table.to_owned()
+}
+
 /// The features Cargo.toml declares, the one place they are written, and those of them on
 /// by default.
 fn declared_features() -> (Vec<String>, Vec<String>) {
-    let manifest = repository_file("Cargo.toml");
-    let section = manifest
-        .split("\n[features]\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n[").next())
-        .expect("Cargo.toml has a [features] table");
+    let section = manifest_table("features");
     let declared = section
         .lines()
         .filter_map(|line| line.split_once(" = ").map(|(name, _)| name.trim()))
@@ -211,12 +217,7 @@ fn the_readme_and_the_crate_root_list_the_features_of_cargo_toml_with_their_defa
 /// docs.rs builds every feature, so that every item is in the documentation.
 #[test]
 fn docs_rs_builds_every_feature() {
-    let manifest = repository_file("Cargo.toml");
-    let metadata = manifest
-        .split("[package.metadata.docs.rs]")
-        .nth(1)
-        .and_then(|rest| rest.split("\n[").next())
-        .expect("Cargo.toml has a [package.metadata.docs.rs] table");
+    let metadata = manifest_table("package.metadata.docs.rs");
     assert!(metadata.contains("all-features = true"), "{metadata}");
 }
 
