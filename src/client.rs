@@ -325,18 +325,24 @@ impl Client {
     ///
     /// Not an `async fn`: the future is [`fetch_steps`](Self::fetch_steps)'s own, not one
     /// more layer that would hold the request and move it into that one.
+    ///
+    /// `Sync` as well as `Send`, as reqwest's `Pending` is, so that a caller may hold it
+    /// where `Sync` is asked (a field of a `Sync` type, another `Sync` future). Inside, it
+    /// holds futures boxed as `dyn Future + Send` (a [`Transport`]'s, a cookie provider's,
+    /// the HTTP cache store's), which are not: `SyncFuture` makes the whole `Sync` at no
+    /// cost, as it hands out no `&` to what it wraps.
     pub(crate) fn fetch_request_within(
         &self,
         request: Request,
         total_timeout: Option<Duration>,
-    ) -> impl Future<Output = Result<Response>> + Send + '_ {
+    ) -> impl Future<Output = Result<Response>> + Send + Sync + '_ {
         // Not in the spec: with the `tracing` feature, a span for the fetch.
         #[cfg(feature = "tracing")]
         let fetching =
             crate::trace::in_fetch_span(request, move |r| self.fetch_steps(r, total_timeout));
         #[cfg(not(feature = "tracing"))]
         let fetching = self.fetch_steps(request, total_timeout);
-        fetching
+        sync_wrapper::SyncFuture::new(fetching)
     }
 
     /// The steps of [`fetch_request`](Self::fetch_request), with the total timeout that

@@ -189,7 +189,7 @@ enum State {
     /// Not started: the first poll fetches.
     Start,
     /// A fetch under way.
-    Fetching(Pin<Box<dyn Future<Output = Result<Response>> + Send>>),
+    Fetching(Pin<Box<dyn Future<Output = Result<Response>> + Send + Sync>>),
     /// The body of an announced connection, being interpreted.
     Streaming(Body),
     /// Waiting to reestablish the connection; the request's signal ends the wait.

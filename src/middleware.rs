@@ -66,12 +66,14 @@ use crate::error::{BoxError, Error};
 use crate::request::Request;
 use crate::response::Response;
 
-/// The future of a [`Client`] serving a [`Request`].
-pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response, Error>> + Send>>;
+/// The future of a [`Client`] serving a [`Request`]: `Send` and `Sync`, as the future of
+/// [`RequestBuilder::send`](crate::RequestBuilder::send) is.
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + Sync>>;
 
-/// The future of a [`Client`] serving an `http::Request`.
+/// The future of a [`Client`] serving an `http::Request`: `Send` and `Sync`, whatever the
+/// request's body.
 pub type HttpResponseFuture =
-    Pin<Box<dyn Future<Output = Result<http::Response<Body>, Error>> + Send>>;
+    Pin<Box<dyn Future<Output = Result<http::Response<Body>, Error>> + Send + Sync>>;
 
 impl tower_service::Service<Request> for Client {
     type Response = Response;
@@ -111,11 +113,13 @@ where
     /// `http` equivalent.
     fn call(&mut self, request: http::Request<B>) -> HttpResponseFuture {
         let client = self.clone();
-        Box::pin(async move {
+        // The request's body `B` need not be `Sync`: the future holds it until its first
+        // poll, through `&mut` only.
+        Box::pin(sync_wrapper::SyncFuture::new(async move {
             let request = crate::interop::request_from_http_in(client.environment(), request)?;
             let response = client.fetch_request(request).await?;
             http::Response::try_from(response)
-        })
+        }))
     }
 }
 

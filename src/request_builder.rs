@@ -599,7 +599,8 @@ impl RequestBuilder {
     }
 
     /// Fetches the request and returns the response once its head has arrived, as
-    /// [`Client::fetch`] does; the body streams as it is read.
+    /// [`Client::fetch`] does; the body streams as it is read. The future is `Send` and
+    /// `Sync`, as reqwest's `Pending` is.
     ///
     /// # Errors
     /// As [`build`](Self::build), and then as [`Client::fetch`]: a network error, the

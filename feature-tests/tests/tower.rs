@@ -215,3 +215,22 @@ async fn layers_added_later_wrap_those_added_before() {
     })
     .await;
 }
+
+#[test]
+fn the_clients_service_futures_are_send_and_sync() {
+    use http_body_util::BodyExt;
+
+    fn assert_send_sync<T: Send + Sync + 'static>(_: &T) {}
+    let mut client = Client::new();
+    let request = Request::new("http://127.0.0.1:1/", RequestInit::default()).unwrap();
+    assert_send_sync(&tower::Service::<Request>::call(&mut client, request));
+    // Whatever the body: this one is `Send` and not `Sync`.
+    let body = http_body_util::Empty::<bytes::Bytes>::new().boxed_unsync();
+    let request = http::Request::get("http://127.0.0.1:1/")
+        .body(body)
+        .unwrap();
+    assert_send_sync(&tower::Service::<http::Request<_>>::call(
+        &mut client,
+        request,
+    ));
+}

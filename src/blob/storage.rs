@@ -25,7 +25,6 @@ use std::time::SystemTime;
 
 use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
-use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use crate::error::{Error, ErrorKind};
@@ -288,8 +287,12 @@ impl BlobBytes {
         let mut all = Vec::new();
         let len = usize::try_from(self.len()).map_err(|_| too_large())?;
         all.try_reserve_exact(len).map_err(|_| too_large())?;
-        let mut stream = self.clone().stream();
-        while let Some(chunk) = stream.next().await {
+        // In a `SyncWrapper`, polled through `&mut` only: the stream is `Send` and not
+        // `Sync`, and the future of `Blob::read_bytes` that holds it is both.
+        let mut stream = sync_wrapper::SyncWrapper::new(self.clone().stream());
+        while let Some(chunk) =
+            std::future::poll_fn(|cx| stream.get_mut().as_mut().poll_next(cx)).await
+        {
             all.extend_from_slice(&chunk?);
         }
         Ok(Bytes::from(all))
