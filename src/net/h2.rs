@@ -25,6 +25,7 @@
 // Without the feature, what only HTTP/2 uses is never reached.
 #![cfg_attr(not(feature = "http2"), allow(dead_code))]
 
+use std::borrow::Cow;
 use std::sync::Arc;
 #[cfg(feature = "http2")]
 use std::sync::Mutex;
@@ -1550,7 +1551,7 @@ fn tunnel_error(error: h2::Error) -> std::io::Error {
         true => error
             .into_io()
             .unwrap_or_else(|| std::io::ErrorKind::BrokenPipe.into()),
-        false => std::io::Error::other(error),
+        false => std::io::Error::other(H2Error::new(error)),
     }
 }
 
@@ -1655,7 +1656,7 @@ impl Upload {
     fn failure(&mut self) -> Option<NetworkError> {
         let error = self.failed.lock().ok()?.take()?;
         Some(NetworkError::Protocol(Box::new(H2Error {
-            message: "the request body's stream failed",
+            message: Cow::Borrowed("the request body's stream failed"),
             source: Some(error),
         })))
     }
@@ -1845,10 +1846,12 @@ impl H2Body {
                 }));
             }
         }
-        let closed_quietly = matches!(
-            error.reason(),
-            Some(h2::Reason::NO_ERROR | h2::Reason::CANCEL)
-        ) && error.is_remote();
+        // The code of a server's `RST_STREAM` (or `GOAWAY`) that closed the stream without
+        // blaming anyone.
+        let quiet_close = error.reason().filter(|reason| {
+            matches!(*reason, h2::Reason::NO_ERROR | h2::Reason::CANCEL) && error.is_remote()
+        });
+        let closed_quietly = quiet_close.is_some();
         if closed_quietly && self.recv.is_end_stream() {
             // An early response (RFC 9113 §8.1): its stream ended, then the server reset
             // the rest of the exchange.
@@ -1860,10 +1863,14 @@ impl H2Body {
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof);
         Some(Err(if self.expected.is_some() && cut {
             NetworkError::LengthMismatch
-        } else if closed_quietly {
+        } else if let Some(reason) = quiet_close {
             // Whatever its data, never a whole body: its `END_STREAM` never came.
             NetworkError::Protocol(
-                "the HTTP/2 stream was closed (NO_ERROR) before the end of its body".into(),
+                format!(
+                    "the server closed the HTTP/2 stream ({}) before the end of its body",
+                    error_code(reason)
+                )
+                .into(),
             )
         } else {
             NetworkError::Protocol(Box::new(H2Error::new(error)))
@@ -1897,13 +1904,14 @@ impl H2Body {
 /// (or the I/O error under it) as its source.
 #[derive(Debug)]
 pub(crate) struct H2Error {
-    message: &'static str,
+    message: Cow<'static, str>,
     source: Option<BoxError>,
 }
 
 impl H2Error {
     #[cfg(feature = "http2")]
     fn new(error: h2::Error) -> H2Error {
+        let message = describe(&error);
         // The I/O error itself, where there is one: h2's keeps only its kind and text.
         let source: BoxError = match error.is_io() {
             true => match error.into_io() {
@@ -1913,15 +1921,46 @@ impl H2Error {
             false => Box::new(error),
         };
         H2Error {
-            message: "http2 error",
+            message,
             source: Some(source),
         }
     }
 }
 
+/// What `error` says, with the error code of the `RST_STREAM` or `GOAWAY` behind it named
+/// (h2's own text gives only the code's description: "stream no longer needed" for
+/// `CANCEL`), and who sent it.
+#[cfg(feature = "http2")]
+fn describe(error: &h2::Error) -> Cow<'static, str> {
+    let Some(reason) = error.reason() else {
+        return Cow::Borrowed("http2 error");
+    };
+    let code = error_code(reason);
+    let message = match (error.is_reset(), error.is_go_away(), error.is_remote()) {
+        (true, _, true) => format!("the server reset the HTTP/2 stream ({code})"),
+        (true, _, false) => format!("the HTTP/2 stream was reset by this client ({code})"),
+        (_, true, true) => format!("the server closed the HTTP/2 connection (GOAWAY {code})"),
+        (_, true, false) => {
+            format!("the HTTP/2 connection was closed by this client (GOAWAY {code})")
+        }
+        _ => format!("http2 error ({code})"),
+    };
+    Cow::Owned(message)
+}
+
+/// The name of an HTTP/2 error code (RFC 9113 §7), or its number for a code without one.
+#[cfg(feature = "http2")]
+fn error_code(reason: h2::Reason) -> String {
+    match u32::from(reason) {
+        // h2 names these, and only these.
+        0..=13 => format!("{reason:?}"),
+        code => format!("error code {code:#x}"),
+    }
+}
+
 impl std::fmt::Display for H2Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.message)
+        f.write_str(&self.message)
     }
 }
 
