@@ -3,9 +3,20 @@
 //!
 //! A [`Policy`] is set once per client with
 //! [`ClientBuilder::redirect`](crate::ClientBuilder::redirect), as reqwest's is. It rules
-//! inside [HTTP-redirect fetch](https://fetch.spec.whatwg.org/#http-redirect-fetch), after
-//! the spec's own checks (a `Location` that parses, an HTTP(S) scheme) and in place of its
-//! limit of 20; a request whose redirect mode is `error` or `manual` never reaches it.
+//! inside [HTTP-redirect fetch](https://fetch.spec.whatwg.org/#http-redirect-fetch); a
+//! request whose redirect mode is `error` or `manual` never reaches it. Where:
+//!
+//! - [`limited`](Policy::limited) (the default) in place of the spec's limit of 20, after
+//!   its checks of the `Location`: one that is no URL fails the fetch with
+//!   [`NetworkError::InvalidLocation`](crate::NetworkError::InvalidLocation), one whose
+//!   scheme is not `http` or `https` with
+//!   [`NetworkError::UnsupportedScheme`](crate::NetworkError::UnsupportedScheme);
+//! - [`none`](Policy::none) before those checks: the redirect response is the fetch's,
+//!   whatever its `Location` says, as with redirect mode `manual`;
+//! - [`custom`](Policy::custom) before those checks too, for a `Location` that is a URL
+//!   of any scheme: the policy may stop at `ftp://…` or refuse it, and the fetch fails
+//!   with `UnsupportedScheme` only if it follows. A `Location` that is no URL is no
+//!   [`Attempt`] to ask about: the fetch fails with `InvalidLocation`.
 //!
 //! ```
 //! use whatwg_fetch::{Client, redirect};
@@ -74,7 +85,8 @@ impl Policy {
 
     /// Follows no redirect: the redirect response is the fetch's response, its status and
     /// `Location` visible to a server-side client (to a browser-like one, it is an
-    /// opaque-redirect filtered response, as with redirect mode `manual`).
+    /// opaque-redirect filtered response), as with redirect mode `manual`: whatever its
+    /// `Location` says, one that is no URL or not `http:` or `https:` included.
     ///
     /// ```
     /// use whatwg_fetch::{Client, redirect};
@@ -90,6 +102,14 @@ impl Policy {
     /// the URLs so far) and answers with [`Attempt::follow`], [`Attempt::stop`] or
     /// [`Attempt::error`]. The spec's limit of 20 does not apply: the policy counts, up to
     /// [`MAX_REDIRECTS`], past which the fetch fails whatever it says.
+    ///
+    /// The policy is asked about any URL a `Location` names, before fetch checks its
+    /// scheme: it may stop at one fetch cannot follow (`ftp:`, a typo's `htt:`), and the
+    /// redirect response is the fetch's; followed, such a URL fails the fetch with
+    /// [`NetworkError::UnsupportedScheme`](crate::NetworkError::UnsupportedScheme). A
+    /// `Location` that is no URL is not asked about: the fetch fails with
+    /// [`NetworkError::InvalidLocation`](crate::NetworkError::InvalidLocation), as the
+    /// spec has it ([`Policy::none`] hands back even that response).
     ///
     /// ```
     /// use whatwg_fetch::{Client, redirect};
@@ -108,6 +128,27 @@ impl Policy {
     {
         Policy {
             inner: Inner::Custom(Arc::new(policy)),
+        }
+    }
+
+    /// What to do with a redirect of status `status` to `next` (`None` for a `Location`
+    /// that is no URL), asked before HTTP-redirect fetch checks the `Location` (its steps 5
+    /// and 6), for a policy that decides without those checks: `none` stops whatever the
+    /// `Location` says, and a custom policy is asked about any URL, whatever its scheme
+    /// (not about a `Location` that is no URL). `None` for a policy asked after them, in
+    /// step 7's place, with [`redirect`](Self::redirect): `limited`, the spec's.
+    pub(crate) fn redirect_before_location_checks(
+        &self,
+        status: u16,
+        next: Option<&Url>,
+        previous: &[Url],
+    ) -> Option<Action> {
+        match &self.inner {
+            Inner::Limited(_) => None,
+            Inner::None => Some(Action {
+                inner: ActionInner::Stop,
+            }),
+            Inner::Custom(_) => next.map(|next| self.redirect(status, next, previous)),
         }
     }
 
@@ -167,7 +208,8 @@ impl<'a> Attempt<'a> {
         self.status
     }
 
-    /// The URL the redirect leads to, its `Location` parsed.
+    /// The URL the redirect leads to, its `Location` parsed: of any scheme, not only
+    /// `http:` and `https:` (see [`Policy::custom`]).
     pub fn url(&self) -> &'a Url {
         self.next
     }
@@ -265,5 +307,33 @@ mod tests {
             Policy::none().redirect(301, &next, &urls(1)).decision(),
             Decision::Stop
         ));
+    }
+
+    #[test]
+    fn none_and_custom_policies_decide_before_the_location_is_checked() {
+        let early = |policy: &Policy, next: Option<&Url>| {
+            policy
+                .redirect_before_location_checks(302, next, &urls(1))
+                .map(Action::decision)
+        };
+        let unsupported = Url::parse("htt://a.test/next").unwrap();
+        // The spec's limit waits for the spec's checks.
+        assert!(early(&Policy::limited(5), Some(&unsupported)).is_none());
+        // `none` stops whatever the `Location` says, a URL or not.
+        assert!(matches!(
+            early(&Policy::none(), Some(&unsupported)),
+            Some(Decision::Stop)
+        ));
+        assert!(matches!(early(&Policy::none(), None), Some(Decision::Stop)));
+        // A custom policy is asked about a URL of any scheme, and about nothing else.
+        let custom = Policy::custom(|attempt| match attempt.url().scheme() {
+            "htt" => attempt.stop(),
+            _ => attempt.follow(),
+        });
+        assert!(matches!(
+            early(&custom, Some(&unsupported)),
+            Some(Decision::Stop)
+        ));
+        assert!(early(&custom, None).is_none());
     }
 }

@@ -12,10 +12,18 @@ use whatwg_fetch::header::{ACCEPT, HeaderMap, HeaderValue};
 use whatwg_fetch::{Client, NetworkError, RequestRedirect, redirect};
 
 /// A server echoing the request head at `/echo`, and at `/hop/N` redirecting (302) to
-/// `/hop/N-1`, `/hop/0` to `/echo`; `/to-http` redirects to `http://` `/echo` of itself.
+/// `/hop/N-1`, `/hop/0` to `/echo`; at the paths of [`UNFOLLOWABLE`], redirecting to their
+/// `Location`.
 async fn server() -> Server {
     hyper_server(|request| async move {
         let path = request.uri().path().to_owned();
+        if let Some((_, location)) = UNFOLLOWABLE.iter().find(|(at, _)| *at == path) {
+            return http::Response::builder()
+                .status(302)
+                .header("location", *location)
+                .body(full(""))
+                .unwrap();
+        }
         if let Some(n) = path.strip_prefix("/hop/") {
             let n: u32 = n.parse().unwrap();
             let next = if n == 0 {
@@ -33,6 +41,14 @@ async fn server() -> Server {
     })
     .await
 }
+
+/// Redirects that fetch cannot follow, by the path that answers them: to a URL whose scheme
+/// is not an HTTP(S) scheme (HTTP-redirect fetch step 6), and to a `Location` that is no URL
+/// (step 5).
+const UNFOLLOWABLE: [(&str, &str); 2] = [
+    ("/bad-scheme", "htt://example.test/next"),
+    ("/unparsable", "http://[::1/next"),
+];
 
 async fn text(client: &Client, url: &str) -> Result<String, whatwg_fetch::Error> {
     let mut response = tokio::time::timeout(Duration::from_secs(20), client.get(url).send())
@@ -261,6 +277,119 @@ async fn a_requests_redirect_mode_rules_before_the_policy() {
         .await
         .unwrap();
     assert_eq!(response.status(), 302);
+}
+
+#[tokio::test]
+async fn a_policy_that_stops_returns_the_redirect_whatever_its_location_says() {
+    let server = server().await;
+    let none = Client::builder()
+        .redirect(redirect::Policy::none())
+        .build()
+        .unwrap();
+    for (path, location) in UNFOLLOWABLE {
+        // `Policy::none()` hands back the redirect response as redirect mode "manual" does.
+        let answers = [
+            none.get(server.url(path)).send().await,
+            Client::new()
+                .get(server.url(path))
+                .redirect(RequestRedirect::Manual)
+                .send()
+                .await,
+        ];
+        for response in answers {
+            let response = response.unwrap_or_else(|error| panic!("{path}: {error:#}"));
+            assert_eq!(response.status(), 302, "{path}");
+            assert_eq!(
+                response.headers().get("location").unwrap().as_deref(),
+                Some(location),
+                "{path}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_custom_policy_is_asked_about_a_location_of_any_scheme() {
+    let server = server().await;
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::builder()
+        .redirect(redirect::Policy::custom(move |attempt| {
+            seen.lock().unwrap().push(attempt.url().to_string());
+            match attempt.url().host_str() {
+                Some("stop.test") => attempt.stop(),
+                Some("refuse.test") => attempt.error("not there"),
+                _ => attempt.follow(),
+            }
+        }))
+        .build()
+        .unwrap();
+    // The attempt is the URL the `Location` names, scheme and all; followed, fetch refuses
+    // it (HTTP-redirect fetch step 6).
+    let error = text(&client, &server.url("/bad-scheme")).await.unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::UnsupportedScheme(scheme)) if scheme == "htt"),
+        "{error:#}"
+    );
+    assert_eq!(*asked.lock().unwrap(), ["htt://example.test/next"]);
+
+    // A `Location` that is no URL is no attempt: the fetch fails as the spec's step 5 has
+    // it, and the policy is not asked.
+    asked.lock().unwrap().clear();
+    let error = text(&client, &server.url("/unparsable")).await.unwrap_err();
+    assert!(error.is_redirect(), "{error:#}");
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::InvalidLocation(location)) if location == "http://[::1/next"),
+        "{error:#}"
+    );
+    assert!(asked.lock().unwrap().is_empty());
+
+    // Stopped or refused, whatever the scheme.
+    let server = hyper_server(|request| async move {
+        let location = match request.uri().path() {
+            "/stop" => "htt://stop.test/",
+            _ => "htt://refuse.test/",
+        };
+        http::Response::builder()
+            .status(301)
+            .header("location", location)
+            .body(full(""))
+            .unwrap()
+    })
+    .await;
+    let response = client.get(server.url("/stop")).send().await.unwrap();
+    assert_eq!(response.status(), 301);
+    let error = text(&client, &server.url("/refuse")).await.unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::RedirectPolicy(_))),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_limited_policy_keeps_the_specs_checks_of_the_location() {
+    let server = server().await;
+    for client in [
+        Client::new(),
+        Client::builder()
+            .redirect(redirect::Policy::limited(3))
+            .build()
+            .unwrap(),
+    ] {
+        let error = text(&client, &server.url("/bad-scheme")).await.unwrap_err();
+        assert!(
+            matches!(error.network_error(), Some(NetworkError::UnsupportedScheme(scheme)) if scheme == "htt"),
+            "{error:#}"
+        );
+        let error = text(&client, &server.url("/unparsable")).await.unwrap_err();
+        assert!(
+            matches!(
+                error.network_error(),
+                Some(NetworkError::InvalidLocation(_))
+            ),
+            "{error:#}"
+        );
+    }
 }
 
 #[tokio::test]

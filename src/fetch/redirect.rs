@@ -20,15 +20,44 @@ pub(crate) async fn http_redirect_fetch(
     // Step 2. Let internalResponse be response, if response is not a filtered response;
     // otherwise response's internal response.
     let internal_response = response.internal_response_or_self();
+    let status = internal_response.status;
     // Step 3. Let locationURL be internalResponse's location URL given request's current
     // URL's fragment.
     let location_url = internal_response.location_url(request.current_url().fragment());
     let location_url = match location_url {
         // Step 4. If locationURL is null, then return response.
         None => return response,
+        Some(location_url) => location_url,
+    };
+    // Not in the spec: the client's redirect policy (`crate::redirect`), a layer of the
+    // crate's own above these steps, as reqwest's is.
+    // DEVIATION: a policy that decides by itself (`Policy::none`, `Policy::custom`) is
+    // asked here, before steps 5 and 6 check locationURL, so that a policy that stops
+    // hands back the redirect response whatever its `Location` says, as redirect mode
+    // "manual" does; a custom policy sees the URL a `Location` names whatever its scheme,
+    // and is not asked about one that is no URL. The spec's limit (`Policy::limited`, the
+    // default) stays in step 7's place, after the checks, so that with it these steps
+    // run as written.
+    let policy = &fetch_params.context.redirect_policy;
+    let browser_like = request.client.is_browser_like();
+    let asked_early = policy.redirect_before_location_checks(
+        status,
+        location_url.as_ref().ok(),
+        &request.url_list,
+    );
+    let decided_early = asked_early.is_some();
+    let response = match asked_early {
+        Some(action) => match apply_policy(action.decision(), response, browser_like) {
+            Ruled::Follow(response) => response,
+            Ruled::Return(done) => return done,
+        },
+        None => response,
+    };
+    let location_url = match location_url {
         // Step 5. If locationURL is failure, then return a network error.
-        Some(Err(_)) => {
-            let location = internal_response
+        Err(_) => {
+            let location = response
+                .internal_response_or_self()
                 .headers
                 .header_list()
                 .get("location")
@@ -36,7 +65,7 @@ pub(crate) async fn http_redirect_fetch(
                 .unwrap_or_default();
             return network_error(NetworkError::InvalidLocation(location));
         }
-        Some(Ok(url)) => url,
+        Ok(url) => url,
     };
     // Step 6. If locationURL's scheme is not an HTTP(S) scheme, then return a network
     // error.
@@ -47,25 +76,19 @@ pub(crate) async fn http_redirect_fetch(
     }
     // Step 7. If request's redirect count is 20, then return a network error.
     // Not in the spec: the client's redirect policy counts in its place (20 by default),
-    // or decides each redirect itself.
-    let policy = &fetch_params.context.redirect_policy;
-    match policy
-        .redirect(internal_response.status, &location_url, &request.url_list)
-        .decision()
-    {
-        Decision::Follow => {}
-        Decision::TooMany(max) => {
-            return network_error(NetworkError::TooManyRedirects { max });
+    // unless it decided above.
+    let response = match decided_early {
+        true => response,
+        false => {
+            let decision = policy
+                .redirect(status, &location_url, &request.url_list)
+                .decision();
+            match apply_policy(decision, response, browser_like) {
+                Ruled::Follow(response) => response,
+                Ruled::Return(done) => return done,
+            }
         }
-        Decision::Error(error) => return network_error(NetworkError::RedirectPolicy(error)),
-        // The redirect response is the fetch's, as redirect mode "manual" has it: as is
-        // for a server-side client, an opaque-redirect filtered response for a
-        // browser-like one.
-        Decision::Stop if request.client.is_browser_like() => {
-            return response.into_opaque_redirect_filtered();
-        }
-        Decision::Stop => return response,
-    }
+    };
     // Step 8. Increase request's redirect count by 1.
     // (Saturating: a redirect policy may allow more than a `u8` counts.)
     request.redirect_count = request.redirect_count.saturating_add(1);
@@ -93,7 +116,6 @@ pub(crate) async fn http_redirect_fetch(
             "a CORS redirect to a URL with credentials".into(),
         ));
     }
-    let status = internal_response.status;
     // Step 11. If internalResponse's status is not 303, request's body is non-null, and
     // request's body's source is null, then return a network error.
     if status != 303 && request.body.as_ref().is_some_and(|body| !body.has_source()) {
@@ -174,6 +196,31 @@ pub(crate) async fn http_redirect_fetch(
     drop(response);
     // Step 22. Return the result of running main fetch given fetchParams and recursive.
     Box::pin(main_fetch(fetch_params, recursive)).await
+}
+
+/// Not in the spec: a redirect response as the client's redirect policy ruled on it.
+enum Ruled {
+    /// To be followed.
+    Follow(Response),
+    /// Not followed: the fetch's response (the redirect response, or a network error).
+    Return(Response),
+}
+
+/// Not in the spec: what the client's redirect policy's `decision` makes of the redirect
+/// `response`.
+fn apply_policy(decision: Decision, response: Response, browser_like: bool) -> Ruled {
+    match decision {
+        Decision::Follow => Ruled::Follow(response),
+        Decision::TooMany(max) => {
+            Ruled::Return(network_error(NetworkError::TooManyRedirects { max }))
+        }
+        Decision::Error(error) => Ruled::Return(network_error(NetworkError::RedirectPolicy(error))),
+        // The redirect response is the fetch's, as redirect mode "manual" has it: as is for
+        // a server-side client, an opaque-redirect filtered response for a browser-like
+        // one.
+        Decision::Stop if browser_like => Ruled::Return(response.into_opaque_redirect_filtered()),
+        Decision::Stop => Ruled::Return(response),
+    }
 }
 
 /// Deletes every header whose name matches `predicate` from request's header list.
