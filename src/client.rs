@@ -774,9 +774,11 @@ impl ClientBuilder {
         self
     }
 
-    /// Refuses every request to a plain `http:` URL, redirects included, with a network
-    /// error ([`NetworkError::Blocked`]); a URL that HSTS upgrades to `https:` passes.
-    /// `data:`, `blob:` and `file:` URLs are not network requests and are not affected.
+    /// Refuses every request to a plain `http:` URL with a network error
+    /// ([`NetworkError::Blocked`]), and every redirect to one with a redirect error
+    /// ([`NetworkError::RedirectToHttp`], [`Error::is_redirect`]); a URL that HSTS upgrades
+    /// to `https:` passes. `data:`, `blob:` and `file:` URLs are not network requests and
+    /// are not affected.
     ///
     /// ```
     /// # tokio_test::block_on(async {

@@ -140,6 +140,12 @@ pub enum NetworkError {
     /// A redirect's `Location` could not be parsed as a URL.
     #[error("invalid Location header {0:?}")]
     InvalidLocation(String),
+    /// A redirect to a plain `http:` URL, refused by a client made
+    /// [`https_only`](crate::ClientBuilder::https_only) (after HSTS had its chance to
+    /// upgrade it). The first request's own `http:` URL is [`Blocked`](Self::Blocked)
+    /// instead.
+    #[error("redirect to a plain http: URL refused: the client is https_only")]
+    RedirectToHttp,
     /// A redirect needed the request body again, but the body was a stream.
     #[error("cannot follow a redirect that needs a streamed request body again")]
     StreamBodyOnRedirect,
@@ -687,9 +693,9 @@ impl Error {
     }
 
     /// Whether a redirect ended the fetch: more than 20 (or the redirect policy's limit), one
-    /// refused by the redirect policy or by the request's
-    /// redirect mode `error`, an invalid `Location`, or one that needed a streamed body
-    /// again.
+    /// refused by the redirect policy, by the request's redirect mode `error` or, to a
+    /// plain `http:` URL, by an [`https_only`](crate::ClientBuilder::https_only) client, an
+    /// invalid `Location`, or one that needed a streamed body again.
     pub fn is_redirect(&self) -> bool {
         matches!(
             self.network_error(),
@@ -698,6 +704,7 @@ impl Error {
                     | NetworkError::RedirectPolicy(_)
                     | NetworkError::RedirectRefused
                     | NetworkError::InvalidLocation(_)
+                    | NetworkError::RedirectToHttp
                     | NetworkError::StreamBodyOnRedirect
             )
         )

@@ -617,6 +617,7 @@ fn is_futile(error: &Error) -> bool {
                 | NetworkError::RedirectPolicy(_)
                 | NetworkError::RedirectRefused
                 | NetworkError::InvalidLocation(_)
+                | NetworkError::RedirectToHttp
                 | NetworkError::StreamBodyOnRedirect
                 | NetworkError::InvalidDataUrl
                 | NetworkError::InvalidBlobUrl

@@ -393,7 +393,7 @@ async fn a_limited_policy_keeps_the_specs_checks_of_the_location() {
 }
 
 #[tokio::test]
-async fn https_only_refuses_http_urls_and_redirects_to_them() {
+async fn https_only_refuses_http_urls() {
     let server = server().await;
     let client = Client::builder().https_only(true).build().unwrap();
     let error = text(&client, &server.url("/echo")).await.unwrap_err();
@@ -401,9 +401,16 @@ async fn https_only_refuses_http_urls_and_redirects_to_them() {
         matches!(error.network_error(), Some(NetworkError::Blocked(_))),
         "{error:#}"
     );
+    // Not reached by a redirect: a request error, not a redirect one.
+    assert!(error.is_request() && !error.is_redirect(), "{error:#}");
     assert!(error.to_string().contains("https_only"), "{error}");
+    // data: URLs are not network requests.
+    assert_eq!(text(&client, "data:,hi").await.unwrap(), "hi");
+}
 
-    // Over TLS, a redirect to plain http: is refused too.
+#[tokio::test]
+async fn https_only_refuses_a_redirect_to_http_as_a_redirect_error() {
+    let server = server().await;
     let pki = TestPki::new(&["localhost"]);
     let plain = server.url("/echo");
     let tls = tls_server(pki.acceptor(&[b"http/1.1"]), move |request| {
@@ -436,12 +443,14 @@ async fn https_only_refuses_http_urls_and_redirects_to_them() {
     let error = text(&client, &format!("https://localhost:{port}/down"))
         .await
         .unwrap_err();
+    // reqwest's class for it: a redirect error.
+    assert!(error.is_redirect() && !error.is_request(), "{error:#}");
     assert!(
-        matches!(error.network_error(), Some(NetworkError::Blocked(_))),
+        matches!(error.network_error(), Some(NetworkError::RedirectToHttp)),
         "{error:#}"
     );
-    // data: URLs are not network requests.
-    assert_eq!(text(&client, "data:,hi").await.unwrap(), "hi");
+    assert!(error.to_string().contains("https_only"), "{error}");
+    assert_eq!(server.counts.accepts(), 0, "the plain URL was not fetched");
 }
 
 #[tokio::test]

@@ -351,18 +351,23 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
         }
     }
     // Not in the spec: a client made `https_only` refuses a plain `http:` URL, a redirect
-    // to one included, once HSTS has had its chance to upgrade it.
+    // to one included, once HSTS has had its chance to upgrade it. Reached by a redirect
+    // (the URL list holds more than the request's URL), it is a redirect refused, as
+    // reqwest classes it.
     if response.is_none()
         && fetch_params.context.https_only
         && request.current_url().scheme() == "http"
     {
-        response = Some(network_error(NetworkError::Blocked(
-            format!(
-                "{} is not https: and the client is https_only",
-                request.current_url()
-            )
-            .into(),
-        )));
+        response = Some(network_error(match request.url_list.len() > 1 {
+            true => NetworkError::RedirectToHttp,
+            false => NetworkError::Blocked(
+                format!(
+                    "{} is not https: and the client is https_only",
+                    request.current_url()
+                )
+                .into(),
+            ),
+        }));
     }
     // Step 11. If recursive is false, then run the remaining steps in parallel.
     // Step 12. If response is null, then set response to the result of running the steps
