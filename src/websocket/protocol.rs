@@ -53,7 +53,9 @@ pub(crate) struct Connection<S> {
     deflate: Option<Deflate>,
     partial: Option<Partial>,
     /// The payload of the latest Ping not yet answered: only the latest is (§5.5.3
-    /// allows it), so a ping flood holds one pong, not one per ping.
+    /// allows it), so a ping flood holds one pong, not one per ping. It is encoded into
+    /// the write buffer only once that buffer is empty: a server that does not read
+    /// makes later pings replace it, never queue behind it.
     pending_pong: Option<Bytes>,
     /// Control frames received in the current one-second window.
     control_window: (Instant, u32),
@@ -127,8 +129,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             }
             // Answers and echoes go out while reading: a server waiting for its pong is
             // not kept waiting by a caller that only reads.
-            self.queue_pong();
-            if !self.write_buf.is_empty() {
+            if !self.write_buf.is_empty() || self.pending_pong.is_some() {
                 let written = self.poll_write_buf(cx);
                 self.wake_writer();
                 if let Poll::Ready(Err(e)) = written {
@@ -441,50 +442,42 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         self.close_deadline = Some(Box::pin(tokio::time::sleep(self.limits.close_timeout)));
     }
 
-    /// One frame, final, masked with a fresh key (§5.3), appended to the write buffer.
+    /// One frame appended to the write buffer (see [`encode_frame`]). Never a pong of the
+    /// server's asking: that goes through `pending_pong`, so that the buffer holds at
+    /// most one.
     fn encode(&mut self, opcode: OpCode, rsv1: bool, payload: &[u8]) {
-        let mask: [u8; 4] = rand::random();
-        let header = FrameHeader {
-            is_final: true,
-            rsv1,
-            rsv2: false,
-            rsv3: false,
-            opcode,
-            mask: Some(mask),
-        };
-        let length = payload.len() as u64;
-        self.write_buf.reserve(header.len(length) + payload.len());
-        // Writing to memory cannot fail.
-        let _ = header.format(length, &mut (&mut self.write_buf).writer());
-        let start = self.write_buf.len();
-        self.write_buf.extend_from_slice(payload);
-        apply_mask(&mut self.write_buf[start..], mask);
+        encode_frame(&mut self.write_buf, opcode, rsv1, payload);
     }
 
-    fn queue_pong(&mut self) {
-        if let Some(payload) = self.pending_pong.take() {
-            self.encode(OpCode::Control(Control::Pong), false, &payload);
-        }
-    }
-
-    /// Writes the write buffer out and flushes the connection.
+    /// Writes the write buffer out, then the pending pong (encoded only once the buffer
+    /// is empty: at most one pong is ever queued), and flushes the connection.
     fn poll_write_buf(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let Some(io) = self.io.as_mut() else {
             return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
         };
-        while !self.write_buf.is_empty() {
-            let n = ready!(Pin::new(&mut *io).poll_write(cx, &self.write_buf))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+        loop {
+            while !self.write_buf.is_empty() {
+                let n = ready!(Pin::new(&mut *io).poll_write(cx, &self.write_buf))?;
+                if n == 0 {
+                    return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                }
+                self.write_buf.advance(n);
             }
-            self.write_buf.advance(n);
+            match self.pending_pong.take() {
+                Some(payload) => encode_frame(
+                    &mut self.write_buf,
+                    OpCode::Control(Control::Pong),
+                    false,
+                    &payload,
+                ),
+                None => break,
+            }
         }
         Pin::new(io).poll_flush(cx)
     }
 
     /// Everything queued written, a pending pong included.
     pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
-        self.queue_pong();
         self.poll_send_write(cx).map_err(WebSocketError::Io)
     }
 
@@ -529,7 +522,6 @@ impl<S: AsyncRead + AsyncWrite + Send + Unpin + 'static> Connection<S> {
         if !self.close_sent {
             self.encode_close(Some(CloseCode::GOING_AWAY), "");
         }
-        self.queue_pong();
         let mut io = self.io.take()?;
         let write_buf = std::mem::take(&mut self.write_buf);
         Some(async move {
@@ -544,6 +536,26 @@ impl<S: AsyncRead + AsyncWrite + Send + Unpin + 'static> Connection<S> {
             .await;
         })
     }
+}
+
+/// One frame, final, masked with a fresh key (§5.3), appended to `buf`.
+fn encode_frame(buf: &mut BytesMut, opcode: OpCode, rsv1: bool, payload: &[u8]) {
+    let mask: [u8; 4] = rand::random();
+    let header = FrameHeader {
+        is_final: true,
+        rsv1,
+        rsv2: false,
+        rsv3: false,
+        opcode,
+        mask: Some(mask),
+    };
+    let length = payload.len() as u64;
+    buf.reserve(header.len(length) + payload.len());
+    // Writing to memory cannot fail.
+    let _ = header.format(length, &mut (&mut *buf).writer());
+    let start = buf.len();
+    buf.extend_from_slice(payload);
+    apply_mask(&mut buf[start..], mask);
 }
 
 /// A Close frame's payload (§5.5.1): empty, or a code and a UTF-8 reason.

@@ -327,3 +327,75 @@ async fn a_connection_that_ends_without_a_close_is_abnormal() {
     })
     .await;
 }
+
+// A server that stops reading: whatever the client has to write waits in its buffers, and
+// each wait is bounded by a limit of the client's, never by the server.
+
+/// What the client queues before the server's misbehaviour: more than the socket buffers
+/// of both ends hold (4 MiB of send buffer, and a receive buffer that only grows while its
+/// reader reads), so that the rest waits in the client.
+const QUEUED: usize = 16 << 20;
+
+/// A server that accepts the handshake and writes `frames`, then reads nothing until
+/// `read` is notified; from then on it reads the client's frames and records their Close
+/// codes. It never closes the connection: the client ends it.
+async fn not_reading(frames: Vec<u8>, read: Arc<tokio::sync::Notify>) -> (Server, Closes) {
+    let closes = Closes::default();
+    let recorded = closes.clone();
+    let frames = Arc::new(frames);
+    let server = raw_server(move |mut stream: TcpStream| {
+        let (closes, frames, read) = (recorded.clone(), frames.clone(), read.clone());
+        async move {
+            if accept(&mut stream, "").await.is_none() || stream.write_all(&frames).await.is_err() {
+                return;
+            }
+            read.notified().await;
+            let mut reader = FrameReader::new();
+            while let Some(frame) = reader.next(&mut stream).await {
+                if let Some(code) = frame.close_code() {
+                    closes.lock().unwrap().push(code);
+                }
+            }
+        }
+    })
+    .await;
+    (server, closes)
+}
+
+/// `bytes` of binary message queued on `socket` and not flushed (`Sink::feed`): a recv
+/// writes what the connection takes, the rest stays queued.
+async fn queue(socket: &mut WebSocket, bytes: usize) {
+    use futures_util::SinkExt;
+    socket
+        .feed(Message::binary(vec![7u8; bytes]))
+        .await
+        .unwrap();
+    assert!(socket.buffered_amount() >= bytes, "queued, not yet written");
+}
+
+#[tokio::test]
+async fn pings_under_the_flood_limit_to_a_client_that_cannot_write_hold_one_pong() {
+    bounded(async {
+        // 20,000 pings of 125 bytes at once, under a limit of 100,000 a second: what a
+        // server sending 900 a second for 22 seconds sends, without reading.
+        const PINGS: usize = 20_000;
+        let pings = frame(true, false, PING, &[b'p'; 125]).repeat(PINGS);
+        let (server, _closes) = not_reading(pings, Default::default()).await;
+        let limits = WebSocketLimits::default().max_control_frames_per_second(100_000);
+        let mut socket = connect(&server, limits).await;
+        queue(&mut socket, QUEUED).await;
+        assert!(matches!(socket.recv().await, Some(Ok(Message::Ping(_)))));
+        let before = socket.buffered_amount();
+        let (_, peak) = peak_allocated(async {
+            for _ in 1..PINGS {
+                assert!(matches!(socket.recv().await, Some(Ok(Message::Ping(_)))));
+            }
+        })
+        .await;
+        let grown = socket.buffered_amount().saturating_sub(before);
+        // One pong is 131 bytes; one per ping would be 2.6 MB.
+        assert!(grown <= 131, "{grown} bytes queued for {PINGS} pings");
+        assert!(peak < MIB, "held {peak} bytes for {PINGS} pings");
+    })
+    .await;
+}
