@@ -71,7 +71,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::headers::Headers;
 use crate::upgrade::Upgraded;
 
-use protocol::Connection;
+use protocol::{Connection, Ended};
 
 /// The default of [`WebSocketLimits::max_frame_size`]: 16 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 << 20;
@@ -713,12 +713,18 @@ impl WebSocket {
     /// [`WebSocketLimits::close_timeout`] whatever the server does: one that does not read
     /// our Close is given up at the timeout as one that does not answer it.
     ///
-    /// Gives the server's Close frame, `None` when it carried no code.
+    /// Gives how the connection closed, as a browser's `close` event reports it: the
+    /// server's Close frame (`None` when it carried no code); or, when the connection
+    /// ended without one, before `close` was called or during it (the server dropped
+    /// the connection, or it had failed), a frame with [`CloseCode::ABNORMAL`] (1006) and
+    /// no reason, a code no Close carries. A connection that had closed already gives its
+    /// close again, and nothing is sent.
     ///
     /// # Errors
     /// An [`ErrorKind::WebSocket`] error: a code that cannot be sent or a reason over 123
     /// bytes ([`WebSocketError::InvalidMessage`], nothing sent), the closing handshake
-    /// past the timeout ([`WebSocketError::CloseTimeout`]), or the connection's failure.
+    /// past the timeout ([`WebSocketError::CloseTimeout`]), or a protocol error or limit
+    /// the server's frames broke meanwhile.
     ///
     /// ```no_run
     /// # async fn run(socket: whatwg_fetch::websocket::WebSocket) -> Result<(), whatwg_fetch::Error> {
@@ -738,12 +744,29 @@ impl WebSocket {
         self.connection
             .start_close(Some(frame))
             .map_err(|e| self.error(e))?;
-        while let Some(message) = self.recv().await {
-            if let Message::Close(frame) = message? {
-                return Ok(frame);
+        let abnormal = || {
+            Some(CloseFrame {
+                code: CloseCode::ABNORMAL,
+                reason: String::new(),
+            })
+        };
+        loop {
+            match poll_fn(|cx| self.connection.poll_next(cx)).await {
+                Some(Ok(Message::Close(frame))) => return Ok(frame),
+                Some(Ok(_)) => {}
+                // The connection ended without the server's Close: that is how it closed.
+                Some(Err(WebSocketError::ClosedAbnormally | WebSocketError::Io(_))) => {
+                    return Ok(abnormal());
+                }
+                Some(Err(e)) => return Err(self.error(e)),
+                None => {
+                    return Ok(match self.connection.ended() {
+                        Some(Ended::Clean(frame)) => frame.clone(),
+                        _ => abnormal(),
+                    });
+                }
             }
         }
-        Ok(None)
     }
 
     /// `error` as the crate's error, naming the URL.

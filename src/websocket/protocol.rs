@@ -33,6 +33,16 @@ use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
 use super::deflate::Deflate;
 use super::{CloseCode, CloseFrame, Message, WebSocketError, WebSocketLimits};
 
+/// How a connection ended, for a `close()` called after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The server's Close was received (its frame, `None` when it carried no code).
+    Clean(Option<CloseFrame>),
+    /// Without the server's Close: the connection was failed, lost, or given up (its
+    /// close code is 1006, RFC 6455 §7.1.5).
+    Abnormal,
+}
+
 /// Why the connection was dropped before its end, for what either side asks after.
 #[derive(Clone, Copy, Debug)]
 enum Dropped {
@@ -96,6 +106,8 @@ pub(crate) struct Connection<S> {
     /// The error that failed the connection, delivered once the Close saying so is
     /// written (§7.1.7), or at the close deadline.
     failure: Option<WebSocketError>,
+    /// How the connection ended, once it has.
+    ended: Option<Ended>,
     /// While a send waits for the connection to take bytes: when it last took some (or
     /// the wait began). `None` when no send waits, or the write buffer is empty.
     stalled_since: Option<tokio::time::Instant>,
@@ -145,6 +157,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             close_timer: None,
             close_received: None,
             failure: None,
+            ended: None,
             stalled_since: None,
             send_timer: None,
             dropped: None,
@@ -164,6 +177,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Bytes of encoded frames not yet written.
     pub(crate) fn buffered(&self) -> usize {
         self.write_buf.len()
+    }
+
+    /// How the connection ended, once it has.
+    pub(crate) fn ended(&self) -> Option<&Ended> {
+        self.ended.as_ref()
     }
 
     /// The next message, `None` once the connection is closed.
@@ -203,6 +221,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     return Poll::Ready(Some(message));
                 }
                 self.done = true;
+                self.ended = Some(Ended::Abnormal);
                 return Poll::Ready(Some(Err(WebSocketError::Io(e))));
             }
             if self.failure.is_some() || self.close_received.is_some() {
@@ -250,6 +269,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Ok(0) => {
                     self.done = true;
                     self.eof = true;
+                    self.ended = Some(Ended::Abnormal);
                     // The connection ended without the server's Close: closed abnormally
                     // (1006, §7.1.5).
                     return Poll::Ready(Some(Err(WebSocketError::ClosedAbnormally)));
@@ -258,6 +278,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Err(e) => {
                     self.done = true;
                     self.eof = true;
+                    self.ended = Some(Ended::Abnormal);
                     return Poll::Ready(Some(Err(WebSocketError::Io(e))));
                 }
             }
@@ -274,6 +295,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         let frame = self.close_received.take()?;
         // The server closed: its frame delivered; nothing is read after it.
         self.done = true;
+        self.ended = Some(Ended::Clean(frame.clone()));
         Some(Ok(Message::Close(frame)))
     }
 
@@ -297,6 +319,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return message;
         }
         self.done = true;
+        self.ended = Some(Ended::Abnormal);
         Err(self.drop_error())
     }
 
@@ -504,6 +527,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Close is written or at the close deadline, and nothing read after.
     fn fail(&mut self, error: WebSocketError) {
         self.partial = None;
+        self.ended = Some(Ended::Abnormal);
         if let Some(code) = error.close_code() {
             if !self.close_sent {
                 self.encode_close(Some(code), "");
@@ -662,6 +686,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     None => Poll::Pending,
                     Some(why) => {
                         self.drop_io(why);
+                        self.ended = Some(Ended::Abnormal);
                         Poll::Ready(Err(self.drop_error()))
                     }
                 }

@@ -8,7 +8,8 @@
 //! Then servers that stop reading, so that what the client writes waits: `close()`,
 //! `Sink::close`, the answer to the server's Close, the Close failing a flooded
 //! connection and a plain send each end within their timeout; pings under the flood limit
-//! queue one pong, not one each; and a slow server that keeps reading is never cut off.
+//! queue one pong, not one each; a slow server that keeps reading is never cut off; and
+//! `close()` after the server dropped the connection reports 1006.
 
 use crate::body_limits::peak_allocated;
 use crate::bounded;
@@ -466,6 +467,9 @@ async fn the_servers_close_is_reported_within_the_close_timeout_when_it_stops_re
         );
         assert!(took >= CLOSE_TIMEOUT, "{took:?}");
         assert!(socket.recv().await.is_none());
+        // The close happened: close() reports the server's frame.
+        let answer = socket.close(CloseCode::NORMAL, "").await.unwrap();
+        assert_eq!(answer.map(|frame| frame.code), Some(CloseCode::GOING_AWAY));
     })
     .await;
 }
@@ -532,6 +536,49 @@ async fn a_flood_close_reaches_a_server_that_reads_late_before_the_error_is_give
 }
 
 #[tokio::test]
+async fn close_after_the_server_dropped_the_connection_reports_1006() {
+    bounded(async {
+        let abnormal = Some(CloseFrame {
+            code: CloseCode::ABNORMAL,
+            reason: String::new(),
+        });
+        let server = raw_server(|mut stream: TcpStream| async move {
+            let _ = accept(&mut stream, "").await;
+        })
+        .await;
+        // close() first: its Close meets a connection the server has ended.
+        let socket = connect(&server, WebSocketLimits::default()).await;
+        let answer = socket.close(CloseCode::NORMAL, "bye").await;
+        assert_eq!(answer.unwrap(), abnormal);
+        // The end read first, then close().
+        let mut socket = connect(&server, WebSocketLimits::default()).await;
+        let error = socket.recv().await.unwrap().unwrap_err();
+        assert!(
+            matches!(
+                WebSocketError::of(&error),
+                Some(WebSocketError::ClosedAbnormally)
+            ),
+            "{error:#}"
+        );
+        assert_eq!(
+            socket.close(CloseCode::NORMAL, "bye").await.unwrap(),
+            abnormal
+        );
+        // A close() that could not be sent as it is still says so.
+        let socket = connect(&server, WebSocketLimits::default()).await;
+        let error = socket.close(CloseCode(1005), "").await.unwrap_err();
+        assert!(
+            matches!(
+                WebSocketError::of(&error),
+                Some(WebSocketError::InvalidMessage(_))
+            ),
+            "{error:#}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_send_to_a_server_that_stops_reading_fails_after_the_send_timeout() {
     bounded(async {
         const SEND_TIMEOUT: Duration = Duration::from_millis(200);
@@ -549,7 +596,7 @@ async fn a_send_to_a_server_that_stops_reading_fails_after_the_send_timeout() {
         );
         assert!(took >= SEND_TIMEOUT, "{took:?}");
         // The connection is dropped, and nothing of it held: the stream says why, then
-        // ends.
+        // ends; close() reports the abnormal end.
         assert_eq!(socket.buffered_amount(), 0);
         let error = socket.recv().await.unwrap().unwrap_err();
         assert!(
@@ -560,6 +607,8 @@ async fn a_send_to_a_server_that_stops_reading_fails_after_the_send_timeout() {
             "{error:#}"
         );
         assert!(socket.recv().await.is_none());
+        let answer = socket.close(CloseCode::NORMAL, "").await.unwrap();
+        assert_eq!(answer.map(|frame| frame.code), Some(CloseCode::ABNORMAL));
     })
     .await;
 }
