@@ -353,6 +353,7 @@
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
 //! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
 //! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 100 HTTP/1.1 fields (hyper's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
+//! | a WebSocket's frames, messages, fragments, control frames; a send to a server that stops reading; the closing handshake | 16 MiB, 64 MiB, 16,384, 1,000 a second; 30 s without progress (64 KiB and one message queued, one pong); 10 s | [`websocket::WebSocketLimits`] |
 //!
 //! A request that a server drops on a reused keep-alive connection before answering is
 //! sent once more on a new connection when it is idempotent and its body can be replayed,

@@ -25,6 +25,7 @@ mod http1;
 mod mime;
 mod request;
 mod websocket;
+mod websocket_handshake;
 
 pub use alt_svc::alt_svc;
 pub use alt_svc_file::alt_svc_file;
@@ -40,6 +41,7 @@ pub use http1::http1_response;
 pub use mime::mime_type;
 pub use request::request_init;
 pub use websocket::websocket_frames;
+pub use websocket_handshake::websocket_handshake;
 
 /// Inputs longer than this are skipped: every target is about parsing, and 64 KiB holds
 /// every structure they parse many times over.
@@ -239,6 +241,11 @@ mod tests {
     #[test]
     fn websocket_frames_replays_its_seeds_and_regressions() {
         replay("websocket_frames", super::websocket_frames);
+    }
+
+    #[test]
+    fn websocket_handshake_replays_its_seeds_and_regressions() {
+        replay("websocket_handshake", super::websocket_handshake);
     }
 
     #[test]

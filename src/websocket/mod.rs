@@ -10,7 +10,8 @@
 //! as Chrome's and Firefox's do, and otherwise on an HTTP/1.1 connection of its own
 //! ([`WebSocket::version`] says which). What a server controls is bounded by [`WebSocketLimits`]: frame
 //! and message size, fragments per message, control frames per second, the inflated
-//! size of a compressed message, and how long the closing handshake may take.
+//! size of a compressed message, how long a send waits for a server that stops reading,
+//! and how long the closing handshake may take.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), whatwg_fetch::Error> {
@@ -70,7 +71,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::headers::Headers;
 use crate::upgrade::Upgraded;
 
-use protocol::Connection;
+use protocol::{Connection, Ended};
 
 /// The default of [`WebSocketLimits::max_frame_size`]: 16 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 << 20;
@@ -87,15 +88,35 @@ pub const DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND: u32 = 1_000;
 /// The default of [`WebSocketLimits::close_timeout`]: 10 seconds.
 pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The default of [`WebSocketLimits::send_timeout`]: 30 seconds.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// What a server may make a [`WebSocket`] hold or do. Not in the standard, which sets no
 /// limit: without them a frame header announcing 2^63 bytes, a message of endless
 /// fragments, a ping flood or a small compressed message that inflates to gigabytes each
-/// grow until the process runs out of memory, and a server that never answers a Close
-/// keeps the connection forever.
+/// grow until the process runs out of memory, and a server that stops reading or never
+/// answers a Close keeps the connection, and the task waiting on it, forever.
 ///
-/// Past a limit the connection fails (RFC 6455 §7.1.7): a Close with the matching code
-/// (1009 for sizes, 1008 for a flood) is sent, and the stream gives an
-/// [`ErrorKind::WebSocket`] error whose [`WebSocketError`] names the limit, then ends.
+/// Past a limit on what the server sends, the connection fails (RFC 6455 §7.1.7): a Close
+/// with the matching code (1009 for sizes, 1008 for a flood) is written, within
+/// [`close_timeout`](WebSocketLimits::close_timeout), and then the stream gives an
+/// [`ErrorKind::WebSocket`] error whose [`WebSocketError`] names the limit, and ends.
+///
+/// | What the server controls | Bound | Default |
+/// | --- | --- | --- |
+/// | bytes of a frame, held from its header on | [`max_frame_size`](WebSocketLimits::max_frame_size) | 16 MiB |
+/// | bytes of a message, assembled and inflated | [`max_message_size`](WebSocketLimits::max_message_size) | 64 MiB |
+/// | frames of a message | [`max_fragments`](WebSocketLimits::max_fragments) | 16,384 |
+/// | control frames a second | [`max_control_frames_per_second`](WebSocketLimits::max_control_frames_per_second) | 1,000 |
+/// | pongs queued, however many pings come while the server does not read | one (RFC 6455 §5.5.3 answers the latest) | — |
+/// | bytes queued for a server that does not read | 64 KiB and the message being sent (a send waits below that), one pong, one Close | — |
+/// | time a send waits for the server to take bytes, without progress | [`send_timeout`](WebSocketLimits::send_timeout) | 30 s |
+/// | time from a Close of ours (sent, answering the server's, or failing the connection) to the end | [`close_timeout`](WebSocketLimits::close_timeout) | 10 s |
+///
+/// Not bounded: how long [`WebSocket::recv`] waits for the server's next message, since
+/// a WebSocket may rightly be idle for hours. Bound it with `tokio::time::timeout`, or
+/// send pings of your own and expect their pongs. The opening handshake is a fetch, bound
+/// by the client's `connect_timeout` and `read_timeout`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -103,8 +124,10 @@ pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// let limits = WebSocketLimits::default()
 ///     .max_message_size(1 << 20)
-///     .close_timeout(Duration::from_secs(2));
+///     .close_timeout(Duration::from_secs(2))
+///     .send_timeout(Duration::from_secs(5));
 /// assert_eq!(limits.get_max_message_size(), 1 << 20);
+/// assert_eq!(limits.get_send_timeout(), Duration::from_secs(5));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WebSocketLimits {
@@ -113,6 +136,7 @@ pub struct WebSocketLimits {
     max_fragments: usize,
     max_control_frames_per_second: u32,
     close_timeout: Duration,
+    send_timeout: Duration,
 }
 
 impl WebSocketLimits {
@@ -146,10 +170,30 @@ impl WebSocketLimits {
         self
     }
 
-    /// How long the server has to answer our Close with its own before the connection
-    /// is dropped. Default [`DEFAULT_CLOSE_TIMEOUT`] (10 seconds).
+    /// How long the closing handshake may take once a Close of ours is queued: for
+    /// [`WebSocket::close`] and `Sink::close`, ours written and (for `close`) the
+    /// server's answer read; for a Close of the server's, our answer written before the
+    /// server's is delivered; for a connection failed by a limit or a protocol error, the
+    /// Close saying so written before the error is delivered. Past it the connection is
+    /// dropped, whatever the server does: [`WebSocketError::CloseTimeout`] when we were
+    /// waiting for the server's Close, and otherwise the server's Close or the failure,
+    /// as due. Default [`DEFAULT_CLOSE_TIMEOUT`] (10 seconds).
     pub fn close_timeout(mut self, timeout: Duration) -> WebSocketLimits {
         self.close_timeout = timeout;
+        self
+    }
+
+    /// How long a send ([`WebSocket::send`], the `Sink`'s `poll_ready` and `poll_flush`)
+    /// may wait for the server to take any byte of what is queued: a server that stops
+    /// reading fills the connection's buffers, and then each write waits. The time runs
+    /// from the last write the connection took, so a slow link that keeps taking bytes
+    /// does not reach it (the operating system reports room in steps: Linux once about
+    /// half the socket's send buffer has drained, which over a network takes about a
+    /// round trip). Past it the connection is dropped (no Close can reach a server that
+    /// does not read) and the send fails with [`WebSocketError::SendTimeout`], as does the
+    /// stream. Default [`DEFAULT_SEND_TIMEOUT`] (30 seconds).
+    pub fn send_timeout(mut self, timeout: Duration) -> WebSocketLimits {
+        self.send_timeout = timeout;
         self
     }
 
@@ -162,6 +206,16 @@ impl WebSocketLimits {
     pub fn get_max_message_size(&self) -> usize {
         self.max_message_size
     }
+
+    /// The close timeout set.
+    pub fn get_close_timeout(&self) -> Duration {
+        self.close_timeout
+    }
+
+    /// The send timeout set.
+    pub fn get_send_timeout(&self) -> Duration {
+        self.send_timeout
+    }
 }
 
 impl Default for WebSocketLimits {
@@ -172,6 +226,7 @@ impl Default for WebSocketLimits {
             max_fragments: DEFAULT_MAX_FRAGMENTS,
             max_control_frames_per_second: DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND,
             close_timeout: DEFAULT_CLOSE_TIMEOUT,
+            send_timeout: DEFAULT_SEND_TIMEOUT,
         }
     }
 }
@@ -442,11 +497,16 @@ pub enum WebSocketError {
     /// The connection ended without a Close (code 1006).
     #[error("the connection ended without a Close frame (1006)")]
     ClosedAbnormally,
-    /// The server did not answer our Close within [`WebSocketLimits::close_timeout`].
-    #[error("the server did not answer the Close within {0:?}")]
+    /// The closing handshake did not end within [`WebSocketLimits::close_timeout`]: the
+    /// server did not read our Close, or did not answer it; the connection was dropped.
+    #[error("the closing handshake did not end within {0:?} (close_timeout)")]
     CloseTimeout(Duration),
-    /// A message sent after the closing handshake started.
-    #[error("the connection is closing: no message can be sent after a Close")]
+    /// The server took no byte of ours for [`WebSocketLimits::send_timeout`] while a
+    /// send waited: the connection was dropped.
+    #[error("the server took no byte of ours for {0:?} (send_timeout)")]
+    SendTimeout(Duration),
+    /// A message sent after the closing handshake started, or after the connection ended.
+    #[error("the connection is closing or closed: no message can be sent after a Close")]
     AlreadyClosing,
     /// A message that cannot be sent as it is (an oversized ping, a close code that
     /// cannot be sent).
@@ -492,7 +552,8 @@ impl WebSocketError {
 /// §5.5.3 allows) and also yielded, for a caller that watches them. After the server's
 /// Close, which is answered and yielded as [`Message::Close`], the stream ends. An error
 /// (a limit passed, a protocol error, the connection lost) is yielded once, and the
-/// stream ends after it.
+/// stream ends after it. Every wait on the server but the one for its next message, and
+/// every buffer, is bounded by [`WebSocketLimits`].
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), whatwg_fetch::Error> {
@@ -585,17 +646,32 @@ impl WebSocket {
     }
 
     /// Bytes of frames queued and not yet written to the connection: what the
-    /// `bufferedAmount` attribute tracks (here after framing and compression).
+    /// `bufferedAmount` attribute tracks (here after framing and compression). At most
+    /// 64 KiB and the message being sent, and one pong and one Close of the connection's:
+    /// a send waits, [`WebSocketLimits::send_timeout`] at most, for the server to take the
+    /// rest.
     pub fn buffered_amount(&self) -> usize {
         self.connection.buffered()
     }
 
-    /// Sends `message` and writes it out.
+    /// Sends `message` and writes it out: waits while the server does not take bytes,
+    /// [`WebSocketLimits::send_timeout`] at most without progress (and, for a Close,
+    /// [`WebSocketLimits::close_timeout`] at most in all).
     ///
     /// # Errors
     /// An [`ErrorKind::WebSocket`] error: the connection failed, the closing handshake
-    /// has started ([`WebSocketError::AlreadyClosing`]), or a ping or Close that cannot
-    /// be sent as it is ([`WebSocketError::InvalidMessage`]).
+    /// has started or the connection ended ([`WebSocketError::AlreadyClosing`]), a ping
+    /// or Close that cannot be sent as it is ([`WebSocketError::InvalidMessage`]), or a
+    /// server that took nothing for the send timeout ([`WebSocketError::SendTimeout`]) or
+    /// did not take a Close in the close timeout ([`WebSocketError::CloseTimeout`]).
+    ///
+    /// ```no_run
+    /// # async fn run(mut socket: whatwg_fetch::websocket::WebSocket) -> Result<(), whatwg_fetch::Error> {
+    /// socket.send("hello").await?;
+    /// socket.send(vec![1u8, 2, 3]).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn send(&mut self, message: impl Into<Message>) -> Result<()> {
         let message = message.into();
         poll_fn(|cx| self.connection.poll_ready(cx))
@@ -609,19 +685,46 @@ impl WebSocket {
 
     /// The next message: [`StreamExt::next`](https://docs.rs/futures-util/latest/futures_util/stream/trait.StreamExt.html#method.next)
     /// without the import. `None` once the connection is closed.
+    ///
+    /// Waits for the server's next message with no time limit (an idle WebSocket is not a
+    /// broken one: bound the wait with `tokio::time::timeout` if yours should not be), but
+    /// for a Close of ours to be written (one answering the server's, or one failing the
+    /// connection), at most [`WebSocketLimits::close_timeout`], before the server's Close
+    /// or the failure is delivered.
+    ///
+    /// ```no_run
+    /// # async fn run(mut socket: whatwg_fetch::websocket::WebSocket) -> Result<(), whatwg_fetch::Error> {
+    /// use std::time::Duration;
+    ///
+    /// match tokio::time::timeout(Duration::from_secs(60), socket.recv()).await {
+    ///     Ok(Some(message)) => println!("{:?}", message?),
+    ///     Ok(None) => println!("closed"),
+    ///     Err(_) => println!("a quiet minute"),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn recv(&mut self) -> Option<Result<Message>> {
         poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
     /// The closing handshake: sends a Close with `code` and `reason`, then reads until the
-    /// server's Close (messages that arrive before it are dropped), at most
-    /// [`WebSocketLimits::close_timeout`]. Gives the server's Close frame, `None` when it
-    /// carried no code.
+    /// server's Close (messages that arrive before it are dropped), all within
+    /// [`WebSocketLimits::close_timeout`] whatever the server does: one that does not read
+    /// our Close is given up at the timeout as one that does not answer it.
+    ///
+    /// Gives how the connection closed, as a browser's `close` event reports it: the
+    /// server's Close frame (`None` when it carried no code); or, when the connection
+    /// ended without one, before `close` was called or during it (the server dropped
+    /// the connection, or it had failed), a frame with [`CloseCode::ABNORMAL`] (1006) and
+    /// no reason, a code no Close carries. A connection that had closed already gives its
+    /// close again, and nothing is sent.
     ///
     /// # Errors
     /// An [`ErrorKind::WebSocket`] error: a code that cannot be sent or a reason over 123
-    /// bytes ([`WebSocketError::InvalidMessage`], nothing sent), the server's silence past
-    /// the timeout ([`WebSocketError::CloseTimeout`]), or the connection's failure.
+    /// bytes ([`WebSocketError::InvalidMessage`], nothing sent), the closing handshake
+    /// past the timeout ([`WebSocketError::CloseTimeout`]), or a protocol error or limit
+    /// the server's frames broke meanwhile.
     ///
     /// ```no_run
     /// # async fn run(socket: whatwg_fetch::websocket::WebSocket) -> Result<(), whatwg_fetch::Error> {
@@ -633,19 +736,37 @@ impl WebSocket {
     /// # }
     /// ```
     pub async fn close(mut self, code: CloseCode, reason: &str) -> Result<Option<CloseFrame>> {
-        if !self.connection.close_sent() {
-            let frame = CloseFrame {
-                code,
-                reason: reason.to_owned(),
-            };
-            self.send(Message::Close(Some(frame))).await?;
-        }
-        while let Some(message) = self.recv().await {
-            if let Message::Close(frame) = message? {
-                return Ok(frame);
+        let frame = CloseFrame {
+            code,
+            reason: reason.to_owned(),
+        };
+        // Queued, not waited for: reading writes it, within the close timeout.
+        self.connection
+            .start_close(Some(frame))
+            .map_err(|e| self.error(e))?;
+        let abnormal = || {
+            Some(CloseFrame {
+                code: CloseCode::ABNORMAL,
+                reason: String::new(),
+            })
+        };
+        loop {
+            match poll_fn(|cx| self.connection.poll_next(cx)).await {
+                Some(Ok(Message::Close(frame))) => return Ok(frame),
+                Some(Ok(_)) => {}
+                // The connection ended without the server's Close: that is how it closed.
+                Some(Err(WebSocketError::ClosedAbnormally | WebSocketError::Io(_))) => {
+                    return Ok(abnormal());
+                }
+                Some(Err(e)) => return Err(self.error(e)),
+                None => {
+                    return Ok(match self.connection.ended() {
+                        Some(Ended::Clean(frame)) => frame.clone(),
+                        _ => abnormal(),
+                    });
+                }
             }
         }
-        Ok(None)
     }
 
     /// `error` as the crate's error, naming the URL.
@@ -696,20 +817,23 @@ impl Sink<Message> for WebSocket {
             .map_err(|e| connection_error(e, &this.url))
     }
 
-    /// Sends a Close with 1000 (unless one is out already) and writes it: the server's
-    /// answering Close is read from the stream, which then ends.
+    /// Sends a Close with 1000 (unless one is out already) and writes it, within
+    /// [`WebSocketLimits::close_timeout`] (else [`WebSocketError::CloseTimeout`], and the
+    /// connection is dropped): the server's answering Close is read from the stream,
+    /// which then ends.
     fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         let this = &mut *self;
-        if !this.connection.close_sent() {
-            let close = Message::Close(Some(CloseFrame {
-                code: CloseCode::NORMAL,
-                reason: String::new(),
-            }));
-            // A connection that failed has nothing to close.
-            if this.connection.send(close).is_err() {
-                return Poll::Ready(Ok(()));
-            }
+        // A connection that failed or ended has nothing to close.
+        if !this.connection.close_sent() && this.connection.is_over() {
+            return Poll::Ready(Ok(()));
         }
+        let close = CloseFrame {
+            code: CloseCode::NORMAL,
+            reason: String::new(),
+        };
+        this.connection
+            .start_close(Some(close))
+            .map_err(|e| connection_error(e, &this.url))?;
         this.connection
             .poll_flush(cx)
             .map_err(|e| connection_error(e, &this.url))

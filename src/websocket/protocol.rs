@@ -6,6 +6,17 @@
 //! `format`); the message layer is ours because tungstenite's refuses the RSV1 bit that
 //! `permessage-deflate` needs, and has no bound on fragments, control frames or
 //! inflated size.
+//!
+//! What a server controls is bounded (see [`WebSocketLimits`]). In memory: the read buffer
+//! by a frame ([`WebSocketLimits::max_frame_size`]), a message being assembled or inflated
+//! by [`WebSocketLimits::max_message_size`], and the write buffer by what the caller
+//! sends: [`WRITE_HIGH_WATER`] and one message through the `Sink`, plus one pong and one
+//! Close of our own, however many pings the server sends and however long it does not
+//! read. In time: a write that waits for the server to take bytes by
+//! [`WebSocketLimits::send_timeout`] without progress, and everything after a Close is
+//! queued (written, sent or answered) by [`WebSocketLimits::close_timeout`]; past either,
+//! the connection is dropped. Only the wait for the server's next message is unbounded:
+//! an idle WebSocket is a WebSocket.
 
 use std::future::Future;
 use std::io::{self, Cursor};
@@ -15,11 +26,33 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::time::Sleep;
 use tungstenite::protocol::frame::FrameHeader;
 use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
 
 use super::deflate::Deflate;
 use super::{CloseCode, CloseFrame, Message, WebSocketError, WebSocketLimits};
+
+/// How a connection ended, for a `close()` called after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The server's Close was received (its frame, `None` when it carried no code).
+    Clean(Option<CloseFrame>),
+    /// Without the server's Close: the connection was failed, lost, or given up (its
+    /// close code is 1006, RFC 6455 §7.1.5).
+    Abnormal,
+}
+
+/// Why the connection was dropped before its end, for what either side asks after.
+#[derive(Clone, Copy, Debug)]
+enum Dropped {
+    /// The close deadline passed ([`WebSocketLimits::close_timeout`]).
+    CloseTimeout,
+    /// A send saw no progress for [`WebSocketLimits::send_timeout`].
+    SendTimeout,
+    /// Writing failed.
+    Io(io::ErrorKind),
+}
 
 /// Encoded frames past this many bytes make [`Connection::poll_ready`] write before it
 /// takes another message.
@@ -53,16 +86,39 @@ pub(crate) struct Connection<S> {
     deflate: Option<Deflate>,
     partial: Option<Partial>,
     /// The payload of the latest Ping not yet answered: only the latest is (§5.5.3
-    /// allows it), so a ping flood holds one pong, not one per ping.
+    /// allows it), so a ping flood holds one pong, not one per ping. It is encoded into
+    /// the write buffer only once that buffer is empty: a server that does not read
+    /// makes later pings replace it, never queue behind it.
     pending_pong: Option<Bytes>,
     /// Control frames received in the current one-second window.
     control_window: (Instant, u32),
     /// We sent a Close frame: the closing handshake is started.
     close_sent: bool,
-    /// When the server's Close must have come after ours.
-    close_deadline: Option<Pin<Box<tokio::time::Sleep>>>,
-    /// The server's Close, received and not yet delivered.
+    /// When the closing handshake is given up, from the moment a Close of ours is
+    /// queued (ours, our answer to the server's, or the one failing the connection): by
+    /// then ours is written and, when we closed first, the server's read.
+    close_deadline: Option<tokio::time::Instant>,
+    /// The reading side's timer for `close_deadline`, polled by `poll_next` alone (a
+    /// timer wakes the last task that polled it).
+    close_timer: Option<Pin<Box<Sleep>>>,
+    /// The server's Close, received and not yet delivered (once our answer is written).
     close_received: Option<Option<CloseFrame>>,
+    /// The error that failed the connection, delivered once the Close saying so is
+    /// written (§7.1.7), or at the close deadline.
+    failure: Option<WebSocketError>,
+    /// How the connection ended, once it has.
+    ended: Option<Ended>,
+    /// While a send waits for the connection to take bytes: when it last took some (or
+    /// the wait began). `None` when no send waits, or the write buffer is empty.
+    stalled_since: Option<tokio::time::Instant>,
+    /// The sending side's timer, polled by sends alone: at the earlier of
+    /// `stalled_since` and [`WebSocketLimits::send_timeout`], and the close deadline.
+    send_timer: Option<Pin<Box<Sleep>>>,
+    /// Why the connection was dropped, once it has been (then `io` is `None`).
+    dropped: Option<Dropped>,
+    /// The task of the last read that returned `Pending`, woken when the connection is
+    /// dropped (dropping it wakes no task waiting on it).
+    parked_reader: Option<Waker>,
     /// Nothing more to read: closed, or failed.
     done: bool,
     /// The server ended the TCP connection (or it failed): nothing to linger for.
@@ -98,7 +154,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             control_window: (Instant::now(), 0),
             close_sent: false,
             close_deadline: None,
+            close_timer: None,
             close_received: None,
+            failure: None,
+            ended: None,
+            stalled_since: None,
+            send_timer: None,
+            dropped: None,
+            parked_reader: None,
             done: false,
             eof: false,
             writer: None,
@@ -116,7 +179,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         self.write_buf.len()
     }
 
+    /// How the connection ended, once it has.
+    pub(crate) fn ended(&self) -> Option<&Ended> {
+        self.ended.as_ref()
+    }
+
     /// The next message, `None` once the connection is closed.
+    ///
+    /// Never waits on the server but for its next frame, except after a Close of ours is
+    /// queued: then for that Close to be written (and, when we closed first, for the
+    /// server's), at most until the close deadline, when the connection is dropped.
     pub(crate) fn poll_next(
         &mut self,
         cx: &mut Context<'_>,
@@ -125,48 +197,60 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             if self.done {
                 return Poll::Ready(None);
             }
-            // Answers and echoes go out while reading: a server waiting for its pong is
-            // not kept waiting by a caller that only reads.
-            self.queue_pong();
-            if !self.write_buf.is_empty() {
-                let written = self.poll_write_buf(cx);
-                self.wake_writer();
-                if let Poll::Ready(Err(e)) = written {
-                    self.done = true;
-                    return Poll::Ready(Some(Err(WebSocketError::Io(e))));
-                }
+            // The closing handshake's bound comes first, so that no wait below outlasts
+            // it (and its timer wakes this task); then a connection the sending side
+            // dropped.
+            if self.close_deadline_passed(cx) {
+                self.drop_io(Dropped::CloseTimeout);
             }
-            if let Some(frame) = self.close_received.take() {
-                // The server closed: our answering Close written (or failed: the server is
-                // gone either way), then its frame delivered; nothing is read after it.
-                if !self.write_buf.is_empty() {
-                    let written = self.poll_write_buf(cx);
-                    self.wake_writer();
-                    if written.is_pending() {
-                        self.reader = Some(cx.waker().clone());
-                        self.close_received = Some(frame);
-                        return Poll::Pending;
-                    }
+            if self.io.is_none() {
+                return Poll::Ready(Some(self.after_drop()));
+            }
+            // Answers and echoes go out while reading: a server waiting for its pong is
+            // not kept waiting by a caller that only reads. Written as far as the
+            // connection takes them, never waited for here.
+            let mut written = Poll::Ready(Ok(()));
+            if !self.write_buf.is_empty() || self.pending_pong.is_some() {
+                written = self.poll_write_buf(cx);
+                self.wake_writer();
+            }
+            if let Poll::Ready(Err(e)) = written {
+                // The connection is gone under us: what is due is delivered as it stands.
+                self.drop_io(Dropped::Io(e.kind()));
+                if let Some(message) = self.deliver_close_or_failure() {
+                    return Poll::Ready(Some(message));
                 }
                 self.done = true;
-                return Poll::Ready(Some(Ok(Message::Close(frame))));
+                self.ended = Some(Ended::Abnormal);
+                return Poll::Ready(Some(Err(WebSocketError::Io(e))));
             }
-            if let Some(deadline) = self.close_deadline.as_mut() {
-                if deadline.as_mut().poll(cx).is_ready() {
-                    self.done = true;
-                    return Poll::Ready(Some(Err(WebSocketError::CloseTimeout(
-                        self.limits.close_timeout,
-                    ))));
+            if self.failure.is_some() || self.close_received.is_some() {
+                // Our Close (failing the connection, or answering the server's) goes out
+                // before the error or the server's Close is delivered, until the close
+                // deadline; nothing is read meanwhile, nor after.
+                if written.is_pending() && self.close_deadline.is_some() {
+                    self.reader = Some(cx.waker().clone());
+                    self.park_reader(cx);
+                    return Poll::Pending;
+                }
+                if let Some(message) = self.deliver_close_or_failure() {
+                    return Poll::Ready(Some(message));
                 }
             }
-            match self.next_frame() {
-                Ok(Some((header, payload))) => match self.on_frame(header, payload) {
+            let frame = match self.next_frame() {
+                Ok(frame) => frame,
+                Err(e) => {
+                    self.fail(e);
+                    continue;
+                }
+            };
+            if let Some((header, payload)) = frame {
+                match self.on_frame(header, payload) {
                     Ok(Some(message)) => return Poll::Ready(Some(Ok(message))),
-                    Ok(None) => continue,
-                    Err(e) => return Poll::Ready(Some(Err(self.fail(e, cx)))),
-                },
-                Ok(None) => {}
-                Err(e) => return Poll::Ready(Some(Err(self.fail(e, cx)))),
+                    Ok(None) => {}
+                    Err(e) => self.fail(e),
+                }
+                continue;
             }
             // More bytes needed.
             if self.read_buf.capacity() - self.read_buf.len() < 4096 {
@@ -176,14 +260,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 self.done = true;
                 return Poll::Ready(None);
             };
-            match ready!(tokio_util::io::poll_read_buf(
-                Pin::new(io),
-                cx,
-                &mut self.read_buf
-            )) {
+            let read = tokio_util::io::poll_read_buf(Pin::new(io), cx, &mut self.read_buf);
+            let Poll::Ready(read) = read else {
+                self.park_reader(cx);
+                return Poll::Pending;
+            };
+            match read {
                 Ok(0) => {
                     self.done = true;
                     self.eof = true;
+                    self.ended = Some(Ended::Abnormal);
                     // The connection ended without the server's Close: closed abnormally
                     // (1006, §7.1.5).
                     return Poll::Ready(Some(Err(WebSocketError::ClosedAbnormally)));
@@ -192,9 +278,82 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Err(e) => {
                     self.done = true;
                     self.eof = true;
+                    self.ended = Some(Ended::Abnormal);
                     return Poll::Ready(Some(Err(WebSocketError::Io(e))));
                 }
             }
+        }
+    }
+
+    /// The failure or the server's Close waiting to be delivered, if any, as the
+    /// stream's last item.
+    fn deliver_close_or_failure(&mut self) -> Option<Result<Message, WebSocketError>> {
+        if let Some(error) = self.failure.take() {
+            self.done = true;
+            return Some(Err(error));
+        }
+        let frame = self.close_received.take()?;
+        // The server closed: its frame delivered; nothing is read after it.
+        self.done = true;
+        self.ended = Some(Ended::Clean(frame.clone()));
+        Some(Ok(Message::Close(frame)))
+    }
+
+    /// Whether the closing handshake's deadline has passed (its timer registered with
+    /// the reading task's `cx` when it has not).
+    fn close_deadline_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = self.close_deadline else {
+            return false;
+        };
+        let timer = self
+            .close_timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().poll(cx).is_ready()
+    }
+
+    /// The stream's last item once the connection was dropped: what was due (the
+    /// server's Close, whose answer could not be written; the failure, whose Close could
+    /// not be), or else why it was dropped.
+    fn after_drop(&mut self) -> Result<Message, WebSocketError> {
+        if let Some(message) = self.deliver_close_or_failure() {
+            return message;
+        }
+        self.done = true;
+        self.ended = Some(Ended::Abnormal);
+        Err(self.drop_error())
+    }
+
+    /// The error of a dropped connection, for the side that did not drop it.
+    fn drop_error(&self) -> WebSocketError {
+        match self.dropped {
+            Some(Dropped::CloseTimeout) => WebSocketError::CloseTimeout(self.limits.close_timeout),
+            Some(Dropped::SendTimeout) => WebSocketError::SendTimeout(self.limits.send_timeout),
+            Some(Dropped::Io(kind)) => WebSocketError::Io(kind.into()),
+            None => WebSocketError::ClosedAbnormally,
+        }
+    }
+
+    /// Drops the connection (which closes it) and what was queued for it, and wakes the
+    /// tasks that waited on it: they find why in `dropped`. The first reason stays.
+    fn drop_io(&mut self, why: Dropped) {
+        self.io = None;
+        self.eof = true;
+        self.dropped.get_or_insert(why);
+        self.write_buf = BytesMut::new();
+        self.pending_pong = None;
+        self.stalled_since = None;
+        self.wake_writer();
+        self.wake_reader();
+        if let Some(reader) = self.parked_reader.take() {
+            reader.wake();
+        }
+    }
+
+    /// Keeps the reading task to wake if the connection is dropped.
+    fn park_reader(&mut self, cx: &mut Context<'_>) {
+        match &self.parked_reader {
+            Some(parked) if parked.will_wake(cx.waker()) => {}
+            _ => self.parked_reader = Some(cx.waker().clone()),
         }
     }
 
@@ -363,31 +522,50 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
-    /// _Fail the WebSocket Connection_ (§7.1.7): a Close with the error's code sent if
-    /// the connection allows it now (never waited for), and nothing read after.
-    fn fail(&mut self, error: WebSocketError, cx: &mut Context<'_>) -> WebSocketError {
-        self.done = true;
+    /// _Fail the WebSocket Connection_ (§7.1.7): a Close with the error's code queued
+    /// (unless one of ours is out already), the error kept to be delivered once that
+    /// Close is written or at the close deadline, and nothing read after.
+    fn fail(&mut self, error: WebSocketError) {
         self.partial = None;
+        self.ended = Some(Ended::Abnormal);
         if let Some(code) = error.close_code() {
             if !self.close_sent {
                 self.encode_close(Some(code), "");
             }
-            let _ = self.poll_write_buf(cx);
         }
-        error
+        self.failure = Some(error);
     }
 
-    /// Whether another message can be queued now: writes when the queue is full.
+    /// Whether another message can be queued now: writes when the queue is full, as
+    /// long as [`WebSocketLimits::send_timeout`] allows.
     pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
         if self.write_buf.len() >= WRITE_HIGH_WATER {
-            ready!(self.poll_send_write(cx)).map_err(WebSocketError::Io)?;
+            ready!(self.poll_send_write(cx))?;
         }
         Poll::Ready(Ok(()))
     }
 
+    /// Starts the closing handshake with a Close of `frame` (checked first), unless it
+    /// has started already or the connection has ended: then nothing is sent.
+    pub(crate) fn start_close(&mut self, frame: Option<CloseFrame>) -> Result<(), WebSocketError> {
+        if let Some(frame) = &frame {
+            check_close(frame)?;
+        }
+        if self.is_over() {
+            return Ok(());
+        }
+        self.send(Message::Close(frame))
+    }
+
+    /// Whether the closing handshake has started or the connection has ended: no
+    /// message can be sent.
+    pub(crate) fn is_over(&self) -> bool {
+        self.close_sent || self.done || self.io.is_none() || self.failure.is_some()
+    }
+
     /// `message` encoded for sending (written by the next flush).
     pub(crate) fn send(&mut self, message: Message) -> Result<(), WebSocketError> {
-        if self.close_sent || self.done {
+        if self.is_over() {
             return Err(WebSocketError::AlreadyClosing);
         }
         match message {
@@ -428,7 +606,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
-    /// A Close frame queued, and the close timer started.
+    /// A Close frame queued, and the close deadline set.
     fn encode_close(&mut self, code: Option<CloseCode>, reason: &str) {
         let mut payload = Vec::with_capacity(2 + reason.len());
         if let Some(code) = code {
@@ -438,70 +616,128 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         self.encode(OpCode::Control(Control::Close), false, &payload);
         self.close_sent = true;
         self.pending_pong = None;
-        self.close_deadline = Some(Box::pin(tokio::time::sleep(self.limits.close_timeout)));
-    }
-
-    /// One frame, final, masked with a fresh key (§5.3), appended to the write buffer.
-    fn encode(&mut self, opcode: OpCode, rsv1: bool, payload: &[u8]) {
-        let mask: [u8; 4] = rand::random();
-        let header = FrameHeader {
-            is_final: true,
-            rsv1,
-            rsv2: false,
-            rsv3: false,
-            opcode,
-            mask: Some(mask),
-        };
-        let length = payload.len() as u64;
-        self.write_buf.reserve(header.len(length) + payload.len());
-        // Writing to memory cannot fail.
-        let _ = header.format(length, &mut (&mut self.write_buf).writer());
-        let start = self.write_buf.len();
-        self.write_buf.extend_from_slice(payload);
-        apply_mask(&mut self.write_buf[start..], mask);
-    }
-
-    fn queue_pong(&mut self) {
-        if let Some(payload) = self.pending_pong.take() {
-            self.encode(OpCode::Control(Control::Pong), false, &payload);
+        self.close_deadline = Some(deadline_after(self.limits.close_timeout));
+        // A read parked before the deadline was set has no timer for it: it polls again
+        // and takes one.
+        if let Some(reader) = &self.parked_reader {
+            reader.wake_by_ref();
         }
     }
 
-    /// Writes the write buffer out and flushes the connection.
+    /// One frame appended to the write buffer (see [`encode_frame`]). Never a pong of the
+    /// server's asking: that goes through `pending_pong`, so that the buffer holds at
+    /// most one.
+    fn encode(&mut self, opcode: OpCode, rsv1: bool, payload: &[u8]) {
+        encode_frame(&mut self.write_buf, opcode, rsv1, payload);
+    }
+
+    /// Writes the write buffer out, then the pending pong (encoded only once the buffer
+    /// is empty: at most one pong is ever queued), and flushes the connection.
     fn poll_write_buf(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let Some(io) = self.io.as_mut() else {
+            if self.write_buf.is_empty() && self.pending_pong.is_none() {
+                return Poll::Ready(Ok(()));
+            }
             return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
         };
-        while !self.write_buf.is_empty() {
-            let n = ready!(Pin::new(&mut *io).poll_write(cx, &self.write_buf))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+        loop {
+            while !self.write_buf.is_empty() {
+                let n = ready!(Pin::new(&mut *io).poll_write(cx, &self.write_buf))?;
+                if n == 0 {
+                    return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                }
+                self.write_buf.advance(n);
+                // Progress: a stalled send waits anew from here.
+                if self.stalled_since.is_some() {
+                    self.stalled_since = Some(tokio::time::Instant::now());
+                }
             }
-            self.write_buf.advance(n);
+            self.stalled_since = None;
+            match self.pending_pong.take() {
+                Some(payload) => encode_frame(
+                    &mut self.write_buf,
+                    OpCode::Control(Control::Pong),
+                    false,
+                    &payload,
+                ),
+                None => break,
+            }
         }
         Pin::new(io).poll_flush(cx)
     }
 
     /// Everything queued written, a pending pong included.
     pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
-        self.queue_pong();
-        self.poll_send_write(cx).map_err(WebSocketError::Io)
+        self.poll_send_write(cx)
     }
 
-    /// [`poll_write_buf`](Connection::poll_write_buf) for a send: the sender's task kept
+    /// [`poll_write_buf`](Connection::poll_write_buf) for a send, bounded: by
+    /// [`WebSocketLimits::send_timeout`] without progress and, after a Close of ours, by
+    /// the close deadline; past either the connection is dropped. The sender's task kept
     /// while it waits, and a read waiting for the buffer to be written woken once it is.
-    fn poll_send_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let written = self.poll_write_buf(cx);
-        match written {
-            Poll::Pending => self.writer = Some(cx.waker().clone()),
-            Poll::Ready(_) => {
-                self.writer = None;
-                if let Some(reader) = self.reader.take() {
-                    reader.wake();
+    fn poll_send_write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), WebSocketError>> {
+        if self.dropped.is_some() {
+            return Poll::Ready(Err(self.drop_error()));
+        }
+        match self.poll_write_buf(cx) {
+            Poll::Pending => {
+                self.writer = Some(cx.waker().clone());
+                match self.send_deadline_passed(cx) {
+                    None => Poll::Pending,
+                    Some(why) => {
+                        self.drop_io(why);
+                        self.ended = Some(Ended::Abnormal);
+                        Poll::Ready(Err(self.drop_error()))
+                    }
                 }
             }
+            Poll::Ready(written) => {
+                self.writer = None;
+                self.wake_reader();
+                Poll::Ready(written.map_err(WebSocketError::Io))
+            }
         }
-        written
+    }
+
+    /// Which bound a send waiting for the connection to take bytes has passed, if any:
+    /// the close deadline (unless the stream has ended), or
+    /// [`WebSocketLimits::send_timeout`] since the last progress. The sending side's
+    /// timer is set to the earlier, and registered with `cx`.
+    fn send_deadline_passed(&mut self, cx: &mut Context<'_>) -> Option<Dropped> {
+        let now = tokio::time::Instant::now();
+        let since = *self.stalled_since.get_or_insert(now);
+        let stall = since
+            .checked_add(self.limits.send_timeout)
+            .unwrap_or_else(|| deadline_after(self.limits.send_timeout));
+        let close = self.close_deadline.filter(|_| !self.done);
+        if close.is_some_and(|close| close <= now) {
+            return Some(Dropped::CloseTimeout);
+        }
+        if stall <= now {
+            return Some(Dropped::SendTimeout);
+        }
+        let at = close.map_or(stall, |close| close.min(stall));
+        let timer = match &mut self.send_timer {
+            Some(timer) => {
+                if timer.deadline() != at {
+                    timer.as_mut().reset(at);
+                }
+                timer
+            }
+            slot @ None => slot.insert(Box::pin(tokio::time::sleep_until(at))),
+        };
+        // Ready at `at`, which is still ahead: the next poll finds it passed.
+        if timer.as_mut().poll(cx).is_ready() {
+            cx.waker().wake_by_ref();
+        }
+        None
+    }
+
+    /// A read waiting for the write buffer woken.
+    fn wake_reader(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            reader.wake();
+        }
     }
 
     /// After a read wrote (or tried to): a waiting sender woken, to find its data
@@ -529,7 +765,6 @@ impl<S: AsyncRead + AsyncWrite + Send + Unpin + 'static> Connection<S> {
         if !self.close_sent {
             self.encode_close(Some(CloseCode::GOING_AWAY), "");
         }
-        self.queue_pong();
         let mut io = self.io.take()?;
         let write_buf = std::mem::take(&mut self.write_buf);
         Some(async move {
@@ -544,6 +779,36 @@ impl<S: AsyncRead + AsyncWrite + Send + Unpin + 'static> Connection<S> {
             .await;
         })
     }
+}
+
+/// One frame, final, masked with a fresh key (§5.3), appended to `buf`.
+fn encode_frame(buf: &mut BytesMut, opcode: OpCode, rsv1: bool, payload: &[u8]) {
+    let mask: [u8; 4] = rand::random();
+    let header = FrameHeader {
+        is_final: true,
+        rsv1,
+        rsv2: false,
+        rsv3: false,
+        opcode,
+        mask: Some(mask),
+    };
+    let length = payload.len() as u64;
+    buf.reserve(header.len(length) + payload.len());
+    // Writing to memory cannot fail.
+    let _ = header.format(length, &mut (&mut *buf).writer());
+    let start = buf.len();
+    buf.extend_from_slice(payload);
+    apply_mask(&mut buf[start..], mask);
+}
+
+/// The instant `timeout` from now; for a timeout too long to add, thirty years from now,
+/// as `tokio::time::sleep` takes it.
+fn deadline_after(timeout: Duration) -> tokio::time::Instant {
+    const FAR: Duration = Duration::from_secs(30 * 365 * 24 * 3600);
+    let now = tokio::time::Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(FAR))
+        .unwrap_or(now)
 }
 
 /// A Close frame's payload (§5.5.1): empty, or a code and a UTF-8 reason.
