@@ -332,6 +332,9 @@ fn raw(
                         continue;
                     };
                     tokio::spawn(async move {
+                        // The request's side stays open until the response is written:
+                        // dropped, it would ask the client to stop sending its request.
+                        let _request = recv;
                         for _ in 0..times {
                             if send.write_all(&response).await.is_err() {
                                 return;

@@ -772,3 +772,49 @@ async fn a_request_sent_as_0rtt_data_to_a_server_gone_silent_fails_at_the_connec
     })
     .await;
 }
+
+/// An HTTP/3 frame as a server writes it (RFC 9114 §7.1): its type and length as
+/// one-byte variable-length integers (both under 64 here), then its payload.
+fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(kind < 64 && payload.len() < 64);
+    let mut frame = vec![kind, payload.len() as u8];
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// A `HEADERS` frame of `:status: 200` alone: the QPACK field section's prefix (no
+/// dynamic table: a Required Insert Count and a Delta Base of 0), then the static
+/// table's entry 25 as an indexed field line (RFC 9204 §4.5.2, Appendix A).
+fn headers_200() -> Vec<u8> {
+    frame(0x01, &[0x00, 0x00, 0xc0 | 25])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_data_frames_in_a_body_are_skipped_and_the_connection_lives_on() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // RFC 9114 §7.2.1 allows a DATA frame of no bytes anywhere in a body; Caddy
+        // sends one in the middle of a body it compresses on the fly. Here: before the
+        // first bytes, between two pieces (twice, the second with its type and length
+        // as two-byte integers, RFC 9000 §16), and after the last.
+        let mut response = headers_200();
+        response.extend(frame(0x00, b""));
+        response.extend(frame(0x00, b"hello "));
+        response.extend(frame(0x00, b""));
+        response.extend([0x40, 0x00, 0x40, 0x00]);
+        response.extend(frame(0x00, b"world"));
+        response.extend(frame(0x00, b""));
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let client = prior_knowledge(&pki);
+        for _ in 0..2 {
+            let mut response = client.get(server.url("/")).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(response.text().await.unwrap(), "hello world");
+        }
+        // Both on the first connection: it was not torn down.
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 1);
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), 2);
+    })
+    .await;
+}

@@ -2,9 +2,11 @@
 //! ([RFC 9000](https://www.rfc-editor.org/rfc/rfc9000)), behind the `http3` feature:
 //! QUIC on [quinn](https://docs.rs/quinn), with the transport's rustls configuration
 //! offering only `h3` by ALPN (TLS 1.3, by QUIC's rule), and HTTP/3's framing and QPACK
-//! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code:
-//! this room opens connections, keeps one per origin, sends a request on a stream and
-//! reads its response, as `h2.rs` does for HTTP/2.
+//! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code
+//! but a scan of the frame headers of each request stream (see [`FrameScanner`]), which
+//! h3 0.0.8 needs to take a body with an empty `DATA` frame in it: this room opens
+//! connections, keeps one per origin, sends a request on a stream and reads its
+//! response, as `h2.rs` does for HTTP/2.
 //!
 //! One UDP socket (a quinn endpoint) serves every connection of a transport; it is made
 //! at the first connection, on the runtime that asks, since quinn drives it from a task
@@ -747,6 +749,15 @@ impl HeadBudget {
         taken.is_ok()
     }
 
+    /// Spends what is left of the budget, unless it was lifted.
+    fn spend(&self) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                (left != u64::MAX).then_some(0)
+            });
+    }
+
     fn spent(&self) -> bool {
         self.0.load(Ordering::Acquire) == 0
     }
@@ -808,6 +819,8 @@ pub(crate) struct GuardedStream<S> {
     /// then lies inside that read, where its `stop_sending` cannot reach it (it unwraps
     /// the stream, and panics), so none is asked of it (see `stop_sending` below).
     reading: bool,
+    /// The stream's frames as they arrive, its empty `DATA` frames taken out.
+    frames: FrameScanner,
 }
 
 /// A request stream of a [`Guarded`] connection.
@@ -832,6 +845,7 @@ impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
                     inner: stream,
                     budget,
                     reading: false,
+                    frames: FrameScanner::default(),
                 }))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
@@ -895,6 +909,7 @@ impl h3::quic::Connection<Bytes> for Guarded {
                 inner: stream,
                 budget: Arc::new(HeadBudget(AtomicU64::new(0))),
                 reading: false,
+                frames: FrameScanner::default(),
             })),
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
             Poll::Pending => Poll::Pending,
@@ -937,7 +952,8 @@ impl h3::quic::SendStream<Bytes> for GuardedBidi {
     }
 }
 
-/// The data of a guarded stream, held to its budget: past it, an error.
+/// The data of a guarded stream, held to its budget (past it, an error), less its empty
+/// `DATA` frames (see [`FrameScanner`]).
 impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStream<S> {
     type Buf = Bytes;
 
@@ -945,16 +961,37 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-        let polled = self.inner.poll_data(cx);
-        self.reading = polled.is_pending();
-        match polled {
-            Poll::Ready(Ok(Some(data))) if !self.budget.take(data.len() as u64) => {
-                Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
-                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
-                )))
-            }
-            polled => polled,
+        if self.frames.ended {
+            return Poll::Ready(Ok(None));
         }
+        // A chunk of nothing but empty frames is not handed on: the next one is read. A
+        // peer sending nothing else is read from for a few chunks per poll, and the task
+        // then yields, so that it cannot hold a thread.
+        for _ in 0..CHUNKS_PER_POLL {
+            let polled = self.inner.poll_data(cx);
+            self.reading = polled.is_pending();
+            let data = match polled {
+                Poll::Ready(Ok(Some(data))) => data,
+                Poll::Ready(Ok(None)) => return Poll::Ready(Ok(self.frames.end())),
+                polled => return polled,
+            };
+            if !self.budget.take(data.len() as u64) {
+                return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
+                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
+                )));
+            }
+            match self.frames.scan(data) {
+                Ok(kept) if kept.is_empty() => continue,
+                Ok(kept) => return Poll::Ready(Ok(Some(kept))),
+                Err(error) => {
+                    // Before the head is in, this is the head's limit speaking.
+                    self.budget.spend();
+                    return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(error.into())));
+                }
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 
     /// Tells the server to stop sending (`STOP_SENDING`), unless a read is in flight:
@@ -983,8 +1020,224 @@ impl h3::quic::BidiStream<Bytes> for GuardedBidi {
             inner: recv,
             budget: self.budget,
             reading: self.reading,
+            frames: self.frames,
         };
         (send, recv)
+    }
+}
+
+/// The most chunks a stream reads in one poll while each holds nothing but empty `DATA`
+/// frames (see [`GuardedStream::poll_data`]).
+const CHUNKS_PER_POLL: usize = 16;
+
+/// The longest payload of a frame other than `DATA` taken on a request stream: what
+/// bounds h3's buffer of it, as h3 keeps a frame until all of it has come, whatever
+/// length it declares. A `HEADERS` frame of trailers is at most
+/// [`MAX_FIELD_SECTION_SIZE`]; [`HEAD_BUDGET`] leaves room over that for a frame of an
+/// extension. (The response head is held to its own budget before it.)
+const MAX_FRAME_PAYLOAD: u64 = HEAD_BUDGET;
+
+/// The frames of a request stream as they arrive (RFC 9114 §7.1: a type and a length,
+/// each a variable-length integer, then the payload), scanned so that the empty `DATA`
+/// frames among them are taken out before h3 reads them, and the other frames held to
+/// [`MAX_FRAME_PAYLOAD`].
+///
+/// An empty `DATA` frame is legal anywhere in a body (RFC 9114 §7.2.1), and carries
+/// nothing; Caddy sends one in the middle of a body it compresses on the fly. h3 0.0.8
+/// (the latest release) takes one for the end of the body: `poll_recv_data` answers "no
+/// more data", the trailers are read next, and the `DATA` frame after it is a connection
+/// error (`H3_FRAME_UNEXPECTED`), which closes the connection and every request on it.
+/// Taken out here, they never reach h3. (The fix belongs in h3, and is offered there;
+/// this stays until a release has it.)
+///
+/// Memory: the bytes of one frame header at most (16), held back until the header is
+/// whole, for it may be an empty `DATA` frame's.
+#[derive(Default)]
+struct FrameScanner {
+    /// The bytes of a frame header not all in yet.
+    header: [u8; 16],
+    /// How many bytes of `header` are in.
+    held: usize,
+    /// The bytes of the current frame's payload still to come, passed on as they are.
+    payload: u64,
+    /// Set at a frame that runs to the end of the stream (WebTransport's, which h3
+    /// knows, and a response stream never carries): the rest is passed on unscanned.
+    unframed: bool,
+    /// Set once the stream has ended and what was held back was handed on.
+    ended: bool,
+}
+
+/// A frame header as [`FrameScanner`] reads it.
+enum FrameHeader {
+    /// Not all in yet.
+    Partial,
+    /// Its type, its payload's length, and its own length in bytes.
+    Whole { kind: u64, length: u64, size: usize },
+}
+
+/// The frame type of `DATA` (RFC 9114 §7.2.1).
+const DATA_FRAME: u64 = 0x00;
+
+/// The frame type h3 reads as the start of a WebTransport stream, which has no length.
+const WEBTRANSPORT_STREAM_FRAME: u64 = 0x41;
+
+impl FrameScanner {
+    /// `chunk`, the stream's next bytes, less the empty `DATA` frames in it and the start
+    /// of a frame header at its end (held back), with the header held back from before
+    /// it if that is not an empty `DATA` frame's. Empty when nothing is left to hand on.
+    ///
+    /// # Errors
+    /// A frame other than `DATA` declaring a payload over [`MAX_FRAME_PAYLOAD`].
+    fn scan(&mut self, chunk: Bytes) -> Result<Bytes, String> {
+        let mut kept = Kept::default();
+        let mut at = 0;
+        // Where the bytes of `chunk` to hand on start.
+        let mut run = 0;
+        while at < chunk.len() && !self.unframed {
+            let rest = chunk.get(at..).unwrap_or_default();
+            if self.payload > 0 {
+                let passed = usize::try_from(self.payload)
+                    .map_or(rest.len(), |payload| payload.min(rest.len()));
+                at += passed;
+                self.payload -= passed as u64;
+                continue;
+            }
+            // A frame header: what was held back, then this chunk. (Sixteen bytes always
+            // hold a whole one, so what is held back is less.)
+            let mut header = self.header;
+            let more = (header.len() - self.held).min(rest.len());
+            if let (Some(into), Some(from)) = (
+                header.get_mut(self.held..self.held + more),
+                rest.get(..more),
+            ) {
+                into.copy_from_slice(from);
+            }
+            match read_frame_header(header.get(..self.held + more).unwrap_or_default()) {
+                FrameHeader::Partial => {
+                    // The rest of the chunk starts a header: held back.
+                    kept.push(&chunk, run, at);
+                    self.header = header;
+                    self.held += more;
+                    at += more;
+                    run = at;
+                }
+                FrameHeader::Whole { kind, length, size } => {
+                    // What was held back was not a whole header: some of it is here.
+                    let here = size.saturating_sub(self.held);
+                    if kind == DATA_FRAME && length == 0 {
+                        // Nothing to hand on: the header is dropped, held part and all.
+                        kept.push(&chunk, run, at);
+                        run = at + here;
+                    } else {
+                        if kind != DATA_FRAME && length > MAX_FRAME_PAYLOAD {
+                            return Err(format!(
+                                "an HTTP/3 frame of type {kind:#x} declares {length} bytes, \
+                                 over the client's limit of {MAX_FRAME_PAYLOAD}"
+                            ));
+                        }
+                        // The held part goes first (`at` is 0 here, and so is `run`).
+                        kept.push_held(self.header.get(..self.held).unwrap_or_default());
+                        self.payload = length;
+                        self.unframed = kind == WEBTRANSPORT_STREAM_FRAME;
+                    }
+                    self.held = 0;
+                    at += here;
+                }
+            }
+        }
+        kept.push(&chunk, run, chunk.len());
+        Ok(kept.into_bytes())
+    }
+
+    /// What is left to hand on at the end of the stream: a frame header cut short, which
+    /// h3 reads as the error it is.
+    fn end(&mut self) -> Option<Bytes> {
+        self.ended = true;
+        let held = self.header.get(..self.held).unwrap_or_default();
+        (!held.is_empty()).then(|| Bytes::copy_from_slice(held))
+    }
+}
+
+/// A frame header at the start of `bytes` (at most 16 of them): a type and a length, each
+/// a variable-length integer (RFC 9000 §16). WebTransport's frame has a type alone.
+fn read_frame_header(bytes: &[u8]) -> FrameHeader {
+    let Some((kind, kind_size)) = read_varint(bytes) else {
+        return FrameHeader::Partial;
+    };
+    if kind == WEBTRANSPORT_STREAM_FRAME {
+        return FrameHeader::Whole {
+            kind,
+            length: 0,
+            size: kind_size,
+        };
+    }
+    match bytes.get(kind_size..).and_then(read_varint) {
+        Some((length, length_size)) => FrameHeader::Whole {
+            kind,
+            length,
+            size: kind_size + length_size,
+        },
+        None => FrameHeader::Partial,
+    }
+}
+
+/// A variable-length integer at the start of `bytes` (RFC 9000 §16) and its length in
+/// bytes; `None` when not all of it is there.
+fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let first = *bytes.first()?;
+    let size = 1usize << (first >> 6);
+    let rest = bytes.get(1..size)?;
+    let value = rest.iter().fold(u64::from(first & 0x3f), |value, &byte| {
+        (value << 8) | u64::from(byte)
+    });
+    Some((value, size))
+}
+
+/// The pieces of a chunk a [`FrameScanner`] hands on, joined: one piece is handed on as
+/// it is, without a copy.
+#[derive(Default)]
+struct Kept {
+    first: Option<Bytes>,
+    joined: Option<bytes::BytesMut>,
+}
+
+impl Kept {
+    /// Hands on the bytes of `chunk` from `start` to `end`.
+    fn push(&mut self, chunk: &Bytes, start: usize, end: usize) {
+        if let Some(piece) = chunk.get(start..end).filter(|piece| !piece.is_empty()) {
+            self.add(chunk.slice_ref(piece));
+        }
+    }
+
+    /// Hands on the held-back start of a frame header, now known to be no empty frame's.
+    fn push_held(&mut self, held: &[u8]) {
+        if !held.is_empty() {
+            self.add(Bytes::copy_from_slice(held));
+        }
+    }
+
+    fn add(&mut self, piece: Bytes) {
+        if let Some(joined) = &mut self.joined {
+            joined.extend_from_slice(&piece);
+            return;
+        }
+        match self.first.take() {
+            None => self.first = Some(piece),
+            Some(first) => {
+                let mut joined = bytes::BytesMut::with_capacity(first.len() + piece.len());
+                joined.extend_from_slice(&first);
+                joined.extend_from_slice(&piece);
+                self.joined = Some(joined);
+            }
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match (self.joined, self.first) {
+            (Some(joined), _) => joined.freeze(),
+            (None, Some(first)) => first,
+            (None, None) => Bytes::new(),
+        }
     }
 }
 
@@ -1037,4 +1290,92 @@ fn tls_info(connection: &quinn::Connection) -> Option<TlsInfo> {
         None,
         certificates,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `scanner` hands on of `stream` cut into `pieces` of `size` bytes.
+    fn scanned(stream: &[u8], size: usize) -> Result<Vec<u8>, String> {
+        let mut scanner = FrameScanner::default();
+        let mut out = Vec::new();
+        for piece in stream.chunks(size) {
+            out.extend_from_slice(&scanner.scan(Bytes::copy_from_slice(piece))?);
+        }
+        if let Some(rest) = scanner.end() {
+            out.extend_from_slice(&rest);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn empty_data_frames_are_taken_out_however_the_stream_is_cut() {
+        let headers = [0x01, 0x03, 0x00, 0x00, 0xd9];
+        let mut stream = headers.to_vec();
+        stream.extend([0x00, 0x00]);
+        stream.extend([0x00, 0x03, b'a', b'b', b'c']);
+        // Type and length on two, four and eight bytes: empty all the same.
+        stream.extend([0x40, 0x00, 0x40, 0x00]);
+        stream.extend([0x80, 0, 0, 0, 0x00]);
+        stream.extend([0xc0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0]);
+        // A DATA frame whose payload looks like empty frames: kept whole.
+        stream.extend([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]);
+        // An unknown frame (a reserved type, RFC 9114 §7.2.8) with a payload, and trailers.
+        stream.extend([0x21, 0x02, 0x00, 0x00]);
+        stream.extend(headers);
+        stream.extend([0x00, 0x00]);
+        let mut expected = headers.to_vec();
+        expected.extend([0x00, 0x03, b'a', b'b', b'c']);
+        expected.extend([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]);
+        expected.extend([0x21, 0x02, 0x00, 0x00]);
+        expected.extend(headers);
+        for size in 1..=stream.len() {
+            assert_eq!(
+                scanned(&stream, size).unwrap(),
+                expected,
+                "pieces of {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_chunk_of_other_frames_alone_is_handed_on_as_it_is() {
+        let chunk = Bytes::from_static(&[0x01, 0x01, 0xd9, 0x00, 0x02, b'h', b'i']);
+        let mut scanner = FrameScanner::default();
+        let kept = scanner.scan(chunk.clone()).unwrap();
+        assert_eq!(kept, chunk);
+        assert_eq!(kept.as_ptr(), chunk.as_ptr(), "not copied");
+    }
+
+    #[test]
+    fn a_header_cut_by_the_end_of_the_stream_is_handed_on_for_h3_to_refuse() {
+        // A DATA frame's type, and the first byte of a two-byte length.
+        assert_eq!(scanned(&[0x00, 0x40], 1).unwrap(), [0x00, 0x40]);
+        assert_eq!(scanned(&[0x00], 1).unwrap(), [0x00]);
+    }
+
+    #[test]
+    fn a_frame_other_than_data_over_the_limit_is_an_error() {
+        // A reserved type declaring 1 GiB (an eight-byte length).
+        let one_gib = [0xc0, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00];
+        let mut stream = vec![0x21];
+        stream.extend(one_gib);
+        let error = scanned(&stream, 2).unwrap_err();
+        assert!(
+            error.contains("type 0x21 declares 1073741824 bytes"),
+            "{error}"
+        );
+        // DATA may be as long as it likes: its bytes are handed on as they come.
+        let mut stream = vec![0x00];
+        stream.extend(one_gib);
+        stream.push(b'x');
+        assert_eq!(scanned(&stream, 3).unwrap(), stream);
+    }
+
+    #[test]
+    fn a_webtransport_stream_is_passed_on_unscanned() {
+        let stream = [0x40, 0x41, 0x00, 0x00, 0x00, 0x00];
+        assert_eq!(scanned(&stream, 1).unwrap(), stream);
+    }
 }
