@@ -22,7 +22,6 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
@@ -34,7 +33,7 @@ use http_body::{Body, Frame, SizeHint};
 
 use super::RequestBody;
 use super::timing::{ConnectionTiming, H3, Recorded};
-use crate::error::{Error, NetworkError, TimeoutKind};
+use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
 use crate::peer::{Peer, TlsInfo, TlsVersion};
 
 /// The most bytes of a response head (its QPACK-decoded field section) taken: the same
@@ -531,6 +530,7 @@ async fn exchange(
     .map_err(stream_error)?;
     let budget = connection.budgets.take(stream.id());
     let (mut sending, mut receiving) = stream.split();
+    let mut upload = None;
     if body.is_end_stream() {
         within(read_timeout, sending.finish())
             .await?
@@ -547,11 +547,40 @@ async fn exchange(
             }
             // A stream is sent as it yields, beside the response.
             Err(body) => {
-                tokio::spawn(send_body(sending, body));
+                let (failed, failure) = tokio::sync::oneshot::channel();
+                let (cancel, cancelled) = tokio::sync::oneshot::channel();
+                tokio::spawn(send_body(sending, body, failed, cancelled));
+                upload = Some(Upload {
+                    failed: failure,
+                    cancel: Some(cancel),
+                });
             }
         }
     }
-    let head = match within(read_timeout, receiving.recv_response()).await? {
+    // The head, unless the body fails first: the server may never answer a request cut
+    // short, and its error is the body's.
+    let received = within(read_timeout, async {
+        match upload.as_mut() {
+            None => Ok(receiving.recv_response().await),
+            Some(upload) => tokio::select! {
+                head = receiving.recv_response() => Ok(head),
+                Ok(error) = &mut upload.failed => Err(body_failed(error)),
+            },
+        }
+    })
+    .await;
+    let received = match received {
+        Ok(Ok(received)) => received,
+        Ok(Err(failed)) => return Err(failed),
+        Err(timeout) => return Err(timeout),
+    };
+    if received.is_err() {
+        // The server ended the stream under a body that had failed: the body's error.
+        if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
+            return Err(failed);
+        }
+    }
+    let head = match received {
         Ok(head) => head,
         Err(_) if budget.as_ref().is_some_and(|budget| budget.spent()) => {
             return Err(NetworkError::Protocol(
@@ -568,6 +597,10 @@ async fn exchange(
     if let Some(budget) = budget {
         budget.lift();
     }
+    // And a request body still being sent goes on: its cancel is dropped unsent.
+    if let Some(upload) = upload.as_mut() {
+        upload.cancel = None;
+    }
     Ok((head, receiving))
 }
 
@@ -581,38 +614,117 @@ fn copy_head(parts: &http::request::Parts) -> http::request::Parts {
     copy.into_parts().0
 }
 
-/// Sends a streamed request body on `sending`, then finishes the stream; a body that
-/// fails resets it (`H3_REQUEST_CANCELLED`), so the server never takes a cut body whole.
+/// The body of a request being streamed by [`send_body`], as its request sees it.
+struct Upload {
+    /// The body's own error, if it failed.
+    failed: tokio::sync::oneshot::Receiver<BoxError>,
+    /// Dropped unsent once the response head has come: the body goes on. Sent when the
+    /// request is given up first (dropped, or past the read timeout): the stream is reset.
+    cancel: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Upload {
+    /// The request failed because its body did: that error, the same as over HTTP/1.1
+    /// and HTTP/2.
+    fn failure(&mut self) -> Option<NetworkError> {
+        let error = self.failed.try_recv().ok()?;
+        Some(body_failed(error))
+    }
+}
+
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            let _ = cancel.send(());
+        }
+    }
+}
+
+/// The error of a request whose body's stream failed with `error`.
+fn body_failed(error: BoxError) -> NetworkError {
+    NetworkError::Protocol(Box::new(H3Error {
+        message: "the request body's stream failed",
+        source: Some(error),
+    }))
+}
+
+/// An error of an HTTP/3 request: what failed, and why.
+#[derive(Debug)]
+struct H3Error {
+    message: &'static str,
+    source: Option<BoxError>,
+}
+
+impl fmt::Display for H3Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+impl std::error::Error for H3Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Sends a streamed request body on `sending`, then finishes the stream. A body that
+/// fails resets it (`H3_REQUEST_CANCELLED`), so that the server never takes a cut body
+/// whole, and leaves its error in `failed`; `cancelled` resets it too, when the request
+/// is given up before its response. Each wait (the body's next chunk, the stream's flow
+/// control) ends at the cancel; once the response has come, the body goes on for as
+/// long as the server takes it.
 async fn send_body(
     mut sending: h3::client::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>,
     mut body: RequestBody,
+    failed: tokio::sync::oneshot::Sender<BoxError>,
+    cancelled: tokio::sync::oneshot::Receiver<()>,
 ) {
+    // Resolves when the request is given up; never when the cancel is dropped unsent.
+    let cancel = async {
+        if cancelled.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(cancel);
     loop {
-        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = tokio::select! {
+            () = &mut cancel => break,
+            frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)) => frame,
+        };
+        let sent = match frame {
             Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => {
-                    if sending.send_data(data).await.is_err() {
-                        return;
-                    }
-                }
-                Err(frame) => {
-                    if let Ok(trailers) = frame.into_trailers() {
-                        if sending.send_trailers(trailers).await.is_err() {
-                            return;
-                        }
-                    }
-                }
+                Ok(data) => tokio::select! {
+                    () = &mut cancel => break,
+                    sent = sending.send_data(data) => sent,
+                },
+                Err(frame) => match frame.into_trailers() {
+                    Ok(trailers) => tokio::select! {
+                        () = &mut cancel => break,
+                        sent = sending.send_trailers(trailers) => sent,
+                    },
+                    Err(_) => continue,
+                },
             },
-            Some(Err(_)) => {
-                sending.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
-                return;
+            Some(Err(error)) => {
+                let _ = failed.send(error);
+                break;
             }
             None => {
-                let _ = sending.finish().await;
+                tokio::select! {
+                    () = &mut cancel => break,
+                    _ = sending.finish() => {}
+                }
                 return;
             }
+        };
+        // Stopped or reset by the server, or the connection gone: the response says why.
+        if sent.is_err() {
+            return;
         }
     }
+    sending.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
 }
 
 /// `future`, bounded by `timeout` when there is one.
