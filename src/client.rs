@@ -1065,6 +1065,19 @@ impl ClientBuilder {
         self
     }
 
+    /// How long an HTTP/3 connection may go without a packet from its server (QUIC's idle
+    /// timeout; reqwest's name; the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3_max_idle_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3_max_idle_timeout`]: crate::net::HyperTransportBuilder::http3_max_idle_timeout
+    #[cfg(feature = "http3")]
+    pub fn http3_max_idle_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.http3_max_idle_timeout(timeout);
+        self
+    }
+
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
     /// What it does, its limits and its default: the transport's

@@ -44,6 +44,8 @@ pub struct HyperTransportBuilder {
     alt_svc_cache: Option<Arc<super::AltSvcCache>>,
     #[cfg(feature = "http3")]
     tls_early_data: bool,
+    #[cfg(feature = "http3")]
+    http3_max_idle_timeout: Duration,
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
@@ -82,6 +84,8 @@ impl Default for HyperTransportBuilder {
             alt_svc_cache: None,
             #[cfg(feature = "http3")]
             tls_early_data: false,
+            #[cfg(feature = "http3")]
+            http3_max_idle_timeout: super::h3::DEFAULT_IDLE_TIMEOUT,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
@@ -322,6 +326,27 @@ impl HyperTransportBuilder {
     #[cfg(feature = "http3")]
     pub fn tls_early_data(mut self, enabled: bool) -> HyperTransportBuilder {
         self.tls_early_data = enabled;
+        self
+    }
+
+    /// How long an HTTP/3 connection may go without a packet from its server before it
+    /// is closed: QUIC's idle timeout (RFC 9000 §10.1), which both ends announce and of
+    /// which the lower applies (the `http3` Cargo feature). reqwest's name.
+    ///
+    /// Default is 30 seconds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransportBuilder;
+    ///
+    /// let transport = HyperTransportBuilder::default()
+    ///     .http3_max_idle_timeout(Duration::from_secs(60))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "http3")]
+    pub fn http3_max_idle_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
+        self.http3_max_idle_timeout = timeout;
         self
     }
 
@@ -806,7 +831,11 @@ impl HyperTransportBuilder {
         }
         let tls = self.tls.build(self.http2)?;
         #[cfg(feature = "http3")]
-        let h3 = match super::h3::H3Client::new(&tls.config, self.tls_early_data) {
+        let h3 = match super::h3::H3Client::new(
+            &tls.config,
+            self.tls_early_data,
+            self.http3_max_idle_timeout,
+        ) {
             Ok(h3) if self.http3 || self.http3_prior_knowledge => Some(h3),
             Ok(_) => None,
             Err(error) if self.http3_prior_knowledge => return Err(error),

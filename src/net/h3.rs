@@ -47,9 +47,9 @@ const MAX_FIELD_SECTION_SIZE: u64 = 256 * 1024;
 /// what bounds the memory a server's head can take (see [`Guarded`]).
 const HEAD_BUDGET: u64 = MAX_FIELD_SECTION_SIZE + 64 * 1024;
 
-/// How long a connection with nothing to do stays open: QUIC's idle timeout, which both
-/// ends agree to (RFC 9000 §10.1; the lower of the two applies).
-const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default of how long a connection with nothing to do stays open: QUIC's idle
+/// timeout, which both ends agree to (RFC 9000 §10.1; the lower of the two applies).
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A transport's HTTP/3: its QUIC configuration, its endpoint, and a connection per
 /// origin.
@@ -176,10 +176,15 @@ impl H3Client {
     /// HTTP/3 with `tls`, the transport's configuration: the same roots, verifier, client
     /// identity and key log, offering `h3` alone by ALPN. With `early_data`, a connection
     /// resuming a TLS session may send 0-RTT data (see [`H3Client::connect`]).
+    /// `idle_timeout` is QUIC's (`http3_max_idle_timeout`).
     ///
     /// # Errors
     /// A `TypeError` when the configuration cannot carry QUIC: it does not allow TLS 1.3.
-    pub(crate) fn new(tls: &rustls::ClientConfig, early_data: bool) -> Result<H3Client, Error> {
+    pub(crate) fn new(
+        tls: &rustls::ClientConfig,
+        early_data: bool,
+        idle_timeout: Duration,
+    ) -> Result<H3Client, Error> {
         let mut tls = tls.clone();
         tls.alpn_protocols = vec![b"h3".to_vec()];
         // 0-RTT data may be replayed (RFC 9001 §9.2): sent only when asked for, and then
@@ -192,9 +197,8 @@ impl H3Client {
         })?;
         let mut config = quinn::ClientConfig::new(Arc::new(quic));
         let mut transport = quinn::TransportConfig::default();
-        if let Ok(idle) = quinn::IdleTimeout::try_from(IDLE_TIMEOUT) {
-            transport.max_idle_timeout(Some(idle));
-        }
+        // Past QUIC's largest (2^62 ms), none: the server's applies.
+        transport.max_idle_timeout(quinn::IdleTimeout::try_from(idle_timeout).ok());
         config.transport_config(Arc::new(transport));
         Ok(H3Client {
             config,
