@@ -332,9 +332,7 @@ fn raw(
                         continue;
                     };
                     tokio::spawn(async move {
-                        // The request's side stays open until the response is written:
-                        // dropped, it would ask the client to stop sending its request.
-                        let _request = recv;
+                        let mut request = recv;
                         for _ in 0..times {
                             if send.write_all(&response).await.is_err() {
                                 return;
@@ -342,6 +340,9 @@ fn raw(
                             wrote.fetch_add(response.len(), Ordering::SeqCst);
                         }
                         let _ = send.finish();
+                        // The request is read to its end: dropped before, its side would
+                        // ask the client to stop sending it.
+                        let _ = request.read_to_end(64 * 1024).await;
                     });
                 }
                 drop(control);
