@@ -11,6 +11,67 @@
 //! One UDP socket (a quinn endpoint) serves every connection of a transport; it is made
 //! at the first connection, on the runtime that asks, since quinn drives it from a task
 //! of that runtime.
+//!
+//! # A path that goes silent, and a server that answers late
+//!
+//! UDP gives no sign when a path dies (the server killed, reloaded without HTTP/3, UDP
+//! dropped on the way): QUIC alone would find out at its idle timeout, 30 seconds of
+//! hearing nothing, while the request waits; and the same idle timeout closes a
+//! connection whose server is only slow to answer (a long poll), so that a request
+//! the server is working on fails, or is sent again. What this does, after Chrome
+//! (keep-alive PINGs while streams are open, `QuicConnection`'s PING alarm; a path taken
+//! for degrading after some probe timeouts, `QuicNetworkBlackholeDetector`; the
+//! alternative service marked broken, with back-off, `BrokenAlternativeServices`):
+//!
+//! - **Keep-alive.** quinn sends a PING once it has heard nothing from the server for
+//!   the keep-alive interval (`http3_keep_alive_interval`, 5 s by default, at most a third
+//!   of the idle timeout), so that a connection whose server is silent but alive stays
+//!   open past QUIC's idle timeout (`http3_max_idle_timeout`, 30 s). A connection with
+//!   no request in flight (none sent and waiting, no response body being read) is
+//!   closed by the client after the idle timeout, as QUIC would have closed it, so an
+//!   idle connection costs at most a few PINGs.
+//! - **A dead path.** A path is dead when something the server must acknowledge (the
+//!   request's frames, a PING, a probe: any ack-eliciting frame, RFC 9000 §13.2.1) has
+//!   gone unanswered, not one datagram coming back, for the keep-alive timeout
+//!   (`http3_keep_alive_timeout`, 1 s by default, and at least four probe timeouts of the
+//!   measured round trip, RFC 9002 §6.2.1, so that loss recovery on a long path has its
+//!   time). A live server acknowledges within its `max_ack_delay` (25 ms by default), and
+//!   quinn repeats what is unacknowledged at each probe timeout, so one second is tens
+//!   of chances on any path that still carries packets. A task per connection reads
+//!   quinn's counts (datagrams received, ack-eliciting frames sent) every eighth of the
+//!   timeout while a request is in flight or an answer owed, every half keep-alive
+//!   interval otherwise ([`PathWatch`], [`watch_connection`]). A request sent on a dead
+//!   path thus learns it in about a second; one waiting when the path dies, within a
+//!   keep-alive interval and that second; an idle connection is found dead the same
+//!   way, before a request is put on it. The connection is then closed.
+//! - **Marked broken.** A connection to an origin found by `Alt-Svc` whose path is found
+//!   dead marks HTTP/3 broken for the origin (`AltSvcCache::mark_broken`: five minutes,
+//!   doubling at each failure, up to 48 hours, Chrome's delays), so that its next
+//!   requests go over TCP at once, without waiting for a new QUIC connection's head
+//!   start.
+//!
+//! ## When a request goes again
+//!
+//! A request that failed before its response head is sent again (over TCP for an origin
+//! found by `Alt-Svc`, else on a new connection), once, only when it may be
+//! ([`MayResend`]), and only if its body can be sent again (empty, or one buffer):
+//! - whatever its method, when the server cannot have processed it: it never went out
+//!   (the connection had closed, was being closed for being idle, or the handshake it
+//!   waited for failed); its 0-RTT data was rejected (RFC 9001 §4.6.2); or the server
+//!   refused it unprocessed (`H3_REQUEST_REJECTED`, RFC 9114 §8.1, or a `GOAWAY` before
+//!   it was sent, §5.2);
+//! - if its method is idempotent (RFC 9110 §9.2.2), when the path went dead under it
+//!   and not one datagram came from the server once it could have had it (from half
+//!   the connection's smallest round trip after it was sent: what came before was on its
+//!   way already), not even the acknowledgement a live server sends within
+//!   milliseconds: as far as any client can know, it never reached the server.
+//!
+//! Any other request fails: one that may have been processed is never sent twice. A
+//! long poll whose server acknowledged it and then went silent fails with a
+//! [`TimeoutKind::KeepAlive`] error, as a POST sent on a path that went dead does,
+//! within about a second rather than at the idle timeout; over TCP, a connection that
+//! dies under a request fails it too. (Chrome sends again, over TCP, any request whose
+//! QUIC connection failed before the response head; this is stricter.)
 
 // QUIC's packet protection and quinn's own keys come from a crypto provider.
 #[cfg(not(any(feature = "aws-lc-rs", feature = "ring")))]
@@ -22,7 +83,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -51,10 +113,80 @@ const HEAD_BUDGET: u64 = MAX_FIELD_SECTION_SIZE + 64 * 1024;
 /// timeout, which both ends agree to (RFC 9000 §10.1; the lower of the two applies).
 pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default of how long a connection may hear nothing from its server before it
+/// sends a PING (`http3_keep_alive_interval`).
+pub(crate) const DEFAULT_KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The default of how long what the server must acknowledge may go unanswered before
+/// the connection's path is taken for dead (`http3_keep_alive_timeout`).
+pub(crate) const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The shortest keep-alive interval and keep-alive timeout, and idle time before a
+/// connection is closed: shorter, a PING would go out at every packet received, a path
+/// be taken for dead between two of them, or a new connection closed before its first
+/// request is on it.
+const SHORTEST_KEEP_ALIVE: Duration = Duration::from_millis(100);
+
+/// The longest keep-alive interval: a day, far past any idle timeout a server keeps.
+const LONGEST_KEEP_ALIVE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The timing of a transport's HTTP/3 connections, as its builder sets it (see the
+/// module's docs, "A path that goes silent").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct H3Timing {
+    /// QUIC's idle timeout (`http3_max_idle_timeout`), and how long a connection with no
+    /// request in flight stays open (at least 100 ms); under a millisecond, none (QUIC
+    /// counts it in milliseconds, and 0 turns it off).
+    pub(crate) idle: Duration,
+    /// A PING goes out after this long without a packet from the server
+    /// (`http3_keep_alive_interval`): at least 100 ms, at most a third of `idle` and a
+    /// day.
+    pub(crate) keep_alive: Duration,
+    /// What the server must acknowledge may go unanswered this long before the path is
+    /// taken for dead (`http3_keep_alive_timeout`): at least 100 ms, and at least four
+    /// probe timeouts of the connection's round-trip time.
+    pub(crate) dead_after: Duration,
+}
+
+impl H3Timing {
+    /// The timing of the builder's options, held to their bounds.
+    pub(crate) fn new(idle: Duration, keep_alive: Duration, dead_after: Duration) -> H3Timing {
+        let most = match idle.as_millis() {
+            0 => LONGEST_KEEP_ALIVE,
+            _ => (idle / 3).min(LONGEST_KEEP_ALIVE),
+        };
+        H3Timing {
+            idle,
+            keep_alive: keep_alive.min(most).max(SHORTEST_KEEP_ALIVE),
+            dead_after: dead_after.max(SHORTEST_KEEP_ALIVE),
+        }
+    }
+
+    /// How long a connection with no request in flight stays open; `None`: for ever.
+    fn idle_close(&self) -> Option<Duration> {
+        (self.idle.as_millis() > 0).then(|| self.idle.max(SHORTEST_KEEP_ALIVE))
+    }
+
+    /// How long what the server must acknowledge may go unanswered on `quic`: the
+    /// keep-alive timeout, or four of its probe timeouts (RFC 9002 §6.2.1) if that is
+    /// longer, so that a long path is not taken for dead while QUIC's own loss recovery
+    /// is still at work. quinn tells only the smoothed round-trip time: the probe
+    /// timeout is taken as three of them (its variance four times over, RFC 9002 §5.3,
+    /// starts at half of it) and the largest ACK delay QUIC knows by default, 25 ms.
+    fn dead_after(&self, quic: &quinn::Connection) -> Duration {
+        let probe_timeout = quic
+            .rtt()
+            .saturating_mul(3)
+            .saturating_add(Duration::from_millis(25));
+        self.dead_after.max(probe_timeout.saturating_mul(4))
+    }
+}
+
 /// A transport's HTTP/3: its QUIC configuration, its endpoint, and a connection per
 /// origin.
 pub(crate) struct H3Client {
     config: quinn::ClientConfig,
+    timing: H3Timing,
     /// Whether a connection resuming a TLS session may send its first requests as 0-RTT
     /// data ([`H3Client::new`]).
     early_data: bool,
@@ -94,6 +226,12 @@ pub(crate) struct H3Connection {
     budgets: Budgets,
     /// Set by the connection's task once the connection has closed.
     closed: Arc<AtomicBool>,
+    /// Its requests in flight, and whether its path went silent, which its task watches.
+    life: Arc<Life>,
+    /// quinn's connection, for what it has received.
+    quic: quinn::Connection,
+    /// QUIC's idle timeout.
+    idle: Duration,
     peer: Option<Arc<Peer>>,
     /// How the handshake of a connection that sent 0-RTT data went; `None` for one made
     /// with the whole handshake first.
@@ -120,21 +258,29 @@ impl H3Connection {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// How many datagrams the connection has received from its server so far.
+    fn heard(&self) -> u64 {
+        self.quic.stats().udp_rx.datagrams
+    }
+
+    /// Whether the connection was closed because its path went silent: how long what the
+    /// server had to acknowledge went unanswered (see [`PathWatch`]), or quinn's idle
+    /// timeout, if quinn closed it for hearing nothing that long.
+    pub(crate) fn silent(&self) -> Option<Duration> {
+        self.life
+            .silent()
+            .or_else(|| match self.quic.close_reason() {
+                Some(quinn::ConnectionError::TimedOut) => Some(self.idle),
+                _ => None,
+            })
+    }
+
     /// Where the handshake stands: [`Handshake::Accepted`] for a connection made without
     /// 0-RTT data.
     fn handshake(&self) -> Handshake {
         self.handshake
             .as_ref()
             .map_or(Handshake::Accepted, |handshake| *handshake.borrow())
-    }
-
-    /// Whether the connection sent 0-RTT data that the server did not take, once that is
-    /// known (the handshake done, or failed): it is closed then, and the requests it
-    /// carried may be sent again on another, since only safe ones went early and the
-    /// others were never sent. A stream can fail with the rejected data before the
-    /// handshake's outcome is noted: this waits for it.
-    pub(crate) async fn early_data_lost(&self) -> bool {
-        self.handshake_done().await.is_err()
     }
 
     /// Whether what is sent now goes as 0-RTT data.
@@ -176,14 +322,14 @@ impl H3Client {
     /// HTTP/3 with `tls`, the transport's configuration: the same roots, verifier, client
     /// identity and key log, offering `h3` alone by ALPN. With `early_data`, a connection
     /// resuming a TLS session may send 0-RTT data (see [`H3Client::connect`]).
-    /// `idle_timeout` is QUIC's (`http3_max_idle_timeout`).
+    /// `timing` is QUIC's idle timeout and the keep-alive's.
     ///
     /// # Errors
     /// A `TypeError` when the configuration cannot carry QUIC: it does not allow TLS 1.3.
     pub(crate) fn new(
         tls: &rustls::ClientConfig,
         early_data: bool,
-        idle_timeout: Duration,
+        timing: H3Timing,
     ) -> Result<H3Client, Error> {
         let mut tls = tls.clone();
         tls.alpn_protocols = vec![b"h3".to_vec()];
@@ -198,10 +344,15 @@ impl H3Client {
         let mut config = quinn::ClientConfig::new(Arc::new(quic));
         let mut transport = quinn::TransportConfig::default();
         // Past QUIC's largest (2^62 ms), none: the server's applies.
-        transport.max_idle_timeout(quinn::IdleTimeout::try_from(idle_timeout).ok());
+        transport.max_idle_timeout(quinn::IdleTimeout::try_from(timing.idle).ok());
+        // quinn sends a PING once it has heard nothing for this long, with or without
+        // requests: a connection without any is closed after the idle timeout (see
+        // `watch_connection`), and so costs at most three.
+        transport.keep_alive_interval(Some(timing.keep_alive));
         config.transport_config(Arc::new(transport));
         Ok(H3Client {
             config,
+            timing,
             early_data,
             endpoint: Mutex::new(None),
             connections: Mutex::new(HashMap::new()),
@@ -286,22 +437,29 @@ impl H3Client {
     /// origin's requests that follow; `timing` notes when it began and was established.
     /// The caller bounds the time it takes.
     ///
-    /// With `early` (and the client's early data on), a connection that can resume a TLS
-    /// session of the server's is made at once, its handshake going on while its first
-    /// requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
-    /// `connect_timeout` closes it, as does a server rejecting that data: RFC 9001 §4.6.2,
-    /// "the client therefore MUST reset the state of all streams, including application
-    /// state bound to those streams", HTTP/3's control streams among them. The transport
-    /// sends its requests again on a connection made whole.
+    /// With `how.early` (and the client's early data on), a connection that can resume a
+    /// TLS session of the server's is made at once, its handshake going on while its
+    /// first requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
+    /// `how.connect_timeout` closes it, as does a server rejecting that data: RFC 9001
+    /// §4.6.2, "the client therefore MUST reset the state of all streams, including
+    /// application state bound to those streams", HTTP/3's control streams among them.
+    /// The transport sends its requests again on a connection made whole.
+    ///
+    /// A task watches the connection until it ends ([`watch_connection`]): its path, and
+    /// its idle time; `how.on_silent` is called if its path goes silent.
     pub(crate) async fn connect(
         &self,
         host: &str,
         port: u16,
         addrs: &[SocketAddr],
         timing: &mut ConnectionTiming,
-        early: bool,
-        connect_timeout: Option<Duration>,
+        how: Connect,
     ) -> Result<H3Connection, NetworkError> {
+        let Connect {
+            early,
+            connect_timeout,
+            mut on_silent,
+        } = how;
         let endpoint = self.endpoint()?;
         let server_name = host
             .strip_prefix('[')
@@ -359,18 +517,29 @@ impl H3Client {
             };
             timing.connection_end = Some(Instant::now());
             let closed = Arc::new(AtomicBool::new(false));
-            let handshake =
-                accepted.map(|accepted| watch_handshake(accepted, quic, &closed, connect_timeout));
-            let ended = Arc::clone(&closed);
-            // The connection's control streams, GOAWAY and close: driven until it ends.
-            tokio::spawn(async move {
-                let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
-                ended.store(true, Ordering::Release);
-            });
+            let handshake = accepted
+                .map(|accepted| watch_handshake(accepted, quic.clone(), &closed, connect_timeout));
+            let life = Arc::new(Life::new());
+            // The connection's control streams, GOAWAY and close, its path and its idle
+            // time: watched until it ends.
+            tokio::spawn(watch_connection(
+                Box::pin(std::future::poll_fn(move |cx| driver.poll_close(cx))),
+                quic.clone(),
+                Watched {
+                    closed: Arc::clone(&closed),
+                    life: Arc::clone(&life),
+                    handshake: handshake.clone(),
+                    on_silent: on_silent.take(),
+                },
+                self.timing,
+            ));
             let connection = H3Connection {
                 send: Arc::new(send),
                 budgets,
                 closed,
+                life,
+                quic,
+                idle: self.timing.idle,
                 peer,
                 handshake,
             };
@@ -433,21 +602,371 @@ fn watch_handshake(
     handshake
 }
 
+/// What a connection calls once, when its path goes silent: it marks HTTP/3 broken for
+/// the origin (the transport's alternative services).
+pub(crate) type OnSilent = Box<dyn FnOnce() + Send>;
+
+/// How [`H3Client::connect`] makes a connection.
+pub(crate) struct Connect {
+    /// Whether its first requests may go as 0-RTT data.
+    pub(crate) early: bool,
+    /// How long its handshake may take when they do.
+    pub(crate) connect_timeout: Option<Duration>,
+    /// Called if its path goes silent.
+    pub(crate) on_silent: Option<OnSilent>,
+}
+
+/// What a connection's requests and the task watching it share.
+struct Life {
+    /// How many requests are in flight: from the sending of each until its response's
+    /// body is done or dropped. [`CLOSING`] once the connection is closed for being idle.
+    in_flight: AtomicUsize,
+    /// When the last request in flight ended (at first, when the connection was made).
+    idle_since: Mutex<Instant>,
+    /// Set when the path went silent: how long what the server had to acknowledge had
+    /// gone unanswered.
+    silent: Mutex<Option<Duration>>,
+    /// Wakes the task when a request starts or ends being in flight.
+    changed: tokio::sync::Notify,
+}
+
+/// [`Life::in_flight`] of a connection closed for being idle: no request goes on it.
+const CLOSING: usize = usize::MAX;
+
+impl Life {
+    fn new() -> Life {
+        Life {
+            in_flight: AtomicUsize::new(0),
+            idle_since: Mutex::new(Instant::now()),
+            silent: Mutex::new(None),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    fn idle_since(&self) -> Instant {
+        *self
+            .idle_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn silent(&self) -> Option<Duration> {
+        *self.silent.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes that the path went silent, what the server had to acknowledge unanswered
+    /// for `unanswered`, and tells `on_silent` (once).
+    fn went_silent(&self, unanswered: Duration, on_silent: &mut Option<OnSilent>) {
+        self.silent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(unanswered);
+        if let Some(on_silent) = on_silent.take() {
+            on_silent();
+        }
+    }
+
+    /// Closes the connection for being idle, unless a request is in flight: whether it
+    /// did. A request that comes after finds it closing, and never goes on it.
+    fn close_if_idle(&self) -> bool {
+        self.in_flight
+            .compare_exchange(0, CLOSING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+/// A request in flight on a connection: from the sending of the request until its
+/// response's body is done or dropped.
+struct InFlight(Arc<Life>);
+
+impl InFlight {
+    /// A request in flight on the connection of `life`; `None` if it is being closed for
+    /// being idle.
+    fn new(life: &Arc<Life>) -> Option<InFlight> {
+        let before = life
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |in_flight| {
+                (in_flight != CLOSING).then(|| in_flight.saturating_add(1))
+            })
+            .ok()?;
+        if before == 0 {
+            life.changed.notify_one();
+        }
+        Some(InFlight(Arc::clone(life)))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self
+                .0
+                .idle_since
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            self.0.changed.notify_one();
+        }
+    }
+}
+
+/// What [`watch_connection`] shares with the connection it watches.
+struct Watched {
+    closed: Arc<AtomicBool>,
+    life: Arc<Life>,
+    handshake: Option<tokio::sync::watch::Receiver<Handshake>>,
+    on_silent: Option<OnSilent>,
+}
+
+/// h3's driver of a connection (its control streams, GOAWAY and close), which resolves
+/// when the connection ends.
+type Driving = Pin<Box<dyn Future<Output = h3::error::ConnectionError> + Send>>;
+
+/// Drives and watches a connection until it ends:
+/// - its path, found dead when what the server must acknowledge goes unanswered for
+///   the keep-alive timeout ([`PathWatch`]): the connection is closed, marked silent for
+///   its requests, and `on_silent` told;
+/// - its idle time: with no request in flight for the idle timeout, it is closed.
+///
+/// It wakes when a request starts or ends being in flight, every eighth of the
+/// keep-alive timeout while one is in flight or the server owes an answer, else every
+/// half of the keep-alive interval (to see the PINGs quinn sends then) and at the end of
+/// the idle timeout.
+async fn watch_connection(
+    mut driving: Driving,
+    quic: quinn::Connection,
+    watched: Watched,
+    timing: H3Timing,
+) {
+    let Watched {
+        closed,
+        life,
+        handshake,
+        mut on_silent,
+    } = watched;
+    let mut path = PathWatch::new(&quic.stats());
+    loop {
+        let now = Instant::now();
+        let busy = life.in_flight.load(Ordering::Acquire) > 0 || path.owed();
+        let step = match busy {
+            true => timing.dead_after / 8,
+            false => timing.keep_alive / 2,
+        };
+        let mut wake = now.checked_add(step);
+        if !busy {
+            let idle_until = timing
+                .idle_close()
+                .and_then(|idle| life.idle_since().checked_add(idle));
+            wake = match (wake, idle_until) {
+                (Some(wake), Some(idle_until)) => Some(wake.min(idle_until)),
+                (wake, idle_until) => wake.or(idle_until),
+            };
+        }
+        let sleep = async {
+            match wake {
+                Some(wake) => tokio::time::sleep_until(wake.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = &mut driving => break,
+            () = sleep => {}
+            () = life.changed.notified() => {}
+        }
+        let now = Instant::now();
+        // The path, once the handshake is done: the connect timeout bounds it before.
+        let handshaking = handshake
+            .as_ref()
+            .is_some_and(|handshake| *handshake.borrow() == Handshake::Pending);
+        if !handshaking {
+            if let Some(unanswered) = path.check(&quic.stats(), now, timing.dead_after(&quic)) {
+                life.went_silent(unanswered, &mut on_silent);
+                closed.store(true, Ordering::Release);
+                quic.close(H3_NO_ERROR, b"no answer from the server");
+                break;
+            }
+        }
+        let idle_for = now.saturating_duration_since(life.idle_since());
+        let idle = timing.idle_close().is_some_and(|idle| idle_for >= idle);
+        if idle && life.close_if_idle() {
+            closed.store(true, Ordering::Release);
+            quic.close(H3_NO_ERROR, b"idle");
+            break;
+        }
+    }
+    // quinn's own idle timeout: nothing heard for that long, PINGs and all.
+    if let Some(quinn::ConnectionError::TimedOut) = quic.close_reason() {
+        life.went_silent(timing.idle, &mut on_silent);
+    }
+    closed.store(true, Ordering::Release);
+}
+
+/// `H3_NO_ERROR` (RFC 9114 §8.1), the code of a connection closed for nothing wrong.
+const H3_NO_ERROR: quinn::VarInt = quinn::VarInt::from_u32(0x100);
+
+/// Finds a connection's path dead: something the server must acknowledge was sent (a
+/// PING, a request: any frame but ACK, PADDING and CONNECTION_CLOSE, RFC 9000 §13.2.1),
+/// and not one datagram came from the server since, for the keep-alive timeout. A live
+/// server acknowledges within its `max_ack_delay` (25 ms by default, RFC 9000 §18.2),
+/// and quinn repeats what is unacknowledged at each probe timeout (RFC 9002 §6.2), so a
+/// path that carries anything answers long before. It reads quinn's counts: the
+/// datagrams received and the ack-eliciting frames sent.
+struct PathWatch {
+    /// Datagrams received, at the last look.
+    received: u64,
+    /// Ack-eliciting frames sent, at the last look.
+    eliciting: u64,
+    /// Since when (as first seen) something sent has waited for the server's answer.
+    owed_since: Option<Instant>,
+}
+
+impl PathWatch {
+    fn new(stats: &quinn::ConnectionStats) -> PathWatch {
+        PathWatch {
+            received: stats.udp_rx.datagrams,
+            eliciting: ack_eliciting(stats),
+            owed_since: None,
+        }
+    }
+
+    /// Whether the server owes an answer.
+    fn owed(&self) -> bool {
+        self.owed_since.is_some()
+    }
+
+    /// Notes what `stats` shows at `now`: how long the server has left what it owes
+    /// unanswered, once that is `dead_after` or more.
+    fn check(
+        &mut self,
+        stats: &quinn::ConnectionStats,
+        now: Instant,
+        dead_after: Duration,
+    ) -> Option<Duration> {
+        let received = stats.udp_rx.datagrams;
+        let eliciting = ack_eliciting(stats);
+        if received != self.received {
+            self.received = received;
+            self.eliciting = eliciting;
+            self.owed_since = None;
+            return None;
+        }
+        if eliciting != self.eliciting {
+            self.eliciting = eliciting;
+            self.owed_since.get_or_insert(now);
+        }
+        let unanswered = now.saturating_duration_since(self.owed_since?);
+        (unanswered >= dead_after).then_some(unanswered)
+    }
+}
+
+/// The ack-eliciting frames quinn has sent, less the PING of each MTU probe, which a path
+/// drops for its size alone (RFC 8899).
+fn ack_eliciting(stats: &quinn::ConnectionStats) -> u64 {
+    let sent = &stats.frame_tx;
+    [
+        sent.ack_frequency,
+        sent.crypto,
+        sent.data_blocked,
+        sent.datagram,
+        sent.max_data,
+        sent.max_stream_data,
+        sent.max_streams_bidi,
+        sent.max_streams_uni,
+        sent.new_connection_id,
+        sent.new_token,
+        sent.path_challenge,
+        sent.path_response,
+        sent.ping,
+        sent.reset_stream,
+        sent.retire_connection_id,
+        sent.stream_data_blocked,
+        sent.streams_blocked_bidi,
+        sent.streams_blocked_uni,
+        sent.stop_sending,
+        sent.stream,
+    ]
+    .iter()
+    .fold(0u64, |total, count| total.wrapping_add(*count))
+    .wrapping_sub(stats.path.sent_plpmtud_probes)
+}
+
 /// Whether `request` may go as 0-RTT data, which an attacker can replay (RFC 9001 §9.2):
 /// a safe method (RFC 9110 §9.2.1) and no body, as RFC 8470 §2.1 advises.
 fn may_go_early(request: &http::request::Parts, body: &RequestBody) -> bool {
     request.method.is_safe() && body.is_end_stream()
 }
 
+/// A request that failed on an HTTP/3 connection before its response head: why, and
+/// whether it may be sent again (see the module's docs, "When a request goes again").
+#[derive(Debug)]
+pub(crate) struct H3Failure {
+    pub(crate) error: NetworkError,
+    pub(crate) may_resend: MayResend,
+}
+
+/// Which requests that failed may be sent again, by what is known of whether the server
+/// processed them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MayResend {
+    /// Any: the server cannot have processed it. It never went out (the connection had
+    /// closed, or was closing, or it waited for a handshake that failed), its 0-RTT data
+    /// was rejected, or the server refused it unprocessed (`H3_REQUEST_REJECTED`, or a
+    /// `GOAWAY` before it was sent; RFC 9114 §4.1.1, §5.2).
+    Any,
+    /// An idempotent one (RFC 9110 §9.2.2): the path went silent under it, and not one
+    /// datagram came from the server once it could have had it (see [`hearing`]), not
+    /// even the acknowledgement a live server sends within its `max_ack_delay`.
+    Idempotent,
+    /// None: the server may have processed it.
+    No,
+}
+
+impl H3Failure {
+    /// A failure that may not be sent again.
+    fn no(error: NetworkError) -> H3Failure {
+        H3Failure {
+            error,
+            may_resend: MayResend::No,
+        }
+    }
+
+    /// A failure before the request went out.
+    fn unsent() -> H3Failure {
+        H3Failure {
+            error: NetworkError::Connect(
+                "the HTTP/3 connection closed before the request was sent".into(),
+            ),
+            may_resend: MayResend::Any,
+        }
+    }
+}
+
+impl From<NetworkError> for H3Failure {
+    fn from(error: NetworkError) -> H3Failure {
+        H3Failure::no(error)
+    }
+}
+
 /// Sends `request` on a new stream of `connection` and resolves to the response once its
 /// head has arrived, each wait bounded by `read_timeout`, with what is known of the
 /// exchange for its body. `timing` is the connection's, when this request opened it.
+///
+/// # Errors
+/// The failure, and whether the request may be sent again ([`MayResend`]).
 pub(crate) async fn send(
     connection: &H3Connection,
     request: Request<RequestBody>,
     read_timeout: Option<Duration>,
     timing: Option<Box<ConnectionTiming>>,
-) -> Result<(Response<H3Body>, Recorded), NetworkError> {
+) -> Result<(Response<H3Body>, Recorded), H3Failure> {
+    // In flight until its response's body is done: the connection is not closed for
+    // being idle under it, and its path is watched.
+    let in_flight = match connection.is_closed() {
+        true => None,
+        false => InFlight::new(&connection.life),
+    };
+    let Some(in_flight) = in_flight else {
+        return Err(H3Failure::unsent());
+    };
     let (mut parts, body) = request.into_parts();
     // RFC 9114 §4.2: no connection-specific fields; the authority is `:authority`.
     for name in [
@@ -468,28 +987,33 @@ pub(crate) async fn send(
         parts.headers.remove(http::header::TE);
     }
     parts.version = Version::HTTP_3;
-    // A request that may not go as 0-RTT data waits for the handshake.
+    // A request that may not go as 0-RTT data waits for the handshake: lost with it, it
+    // was never sent.
     if connection.in_early_data() && !may_go_early(&parts, &body) {
-        within(read_timeout, connection.handshake_done()).await??;
+        if let Err(lost) = within(read_timeout, connection.handshake_done()).await? {
+            return Err(H3Failure {
+                error: lost,
+                may_resend: MayResend::Any,
+            });
+        }
     }
     let request_start = Instant::now();
     // RFC 8470 §5.2: a request sent as 0-RTT data and answered `425 Too Early` is sent
     // again once the handshake is done, when it is no longer early.
     let again = connection.in_early_data().then(|| copy_head(&parts));
-    let exchanged = match (exchange(connection, parts, body, read_timeout).await, again) {
-        (Ok((head, _)), Some(again)) if head.status() == http::StatusCode::TOO_EARLY => {
-            within(read_timeout, connection.handshake_done()).await??;
-            exchange(connection, again, RequestBody::empty(), read_timeout).await
+    let exchanging = async {
+        match (exchange(connection, parts, body, read_timeout).await, again) {
+            (Ok((head, _)), Some(again)) if head.status() == http::StatusCode::TOO_EARLY => {
+                within(read_timeout, connection.handshake_done()).await??;
+                exchange(connection, again, RequestBody::empty(), read_timeout).await
+            }
+            (exchanged, _) => exchanged,
         }
-        (exchanged, _) => exchanged,
     };
+    let (exchanged, heard) = hearing(connection, exchanging).await;
     let (head, receiving) = match exchanged {
         Ok(exchanged) => exchanged,
-        // A request lost with the 0-RTT data that carried it says why.
-        Err(error) => match connection.handshake_done().await {
-            Err(lost) => return Err(lost),
-            Ok(()) => return Err(error),
-        },
+        Err(error) => return Err(failure(connection, error, heard).await),
     };
     let response_start = Instant::now();
     let (parts, ()) = head.into_parts();
@@ -505,6 +1029,7 @@ pub(crate) async fn send(
         expected,
         received: 0,
         _connection: Arc::clone(&connection.send),
+        in_flight: Some(in_flight),
     };
     let info = Recorded {
         timing,
@@ -515,6 +1040,74 @@ pub(crate) async fn send(
         peer: connection.peer.clone(),
     };
     Ok((Response::from_parts(parts, body), info))
+}
+
+/// `exchanging`, a request's exchange on `connection`, and how many datagrams had come
+/// from the server by the time it could first have answered the request: half the
+/// connection's smallest round trip after it began. What came before that was on its way
+/// before the server could have had the request, and says nothing of it.
+async fn hearing<F: Future>(connection: &H3Connection, exchanging: F) -> (F::Output, u64) {
+    let grace = connection.quic.min_rtt() / 2;
+    tokio::pin!(exchanging);
+    let mut heard = None;
+    loop {
+        tokio::select! {
+            exchanged = &mut exchanging => {
+                return (exchanged, heard.unwrap_or_else(|| connection.heard()));
+            }
+            () = tokio::time::sleep(grace), if heard.is_none() => {
+                heard = Some(connection.heard());
+            }
+        }
+    }
+}
+
+/// What a request that failed with `error` on `connection` may do next; the server had
+/// sent `heard` datagrams by the time it could first have answered it (see [`hearing`]).
+async fn failure(connection: &H3Connection, error: NetworkError, heard: u64) -> H3Failure {
+    // A request lost with the 0-RTT data that carried it says why.
+    if let Err(lost) = connection.handshake_done().await {
+        return H3Failure {
+            error: lost,
+            may_resend: MayResend::Any,
+        };
+    }
+    if let Some(unanswered) = connection.silent() {
+        return H3Failure {
+            error: NetworkError::Timeout {
+                kind: TimeoutKind::KeepAlive,
+                after: unanswered,
+            },
+            may_resend: match connection.heard() == heard {
+                true => MayResend::Idempotent,
+                false => MayResend::No,
+            },
+        };
+    }
+    H3Failure {
+        may_resend: match refused(&error) {
+            true => MayResend::Any,
+            false => MayResend::No,
+        },
+        error,
+    }
+}
+
+/// Whether `error` is the server's refusal of a request it did not process: its stream
+/// reset or stopped with `H3_REQUEST_REJECTED` ("a server rejected a request without
+/// performing any application processing", RFC 9114 §8.1), or a `GOAWAY` received before
+/// it was sent (h3 then sends nothing).
+fn refused(error: &NetworkError) -> bool {
+    let NetworkError::Protocol(source) = error else {
+        return false;
+    };
+    match source.downcast_ref::<h3::error::StreamError>() {
+        Some(h3::error::StreamError::RemoteTerminate { code, .. }) => {
+            *code == h3::error::Code::H3_REQUEST_REJECTED
+        }
+        Some(h3::error::StreamError::RemoteClosing { .. }) => true,
+        _ => false,
+    }
 }
 
 /// Sends the request `parts` and `body` on a new stream of `connection`, and resolves to
@@ -762,6 +1355,8 @@ pub(crate) struct H3Body {
     /// dropped), whatever its streams still carry. As over HTTP/2, a connection closes
     /// once its transport and the bodies of its responses are gone.
     _connection: Arc<h3::client::SendRequest<GuardedOpener, Bytes>>,
+    /// The request, in flight until the body is done or dropped.
+    in_flight: Option<InFlight>,
 }
 
 impl H3Body {
@@ -807,6 +1402,7 @@ impl H3Body {
         match self.recv.poll_recv_trailers(cx) {
             Poll::Ready(Ok(trailers)) => {
                 self.done = true;
+                self.in_flight = None;
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Some(Err(self.fail(stream_error(error))))),
@@ -817,6 +1413,7 @@ impl H3Body {
     /// Ends the body with `error`, telling the server to stop sending.
     fn fail(&mut self, error: NetworkError) -> NetworkError {
         self.done = true;
+        self.in_flight = None;
         self.recv
             .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
         error
@@ -1487,6 +2084,76 @@ mod tests {
         stream.extend(one_gib);
         stream.push(b'x');
         assert_eq!(scanned(&stream, 3).unwrap(), stream);
+    }
+
+    /// quinn's counts with `received` datagrams in, and `pings` PINGs and `probes` MTU
+    /// probes (a PING each) out.
+    fn stats(received: u64, pings: u64, probes: u64) -> quinn::ConnectionStats {
+        let mut stats = quinn::ConnectionStats::default();
+        stats.udp_rx.datagrams = received;
+        stats.frame_tx.ping = pings + probes;
+        stats.path.sent_plpmtud_probes = probes;
+        stats
+    }
+
+    #[test]
+    fn a_path_is_dead_when_what_it_owes_goes_unanswered_for_the_timeout() {
+        let start = Instant::now();
+        let at = |millis| start + Duration::from_millis(millis);
+        let dead_after = Duration::from_millis(1000);
+        let mut path = PathWatch::new(&stats(10, 0, 0));
+        // Nothing sent: silence is no sign of anything, however long.
+        assert_eq!(path.check(&stats(10, 0, 0), at(5_000), dead_after), None);
+        assert!(!path.owed());
+        // A PING goes out, and is answered.
+        assert_eq!(path.check(&stats(10, 1, 0), at(5_100), dead_after), None);
+        assert!(path.owed());
+        assert_eq!(path.check(&stats(11, 1, 0), at(5_200), dead_after), None);
+        assert!(!path.owed());
+        // Another, never answered, and the probes after it: dead a second after the first
+        // was seen.
+        assert_eq!(path.check(&stats(11, 2, 0), at(6_000), dead_after), None);
+        assert_eq!(path.check(&stats(11, 3, 0), at(6_500), dead_after), None);
+        assert_eq!(
+            path.check(&stats(11, 4, 0), at(7_000), dead_after),
+            Some(dead_after)
+        );
+    }
+
+    #[test]
+    fn an_mtu_probe_lost_for_its_size_owes_nothing() {
+        let start = Instant::now();
+        let mut path = PathWatch::new(&stats(1, 0, 0));
+        for (seconds, probes) in [(1, 1), (2, 2), (3, 3)] {
+            let now = start + Duration::from_secs(seconds);
+            let unanswered = path.check(&stats(1, 0, probes), now, Duration::from_millis(100));
+            assert_eq!(unanswered, None);
+        }
+        assert!(!path.owed());
+    }
+
+    #[test]
+    fn the_keep_alive_is_held_to_its_bounds() {
+        let second = Duration::from_secs(1);
+        let timing = H3Timing::new(30 * second, 5 * second, second);
+        assert_eq!((timing.keep_alive, timing.dead_after), (5 * second, second));
+        // At most a third of the idle timeout, at least 100 ms; any duration is taken.
+        let timing = H3Timing::new(3 * second, 5 * second, Duration::ZERO);
+        assert_eq!(timing.keep_alive, second);
+        assert_eq!(timing.dead_after, SHORTEST_KEEP_ALIVE);
+        let timing = H3Timing::new(Duration::from_millis(1), Duration::ZERO, Duration::MAX);
+        assert_eq!(timing.keep_alive, SHORTEST_KEEP_ALIVE);
+        assert_eq!(timing.dead_after, Duration::MAX);
+        assert_eq!(timing.idle_close(), Some(SHORTEST_KEEP_ALIVE));
+        // No idle timeout (under a millisecond is none, as QUIC counts): a day at most.
+        for idle in [Duration::ZERO, Duration::from_micros(999), Duration::MAX] {
+            let timing = H3Timing::new(idle, Duration::MAX, Duration::MAX);
+            assert_eq!(timing.keep_alive, LONGEST_KEEP_ALIVE);
+        }
+        assert_eq!(
+            H3Timing::new(Duration::ZERO, second, second).idle_close(),
+            None
+        );
     }
 
     #[test]
