@@ -1073,6 +1073,45 @@ impl ClientBuilder {
         self
     }
 
+    /// How long an HTTP/3 connection may go without a packet from its server (QUIC's idle
+    /// timeout; reqwest's name; the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3_max_idle_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3_max_idle_timeout`]: crate::net::HyperTransportBuilder::http3_max_idle_timeout
+    #[cfg(feature = "http3")]
+    pub fn http3_max_idle_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.http3_max_idle_timeout(timeout);
+        self
+    }
+
+    /// How long an HTTP/3 connection may hear nothing from its server before it sends a
+    /// PING (the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3_keep_alive_interval`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3_keep_alive_interval`]: crate::net::HyperTransportBuilder::http3_keep_alive_interval
+    #[cfg(feature = "http3")]
+    pub fn http3_keep_alive_interval(mut self, interval: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.http3_keep_alive_interval(interval);
+        self
+    }
+
+    /// How long what an HTTP/3 server must acknowledge may go unanswered before the
+    /// connection's path is taken for dead (the `http3` Cargo feature).
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::http3_keep_alive_timeout`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::http3_keep_alive_timeout`]: crate::net::HyperTransportBuilder::http3_keep_alive_timeout
+    #[cfg(feature = "http3")]
+    pub fn http3_keep_alive_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.hyper = self.hyper.http3_keep_alive_timeout(timeout);
+        self
+    }
+
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
     ///
     /// What it does, its limits and its default: the transport's

@@ -310,8 +310,10 @@ pub enum TimeoutKind {
     /// No bytes arrived for too long, waiting for the head or inside the body
     /// ([`read_timeout`](crate::ClientBuilder::read_timeout)).
     Idle,
-    /// An HTTP/2 keep-alive PING went unanswered
-    /// ([`http2_keep_alive_timeout`](crate::ClientBuilder::http2_keep_alive_timeout)).
+    /// A keep-alive PING went unanswered: an HTTP/2 one
+    /// ([`http2_keep_alive_timeout`](crate::ClientBuilder::http2_keep_alive_timeout)), or
+    /// on HTTP/3 what the server had to acknowledge, its path gone silent
+    /// (`http3_keep_alive_timeout`, with the `http3` Cargo feature).
     KeepAlive,
 }
 
@@ -334,8 +336,8 @@ fn describe_timeout(kind: TimeoutKind, after: std::time::Duration) -> String {
         TimeoutKind::Total => ("for the whole fetch", "timeout"),
         TimeoutKind::Idle => ("with no byte from the server", "read_timeout"),
         TimeoutKind::KeepAlive => (
-            "waiting for the answer to an HTTP/2 PING",
-            "http2_keep_alive_timeout",
+            "waiting for the server to answer a PING",
+            "http2_keep_alive_timeout, http3_keep_alive_timeout",
         ),
     };
     format!("{kind} timeout of {after:?} elapsed {waiting} ({option})")

@@ -3,7 +3,9 @@
 //! what it got (`GET /path 0`: method, path and the bytes of the request body), but
 //! `/large` (1 MiB), `/echo` (the request's body), `/json` ([`JSON`]), `/download`
 //! (64 MiB), `/alt-used` (the request's `Alt-Used`, or `none`) and `/clear` (the usual
-//! body, with `Alt-Svc: clear`), `/too-early` (`425 Too Early`, always), and counts the connections and requests it took.
+//! body, with `Alt-Svc: clear`), `/too-early` (`425 Too Early`, always), `/delay/MS` (the
+//! usual body, MS milliseconds after the request, the server silent meanwhile), and
+//! counts the connections and requests it took.
 // Each crate that mounts this module uses some of its helpers, never all.
 #![allow(dead_code)]
 
@@ -226,6 +228,10 @@ fn h3_server_with(
                             received.extend_from_slice(&chunk.copy_to_bytes(chunk.remaining()));
                         }
                         let path = request.uri().path().to_owned();
+                        if let Some(delay) = path.strip_prefix("/delay/") {
+                            let delay = delay.parse().expect("/delay/MILLISECONDS");
+                            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+                        }
                         let body = match path.as_str() {
                             "/large" => Bytes::from(vec![b'x'; 1 << 20]),
                             "/json" => Bytes::from_static(JSON.as_bytes()),
@@ -332,6 +338,7 @@ fn raw(
                         continue;
                     };
                     tokio::spawn(async move {
+                        let mut request = recv;
                         for _ in 0..times {
                             if send.write_all(&response).await.is_err() {
                                 return;
@@ -339,6 +346,9 @@ fn raw(
                             wrote.fetch_add(response.len(), Ordering::SeqCst);
                         }
                         let _ = send.finish();
+                        // The request is read to its end: dropped before, its side would
+                        // ask the client to stop sending it.
+                        let _ = request.read_to_end(64 * 1024).await;
                     });
                 }
                 drop(control);
@@ -365,12 +375,20 @@ pub struct UdpRelay {
     /// header's `Length` gives it (RFC 9000 §17.2.3).
     pub early_bytes: Arc<AtomicUsize>,
     target: Arc<std::sync::Mutex<SocketAddr>>,
+    /// Set once the path is to go silent: every datagram, either way, is dropped.
+    silent: Arc<AtomicBool>,
 }
 
 impl UdpRelay {
     /// Sends what the client sends from now on to `target`.
     pub fn retarget(&self, target: SocketAddr) {
         *self.target.lock().unwrap() = target;
+    }
+
+    /// Drops every datagram from now on, both ways, without a word to either end: the
+    /// path dies as when UDP is blocked or the server's host is gone.
+    pub fn go_silent(&self) {
+        self.silent.store(true, Ordering::SeqCst);
     }
 }
 
@@ -384,7 +402,12 @@ pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
     let addr = front.local_addr().unwrap();
     let early_bytes = Arc::new(AtomicUsize::new(0));
     let target = Arc::new(std::sync::Mutex::new(target));
-    let (counted, to) = (Arc::clone(&early_bytes), Arc::clone(&target));
+    let silent = Arc::new(AtomicBool::new(false));
+    let (counted, to, quiet) = (
+        Arc::clone(&early_bytes),
+        Arc::clone(&target),
+        Arc::clone(&silent),
+    );
     tokio::spawn(async move {
         let mut clients =
             std::collections::HashMap::<SocketAddr, Arc<tokio::net::UdpSocket>>::new();
@@ -395,13 +418,21 @@ pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
                 None => {
                     let back = Arc::new(tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap());
                     let (answers, front) = (Arc::clone(&back), Arc::clone(&front));
+                    let quiet = Arc::clone(&quiet);
                     tokio::spawn(async move {
                         let mut buffer = vec![0; 65536];
                         while let Ok((length, _)) = answers.recv_from(&mut buffer).await {
+                            if quiet.load(Ordering::SeqCst) {
+                                continue;
+                            }
                             let (datagram, front) = (buffer[..length].to_vec(), Arc::clone(&front));
+                            let quiet = Arc::clone(&quiet);
                             tokio::spawn(async move {
                                 tokio::time::sleep(RELAY_DELAY).await;
-                                let _ = front.send_to(&datagram, client).await;
+                                // Nor what was on its way when the path went silent.
+                                if !quiet.load(Ordering::SeqCst) {
+                                    let _ = front.send_to(&datagram, client).await;
+                                }
                             });
                         }
                     });
@@ -409,6 +440,9 @@ pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
                     back
                 }
             };
+            if quiet.load(Ordering::SeqCst) {
+                continue;
+            }
             let datagram = &buffer[..length];
             counted.fetch_add(zero_rtt_bytes(datagram), Ordering::SeqCst);
             let target = *to.lock().unwrap();
@@ -419,6 +453,7 @@ pub async fn udp_relay(target: SocketAddr) -> UdpRelay {
         addr,
         early_bytes,
         target,
+        silent,
     }
 }
 

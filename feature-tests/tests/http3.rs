@@ -772,3 +772,212 @@ async fn a_request_sent_as_0rtt_data_to_a_server_gone_silent_fails_at_the_connec
     })
     .await;
 }
+
+/// An HTTP/3 frame as a server writes it (RFC 9114 §7.1): its type and length as
+/// one-byte variable-length integers (both under 64 here), then its payload.
+fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(kind < 64 && payload.len() < 64);
+    let mut frame = vec![kind, payload.len() as u8];
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// A `HEADERS` frame of `:status: 200` alone: the QPACK field section's prefix (no
+/// dynamic table: a Required Insert Count and a Delta Base of 0), then the static
+/// table's entry 25 as an indexed field line (RFC 9204 §4.5.2, Appendix A).
+fn headers_200() -> Vec<u8> {
+    frame(0x01, &[0x00, 0x00, 0xc0 | 25])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_data_frames_in_a_body_are_skipped_and_the_connection_lives_on() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // RFC 9114 §7.2.1 allows a DATA frame of no bytes anywhere in a body; Caddy
+        // sends one in the middle of a body it compresses on the fly. Here: before the
+        // first bytes, between two pieces (twice, the second with its type and length
+        // as two-byte integers, RFC 9000 §16), and after the last.
+        let mut response = headers_200();
+        response.extend(frame(0x00, b""));
+        response.extend(frame(0x00, b"hello "));
+        response.extend(frame(0x00, b""));
+        response.extend([0x40, 0x00, 0x40, 0x00]);
+        response.extend(frame(0x00, b"world"));
+        response.extend(frame(0x00, b""));
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let client = prior_knowledge(&pki);
+        for _ in 0..2 {
+            let mut response = client.get(server.url("/")).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(response.text().await.unwrap(), "hello world");
+        }
+        // Both on the first connection: it was not torn down.
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 1);
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), 2);
+    })
+    .await;
+}
+
+/// A client discovering HTTP/3 by `Alt-Svc`, with a QUIC idle timeout of `idle`.
+fn discovering_with_idle(pki: &TestPki, idle: Duration) -> Client {
+    Client::builder()
+        .add_root_certificate_der(pki.ca_der.clone())
+        .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .connect_timeout(Duration::from_secs(5))
+        .http3_max_idle_timeout(idle)
+        .build()
+        .unwrap()
+}
+
+/// An origin over TCP announcing HTTP/3 at a relay to a QUIC server, and a client (QUIC
+/// idle timeout `idle`) whose requests to it go over HTTP/3, on one connection through
+/// the relay: the relay, to make the path go silent, the servers, the client and the
+/// origin's URL.
+async fn over_h3_through_a_relay(
+    pki: &TestPki,
+    idle: Duration,
+) -> (
+    h3_server::UdpRelay,
+    h3_server::H3Server,
+    net_support::Server,
+    Client,
+    String,
+) {
+    let quic = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+    let relay = h3_server::udp_relay(quic.addr).await;
+    let tcp = tcp_server_announcing(pki, format!("h3=\":{}\"", relay.addr.port())).await;
+    let client = discovering_with_idle(pki, idle);
+    let url = format!("https://localhost:{}/", tcp.addr.port());
+    assert_eq!(get(&client, &url).await.0, "h2");
+    assert_eq!(until_over_h3(&client, &url).await, "GET / 0");
+    assert_eq!(quic.counts.connections.load(Ordering::SeqCst), 1);
+    (relay, quic, tcp, client, url)
+}
+
+/// The QUIC idle timeout of the tests of a path gone silent: the time the client took to
+/// find a dead path before, here shortened from its 30 s default.
+const SILENT_PATH_IDLE: Duration = Duration::from_secs(4);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_gone_silent_sends_the_next_get_over_tcp_within_about_a_second() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let (relay, quic, _tcp, client, url) =
+            over_h3_through_a_relay(&pki, SILENT_PATH_IDLE).await;
+        let served = quic.counts.requests.load(Ordering::SeqCst);
+        // Every datagram is dropped from now on, both ways.
+        relay.go_silent();
+        let died = std::time::Instant::now();
+        let answer = get(&client, &url).await;
+        let took = died.elapsed();
+        eprintln!("the path went silent: the first request was answered over TCP {took:?} later");
+        assert_eq!(answer, ("h2".to_owned(), "tcp".to_owned()));
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        // The server never had it: it went out on the dead path, and again over TCP.
+        assert_eq!(quic.counts.requests.load(Ordering::SeqCst), served);
+        // HTTP/3 is marked broken for the origin: the next requests go over TCP at once,
+        // with no QUIC attempt's head start first.
+        for _ in 0..2 {
+            let started = std::time::Instant::now();
+            assert_eq!(get(&client, &url).await.0, "h2");
+            let took = started.elapsed();
+            assert!(took < Duration::from_millis(250), "{took:?}");
+        }
+        assert_eq!(quic.counts.connections.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_on_a_path_gone_silent_fails_within_about_a_second_and_marks_h3_broken() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let (relay, _quic, _tcp, client, url) =
+            over_h3_through_a_relay(&pki, SILENT_PATH_IDLE).await;
+        relay.go_silent();
+        let died = std::time::Instant::now();
+        // Not idempotent: it went out on the path, which may have carried it to the
+        // server, and it is not sent again.
+        let error = client
+            .post(&url)
+            .body("an order")
+            .send()
+            .await
+            .expect_err("a POST lost on a dead path");
+        let took = died.elapsed();
+        eprintln!("the path went silent: a POST failed {took:?} later: {error:#}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        assert!(error.is_timeout(), "{error:#}");
+        // And HTTP/3 is marked broken for the origin.
+        let started = std::time::Instant::now();
+        assert_eq!(
+            get(&client, &url).await,
+            ("h2".to_owned(), "tcp".to_owned())
+        );
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(250), "{took:?}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_after_longer_than_the_idle_timeout_comes_once_over_the_same_connection() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        // The server answers after 2.5 s of silence, over twice the idle timeout: a
+        // long poll. Over TCP the request would simply wait.
+        let idle = Duration::from_secs(1);
+        let client = Client::builder()
+            .add_root_certificate_der(pki.ca_der.clone())
+            .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+            .http3_prior_knowledge()
+            .http3_max_idle_timeout(idle)
+            .build()
+            .unwrap();
+        // A first request makes the connection, which the long polls then reuse.
+        let mut first = client.get(server.url("/first")).send().await.unwrap();
+        assert_eq!(first.text().await.unwrap(), "GET /first 0");
+        let started = std::time::Instant::now();
+        let get = async {
+            let mut response = client.get(server.url("/delay/2500")).send().await?;
+            let text = response.text().await;
+            eprintln!(
+                "the long-polling GET: {:?} after {:?}",
+                text,
+                started.elapsed()
+            );
+            text
+        };
+        let post = async {
+            let mut response = client
+                .post(server.url("/delay/2500"))
+                .body("an order")
+                .send()
+                .await?;
+            let text = response.text().await;
+            eprintln!(
+                "the long-polling POST: {:?} after {:?}",
+                text,
+                started.elapsed()
+            );
+            text
+        };
+        let (get, post) = tokio::join!(get, post);
+        let took = started.elapsed();
+        let requests = server.counts.requests.load(Ordering::SeqCst);
+        let connections = server.counts.connections.load(Ordering::SeqCst);
+        eprintln!(
+            "answers after 2.5 s of silence, idle timeout {idle:?}: {took:?}, \
+             {requests} requests and {connections} connections served; {get:?}, {post:?}"
+        );
+        assert_eq!(get.unwrap(), "GET /delay/2500 0");
+        assert_eq!(post.unwrap(), "POST /delay/2500 8");
+        // Each request ran once, on the first connection.
+        assert_eq!(requests, 3);
+        assert_eq!(connections, 1);
+        assert!(took < Duration::from_millis(3500), "{took:?}");
+    })
+    .await;
+}

@@ -57,6 +57,8 @@ over_both!(
     the_fetch_default_request_headers_are_sent_and_the_callers_win,
     request_bodies_empty_buffered_and_json_arrive_with_their_headers,
     a_streamed_request_body_of_several_mib_arrives_whole,
+    a_request_body_that_fails_fails_the_fetch_with_its_own_error,
+    a_request_given_up_stops_sending_its_streamed_body,
     a_response_body_of_several_mib_is_streamed_byte_for_byte,
     a_response_says_its_content_length_before_its_body,
     a_content_length_shorter_than_the_body_is_an_error,
@@ -543,6 +545,86 @@ async fn a_streamed_request_body_of_several_mib_arrives_whole(over: Over) {
         response.text().await.expect("the body"),
         format!("{LEN} {:x}", fnv(&data))
     );
+}
+
+async fn a_request_body_that_fails_fails_the_fetch_with_its_own_error(over: Over) {
+    let (server, _) = server(over).await;
+    let client = server.client();
+    // A first piece, then the stream's own error.
+    let chunks = futures_util::stream::iter([
+        Ok(Bytes::from_static(b"the first part")),
+        Err(BoxError::from("the disk is gone")),
+    ]);
+    let error = client
+        .post(server.url("/digest"))
+        .body(Body::from_stream(chunks))
+        .send()
+        .await
+        .expect_err("a fetch whose request body failed");
+    // As over HTTP/1.1 and HTTP/2: a network error whose cause is the body's own.
+    let chain = format!("{error:#}");
+    assert_eq!(error.kind(), ErrorKind::TypeError, "{chain}");
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Protocol(_))),
+        "{chain}"
+    );
+    assert!(
+        chain.contains("the request body's stream failed"),
+        "{chain}"
+    );
+    assert!(chain.contains("the disk is gone"), "{chain}");
+    assert!(!error.is_body(), "no response body was read: {chain}");
+    // The connection lives on for the next request.
+    the_next_request_goes_through(over, &client, &server).await;
+}
+
+/// A request body that never ends, telling `dropped` when it is dropped.
+struct Endless {
+    dropped: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl futures_util::Stream for Endless {
+    type Item = Result<Bytes, BoxError>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        std::task::Poll::Ready(Some(Ok(Bytes::from_static(&[b'x'; 16 * 1024]))))
+    }
+}
+
+impl Drop for Endless {
+    fn drop(&mut self) {
+        if let Some(dropped) = self.dropped.take() {
+            let _ = dropped.send(());
+        }
+    }
+}
+
+async fn a_request_given_up_stops_sending_its_streamed_body(over: Over) {
+    let (server, _) = server(over).await;
+    // The server reads the body to its end before it answers: never, here.
+    let client = server
+        .client_builder()
+        .read_timeout(Duration::from_millis(300))
+        .build()
+        .expect("a client");
+    let (dropped, body_dropped) = tokio::sync::oneshot::channel();
+    let error = client
+        .post(server.url("/digest"))
+        .body(Body::from_stream(Endless {
+            dropped: Some(dropped),
+        }))
+        .send()
+        .await
+        .expect_err("no answer within the read timeout");
+    assert!(error.is_timeout(), "{error:#}");
+    // Given up, the request stops its upload: the body is dropped, not read for ever.
+    tokio::time::timeout(Duration::from_secs(2), body_dropped)
+        .await
+        .expect("the body is dropped once the request is given up")
+        .expect("the body tells");
 }
 
 async fn a_response_body_of_several_mib_is_streamed_byte_for_byte(over: Over) {

@@ -44,6 +44,12 @@ pub struct HyperTransportBuilder {
     alt_svc_cache: Option<Arc<super::AltSvcCache>>,
     #[cfg(feature = "http3")]
     tls_early_data: bool,
+    #[cfg(feature = "http3")]
+    http3_max_idle_timeout: Duration,
+    #[cfg(feature = "http3")]
+    http3_keep_alive_interval: Duration,
+    #[cfg(feature = "http3")]
+    http3_keep_alive_timeout: Duration,
     protocol: ProtocolOptions,
     overrides: HashMap<String, Vec<SocketAddr>>,
     resolve_fn: Option<ResolveFn>,
@@ -82,6 +88,12 @@ impl Default for HyperTransportBuilder {
             alt_svc_cache: None,
             #[cfg(feature = "http3")]
             tls_early_data: false,
+            #[cfg(feature = "http3")]
+            http3_max_idle_timeout: super::h3::DEFAULT_IDLE_TIMEOUT,
+            #[cfg(feature = "http3")]
+            http3_keep_alive_interval: super::h3::DEFAULT_KEEP_ALIVE_INTERVAL,
+            #[cfg(feature = "http3")]
+            http3_keep_alive_timeout: super::h3::DEFAULT_KEEP_ALIVE_TIMEOUT,
             protocol: ProtocolOptions::default(),
             overrides: HashMap::new(),
             resolve_fn: None,
@@ -322,6 +334,78 @@ impl HyperTransportBuilder {
     #[cfg(feature = "http3")]
     pub fn tls_early_data(mut self, enabled: bool) -> HyperTransportBuilder {
         self.tls_early_data = enabled;
+        self
+    }
+
+    /// How long an HTTP/3 connection may go without a packet from its server before it
+    /// is closed: QUIC's idle timeout (RFC 9000 §10.1), which both ends announce and of
+    /// which the lower applies (the `http3` Cargo feature). reqwest's name. A connection
+    /// with requests in flight sends PINGs to stay open (see
+    /// [`http3_keep_alive_interval`](Self::http3_keep_alive_interval)); one without any
+    /// is closed after this long too (at least 100 ms). Zero turns it off, as in QUIC: the
+    /// server's idle timeout applies alone, and a connection without requests stays open.
+    ///
+    /// Default is 30 seconds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransportBuilder;
+    ///
+    /// let transport = HyperTransportBuilder::default()
+    ///     .http3_max_idle_timeout(Duration::from_secs(60))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "http3")]
+    pub fn http3_max_idle_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
+        self.http3_max_idle_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP/3 connection may hear nothing from its server before it sends a
+    /// PING (the `http3` Cargo feature): so that a request the server answers late (a long
+    /// poll) keeps its connection open past the idle timeout, and a path that goes silent
+    /// is found (see [`http3_keep_alive_timeout`](Self::http3_keep_alive_timeout)). A
+    /// connection with no request in flight sends them too, until it is closed for being
+    /// idle.
+    ///
+    /// Default is 5 seconds; at least 100 ms, at most a third of the
+    /// [idle timeout](Self::http3_max_idle_timeout) and at most a day.
+    #[cfg(feature = "http3")]
+    pub fn http3_keep_alive_interval(mut self, interval: Duration) -> HyperTransportBuilder {
+        self.http3_keep_alive_interval = interval;
+        self
+    }
+
+    /// How long what an HTTP/3 server must acknowledge (a PING, a request) may go
+    /// unanswered, not one packet coming back, before the connection's path is taken for
+    /// dead (the `http3` Cargo feature): the connection is closed; its requests that may
+    /// go again (one that never reached the server, or an idempotent one that nothing
+    /// was heard of) go over TCP when the origin announced HTTP/3 by `Alt-Svc`, or on a
+    /// new connection, and the others fail with a [`TimeoutKind::KeepAlive`] error; an
+    /// origin found by `Alt-Svc` is marked as not speaking HTTP/3 for a while (five
+    /// minutes, then twice as long at each failure, up to 48 hours).
+    ///
+    /// Default is 1 second; at least 100 ms, and at least four probe timeouts
+    /// (RFC 9002 §6.2) of the connection's round-trip time.
+    ///
+    /// [`TimeoutKind::KeepAlive`]: crate::TimeoutKind::KeepAlive
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransportBuilder;
+    ///
+    /// // A path with a long round trip (a satellite link): more time before a silence
+    /// // means it is dead.
+    /// let transport = HyperTransportBuilder::default()
+    ///     .http3_keep_alive_interval(Duration::from_secs(10))
+    ///     .http3_keep_alive_timeout(Duration::from_secs(5))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "http3")]
+    pub fn http3_keep_alive_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
+        self.http3_keep_alive_timeout = timeout;
         self
     }
 
@@ -806,7 +890,15 @@ impl HyperTransportBuilder {
         }
         let tls = self.tls.build(self.http2)?;
         #[cfg(feature = "http3")]
-        let h3 = match super::h3::H3Client::new(&tls.config, self.tls_early_data) {
+        let h3 = match super::h3::H3Client::new(
+            &tls.config,
+            self.tls_early_data,
+            super::h3::H3Timing::new(
+                self.http3_max_idle_timeout,
+                self.http3_keep_alive_interval,
+                self.http3_keep_alive_timeout,
+            ),
+        ) {
             Ok(h3) if self.http3 || self.http3_prior_knowledge => Some(h3),
             Ok(_) => None,
             Err(error) if self.http3_prior_knowledge => return Err(error),

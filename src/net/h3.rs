@@ -2,13 +2,76 @@
 //! ([RFC 9000](https://www.rfc-editor.org/rfc/rfc9000)), behind the `http3` feature:
 //! QUIC on [quinn](https://docs.rs/quinn), with the transport's rustls configuration
 //! offering only `h3` by ALPN (TLS 1.3, by QUIC's rule), and HTTP/3's framing and QPACK
-//! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code:
-//! this room opens connections, keeps one per origin, sends a request on a stream and
-//! reads its response, as `h2.rs` does for HTTP/2.
+//! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code
+//! but a scan of the frame headers of each request stream (see [`FrameScanner`]), which
+//! h3 0.0.8 needs to take a body with an empty `DATA` frame in it: this room opens
+//! connections, keeps one per origin, sends a request on a stream and reads its
+//! response, as `h2.rs` does for HTTP/2.
 //!
 //! One UDP socket (a quinn endpoint) serves every connection of a transport; it is made
 //! at the first connection, on the runtime that asks, since quinn drives it from a task
 //! of that runtime.
+//!
+//! # A path that goes silent, and a server that answers late
+//!
+//! UDP gives no sign when a path dies (the server killed, reloaded without HTTP/3, UDP
+//! dropped on the way): QUIC alone would find out at its idle timeout, 30 seconds of
+//! hearing nothing, while the request waits; and the same idle timeout closes a
+//! connection whose server is only slow to answer (a long poll), so that a request
+//! the server is working on fails, or is sent again. What this does, after Chrome
+//! (keep-alive PINGs while streams are open, `QuicConnection`'s PING alarm; a path taken
+//! for degrading after some probe timeouts, `QuicNetworkBlackholeDetector`; the
+//! alternative service marked broken, with back-off, `BrokenAlternativeServices`):
+//!
+//! - **Keep-alive.** quinn sends a PING once it has heard nothing from the server for
+//!   the keep-alive interval (`http3_keep_alive_interval`, 5 s by default, at most a third
+//!   of the idle timeout), so that a connection whose server is silent but alive stays
+//!   open past QUIC's idle timeout (`http3_max_idle_timeout`, 30 s). A connection with
+//!   no request in flight (none sent and waiting, no response body being read) is
+//!   closed by the client after the idle timeout, as QUIC would have closed it, so an
+//!   idle connection costs at most a few PINGs.
+//! - **A dead path.** A path is dead when something the server must acknowledge (the
+//!   request's frames, a PING, a probe: any ack-eliciting frame, RFC 9000 §13.2.1) has
+//!   gone unanswered, not one datagram coming back, for the keep-alive timeout
+//!   (`http3_keep_alive_timeout`, 1 s by default, and at least four probe timeouts of the
+//!   measured round trip, RFC 9002 §6.2.1, so that loss recovery on a long path has its
+//!   time). A live server acknowledges within its `max_ack_delay` (25 ms by default), and
+//!   quinn repeats what is unacknowledged at each probe timeout, so one second is tens
+//!   of chances on any path that still carries packets. A task per connection reads
+//!   quinn's counts (datagrams received, ack-eliciting frames sent) every eighth of the
+//!   timeout while a request is in flight or an answer owed, every half keep-alive
+//!   interval otherwise ([`PathWatch`], [`watch_connection`]). A request sent on a dead
+//!   path thus learns it in about a second; one waiting when the path dies, within a
+//!   keep-alive interval and that second; an idle connection is found dead the same
+//!   way, before a request is put on it. The connection is then closed.
+//! - **Marked broken.** A connection to an origin found by `Alt-Svc` whose path is found
+//!   dead marks HTTP/3 broken for the origin (`AltSvcCache::mark_broken`: five minutes,
+//!   doubling at each failure, up to 48 hours, Chrome's delays), so that its next
+//!   requests go over TCP at once, without waiting for a new QUIC connection's head
+//!   start.
+//!
+//! ## When a request goes again
+//!
+//! A request that failed before its response head is sent again (over TCP for an origin
+//! found by `Alt-Svc`, else on a new connection), once, only when it may be
+//! ([`MayResend`]), and only if its body can be sent again (empty, or one buffer):
+//! - whatever its method, when the server cannot have processed it: it never went out
+//!   (the connection had closed, was being closed for being idle, or the handshake it
+//!   waited for failed); its 0-RTT data was rejected (RFC 9001 §4.6.2); or the server
+//!   refused it unprocessed (`H3_REQUEST_REJECTED`, RFC 9114 §8.1, or a `GOAWAY` before
+//!   it was sent, §5.2);
+//! - if its method is idempotent (RFC 9110 §9.2.2), when the path went dead under it
+//!   and not one datagram came from the server once it could have had it (from half
+//!   the connection's smallest round trip after it was sent: what came before was on its
+//!   way already), not even the acknowledgement a live server sends within
+//!   milliseconds: as far as any client can know, it never reached the server.
+//!
+//! Any other request fails: one that may have been processed is never sent twice. A
+//! long poll whose server acknowledged it and then went silent fails with a
+//! [`TimeoutKind::KeepAlive`] error, as a POST sent on a path that went dead does,
+//! within about a second rather than at the idle timeout; over TCP, a connection that
+//! dies under a request fails it too. (Chrome sends again, over TCP, any request whose
+//! QUIC connection failed before the response head; this is stricter.)
 
 // QUIC's packet protection and quinn's own keys come from a crypto provider.
 #[cfg(not(any(feature = "aws-lc-rs", feature = "ring")))]
@@ -21,7 +84,7 @@ use std::fmt;
 use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -32,7 +95,7 @@ use http_body::{Body, Frame, SizeHint};
 
 use super::RequestBody;
 use super::timing::{ConnectionTiming, H3, Recorded};
-use crate::error::{Error, NetworkError, TimeoutKind};
+use crate::error::{BoxError, Error, NetworkError, TimeoutKind};
 use crate::peer::{Peer, TlsInfo, TlsVersion};
 
 /// The most bytes of a response head (its QPACK-decoded field section) taken: the same
@@ -46,14 +109,84 @@ const MAX_FIELD_SECTION_SIZE: u64 = 256 * 1024;
 /// what bounds the memory a server's head can take (see [`Guarded`]).
 const HEAD_BUDGET: u64 = MAX_FIELD_SECTION_SIZE + 64 * 1024;
 
-/// How long a connection with nothing to do stays open: QUIC's idle timeout, which both
-/// ends agree to (RFC 9000 §10.1; the lower of the two applies).
-const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default of how long a connection with nothing to do stays open: QUIC's idle
+/// timeout, which both ends agree to (RFC 9000 §10.1; the lower of the two applies).
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default of how long a connection may hear nothing from its server before it
+/// sends a PING (`http3_keep_alive_interval`).
+pub(crate) const DEFAULT_KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The default of how long what the server must acknowledge may go unanswered before
+/// the connection's path is taken for dead (`http3_keep_alive_timeout`).
+pub(crate) const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The shortest keep-alive interval and keep-alive timeout, and idle time before a
+/// connection is closed: shorter, a PING would go out at every packet received, a path
+/// be taken for dead between two of them, or a new connection closed before its first
+/// request is on it.
+const SHORTEST_KEEP_ALIVE: Duration = Duration::from_millis(100);
+
+/// The longest keep-alive interval: a day, far past any idle timeout a server keeps.
+const LONGEST_KEEP_ALIVE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The timing of a transport's HTTP/3 connections, as its builder sets it (see the
+/// module's docs, "A path that goes silent").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct H3Timing {
+    /// QUIC's idle timeout (`http3_max_idle_timeout`), and how long a connection with no
+    /// request in flight stays open (at least 100 ms); under a millisecond, none (QUIC
+    /// counts it in milliseconds, and 0 turns it off).
+    pub(crate) idle: Duration,
+    /// A PING goes out after this long without a packet from the server
+    /// (`http3_keep_alive_interval`): at least 100 ms, at most a third of `idle` and a
+    /// day.
+    pub(crate) keep_alive: Duration,
+    /// What the server must acknowledge may go unanswered this long before the path is
+    /// taken for dead (`http3_keep_alive_timeout`): at least 100 ms, and at least four
+    /// probe timeouts of the connection's round-trip time.
+    pub(crate) dead_after: Duration,
+}
+
+impl H3Timing {
+    /// The timing of the builder's options, held to their bounds.
+    pub(crate) fn new(idle: Duration, keep_alive: Duration, dead_after: Duration) -> H3Timing {
+        let most = match idle.as_millis() {
+            0 => LONGEST_KEEP_ALIVE,
+            _ => (idle / 3).min(LONGEST_KEEP_ALIVE),
+        };
+        H3Timing {
+            idle,
+            keep_alive: keep_alive.min(most).max(SHORTEST_KEEP_ALIVE),
+            dead_after: dead_after.max(SHORTEST_KEEP_ALIVE),
+        }
+    }
+
+    /// How long a connection with no request in flight stays open; `None`: for ever.
+    fn idle_close(&self) -> Option<Duration> {
+        (self.idle.as_millis() > 0).then(|| self.idle.max(SHORTEST_KEEP_ALIVE))
+    }
+
+    /// How long what the server must acknowledge may go unanswered on `quic`: the
+    /// keep-alive timeout, or four of its probe timeouts (RFC 9002 §6.2.1) if that is
+    /// longer, so that a long path is not taken for dead while QUIC's own loss recovery
+    /// is still at work. quinn tells only the smoothed round-trip time: the probe
+    /// timeout is taken as three of them (its variance four times over, RFC 9002 §5.3,
+    /// starts at half of it) and the largest ACK delay QUIC knows by default, 25 ms.
+    fn dead_after(&self, quic: &quinn::Connection) -> Duration {
+        let probe_timeout = quic
+            .rtt()
+            .saturating_mul(3)
+            .saturating_add(Duration::from_millis(25));
+        self.dead_after.max(probe_timeout.saturating_mul(4))
+    }
+}
 
 /// A transport's HTTP/3: its QUIC configuration, its endpoint, and a connection per
 /// origin.
 pub(crate) struct H3Client {
     config: quinn::ClientConfig,
+    timing: H3Timing,
     /// Whether a connection resuming a TLS session may send its first requests as 0-RTT
     /// data ([`H3Client::new`]).
     early_data: bool,
@@ -93,6 +226,12 @@ pub(crate) struct H3Connection {
     budgets: Budgets,
     /// Set by the connection's task once the connection has closed.
     closed: Arc<AtomicBool>,
+    /// Its requests in flight, and whether its path went silent, which its task watches.
+    life: Arc<Life>,
+    /// quinn's connection, for what it has received.
+    quic: quinn::Connection,
+    /// QUIC's idle timeout.
+    idle: Duration,
     peer: Option<Arc<Peer>>,
     /// How the handshake of a connection that sent 0-RTT data went; `None` for one made
     /// with the whole handshake first.
@@ -119,21 +258,29 @@ impl H3Connection {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// How many datagrams the connection has received from its server so far.
+    fn heard(&self) -> u64 {
+        self.quic.stats().udp_rx.datagrams
+    }
+
+    /// Whether the connection was closed because its path went silent: how long what the
+    /// server had to acknowledge went unanswered (see [`PathWatch`]), or quinn's idle
+    /// timeout, if quinn closed it for hearing nothing that long.
+    pub(crate) fn silent(&self) -> Option<Duration> {
+        self.life
+            .silent()
+            .or_else(|| match self.quic.close_reason() {
+                Some(quinn::ConnectionError::TimedOut) => Some(self.idle),
+                _ => None,
+            })
+    }
+
     /// Where the handshake stands: [`Handshake::Accepted`] for a connection made without
     /// 0-RTT data.
     fn handshake(&self) -> Handshake {
         self.handshake
             .as_ref()
             .map_or(Handshake::Accepted, |handshake| *handshake.borrow())
-    }
-
-    /// Whether the connection sent 0-RTT data that the server did not take, once that is
-    /// known (the handshake done, or failed): it is closed then, and the requests it
-    /// carried may be sent again on another, since only safe ones went early and the
-    /// others were never sent. A stream can fail with the rejected data before the
-    /// handshake's outcome is noted: this waits for it.
-    pub(crate) async fn early_data_lost(&self) -> bool {
-        self.handshake_done().await.is_err()
     }
 
     /// Whether what is sent now goes as 0-RTT data.
@@ -175,10 +322,15 @@ impl H3Client {
     /// HTTP/3 with `tls`, the transport's configuration: the same roots, verifier, client
     /// identity and key log, offering `h3` alone by ALPN. With `early_data`, a connection
     /// resuming a TLS session may send 0-RTT data (see [`H3Client::connect`]).
+    /// `timing` is QUIC's idle timeout and the keep-alive's.
     ///
     /// # Errors
     /// A `TypeError` when the configuration cannot carry QUIC: it does not allow TLS 1.3.
-    pub(crate) fn new(tls: &rustls::ClientConfig, early_data: bool) -> Result<H3Client, Error> {
+    pub(crate) fn new(
+        tls: &rustls::ClientConfig,
+        early_data: bool,
+        timing: H3Timing,
+    ) -> Result<H3Client, Error> {
         let mut tls = tls.clone();
         tls.alpn_protocols = vec![b"h3".to_vec()];
         // 0-RTT data may be replayed (RFC 9001 §9.2): sent only when asked for, and then
@@ -191,12 +343,16 @@ impl H3Client {
         })?;
         let mut config = quinn::ClientConfig::new(Arc::new(quic));
         let mut transport = quinn::TransportConfig::default();
-        if let Ok(idle) = quinn::IdleTimeout::try_from(IDLE_TIMEOUT) {
-            transport.max_idle_timeout(Some(idle));
-        }
+        // Past QUIC's largest (2^62 ms), none: the server's applies.
+        transport.max_idle_timeout(quinn::IdleTimeout::try_from(timing.idle).ok());
+        // quinn sends a PING once it has heard nothing for this long, with or without
+        // requests: a connection without any is closed after the idle timeout (see
+        // `watch_connection`), and so costs at most three.
+        transport.keep_alive_interval(Some(timing.keep_alive));
         config.transport_config(Arc::new(transport));
         Ok(H3Client {
             config,
+            timing,
             early_data,
             endpoint: Mutex::new(None),
             connections: Mutex::new(HashMap::new()),
@@ -281,22 +437,29 @@ impl H3Client {
     /// origin's requests that follow; `timing` notes when it began and was established.
     /// The caller bounds the time it takes.
     ///
-    /// With `early` (and the client's early data on), a connection that can resume a TLS
-    /// session of the server's is made at once, its handshake going on while its first
-    /// requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
-    /// `connect_timeout` closes it, as does a server rejecting that data: RFC 9001 §4.6.2,
-    /// "the client therefore MUST reset the state of all streams, including application
-    /// state bound to those streams", HTTP/3's control streams among them. The transport
-    /// sends its requests again on a connection made whole.
+    /// With `how.early` (and the client's early data on), a connection that can resume a
+    /// TLS session of the server's is made at once, its handshake going on while its
+    /// first requests go as 0-RTT data (RFC 9001 §4.6.1); a handshake not done within
+    /// `how.connect_timeout` closes it, as does a server rejecting that data: RFC 9001
+    /// §4.6.2, "the client therefore MUST reset the state of all streams, including
+    /// application state bound to those streams", HTTP/3's control streams among them.
+    /// The transport sends its requests again on a connection made whole.
+    ///
+    /// A task watches the connection until it ends ([`watch_connection`]): its path, and
+    /// its idle time; `how.on_silent` is called if its path goes silent.
     pub(crate) async fn connect(
         &self,
         host: &str,
         port: u16,
         addrs: &[SocketAddr],
         timing: &mut ConnectionTiming,
-        early: bool,
-        connect_timeout: Option<Duration>,
+        how: Connect,
     ) -> Result<H3Connection, NetworkError> {
+        let Connect {
+            early,
+            connect_timeout,
+            mut on_silent,
+        } = how;
         let endpoint = self.endpoint()?;
         let server_name = host
             .strip_prefix('[')
@@ -354,18 +517,29 @@ impl H3Client {
             };
             timing.connection_end = Some(Instant::now());
             let closed = Arc::new(AtomicBool::new(false));
-            let handshake =
-                accepted.map(|accepted| watch_handshake(accepted, quic, &closed, connect_timeout));
-            let ended = Arc::clone(&closed);
-            // The connection's control streams, GOAWAY and close: driven until it ends.
-            tokio::spawn(async move {
-                let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
-                ended.store(true, Ordering::Release);
-            });
+            let handshake = accepted
+                .map(|accepted| watch_handshake(accepted, quic.clone(), &closed, connect_timeout));
+            let life = Arc::new(Life::new());
+            // The connection's control streams, GOAWAY and close, its path and its idle
+            // time: watched until it ends.
+            tokio::spawn(watch_connection(
+                Box::pin(std::future::poll_fn(move |cx| driver.poll_close(cx))),
+                quic.clone(),
+                Watched {
+                    closed: Arc::clone(&closed),
+                    life: Arc::clone(&life),
+                    handshake: handshake.clone(),
+                    on_silent: on_silent.take(),
+                },
+                self.timing,
+            ));
             let connection = H3Connection {
                 send: Arc::new(send),
                 budgets,
                 closed,
+                life,
+                quic,
+                idle: self.timing.idle,
                 peer,
                 handshake,
             };
@@ -428,21 +602,371 @@ fn watch_handshake(
     handshake
 }
 
+/// What a connection calls once, when its path goes silent: it marks HTTP/3 broken for
+/// the origin (the transport's alternative services).
+pub(crate) type OnSilent = Box<dyn FnOnce() + Send>;
+
+/// How [`H3Client::connect`] makes a connection.
+pub(crate) struct Connect {
+    /// Whether its first requests may go as 0-RTT data.
+    pub(crate) early: bool,
+    /// How long its handshake may take when they do.
+    pub(crate) connect_timeout: Option<Duration>,
+    /// Called if its path goes silent.
+    pub(crate) on_silent: Option<OnSilent>,
+}
+
+/// What a connection's requests and the task watching it share.
+struct Life {
+    /// How many requests are in flight: from the sending of each until its response's
+    /// body is done or dropped. [`CLOSING`] once the connection is closed for being idle.
+    in_flight: AtomicUsize,
+    /// When the last request in flight ended (at first, when the connection was made).
+    idle_since: Mutex<Instant>,
+    /// Set when the path went silent: how long what the server had to acknowledge had
+    /// gone unanswered.
+    silent: Mutex<Option<Duration>>,
+    /// Wakes the task when a request starts or ends being in flight.
+    changed: tokio::sync::Notify,
+}
+
+/// [`Life::in_flight`] of a connection closed for being idle: no request goes on it.
+const CLOSING: usize = usize::MAX;
+
+impl Life {
+    fn new() -> Life {
+        Life {
+            in_flight: AtomicUsize::new(0),
+            idle_since: Mutex::new(Instant::now()),
+            silent: Mutex::new(None),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    fn idle_since(&self) -> Instant {
+        *self
+            .idle_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn silent(&self) -> Option<Duration> {
+        *self.silent.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes that the path went silent, what the server had to acknowledge unanswered
+    /// for `unanswered`, and tells `on_silent` (once).
+    fn went_silent(&self, unanswered: Duration, on_silent: &mut Option<OnSilent>) {
+        self.silent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(unanswered);
+        if let Some(on_silent) = on_silent.take() {
+            on_silent();
+        }
+    }
+
+    /// Closes the connection for being idle, unless a request is in flight: whether it
+    /// did. A request that comes after finds it closing, and never goes on it.
+    fn close_if_idle(&self) -> bool {
+        self.in_flight
+            .compare_exchange(0, CLOSING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+/// A request in flight on a connection: from the sending of the request until its
+/// response's body is done or dropped.
+struct InFlight(Arc<Life>);
+
+impl InFlight {
+    /// A request in flight on the connection of `life`; `None` if it is being closed for
+    /// being idle.
+    fn new(life: &Arc<Life>) -> Option<InFlight> {
+        let before = life
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |in_flight| {
+                (in_flight != CLOSING).then(|| in_flight.saturating_add(1))
+            })
+            .ok()?;
+        if before == 0 {
+            life.changed.notify_one();
+        }
+        Some(InFlight(Arc::clone(life)))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self
+                .0
+                .idle_since
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            self.0.changed.notify_one();
+        }
+    }
+}
+
+/// What [`watch_connection`] shares with the connection it watches.
+struct Watched {
+    closed: Arc<AtomicBool>,
+    life: Arc<Life>,
+    handshake: Option<tokio::sync::watch::Receiver<Handshake>>,
+    on_silent: Option<OnSilent>,
+}
+
+/// h3's driver of a connection (its control streams, GOAWAY and close), which resolves
+/// when the connection ends.
+type Driving = Pin<Box<dyn Future<Output = h3::error::ConnectionError> + Send>>;
+
+/// Drives and watches a connection until it ends:
+/// - its path, found dead when what the server must acknowledge goes unanswered for
+///   the keep-alive timeout ([`PathWatch`]): the connection is closed, marked silent for
+///   its requests, and `on_silent` told;
+/// - its idle time: with no request in flight for the idle timeout, it is closed.
+///
+/// It wakes when a request starts or ends being in flight, every eighth of the
+/// keep-alive timeout while one is in flight or the server owes an answer, else every
+/// half of the keep-alive interval (to see the PINGs quinn sends then) and at the end of
+/// the idle timeout.
+async fn watch_connection(
+    mut driving: Driving,
+    quic: quinn::Connection,
+    watched: Watched,
+    timing: H3Timing,
+) {
+    let Watched {
+        closed,
+        life,
+        handshake,
+        mut on_silent,
+    } = watched;
+    let mut path = PathWatch::new(&quic.stats());
+    loop {
+        let now = Instant::now();
+        let busy = life.in_flight.load(Ordering::Acquire) > 0 || path.owed();
+        let step = match busy {
+            true => timing.dead_after / 8,
+            false => timing.keep_alive / 2,
+        };
+        let mut wake = now.checked_add(step);
+        if !busy {
+            let idle_until = timing
+                .idle_close()
+                .and_then(|idle| life.idle_since().checked_add(idle));
+            wake = match (wake, idle_until) {
+                (Some(wake), Some(idle_until)) => Some(wake.min(idle_until)),
+                (wake, idle_until) => wake.or(idle_until),
+            };
+        }
+        let sleep = async {
+            match wake {
+                Some(wake) => tokio::time::sleep_until(wake.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = &mut driving => break,
+            () = sleep => {}
+            () = life.changed.notified() => {}
+        }
+        let now = Instant::now();
+        // The path, once the handshake is done: the connect timeout bounds it before.
+        let handshaking = handshake
+            .as_ref()
+            .is_some_and(|handshake| *handshake.borrow() == Handshake::Pending);
+        if !handshaking {
+            if let Some(unanswered) = path.check(&quic.stats(), now, timing.dead_after(&quic)) {
+                life.went_silent(unanswered, &mut on_silent);
+                closed.store(true, Ordering::Release);
+                quic.close(H3_NO_ERROR, b"no answer from the server");
+                break;
+            }
+        }
+        let idle_for = now.saturating_duration_since(life.idle_since());
+        let idle = timing.idle_close().is_some_and(|idle| idle_for >= idle);
+        if idle && life.close_if_idle() {
+            closed.store(true, Ordering::Release);
+            quic.close(H3_NO_ERROR, b"idle");
+            break;
+        }
+    }
+    // quinn's own idle timeout: nothing heard for that long, PINGs and all.
+    if let Some(quinn::ConnectionError::TimedOut) = quic.close_reason() {
+        life.went_silent(timing.idle, &mut on_silent);
+    }
+    closed.store(true, Ordering::Release);
+}
+
+/// `H3_NO_ERROR` (RFC 9114 §8.1), the code of a connection closed for nothing wrong.
+const H3_NO_ERROR: quinn::VarInt = quinn::VarInt::from_u32(0x100);
+
+/// Finds a connection's path dead: something the server must acknowledge was sent (a
+/// PING, a request: any frame but ACK, PADDING and CONNECTION_CLOSE, RFC 9000 §13.2.1),
+/// and not one datagram came from the server since, for the keep-alive timeout. A live
+/// server acknowledges within its `max_ack_delay` (25 ms by default, RFC 9000 §18.2),
+/// and quinn repeats what is unacknowledged at each probe timeout (RFC 9002 §6.2), so a
+/// path that carries anything answers long before. It reads quinn's counts: the
+/// datagrams received and the ack-eliciting frames sent.
+struct PathWatch {
+    /// Datagrams received, at the last look.
+    received: u64,
+    /// Ack-eliciting frames sent, at the last look.
+    eliciting: u64,
+    /// Since when (as first seen) something sent has waited for the server's answer.
+    owed_since: Option<Instant>,
+}
+
+impl PathWatch {
+    fn new(stats: &quinn::ConnectionStats) -> PathWatch {
+        PathWatch {
+            received: stats.udp_rx.datagrams,
+            eliciting: ack_eliciting(stats),
+            owed_since: None,
+        }
+    }
+
+    /// Whether the server owes an answer.
+    fn owed(&self) -> bool {
+        self.owed_since.is_some()
+    }
+
+    /// Notes what `stats` shows at `now`: how long the server has left what it owes
+    /// unanswered, once that is `dead_after` or more.
+    fn check(
+        &mut self,
+        stats: &quinn::ConnectionStats,
+        now: Instant,
+        dead_after: Duration,
+    ) -> Option<Duration> {
+        let received = stats.udp_rx.datagrams;
+        let eliciting = ack_eliciting(stats);
+        if received != self.received {
+            self.received = received;
+            self.eliciting = eliciting;
+            self.owed_since = None;
+            return None;
+        }
+        if eliciting != self.eliciting {
+            self.eliciting = eliciting;
+            self.owed_since.get_or_insert(now);
+        }
+        let unanswered = now.saturating_duration_since(self.owed_since?);
+        (unanswered >= dead_after).then_some(unanswered)
+    }
+}
+
+/// The ack-eliciting frames quinn has sent, less the PING of each MTU probe, which a path
+/// drops for its size alone (RFC 8899).
+fn ack_eliciting(stats: &quinn::ConnectionStats) -> u64 {
+    let sent = &stats.frame_tx;
+    [
+        sent.ack_frequency,
+        sent.crypto,
+        sent.data_blocked,
+        sent.datagram,
+        sent.max_data,
+        sent.max_stream_data,
+        sent.max_streams_bidi,
+        sent.max_streams_uni,
+        sent.new_connection_id,
+        sent.new_token,
+        sent.path_challenge,
+        sent.path_response,
+        sent.ping,
+        sent.reset_stream,
+        sent.retire_connection_id,
+        sent.stream_data_blocked,
+        sent.streams_blocked_bidi,
+        sent.streams_blocked_uni,
+        sent.stop_sending,
+        sent.stream,
+    ]
+    .iter()
+    .fold(0u64, |total, count| total.wrapping_add(*count))
+    .wrapping_sub(stats.path.sent_plpmtud_probes)
+}
+
 /// Whether `request` may go as 0-RTT data, which an attacker can replay (RFC 9001 §9.2):
 /// a safe method (RFC 9110 §9.2.1) and no body, as RFC 8470 §2.1 advises.
 fn may_go_early(request: &http::request::Parts, body: &RequestBody) -> bool {
     request.method.is_safe() && body.is_end_stream()
 }
 
+/// A request that failed on an HTTP/3 connection before its response head: why, and
+/// whether it may be sent again (see the module's docs, "When a request goes again").
+#[derive(Debug)]
+pub(crate) struct H3Failure {
+    pub(crate) error: NetworkError,
+    pub(crate) may_resend: MayResend,
+}
+
+/// Which requests that failed may be sent again, by what is known of whether the server
+/// processed them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MayResend {
+    /// Any: the server cannot have processed it. It never went out (the connection had
+    /// closed, or was closing, or it waited for a handshake that failed), its 0-RTT data
+    /// was rejected, or the server refused it unprocessed (`H3_REQUEST_REJECTED`, or a
+    /// `GOAWAY` before it was sent; RFC 9114 §4.1.1, §5.2).
+    Any,
+    /// An idempotent one (RFC 9110 §9.2.2): the path went silent under it, and not one
+    /// datagram came from the server once it could have had it (see [`hearing`]), not
+    /// even the acknowledgement a live server sends within its `max_ack_delay`.
+    Idempotent,
+    /// None: the server may have processed it.
+    No,
+}
+
+impl H3Failure {
+    /// A failure that may not be sent again.
+    fn no(error: NetworkError) -> H3Failure {
+        H3Failure {
+            error,
+            may_resend: MayResend::No,
+        }
+    }
+
+    /// A failure before the request went out.
+    fn unsent() -> H3Failure {
+        H3Failure {
+            error: NetworkError::Connect(
+                "the HTTP/3 connection closed before the request was sent".into(),
+            ),
+            may_resend: MayResend::Any,
+        }
+    }
+}
+
+impl From<NetworkError> for H3Failure {
+    fn from(error: NetworkError) -> H3Failure {
+        H3Failure::no(error)
+    }
+}
+
 /// Sends `request` on a new stream of `connection` and resolves to the response once its
 /// head has arrived, each wait bounded by `read_timeout`, with what is known of the
 /// exchange for its body. `timing` is the connection's, when this request opened it.
+///
+/// # Errors
+/// The failure, and whether the request may be sent again ([`MayResend`]).
 pub(crate) async fn send(
     connection: &H3Connection,
     request: Request<RequestBody>,
     read_timeout: Option<Duration>,
     timing: Option<Box<ConnectionTiming>>,
-) -> Result<(Response<H3Body>, Recorded), NetworkError> {
+) -> Result<(Response<H3Body>, Recorded), H3Failure> {
+    // In flight until its response's body is done: the connection is not closed for
+    // being idle under it, and its path is watched.
+    let in_flight = match connection.is_closed() {
+        true => None,
+        false => InFlight::new(&connection.life),
+    };
+    let Some(in_flight) = in_flight else {
+        return Err(H3Failure::unsent());
+    };
     let (mut parts, body) = request.into_parts();
     // RFC 9114 §4.2: no connection-specific fields; the authority is `:authority`.
     for name in [
@@ -463,28 +987,33 @@ pub(crate) async fn send(
         parts.headers.remove(http::header::TE);
     }
     parts.version = Version::HTTP_3;
-    // A request that may not go as 0-RTT data waits for the handshake.
+    // A request that may not go as 0-RTT data waits for the handshake: lost with it, it
+    // was never sent.
     if connection.in_early_data() && !may_go_early(&parts, &body) {
-        within(read_timeout, connection.handshake_done()).await??;
+        if let Err(lost) = within(read_timeout, connection.handshake_done()).await? {
+            return Err(H3Failure {
+                error: lost,
+                may_resend: MayResend::Any,
+            });
+        }
     }
     let request_start = Instant::now();
     // RFC 8470 §5.2: a request sent as 0-RTT data and answered `425 Too Early` is sent
     // again once the handshake is done, when it is no longer early.
     let again = connection.in_early_data().then(|| copy_head(&parts));
-    let exchanged = match (exchange(connection, parts, body, read_timeout).await, again) {
-        (Ok((head, _)), Some(again)) if head.status() == http::StatusCode::TOO_EARLY => {
-            within(read_timeout, connection.handshake_done()).await??;
-            exchange(connection, again, RequestBody::empty(), read_timeout).await
+    let exchanging = async {
+        match (exchange(connection, parts, body, read_timeout).await, again) {
+            (Ok((head, _)), Some(again)) if head.status() == http::StatusCode::TOO_EARLY => {
+                within(read_timeout, connection.handshake_done()).await??;
+                exchange(connection, again, RequestBody::empty(), read_timeout).await
+            }
+            (exchanged, _) => exchanged,
         }
-        (exchanged, _) => exchanged,
     };
+    let (exchanged, heard) = hearing(connection, exchanging).await;
     let (head, receiving) = match exchanged {
         Ok(exchanged) => exchanged,
-        // A request lost with the 0-RTT data that carried it says why.
-        Err(error) => match connection.handshake_done().await {
-            Err(lost) => return Err(lost),
-            Ok(()) => return Err(error),
-        },
+        Err(error) => return Err(failure(connection, error, heard).await),
     };
     let response_start = Instant::now();
     let (parts, ()) = head.into_parts();
@@ -500,6 +1029,7 @@ pub(crate) async fn send(
         expected,
         received: 0,
         _connection: Arc::clone(&connection.send),
+        in_flight: Some(in_flight),
     };
     let info = Recorded {
         timing,
@@ -510,6 +1040,74 @@ pub(crate) async fn send(
         peer: connection.peer.clone(),
     };
     Ok((Response::from_parts(parts, body), info))
+}
+
+/// `exchanging`, a request's exchange on `connection`, and how many datagrams had come
+/// from the server by the time it could first have answered the request: half the
+/// connection's smallest round trip after it began. What came before that was on its way
+/// before the server could have had the request, and says nothing of it.
+async fn hearing<F: Future>(connection: &H3Connection, exchanging: F) -> (F::Output, u64) {
+    let grace = connection.quic.min_rtt() / 2;
+    tokio::pin!(exchanging);
+    let mut heard = None;
+    loop {
+        tokio::select! {
+            exchanged = &mut exchanging => {
+                return (exchanged, heard.unwrap_or_else(|| connection.heard()));
+            }
+            () = tokio::time::sleep(grace), if heard.is_none() => {
+                heard = Some(connection.heard());
+            }
+        }
+    }
+}
+
+/// What a request that failed with `error` on `connection` may do next; the server had
+/// sent `heard` datagrams by the time it could first have answered it (see [`hearing`]).
+async fn failure(connection: &H3Connection, error: NetworkError, heard: u64) -> H3Failure {
+    // A request lost with the 0-RTT data that carried it says why.
+    if let Err(lost) = connection.handshake_done().await {
+        return H3Failure {
+            error: lost,
+            may_resend: MayResend::Any,
+        };
+    }
+    if let Some(unanswered) = connection.silent() {
+        return H3Failure {
+            error: NetworkError::Timeout {
+                kind: TimeoutKind::KeepAlive,
+                after: unanswered,
+            },
+            may_resend: match connection.heard() == heard {
+                true => MayResend::Idempotent,
+                false => MayResend::No,
+            },
+        };
+    }
+    H3Failure {
+        may_resend: match refused(&error) {
+            true => MayResend::Any,
+            false => MayResend::No,
+        },
+        error,
+    }
+}
+
+/// Whether `error` is the server's refusal of a request it did not process: its stream
+/// reset or stopped with `H3_REQUEST_REJECTED` ("a server rejected a request without
+/// performing any application processing", RFC 9114 §8.1), or a `GOAWAY` received before
+/// it was sent (h3 then sends nothing).
+fn refused(error: &NetworkError) -> bool {
+    let NetworkError::Protocol(source) = error else {
+        return false;
+    };
+    match source.downcast_ref::<h3::error::StreamError>() {
+        Some(h3::error::StreamError::RemoteTerminate { code, .. }) => {
+            *code == h3::error::Code::H3_REQUEST_REJECTED
+        }
+        Some(h3::error::StreamError::RemoteClosing { .. }) => true,
+        _ => false,
+    }
 }
 
 /// Sends the request `parts` and `body` on a new stream of `connection`, and resolves to
@@ -529,6 +1127,7 @@ async fn exchange(
     .map_err(stream_error)?;
     let budget = connection.budgets.take(stream.id());
     let (mut sending, mut receiving) = stream.split();
+    let mut upload = None;
     if body.is_end_stream() {
         within(read_timeout, sending.finish())
             .await?
@@ -545,11 +1144,40 @@ async fn exchange(
             }
             // A stream is sent as it yields, beside the response.
             Err(body) => {
-                tokio::spawn(send_body(sending, body));
+                let (failed, failure) = tokio::sync::oneshot::channel();
+                let (cancel, cancelled) = tokio::sync::oneshot::channel();
+                tokio::spawn(send_body(sending, body, failed, cancelled));
+                upload = Some(Upload {
+                    failed: failure,
+                    cancel: Some(cancel),
+                });
             }
         }
     }
-    let head = match within(read_timeout, receiving.recv_response()).await? {
+    // The head, unless the body fails first: the server may never answer a request cut
+    // short, and its error is the body's.
+    let received = within(read_timeout, async {
+        match upload.as_mut() {
+            None => Ok(receiving.recv_response().await),
+            Some(upload) => tokio::select! {
+                head = receiving.recv_response() => Ok(head),
+                Ok(error) = &mut upload.failed => Err(body_failed(error)),
+            },
+        }
+    })
+    .await;
+    let received = match received {
+        Ok(Ok(received)) => received,
+        Ok(Err(failed)) => return Err(failed),
+        Err(timeout) => return Err(timeout),
+    };
+    if received.is_err() {
+        // The server ended the stream under a body that had failed: the body's error.
+        if let Some(failed) = upload.as_mut().and_then(Upload::failure) {
+            return Err(failed);
+        }
+    }
+    let head = match received {
         Ok(head) => head,
         Err(_) if budget.as_ref().is_some_and(|budget| budget.spent()) => {
             return Err(NetworkError::Protocol(
@@ -566,6 +1194,10 @@ async fn exchange(
     if let Some(budget) = budget {
         budget.lift();
     }
+    // And a request body still being sent goes on: its cancel is dropped unsent.
+    if let Some(upload) = upload.as_mut() {
+        upload.cancel = None;
+    }
     Ok((head, receiving))
 }
 
@@ -579,38 +1211,117 @@ fn copy_head(parts: &http::request::Parts) -> http::request::Parts {
     copy.into_parts().0
 }
 
-/// Sends a streamed request body on `sending`, then finishes the stream; a body that
-/// fails resets it (`H3_REQUEST_CANCELLED`), so the server never takes a cut body whole.
+/// The body of a request being streamed by [`send_body`], as its request sees it.
+struct Upload {
+    /// The body's own error, if it failed.
+    failed: tokio::sync::oneshot::Receiver<BoxError>,
+    /// Dropped unsent once the response head has come: the body goes on. Sent when the
+    /// request is given up first (dropped, or past the read timeout): the stream is reset.
+    cancel: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Upload {
+    /// The request failed because its body did: that error, the same as over HTTP/1.1
+    /// and HTTP/2.
+    fn failure(&mut self) -> Option<NetworkError> {
+        let error = self.failed.try_recv().ok()?;
+        Some(body_failed(error))
+    }
+}
+
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            let _ = cancel.send(());
+        }
+    }
+}
+
+/// The error of a request whose body's stream failed with `error`.
+fn body_failed(error: BoxError) -> NetworkError {
+    NetworkError::Protocol(Box::new(H3Error {
+        message: "the request body's stream failed",
+        source: Some(error),
+    }))
+}
+
+/// An error of an HTTP/3 request: what failed, and why.
+#[derive(Debug)]
+struct H3Error {
+    message: &'static str,
+    source: Option<BoxError>,
+}
+
+impl fmt::Display for H3Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+impl std::error::Error for H3Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Sends a streamed request body on `sending`, then finishes the stream. A body that
+/// fails resets it (`H3_REQUEST_CANCELLED`), so that the server never takes a cut body
+/// whole, and leaves its error in `failed`; `cancelled` resets it too, when the request
+/// is given up before its response. Each wait (the body's next chunk, the stream's flow
+/// control) ends at the cancel; once the response has come, the body goes on for as
+/// long as the server takes it.
 async fn send_body(
     mut sending: h3::client::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>,
     mut body: RequestBody,
+    failed: tokio::sync::oneshot::Sender<BoxError>,
+    cancelled: tokio::sync::oneshot::Receiver<()>,
 ) {
+    // Resolves when the request is given up; never when the cancel is dropped unsent.
+    let cancel = async {
+        if cancelled.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(cancel);
     loop {
-        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = tokio::select! {
+            () = &mut cancel => break,
+            frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)) => frame,
+        };
+        let sent = match frame {
             Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => {
-                    if sending.send_data(data).await.is_err() {
-                        return;
-                    }
-                }
-                Err(frame) => {
-                    if let Ok(trailers) = frame.into_trailers() {
-                        if sending.send_trailers(trailers).await.is_err() {
-                            return;
-                        }
-                    }
-                }
+                Ok(data) => tokio::select! {
+                    () = &mut cancel => break,
+                    sent = sending.send_data(data) => sent,
+                },
+                Err(frame) => match frame.into_trailers() {
+                    Ok(trailers) => tokio::select! {
+                        () = &mut cancel => break,
+                        sent = sending.send_trailers(trailers) => sent,
+                    },
+                    Err(_) => continue,
+                },
             },
-            Some(Err(_)) => {
-                sending.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
-                return;
+            Some(Err(error)) => {
+                let _ = failed.send(error);
+                break;
             }
             None => {
-                let _ = sending.finish().await;
+                tokio::select! {
+                    () = &mut cancel => break,
+                    _ = sending.finish() => {}
+                }
                 return;
             }
+        };
+        // Stopped or reset by the server, or the connection gone: the response says why.
+        if sent.is_err() {
+            return;
         }
     }
+    sending.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
 }
 
 /// `future`, bounded by `timeout` when there is one.
@@ -644,6 +1355,8 @@ pub(crate) struct H3Body {
     /// dropped), whatever its streams still carry. As over HTTP/2, a connection closes
     /// once its transport and the bodies of its responses are gone.
     _connection: Arc<h3::client::SendRequest<GuardedOpener, Bytes>>,
+    /// The request, in flight until the body is done or dropped.
+    in_flight: Option<InFlight>,
 }
 
 impl H3Body {
@@ -689,6 +1402,7 @@ impl H3Body {
         match self.recv.poll_recv_trailers(cx) {
             Poll::Ready(Ok(trailers)) => {
                 self.done = true;
+                self.in_flight = None;
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Some(Err(self.fail(stream_error(error))))),
@@ -699,6 +1413,7 @@ impl H3Body {
     /// Ends the body with `error`, telling the server to stop sending.
     fn fail(&mut self, error: NetworkError) -> NetworkError {
         self.done = true;
+        self.in_flight = None;
         self.recv
             .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
         error
@@ -745,6 +1460,15 @@ impl HeadBudget {
             self.0.store(0, Ordering::Release);
         }
         taken.is_ok()
+    }
+
+    /// Spends what is left of the budget, unless it was lifted.
+    fn spend(&self) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                (left != u64::MAX).then_some(0)
+            });
     }
 
     fn spent(&self) -> bool {
@@ -808,6 +1532,8 @@ pub(crate) struct GuardedStream<S> {
     /// then lies inside that read, where its `stop_sending` cannot reach it (it unwraps
     /// the stream, and panics), so none is asked of it (see `stop_sending` below).
     reading: bool,
+    /// The stream's frames as they arrive, its empty `DATA` frames taken out.
+    frames: FrameScanner,
 }
 
 /// A request stream of a [`Guarded`] connection.
@@ -832,6 +1558,7 @@ impl h3::quic::OpenStreams<Bytes> for GuardedOpener {
                     inner: stream,
                     budget,
                     reading: false,
+                    frames: FrameScanner::default(),
                 }))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
@@ -895,6 +1622,7 @@ impl h3::quic::Connection<Bytes> for Guarded {
                 inner: stream,
                 budget: Arc::new(HeadBudget(AtomicU64::new(0))),
                 reading: false,
+                frames: FrameScanner::default(),
             })),
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
             Poll::Pending => Poll::Pending,
@@ -937,7 +1665,8 @@ impl h3::quic::SendStream<Bytes> for GuardedBidi {
     }
 }
 
-/// The data of a guarded stream, held to its budget: past it, an error.
+/// The data of a guarded stream, held to its budget (past it, an error), less its empty
+/// `DATA` frames (see [`FrameScanner`]).
 impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStream<S> {
     type Buf = Bytes;
 
@@ -945,16 +1674,37 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
-        let polled = self.inner.poll_data(cx);
-        self.reading = polled.is_pending();
-        match polled {
-            Poll::Ready(Ok(Some(data))) if !self.budget.take(data.len() as u64) => {
-                Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
-                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
-                )))
-            }
-            polled => polled,
+        if self.frames.ended {
+            return Poll::Ready(Ok(None));
         }
+        // A chunk of nothing but empty frames is not handed on: the next one is read. A
+        // peer sending nothing else is read from for a few chunks per poll, and the task
+        // then yields, so that it cannot hold a thread.
+        for _ in 0..CHUNKS_PER_POLL {
+            let polled = self.inner.poll_data(cx);
+            self.reading = polled.is_pending();
+            let data = match polled {
+                Poll::Ready(Ok(Some(data))) => data,
+                Poll::Ready(Ok(None)) => return Poll::Ready(Ok(self.frames.end())),
+                polled => return polled,
+            };
+            if !self.budget.take(data.len() as u64) {
+                return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
+                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
+                )));
+            }
+            match self.frames.scan(data) {
+                Ok(kept) if kept.is_empty() => continue,
+                Ok(kept) => return Poll::Ready(Ok(Some(kept))),
+                Err(error) => {
+                    // Before the head is in, this is the head's limit speaking.
+                    self.budget.spend();
+                    return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(error.into())));
+                }
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 
     /// Tells the server to stop sending (`STOP_SENDING`), unless a read is in flight:
@@ -983,8 +1733,224 @@ impl h3::quic::BidiStream<Bytes> for GuardedBidi {
             inner: recv,
             budget: self.budget,
             reading: self.reading,
+            frames: self.frames,
         };
         (send, recv)
+    }
+}
+
+/// The most chunks a stream reads in one poll while each holds nothing but empty `DATA`
+/// frames (see [`GuardedStream::poll_data`]).
+const CHUNKS_PER_POLL: usize = 16;
+
+/// The longest payload of a frame other than `DATA` taken on a request stream: what
+/// bounds h3's buffer of it, as h3 keeps a frame until all of it has come, whatever
+/// length it declares. A `HEADERS` frame of trailers is at most
+/// [`MAX_FIELD_SECTION_SIZE`]; [`HEAD_BUDGET`] leaves room over that for a frame of an
+/// extension. (The response head is held to its own budget before it.)
+const MAX_FRAME_PAYLOAD: u64 = HEAD_BUDGET;
+
+/// The frames of a request stream as they arrive (RFC 9114 §7.1: a type and a length,
+/// each a variable-length integer, then the payload), scanned so that the empty `DATA`
+/// frames among them are taken out before h3 reads them, and the other frames held to
+/// [`MAX_FRAME_PAYLOAD`].
+///
+/// An empty `DATA` frame is legal anywhere in a body (RFC 9114 §7.2.1), and carries
+/// nothing; Caddy sends one in the middle of a body it compresses on the fly. h3 0.0.8
+/// (the latest release) takes one for the end of the body: `poll_recv_data` answers "no
+/// more data", the trailers are read next, and the `DATA` frame after it is a connection
+/// error (`H3_FRAME_UNEXPECTED`), which closes the connection and every request on it.
+/// Taken out here, they never reach h3. (The fix belongs in h3, and is offered there;
+/// this stays until a release has it.)
+///
+/// Memory: the bytes of one frame header at most (16), held back until the header is
+/// whole, for it may be an empty `DATA` frame's.
+#[derive(Default)]
+struct FrameScanner {
+    /// The bytes of a frame header not all in yet.
+    header: [u8; 16],
+    /// How many bytes of `header` are in.
+    held: usize,
+    /// The bytes of the current frame's payload still to come, passed on as they are.
+    payload: u64,
+    /// Set at a frame that runs to the end of the stream (WebTransport's, which h3
+    /// knows, and a response stream never carries): the rest is passed on unscanned.
+    unframed: bool,
+    /// Set once the stream has ended and what was held back was handed on.
+    ended: bool,
+}
+
+/// A frame header as [`FrameScanner`] reads it.
+enum FrameHeader {
+    /// Not all in yet.
+    Partial,
+    /// Its type, its payload's length, and its own length in bytes.
+    Whole { kind: u64, length: u64, size: usize },
+}
+
+/// The frame type of `DATA` (RFC 9114 §7.2.1).
+const DATA_FRAME: u64 = 0x00;
+
+/// The frame type h3 reads as the start of a WebTransport stream, which has no length.
+const WEBTRANSPORT_STREAM_FRAME: u64 = 0x41;
+
+impl FrameScanner {
+    /// `chunk`, the stream's next bytes, less the empty `DATA` frames in it and the start
+    /// of a frame header at its end (held back), with the header held back from before
+    /// it if that is not an empty `DATA` frame's. Empty when nothing is left to hand on.
+    ///
+    /// # Errors
+    /// A frame other than `DATA` declaring a payload over [`MAX_FRAME_PAYLOAD`].
+    fn scan(&mut self, chunk: Bytes) -> Result<Bytes, String> {
+        let mut kept = Kept::default();
+        let mut at = 0;
+        // Where the bytes of `chunk` to hand on start.
+        let mut run = 0;
+        while at < chunk.len() && !self.unframed {
+            let rest = chunk.get(at..).unwrap_or_default();
+            if self.payload > 0 {
+                let passed = usize::try_from(self.payload)
+                    .map_or(rest.len(), |payload| payload.min(rest.len()));
+                at += passed;
+                self.payload -= passed as u64;
+                continue;
+            }
+            // A frame header: what was held back, then this chunk. (Sixteen bytes always
+            // hold a whole one, so what is held back is less.)
+            let mut header = self.header;
+            let more = (header.len() - self.held).min(rest.len());
+            if let (Some(into), Some(from)) = (
+                header.get_mut(self.held..self.held + more),
+                rest.get(..more),
+            ) {
+                into.copy_from_slice(from);
+            }
+            match read_frame_header(header.get(..self.held + more).unwrap_or_default()) {
+                FrameHeader::Partial => {
+                    // The rest of the chunk starts a header: held back.
+                    kept.push(&chunk, run, at);
+                    self.header = header;
+                    self.held += more;
+                    at += more;
+                    run = at;
+                }
+                FrameHeader::Whole { kind, length, size } => {
+                    // What was held back was not a whole header: some of it is here.
+                    let here = size.saturating_sub(self.held);
+                    if kind == DATA_FRAME && length == 0 {
+                        // Nothing to hand on: the header is dropped, held part and all.
+                        kept.push(&chunk, run, at);
+                        run = at + here;
+                    } else {
+                        if kind != DATA_FRAME && length > MAX_FRAME_PAYLOAD {
+                            return Err(format!(
+                                "an HTTP/3 frame of type {kind:#x} declares {length} bytes, \
+                                 over the client's limit of {MAX_FRAME_PAYLOAD}"
+                            ));
+                        }
+                        // The held part goes first (`at` is 0 here, and so is `run`).
+                        kept.push_held(self.header.get(..self.held).unwrap_or_default());
+                        self.payload = length;
+                        self.unframed = kind == WEBTRANSPORT_STREAM_FRAME;
+                    }
+                    self.held = 0;
+                    at += here;
+                }
+            }
+        }
+        kept.push(&chunk, run, chunk.len());
+        Ok(kept.into_bytes())
+    }
+
+    /// What is left to hand on at the end of the stream: a frame header cut short, which
+    /// h3 reads as the error it is.
+    fn end(&mut self) -> Option<Bytes> {
+        self.ended = true;
+        let held = self.header.get(..self.held).unwrap_or_default();
+        (!held.is_empty()).then(|| Bytes::copy_from_slice(held))
+    }
+}
+
+/// A frame header at the start of `bytes` (at most 16 of them): a type and a length, each
+/// a variable-length integer (RFC 9000 §16). WebTransport's frame has a type alone.
+fn read_frame_header(bytes: &[u8]) -> FrameHeader {
+    let Some((kind, kind_size)) = read_varint(bytes) else {
+        return FrameHeader::Partial;
+    };
+    if kind == WEBTRANSPORT_STREAM_FRAME {
+        return FrameHeader::Whole {
+            kind,
+            length: 0,
+            size: kind_size,
+        };
+    }
+    match bytes.get(kind_size..).and_then(read_varint) {
+        Some((length, length_size)) => FrameHeader::Whole {
+            kind,
+            length,
+            size: kind_size + length_size,
+        },
+        None => FrameHeader::Partial,
+    }
+}
+
+/// A variable-length integer at the start of `bytes` (RFC 9000 §16) and its length in
+/// bytes; `None` when not all of it is there.
+fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let first = *bytes.first()?;
+    let size = 1usize << (first >> 6);
+    let rest = bytes.get(1..size)?;
+    let value = rest.iter().fold(u64::from(first & 0x3f), |value, &byte| {
+        (value << 8) | u64::from(byte)
+    });
+    Some((value, size))
+}
+
+/// The pieces of a chunk a [`FrameScanner`] hands on, joined: one piece is handed on as
+/// it is, without a copy.
+#[derive(Default)]
+struct Kept {
+    first: Option<Bytes>,
+    joined: Option<bytes::BytesMut>,
+}
+
+impl Kept {
+    /// Hands on the bytes of `chunk` from `start` to `end`.
+    fn push(&mut self, chunk: &Bytes, start: usize, end: usize) {
+        if let Some(piece) = chunk.get(start..end).filter(|piece| !piece.is_empty()) {
+            self.add(chunk.slice_ref(piece));
+        }
+    }
+
+    /// Hands on the held-back start of a frame header, now known to be no empty frame's.
+    fn push_held(&mut self, held: &[u8]) {
+        if !held.is_empty() {
+            self.add(Bytes::copy_from_slice(held));
+        }
+    }
+
+    fn add(&mut self, piece: Bytes) {
+        if let Some(joined) = &mut self.joined {
+            joined.extend_from_slice(&piece);
+            return;
+        }
+        match self.first.take() {
+            None => self.first = Some(piece),
+            Some(first) => {
+                let mut joined = bytes::BytesMut::with_capacity(first.len() + piece.len());
+                joined.extend_from_slice(&first);
+                joined.extend_from_slice(&piece);
+                self.joined = Some(joined);
+            }
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match (self.joined, self.first) {
+            (Some(joined), _) => joined.freeze(),
+            (None, Some(first)) => first,
+            (None, None) => Bytes::new(),
+        }
     }
 }
 
@@ -1037,4 +2003,162 @@ fn tls_info(connection: &quinn::Connection) -> Option<TlsInfo> {
         None,
         certificates,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `scanner` hands on of `stream` cut into `pieces` of `size` bytes.
+    fn scanned(stream: &[u8], size: usize) -> Result<Vec<u8>, String> {
+        let mut scanner = FrameScanner::default();
+        let mut out = Vec::new();
+        for piece in stream.chunks(size) {
+            out.extend_from_slice(&scanner.scan(Bytes::copy_from_slice(piece))?);
+        }
+        if let Some(rest) = scanner.end() {
+            out.extend_from_slice(&rest);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn empty_data_frames_are_taken_out_however_the_stream_is_cut() {
+        let headers = [0x01, 0x03, 0x00, 0x00, 0xd9];
+        let mut stream = headers.to_vec();
+        stream.extend([0x00, 0x00]);
+        stream.extend([0x00, 0x03, b'a', b'b', b'c']);
+        // Type and length on two, four and eight bytes: empty all the same.
+        stream.extend([0x40, 0x00, 0x40, 0x00]);
+        stream.extend([0x80, 0, 0, 0, 0x00]);
+        stream.extend([0xc0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0]);
+        // A DATA frame whose payload looks like empty frames: kept whole.
+        stream.extend([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]);
+        // An unknown frame (a reserved type, RFC 9114 §7.2.8) with a payload, and trailers.
+        stream.extend([0x21, 0x02, 0x00, 0x00]);
+        stream.extend(headers);
+        stream.extend([0x00, 0x00]);
+        let mut expected = headers.to_vec();
+        expected.extend([0x00, 0x03, b'a', b'b', b'c']);
+        expected.extend([0x00, 0x04, 0x00, 0x00, 0x00, 0x00]);
+        expected.extend([0x21, 0x02, 0x00, 0x00]);
+        expected.extend(headers);
+        for size in 1..=stream.len() {
+            assert_eq!(
+                scanned(&stream, size).unwrap(),
+                expected,
+                "pieces of {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_chunk_of_other_frames_alone_is_handed_on_as_it_is() {
+        let chunk = Bytes::from_static(&[0x01, 0x01, 0xd9, 0x00, 0x02, b'h', b'i']);
+        let mut scanner = FrameScanner::default();
+        let kept = scanner.scan(chunk.clone()).unwrap();
+        assert_eq!(kept, chunk);
+        assert_eq!(kept.as_ptr(), chunk.as_ptr(), "not copied");
+    }
+
+    #[test]
+    fn a_header_cut_by_the_end_of_the_stream_is_handed_on_for_h3_to_refuse() {
+        // A DATA frame's type, and the first byte of a two-byte length.
+        assert_eq!(scanned(&[0x00, 0x40], 1).unwrap(), [0x00, 0x40]);
+        assert_eq!(scanned(&[0x00], 1).unwrap(), [0x00]);
+    }
+
+    #[test]
+    fn a_frame_other_than_data_over_the_limit_is_an_error() {
+        // A reserved type declaring 1 GiB (an eight-byte length).
+        let one_gib = [0xc0, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00];
+        let mut stream = vec![0x21];
+        stream.extend(one_gib);
+        let error = scanned(&stream, 2).unwrap_err();
+        assert!(
+            error.contains("type 0x21 declares 1073741824 bytes"),
+            "{error}"
+        );
+        // DATA may be as long as it likes: its bytes are handed on as they come.
+        let mut stream = vec![0x00];
+        stream.extend(one_gib);
+        stream.push(b'x');
+        assert_eq!(scanned(&stream, 3).unwrap(), stream);
+    }
+
+    /// quinn's counts with `received` datagrams in, and `pings` PINGs and `probes` MTU
+    /// probes (a PING each) out.
+    fn stats(received: u64, pings: u64, probes: u64) -> quinn::ConnectionStats {
+        let mut stats = quinn::ConnectionStats::default();
+        stats.udp_rx.datagrams = received;
+        stats.frame_tx.ping = pings + probes;
+        stats.path.sent_plpmtud_probes = probes;
+        stats
+    }
+
+    #[test]
+    fn a_path_is_dead_when_what_it_owes_goes_unanswered_for_the_timeout() {
+        let start = Instant::now();
+        let at = |millis| start + Duration::from_millis(millis);
+        let dead_after = Duration::from_millis(1000);
+        let mut path = PathWatch::new(&stats(10, 0, 0));
+        // Nothing sent: silence is no sign of anything, however long.
+        assert_eq!(path.check(&stats(10, 0, 0), at(5_000), dead_after), None);
+        assert!(!path.owed());
+        // A PING goes out, and is answered.
+        assert_eq!(path.check(&stats(10, 1, 0), at(5_100), dead_after), None);
+        assert!(path.owed());
+        assert_eq!(path.check(&stats(11, 1, 0), at(5_200), dead_after), None);
+        assert!(!path.owed());
+        // Another, never answered, and the probes after it: dead a second after the first
+        // was seen.
+        assert_eq!(path.check(&stats(11, 2, 0), at(6_000), dead_after), None);
+        assert_eq!(path.check(&stats(11, 3, 0), at(6_500), dead_after), None);
+        assert_eq!(
+            path.check(&stats(11, 4, 0), at(7_000), dead_after),
+            Some(dead_after)
+        );
+    }
+
+    #[test]
+    fn an_mtu_probe_lost_for_its_size_owes_nothing() {
+        let start = Instant::now();
+        let mut path = PathWatch::new(&stats(1, 0, 0));
+        for (seconds, probes) in [(1, 1), (2, 2), (3, 3)] {
+            let now = start + Duration::from_secs(seconds);
+            let unanswered = path.check(&stats(1, 0, probes), now, Duration::from_millis(100));
+            assert_eq!(unanswered, None);
+        }
+        assert!(!path.owed());
+    }
+
+    #[test]
+    fn the_keep_alive_is_held_to_its_bounds() {
+        let second = Duration::from_secs(1);
+        let timing = H3Timing::new(30 * second, 5 * second, second);
+        assert_eq!((timing.keep_alive, timing.dead_after), (5 * second, second));
+        // At most a third of the idle timeout, at least 100 ms; any duration is taken.
+        let timing = H3Timing::new(3 * second, 5 * second, Duration::ZERO);
+        assert_eq!(timing.keep_alive, second);
+        assert_eq!(timing.dead_after, SHORTEST_KEEP_ALIVE);
+        let timing = H3Timing::new(Duration::from_millis(1), Duration::ZERO, Duration::MAX);
+        assert_eq!(timing.keep_alive, SHORTEST_KEEP_ALIVE);
+        assert_eq!(timing.dead_after, Duration::MAX);
+        assert_eq!(timing.idle_close(), Some(SHORTEST_KEEP_ALIVE));
+        // No idle timeout (under a millisecond is none, as QUIC counts): a day at most.
+        for idle in [Duration::ZERO, Duration::from_micros(999), Duration::MAX] {
+            let timing = H3Timing::new(idle, Duration::MAX, Duration::MAX);
+            assert_eq!(timing.keep_alive, LONGEST_KEEP_ALIVE);
+        }
+        assert_eq!(
+            H3Timing::new(Duration::ZERO, second, second).idle_close(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_webtransport_stream_is_passed_on_unscanned() {
+        let stream = [0x40, 0x41, 0x00, 0x00, 0x00, 0x00];
+        assert_eq!(scanned(&stream, 1).unwrap(), stream);
+    }
 }

@@ -612,11 +612,19 @@ impl Inner {
                 let (made, connected) = tokio::sync::oneshot::channel();
                 let inner = Arc::clone(&self);
                 let (host, alt_host) = (host.clone(), alt_host.clone());
+                // A connection whose path goes silent marks the alternative broken, with
+                // or without a request on it: the requests that follow go over TCP at
+                // once.
+                let alt_svc = Arc::clone(&self.alt_svc);
+                let silent_origin = origin.clone();
+                let on_silent: super::h3::OnSilent = Box::new(move || {
+                    alt_svc.mark_broken(&silent_origin, "", "h3", std::time::Instant::now());
+                });
                 tokio::spawn(async move {
                     // Never as 0-RTT data: what an origin announced may not answer, and
                     // its request is to go over TCP then, sent once.
                     let result = inner
-                        .connect_h3(&host, port, &alt_host, alt_port, false)
+                        .connect_h3(&host, port, &alt_host, alt_port, false, Some(on_silent))
                         .await;
                     match &result {
                         Ok(_) => inner.alt_svc.mark_working(&origin, "", "h3"),
@@ -638,8 +646,9 @@ impl Inner {
                 }
             }
         };
-        // A copy to send over TCP if the stream fails before the response.
-        let copy = copy_request(&request);
+        // A copy to send over TCP if the request fails before the response and may go
+        // again (see `net/h3.rs`, "When a request goes again").
+        let copy = copy_of(&request);
         let mut request = request;
         // RFC 7838 §5: "When using an alternative service, clients SHOULD include an
         // Alt-Used header field in all requests that use the alternative service."
@@ -654,10 +663,11 @@ impl Inner {
                 self.note_alt_svc_head(key, response.headers());
                 self.wrap_h3(response, info, options).map(Ok)
             }
-            Err(error) => {
+            Err(failure) => {
                 if reused {
                     // An open connection the server may have let go (`GOAWAY`, an idle
-                    // timeout of its own): the next request makes a new one.
+                    // timeout of its own): the next request makes a new one. (One whose
+                    // path went silent has marked the alternative broken itself.)
                     h3.forget(&host, port, &connection);
                 } else {
                     self.alt_svc.mark_broken(
@@ -667,9 +677,9 @@ impl Inner {
                         std::time::Instant::now(),
                     );
                 }
-                match copy {
+                match resend(failure.may_resend, copy) {
                     Some(copy) => Ok(Err(copy)),
-                    None => Err(error),
+                    None => Err(failure.error),
                 }
             }
         }
@@ -678,7 +688,8 @@ impl Inner {
     /// A new QUIC connection for the origin `host:port` at its alternative
     /// `alt_host:alt_port`, within the connect timeout, and how it was made; with
     /// `early`, one that may carry its first requests as 0-RTT data (when the client's
-    /// `tls_early_data` is on and a TLS session can be resumed).
+    /// `tls_early_data` is on and a TLS session can be resumed). `on_silent` is called if
+    /// its path goes silent.
     #[cfg(feature = "http3")]
     async fn connect_h3(
         &self,
@@ -687,6 +698,7 @@ impl Inner {
         alt_host: &str,
         alt_port: u16,
         early: bool,
+        on_silent: Option<super::h3::OnSilent>,
     ) -> Result<(super::h3::H3Connection, Box<ConnectionTiming>), NetworkError> {
         let Some(h3) = self.h3.as_ref() else {
             return Err(NetworkError::Other("HTTP/3 is off".into()));
@@ -705,8 +717,11 @@ impl Inner {
                 port,
                 &addrs,
                 &mut timing,
-                early,
-                self.connector.connect_timeout,
+                super::h3::Connect {
+                    early,
+                    connect_timeout: self.connector.connect_timeout,
+                    on_silent,
+                },
             )
             .await
         };
@@ -723,8 +738,10 @@ impl Inner {
     }
 
     /// `request` over HTTP/3 on `h3`: on the origin's open connection, or a new one. A
-    /// request that fails on an open connection before its response (the server had sent
-    /// `GOAWAY`, say) is sent once more on a new one when it can be (see [`copy_request`]).
+    /// request that fails before its response is sent once more, on a new connection,
+    /// when it may be (see `net/h3.rs`, "When a request goes again"): the server refused
+    /// it, its 0-RTT data was rejected, or the path went silent before the server heard
+    /// it.
     #[cfg(feature = "http3")]
     async fn send_h3(
         &self,
@@ -748,38 +765,31 @@ impl Inner {
                 }
             },
         };
-        let (copy, connection, timing) = match open {
-            Some(connection) => (copy_request(&request), connection, None),
+        let copy = copy_of(&request);
+        let (connection, timing) = match open {
+            Some(connection) => (connection, None),
             None => {
-                let (connection, timing) = self.connect_h3(host, port, host, port, true).await?;
-                // A request on a connection sending 0-RTT data is lost with that data if
-                // the server rejects it or the handshake fails: a copy to send again on a
-                // connection made whole, whatever its method, since a request that may
-                // not go early waits for the handshake, and is then never sent.
-                let copy = match connection.in_early_data() {
-                    true => copy_of(&request),
-                    false => None,
-                };
-                (copy, connection, Some(timing))
+                let (connection, timing) =
+                    self.connect_h3(host, port, host, port, true, None).await?;
+                (connection, Some(timing))
             }
         };
         drop(making);
-        let reused = timing.is_none();
-        let sent = match (
-            super::h3::send(&connection, request, self.read_timeout, timing).await,
-            copy,
-        ) {
-            (Err(error), Some(copy)) => {
-                if !reused && !connection.early_data_lost().await {
-                    return Err(error);
-                }
+        let sent = match super::h3::send(&connection, request, self.read_timeout, timing).await {
+            Ok(sent) => sent,
+            Err(failure) => {
+                let Some(copy) = resend(failure.may_resend, copy) else {
+                    return Err(failure.error);
+                };
                 h3.forget(host, port, &connection);
-                let (connection, timing) = self.connect_h3(host, port, host, port, false).await?;
-                super::h3::send(&connection, copy, self.read_timeout, Some(timing)).await
+                let (connection, timing) =
+                    self.connect_h3(host, port, host, port, false, None).await?;
+                super::h3::send(&connection, copy, self.read_timeout, Some(timing))
+                    .await
+                    .map_err(|failure| failure.error)?
             }
-            (sent, _) => sent,
         };
-        let (response, info) = sent?;
+        let (response, info) = sent;
         self.wrap_h3(response, info, options)
     }
 
@@ -831,19 +841,24 @@ impl Inner {
     }
 }
 
-/// A copy of `request` to send again after its first attempt failed before a response,
-/// if it may be (RFC 9110 §9.2.2): an idempotent method and a body that can be copied (an
-/// empty one or one buffer, never a stream). Extensions are not kept.
+/// `copy`, the copy of a request that failed over HTTP/3 before its response, if it may
+/// be sent again as `may_resend` says: any request, or an idempotent one (RFC 9110
+/// §9.2.2).
 #[cfg(feature = "http3")]
-fn copy_request(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
-    if !request.method().is_idempotent() {
-        return None;
+fn resend(
+    may_resend: super::h3::MayResend,
+    copy: Option<Request<RequestBody>>,
+) -> Option<Request<RequestBody>> {
+    match may_resend {
+        super::h3::MayResend::Any => copy,
+        super::h3::MayResend::Idempotent => copy.filter(|copy| copy.method().is_idempotent()),
+        super::h3::MayResend::No => None,
     }
-    copy_of(request)
 }
 
-/// A copy of `request`, whatever its method, if its body can be copied (see
-/// [`copy_request`]).
+/// A copy of `request` to send again after its first attempt failed before a response,
+/// whatever its method, if its body can be copied (an empty one or one buffer, never a
+/// stream). Extensions are not kept.
 #[cfg(feature = "http3")]
 fn copy_of(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
     let body = request.body().try_clone()?;
