@@ -385,3 +385,42 @@ async fn a_cross_origin_reconnection_sends_last_event_id_without_a_preflight() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn an_id_with_a_control_character_does_not_stop_the_reconnection() {
+    bounded(async {
+        // U+0001 is allowed in an ID (only NUL, CR and LF are not) and in a Fetch header
+        // value (which forbids only NUL, CR and LF), but not in an `http` header value.
+        let (server, heads) = scripted(vec![
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             retry: 1\nid: a\u{1}b\ndata: one\n\n",
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             id: 2\ndata: two\n\n",
+        ])
+        .await;
+        let mut source = client()
+            .event_source(&server.url("/s"), Default::default())
+            .unwrap();
+        assert!(matches!(next(&mut source).await, Event::Open));
+        let one = message(next(&mut source).await);
+        assert_eq!((one.data(), one.last_event_id()), ("one", "a\u{1}b"));
+        assert!(matches!(
+            next(&mut source).await,
+            Event::Reconnecting { cause: None, .. }
+        ));
+        // The stream goes on: reconnected, and the next event arrives.
+        assert!(matches!(next(&mut source).await, Event::Open));
+        let two = message(next(&mut source).await);
+        assert_eq!((two.data(), two.last_event_id()), ("two", "2"));
+        // Without the ID the request cannot carry.
+        let heads = heads.lock().unwrap();
+        assert_eq!(heads.len(), 2, "{heads:?}");
+        assert!(
+            !heads[1].to_ascii_lowercase().contains("last-event-id"),
+            "{}",
+            heads[1]
+        );
+        source.close();
+    })
+    .await;
+}
