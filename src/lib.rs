@@ -353,6 +353,7 @@
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
 //! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
 //! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 100 HTTP/1.1 fields (hyper's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
+//! | an event source's reconnections (`retry: 0`, streams that end at once) | 1 s apart at least, doubling to 60 s while connections fail or end within 10 s | [`EventSource::min_reconnection_time`], [`EventSource::max_reconnection_backoff`], [`EventSource::stable_connection_time`] |
 //!
 //! A request that a server drops on a reused keep-alive connection before answering is
 //! sent once more on a new connection when it is idempotent and its body can be replayed,
