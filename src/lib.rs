@@ -353,6 +353,7 @@
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
 //! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
 //! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 100 HTTP/1.1 fields (hyper's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
+//! | what another writer leaves in the Redis of a shared cache or cookie jar (`redis` feature) | read no further than the store's own values: the largest record and a byte (16 MiB); a domain's cookies, 376 fields of at most 8 KiB and values of at most 64 KiB; larger ones left out and counted | `RedisCacheStoreBuilder::max_record_bytes`, [`cookie::CookieLimits`] |
 //! | an event source's reconnections (`retry: 0`, streams that end at once) | 1 s apart at least, doubling to 60 s while connections fail or end within 10 s | [`EventSource::min_reconnection_time`], [`EventSource::max_reconnection_backoff`], [`EventSource::stable_connection_time`] |
 //!
 //! A request that a server drops on a reused keep-alive connection before answering is
