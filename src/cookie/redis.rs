@@ -246,7 +246,8 @@ const MAX_ATTEMPTS: usize = 8;
 ///   [`CookieLimits::max_total`] and 16 more domains (each at most 1,024 bytes) and read
 ///   as many fields in all; [`len`](RedisCookieStore::len) reads at most 21 bytes of the
 ///   count. Every other command answers with a status or a number. Sizes and counts are
-///   measured inside Redis, by Lua scripts, without copying a value.
+///   measured inside Redis, by Lua scripts (`HKEYS`, `HSTRLEN`, `SSCAN`): a value crosses
+///   the network only when it fits.
 /// - **Faults.** Reading is bounded by the store's timeout (default
 ///   [`RedisCookieStore::DEFAULT_TIMEOUT`]) and storing by the write timeout (default
 ///   [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`]); the fetch waits for both, so that the
@@ -1333,8 +1334,16 @@ mod tests {
             let (field, value) = (field_of(&cookie).len(), encode(&cookie).len());
             largest = (largest.0.max(field), largest.1.max(value));
         }
-        assert!(largest.0 <= MAX_FIELD_BYTES, "a field of {} bytes", largest.0);
-        assert!(largest.1 <= MAX_VALUE_BYTES, "a value of {} bytes", largest.1);
+        assert!(
+            largest.0 <= MAX_FIELD_BYTES,
+            "a field of {} bytes",
+            largest.0
+        );
+        assert!(
+            largest.1 <= MAX_VALUE_BYTES,
+            "a value of {} bytes",
+            largest.1
+        );
         // The bounds are of the order of the cookies, not far above them.
         assert!(largest.1 > MAX_VALUE_BYTES / 4, "{largest:?}");
     }
