@@ -4,9 +4,11 @@
 //!
 //! The connection is a fetch of the client's, so it shares its TLS, proxies, cookies and
 //! pool; the event stream is parsed by [`crate::event_stream`]. Reconnecting follows the
-//! standard's "reestablish the connection" (the `retry` delay, `Last-Event-ID`), with an
-//! exponential back-off when attempts keep failing, which the standard allows and
-//! reconnection storms need.
+//! standard's "reestablish the connection" (the `retry` delay, `Last-Event-ID`), with the
+//! extra wait its step 3 allows ("optionally, wait some more"): never less than a second
+//! between connections, and an exponential back-off while connections keep failing or
+//! ending soon after they start, so that a server cannot make a client a flood of
+//! requests (see [`EventSource`]'s "Reconnection").
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), whatwg_fetch::Error> {
@@ -60,9 +62,16 @@ pub const DEFAULT_RECONNECTION_TIME: Duration = Duration::from_secs(3);
 /// that is honoured as it is).
 pub const DEFAULT_MAX_RECONNECTION_BACKOFF: Duration = Duration::from_secs(60);
 
-/// The shortest wait once the back-off starts, whatever `retry` said (a server that sends
-/// `retry: 0` and closes at once would otherwise be asked again in a tight loop).
-const MIN_BACKOFF: Duration = Duration::from_secs(1);
+/// The shortest wait before any reconnection, whatever `retry` said: 1 second. A server
+/// that sends `retry: 0` and an event, then closes, is otherwise asked again hundreds of
+/// times a second. Firefox keeps a floor of 500 ms (`MIN_RECONNECTION_TIME_VALUE` in
+/// `dom/base/EventSource.cpp`); Chrome and Safari keep `retry` as given.
+pub const DEFAULT_MIN_RECONNECTION_TIME: Duration = Duration::from_secs(1);
+
+/// How long a connection must stay up for the back-off to start again from the
+/// reconnection time: 10 seconds. A connection that ends sooner (or fails) counts as a
+/// failed attempt, however many events it delivered.
+pub const DEFAULT_STABLE_CONNECTION_TIME: Duration = Duration::from_secs(10);
 
 /// The [`EventSourceInit`](https://html.spec.whatwg.org/multipage/server-sent-events.html#eventsourceinit)
 /// dictionary.
@@ -111,8 +120,9 @@ pub enum Event {
     /// again `after` this delay, with `Last-Event-ID`. The ready state is
     /// [`ReadyState::Connecting`].
     Reconnecting {
-        /// The wait before the next attempt: the reconnection time, or more while attempts
-        /// keep failing.
+        /// The wait before the next attempt: the reconnection time (at least
+        /// [`EventSource::min_reconnection_time`]), or more while attempts keep failing
+        /// (see [`EventSource`]'s "Reconnection").
         after: Duration,
         /// The network error, if it was one.
         cause: Option<Error>,
@@ -137,6 +147,30 @@ pub enum Event {
 /// [`timeout`](crate::ClientBuilder::timeout) does not apply (a stream is meant to last);
 /// its [`read_timeout`](crate::ClientBuilder::read_timeout) does, and a connection that
 /// times out is reestablished.
+///
+/// # Reconnection
+///
+/// The standard waits the reconnection time (the server's `retry`, else
+/// [`reconnection_time`](Self::reconnection_time), 3 s) and allows a user agent to "wait
+/// some more", in particular with an exponential back-off after failed attempts. This one
+/// does, so that no server can turn its clients into a flood, whether it fails them, or
+/// answers `retry: 0` and an event and closes at once, again and again (`retry` kept as
+/// given, each client would reconnect some 600 times a second):
+///
+/// - every wait is at least [`min_reconnection_time`](Self::min_reconnection_time)
+///   (default 1 s), whatever `retry` says;
+/// - a connection that fails, or ends before it has stayed up for
+///   [`stable_connection_time`](Self::stable_connection_time) (default 10 s), is a failed
+///   attempt, however many events it delivered; from the second such attempt in a row,
+///   each wait doubles, up to [`max_reconnection_backoff`](Self::max_reconnection_backoff)
+///   (default 60 s), with up to a quarter more at random so that many clients do not come
+///   back at once;
+/// - only a connection that stays up that long starts the back-off again (or a new event
+///   source: the caller's restart).
+///
+/// A server that closes at once is thus asked again after 1 s, 2 s, 4 s … then about once
+/// a minute: 4 connections in its first 10 seconds, where `retry: 0` kept as given makes
+/// about 6,800. A `retry` longer than the back-off's cap is honoured as it is.
 ///
 /// ```
 /// # tokio_test::block_on(async {
@@ -176,11 +210,17 @@ pub struct EventSource {
     parser: EventStreamParser,
     /// The reconnection time until a `retry` field sets one.
     default_reconnection_time: Duration,
+    /// The least wait before a reconnection, whatever `retry` says.
+    min_reconnection_time: Duration,
+    /// The most the back-off makes a reconnection wait.
     max_backoff: Duration,
-    /// Attempts in a row that dispatched no message (failed, or ended empty).
-    fruitless: u32,
-    /// Whether the current connection dispatched a message.
-    dispatched: bool,
+    /// How long a connection must stay up to end the back-off.
+    stable_connection_time: Duration,
+    /// Attempts in a row that failed, or whose connection ended before it had stayed up
+    /// for `stable_connection_time`.
+    failed_attempts: u32,
+    /// When the current connection was announced, if it was.
+    connected_at: Option<tokio::time::Instant>,
     state: State,
 }
 
@@ -378,9 +418,11 @@ impl EventSource {
             ready_state: ReadyState::Connecting,
             parser: EventStreamParser::new(),
             default_reconnection_time: DEFAULT_RECONNECTION_TIME,
+            min_reconnection_time: DEFAULT_MIN_RECONNECTION_TIME,
             max_backoff: DEFAULT_MAX_RECONNECTION_BACKOFF,
-            fruitless: 0,
-            dispatched: false,
+            stable_connection_time: DEFAULT_STABLE_CONNECTION_TIME,
+            failed_attempts: 0,
+            connected_at: None,
             state: State::Start,
         }
     }
@@ -393,12 +435,57 @@ impl EventSource {
     }
 
     /// The longest the back-off makes a reconnection wait. When attempts keep failing
-    /// (a network error, or a stream that ends without a message), each wait doubles,
-    /// from the reconnection time (at least 1 s) up to this, with up to a quarter more at
-    /// random so that many clients do not come back at once. Default
-    /// [`DEFAULT_MAX_RECONNECTION_BACKOFF`] (60 s).
+    /// (a network error, or a connection that ends before
+    /// [`stable_connection_time`](Self::stable_connection_time)), each wait doubles, from
+    /// the reconnection time (at least
+    /// [`min_reconnection_time`](Self::min_reconnection_time)) up to this, with up to a
+    /// quarter more at random so that many clients do not come back at once (see
+    /// "Reconnection" above). Default [`DEFAULT_MAX_RECONNECTION_BACKOFF`] (60 s).
     pub fn max_reconnection_backoff(mut self, max: Duration) -> EventSource {
         self.max_backoff = max;
+        self
+    }
+
+    /// The least wait before any reconnection, whatever the server's `retry` says, and
+    /// where the back-off starts from when the reconnection time is shorter. Default
+    /// [`DEFAULT_MIN_RECONNECTION_TIME`] (1 s); `Duration::ZERO` keeps `retry` as given,
+    /// as Chrome does (the back-off still grows from the reconnection time, or from
+    /// nothing after `retry: 0`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // A server of one's own, trusted to send a sensible `retry`.
+    /// let source = Client::new()
+    ///     .event_source("http://127.0.0.1:8080/events", Default::default())?
+    ///     .min_reconnection_time(Duration::from_millis(100));
+    /// # let _ = source;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn min_reconnection_time(mut self, min: Duration) -> EventSource {
+        self.min_reconnection_time = min;
+        self
+    }
+
+    /// How long a connection must stay up for the back-off to start again from the
+    /// reconnection time; one that ends sooner (or fails) is a failed attempt, however
+    /// many events it delivered, and the next wait doubles (see "Reconnection" above).
+    /// Default [`DEFAULT_STABLE_CONNECTION_TIME`] (10 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // A stream that a proxy cuts every 5 s is still a healthy one.
+    /// let source = Client::new()
+    ///     .event_source("http://127.0.0.1:8080/events", Default::default())?
+    ///     .stable_connection_time(Duration::from_secs(4));
+    /// # let _ = source;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn stable_connection_time(mut self, time: Duration) -> EventSource {
+        self.stable_connection_time = time;
         self
     }
 
@@ -464,14 +551,25 @@ impl EventSource {
         // DEVIATION: each connection fetches a copy of the request, so an ID the server
         // cleared since (an empty `id`) sends no header, as in Chrome and Firefox, where
         // the standard's request would keep the header of an earlier connection.
+        // DEVIATION: an ID holding a control character other than tab (U+0001–U+0008,
+        // U+000B, U+000C, U+000E–U+001F, U+007F) is a valid last event ID (the parser
+        // drops only an ID with NUL; CR and LF end its line) and a valid Fetch header
+        // value (which forbids only NUL, CR and LF), but the `http` crate's `HeaderValue`,
+        // which every request passes through to reach the network, refuses it: the fetch
+        // would be a `TypeError` and the event source would fail for good. So this
+        // reconnection goes without the header, as for an empty ID: the server resumes
+        // from where it chooses, and the stream goes on. The last event ID string itself
+        // is unchanged: the events still carry it.
         let last_event_id = self.parser.last_event_id();
-        if !last_event_id.is_empty() {
+        if !last_event_id.is_empty()
+            && http::HeaderValue::from_bytes(last_event_id.as_bytes()).is_ok()
+        {
             request
                 .headers_mut()
                 .header_list_mut()
                 .set(b"Last-Event-ID", last_event_id.as_bytes());
         }
-        self.dispatched = false;
+        self.connected_at = None;
         let client = self.client.clone();
         Ok(State::Fetching(Box::pin(async move {
             client.fetch_request_within(request, None).await
@@ -517,6 +615,7 @@ impl EventSource {
                     .unwrap_or_default();
                 self.parser.restart();
                 self.parser.set_origin(origin);
+                self.connected_at = Some(tokio::time::Instant::now());
                 // The parser's limits bound what the stream holds, however long it runs.
                 res.set_max_body_size(None);
                 self.state = State::Streaming(res.take_body().unwrap_or_else(Body::empty));
@@ -550,12 +649,24 @@ impl EventSource {
         // Step 3. Optionally, wait some more. In particular, if the previous attempt
         // failed, then user agents might introduce an exponential backoff delay to avoid
         // overloading a potentially already overloaded server.
-        if self.dispatched {
-            self.fruitless = 0;
+        // Here: at least the least reconnection time, whatever `retry` said; and an
+        // attempt failed when its connection failed or ended before it had stayed up for
+        // the stable connection time (events or not: a server that sends one and closes
+        // is the flood to guard against). Only a connection that stayed up resets it.
+        let stayed_up = self
+            .connected_at
+            .take()
+            .is_some_and(|at| at.elapsed() >= self.stable_connection_time);
+        if stayed_up {
+            self.failed_attempts = 0;
         } else {
-            self.fruitless = self.fruitless.saturating_add(1);
+            self.failed_attempts = self.failed_attempts.saturating_add(1);
         }
-        let after = backoff(reconnection_time, self.fruitless, self.max_backoff);
+        let after = reconnection_delay(
+            reconnection_time.max(self.min_reconnection_time),
+            self.failed_attempts,
+            self.max_backoff,
+        );
         // Step 4. Wait until the aforementioned task has run, if it has not yet run: the
         // caller takes the event before the next poll waits.
         let aborted = self
@@ -582,18 +693,17 @@ impl EventSource {
     }
 }
 
-/// The wait before reconnecting after `fruitless` attempts in a row that dispatched no
-/// message: the reconnection time for the first, then doubling from at least
-/// [`MIN_BACKOFF`] up to `max` (or the reconnection time, if longer), with up to a quarter
-/// more at random.
-fn backoff(reconnection_time: Duration, fruitless: u32, max: Duration) -> Duration {
-    if fruitless <= 1 {
-        return reconnection_time;
+/// The wait before reconnecting after `failed_attempts` attempts in a row that failed:
+/// `base` (the reconnection time, raised to the least one) after none or one, then
+/// doubling from it up to `max` (or `base`, if longer), with up to a quarter more at
+/// random.
+fn reconnection_delay(base: Duration, failed_attempts: u32, max: Duration) -> Duration {
+    if failed_attempts <= 1 {
+        return base;
     }
-    let base = reconnection_time.max(MIN_BACKOFF);
-    let cap = max.max(reconnection_time);
+    let cap = max.max(base);
     let doubled = base
-        .checked_mul(1u32 << (fruitless - 2).min(20))
+        .checked_mul(1u32 << (failed_attempts - 1).min(20))
         .unwrap_or(cap)
         .min(cap);
     let jitter = doubled.mul_f64(fastrand::f64() / 4.0);
@@ -654,7 +764,6 @@ impl Stream for EventSource {
                     // Events already in the bytes read come first.
                     match this.parser.try_next_event() {
                         Ok(Some(event)) => {
-                            this.dispatched = true;
                             return Poll::Ready(Some(Ok(Event::Message(event))));
                         }
                         Ok(None) => {}
@@ -731,27 +840,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_backoff_starts_at_the_second_fruitless_attempt_and_is_capped() {
-        let retry = Duration::from_millis(2);
+    fn the_wait_doubles_from_the_second_failed_attempt_and_is_capped() {
+        let base = Duration::from_secs(1);
         let max = Duration::from_secs(60);
-        assert_eq!(backoff(retry, 0, max), retry);
-        assert_eq!(backoff(retry, 1, max), retry);
-        let second = backoff(retry, 2, max);
-        assert!(
-            second >= MIN_BACKOFF && second <= MIN_BACKOFF * 5 / 4,
-            "{second:?}"
-        );
-        let third = backoff(retry, 3, max);
-        assert!(
-            third >= MIN_BACKOFF * 2 && third <= MIN_BACKOFF * 10 / 4,
-            "{third:?}"
-        );
-        for fruitless in 4..200 {
-            assert!(backoff(retry, fruitless, max) <= max * 5 / 4);
+        assert_eq!(reconnection_delay(base, 0, max), base);
+        assert_eq!(reconnection_delay(base, 1, max), base);
+        let second = reconnection_delay(base, 2, max);
+        assert!(second >= base * 2 && second <= base * 10 / 4, "{second:?}");
+        let third = reconnection_delay(base, 3, max);
+        assert!(third >= base * 4 && third <= base * 5, "{third:?}");
+        for failed in 4..200 {
+            assert!(reconnection_delay(base, failed, max) <= max * 5 / 4);
         }
+        assert!(reconnection_delay(base, 199, max) >= max);
+        // From nothing, nothing: `min_reconnection_time(ZERO)` and `retry: 0`.
+        assert_eq!(reconnection_delay(Duration::ZERO, 9, max), Duration::ZERO);
         // A server's longer `retry` is honoured.
         let long = Duration::from_secs(600);
-        assert!(backoff(long, 9, max) >= long);
-        assert_eq!(backoff(Duration::MAX, 9, max), Duration::MAX);
+        assert!(reconnection_delay(long, 9, max) >= long);
+        assert_eq!(reconnection_delay(Duration::MAX, 9, max), Duration::MAX);
     }
 }

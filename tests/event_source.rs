@@ -6,6 +6,7 @@
 mod net_support;
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -108,7 +109,8 @@ async fn a_stream_that_ends_is_reestablished_after_retry_with_the_last_event_id(
         .await;
         let mut source = client()
             .event_source(&server.url("/s"), Default::default())
-            .unwrap();
+            .unwrap()
+            .min_reconnection_time(Duration::ZERO);
         assert!(matches!(next(&mut source).await, Event::Open));
         let first = message(next(&mut source).await);
         assert_eq!(
@@ -197,7 +199,8 @@ async fn a_refused_connection_reconnects_with_a_growing_back_off() {
         let mut source = client()
             .event_source(&format!("http://{addr}/"), Default::default())
             .unwrap()
-            .reconnection_time(Duration::from_millis(5));
+            .reconnection_time(Duration::from_millis(5))
+            .min_reconnection_time(Duration::from_millis(5));
         let mut waits = Vec::new();
         for _ in 0..2 {
             match next(&mut source).await {
@@ -208,9 +211,12 @@ async fn a_refused_connection_reconnects_with_a_growing_back_off() {
                 other => panic!("{other:?}"),
             }
         }
-        // The reconnection time first, then at least a second once attempts keep failing.
+        // The reconnection time first, then twice that, and more, as attempts keep failing.
         assert_eq!(waits[0], Duration::from_millis(5));
-        assert!(waits[1] >= Duration::from_secs(1), "{waits:?}");
+        assert!(
+            waits[1] >= Duration::from_millis(10) && waits[1] <= Duration::from_micros(12_500),
+            "{waits:?}"
+        );
         source.close();
         assert!(source.next().await.is_none());
     })
@@ -280,7 +286,8 @@ async fn a_request_of_the_callers_own_is_sent_again_with_its_body() {
             .bearer_auth("secret")
             .json(&serde_json::json!({ "stream": true }))
             .event_source()
-            .unwrap();
+            .unwrap()
+            .min_reconnection_time(Duration::ZERO);
         for _ in 0..2 {
             assert!(matches!(next(&mut source).await, Event::Open));
             assert_eq!(message(next(&mut source).await).data(), "1");
@@ -369,7 +376,8 @@ async fn a_cross_origin_reconnection_sends_last_event_id_without_a_preflight() {
             .unwrap();
         let mut source = client
             .event_source(&server.url("/"), Default::default())
-            .unwrap();
+            .unwrap()
+            .min_reconnection_time(Duration::ZERO);
         for _ in 0..2 {
             assert!(matches!(next(&mut source).await, Event::Open));
             message(next(&mut source).await);
@@ -382,6 +390,158 @@ async fn a_cross_origin_reconnection_sends_last_event_id_without_a_preflight() {
         let second = heads[1].to_ascii_lowercase();
         assert!(second.contains("\r\nlast-event-id: 9\r\n"), "{second}");
         assert!(second.contains("\r\norigin: http://page.example\r\n"), "{second}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_id_with_a_control_character_does_not_stop_the_reconnection() {
+    bounded(async {
+        // U+0001 is allowed in an ID (only NUL, CR and LF are not) and in a Fetch header
+        // value (which forbids only NUL, CR and LF), but not in an `http` header value.
+        let (server, heads) = scripted(vec![
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             retry: 1\nid: a\u{1}b\ndata: one\n\n",
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             id: 2\ndata: two\n\n",
+        ])
+        .await;
+        let mut source = client()
+            .event_source(&server.url("/s"), Default::default())
+            .unwrap()
+            .min_reconnection_time(Duration::ZERO);
+        assert!(matches!(next(&mut source).await, Event::Open));
+        let one = message(next(&mut source).await);
+        assert_eq!((one.data(), one.last_event_id()), ("one", "a\u{1}b"));
+        assert!(matches!(
+            next(&mut source).await,
+            Event::Reconnecting { cause: None, .. }
+        ));
+        // The stream goes on: reconnected, and the next event arrives.
+        assert!(matches!(next(&mut source).await, Event::Open));
+        let two = message(next(&mut source).await);
+        assert_eq!((two.data(), two.last_event_id()), ("two", "2"));
+        // Without the ID the request cannot carry.
+        let heads = heads.lock().unwrap();
+        assert_eq!(heads.len(), 2, "{heads:?}");
+        assert!(
+            !heads[1].to_ascii_lowercase().contains("last-event-id"),
+            "{}",
+            heads[1]
+        );
+        source.close();
+    })
+    .await;
+}
+
+/// Drives `source` for `window`, taking every event it gives.
+async fn drive_for(source: &mut EventSource, window: Duration) {
+    let _ = tokio::time::timeout(window, async {
+        while let Some(item) = source.next().await {
+            item.unwrap();
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_that_sends_retry_0_and_an_event_then_closes_is_not_asked_again_at_once() {
+    bounded(async {
+        let (server, heads) = scripted(vec![
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             retry: 0\ndata: x\n\n",
+        ])
+        .await;
+        let mut source = client()
+            .event_source(&server.url("/"), Default::default())
+            .unwrap();
+        let window = Duration::from_millis(300);
+        drive_for(&mut source, window).await;
+        let connections = heads.lock().unwrap().len();
+        eprintln!("{connections} connections in {window:?}");
+        // The first, and no other within the floor of a second.
+        assert_eq!(connections, 1, "{connections} connections in {window:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn connections_that_end_at_once_wait_longer_each_time_until_one_stays_up() {
+    bounded(async {
+        // Connections 0 to 3 and 5 on: `retry: 0`, an event, and closed at once. Connection
+        // 4: the same, kept open for longer than the stable connection time.
+        let stable = Duration::from_millis(50);
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let server = raw_server(move |mut stream: TcpStream| {
+            let n = accepted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if read_head(&mut stream).await.is_none() {
+                    return;
+                }
+                let _ = stream.write_all(STREAM_HEAD.as_bytes()).await;
+                let _ = stream.write_all(b"retry: 0\ndata: x\n\n").await;
+                if n == 4 {
+                    // The server's own timing: the connection stays up past `stable`.
+                    tokio::time::sleep(stable * 2).await;
+                }
+            }
+        })
+        .await;
+        let floor = Duration::from_millis(10);
+        let mut source = client()
+            .event_source(&server.url("/"), Default::default())
+            .unwrap()
+            .min_reconnection_time(floor)
+            .stable_connection_time(stable);
+        let mut waits = Vec::new();
+        while waits.len() < 7 {
+            match next(&mut source).await {
+                Event::Open | Event::Message(_) => {}
+                Event::Reconnecting { after, cause } => {
+                    assert!(cause.is_none(), "{cause:?}");
+                    waits.push(after);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        source.close();
+        // `retry: 0` raised to the floor; doubling (with up to a quarter more) while
+        // connections end at once; the floor again after the one that stayed up.
+        let within = |wait: Duration, least: Duration| wait >= least && wait <= least * 5 / 4;
+        assert_eq!(waits[0], floor, "{waits:?}");
+        assert!(within(waits[1], floor * 2), "{waits:?}");
+        assert!(within(waits[2], floor * 4), "{waits:?}");
+        assert!(within(waits[3], floor * 8), "{waits:?}");
+        assert_eq!(waits[4], floor, "{waits:?}");
+        assert_eq!(waits[5], floor, "{waits:?}");
+        assert!(within(waits[6], floor * 2), "{waits:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_that_closes_at_once_gets_a_handful_of_connections_in_a_window_of_30_floors() {
+    bounded(async {
+        let (server, heads) = scripted(vec![
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+             retry: 0\ndata: x\n\n",
+        ])
+        .await;
+        let floor = Duration::from_millis(10);
+        let mut source = client()
+            .event_source(&server.url("/"), Default::default())
+            .unwrap()
+            .min_reconnection_time(floor);
+        let window = floor * 30;
+        drive_for(&mut source, window).await;
+        let connections = heads.lock().unwrap().len();
+        eprintln!("{connections} connections in {window:?} with a floor of {floor:?}");
+        // At 0, 10, 30, 70 and 150 ms (and a quarter more at random from the third on):
+        // the next would be at 310 ms at the soonest.
+        assert!(
+            (2..=5).contains(&connections),
+            "{connections} in {window:?}"
+        );
     })
     .await;
 }

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -164,4 +164,40 @@ pub async fn delaying_proxy(to: SocketAddr, slow: Arc<AtomicBool>, delay: Durati
         }
     });
     addr
+}
+
+/// A TCP proxy to `to` on 127.0.0.1 that counts the bytes Redis sends back through it (in
+/// the counter it returns, which the test may reset): an upper bound on what the store read.
+pub async fn counting_proxy(to: SocketAddr) -> (SocketAddr, Arc<AtomicU64>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let counted = Arc::new(AtomicU64::new(0));
+    let counter = counted.clone();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(upstream) = tokio::net::TcpStream::connect(to).await else {
+                continue;
+            };
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut upstream_read, mut upstream_write) = upstream.into_split();
+                let requests = tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut client_read, &mut upstream_write).await;
+                });
+                let mut buffer = vec![0; 64 * 1024];
+                while let Ok(read) = upstream_read.read(&mut buffer).await {
+                    if read == 0 {
+                        break;
+                    }
+                    counter.fetch_add(read as u64, Ordering::SeqCst);
+                    if client_write.write_all(&buffer[..read]).await.is_err() {
+                        break;
+                    }
+                }
+                requests.abort();
+            });
+        }
+    });
+    (addr, counted)
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::{cache_server, large_body};
-use redis_server::{RedisServer, delaying_proxy};
+use redis_server::{RedisServer, counting_proxy, delaying_proxy};
 use whatwg_fetch::cache::RedisCacheStore;
 use whatwg_fetch::{Client, RequestCache, RequestInit};
 
@@ -391,6 +391,93 @@ async fn a_large_record_is_written_in_chunks_read_whole_and_replaced_at_once() {
             !redis.keys().contains(chunk),
             "the corrupt record's chunks go"
         );
+    })
+    .await;
+}
+
+/// Which of `keys` holds the record of `path` (a value holds its cache key, with the URL).
+fn key_holding(redis: &RedisServer, keys: &[String], path: &str) -> String {
+    keys.iter()
+        .find(|key| {
+            let value: Vec<u8> = redis::cmd("GET")
+                .arg(key)
+                .query(&mut redis.connection())
+                .unwrap();
+            value.windows(path.len() + 1).any(|window| {
+                window.starts_with(path.as_bytes()) && !window[path.len()].is_ascii_alphanumeric()
+            })
+        })
+        .unwrap_or_else(|| panic!("no record of {path} in {keys:?}"))
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_planted_under_a_record_is_not_read_back_when_the_record_is_written_again() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let (proxy, from_redis) = counting_proxy(redis.addr()).await;
+        let through_proxy = |max_record_bytes| {
+            RedisCacheStore::builder(format!("redis://{proxy}/0"))
+                .max_record_bytes(max_record_bytes)
+                .build()
+        };
+        // Records of up to 64 KiB; and a store that takes 500 bytes at most, to which
+        // `/big` (1,000 bytes) is a record to remove.
+        let store = Arc::new(through_proxy(64 << 10).await.unwrap());
+        let small = Arc::new(through_proxy(500).await.unwrap());
+        get(&client(&store), &server.url("/page")).await;
+        get(&client(&store), &server.url("/big")).await;
+        let keys = redis.wait_for_keys(2).await;
+        let page = key_holding(&redis, &keys, "/page");
+        let big = key_holding(&redis, &keys, "/big");
+        // 32 MiB under each record's key, behind the stores' backs (`SETRANGE` pads the
+        // value with zeros: the test itself sends a few bytes).
+        const PLANTED: usize = 32 << 20;
+        for key in [&page, &big] {
+            let _: i64 = redis::cmd("SETRANGE")
+                .arg(key)
+                .arg(PLANTED - 1)
+                .arg("x")
+                .query(&mut redis.connection())
+                .unwrap();
+        }
+        from_redis.store(0, Ordering::SeqCst);
+        // Each a miss (larger than any record the store writes), then from the network;
+        // then `/page` is written again over the planted value and `/big`, over the small
+        // store's limit, is removed.
+        get(&client(&store), &server.url("/page")).await;
+        get(&client(&small), &server.url("/big")).await;
+        assert_eq!((log.count("/page"), log.count("/big")), (2, 2));
+        // A write after each, in the same store's queue: once both are there, the writes
+        // before them are done, their replies read.
+        get(&client(&store), &server.url("/after-page")).await;
+        get(&client(&small), &server.url("/after-big")).await;
+        redis.wait_for_keys(3).await;
+        let mut connection = redis.connection();
+        let page_len: usize = redis::cmd("STRLEN")
+            .arg(&page)
+            .query(&mut connection)
+            .unwrap();
+        assert!(0 < page_len && page_len < 1 << 20, "{page_len} bytes at /page");
+        let big_exists: bool = redis::cmd("EXISTS")
+            .arg(&big)
+            .query(&mut connection)
+            .unwrap();
+        assert!(!big_exists, "/big's planted value is still there");
+        let read = from_redis.load(Ordering::SeqCst);
+        eprintln!(
+            "Redis sent the stores {read} bytes for two reads and two writes over {PLANTED} planted bytes each"
+        );
+        // The reads take no more than the largest record (64 KiB) and a little; the
+        // writes, nothing of the values they replace but a manifest's length.
+        assert!(read < 1 << 20, "Redis sent the stores {read} bytes");
+        // And the record written over the planted value is whole: another client reads it.
+        get(&client(&store), &server.url("/page")).await;
+        assert_eq!(log.count("/page"), 2);
+        assert_eq!(store.stats().errors, 0, "{:?}", store.stats());
     })
     .await;
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::{Server, full, hyper_server};
-use redis_server::{RedisServer, delaying_proxy};
+use redis_server::{RedisServer, counting_proxy, delaying_proxy};
 use url::Url;
 use whatwg_fetch::cookie::{CookieLimits, CookieProvider, RedisCookieStore};
 use whatwg_fetch::{Client, RequestInit};
@@ -454,6 +454,113 @@ async fn session_cookies_are_shared_or_kept_for_the_lifetime_chosen() {
             .await
             .unwrap();
         assert_eq!(header_for(&other, "https://example.com/").await, None);
+    })
+    .await;
+}
+
+/// Runs `script` (Lua) on the test's own connection, with `keys`: to make values of many
+/// MiB inside Redis without the test sending them.
+fn eval(redis: &RedisServer, script: &str, keys: &[&str]) {
+    let _: redis::Value = redis::cmd("EVAL")
+        .arg(script)
+        .arg(keys.len())
+        .arg(keys)
+        .query(&mut redis.connection())
+        .unwrap();
+}
+
+/// 32 MiB: what the tests plant, behind the store's back.
+const PLANTED: usize = 32 << 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_field_in_a_domains_hash_is_left_out_counted_and_removed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let server = cookie_server().await;
+        let (proxy, from_redis) = counting_proxy(redis.addr()).await;
+        let jar = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .build()
+            .await
+            .unwrap();
+        let jar = Arc::new(jar);
+        let client = client(&jar);
+        get(&client, &server.url("/set?sid=1")).await;
+        assert_eq!(get(&client, &server.url("/page")).await, "sid=1");
+        // 32 MiB in a field of the domain's hash, next to the real cookie.
+        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
+        eval(
+            &redis,
+            &format!("redis.call('HSET', KEYS[1], 'junk', string.rep('x', {PLANTED}))"),
+            &[&key],
+        );
+        from_redis.store(0, Ordering::SeqCst);
+        // Every fetch still sends the real cookie, reading no more than cookies can be.
+        for _ in 0..3 {
+            assert_eq!(get(&client, &server.url("/page")).await, "sid=1");
+        }
+        // The read queued a sweep of the domain, which removes the field.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let there: bool = redis::cmd("HEXISTS")
+                .arg(&key)
+                .arg("junk")
+                .query(&mut redis.connection())
+                .unwrap();
+            if !there {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not removed: {:?}", jar.stats());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // A write after it, in the same order: once it is stored, every reply before it
+        // has been read.
+        get(&client, &server.url("/set?after=1")).await;
+        let read = from_redis.load(Ordering::SeqCst);
+        eprintln!("Redis sent the jar {read} bytes for three fetches and a sweep over a field of {PLANTED} bytes");
+        assert!(read < 1 << 20, "Redis sent the jar {read} bytes");
+        let stats = jar.stats();
+        assert!(stats.oversized >= 1, "{stats:?}");
+        assert_eq!(stats.errors, 0, "{stats:?}");
+        assert_eq!(get(&client, &server.url("/page")).await, "sid=1; after=1");
+        assert_eq!(fields(&redis, "127.0.0.1").len(), 2);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_and_the_count_read_no_more_than_a_jar_holds() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (proxy, from_redis) = counting_proxy(redis.addr()).await;
+        let jar = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .build()
+            .await
+            .unwrap();
+        set(&jar, "https://example.com/", "id=1").await;
+        // A domain of 32 MiB in the set of domains, and the count made 32 MiB of digits.
+        let sites = format!("{}sites", RedisCookieStore::DEFAULT_PREFIX);
+        let count = format!("{}count", RedisCookieStore::DEFAULT_PREFIX);
+        eval(
+            &redis,
+            &format!(
+                "redis.call('SADD', KEYS[1], string.rep('x', {PLANTED})) \
+                 redis.call('SET', KEYS[2], string.rep('1', {PLANTED}))"
+            ),
+            &[&sites, &count],
+        );
+        from_redis.store(0, Ordering::SeqCst);
+        let listed = jar.cookies().await.unwrap();
+        assert_eq!(listed.len(), 1);
+        assert!(jar.len().await.is_err(), "a count of 32 MiB of digits");
+        let read = from_redis.load(Ordering::SeqCst);
+        eprintln!(
+            "Redis sent the jar {read} bytes for a listing and a count over {PLANTED} bytes each"
+        );
+        assert!(read < 1 << 20, "Redis sent the jar {read} bytes");
     })
     .await;
 }

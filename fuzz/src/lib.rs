@@ -4,7 +4,8 @@
 //! run <name>`); the tests at the bottom replay every committed seed and regression input
 //! through the same functions, so `cargo test --workspace` keeps them building and
 //! running. The targets use the crate's public API only, but `alt_svc`, which compiles the
-//! crate-private parser's file itself. A target panics when the crate
+//! crate-private parser's file itself; `redis_cache` and `redis_cookies` also need a
+//! `redis-server` (started once per process, see `redis_server.rs`). A target panics when the crate
 //! breaks a property it checks; that is what libFuzzer reports as a crash.
 //!
 //! See `fuzz/README.md` for each target's input format.
@@ -23,6 +24,9 @@ mod h2;
 mod headers;
 mod http1;
 mod mime;
+mod redis_cache;
+mod redis_cookies;
+mod redis_server;
 mod request;
 mod websocket;
 mod websocket_handshake;
@@ -39,6 +43,8 @@ pub use h2::h2_response;
 pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
+pub use redis_cache::redis_cache;
+pub use redis_cookies::redis_cookies;
 pub use request::request_init;
 pub use websocket::websocket_frames;
 pub use websocket_handshake::websocket_handshake;
@@ -88,6 +94,15 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
             .expect("a runtime");
     }
     RUNTIME.with(|runtime| runtime.block_on(future))
+}
+
+/// A current-thread runtime for one input: the tasks the input's stores and clients
+/// spawn end with it, rather than piling up on a runtime of the thread's.
+pub(crate) fn input_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 /// The lines of `data`, split on `\n`, with a `\r` before it removed.
@@ -276,5 +291,15 @@ mod tests {
     #[test]
     fn request_init_replays_its_seeds_and_regressions() {
         replay("request_init", super::request_init);
+    }
+
+    #[test]
+    fn redis_cache_replays_its_seeds_and_regressions() {
+        replay("redis_cache", super::redis_cache);
+    }
+
+    #[test]
+    fn redis_cookies_replays_its_seeds_and_regressions() {
+        replay("redis_cookies", super::redis_cookies);
     }
 }

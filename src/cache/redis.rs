@@ -3,7 +3,7 @@
 //!
 //! It is built on the [`redis`](https://docs.rs/redis) crate (redis-rs) and its tokio
 //! `ConnectionManager`: one multiplexed connection per store that reconnects by itself, a
-//! plain command set (`GET`, `SET … PX`, `DEL`, `TOUCH`, `EVAL`) and the crate's
+//! plain command set (`GETRANGE`, `SET … PX`, `DEL`, `TOUCH`, `EVAL`) and the crate's
 //! `rust-version`. `fred` was the other candidate: a larger client (pools, its own
 //! reconnection policies, many features) than a cache of single-key reads and writes needs.
 //! [`RedisCacheStore`]'s documentation says what the store guarantees.
@@ -52,6 +52,34 @@ const CHUNK_TTL_MARGIN_MS: u64 = 60_000;
 const DELETE_IF_UNCHANGED: &str =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
+/// Sets a key, and returns the first bytes of the value it replaced (nil for none, or one
+/// that is not a string): as much as tells a manifest apart, where `SET … GET` would return
+/// the whole value, which whoever else writes to the Redis may have made any size.
+///
+/// KEYS: the key. ARGV: the value, its expiry in milliseconds (empty for none), and the
+/// index of the last byte of the old value returned.
+const SET_RETURNING_HEAD: &str = r"
+local old = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[3])
+if ARGV[2] == '' then
+  redis.call('SET', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+if type(old) == 'string' and old ~= '' then return old end
+return false
+";
+
+/// Deletes a key, and returns the first bytes of the value it held, as
+/// [`SET_RETURNING_HEAD`] does (where `GETDEL` would return the whole value).
+///
+/// KEYS: the key. ARGV: the index of the last byte of the old value returned.
+const DELETE_RETURNING_HEAD: &str = r"
+local old = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[1])
+redis.call('DEL', KEYS[1])
+if type(old) == 'string' and old ~= '' then return old end
+return false
+";
+
 /// An [`HttpCacheStore`] on Redis, shared by every client (in this process or another)
 /// given a store on the same Redis and prefix. Made with [`RedisCacheStore::builder`].
 ///
@@ -76,6 +104,15 @@ const DELETE_IF_UNCHANGED: &str =
 /// - A read ([`get`](HttpCacheStore::get), awaited by a fetch before the network) is bounded by
 ///   the store's timeout (default [`RedisCacheStore::DEFAULT_TIMEOUT`]): an answer later
 ///   than that, or an error, is a miss, and the fetch goes to the network.
+/// - What Redis holds is anyone's to write, so no reply is larger than the store's own
+///   values: a read takes at most one byte more than the largest value the store writes for
+///   the key (the record limit, [`RedisCacheStoreBuilder::max_record_bytes`], default
+///   16 MiB, with the seal and the cache key), as one `GETRANGE` or as the chunks its
+///   manifest names (each read no further than its length, the whole no more than that);
+///   a larger value is a miss, counted as `oversized`. A write or a removal reads back
+///   only the first 37 bytes of the value it replaces (a manifest's length and one more,
+///   to find the chunks to delete), in one script with the `SET` or `DEL`; a `TOUCH`
+///   reads as much of the head. Every other command answers with a status or a number.
 /// - Writes (`put`, `touch`, `remove`) never wait for Redis: they are queued to the store's
 ///   own task through a bounded queue, and one that finds it full is dropped (and counted).
 ///   The task writes them one at a time, in order, each bounded by the write timeout. It
@@ -691,12 +728,15 @@ impl Writer<'_> {
             }
             (manifest.encode(), Some(manifest))
         };
-        let mut command = ::redis::cmd("SET");
-        command.arg(key).arg(head);
-        if let Some(ttl) = ttl {
-            command.arg("PX").arg(ttl);
-        }
-        command.arg("GET");
+        // `SET … GET` would read back the whole value replaced, which may be any size.
+        let mut command = ::redis::cmd("EVAL");
+        command
+            .arg(SET_RETURNING_HEAD)
+            .arg(1)
+            .arg(key)
+            .arg(head)
+            .arg(ttl.map(|ttl| ttl.to_string()).unwrap_or_default())
+            .arg(MANIFEST_LEN);
         let replaced: Option<Vec<u8>> = self.run("SET", &command).await?;
         match replaced.as_deref().and_then(Manifest::decode) {
             Some(old) if Some(&old) != manifest.as_ref() => self.delete_chunks(key, &old).await,
@@ -727,9 +767,14 @@ impl Writer<'_> {
 
     /// Deletes `key`, and a chunked record's chunks.
     async fn remove(&mut self, key: &str) -> Result<(), Failed> {
-        let mut command = ::redis::cmd("GETDEL");
-        command.arg(key);
-        let removed: Option<Vec<u8>> = self.run("GETDEL", &command).await?;
+        // `GETDEL` would read back the whole value, which may be any size.
+        let mut command = ::redis::cmd("EVAL");
+        command
+            .arg(DELETE_RETURNING_HEAD)
+            .arg(1)
+            .arg(key)
+            .arg(MANIFEST_LEN);
+        let removed: Option<Vec<u8>> = self.run("DEL", &command).await?;
         match removed.as_deref().and_then(Manifest::decode) {
             Some(manifest) => self.delete_chunks(key, &manifest).await,
             None => Ok(()),

@@ -109,6 +109,84 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 0
 ";
 
+/// Reads registrable domains' hashes, leaving out what is larger than a cookie the store
+/// writes, so that the reply holds no more than cookies can be: a field longer than
+/// `ARGV[1]` or a value longer than `ARGV[2]` is left out (and deleted when `ARGV[5]` is
+/// `1`: no store writes it, so no change to the domain can clash with it), as is every
+/// field past the `ARGV[3]`th of a hash or the `ARGV[4]`th in all. `HKEYS` and `HSTRLEN`
+/// measure the fields and values inside Redis, without copying a value.
+///
+/// KEYS: the hashes. Returns, for each: the fields left out as too large, the fields left
+/// out past the counts, and the fields read with their values, one after the other.
+const READ: &str = r"
+local longest_field = tonumber(ARGV[1])
+local longest_value = tonumber(ARGV[2])
+local most_per_site = tonumber(ARGV[3])
+local most = tonumber(ARGV[4])
+local remove = ARGV[5] == '1'
+local sites = {}
+for k = 1, #KEYS do
+  local too_large, past_counts, read = 0, 0, {}
+  for _, field in ipairs(redis.call('HKEYS', KEYS[k])) do
+    local length = redis.call('HSTRLEN', KEYS[k], field)
+    if #field > longest_field or length > longest_value then
+      too_large = too_large + 1
+      if remove then redis.call('HDEL', KEYS[k], field) end
+    elseif #read >= 2 * most_per_site or most <= 0 then
+      past_counts = past_counts + 1
+    else
+      read[#read + 1] = field
+      read[#read + 1] = redis.call('HGET', KEYS[k], field)
+      most = most - 1
+    end
+  end
+  sites[k] = {too_large, past_counts, read}
+end
+return sites
+";
+
+/// Lists the registrable domains of the set of domains, at most `ARGV[2]` of them and
+/// none longer than `ARGV[1]` (no cookie's domain is), scanning no further than that.
+///
+/// KEYS: the set of domains. Returns the domains left out (as far as the scan went), and
+/// the domains.
+const LIST: &str = r"
+local longest = tonumber(ARGV[1])
+local most = tonumber(ARGV[2])
+local domains, seen, left_out, cursor = {}, {}, 0, '0'
+repeat
+  local page = redis.call('SSCAN', KEYS[1], cursor, 'COUNT', 256)
+  cursor = page[1]
+  for _, domain in ipairs(page[2]) do
+    if #domain > longest or #domains >= most then
+      left_out = left_out + 1
+    elseif not seen[domain] then
+      seen[domain] = true
+      domains[#domains + 1] = domain
+    end
+  end
+until cursor == '0' or #domains >= most
+return {left_out, domains}
+";
+
+/// The longest field the store writes: a cookie's domain and path (each at most 1,024
+/// bytes, after its length) and its name (at most 4,096 bytes with its value), under
+/// 6,200 bytes. A longer one is no cookie of the store's.
+const MAX_FIELD_BYTES: usize = 8 << 10;
+
+/// The longest value the store writes: a cookie's JSON, whose name, value, domain and
+/// path (6,144 bytes at most) take at most six bytes each (`\u0001`; a name or value that
+/// is not UTF-8 is an array of numbers, at most four bytes each) and whose other members
+/// a few hundred: under 37 KiB. A longer one is no cookie of the store's.
+const MAX_VALUE_BYTES: usize = 64 << 10;
+
+/// The longest registrable domain in the set of domains: a cookie's domain is at most
+/// 1,024 bytes.
+const MAX_DOMAIN_BYTES: usize = 1024;
+
+/// The most digits (and a sign) of the count: an `i64`'s.
+const MAX_COUNT_BYTES: usize = 20;
+
 /// A cookie is "used" (its last-access-time moved) in Redis at most this often: a fetch
 /// that sends it only writes when its time is older, as Chrome writes its cookie database
 /// (`kLastAccessThreshold`, 5 minutes there).
@@ -155,6 +233,21 @@ const MAX_ATTEMPTS: usize = 8;
 ///   cleared, so that a login one replica made serves all; or kept for a time with
 ///   [`RedisCookieStoreBuilder::session_cookie_lifetime`]. A separate prefix is a separate
 ///   jar: one per account, per tenant or per run.
+/// - **Bounded reads.** Whoever else writes to the Redis may leave anything under the
+///   store's keys, so no reply is larger than what the store itself writes. A read takes,
+///   of each registrable domain's hash, at most twice
+///   [`CookieLimits::max_per_domain`] fields and 16 more (376 by default), each field at
+///   most 8 KiB and each value at most 64 KiB (no cookie the store writes is larger): at
+///   most 27 MiB for a domain by default, where cookies take a few KiB. A field or value
+///   larger than that is left out and counted (`oversized` in
+///   [`RedisCookieStore::stats`]), and removed by the next change to its domain (a read
+///   that finds one queues that change); fields past the count are left out and counted.
+///   [`cookies`](RedisCookieStore::cookies) and a purge list at most twice
+///   [`CookieLimits::max_total`] and 16 more domains (each at most 1,024 bytes) and read
+///   as many fields in all; [`len`](RedisCookieStore::len) reads at most 21 bytes of the
+///   count. Every other command answers with a status or a number. Sizes and counts are
+///   measured inside Redis, by Lua scripts (`HKEYS`, `HSTRLEN`, `SSCAN`): a value crosses
+///   the network only when it fits.
 /// - **Faults.** Reading is bounded by the store's timeout (default
 ///   [`RedisCookieStore::DEFAULT_TIMEOUT`]) and storing by the write timeout (default
 ///   [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`]); the fetch waits for both, so that the
@@ -191,9 +284,11 @@ pub struct RedisCookieStore {
 /// What the store and its task share.
 struct Shared {
     connection: ConnectionManager,
-    /// The SHA-1 of [`APPLY`] and of [`TOUCH`], to run them by `EVALSHA`.
+    /// The SHA-1 of [`APPLY`], [`TOUCH`], [`READ`] and [`LIST`], to run them by `EVALSHA`.
     apply_sha: String,
     touch_sha: String,
+    read_sha: String,
+    list_sha: String,
     prefix: String,
     limits: CookieLimits,
     write_timeout: Duration,
@@ -235,6 +330,10 @@ pub struct RedisCookieStats {
     /// Tasks (last-access-time updates, sweeps, purges) dropped because the store's task
     /// had too many waiting.
     pub dropped_tasks: u64,
+    /// Fields of a domain's hash (or domains of the jar's list) left out of a read because
+    /// they were larger than any the store writes (removed by the next change to their
+    /// domain), or past the most a read takes (see [`RedisCookieStore`]'s "Bounded reads").
+    pub oversized: u64,
 }
 
 #[derive(Debug, Default)]
@@ -246,6 +345,7 @@ struct Counters {
     purges: AtomicU64,
     errors: AtomicU64,
     dropped_tasks: AtomicU64,
+    oversized: AtomicU64,
 }
 
 /// Work for the store's task, off the fetch's path.
@@ -273,6 +373,8 @@ type PurgeOrder<'a> = ((bool, u64, u64), usize, &'a [u8], &'a [u8], Write);
 struct Site {
     cookies: Vec<(Vec<u8>, Vec<u8>, Cookie)>,
     corrupt: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Fields left out as larger than any the store writes, which a change removes.
+    oversized: usize,
 }
 
 /// A change to one field of a domain's hash: the field, its value as read (`None` for
@@ -331,6 +433,7 @@ impl RedisCookieStore {
             purges: load(&counters.purges),
             errors: load(&counters.errors),
             dropped_tasks: load(&counters.dropped_tasks),
+            oversized: load(&counters.oversized),
         }
     }
 
@@ -352,8 +455,7 @@ impl RedisCookieStore {
     pub async fn cookies(&self) -> io::Result<Vec<StoredCookie>> {
         let shared = &self.shared;
         let now = now();
-        let sites: Vec<String> = shared.within_command("SMEMBERS", shared.sites()).await?;
-        let read = shared.bounded("HGETALL", shared.read_sites(&sites)).await?;
+        let (_, read) = shared.bounded("EVAL", shared.read_every_site()).await?;
         Ok(listing(
             read.into_iter()
                 .flat_map(|site| site.cookies)
@@ -368,10 +470,26 @@ impl RedisCookieStore {
     /// An I/O error when Redis fails or does not answer within the write timeout.
     pub async fn len(&self) -> io::Result<usize> {
         let shared = &self.shared;
-        let mut command = ::redis::cmd("GET");
-        command.arg(shared.key("count"));
-        let count: Option<i64> = shared.within_command("GET", command).await?;
-        Ok(count.map_or(0, |count| usize::try_from(count).unwrap_or(0)))
+        // No more than the digits of a count: the key may hold anything.
+        let mut command = ::redis::cmd("GETRANGE");
+        command.arg(shared.key("count")).arg(0).arg(MAX_COUNT_BYTES);
+        let count: Vec<u8> = shared.within_command("GETRANGE", command).await?;
+        if count.is_empty() {
+            return Ok(0);
+        }
+        let count: i64 = std::str::from_utf8(&count)
+            .ok()
+            .and_then(|count| count.parse().ok())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "RedisCookieStore: the count at {} is not a number",
+                        shared.key("count")
+                    ),
+                )
+            })?;
+        Ok(usize::try_from(count).unwrap_or(0))
     }
 
     /// Removes every cookie of the jar (every key with the store's prefix that it wrote).
@@ -399,14 +517,15 @@ impl RedisCookieStore {
         shared.counters.reads.fetch_add(1, Ordering::Relaxed);
         let retrieval = Retrieval::of(url)?;
         let domains: Vec<String> = retrieval.keys().into_iter().map(str::to_owned).collect();
-        let read = match tokio::time::timeout(self.timeout, shared.read_sites(&domains)).await {
+        let read = shared.read_sites(&domains, usize::MAX, false);
+        let read = match tokio::time::timeout(self.timeout, read).await {
             Ok(Ok(read)) => read,
             Ok(Err(error)) => {
-                shared.count_error("HGETALL", &error);
+                shared.count_error("EVAL", &error);
                 return None;
             }
             Err(_) => {
-                shared.count_error("HGETALL", &"timed out");
+                shared.count_error("EVAL", &"timed out");
                 return None;
             }
         };
@@ -419,6 +538,7 @@ impl RedisCookieStore {
                 .iter()
                 .any(|(_, _, cookie)| cookie.is_expired(now))
                 || !site.corrupt.is_empty()
+                || site.oversized > 0
             {
                 self.queue(Task::Sweep(domain.clone()));
             }
@@ -624,6 +744,8 @@ impl RedisCookieStoreBuilder {
             connection,
             apply_sha: sha1_hex(APPLY),
             touch_sha: sha1_hex(TOUCH),
+            read_sha: sha1_hex(READ),
+            list_sha: sha1_hex(LIST),
             prefix: self.prefix,
             limits: self.limits,
             write_timeout: self.write_timeout,
@@ -651,11 +773,59 @@ impl Shared {
         format!("{}site:{domain}", self.prefix)
     }
 
-    /// `SMEMBERS` of the set of domains.
-    fn sites(&self) -> ::redis::Cmd {
-        let mut command = ::redis::cmd("SMEMBERS");
-        command.arg(self.key("sites"));
-        command
+    /// The most fields a read takes of one domain's hash: twice the per-domain limit
+    /// (which the store keeps), and 16 more.
+    fn most_fields_per_site(&self) -> usize {
+        self.limits
+            .max_per_domain
+            .saturating_mul(2)
+            .saturating_add(16)
+    }
+
+    /// The most domains a listing takes, and fields in all: twice the jar's limit (which
+    /// the store keeps, a purge at a time), and 16 more.
+    fn most_in_all(&self) -> usize {
+        self.limits.max_total.saturating_mul(2).saturating_add(16)
+    }
+
+    /// The registrable domains of the jar, by [`LIST`]: at most [`Self::most_in_all`],
+    /// each at most [`MAX_DOMAIN_BYTES`].
+    async fn list_sites(&self) -> Result<Vec<String>, ::redis::RedisError> {
+        let (left_out, domains): (u64, Vec<String>) = self
+            .run_script(LIST, &self.list_sha, |command| {
+                command
+                    .arg(1)
+                    .arg(self.key("sites"))
+                    .arg(MAX_DOMAIN_BYTES)
+                    .arg(self.most_in_all());
+            })
+            .await?;
+        self.counters
+            .oversized
+            .fetch_add(left_out, Ordering::Relaxed);
+        Ok(domains)
+    }
+
+    /// Every registrable domain of the jar and its hash, as far as [`Self::most_in_all`]
+    /// domains and fields in all go: 64 domains at a time.
+    async fn read_every_site(&self) -> Result<(Vec<String>, Vec<Site>), ::redis::RedisError> {
+        let mut domains = self.list_sites().await?;
+        let mut sites = Vec::with_capacity(domains.len());
+        let mut left = self.most_in_all();
+        for chunk in domains.chunks(64) {
+            if left == 0 {
+                break;
+            }
+            let read = self.read_sites(chunk, left, false).await?;
+            let fields: usize = read
+                .iter()
+                .map(|site| site.cookies.len() + site.corrupt.len())
+                .sum();
+            left = left.saturating_sub(fields);
+            sites.extend(read);
+        }
+        domains.truncate(sites.len());
+        Ok((domains, sites))
     }
 
     /// Runs `command`, bounded by the write timeout.
@@ -700,28 +870,54 @@ impl Shared {
         }
     }
 
-    /// The hashes of `domains`, read in one round trip.
-    async fn read_sites(&self, domains: &[String]) -> Result<Vec<Site>, ::redis::RedisError> {
+    /// The hashes of `domains`, read in one round trip by [`READ`]: at most
+    /// [`Self::most_fields_per_site`] fields of each and `most` in all, none larger than a
+    /// cookie the store writes ([`MAX_FIELD_BYTES`], [`MAX_VALUE_BYTES`]); with `remove`,
+    /// the larger ones are deleted.
+    async fn read_sites(
+        &self,
+        domains: &[String],
+        most: usize,
+        remove: bool,
+    ) -> Result<Vec<Site>, ::redis::RedisError> {
         if domains.is_empty() {
             return Ok(Vec::new());
         }
-        let mut pipe = ::redis::pipe();
-        for domain in domains {
-            pipe.cmd("HGETALL").arg(self.site_key(domain));
-        }
-        let mut connection = self.connection.clone();
-        let hashes: Vec<HashMap<Vec<u8>, Vec<u8>>> = pipe.query_async(&mut connection).await?;
+        let hashes: Vec<(u64, u64, Vec<Vec<u8>>)> = self
+            .run_script(READ, &self.read_sha, |command| {
+                command.arg(domains.len());
+                for domain in domains {
+                    command.arg(self.site_key(domain));
+                }
+                command
+                    .arg(MAX_FIELD_BYTES)
+                    .arg(MAX_VALUE_BYTES)
+                    .arg(self.most_fields_per_site())
+                    .arg(u64::try_from(most).unwrap_or(u64::MAX))
+                    .arg(if remove { "1" } else { "0" });
+            })
+            .await?;
         Ok(domains
             .iter()
             .zip(hashes)
-            .map(|(domain, hash)| self.decode_site(domain, hash))
+            .map(|(domain, (too_large, past_counts, read))| {
+                let left_out = too_large.saturating_add(past_counts);
+                self.counters
+                    .oversized
+                    .fetch_add(left_out, Ordering::Relaxed);
+                let mut site = self.decode_site(domain, read);
+                site.oversized = usize::try_from(too_large).unwrap_or(usize::MAX);
+                site
+            })
             .collect())
     }
 
-    /// A domain's hash as cookies, counting the values that are not.
-    fn decode_site(&self, domain: &str, hash: HashMap<Vec<u8>, Vec<u8>>) -> Site {
+    /// A domain's hash as cookies (its fields and values one after the other), counting
+    /// the values that are not.
+    fn decode_site(&self, domain: &str, read: Vec<Vec<u8>>) -> Site {
         let mut site = Site::default();
-        for (field, value) in hash {
+        let mut read = read.into_iter();
+        while let (Some(field), Some(value)) = (read.next(), read.next()) {
             match decode(domain, &field, &value) {
                 Some(cookie) => site.cookies.push((field, value, cookie)),
                 None => {
@@ -749,8 +945,9 @@ impl Shared {
             ..self.limits
         };
         for _ in 0..MAX_ATTEMPTS {
+            // What is too large to be a cookie goes as it is read.
             let site = self
-                .read_sites(std::slice::from_ref(&domain.to_owned()))
+                .read_sites(std::slice::from_ref(&domain.to_owned()), usize::MAX, true)
                 .await?
                 .pop()
                 .unwrap_or_default();
@@ -904,11 +1101,7 @@ impl Shared {
         if usize::try_from(recounted).unwrap_or(0) <= self.limits.max_total {
             return Ok(());
         }
-        let domains: Vec<String> = self.sites().query_async(&mut connection).await?;
-        let mut sites = Vec::with_capacity(domains.len());
-        for chunk in domains.chunks(64) {
-            sites.extend(self.read_sites(chunk).await?);
-        }
+        let (domains, sites) = self.read_every_site().await?;
         let total: usize = sites.iter().map(|site| site.cookies.len()).sum();
         if total <= self.limits.max_total {
             return Ok(());
@@ -1119,6 +1312,40 @@ mod tests {
                 "a=1; Domain=example.com; Path=/b"
             ))
         );
+    }
+
+    #[test]
+    fn the_largest_cookies_fit_in_what_a_read_takes() {
+        // A host of 1,023 bytes (16 labels of 63), the longest name and value (4,096 bytes
+        // in all) and path (1,024): as bytes that are not UTF-8 (an array of numbers in
+        // JSON, four bytes each), as characters JSON escapes, and as plain ones.
+        let host = vec!["a".repeat(63); 16].join(".");
+        let url = Url::parse(&format!("https://{host}/")).unwrap();
+        assert_eq!(url.host_str().map(str::len), Some(1023));
+        let mut largest = (0, 0);
+        for byte in [0xff, b'"', b'\\', b'x'] {
+            let mut header = b"n=".to_vec();
+            header.extend(std::iter::repeat_n(byte, 4095));
+            header.extend_from_slice(b"; Path=/");
+            header.extend(std::iter::repeat_n(byte, 1023));
+            let cookie = new_cookie(&url, &header, 1_000).expect("a cookie at the limits");
+            assert_eq!(cookie.text_bytes(), 4096 + 1023 + 1024);
+            assert!(limit_key(&cookie.domain).len() <= MAX_DOMAIN_BYTES);
+            let (field, value) = (field_of(&cookie).len(), encode(&cookie).len());
+            largest = (largest.0.max(field), largest.1.max(value));
+        }
+        assert!(
+            largest.0 <= MAX_FIELD_BYTES,
+            "a field of {} bytes",
+            largest.0
+        );
+        assert!(
+            largest.1 <= MAX_VALUE_BYTES,
+            "a value of {} bytes",
+            largest.1
+        );
+        // The bounds are of the order of the cookies, not far above them.
+        assert!(largest.1 > MAX_VALUE_BYTES / 4, "{largest:?}");
     }
 
     #[test]
