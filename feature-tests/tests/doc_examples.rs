@@ -391,8 +391,8 @@ const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         block: "readme_server_sent_events",
-        checks: "GET /updates: events, the server's retry, a reconnection with \
-                 Last-Event-ID answered 204; POST /v1/complete read up to [DONE]",
+        checks: "GET /updates: events, the server's retry: 10 raised to the 1 s floor, a \
+                 reconnection with Last-Event-ID answered 204; POST /v1/complete read up to [DONE]",
         redis: false,
         check: |run| {
             let gets = run.all("GET", "/updates");
@@ -404,7 +404,8 @@ const SCENARIOS: &[Scenario] = &[
             })?;
             gets[0].has_header("accept", "text/event-stream")?;
             gets[1].has_header("last-event-id", "2")?;
-            run.printed("connected\nmessage: first\nupdate: second\nreconnecting in 10ms\n")?;
+            // The server asks for 10 ms; the client waits its floor, 1 s, at least.
+            run.printed("connected\nmessage: first\nupdate: second\nreconnecting in 1s\n")?;
             run.printed("closed: TypeError: EventSource: the response's status is 204")?;
             let post = run.one("POST", "/v1/complete")?;
             post.has_header("authorization", "Bearer token")?;
