@@ -819,6 +819,33 @@ async fn empty_data_frames_in_a_body_are_skipped_and_the_connection_lives_on() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_whose_stream_ends_inside_a_data_frame_fails_and_the_next_request_goes_on() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A DATA frame declaring 16 bytes, 5 of them sent before the stream's end (RFC
+        // 9114 §7.1: a truncated frame is an error). h3 0.0.8 takes the end for the body's,
+        // then asserts, reading on for trailers: a panic in the reading task.
+        let mut response = headers_200();
+        response.extend([0x00, 0x10]);
+        response.extend(b"short");
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let client = prior_knowledge(&pki);
+        for _ in 0..2 {
+            let mut response = client.get(server.url("/")).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            let error = response.text().await.unwrap_err();
+            let message = format!("{error:#}");
+            assert!(
+                message.contains("11 bytes before the end of a frame's payload"),
+                "{message}"
+            );
+        }
+    })
+    .await;
+}
+
 /// A client discovering HTTP/3 by `Alt-Svc`, with a QUIC idle timeout of `idle`.
 fn discovering_with_idle(pki: &TestPki, idle: Duration) -> Client {
     Client::builder()

@@ -253,7 +253,9 @@ enum Handshake {
 }
 
 impl H3Connection {
-    /// Whether the connection has closed (its task has ended).
+    /// Whether the connection has closed: its task has ended, or a request or body on it
+    /// met a connection error ([`stream_error_on`]), which h3 closes the connection for
+    /// once its task runs next.
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
@@ -1013,7 +1015,13 @@ pub(crate) async fn send(
     let (exchanged, heard) = hearing(connection, exchanging).await;
     let (head, receiving) = match exchanged {
         Ok(exchanged) => exchanged,
-        Err(error) => return Err(failure(connection, error, heard).await),
+        Err(ExchangeError::Unsent(error)) => {
+            return Err(H3Failure {
+                error,
+                may_resend: MayResend::Any,
+            });
+        }
+        Err(ExchangeError::Failed(error)) => return Err(failure(connection, error, heard).await),
     };
     let response_start = Instant::now();
     let (parts, ()) = head.into_parts();
@@ -1030,6 +1038,7 @@ pub(crate) async fn send(
         received: 0,
         _connection: Arc::clone(&connection.send),
         in_flight: Some(in_flight),
+        closed: Arc::clone(&connection.closed),
     };
     let info = Recorded {
         timing,
@@ -1040,6 +1049,21 @@ pub(crate) async fn send(
         peer: connection.peer.clone(),
     };
     Ok((Response::from_parts(parts, body), info))
+}
+
+/// How a request's exchange failed: before it went out, or after.
+#[derive(Debug)]
+enum ExchangeError {
+    /// The request never went out: it may be sent again, whatever its method.
+    Unsent(NetworkError),
+    /// Anything else, the request perhaps sent.
+    Failed(NetworkError),
+}
+
+impl From<NetworkError> for ExchangeError {
+    fn from(error: NetworkError) -> ExchangeError {
+        ExchangeError::Failed(error)
+    }
 }
 
 /// `exchanging`, a request's exchange on `connection`, and how many datagrams had come
@@ -1117,14 +1141,29 @@ async fn exchange(
     parts: http::request::Parts,
     body: RequestBody,
     read_timeout: Option<Duration>,
-) -> Result<(Response<()>, h3::client::RequestStream<GuardedRecv, Bytes>), NetworkError> {
+) -> Result<(Response<()>, h3::client::RequestStream<GuardedRecv, Bytes>), ExchangeError> {
     let mut send_request = (*connection.send).clone();
+    // h3 refuses to open a stream on a connection that has failed (one that a malformed
+    // frame on another stream closed an instant ago, before the pool saw it): the request
+    // never went out. A HEADERS frame that h3 could not write whole cannot have been
+    // processed either.
     let stream = within(
         read_timeout,
         send_request.send_request(Request::from_parts(parts, ())),
     )
     .await?
-    .map_err(stream_error)?;
+    .map_err(|error| ExchangeError::Unsent(stream_error_on(&connection.closed, error)))?;
+    Ok(exchange_on(connection, stream, body, read_timeout).await?)
+}
+
+/// The rest of a request's exchange, once its stream is open and its head written: its
+/// body, then the response head.
+async fn exchange_on(
+    connection: &H3Connection,
+    stream: h3::client::RequestStream<GuardedBidi, Bytes>,
+    body: RequestBody,
+    read_timeout: Option<Duration>,
+) -> Result<(Response<()>, h3::client::RequestStream<GuardedRecv, Bytes>), NetworkError> {
     let budget = connection.budgets.take(stream.id());
     let (mut sending, mut receiving) = stream.split();
     let mut upload = None;
@@ -1188,7 +1227,7 @@ async fn exchange(
                 .into(),
             ));
         }
-        Err(error) => return Err(stream_error(error)),
+        Err(error) => return Err(stream_error_on(&connection.closed, error)),
     };
     // The head is in: the body is bounded by what its reader takes.
     if let Some(budget) = budget {
@@ -1357,6 +1396,8 @@ pub(crate) struct H3Body {
     _connection: Arc<h3::client::SendRequest<GuardedOpener, Bytes>>,
     /// The request, in flight until the body is done or dropped.
     in_flight: Option<InFlight>,
+    /// The connection's flag of being closed, set when the body meets a connection error.
+    closed: Arc<AtomicBool>,
 }
 
 impl H3Body {
@@ -1392,7 +1433,7 @@ impl H3Body {
                 Poll::Ready(Err(error)) => {
                     let error = match self.expected {
                         Some(_) => NetworkError::LengthMismatch,
-                        None => stream_error(error),
+                        None => stream_error_on(&self.closed, error),
                     };
                     return Poll::Ready(Some(Err(self.fail(error))));
                 }
@@ -1405,7 +1446,10 @@ impl H3Body {
                 self.in_flight = None;
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
-            Poll::Ready(Err(error)) => Poll::Ready(Some(Err(self.fail(stream_error(error))))),
+            Poll::Ready(Err(error)) => {
+                let error = stream_error_on(&self.closed, error);
+                Poll::Ready(Some(Err(self.fail(error))))
+            }
             Poll::Pending => Poll::Pending,
         }
     }
@@ -1683,11 +1727,16 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         for _ in 0..CHUNKS_PER_POLL {
             let polled = self.inner.poll_data(cx);
             self.reading = polled.is_pending();
-            let data = match polled {
-                Poll::Ready(Ok(Some(data))) => data,
-                Poll::Ready(Ok(None)) => return Poll::Ready(Ok(self.frames.end())),
-                polled => return polled,
-            };
+            let data =
+                match polled {
+                    Poll::Ready(Ok(Some(data))) => data,
+                    Poll::Ready(Ok(None)) => {
+                        return Poll::Ready(self.frames.end().map_err(|error| {
+                            h3::quic::StreamErrorIncoming::Unknown(error.into())
+                        }));
+                    }
+                    polled => return polled,
+                };
             if !self.budget.take(data.len() as u64) {
                 return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
                     format!("the response head passed {HEAD_BUDGET} bytes").into(),
@@ -1864,10 +1913,25 @@ impl FrameScanner {
 
     /// What is left to hand on at the end of the stream: a frame header cut short, which
     /// h3 reads as the error it is.
-    fn end(&mut self) -> Option<Bytes> {
+    ///
+    /// # Errors
+    /// The stream ended inside a frame's payload: "if the last frame on the stream was
+    /// truncated, this MUST be treated as a connection error of type H3_FRAME_ERROR" (RFC
+    /// 9114 §7.1). h3 0.0.8 takes the end of a `DATA` frame cut short for the end of the
+    /// body, then asserts (a panic) when it reads on for trailers; it never sees it.
+    /// DEVIATION: the request fails with this error, and the connection is left to live:
+    /// its other requests are the peer's to answer or not.
+    fn end(&mut self) -> Result<Option<Bytes>, String> {
         self.ended = true;
+        if self.payload > 0 && !self.unframed {
+            return Err(format!(
+                "the server ended the HTTP/3 stream {} bytes before the end of a frame's \
+                 payload (RFC 9114 §7.1)",
+                self.payload
+            ));
+        }
         let held = self.header.get(..self.held).unwrap_or_default();
-        (!held.is_empty()).then(|| Bytes::copy_from_slice(held))
+        Ok((!held.is_empty()).then(|| Bytes::copy_from_slice(held)))
     }
 }
 
@@ -1954,6 +2018,18 @@ impl Kept {
     }
 }
 
+/// A stream's error as a network error, the connection marked closed when it is a
+/// connection error: h3 found the connection broken (on this stream or another: a
+/// malformed frame, say) and will close it, but only once the connection's task runs, and
+/// a request put on it before then fails with that error, never sent. Marked at once, the
+/// connection gets no more requests.
+fn stream_error_on(closed: &AtomicBool, error: h3::error::StreamError) -> NetworkError {
+    if matches!(error, h3::error::StreamError::ConnectionError { .. }) {
+        closed.store(true, Ordering::Release);
+    }
+    stream_error(error)
+}
+
 /// A stream's error as a network error.
 fn stream_error(error: h3::error::StreamError) -> NetworkError {
     NetworkError::Protocol(Box::new(error))
@@ -2016,10 +2092,27 @@ mod tests {
         for piece in stream.chunks(size) {
             out.extend_from_slice(&scanner.scan(Bytes::copy_from_slice(piece))?);
         }
-        if let Some(rest) = scanner.end() {
+        if let Some(rest) = scanner.end()? {
             out.extend_from_slice(&rest);
         }
         Ok(out)
+    }
+
+    #[test]
+    fn a_stream_that_ends_inside_a_frames_payload_is_an_error() {
+        // A DATA frame declaring 16 bytes, 5 of them sent: h3 would take the end for the
+        // body's, then panic reading on for trailers.
+        let mut stream = vec![0x01, 0x03, 0x00, 0x00, 0xd9, 0x00, 0x10];
+        stream.extend_from_slice(b"short");
+        for size in [1, 3, stream.len()] {
+            let error = scanned(&stream, size).unwrap_err();
+            assert!(
+                error.contains("11 bytes before the end of a frame's payload"),
+                "{error}"
+            );
+        }
+        // A frame header cut short is handed on, for h3 to read as the error it is.
+        assert_eq!(scanned(&[0x00, 0x40], 1).unwrap(), [0x00, 0x40]);
     }
 
     #[test]
@@ -2079,11 +2172,18 @@ mod tests {
             error.contains("type 0x21 declares 1073741824 bytes"),
             "{error}"
         );
-        // DATA may be as long as it likes: its bytes are handed on as they come.
+        // DATA may be as long as it likes: its bytes are handed on as they come (a stream
+        // that ends before them all is an error of its own, below).
         let mut stream = vec![0x00];
         stream.extend(one_gib);
         stream.push(b'x');
-        assert_eq!(scanned(&stream, 3).unwrap(), stream);
+        let mut scanner = FrameScanner::default();
+        let mut handed_on = Vec::new();
+        for piece in stream.chunks(3) {
+            let kept = scanner.scan(Bytes::copy_from_slice(piece)).unwrap();
+            handed_on.extend_from_slice(&kept);
+        }
+        assert_eq!(handed_on, stream);
     }
 
     /// quinn's counts with `received` datagrams in, and `pings` PINGs and `probes` MTU
