@@ -21,6 +21,7 @@ mod decode;
 mod event_stream;
 mod form;
 mod h2;
+mod h3;
 mod headers;
 mod http1;
 mod mime;
@@ -40,6 +41,7 @@ pub use decode::content_decode;
 pub use event_stream::event_stream;
 pub use form::form_data;
 pub use h2::h2_response;
+pub use h3::h3_response;
 pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
@@ -261,6 +263,11 @@ mod tests {
     #[test]
     fn websocket_handshake_replays_its_seeds_and_regressions() {
         replay("websocket_handshake", super::websocket_handshake);
+    }
+
+    #[test]
+    fn h3_response_replays_its_seeds_and_regressions() {
+        replay("h3_response", super::h3_response);
     }
 
     #[test]
