@@ -551,19 +551,11 @@ impl EventSource {
         // DEVIATION: each connection fetches a copy of the request, so an ID the server
         // cleared since (an empty `id`) sends no header, as in Chrome and Firefox, where
         // the standard's request would keep the header of an earlier connection.
-        // DEVIATION: an ID holding a control character other than tab (U+0001–U+0008,
-        // U+000B, U+000C, U+000E–U+001F, U+007F) is a valid last event ID (the parser
-        // drops only an ID with NUL; CR and LF end its line) and a valid Fetch header
-        // value (which forbids only NUL, CR and LF), but the `http` crate's `HeaderValue`,
-        // which every request passes through to reach the network, refuses it: the fetch
-        // would be a `TypeError` and the event source would fail for good. So this
-        // reconnection goes without the header, as for an empty ID: the server resumes
-        // from where it chooses, and the stream goes on. The last event ID string itself
-        // is unchanged: the events still carry it.
+        // An ID holding a control character other than tab (U+0001–U+0008, U+000B,
+        // U+000C, U+000E–U+001F, U+007F) is a valid Fetch header value too: it goes as
+        // it is, over HTTP/1.1 (see `net::RawFields`).
         let last_event_id = self.parser.last_event_id();
-        if !last_event_id.is_empty()
-            && http::HeaderValue::from_bytes(last_event_id.as_bytes()).is_ok()
-        {
+        if !last_event_id.is_empty() {
             request
                 .headers_mut()
                 .header_list_mut()

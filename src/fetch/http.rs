@@ -1040,7 +1040,13 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|error| {
         Error::type_error(format!("method {:?} cannot be sent", request.method)).with_source(error)
     })?;
-    let headers = header_map_of(request.headers.header_list())?;
+    let list = request.headers.header_list();
+    let (headers, raw_fields) = match header_map_of(list) {
+        Ok(headers) => (headers, None),
+        // A value a `HeaderValue` cannot hold, and Fetch allows (a control byte): its
+        // fields go beside the map.
+        Err(error) => split_raw_fields(list).ok_or(error)?,
+    };
     // httpRequest is used once: its body is handed to the connection. A body with a
     // source in memory goes as one buffer; a stream, or a source with bytes on disk, is
     // pulled chunk by chunk as the connection takes it (under the `Content-Length` of its
@@ -1056,7 +1062,45 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     *http_request.method_mut() = method;
     *http_request.uri_mut() = uri;
     *http_request.headers_mut() = headers;
+    if let Some(raw_fields) = raw_fields {
+        http_request.extensions_mut().insert(raw_fields);
+    }
     Ok(http_request)
+}
+
+/// The header map of `list` without the fields of the names with a value that holds a
+/// byte Fetch allows and `http::HeaderValue` refuses (0x01–0x08, 0x0B, 0x0C, 0x0E–0x1F,
+/// 0x7F), and those fields, in order, as [`RawFields`](crate::net::RawFields) for the
+/// transport to send as they are. `None` when `list` has no such value, or a name or value
+/// that is not one at all.
+fn split_raw_fields(list: &HeaderList) -> Option<(http::HeaderMap, Option<crate::net::RawFields>)> {
+    let raw_only = |value: &[u8]| value.iter().any(|&byte| crate::net::is_raw_only(byte));
+    let mut raw_names: Vec<http::HeaderName> = Vec::new();
+    for (name, value) in list.iter_bytes() {
+        if raw_only(value) {
+            let name = http::HeaderName::from_bytes(name).ok()?;
+            if !raw_names.contains(&name) {
+                raw_names.push(name);
+            }
+        }
+    }
+    if raw_names.is_empty() {
+        return None;
+    }
+    let mut map = http::HeaderMap::with_capacity(list.len());
+    let mut raw = crate::net::RawFields::new();
+    for (name, value) in list.iter_bytes() {
+        let name = http::HeaderName::from_bytes(name).ok()?;
+        if raw_names.contains(&name) {
+            raw.push(name, value.clone()).ok()?;
+        } else {
+            map.append(
+                name,
+                http::HeaderValue::from_maybe_shared(value.clone()).ok()?,
+            );
+        }
+    }
+    Some((map, Some(raw)))
 }
 
 /// The `http::Uri` of an HTTP(S) `url`, without its fragment.
@@ -1174,8 +1218,16 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     let status = http_response.status().as_u16();
     let status_message = crate::net::status_text(&http_response);
     let (mut parts, mut body) = http_response.into_parts();
-    let headers =
-        Headers::from_header_list(HeaderList::from(&parts.headers), HeadersGuard::Immutable);
+    let mut list = HeaderList::from(&parts.headers);
+    // The fields whose values hold a control byte (HTTP/1.1 reads them, a `HeaderValue`
+    // cannot hold them), after the others.
+    if let Some(raw) = parts.extensions.remove::<crate::net::RawFields>() {
+        for (name, value) in raw.iter() {
+            let value = value.slice_ref(crate::headers::normalize_header_value(value));
+            list.push(Bytes::copy_from_slice(name.as_str().as_bytes()), value);
+        }
+    }
+    let headers = Headers::from_header_list(list, HeadersGuard::Immutable);
     // HTTP-network fetch steps 8.2 (final connection timing info), 8.4 (final
     // network-request start time) and 8.5 (final network-response start time), as the
     // transport measured them: kept for fetch response handover, which sets them in

@@ -437,10 +437,19 @@ fn encode_head(
     if let Some(host) = head.host {
         write_field(buf, &HOST, host, title_case);
     }
+    // The fields whose values a `HeaderValue` cannot hold, as they are: `RawFields` has
+    // refused NUL, CR and LF, and the transport any name the message is framed by.
+    let raw = request
+        .extensions()
+        .get::<super::RawFields>()
+        .filter(|raw| !raw.is_empty());
     match head.proxy_headers.filter(|own| !own.is_empty()) {
         None => {
             for (name, value) in headers {
                 write_field(buf, name, value, title_case);
+            }
+            for (name, value) in raw.iter().flat_map(|raw| raw.iter()) {
+                write_raw_field(buf, name, value, title_case);
             }
         }
         Some(own) => {
@@ -450,8 +459,16 @@ fn encode_head(
                     write_field(buf, name, value, title_case);
                 }
             }
+            for (name, value) in raw.iter().flat_map(|raw| raw.iter()) {
+                if !(is_proxy_field(name) && own.contains_key(name)) {
+                    write_raw_field(buf, name, value, title_case);
+                }
+            }
+            let requests = |name: &HeaderName| {
+                headers.contains_key(name) || raw.is_some_and(|raw| raw.contains(name))
+            };
             for (name, value) in own {
-                if is_proxy_field(name) || !headers.contains_key(name) {
+                if is_proxy_field(name) || !requests(name) {
                     write_field(buf, name, value, title_case);
                 }
             }
@@ -460,7 +477,8 @@ fn encode_head(
     if let Some(authorization) = head.proxy_authorization {
         let given =
             |map: Option<&HeaderMap>| map.is_some_and(|map| map.contains_key(PROXY_AUTHORIZATION));
-        if !given(Some(headers)) && !given(head.proxy_headers) {
+        let raw_given = raw.is_some_and(|raw| raw.contains(&PROXY_AUTHORIZATION));
+        if !given(Some(headers)) && !given(head.proxy_headers) && !raw_given {
             write_field(buf, &PROXY_AUTHORIZATION, authorization, title_case);
         }
     }
@@ -524,6 +542,15 @@ pub(crate) fn write_field(
     write_name(buf, name, title_case);
     buf.extend_from_slice(b": ");
     buf.extend_from_slice(value.as_bytes());
+    buf.extend_from_slice(b"\r\n");
+}
+
+/// Writes one header field of [`RawFields`](super::RawFields), whose value holds no NUL,
+/// CR or LF.
+fn write_raw_field(buf: &mut Vec<u8>, name: &HeaderName, value: &[u8], title_case: bool) {
+    write_name(buf, name, title_case);
+    buf.extend_from_slice(b": ");
+    buf.extend_from_slice(value);
     buf.extend_from_slice(b"\r\n");
 }
 
@@ -844,11 +871,67 @@ fn head_end(buf: &[u8], from: usize) -> Option<usize> {
 
 /// Parses a whole response `head`; `None` for an informational (1xx) response, which is
 /// skipped.
+///
+/// A field value may hold any byte but NUL, CR and LF, as browsers read it: httparse and
+/// `HeaderValue` refuse the other control bytes (0x01–0x08, 0x0B, 0x0C, 0x0E–0x1F, 0x7F),
+/// so a head httparse refuses for a value is read again from a copy with those bytes of
+/// its field lines masked, and the fields holding them go to the response's
+/// [`RawFields`](super::RawFields). A head without them, nearly every one, is read once.
 fn parse_head(
     head: Bytes,
     options: &Options,
     method: Sent,
 ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
+    match parse_head_from(&head, &head, options, method)? {
+        Parsed::Head(parsed) => Ok(parsed),
+        Parsed::ValueRefused(error) => {
+            let masked = mask_raw_only_bytes(&head);
+            match parse_head_from(&masked, &head, options, method)? {
+                Parsed::Head(parsed) => Ok(parsed),
+                Parsed::ValueRefused(_) => Err(H1Error {
+                    kind: Kind::Parse,
+                    message: "malformed response head",
+                    source: Some(Box::new(error)),
+                }),
+            }
+        }
+    }
+}
+
+/// What [`parse_head_from`] made of a head.
+enum Parsed {
+    /// The head, or `None` for an informational response.
+    Head(Option<(http::response::Parts, BodyReader)>),
+    /// httparse refused a field value's byte.
+    ValueRefused(httparse::Error),
+}
+
+/// A copy of `head` whose field lines (after the status line) have each byte a Fetch
+/// header value may hold and httparse refuses replaced by `!`, which it takes, so that
+/// httparse finds the same fields at the same offsets.
+fn mask_raw_only_bytes(head: &[u8]) -> Vec<u8> {
+    let mut masked = head.to_vec();
+    let fields = masked
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .unwrap_or(masked.len());
+    for byte in masked.iter_mut().skip(fields) {
+        if super::fields::is_raw_only(*byte) {
+            *byte = b'!';
+        }
+    }
+    masked
+}
+
+/// Parses the response head `read`, which is `head` or [a masked copy of
+/// it](mask_raw_only_bytes): the fields' names and values are taken from `head`, at the
+/// offsets httparse finds them in `read`.
+fn parse_head_from(
+    read: &[u8],
+    head: &Bytes,
+    options: &Options,
+    method: Sent,
+) -> Result<Parsed, H1Error> {
     let mut on_stack =
         [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; DEFAULT_HTTP1_MAX_HEADERS];
     let mut on_heap = Vec::new();
@@ -862,16 +945,17 @@ fn parse_head(
     let mut response = httparse::Response::new(&mut []);
     match httparse::ParserConfig::default().parse_response_with_uninit_headers(
         &mut response,
-        &head,
+        read,
         fields,
     ) {
-        Ok(httparse::Status::Complete(len)) if len == head.len() => {}
+        Ok(httparse::Status::Complete(len)) if len == read.len() => {}
         Ok(_) => {
             return Err(H1Error::new(Kind::Parse, "malformed response head"));
         }
         Err(httparse::Error::TooManyHeaders) => {
             return Err(H1Error::new(Kind::HeadTooLarge, "too many header fields"));
         }
+        Err(error @ httparse::Error::HeaderValue) => return Ok(Parsed::ValueRefused(error)),
         Err(error) => {
             return Err(H1Error {
                 kind: Kind::Parse,
@@ -884,7 +968,7 @@ fn parse_head(
     let status =
         StatusCode::from_u16(code).map_err(|_| H1Error::new(Kind::Parse, "invalid status code"))?;
     if status.is_informational() && code != 101 {
-        return Ok(None);
+        return Ok(Parsed::Head(None));
     }
     let version = match response.version {
         Some(1) => Version::HTTP_11,
@@ -893,14 +977,55 @@ fn parse_head(
     let mut keep_alive = version == Version::HTTP_11;
     let mut saw_close = false;
     let mut headers = HeaderMap::with_capacity(response.headers.len());
+    // Where `read` is `head`, each slice of it is one of `head`.
+    let same = std::ptr::eq(read, head.as_ref());
+    let original = |part: &[u8]| match same {
+        true => head.slice_ref(part),
+        false => {
+            let at = (part.as_ptr() as usize).wrapping_sub(read.as_ptr() as usize);
+            head.slice(at..at.saturating_add(part.len()).min(head.len()))
+        }
+    };
+    // The names with a value holding a masked byte: every field of theirs goes to the raw
+    // fields, so that the fields of a name keep their order among themselves.
+    let mut raw_names: Vec<HeaderName> = Vec::new();
+    if !same {
+        for field in response.headers.iter() {
+            if original(field.value)
+                .iter()
+                .any(|&byte| super::fields::is_raw_only(byte))
+            {
+                let name = HeaderName::from_bytes(&original(field.name.as_bytes()))
+                    .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
+                if super::fields::frames_the_message(&name) {
+                    return Err(H1Error::new(
+                        Kind::Parse,
+                        "a control byte in a header field the response is framed by",
+                    ));
+                }
+                if !raw_names.contains(&name) {
+                    raw_names.push(name);
+                }
+            }
+        }
+    }
+    let mut raw: Option<super::RawFields> = None;
     for field in response.headers.iter() {
-        let name = HeaderName::from_bytes(field.name.as_bytes())
+        let name = HeaderName::from_bytes(&original(field.name.as_bytes()))
             .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
+        let value = original(field.value);
+        if !raw_names.is_empty() && raw_names.contains(&name) {
+            raw.get_or_insert_default()
+                .push(name, value)
+                .map_err(|_| H1Error::new(Kind::Parse, "invalid header value"))?;
+            continue;
+        }
         // SAFETY: httparse has checked the value: tab, visible ASCII, space and bytes from
-        // 0x80 up, which is what a `HeaderValue` may hold (hyper relies on the same). The
-        // call is unsafe only in that the `http` crate does not check again.
-        let value =
-            unsafe { HeaderValue::from_maybe_shared_unchecked(head.slice_ref(field.value)) };
+        // 0x80 up, which is what a `HeaderValue` may hold (hyper relies on the same). A
+        // value read from a masked copy held no masked byte (its name would be a raw
+        // one), so it is the bytes httparse checked. The call is unsafe only in that the
+        // `http` crate does not check again.
+        let value = unsafe { HeaderValue::from_maybe_shared_unchecked(value) };
         if name == CONNECTION {
             // Once any `Connection` line asks to close, a later `keep-alive` does not undo
             // it.
@@ -923,9 +1048,12 @@ fn parse_head(
             }
         }
     }
+    if let Some(raw) = raw {
+        parts.extensions.insert(raw);
+    }
     let kind = body_kind(&headers, version, status, method, &mut keep_alive)?;
     parts.headers = headers;
-    Ok(Some((parts, BodyReader { kind, keep_alive })))
+    Ok(Parsed::Head(Some((parts, BodyReader { kind, keep_alive }))))
 }
 
 /// Whether one `Connection` value asks to close.
@@ -1608,7 +1736,7 @@ mod tests {
     }
 
     #[test]
-    fn a_header_value_keeps_what_a_header_value_may_hold_and_nothing_else() {
+    fn a_header_value_keeps_what_a_fetch_header_value_may_hold_and_nothing_else() {
         let (parts, _) = parse(
             b"HTTP/1.1 200 OK\r\nX-A: tab\tand \x80\xff bytes\r\nContent-Length: 0\r\n\r\n",
             Method::GET,
@@ -1616,11 +1744,12 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(parts.headers["x-a"].as_bytes(), b"tab\tand \x80\xff bytes");
+        assert!(parts.extensions.get::<super::super::RawFields>().is_none());
         for head in [
-            &b"HTTP/1.1 200 OK\r\nX-A: a\x01b\r\n\r\n"[..],
-            b"HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\n\r\n",
-            b"HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n",
+            &b"HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n"[..],
             b"HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n",
+            // A control byte in a name is no more a name for it.
+            b"HTTP/1.1 200 OK\r\nX-\x01: ab\r\nX-B: a\x01b\r\n\r\n",
         ] {
             match parse_head(Bytes::from_static(head), &OPTIONS, Sent::Other) {
                 Err(error) => assert!(matches!(error.kind, Kind::Parse), "{head:?}"),
@@ -1630,24 +1759,41 @@ mod tests {
     }
 
     #[test]
-    fn httparse_takes_a_header_value_byte_exactly_when_http_does() {
-        // What makes `HeaderValue::from_maybe_shared_unchecked` in `parse_head` sound: every
-        // byte, inside a value, is accepted by the one parser exactly when by the other.
+    fn every_byte_of_a_value_goes_to_the_map_or_the_raw_fields_or_fails_the_head() {
+        // What makes `HeaderValue::from_maybe_shared_unchecked` in `parse_head` sound: a
+        // value goes into the map only when the `http` crate would take it.
         for byte in 0..=u8::MAX {
             let head = [
                 &b"HTTP/1.1 200 OK\r\nX-A: a"[..],
                 &[byte],
-                &b"b\r\nContent-Length: 0\r\n\r\n"[..],
+                &b"b\r\nX-B: plain\r\nContent-Length: 0\r\n\r\n"[..],
             ]
             .concat();
             let parsed = parse_head(Bytes::from(head), &OPTIONS, Sent::Other);
             let by_http = HeaderValue::from_bytes(&[b'a', byte, b'b']).is_ok();
+            let raw = super::super::fields::is_raw_only(byte);
             match parsed {
                 Ok(Some((parts, _))) => {
-                    assert!(by_http, "byte {byte:#04x} taken by httparse only");
-                    assert_eq!(parts.headers["x-a"].as_bytes(), [b'a', byte, b'b']);
+                    assert_eq!(parts.headers["x-b"], "plain", "byte {byte:#04x}");
+                    let fields = parts.extensions.get::<super::super::RawFields>();
+                    if by_http {
+                        assert_eq!(parts.headers["x-a"].as_bytes(), [b'a', byte, b'b']);
+                        assert!(fields.is_none(), "byte {byte:#04x}");
+                    } else {
+                        assert!(raw, "byte {byte:#04x} taken, neither by http nor raw");
+                        assert!(!parts.headers.contains_key("x-a"), "byte {byte:#04x}");
+                        let fields: Vec<_> = fields
+                            .expect("the raw field")
+                            .iter()
+                            .map(|(name, value)| (name.as_str(), value.to_vec()))
+                            .collect();
+                        assert_eq!(fields, [("x-a", vec![b'a', byte, b'b'])]);
+                    }
                 }
-                _ => assert!(!by_http, "byte {byte:#04x} taken by http only"),
+                _ => assert!(
+                    !by_http && !raw,
+                    "byte {byte:#04x} refused, taken by http or raw"
+                ),
             }
         }
     }

@@ -1251,6 +1251,9 @@ impl H2Connection {
         context: &StreamContext<'_>,
         may_replay: bool,
     ) -> Result<Submitted, Retry> {
+        if let Some(refused) = super::fields::refused_over(&request, "HTTP/2") {
+            return Err(Retry::Fail(refused));
+        }
         let H2Connection { tx, peer, shared } = self;
         prepare_h2(&mut request);
         let replay = if may_replay {

@@ -969,6 +969,9 @@ pub(crate) async fn send(
     let Some(in_flight) = in_flight else {
         return Err(H3Failure::unsent());
     };
+    if let Some(refused) = super::fields::refused_over(&request, "HTTP/3") {
+        return Err(H3Failure::no(refused));
+    }
     let (mut parts, body) = request.into_parts();
     // RFC 9114 §4.2: no connection-specific fields; the authority is `:authority`.
     for name in [

@@ -181,6 +181,7 @@ mod alt_svc_file;
 mod builder;
 mod connect;
 mod decode;
+mod fields;
 mod h1;
 mod h2;
 #[cfg(feature = "http3")]
@@ -212,6 +213,8 @@ pub use decode::{
     ACCEPT_ENCODING, ContentCoding, ContentCodings, MAX_CONTENT_CODINGS, decode, decode_response,
     decode_response_with,
 };
+pub(crate) use fields::is_raw_only;
+pub use fields::{InvalidRawField, RawFields};
 pub use h2::{ConnectProtocol, ExtendedConnectUnavailable};
 pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// hickory's resolver crate (the `hickory-dns` feature), for the configuration of a

@@ -185,11 +185,24 @@ impl Inner {
             let own_host = check_framing(&mut request)?;
             let mut key = origin_key(request.uri())?;
             self.pool.start_reaper();
+            // Fields whose values only HTTP/1.1 carries as they are (`RawFields`).
+            let raw_fields = check_raw_fields(&request, &options)?;
             // An extended CONNECT goes on an open HTTP/2 connection or nowhere; a
             // WebSocket handshake on one whose server allows it, else over HTTP/1.1.
             let tunnel = super::h2::is_extended_connect(&request);
-            // The version the caller asked for, if any (`SendOptions::version`).
-            let http1_only = options.http1_only || options.version == Some(Version::HTTP_11);
+            if tunnel && raw_fields {
+                return Err(NetworkError::InvalidRequest(
+                    "an extended CONNECT goes over HTTP/2 alone, which cannot carry a header \
+                     value holding a control byte"
+                        .into(),
+                ));
+            }
+            // The version the caller asked for, if any (`SendOptions::version`), and
+            // HTTP/1.1 for raw fields where ALPN or prior knowledge would pick HTTP/2 (an
+            // `http:` origin's connections speak HTTP/1.1 otherwise).
+            let http1_only = options.http1_only
+                || options.version == Some(Version::HTTP_11)
+                || (raw_fields && (key.https || self.connector.http2_prior_knowledge));
             let h2_only = options.version == Some(Version::HTTP_2);
             if options.version == Some(Version::HTTP_3) {
                 // Boxed: kept out of the state of every other request's future.
@@ -202,6 +215,7 @@ impl Inner {
             #[cfg(feature = "http3")]
             let direct_https = self.h3.is_some()
                 && !tunnel
+                && !raw_fields
                 && !options.websocket
                 && !http1_only
                 && !h2_only
@@ -218,7 +232,7 @@ impl Inner {
                     Err(back) => request = back,
                 }
             }
-            if tunnel || options.websocket {
+            if tunnel || (options.websocket && !raw_fields) {
                 let mut h2_key = key.clone();
                 if !self.connector.proxies.is_empty() {
                     self.connector.route(&mut h2_key);
@@ -883,6 +897,60 @@ fn alt_svc_origin(key: &Key) -> super::alt_svc::OriginKey {
         .and_then(|host| host.strip_suffix(']'))
         .unwrap_or(host);
     super::alt_svc::OriginKey::new("https", bare, key.authority.port_u16().unwrap_or(443))
+}
+
+/// Whether `request` carries [`RawFields`](super::RawFields), which the transport sends
+/// over HTTP/1.1 alone.
+///
+/// DEVIATION: Chrome and Firefox send a header value holding a control byte other than
+/// tab (0x01–0x08, 0x0B, 0x0C, 0x0E–0x1F, 0x7F, which Fetch allows) as it is over HTTP/2
+/// and HTTP/3 too. The `h2` and `h3` crates take only `http::HeaderValue`s, which refuse
+/// those bytes, so such a request goes over HTTP/1.1 instead, on a connection of its own
+/// where ALPN or prior knowledge would pick HTTP/2 or HTTP/3 (as a WebSocket handshake
+/// does), rather than fail or go without the field.
+///
+/// # Errors
+///
+/// [`NetworkError::InvalidRequest`] for a raw field of a name the connection frames or
+/// keeps the message by (`Content-Length`, `Transfer-Encoding`, `Host`, `Connection`, …),
+/// which the transport reads from the header map alone, and for raw fields in a request
+/// the caller sends over HTTP/2 or HTTP/3 alone ([`SendOptions::version`]).
+fn check_raw_fields(
+    request: &Request<RequestBody>,
+    options: &SendOptions,
+) -> Result<bool, NetworkError> {
+    let Some(fields) = request
+        .extensions()
+        .get::<super::RawFields>()
+        .filter(|fields| !fields.is_empty())
+    else {
+        return Ok(false);
+    };
+    if let Some((name, _)) = fields
+        .iter()
+        .find(|(name, _)| super::fields::frames_the_message(name))
+    {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "the value of header {name} holds a control byte: the connection frames \
+                 the message by it, so it must be a plain header value"
+            )
+            .into(),
+        ));
+    }
+    let forced = options
+        .version
+        .filter(|version| *version == Version::HTTP_2 || *version == Version::HTTP_3);
+    if let (Some(version), Some((name, _))) = (forced, fields.iter().next()) {
+        return Err(NetworkError::InvalidRequest(
+            format!(
+                "the value of header {name} holds a control byte, which this client sends \
+                 over HTTP/1.1 only, and the request asks for {version:?}"
+            )
+            .into(),
+        ));
+    }
+    Ok(true)
 }
 
 /// Refuses a request whose framing headers would disagree with its body, so that the
