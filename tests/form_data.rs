@@ -782,3 +782,28 @@ proptest! {
         prop_assert_eq!(comparable(&parsed), expected);
     }
 }
+
+#[test]
+fn every_way_of_reading_an_entry_gives_the_file_it_holds() {
+    let mut form = FormData::new();
+    let original = file(b"contents", "report.csv", "text/csv", 123);
+    form.append("title", "Q3");
+    form.append_blob("f", &original, None);
+    form.append_blob("b", Blob::from_bytes(&b"abc"[..], ""), None);
+    let held = FormDataEntryValue::File(original.clone());
+    assert_eq!(form.get("f"), Some(&held));
+    assert_eq!(form.get_all("f"), [&held]);
+    let iterated: Vec<_> = form.iter().filter(|(name, _)| *name == "f").collect();
+    assert_eq!(iterated, [("f", &held)]);
+    // A Blob's entry holds one File, made when it was added: every read gives that
+    // File, with the same last-modified time, however much later.
+    let first = form.get("b").cloned();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(form.get("b").cloned(), first);
+    assert_eq!(form.get_all("b").first().copied().cloned(), first);
+    let owned: Vec<_> = form.clone().into_iter().map(|(_, value)| value).collect();
+    assert_eq!(
+        owned,
+        [FormDataEntryValue::from("Q3"), held, first.unwrap()]
+    );
+}

@@ -324,6 +324,40 @@ fn a_form_data_body_uploads_as_multipart_and_parses_back() {
 }
 
 #[test]
+fn a_form_data_entry_gives_back_the_very_file_it_holds() {
+    // XHR's "create an entry": a File given without a filename is the entry's value as it
+    // is; a Blob, or a File given a filename, becomes one new File, the same at each read.
+    let rt = server_runtime();
+    let server = serve(&rt);
+    let r = run_script(
+        Globals::new(client()),
+        &server,
+        |_| {},
+        "const form = new FormData(); \
+         const file = new File(['hello'], 'hello.txt'); \
+         const blob = new Blob(['abc']); \
+         form.append('f', file); \
+         form.append('b', blob); \
+         form.append('renamed', file, 'other.txt'); \
+         const renamed = form.get('renamed'); \
+         const set = new File([], 'set.txt'); \
+         form.set('f', set); \
+         const parsed = await new Response(form).formData(); \
+         result = [ \
+           form.get('f') === set, form.getAll('f').length, \
+           form.get('b') === form.get('b'), form.get('b') !== blob, form.get('b').name, \
+           renamed !== file, renamed === form.get('renamed'), renamed.name, \
+           [...form.values()][0] === set, [...form.entries()][1][1] === form.get('b'), \
+           parsed.get('f') === parsed.get('f'), parsed.get('f').name, \
+         ];",
+    );
+    assert_eq!(
+        r,
+        r#"[true,1,true,true,"blob",true,true,"other.txt",true,true,true,"set.txt"]"#
+    );
+}
+
+#[test]
 fn a_readable_stream_uploads_as_a_streamed_request_body() {
     let rt = server_runtime();
     let server = serve(&rt);

@@ -46,6 +46,8 @@ const DEFAULT_PATHS: &[&str] = &[
     "eventsource",
     // The WebSockets Standard, whose opening handshake is a fetch.
     "websockets",
+    // XMLHttpRequest's FormData, one of the body types of Fetch.
+    "xhr/formdata",
 ];
 
 /// The per-file deadline, and the one for `META: timeout=long`.
@@ -57,8 +59,8 @@ usage: wpt [options] [paths…]      run tests (default: fetch/api, fetch/data-u
                                    content-encoding, content-length, content-type,
                                    cross-origin-resource-policy, h1-parsing, metadata, range,
                                    http-cache,
-                                   security and stale-while-revalidate under fetch/, and
-                                   mimesniff);
+                                   security and stale-while-revalidate under fetch/,
+                                   mimesniff, eventsource, websockets and xhr/formdata);
                                    a path is a directory or file under the suite root, a file may
                                    carry its variant (x.any.js?1-10)
        wpt serve [--suite DIR]     start the WPT server and wait (for manual runs)
