@@ -352,7 +352,7 @@
 //! | stacked content codings (`Content-Encoding: br, gzip, …`) | 5 (as curl) | — |
 //! | redirects | 20 (the spec's) | `RequestInit::redirect` |
 //! | cookies a site may set | 4 KiB each, 180 a site, 3,300 in all (as Chrome) | [`cookie::CookieStore::with_limits`] |
-//! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 100 HTTP/1.1 fields (hyper's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
+//! | response head size and header count | 256 KiB over HTTP/1.1 and HTTP/2 (as Chrome), 2,000 HTTP/1.1 fields (Node's) | [`ClientBuilder::http1_max_header_size`], [`ClientBuilder::http1_max_headers`], [`ClientBuilder::http2_max_header_list_size`] |
 //! | a WebSocket's frames, messages, fragments, control frames; a send to a server that stops reading; the closing handshake | 16 MiB, 64 MiB, 16,384, 1,000 a second; 30 s without progress (64 KiB and one message queued, one pong); 10 s | [`websocket::WebSocketLimits`] |
 //! | what another writer leaves in the Redis of a shared cache or cookie jar (`redis` feature) | read no further than the store's own values: the largest record and a byte (16 MiB); a domain's cookies, 376 fields of at most 8 KiB and values of at most 64 KiB; larger ones left out and counted | `RedisCacheStoreBuilder::max_record_bytes`, [`cookie::CookieLimits`] |
 //! | an event source's reconnections (`retry: 0`, streams that end at once) | 1 s apart at least, doubling to 60 s while connections fail or end within 10 s | [`EventSource::min_reconnection_time`], [`EventSource::max_reconnection_backoff`], [`EventSource::stable_connection_time`] |

@@ -439,8 +439,11 @@ impl HyperTransportBuilder {
     /// The most header fields an HTTP/1.1 response head may have; more fail the request
     /// with a [`NetworkError::Protocol`].
     ///
-    /// Default is 100, hyper's and reqwest's: that many are parsed on the stack, any other
-    /// count on the heap, at a small cost per response.
+    /// Default is 2,000, Node's (`maxHeadersCount`); browsers count no fields, bounding
+    /// the head's bytes alone ([`http1_max_header_size`](Self::http1_max_header_size)).
+    /// hyper's and reqwest's 100 turns away heads browsers read (a server echoing a
+    /// request's 250 fields). Up to 100 fields are parsed on the stack; a head with more is
+    /// parsed again with room for the limit on the heap.
     pub fn http1_max_headers(mut self, max: usize) -> HyperTransportBuilder {
         self.protocol.http1_max_headers = max;
         self

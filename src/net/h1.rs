@@ -54,7 +54,7 @@ use http_body::Body as _;
 use sync_wrapper::SyncWrapper;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::protocol::{DEFAULT_HTTP1_MAX_HEADERS, HeadRefused, ProtocolOptions};
+use super::protocol::{HeadRefused, ProtocolOptions};
 use super::request_body::RequestBody;
 use super::timer::ReadTimer;
 use crate::error::NetworkError;
@@ -882,21 +882,34 @@ fn parse_head(
     options: &Options,
     method: Sent,
 ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
-    match parse_head_from(&head, &head, options, method)? {
-        Parsed::Head(parsed) => Ok(parsed),
-        Parsed::ValueRefused(error) => {
-            let masked = mask_raw_only_bytes(&head);
-            match parse_head_from(&masked, &head, options, method)? {
-                Parsed::Head(parsed) => Ok(parsed),
-                Parsed::ValueRefused(_) => Err(H1Error {
+    // As many fields as most heads have, on the stack; a head with more is parsed again
+    // with room for the limit, on the heap.
+    let mut room = options.max_headers.min(STACK_FIELDS);
+    let mut masked: Option<Vec<u8>> = None;
+    loop {
+        let read = masked.as_deref().unwrap_or(&head);
+        match parse_head_from(read, &head, method, room)? {
+            Parsed::Head(parsed) => return Ok(parsed),
+            Parsed::ValueRefused(_) if masked.is_none() => {
+                masked = Some(mask_raw_only_bytes(&head));
+            }
+            Parsed::ValueRefused(error) => {
+                return Err(H1Error {
                     kind: Kind::Parse,
                     message: "malformed response head",
                     source: Some(Box::new(error)),
-                }),
+                });
+            }
+            Parsed::TooManyFields if room < options.max_headers => room = options.max_headers,
+            Parsed::TooManyFields => {
+                return Err(H1Error::new(Kind::HeadTooLarge, "too many header fields"));
             }
         }
     }
 }
+
+/// How many header fields [`parse_head`] parses on the stack.
+const STACK_FIELDS: usize = 100;
 
 /// What [`parse_head_from`] made of a head.
 enum Parsed {
@@ -904,6 +917,8 @@ enum Parsed {
     Head(Option<(http::response::Parts, BodyReader)>),
     /// httparse refused a field value's byte.
     ValueRefused(httparse::Error),
+    /// The head has more fields than there was room for.
+    TooManyFields,
 }
 
 /// A copy of `head` whose field lines (after the status line) have each byte a Fetch
@@ -924,24 +939,22 @@ fn mask_raw_only_bytes(head: &[u8]) -> Vec<u8> {
 }
 
 /// Parses the response head `read`, which is `head` or [a masked copy of
-/// it](mask_raw_only_bytes): the fields' names and values are taken from `head`, at the
-/// offsets httparse finds them in `read`.
+/// it](mask_raw_only_bytes), with room for `room` fields: the fields' names and values are
+/// taken from `head`, at the offsets httparse finds them in `read`.
 fn parse_head_from(
     read: &[u8],
     head: &Bytes,
-    options: &Options,
     method: Sent,
+    room: usize,
 ) -> Result<Parsed, H1Error> {
-    let mut on_stack =
-        [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; DEFAULT_HTTP1_MAX_HEADERS];
+    let mut on_stack = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; STACK_FIELDS];
     let mut on_heap = Vec::new();
-    let fields: &mut [MaybeUninit<httparse::Header<'_>>] =
-        if options.max_headers <= DEFAULT_HTTP1_MAX_HEADERS {
-            on_stack.get_mut(..options.max_headers).unwrap_or_default()
-        } else {
-            on_heap.resize_with(options.max_headers, MaybeUninit::uninit);
-            &mut on_heap
-        };
+    let fields: &mut [MaybeUninit<httparse::Header<'_>>] = if room <= STACK_FIELDS {
+        on_stack.get_mut(..room).unwrap_or_default()
+    } else {
+        on_heap.resize_with(room, MaybeUninit::uninit);
+        &mut on_heap
+    };
     let mut response = httparse::Response::new(&mut []);
     match httparse::ParserConfig::default().parse_response_with_uninit_headers(
         &mut response,
@@ -952,9 +965,7 @@ fn parse_head_from(
         Ok(_) => {
             return Err(H1Error::new(Kind::Parse, "malformed response head"));
         }
-        Err(httparse::Error::TooManyHeaders) => {
-            return Err(H1Error::new(Kind::HeadTooLarge, "too many header fields"));
-        }
+        Err(httparse::Error::TooManyHeaders) => return Ok(Parsed::TooManyFields),
         Err(error @ httparse::Error::HeaderValue) => return Ok(Parsed::ValueRefused(error)),
         Err(error) => {
             return Err(H1Error {

@@ -14,8 +14,9 @@ use crate::error::BoxError;
 /// (`SETTINGS_MAX_HEADER_LIST_SIZE`, as Chrome and Deno advertise) and HTTP/1.1 alike.
 pub(crate) const DEFAULT_MAX_RESPONSE_HEAD: u32 = 256 * 1024;
 
-/// The default count of HTTP/1.1 response header fields, kept on the stack while parsing.
-pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = 100;
+/// The default count of HTTP/1.1 response header fields: Node's (`maxHeadersCount`).
+/// Browsers count none, bounding the head's bytes alone (256 KiB in Chrome).
+pub(crate) const DEFAULT_HTTP1_MAX_HEADERS: usize = 2000;
 
 /// The default wait for a keep-alive PING's acknowledgement (hyper's and h2's).
 const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(20);
