@@ -156,6 +156,7 @@ pub(crate) fn is_raw_only(byte: u8) -> bool {
 /// The error for `request`'s raw fields, if it has any, where `protocol` is to carry it:
 /// the transport sends such a request over HTTP/1.1 (see `check_raw_fields`), so this
 /// only keeps a request that reaches HTTP/2 or HTTP/3 anyway from going without them.
+#[cfg(any(feature = "http2", feature = "http3"))]
 pub(crate) fn refused_over<B>(
     request: &http::Request<B>,
     protocol: &str,
