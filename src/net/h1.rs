@@ -884,11 +884,27 @@ fn parse_head(
 ) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
     // As many fields as most heads have, on the stack; a head with more is parsed again
     // with room for the limit, on the heap.
-    let mut room = options.max_headers.min(STACK_FIELDS);
+    let room = options.max_headers.min(STACK_FIELDS);
+    match parse_head_from(&head, &head, method, room)? {
+        Parsed::Head(parsed) => Ok(parsed),
+        refused => parse_head_again(head, options, method, room, refused),
+    }
+}
+
+/// [`parse_head`] after httparse refused `head` as `refused` says: with the control bytes
+/// of its values masked, or with room for more fields, or both.
+#[cold]
+#[inline(never)]
+fn parse_head_again(
+    head: Bytes,
+    options: &Options,
+    method: Sent,
+    mut room: usize,
+    mut refused: Parsed,
+) -> Result<Option<(http::response::Parts, BodyReader)>, H1Error> {
     let mut masked: Option<Vec<u8>> = None;
     loop {
-        let read = masked.as_deref().unwrap_or(&head);
-        match parse_head_from(read, &head, method, room)? {
+        match refused {
             Parsed::Head(parsed) => return Ok(parsed),
             Parsed::ValueRefused(_) if masked.is_none() => {
                 masked = Some(mask_raw_only_bytes(&head));
@@ -905,6 +921,8 @@ fn parse_head(
                 return Err(H1Error::new(Kind::HeadTooLarge, "too many header fields"));
             }
         }
+        let read = masked.as_deref().unwrap_or(&head);
+        refused = parse_head_from(read, &head, method, room)?;
     }
 }
 
@@ -988,25 +1006,37 @@ fn parse_head_from(
     let mut keep_alive = version == Version::HTTP_11;
     let mut saw_close = false;
     let mut headers = HeaderMap::with_capacity(response.headers.len());
-    // Where `read` is `head`, each slice of it is one of `head`.
+    // Where `read` is `head`, each slice of it is one of `head`; otherwise the bytes of
+    // `head` at the same offsets. Names are only read, so they are borrowed; values are
+    // kept, so they share `head`.
     let same = std::ptr::eq(read, head.as_ref());
+    let at = |part: &[u8]| {
+        let from = (part.as_ptr() as usize).wrapping_sub(read.as_ptr() as usize);
+        from.min(head.len())..from.saturating_add(part.len()).min(head.len())
+    };
+    fn name_in<'a>(head: &'a [u8], read: &[u8], same: bool, part: &'a str) -> &'a [u8] {
+        if same {
+            return part.as_bytes();
+        }
+        let from = (part.as_ptr() as usize).wrapping_sub(read.as_ptr() as usize);
+        head.get(from..from.saturating_add(part.len()))
+            .unwrap_or_default()
+    }
+    let original_name = |part| name_in(head, read, same, part);
     let original = |part: &[u8]| match same {
         true => head.slice_ref(part),
-        false => {
-            let at = (part.as_ptr() as usize).wrapping_sub(read.as_ptr() as usize);
-            head.slice(at..at.saturating_add(part.len()).min(head.len()))
-        }
+        false => head.slice(at(part)),
     };
     // The names with a value holding a masked byte: every field of theirs goes to the raw
     // fields, so that the fields of a name keep their order among themselves.
-    let mut raw_names: Vec<HeaderName> = Vec::new();
+    let mut raw_names: Option<Vec<HeaderName>> = None;
     if !same {
         for field in response.headers.iter() {
             if original(field.value)
                 .iter()
                 .any(|&byte| super::fields::is_raw_only(byte))
             {
-                let name = HeaderName::from_bytes(&original(field.name.as_bytes()))
+                let name = HeaderName::from_bytes(original_name(field.name))
                     .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
                 if super::fields::frames_the_message(&name) {
                     return Err(H1Error::new(
@@ -1014,18 +1044,22 @@ fn parse_head_from(
                         "a control byte in a header field the response is framed by",
                     ));
                 }
-                if !raw_names.contains(&name) {
-                    raw_names.push(name);
+                let names = raw_names.get_or_insert_default();
+                if !names.contains(&name) {
+                    names.push(name);
                 }
             }
         }
     }
     let mut raw: Option<super::RawFields> = None;
     for field in response.headers.iter() {
-        let name = HeaderName::from_bytes(&original(field.name.as_bytes()))
+        let name = HeaderName::from_bytes(original_name(field.name))
             .map_err(|_| H1Error::new(Kind::Parse, "invalid header name"))?;
         let value = original(field.value);
-        if !raw_names.is_empty() && raw_names.contains(&name) {
+        if raw_names
+            .as_ref()
+            .is_some_and(|names| names.contains(&name))
+        {
             raw.get_or_insert_default()
                 .push(name, value)
                 .map_err(|_| H1Error::new(Kind::Parse, "invalid header value"))?;
