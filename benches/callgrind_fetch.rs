@@ -15,14 +15,17 @@
 //! (one connection, so C streams in flight over `--h2`), the shape of `cargo bench -p benches --bench h2`
 //! on one thread. `--server-thread` runs the server on a thread and runtime of its own, as the
 //! benchmarks do, so that `valgrind --separate-threads=yes` counts the client's instructions
-//! apart from the server's.
+//! apart from the server's. `--fetch-headers` has hyper-util's requests carry the four fields
+//! `fetch()` adds to each (`Accept`, `Accept-Language`, `User-Agent`, `Accept-Encoding`), so
+//! that both clients send the same head: over HTTP/2 their HPACK encoding is a large part of
+//! a request's cost.
 //!
 //! ```text
 //! cargo build --release -p benches --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
 //!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--concurrency C] \
-//!     [--server-thread] [--client hyper]
+//!     [--server-thread] [--client hyper] [--fetch-headers]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -59,6 +62,7 @@ fn main() {
     let mut typical_headers = false;
     let mut concurrency = 1usize;
     let mut server_thread = false;
+    let mut fetch_headers = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -69,6 +73,7 @@ fn main() {
             "--builder" => builder = true,
             "--typical-headers" => typical_headers = true,
             "--server-thread" => server_thread = true,
+            "--fetch-headers" => fetch_headers = true,
             "--concurrency" => match args.next().and_then(|c| c.parse().ok()) {
                 Some(c) if c > 0 => concurrency = c,
                 _ => usage(),
@@ -107,6 +112,7 @@ fn main() {
         typical_headers,
         concurrency,
         server_thread,
+        fetch_headers,
     };
     if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
@@ -117,7 +123,8 @@ fn main() {
 fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
-         [--h2] [--builder] [--typical-headers] [--concurrency C] [--server-thread] [--client fetch|hyper]"
+         [--h2] [--builder] [--typical-headers] [--concurrency C] [--server-thread] [--client fetch|hyper] \
+         [--fetch-headers]"
     );
     std::process::exit(2);
 }
@@ -139,7 +146,20 @@ struct Options {
     concurrency: usize,
     /// The server on a thread and runtime of its own, as in `cargo bench`.
     server_thread: bool,
+    /// hyper-util's requests carry the four fields `fetch()` adds to each request
+    /// ([`FETCH_REQUEST_HEADERS`]), so that both send the same head.
+    fetch_headers: bool,
 }
+
+/// The fields `fetch()` adds to a request of the server-side client, in its order:
+/// `Accept`, `Accept-Language` (HTTP-network-or-cache fetch), `User-Agent` and
+/// `Accept-Encoding` (the codings this build decodes).
+const FETCH_REQUEST_HEADERS: [(&str, &str); 4] = [
+    ("accept", "*/*"),
+    ("accept-language", "*"),
+    ("user-agent", concat!("whatwg-fetch/", "0.1.0")),
+    ("accept-encoding", "gzip, deflate, br, zstd"),
+];
 
 /// The fields an API's response typically carries besides `Content-Type`,
 /// `Content-Length` and `Date`.
@@ -299,13 +319,24 @@ async fn run_hyper(
         .http2_only(options.h2)
         .build::<_, Empty<Bytes>>(connector);
     let uri: hyper::Uri = url.parse()?;
+    let mut head = http::HeaderMap::new();
+    if options.fetch_headers {
+        for (name, value) in FETCH_REQUEST_HEADERS {
+            head.append(name, http::HeaderValue::from_static(value));
+        }
+    }
     let tasks = shares(count, options.concurrency).map(|(_, share)| {
-        let (client, uri) = (client.clone(), uri.clone());
+        let (client, uri, head) = (client.clone(), uri.clone(), head.clone());
         tokio::spawn(async move {
             let mut bytes = 0;
             for _ in 0..share {
+                let mut request = hyper::Request::new(Empty::new());
+                *request.uri_mut() = uri.clone();
+                if !head.is_empty() {
+                    *request.headers_mut() = head.clone();
+                }
                 let response = client
-                    .get(uri.clone())
+                    .request(request)
                     .await
                     .map_err(|error| error.to_string())?;
                 bytes += response
