@@ -50,6 +50,13 @@
 //!   [`NetworkError::Connect`]'s [`ConnectError`] lists each address with its error. On
 //!   Unix, [`HyperTransportBuilder::unix_socket`] sends every connection to one socket
 //!   instead.
+//! - **Header values Fetch allows and `http` does not.** A field whose value holds a
+//!   control byte other than tab (0x01–0x08, 0x0B, 0x0C, 0x0E–0x1F, 0x7F: a valid Fetch
+//!   header value, which [`http::HeaderValue`] refuses) travels beside the header map, as
+//!   [`RawFields`] in the request's or response's extensions. HTTP/1.1 writes and reads
+//!   such fields as they are; a request holding one goes over HTTP/1.1 even where ALPN or
+//!   prior knowledge would pick HTTP/2 or HTTP/3, whose crates cannot carry it. A
+//!   [`Transport`] of one's own finds them there.
 //! - **New connections.** A request sent with [`SendOptions::new_connection`] gets a
 //!   connection of its own: never an idle or HTTP/2 one (at the cap, an idle connection
 //!   is closed to make room). Fetch asks for this when it retries a `421 Misdirected
