@@ -1123,6 +1123,27 @@ impl ClientBuilder {
         self
     }
 
+    /// HTTP/1.1 pipelining: up to `depth` requests in flight on one connection, written
+    /// without waiting for the responses before them. Off by default; read when not to
+    /// use it (a slow response holds up those behind it) before turning it on.
+    ///
+    /// What it does, which requests it takes, its limits and its default: the
+    /// transport's [`HyperTransportBuilder::http1_pipelining`], which this sets.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .http1_pipelining(10)
+    ///     .max_connections_per_origin(50)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// [`HyperTransportBuilder::http1_pipelining`]: crate::net::HyperTransportBuilder::http1_pipelining
+    pub fn http1_pipelining(mut self, depth: usize) -> ClientBuilder {
+        self.hyper = self.hyper.http1_pipelining(depth);
+        self
+    }
+
     /// Whether HTTP/1.1 header names go out in title case (`Content-Type`).
     ///
     /// What it does, its limits and its default: the transport's

@@ -31,6 +31,7 @@ pub struct HyperTransportBuilder {
     max_connections_per_origin: usize,
     http2_max_connections_per_origin: usize,
     max_idle_per_origin: usize,
+    http1_pipelining: usize,
     pool_idle_timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
     read_timeout: Option<Duration>,
@@ -75,6 +76,7 @@ impl Default for HyperTransportBuilder {
             max_connections_per_origin: usize::MAX,
             http2_max_connections_per_origin: 1,
             max_idle_per_origin: usize::MAX,
+            http1_pipelining: 1,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             connect_timeout: Some(Duration::from_secs(30)),
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
@@ -120,6 +122,7 @@ impl fmt::Debug for HyperTransportBuilder {
                 &self.http2_max_connections_per_origin,
             )
             .field("max_idle_per_origin", &self.max_idle_per_origin)
+            .field("http1_pipelining", &self.http1_pipelining)
             .field("pool_idle_timeout", &self.pool_idle_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
@@ -416,6 +419,49 @@ impl HyperTransportBuilder {
     /// Default is `false`.
     pub fn http1_title_case_headers(mut self, enabled: bool) -> HyperTransportBuilder {
         self.protocol.http1_title_case_headers = enabled;
+        self
+    }
+
+    /// HTTP/1.1 pipelining ([RFC 9112
+    /// §9.3.2](https://httpwg.org/specs/rfc9112.html#pipelining)): up to `depth` requests
+    /// in flight on one connection, each written without waiting for the responses
+    /// before it, which come back in the same order. `0` and `1` pipeline nothing.
+    ///
+    /// Only requests that may be sent again are pipelined: a `GET`, `HEAD`, `OPTIONS`,
+    /// `PUT`, `DELETE` or `TRACE` whose body is empty or one buffer of at most 64 KiB,
+    /// with no `Connection`, `Upgrade` or `Expect` header of its own; any other request
+    /// goes on a connection of its own, as without pipelining. A request goes on the
+    /// first of its origin's pipelined connections with fewer than `depth` requests in
+    /// flight; with none, on a new connection while
+    /// [`max_connections_per_origin`](Self::max_connections_per_origin) allows, else in
+    /// the queue of the least loaded. A pipeline the server ends early (`Connection:
+    /// close`, a connection closed, a response that cannot be read) gives back the
+    /// requests it had not answered, and each is sent once more on a connection of its
+    /// own; a server that ends a pipeline after its first response (HTTP/1.0 servers do)
+    /// is sent no more pipelined requests. An origin that speaks HTTP/2 multiplexes its
+    /// requests instead.
+    ///
+    /// When not to: a response waits for every response before it on its connection, so
+    /// one slow response (a long poll, a large download, a body read slowly) holds up the
+    /// requests behind it (head-of-line blocking), and the read timeout counts from the
+    /// time a request's turn comes; some proxies and old servers mishandle pipelined
+    /// requests, and browsers do not send them. Pipelining pays for many small requests
+    /// to one HTTP/1.1 server that answers them quickly, in order, over few connections:
+    /// fewer writes and reads per request, and fewer connections for the same load.
+    ///
+    /// Default is `1`: no pipelining.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .http1_pipelining(10)
+    ///     .max_connections_per_origin(50)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn http1_pipelining(mut self, depth: usize) -> HyperTransportBuilder {
+        self.http1_pipelining = depth.max(1);
         self
     }
 
@@ -939,6 +985,14 @@ impl HyperTransportBuilder {
                     h2_for_https,
                     h2_for_http: self.http2_prior_knowledge,
                     max_h2_per_origin: self.http2_max_connections_per_origin,
+                    pipeline: (self.http1_pipelining > 1).then_some(
+                        super::pipeline::PipelineConfig {
+                            depth: self.http1_pipelining,
+                            read_timeout: self.read_timeout,
+                            idle_timeout: self.pool_idle_timeout,
+                            title_case: self.protocol.http1_title_case_headers,
+                        },
+                    ),
                 }),
                 connector: Connector {
                     overrides: self.overrides,

@@ -294,14 +294,14 @@ pub(crate) struct Sending<'c> {
 
 /// What a response's framing depends on in the request's method.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Sent {
+pub(crate) enum Sent {
     Head,
     Connect,
     Other,
 }
 
 impl Sent {
-    fn of(method: &Method) -> Sent {
+    pub(crate) fn of(method: &Method) -> Sent {
         if *method == Method::HEAD {
             Sent::Head
         } else if *method == Method::CONNECT {
@@ -372,6 +372,99 @@ impl Drop for Sending<'_> {
             self.conn.reused.read_timer = Some(timer);
         }
     }
+}
+
+/// The steps of a pipelined connection (`net/pipeline.rs`), whose task writes the
+/// requests one after another and reads their responses in the same order.
+impl Http1 {
+    /// Adds a whole request message ([`encode_message`]) to what is left to write.
+    pub(crate) fn queue(&mut self, message: &[u8]) {
+        let conn = &mut *self.0;
+        if conn.write_pos == conn.write_buf.len() {
+            conn.write_buf.clear();
+            conn.write_pos = 0;
+        }
+        conn.write_buf.extend_from_slice(message);
+    }
+
+    /// Whether some of what was queued is not written yet.
+    pub(crate) fn has_queued(&self) -> bool {
+        self.0.write_pos < self.0.write_buf.len()
+    }
+
+    /// Writes what is queued, and flushes it.
+    pub(crate) fn poll_write_queued(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), H1Error>> {
+        let conn = &mut *self.0;
+        while conn.write_pos < conn.write_buf.len() {
+            let rest = conn.write_buf.get(conn.write_pos..).unwrap_or_default();
+            conn.write_pos += ready!(poll_write(&mut conn.io, cx, rest))?;
+        }
+        conn.write_buf.clear();
+        conn.write_pos = 0;
+        ready!(Pin::new(conn.io.get_mut()).poll_flush(cx)).map_err(H1Error::io)?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Starts reading the next response: the bytes already read past the last one are
+    /// its first.
+    pub(crate) fn start_response(&mut self) {
+        let conn = &mut *self.0;
+        conn.informational = 0;
+        conn.head_scanned = 0;
+        conn.response_started = (!conn.read_buf.is_empty()).then(std::time::Instant::now);
+    }
+
+    /// Reads the next final response head, as [`Http1::send`] does; `method` is its
+    /// request's.
+    pub(crate) fn poll_response_head(
+        &mut self,
+        cx: &mut Context<'_>,
+        method: Sent,
+    ) -> Poll<Result<(http::response::Parts, BodyReader), H1Error>> {
+        self.0.poll_head(cx, method)
+    }
+
+    /// The bytes read and not yet taken.
+    pub(crate) fn buffered(&self) -> usize {
+        self.0.read_buf.len()
+    }
+
+    /// While no request is in flight: ready once the peer sent a byte or closed (or the
+    /// connection failed), which closes the connection.
+    pub(crate) fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let conn = &mut *self.0;
+        if conn.closed || !conn.read_buf.is_empty() {
+            conn.closed = true;
+            return Poll::Ready(());
+        }
+        let mut probe = [0; 8];
+        let mut probe = tokio::io::ReadBuf::new(&mut probe);
+        ready!(Pin::new(conn.io.get_mut()).poll_read(cx, &mut probe)).ok();
+        conn.closed = true;
+        Poll::Ready(())
+    }
+}
+
+/// The whole message of `request` with `head`, for a pipelined connection: its head,
+/// then `body`, which must be empty or one buffer.
+pub(crate) fn encode_message(
+    request: &Request<RequestBody>,
+    body: RequestBody,
+    head: &Head<'_>,
+    title_case: bool,
+) -> Result<Vec<u8>, H1Error> {
+    let mut message = Vec::new();
+    match encode_head(&mut message, request, body, head, title_case)? {
+        Outgoing::Done => {}
+        Outgoing::Full(bytes) => message.extend_from_slice(&bytes),
+        Outgoing::Stream { .. } => {
+            return Err(H1Error::new(
+                Kind::Request,
+                "a request body streamed is not pipelined",
+            ));
+        }
+    }
+    Ok(message)
 }
 
 /// What goes out after the head.
@@ -1242,6 +1335,12 @@ impl BodyReader {
         }
     }
 
+    /// Whether the connection may serve another request after the body, as far as the
+    /// response and its request say.
+    pub(crate) fn keeps_alive(&self) -> bool {
+        self.keep_alive
+    }
+
     /// Whether the body was framed by a `Content-Length`.
     pub(crate) fn is_sized(&self) -> bool {
         matches!(self.kind, BodyKind::Length(_))
@@ -1547,6 +1646,16 @@ impl H1Error {
             message,
             source: None,
         }
+    }
+
+    /// The read timeout passed before the response arrived.
+    pub(crate) fn timeout() -> H1Error {
+        H1Error::new(Kind::Timeout, "read timeout")
+    }
+
+    /// The connection ended before the body did.
+    pub(crate) fn closed() -> H1Error {
+        H1Error::new(Kind::BodyCut, "the connection ended before the body")
     }
 
     fn io(error: io::Error) -> H1Error {

@@ -194,6 +194,7 @@ mod h2;
 #[cfg(feature = "http3")]
 mod h3;
 mod happy_eyeballs;
+mod pipeline;
 mod pool;
 mod protocol;
 mod proxy;

@@ -31,6 +31,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::h1::Http1;
+use super::pipeline::{Pipeline, PipelineConfig, Starter, Ticket};
 
 /// An origin (scheme, host and port), and the proxy that reaches it, if any.
 ///
@@ -125,6 +126,8 @@ pub(crate) struct PoolConfig {
     /// The most HTTP/2 connections to one origin: another opens when every stream of
     /// those open is taken.
     pub(crate) max_h2_per_origin: usize,
+    /// HTTP/1.1 pipelining, when it is on (see `net/pipeline.rs`).
+    pub(crate) pipeline: Option<PipelineConfig>,
 }
 
 /// The pool, cheap to clone.
@@ -174,6 +177,10 @@ struct Origin {
     opened: u64,
     /// Connections closed since this origin entered the pool.
     closed: u64,
+    /// Its pipelined HTTP/1.1 connections (counted in `total`), oldest first.
+    pipes: Vec<Pipeline>,
+    /// Whether its server ended a pipeline after its first response: no more are made.
+    no_pipelining: bool,
 }
 
 impl Origin {
@@ -187,6 +194,7 @@ impl Origin {
     fn is_unused(&self) -> bool {
         self.total == 0
             && self.idle.is_empty()
+            && self.pipes.is_empty()
             && self.waiters.is_empty()
             && self.h2.is_none()
             && self.h2_earlier.is_empty()
@@ -250,7 +258,17 @@ pub(crate) enum Checkout {
     Connect(Slot),
     /// The origin's HTTP/2 connection.
     H2(H2Connection),
+    /// A pipelined HTTP/1.1 connection, and the request's place in it.
+    Pipe(Pipeline, Ticket),
+    /// A place under the cap, to connect a new connection for the pipeline that comes
+    /// with it ([`PendingPipe`]).
+    ConnectPipe(Slot, PendingPipe),
 }
+
+/// A pipeline whose connection is being made: what starts it, the handle requests join
+/// it by, and the place of the request that makes the connection. Boxed: rare, and
+/// kept out of the state of every request's future.
+pub(crate) type PendingPipe = Box<(Starter, Pipeline, Ticket)>;
 
 /// One unit of an origin's connection count. Dropping it frees the count.
 pub(crate) struct Slot {
@@ -295,7 +313,8 @@ impl Pool {
                     let open = usize::try_from(origin.opened.saturating_sub(origin.closed))
                         .unwrap_or(usize::MAX);
                     let h2 = origin.h2_count();
-                    let idle = origin.idle.len();
+                    let idle = origin.idle.len()
+                        + origin.pipes.iter().filter(|pipe| pipe.load() == 0).count();
                     OriginStats {
                         origin: format!(
                             "{}://{}",
@@ -351,6 +370,28 @@ impl Pool {
     // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
     #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
     pub(crate) async fn checkout(&self, key: &Key, new_connection: bool) -> Checkout {
+        self.checkout_for(key, new_connection, false).await
+    }
+
+    /// Whether HTTP/1.1 pipelining is on.
+    pub(crate) fn pipelines(&self) -> bool {
+        self.shared.config.pipeline.is_some()
+    }
+
+    /// [`checkout`](Pool::checkout), for a request that may be pipelined (see
+    /// `net/pipeline.rs`) when `pipelined` says so: with pipelining on, unless the origin
+    /// may speak HTTP/2 or its server refused a pipeline, the first of its pipelined
+    /// connections with room, else a new one (under the cap), which the requests after
+    /// it may join while it is made, else the least loaded, whose queue the request
+    /// joins; with none, what a request that is not pipelined gets.
+    #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
+    pub(crate) async fn checkout_for(
+        &self,
+        key: &Key,
+        new_connection: bool,
+        pipelined: bool,
+    ) -> Checkout {
+        let pipeline = self.shared.config.pipeline.filter(|_| pipelined);
         loop {
             let receiver = {
                 let mut evicted = Vec::new();
@@ -384,6 +425,31 @@ impl Pool {
                     drop(origins);
                     drop(evicted);
                     return Checkout::Connect(slot);
+                }
+                // Not while a new connection may speak HTTP/2: until one has spoken
+                // HTTP/1.1, requests wait for it as they would without pipelining.
+                let pipeline = pipeline.filter(|_| !origin.no_pipelining && !origin.h2_likely);
+                if let Some(config) = pipeline {
+                    origin.pipes.retain(|pipe| !pipe.is_closed());
+                    if let Some(pipe) = origin.pipes.iter().find(|pipe| pipe.has_room()) {
+                        let ticket = pipe.reserve();
+                        return Checkout::Pipe(pipe.clone(), ticket);
+                    }
+                    if origin.total < self.shared.config.max_per_origin {
+                        // A new connection, which the requests after this one may join
+                        // while it is being made.
+                        origin.total += 1;
+                        let (pipe, starter, ticket) = Pipeline::new(config, key);
+                        origin.pipes.push(pipe.clone());
+                        let slot = self.shared.slot(key);
+                        drop(origins);
+                        drop(evicted);
+                        return Checkout::ConnectPipe(slot, Box::new((starter, pipe, ticket)));
+                    }
+                    if let Some(pipe) = origin.pipes.iter().min_by_key(|pipe| pipe.load()) {
+                        let ticket = pipe.reserve();
+                        return Checkout::Pipe(pipe.clone(), ticket);
+                    }
                 }
                 let expired_before = if origin.idle.is_empty() {
                     None
@@ -445,6 +511,7 @@ impl Pool {
                 Ok(Grant::H2(_)) if new_connection => continue,
                 Ok(Grant::H2(tx)) => return Checkout::H2(tx),
                 Ok(Grant::Permit(mut slot)) => {
+                    let mut pending = None;
                     // The origin may have gained an HTTP/2 connection meanwhile.
                     let h2 = {
                         let mut origins = self.shared.lock();
@@ -455,6 +522,13 @@ impl Pool {
                                     if origin.h2_likely && !origin.h2_connecting {
                                         origin.h2_connecting = true;
                                         slot.h2_connect = true;
+                                    }
+                                    if let Some(config) = pipeline
+                                        .filter(|_| !origin.no_pipelining && !origin.h2_likely)
+                                    {
+                                        let (pipe, starter, ticket) = Pipeline::new(config, key);
+                                        origin.pipes.push(pipe.clone());
+                                        pending = Some(Box::new((starter, pipe, ticket)));
                                     }
                                     None
                                 }
@@ -467,7 +541,10 @@ impl Pool {
                             drop(slot);
                             Checkout::H2(h2)
                         }
-                        None => Checkout::Connect(slot),
+                        None => match pending {
+                            Some(pending) => Checkout::ConnectPipe(slot, pending),
+                            None => Checkout::Connect(slot),
+                        },
                     };
                 }
                 // The pool only drops a waiter's sender after removing it from the
@@ -858,6 +935,7 @@ impl Shared {
                     self.count_closed(origin);
                 }
                 origin.h2_earlier = earlier;
+                origin.pipes.retain(|pipe| !pipe.is_closed());
             }
             origins.retain(|_, origin| !origin.is_unused());
         }
@@ -950,6 +1028,15 @@ impl Pooled {
         self.reused = true;
         let shared = Arc::clone(&self.slot.shared);
         shared.release(self);
+    }
+
+    /// Notes that the connection's server ended a pipeline after its first response:
+    /// the origin's requests are no longer pipelined.
+    pub(crate) fn refuse_pipelining(&self) {
+        let mut origins = self.slot.shared.lock();
+        if let Some(origin) = origins.get_mut(&self.slot.key) {
+            origin.no_pipelining = true;
+        }
     }
 
     /// Gives up the connection but keeps its place under the cap.

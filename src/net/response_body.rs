@@ -107,6 +107,9 @@ enum Source {
     /// the others, which every body would carry.
     #[cfg(feature = "http3")]
     H3(Box<super::h3::H3Body>),
+    /// A pipelined HTTP/1.1 body (see `net/pipeline.rs`), handed over by its
+    /// connection's task.
+    Pipe(super::pipeline::PipeBody),
     /// Nothing: the response's stream is a tunnel now (an extended `CONNECT`'s, see
     /// `net/h2.rs`).
     #[cfg_attr(not(feature = "http2"), allow(dead_code))]
@@ -118,6 +121,7 @@ impl Source {
         match self {
             Source::H1(reader) => reader.is_end(),
             Source::H2(body) => body.is_end_stream(),
+            Source::Pipe(body) => body.is_end_stream(),
             #[cfg(feature = "http3")]
             Source::H3(body) => body.is_end_stream(),
             Source::Tunnel => true,
@@ -131,6 +135,7 @@ impl Source {
                 None => SizeHint::default(),
             },
             Source::H2(body) => body.size_hint(),
+            Source::Pipe(body) => body.size_hint(),
             #[cfg(feature = "http3")]
             Source::H3(body) => body.size_hint(),
             Source::Tunnel => SizeHint::with_exact(0),
@@ -203,6 +208,12 @@ impl ResponseBody {
             read_timeout,
             info,
         )
+    }
+
+    /// The body of a pipelined HTTP/1.1 response. (Its connection's task times its reads
+    /// and tells a body cut short from its end.)
+    pub(crate) fn pipelined(body: super::pipeline::PipeBody, info: Recorded) -> ResponseBody {
+        ResponseBody::from_source(Source::Pipe(body), None, false, None, info)
     }
 
     /// The empty body of a `101 Switching Protocols` whose connection was handed over
@@ -370,6 +381,7 @@ impl IncomingBody {
         }
         let polled = match &mut self.body {
             Source::H2(body) => body.poll_frame(cx),
+            Source::Pipe(body) => body.poll_frame(cx),
             #[cfg(feature = "http3")]
             Source::H3(body) => body.poll_frame(cx),
             Source::Tunnel => return Poll::Ready(None),

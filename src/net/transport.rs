@@ -16,6 +16,7 @@ use super::connect::{Connected, Connector};
 use super::decode::decode_response_with;
 use super::h1::{BodyReader, H1Error, Head, HeadLimits, Http1};
 use super::h2::{H2Connection, H2Reply, Retry, StreamContext};
+use super::pipeline::{PipeError, Pipeline};
 use super::pool::{Checkout, Key, Pool, Pooled};
 use super::request_body::RequestBody;
 use super::response_body::ResponseBody;
@@ -247,8 +248,16 @@ impl Inner {
             if !self.connector.proxies.is_empty() {
                 self.connector.route(&mut key);
             }
-            let mut checkout = self.pool.checkout(&key, options.new_connection).await;
+            // A request that may be sent again goes on a pipelined connection, when
+            // pipelining is on.
+            let pipelined = self.pool.pipelines() && !h2_only && pipelinable(&request, &options);
+            let mut checkout = self
+                .pool
+                .checkout_for(&key, options.new_connection, pipelined)
+                .await;
             let mut h2_retried = false;
+            // The pipeline the connection being made is for, if any.
+            let mut pending_pipe: Option<super::pool::PendingPipe> = None;
             // Whether the request was sent again after a connection failed under it: once.
             let mut replayed = false;
             // How the connection this request made was made; `None` while it uses one that
@@ -317,6 +326,7 @@ impl Inner {
                         };
                         let resolved = match coalesced {
                             Coalesced::Shared(h2) => {
+                                pending_pipe = None;
                                 self.pool.insert_coalesced(&key, &h2);
                                 drop(slot);
                                 fresh = None;
@@ -329,14 +339,81 @@ impl Inner {
                         #[cfg(feature = "tracing")]
                         tracing::Span::current().record("connection", "new");
                         match Box::pin(self.connector.connect(&key, timing, resolved)).await? {
-                            Connected::H1(tx) => Pooled::new(tx, slot),
+                            Connected::H1(tx) => {
+                                let pooled = Pooled::new(tx, slot);
+                                if let Some(pending) = pending_pipe.take() {
+                                    let (starter, pipe, ticket) = *pending;
+                                    starter.start(pooled);
+                                    checkout = Checkout::Pipe(pipe, ticket);
+                                    continue;
+                                }
+                                pooled
+                            }
                             Connected::H2(tx) => {
+                                // The requests that joined the pipeline go again.
+                                pending_pipe = None;
                                 self.pool.insert_h2(&key, &tx);
                                 drop(slot);
                                 checkout = Checkout::H2(tx);
                                 continue;
                             }
                         }
+                    }
+                    Checkout::ConnectPipe(slot, pending) => {
+                        pending_pipe = Some(pending);
+                        checkout = Checkout::Connect(slot);
+                        continue;
+                    }
+                    Checkout::Pipe(pipe, ticket) => {
+                        // Boxed: kept out of the state of every other request's future.
+                        let sent: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
+                            Box::pin(self.send_pipelined(pipe, ticket, &request, &key, own_host));
+                        // Where to go next is settled before the next await, so that the
+                        // result is not kept across it.
+                        match sent.await {
+                            Ok((answer, request_start, peer)) => {
+                                let info = Recorded {
+                                    timing: fresh.take().map(Box::new),
+                                    request_start,
+                                    response_start: answer.response_start,
+                                    alpn: super::timing::HTTP_1_1,
+                                    secure: key.https,
+                                    peer,
+                                };
+                                let super::pipeline::Answer { parts, body, .. } = answer;
+                                #[cfg(feature = "http3")]
+                                if direct_https {
+                                    self.note_alt_svc_head(&key, &parts.headers);
+                                }
+                                let body = ResponseBody::pipelined(body, info);
+                                return self.decode(Response::from_parts(parts, body), &options);
+                            }
+                            // RFC 9112 §9.3.2: the requests a pipeline left unanswered
+                            // go again, once, each on a new connection of its own.
+                            Err(PipeError::NotAnswered(_)) if !replayed => {
+                                replayed = true;
+                                fresh = None;
+                            }
+                            Err(PipeError::NotAnswered(cause)) => {
+                                return Err(match cause {
+                                    Some(error) => self.h1_request_error(error, &key),
+                                    None => NetworkError::Protocol(
+                                        "the pipelined HTTP/1.1 connection closed before the \
+                                         response"
+                                            .into(),
+                                    ),
+                                });
+                            }
+                            Err(PipeError::Failed(error)) if error.is_timeout() => {
+                                return Err(self.idle_timeout());
+                            }
+                            Err(PipeError::Failed(error)) => {
+                                return Err(self.h1_request_error(error, &key));
+                            }
+                            Err(PipeError::Invalid(error)) => return Err(error),
+                        }
+                        checkout = self.pool.checkout(&key, true).await;
+                        continue;
                     }
                     Checkout::Idle(mut pooled) => {
                         fresh = None;
@@ -820,6 +897,49 @@ impl Inner {
         self.decode(Response::from_parts(parts, body), options)
     }
 
+    /// Sends `request` on the pipelined connection `pipe`, in the place `ticket` holds
+    /// there: its response head, when the request went out, and the connection's peer.
+    async fn send_pipelined(
+        &self,
+        pipe: Pipeline,
+        ticket: super::pipeline::Ticket,
+        request: &Request<RequestBody>,
+        key: &Key,
+        own_host: bool,
+    ) -> Result<
+        (
+            super::pipeline::Answer,
+            std::time::Instant,
+            Option<Arc<crate::peer::Peer>>,
+        ),
+        PipeError,
+    > {
+        // `pipelinable` let only a body that can be copied through.
+        let body = request.body().try_clone().unwrap_or_default();
+        let host = match own_host {
+            true => None,
+            false => Some(pipe.host(key).ok_or_else(|| {
+                PipeError::Invalid(NetworkError::Other(
+                    "request URI host is not a valid header".into(),
+                ))
+            })?),
+        };
+        let forward = key.forwards_to_proxy();
+        let proxy = forward.then(|| self.connector.proxy(key)).flatten();
+        let head = Head {
+            absolute: forward.then(|| without_userinfo(key.authority.as_str())),
+            host: host.as_ref(),
+            proxy_authorization: proxy.and_then(|proxy| proxy.authorization.as_ref()),
+            proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
+        };
+        let message = super::h1::encode_message(request, body, &head, pipe.title_case())
+            .map_err(PipeError::Failed)?;
+        let request_start = std::time::Instant::now();
+        let method = super::h1::Sent::of(request.method());
+        let answer = pipe.send(message, method, ticket).await?;
+        Ok((answer, request_start, pipe.peer()))
+    }
+
     /// An HTTP/1.1 response, whose body `reader` reads from `conn`.
     fn wrap_h1(
         &self,
@@ -1037,6 +1157,33 @@ fn parse_length(digits: &[u8]) -> Option<u64> {
         length.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
     })
 }
+
+/// Whether `request` may go on a pipelined connection (see `net/pipeline.rs`): one that
+/// may be sent again if the pipeline ends before its response (an idempotent method, a
+/// body empty or one buffer of at most [`PIPELINED_BODY`] bytes), that keeps the
+/// connection as it is (no `Connection`, `Upgrade` or `Expect` of its own, not HTTP/1.0),
+/// and that asks for no connection of its own.
+fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
+    use http_body::Body as _;
+    let headers = request.headers();
+    request.method().is_idempotent()
+        && request.version() != Version::HTTP_10
+        && !options.new_connection
+        && !options.websocket
+        && !options.http1_only
+        && !headers.contains_key(http::header::CONNECTION)
+        && !headers.contains_key(UPGRADE)
+        && !headers.contains_key(http::header::EXPECT)
+        && !request.body().is_stream()
+        && request
+            .body()
+            .size_hint()
+            .exact()
+            .is_some_and(|length| length <= PIPELINED_BODY)
+}
+
+/// The largest request body pipelined: it is copied into the connection's write buffer.
+const PIPELINED_BODY: u64 = 64 * 1024;
 
 /// The origin of an absolute request URI.
 fn origin_key(uri: &Uri) -> Result<Key, NetworkError> {
