@@ -37,6 +37,13 @@
 //!   burst of `n` requests in flight leaves `n` connections for the next; idle
 //!   connections are closed past [`HyperTransportBuilder::pool_idle_timeout`] by one
 //!   background task per transport that holds the pool weakly.
+//! - **Pipelining** (opt in, [`HyperTransportBuilder::http1_pipelining`]). A request
+//!   that may be sent again goes on the first of its origin's pipelined connections with
+//!   room, else on a new one under the cap (which the requests after it may join while it
+//!   is made), else in the queue of the least loaded. A pipelined connection has a task
+//!   of its own that writes each request as it comes and reads the responses in order,
+//!   handing a body over one chunk at a time; the requests a pipeline leaves unanswered
+//!   are sent again, once, each on a new connection.
 //! - **Connecting.** A host name is resolved by the override map, then
 //!   [`HyperTransportBuilder::resolve_with`], then a [`Resolve`] (the
 //!   [`SystemResolver`] by default); a failure is a [`NetworkError::Dns`] whose
