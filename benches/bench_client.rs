@@ -3,14 +3,15 @@
 //!
 //! ```text
 //! cargo build --release -p benches --example bench_client
-//! target/release/examples/bench_client [--clients fetch,hyper,reqwest] URL N CONCURRENCY [ROUNDS]
+//! target/release/examples/bench_client [--clients fetch,hyper,reqwest,fetch-pipelined] URL N CONCURRENCY [ROUNDS]
 //! ```
 //!
 //! One probe request, one warm-up round, then ROUNDS (default 7) measured rounds of N `GET URL`
 //! with CONCURRENCY in flight; every body is parsed as JSON and its `items` counted. Prints one
 //! JSON line per client, `{"client": "whatwg-fetch", "rps_median": ..., "rounds": [...]}`,
 //! and exits non-zero if a request fails or a count is wrong. By default only `fetch()` is
-//! measured; `--clients` adds the Rust reference clients built with the same profile.
+//! measured; `--clients` adds the Rust reference clients built with the same profile, and
+//! `fetch-pipelined`, `fetch()` with HTTP/1.1 pipelining 10 deep (undici's benchmark's depth).
 
 #[path = "support/clients.rs"]
 mod clients;
@@ -18,8 +19,7 @@ mod clients;
 #[path = "support/jobs.rs"]
 mod jobs;
 
-const USAGE: &str =
-    "usage: bench_client [--clients fetch,hyper,reqwest] URL N CONCURRENCY [ROUNDS]";
+const USAGE: &str = "usage: bench_client [--clients fetch,hyper,reqwest,fetch-pipelined] URL N CONCURRENCY [ROUNDS]";
 
 fn parse_args() -> Result<(Vec<&'static str>, String, usize, usize, usize), String> {
     let mut names = vec![clients::ALL[0]];

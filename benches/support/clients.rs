@@ -18,14 +18,22 @@ use whatwg_fetch::Client;
 /// The clients, by the names printed in results.
 pub const ALL: [&str; 3] = ["whatwg-fetch", "hyper-util-legacy", "reqwest"];
 
-/// The printed name for a name or short name (`fetch`, `hyper`, `reqwest`).
+/// `fetch()` with HTTP/1.1 pipelining, [`PIPELINING`] deep: named only when asked for.
+pub const PIPELINED: &str = "whatwg-fetch-pipelined";
+
+/// The pipelining depth of [`PIPELINED`]: undici's benchmark's.
+pub const PIPELINING: usize = 10;
+
+/// The printed name for a name or short name (`fetch`, `hyper`, `reqwest`,
+/// `fetch-pipelined`).
 pub fn canonical(name: &str) -> Result<&'static str, String> {
     match name {
         "whatwg-fetch" | "fetch" => Ok(ALL[0]),
         "hyper-util-legacy" | "hyper" => Ok(ALL[1]),
         "reqwest" => Ok(ALL[2]),
+        "whatwg-fetch-pipelined" | "fetch-pipelined" => Ok(PIPELINED),
         other => Err(format!(
-            "unknown client {other:?} (expected fetch, hyper or reqwest)"
+            "unknown client {other:?} (expected fetch, hyper, reqwest or fetch-pipelined)"
         )),
     }
 }
@@ -60,6 +68,14 @@ impl Bench {
             "whatwg-fetch" => Bench::Fetch(
                 Client::builder()
                     .max_connections_per_origin(concurrency)
+                    .build()
+                    .map_err(|error| error.to_string())?,
+                None,
+            ),
+            PIPELINED => Bench::Fetch(
+                Client::builder()
+                    .max_connections_per_origin(concurrency)
+                    .http1_pipelining(PIPELINING)
                     .build()
                     .map_err(|error| error.to_string())?,
                 None,

@@ -441,13 +441,26 @@ impl Task {
                         self.fail_front(error);
                         Step::End
                     }
-                    Poll::Ready(Ok((parts, reader))) => {
+                    Poll::Ready(Ok((parts, mut reader))) => {
                         self.answered += 1;
                         let declared_length = reader.is_sized();
+                        // A body whose bytes have all arrived with its head (a small
+                        // one, usually) goes with the head, and the next response is
+                        // read at once.
+                        let whole = match reader.remaining() {
+                            Some(length @ 1..) if length <= self.conn.tx.buffered() as u64 => {
+                                match reader.poll_data(&mut self.conn.tx, cx) {
+                                    Poll::Ready(Some(Ok(data))) if reader.is_end() => Some(data),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        };
                         let slot = (!reader.is_end()).then(|| Arc::new(Slot::default()));
                         let body = PipeBody {
                             slot: slot.clone(),
                             remaining: reader.remaining(),
+                            whole,
                             done: slot.is_none(),
                         };
                         let answer = Answer {
@@ -712,8 +725,10 @@ impl Slot {
 /// The body of a pipelined response, handed over chunk by chunk by the connection's
 /// task.
 pub(crate) struct PipeBody {
-    /// `None` for a body that ended with its head.
+    /// `None` for a body that ended with its head, or came whole with it.
     slot: Option<Arc<Slot>>,
+    /// The body, when it came whole with its head.
+    whole: Option<Bytes>,
     /// The bytes left, if known.
     remaining: Option<u64>,
     done: bool,
@@ -724,6 +739,9 @@ impl PipeBody {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
+        if let Some(whole) = self.whole.take() {
+            return Poll::Ready(Some(Ok(Frame::data(whole))));
+        }
         if self.done {
             return Poll::Ready(None);
         }
@@ -763,10 +781,13 @@ impl PipeBody {
     }
 
     pub(crate) fn is_end_stream(&self) -> bool {
-        self.done || self.remaining == Some(0)
+        self.whole.is_none() && (self.done || self.remaining == Some(0))
     }
 
     pub(crate) fn size_hint(&self) -> SizeHint {
+        if let Some(whole) = &self.whole {
+            return SizeHint::with_exact(whole.len() as u64);
+        }
         match self.remaining {
             Some(left) => SizeHint::with_exact(left),
             None => SizeHint::default(),
