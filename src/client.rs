@@ -598,6 +598,8 @@ pub struct ClientBuilder {
     https_only: bool,
     default_headers: http::HeaderMap,
     codings: crate::net::ContentCodings,
+    /// How long request bodies wait for a `100 Continue`, if they do.
+    expect_continue: Option<Duration>,
     #[cfg(feature = "tower")]
     transport_layers: Vec<WrapTransport>,
 }
@@ -642,6 +644,7 @@ impl Default for ClientBuilder {
             https_only: false,
             default_headers: http::HeaderMap::new(),
             codings: crate::net::ContentCodings::available(),
+            expect_continue: None,
             #[cfg(feature = "tower")]
             transport_layers: Vec::new(),
         }
@@ -1120,6 +1123,34 @@ impl ClientBuilder {
     /// [`HyperTransportBuilder::http1_only`]: crate::net::HyperTransportBuilder::http1_only
     pub fn http1_only(mut self) -> ClientBuilder {
         self.hyper = self.hyper.http1_only();
+        self
+    }
+
+    /// Uploads that wait for the server's go-ahead: a request with a body sends its head
+    /// with `Expect: 100-continue` and its body only after a `100 Continue`, or after
+    /// `wait` without an answer (servers that do not know the expectation never send
+    /// one; curl waits 1 s). A final response that comes first (a `401`, a `413`, a
+    /// redirect) ends the request without sending the body, so that a refused upload
+    /// costs nothing; over HTTP/1.1 its connection is closed then, as the server may
+    /// still expect the body its head announced. `None` sends bodies with their heads;
+    /// [`RequestBuilder::expect_continue`] decides for one request.
+    ///
+    /// A redirect that keeps the body (`307`, `308`) waits again; a retry
+    /// ([`retry`](Self::retry)) too. Such requests are never pipelined. HTTP/2 and
+    /// HTTP/3 send the body at once.
+    ///
+    /// Default is `None`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .expect_continue(Some(Duration::from_secs(1)))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn expect_continue(mut self, wait: Option<Duration>) -> ClientBuilder {
+        self.expect_continue = wait;
         self
     }
 
@@ -1827,6 +1858,7 @@ impl ClientBuilder {
                     redirect_policy: self.redirect_policy,
                     https_only: self.https_only,
                     codings: self.codings,
+                    expect_continue: self.expect_continue,
                 },
                 default_headers: self.default_headers,
                 total_timeout: self.total_timeout,

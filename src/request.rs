@@ -415,6 +415,10 @@ pub struct Request {
     /// ([`RequestBuilder::version`](crate::RequestBuilder::version)); not the standard's,
     /// which leaves the version to the user agent.
     pub(crate) http_version: Option<http::Version>,
+    /// Whether the body waits for a `100 Continue`, and how long, if the caller said so
+    /// for this request ([`RequestBuilder::expect_continue`](crate::RequestBuilder::expect_continue));
+    /// `None` leaves it to the client. Not the standard's, which sends no `Expect`.
+    pub(crate) expect_continue: Option<Option<std::time::Duration>>,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
     pub(crate) signal: RequestSignal,
 }
@@ -510,6 +514,7 @@ impl Request {
             prevent_no_cache_cache_control_header_modification: false,
             no_traversable: false,
             http_version: None,
+            expect_continue: None,
             signal,
         }
     }
@@ -961,6 +966,7 @@ impl Request {
                 .prevent_no_cache_cache_control_header_modification,
             no_traversable: self.no_traversable,
             http_version: self.http_version,
+            expect_continue: self.expect_continue,
             signal: self.signal.clone(),
         }
     }

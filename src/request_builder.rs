@@ -104,6 +104,8 @@ struct Parts {
     timeout: Option<Duration>,
     /// The HTTP version the request must go over.
     version: Option<http::Version>,
+    /// Whether the body waits for a `100 Continue`, overriding the client.
+    expect_continue: Option<Option<Duration>>,
 }
 
 impl RequestBuilder {
@@ -587,6 +589,35 @@ impl RequestBuilder {
         })
     }
 
+    /// Whether this request's body waits for the server's `100 Continue`, and for how
+    /// long, whatever the client's
+    /// [`expect_continue`](crate::ClientBuilder::expect_continue) says: `Some(wait)` sends
+    /// the head with `Expect: 100-continue` and the body after a `100 Continue` or after
+    /// `wait`; `None` sends the body with the head. A final response before the body
+    /// (a `401`, a `413`) ends the request without sending it.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::new();
+    /// let response = client
+    ///     .put("https://uploads.example/big.bin")
+    ///     .body(vec![0u8; 64 << 20])
+    ///     .expect_continue(Some(Duration::from_secs(1)))
+    ///     .send()
+    ///     .await?;
+    /// println!("{}", response.status());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn expect_continue(self, wait: Option<Duration>) -> RequestBuilder {
+        self.with(|parts| {
+            parts.expect_continue = Some(wait);
+            Ok(())
+        })
+    }
+
     /// The request as the spec's constructor makes it, in the client's environment, to
     /// look at, change, or fetch with [`Client::fetch_request`]. A
     /// [`timeout`](Self::timeout) does not go with it: it is [`send`](Self::send)'s.
@@ -707,6 +738,7 @@ impl Parts {
             query: self.query.clone(),
             timeout: self.timeout,
             version: self.version,
+            expect_continue: self.expect_continue,
         })
     }
 }
@@ -735,6 +767,7 @@ fn build_request(
         query,
         timeout: _,
         version,
+        expect_continue,
     } = *parts;
     init.method = method;
     let input = if query.is_empty() {
@@ -767,6 +800,7 @@ fn build_request(
     if version.is_some() {
         request.http_version = version;
     }
+    request.expect_continue = expect_continue;
     Ok(request)
 }
 

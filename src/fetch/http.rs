@@ -923,7 +923,11 @@ async fn http_network_fetch(
         .with_decode_codings(context.codings)
         .with_new_connection(force_new_connection)
         .with_websocket(request.mode == RequestMode::WebSocket)
-        .with_version(request.http_version);
+        .with_version(request.http_version)
+        // DEVIATION: an upload may wait for the server's `100 Continue`, as curl's do,
+        // when the caller asks (browsers send no `Expect`; the header is a forbidden
+        // request-header, which the network layer adds).
+        .with_expect_continue(request.expect_continue.unwrap_or(context.expect_continue));
     let http_response = match context.transport.send(http_request, options).await {
         Ok(response) => response,
         Err(error) => return network_error(error),

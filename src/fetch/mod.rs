@@ -65,6 +65,10 @@ pub(crate) struct FetchContext {
     pub(crate) https_only: bool,
     /// Not in the spec: the content codings the client asks for and decodes.
     pub(crate) codings: crate::net::ContentCodings,
+    /// Not in the spec: how long a request body waits for a `100 Continue`
+    /// ([`ClientBuilder::expect_continue`](crate::ClientBuilder::expect_continue)), unless
+    /// the request says otherwise.
+    pub(crate) expect_continue: Option<std::time::Duration>,
 }
 
 /// The cookie store of a client with cookies enabled.

@@ -134,6 +134,8 @@ struct Conn {
     head_scanned: usize,
     /// Informational responses read for the current request.
     informational: u32,
+    /// Whether a `100 Continue` came for the current request.
+    continued: bool,
     /// The request head being written, and small pieces of its body.
     write_buf: Vec<u8>,
     write_pos: usize,
@@ -161,6 +163,7 @@ impl Http1 {
             read_size: MIN_READ,
             head_scanned: 0,
             informational: 0,
+            continued: false,
             write_buf: Vec::new(),
             write_pos: 0,
             options,
@@ -238,16 +241,23 @@ impl Http1 {
     /// The head is written into the connection's buffer here, so that the future holds
     /// only what it needs to go on: the body, and where the exchange is. The request is
     /// left as it is, to be sent again if need be.
+    ///
+    /// With `expect_continue`, a request whose head says `Expect: 100-continue` (the
+    /// transport adds it) sends its body only after a `100 Continue`, or after that wait
+    /// without an answer (RFC 9110 §10.1.1); a final response before either ends the
+    /// request without its body.
     pub(crate) fn send(
         &mut self,
         request: &Request<RequestBody>,
         body: RequestBody,
         head: &Head<'_>,
         read_timeout: Option<Duration>,
+        expect_continue: Option<Duration>,
     ) -> Sending<'_> {
         let conn = &mut *self.0;
         conn.response_started = None;
         conn.informational = 0;
+        conn.continued = false;
         conn.write_buf.clear();
         conn.write_pos = 0;
         let outgoing = encode_head(
@@ -256,7 +266,13 @@ impl Http1 {
             body,
             head,
             conn.options.title_case_headers,
-        );
+        )
+        .map(|outgoing| match (expect_continue, outgoing) {
+            (Some(wait), outgoing @ (Outgoing::Full(_) | Outgoing::Stream { .. })) => {
+                Outgoing::AwaitContinue(Box::new((outgoing, Box::pin(tokio::time::sleep(wait)))))
+            }
+            (_, outgoing) => outgoing,
+        });
         let close = request.version() == Version::HTTP_10 || connection_close(request.headers());
         // Out of the connection while it waits, so that the exchange can borrow the rest.
         let mut timer = conn.reused.read_timer.take();
@@ -457,7 +473,7 @@ pub(crate) fn encode_message(
     match encode_head(&mut message, request, body, head, title_case)? {
         Outgoing::Done => {}
         Outgoing::Full(bytes) => message.extend_from_slice(&bytes),
-        Outgoing::Stream { .. } => {
+        Outgoing::Stream { .. } | Outgoing::AwaitContinue(_) => {
             return Err(H1Error::new(
                 Kind::Request,
                 "a request body streamed is not pipelined",
@@ -471,6 +487,9 @@ pub(crate) fn encode_message(
 enum Outgoing {
     /// Nothing more, or nothing more after `pending`.
     Done,
+    /// The body, once a `100 Continue` has come or the wait has passed (boxed: rare,
+    /// and kept out of every request's state).
+    AwaitContinue(Box<(Outgoing, Pin<Box<tokio::time::Sleep>>)>),
     /// One buffer, sent as it is.
     Full(Bytes),
     /// A stream, sent as it comes, chunked or not; a large piece of it waits in
@@ -707,6 +726,7 @@ impl Conn {
         written: &mut bool,
         write_error: &mut Option<io::Error>,
     ) -> Poll<Result<(http::response::Parts, BodyReader), H1Error>> {
+        let awaiting_continue = matches!(outgoing, Outgoing::AwaitContinue(_)) && !self.continued;
         if !*written && write_error.is_none() {
             match self.poll_write_request(cx, outgoing) {
                 Poll::Ready(Ok(())) => *written = true,
@@ -732,6 +752,10 @@ impl Conn {
                     _ => Poll::Ready(Err(error)),
                 }
             }
+            // A `100 Continue` just came: out with the body.
+            Poll::Pending if awaiting_continue && self.continued => {
+                self.poll_exchange(cx, outgoing, method, written, write_error)
+            }
             Poll::Pending => Poll::Pending,
         }
     }
@@ -752,6 +776,19 @@ impl Conn {
                 Outgoing::Done => {
                     ready!(Pin::new(self.io.get_mut()).poll_flush(cx)).map_err(H1Error::io)?;
                     return Poll::Ready(Ok(()));
+                }
+                Outgoing::AwaitContinue(waiting) => {
+                    ready!(Pin::new(self.io.get_mut()).poll_flush(cx)).map_err(H1Error::io)?;
+                    if !self.continued && waiting.1.as_mut().poll(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    // RFC 9110 §10.1.1: a client that does not see a 100 in time may send
+                    // the content anyway.
+                    if let Outgoing::AwaitContinue(waiting) =
+                        std::mem::replace(outgoing, Outgoing::Done)
+                    {
+                        *outgoing = waiting.0;
+                    }
                 }
                 Outgoing::Full(bytes) => {
                     while bytes.has_remaining() {
@@ -874,10 +911,13 @@ impl Conn {
                     return Poll::Ready(Err(H1Error::new(Kind::HeadTooLarge, "head too large")));
                 }
                 let head = self.read_buf.split_to(end).freeze();
+                // httparse has checked the status line: `HTTP/1.x 100 ...`.
+                let hundred = head.get(9..12) == Some(b"100");
                 match parse_head(head, &self.options, method)? {
                     Some(parsed) => return Poll::Ready(Ok(parsed)),
                     // An informational response: the next head follows.
                     None => {
+                        self.continued |= hundred;
                         self.informational += 1;
                         if self.informational > MAX_INFORMATIONAL {
                             return Poll::Ready(Err(H1Error::new(
@@ -2213,7 +2253,7 @@ mod tests {
         let mut conn = Http1::new(client, OPTIONS, None);
         let mut request = request;
         let body = std::mem::take(request.body_mut());
-        let result = conn.send(&request, body, &ORIGIN, None).await;
+        let result = conn.send(&request, body, &ORIGIN, None, None).await;
         (peer.await.unwrap(), result)
     }
 
@@ -2265,7 +2305,7 @@ mod tests {
         let request = Request::post("/").body(RequestBody::empty()).unwrap();
         let body = RequestBody::from_stream(endless);
         let mut conn = Http1::new(client, OPTIONS, None);
-        let sent = conn.send(&request, body, &ORIGIN, None);
+        let sent = conn.send(&request, body, &ORIGIN, None, None);
         let (parts, reader) = tokio::time::timeout(Duration::from_secs(5), sent)
             .await
             .unwrap()
@@ -2291,7 +2331,7 @@ mod tests {
         });
         let request = Request::get("/").body(RequestBody::empty()).unwrap();
         let mut conn = Http1::new(client, OPTIONS, None);
-        let sent = conn.send(&request, RequestBody::empty(), &ORIGIN, None);
+        let sent = conn.send(&request, RequestBody::empty(), &ORIGIN, None, None);
         let Err(error) = tokio::time::timeout(Duration::from_secs(5), sent)
             .await
             .unwrap()
@@ -2315,7 +2355,7 @@ mod tests {
         });
         let mut conn = Http1::new(client, OPTIONS, None);
         let (parts, _) = conn
-            .send(&request, RequestBody::empty(), &ORIGIN, None)
+            .send(&request, RequestBody::empty(), &ORIGIN, None, None)
             .await
             .unwrap();
         assert_eq!(parts.status, 200);

@@ -391,6 +391,23 @@ pub struct SendOptions {
     /// assert_eq!(options.version, Some(http::Version::HTTP_2));
     /// ```
     pub version: Option<http::Version>,
+    /// Send the request's body only after the server has said it wants it: the head goes
+    /// with `Expect: 100-continue`, and the body after a `100 Continue`, or after this
+    /// wait without one (servers that do not know the expectation never answer it; curl
+    /// waits 1 s). A final response that comes first (a `401`, a `413`, a redirect) ends
+    /// the request without its body, so that an upload refused costs nothing; the
+    /// HTTP/1.1 connection is then closed, as the server may still wait for the body its
+    /// head announced. Only a request with a body, not HTTP/1.0, and without an `Expect`
+    /// of its own waits; it is never pipelined. Default is `None`: the body goes with the
+    /// head.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::SendOptions;
+    /// let options = SendOptions::new().with_expect_continue(Some(Duration::from_secs(1)));
+    /// assert_eq!(options.expect_continue, Some(Duration::from_secs(1)));
+    /// ```
+    pub expect_continue: Option<std::time::Duration>,
 }
 
 impl SendOptions {
@@ -426,6 +443,12 @@ impl SendOptions {
     /// These options with [`new_connection`](SendOptions::new_connection) set.
     pub fn with_new_connection(mut self, new_connection: bool) -> SendOptions {
         self.new_connection = new_connection;
+        self
+    }
+
+    /// These options with [`expect_continue`](SendOptions::expect_continue) set.
+    pub fn with_expect_continue(mut self, wait: Option<std::time::Duration>) -> SendOptions {
+        self.expect_continue = wait;
         self
     }
 

@@ -262,7 +262,8 @@ impl Inner {
             let mut replayed = false;
             // How the connection this request made was made; `None` while it uses one that
             // was there before it.
-            let mut fresh: Option<ConnectionTiming> = None;
+            // Boxed: rare (a new connection's), and kept out of the request's state.
+            let mut fresh: Option<Box<ConnectionTiming>> = None;
             // Whether the request may go on another origin's connection: not when a new
             // connection was asked for, nor when it is sent again after a refusal.
             let mut may_share = !options.new_connection && !key.http1_only;
@@ -270,8 +271,14 @@ impl Inner {
                 let mut pooled = match checkout {
                     Checkout::H2(tx) => {
                         // Boxed, as connecting is below: kept out of the HTTP/1.1 fast path's state.
-                        let sent =
-                            self.send_h2(tx, request, &key, &options, !replayed, fresh.take());
+                        let sent = self.send_h2(
+                            tx,
+                            request,
+                            &key,
+                            &options,
+                            !replayed,
+                            fresh.take().map(|t| *t),
+                        );
                         // Where to go next is settled before the next await, so that the
                         // result is not kept across it.
                         let new_connection = match Box::pin(sent).await {
@@ -317,7 +324,7 @@ impl Inner {
                     // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                     // that sending over a pooled connection does not copy it around.
                     Checkout::Connect(slot) => {
-                        let timing = fresh.insert(ConnectionTiming::default());
+                        let timing = &mut **fresh.insert(Box::default());
                         // Another origin's HTTP/2 connection may serve this one too; the
                         // addresses looked up to find out are the connection's otherwise.
                         let coalesced = match may_share {
@@ -373,7 +380,7 @@ impl Inner {
                         match sent.await {
                             Ok((answer, request_start, peer)) => {
                                 let info = Recorded {
-                                    timing: fresh.take().map(Box::new),
+                                    timing: fresh.take(),
                                     request_start,
                                     response_start: answer.response_start,
                                     alpn: super::timing::HTTP_1_1,
@@ -463,7 +470,10 @@ impl Inner {
                     proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
-                let sent = pooled.tx.send(&request, body, &head, self.read_timeout);
+                let expect = expects_continue(&mut request, &body, &options);
+                let sent = pooled
+                    .tx
+                    .send(&request, body, &head, self.read_timeout, expect);
                 let error = match sent.await {
                     // A `408 Request Timeout` on a reused connection: the server timed the
                     // idle connection out as the request arrived, and says so where the
@@ -481,7 +491,7 @@ impl Inner {
                     }
                     Ok((mut parts, reader)) => {
                         let info = Recorded {
-                            timing: fresh.map(Box::new),
+                            timing: fresh,
                             request_start,
                             response_start: pooled
                                 .tx
@@ -1171,6 +1181,7 @@ fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
         && !options.new_connection
         && !options.websocket
         && !options.http1_only
+        && options.expect_continue.is_none()
         && !headers.contains_key(http::header::CONNECTION)
         && !headers.contains_key(UPGRADE)
         && !headers.contains_key(http::header::EXPECT)
@@ -1180,6 +1191,33 @@ fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
             .size_hint()
             .exact()
             .is_some_and(|length| length <= PIPELINED_BODY)
+}
+
+/// The wait for a `100 Continue` before `body` goes out, if `options` ask for one and
+/// the request has a body to hold back, adding its `Expect: 100-continue` (RFC 9110
+/// §10.1.1) unless it has it already (sent again, or the caller's); a request with
+/// another `Expect` of its own, or in HTTP/1.0, which has no 100, sends its body at once.
+fn expects_continue(
+    request: &mut Request<RequestBody>,
+    body: &RequestBody,
+    options: &SendOptions,
+) -> Option<Duration> {
+    use http_body::Body as _;
+    let wait = options.expect_continue?;
+    if body.is_end_stream() || request.version() == Version::HTTP_10 {
+        return None;
+    }
+    if let Some(expect) = request.headers().get(http::header::EXPECT) {
+        return expect
+            .as_bytes()
+            .eq_ignore_ascii_case(b"100-continue")
+            .then_some(wait);
+    }
+    request.headers_mut().insert(
+        http::header::EXPECT,
+        HeaderValue::from_static("100-continue"),
+    );
+    Some(wait)
 }
 
 /// The largest request body pipelined: it is copied into the connection's write buffer.

@@ -1,0 +1,266 @@
+//! `Expect: 100-continue` (`ClientBuilder::expect_continue`,
+//! `RequestBuilder::expect_continue`) against servers on 127.0.0.1 that answer it with a
+//! `100 Continue`, with a final status before the body, or not at all.
+
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use whatwg_fetch::Client;
+
+/// How the server answers the head of an upload.
+#[derive(Clone, Copy)]
+enum Server {
+    /// `100 Continue` after a pause, then the body is read and its length answered.
+    Continue,
+    /// `401` at once, without reading the body; the connection is kept.
+    Refuse,
+    /// Nothing until the whole body has arrived, then its length.
+    Ignore,
+}
+
+/// What the server saw.
+#[derive(Debug)]
+struct Seen {
+    head: String,
+    /// Body bytes that arrived before the server answered the head, if it answers it.
+    early_bytes: usize,
+    /// Body bytes read in all (for `Refuse`: within a while after the 401).
+    body_bytes: usize,
+}
+
+async fn start(kind: Server) -> (String, tokio::sync::oneshot::Receiver<Seen>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/upload", listener.local_addr().unwrap());
+    let (tell, seen) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let (head, mut buffered) = read_head(&mut stream).await;
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .unwrap_or(0);
+        let seen = match kind {
+            Server::Continue => {
+                // A pause in which a client that does not wait would send its body.
+                let early = read_for(&mut stream, &mut buffered, Duration::from_millis(300)).await;
+                stream
+                    .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    .await
+                    .unwrap();
+                while buffered.len() < length {
+                    let mut chunk = vec![0; 65536];
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the body did not come after the 100");
+                    buffered.extend_from_slice(&chunk[..n]);
+                }
+                let answer = format!("{}", buffered.len());
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{answer}",
+                    answer.len()
+                );
+                stream.write_all(response.as_bytes()).await.unwrap();
+                Seen {
+                    head,
+                    early_bytes: early,
+                    body_bytes: buffered.len(),
+                }
+            }
+            Server::Refuse => {
+                let early = buffered.len();
+                stream
+                    .write_all(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")
+                    .await
+                    .unwrap();
+                read_for(&mut stream, &mut buffered, Duration::from_millis(500)).await;
+                Seen {
+                    head,
+                    early_bytes: early,
+                    body_bytes: buffered.len(),
+                }
+            }
+            Server::Ignore => {
+                while buffered.len() < length {
+                    let mut chunk = vec![0; 65536];
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    assert!(n > 0);
+                    buffered.extend_from_slice(&chunk[..n]);
+                }
+                let answer = format!("{}", buffered.len());
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{answer}",
+                    answer.len()
+                );
+                stream.write_all(response.as_bytes()).await.unwrap();
+                Seen {
+                    head,
+                    early_bytes: 0,
+                    body_bytes: buffered.len(),
+                }
+            }
+        };
+        tell.send(seen).ok();
+        // Held open until the client is done with it.
+        let mut rest = [0; 1024];
+        while let Ok(n) = stream.read(&mut rest).await {
+            if n == 0 {
+                break;
+            }
+        }
+    });
+    (url, seen)
+}
+
+/// Reads a request head; it, and the bytes read past it.
+async fn read_head(stream: &mut TcpStream) -> (String, Vec<u8>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0; 4096];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            return (head, buf[end + 4..].to_vec());
+        }
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "closed before the head");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Reads whatever comes for `wait` (or until the close) into `buf`: how many bytes
+/// were there at the start.
+async fn read_for(stream: &mut TcpStream, buf: &mut Vec<u8>, wait: Duration) -> usize {
+    let before = buf.len();
+    let deadline = Instant::now() + wait;
+    let mut chunk = vec![0; 65536];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, stream.read(&mut chunk)).await {
+            Ok(Ok(n)) if n > 0 => buf.extend_from_slice(&chunk[..n]),
+            _ => return buf.len().max(before),
+        }
+    }
+}
+
+const UPLOAD: usize = 1 << 20;
+
+#[tokio::test]
+async fn the_body_waits_for_the_100_continue() {
+    let (url, seen) = start(Server::Continue).await;
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    let mut response = client
+        .put(&url)
+        .body(vec![7u8; UPLOAD])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), UPLOAD.to_string());
+    let seen = seen.await.unwrap();
+    assert!(
+        seen.head
+            .to_ascii_lowercase()
+            .contains("expect: 100-continue"),
+        "{}",
+        seen.head
+    );
+    assert_eq!(seen.early_bytes, 0, "body bytes came before the 100");
+    assert_eq!(seen.body_bytes, UPLOAD);
+}
+
+#[tokio::test]
+async fn a_final_status_before_the_100_skips_the_body() {
+    let (url, seen) = start(Server::Refuse).await;
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    let response = client
+        .put(&url)
+        .body(vec![7u8; UPLOAD])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let seen = seen.await.unwrap();
+    // Not a byte of the megabyte went out.
+    assert_eq!(seen.body_bytes, 0, "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_gets_the_body_after_the_wait() {
+    let (url, seen) = start(Server::Ignore).await;
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_millis(300)))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let mut response = client
+        .put(&url)
+        .body(vec![7u8; UPLOAD])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), UPLOAD.to_string());
+    assert!(started.elapsed() >= Duration::from_millis(290));
+    let seen = seen.await.unwrap();
+    assert!(
+        seen.head
+            .to_ascii_lowercase()
+            .contains("expect: 100-continue")
+    );
+}
+
+#[tokio::test]
+async fn a_request_may_turn_it_off_and_bodiless_requests_never_wait() {
+    let (url, seen) = start(Server::Ignore).await;
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_secs(30)))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let mut response = client
+        .put(&url)
+        .body(vec![7u8; 1000])
+        .expect_continue(None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.text().await.unwrap(), "1000");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let seen = seen.await.unwrap();
+    assert!(
+        !seen.head.to_ascii_lowercase().contains("expect"),
+        "{}",
+        seen.head
+    );
+
+    let (url, seen) = start(Server::Ignore).await;
+    let mut response = client.get(&url).send().await.unwrap();
+    assert_eq!(response.text().await.unwrap(), "0");
+    let seen = seen.await.unwrap();
+    assert!(
+        !seen.head.to_ascii_lowercase().contains("expect"),
+        "{}",
+        seen.head
+    );
+}
+
+#[tokio::test]
+async fn off_by_default() {
+    let (url, seen) = start(Server::Ignore).await;
+    let mut response = Client::new().post(&url).body("x").send().await.unwrap();
+    assert_eq!(response.text().await.unwrap(), "1");
+    let seen = seen.await.unwrap();
+    assert!(
+        !seen.head.to_ascii_lowercase().contains("expect"),
+        "{}",
+        seen.head
+    );
+}
