@@ -405,6 +405,8 @@ impl ClientBuilder {
         max_idle_per_origin(max: usize);
         pool_idle_timeout(timeout: Option<Duration>);
         http1_only();
+        http1_pipelining(depth: usize);
+        expect_continue(wait: Option<Duration>);
         http2_prior_knowledge(enabled: bool);
         proxy(proxy: Proxy);
         proxy_from_env(enabled: bool);

@@ -173,6 +173,7 @@ impl RequestBuilder {
         referrer_policy(policy: ReferrerPolicy);
         integrity(integrity: impl Into<String>);
         keepalive(keepalive: bool);
+        expect_continue(wait: Option<Duration>);
         priority(priority: RequestPriority);
         version(version: http::Version);
     }
