@@ -264,3 +264,41 @@ async fn off_by_default() {
         seen.head
     );
 }
+
+#[tokio::test]
+async fn a_417_sends_the_request_again_without_the_expectation() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/upload", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        // First: refused expectation.
+        let (mut first, _) = listener.accept().await.unwrap();
+        let (head, _) = read_head(&mut first).await;
+        assert!(
+            head.to_ascii_lowercase().contains("expect: 100-continue"),
+            "{head}"
+        );
+        first
+            .write_all(b"HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        // Then the request again, with its body and no expectation.
+        let (mut second, _) = listener.accept().await.unwrap();
+        let (head, mut body) = read_head(&mut second).await;
+        read_for(&mut second, &mut body, Duration::from_millis(300)).await;
+        second
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            .await
+            .unwrap();
+        (head, body.len())
+    });
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    let mut response = client.put(&url).body(vec![1u8; 5000]).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), "ok");
+    let (head, body) = server.await.unwrap();
+    assert!(!head.to_ascii_lowercase().contains("expect"), "{head}");
+    assert_eq!(body, 5000);
+}

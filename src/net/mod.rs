@@ -397,9 +397,10 @@ pub struct SendOptions {
     /// waits 1 s). A final response that comes first (a `401`, a `413`, a redirect) ends
     /// the request without its body, so that an upload refused costs nothing; the
     /// HTTP/1.1 connection is then closed, as the server may still wait for the body its
-    /// head announced. Only a request with a body, not HTTP/1.0, and without an `Expect`
-    /// of its own waits; it is never pipelined. Default is `None`: the body goes with the
-    /// head.
+    /// head announced; a `417 Expectation Failed` sends the request again without the
+    /// expectation, on a new connection, when its body could be kept. Only a request with
+    /// a body, not HTTP/1.0, and without another `Expect` of its own waits; it is never
+    /// pipelined. Default is `None`: the body goes with the head.
     ///
     /// ```
     /// use std::time::Duration;

@@ -178,7 +178,7 @@ impl Inner {
     fn send(
         self: Arc<Self>,
         mut request: Request<RequestBody>,
-        options: SendOptions,
+        mut options: SendOptions,
     ) -> impl Future<Output = Result<Response<ResponseBody>, NetworkError>> + Send + 'static {
         // An `async` block rather than an `async fn`, whose future would keep the request
         // twice: as its parameter and as the local it is moved into.
@@ -448,11 +448,17 @@ impl Inner {
                 // its body and the connection gets a copy (a `Bytes` shared, not copied).
                 // The request itself is never changed: the target's form and `Host` go
                 // into the head as it is written.
-                let copy = match pooled.reused && !replayed && request.method().is_idempotent() {
+                // A body that waits for a `100 Continue` is kept too, for a `417`.
+                let keep_alive_race =
+                    pooled.reused && !replayed && request.method().is_idempotent();
+                let wants_continue = options.expect_continue.is_some();
+                let copy = match keep_alive_race || wants_continue {
                     true => request.body().try_clone(),
                     false => None,
                 };
-                let may_replay = copy.is_some();
+                let may_replay = keep_alive_race && copy.is_some();
+                // Whether a `417` may be answered by sending the request again.
+                let mut may_drop_expect = copy.is_some();
                 let body = copy.unwrap_or_else(|| std::mem::take(request.body_mut()));
                 let host = match own_host {
                     true => None,
@@ -470,11 +476,24 @@ impl Inner {
                     proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
-                let expect = expects_continue(&mut request, &body, &options);
+                let expect = expects_continue(&mut request, &body, options.expect_continue);
+                may_drop_expect &= expect.is_some();
                 let sent = pooled
                     .tx
                     .send(&request, body, &head, self.read_timeout, expect);
                 let error = match sent.await {
+                    // RFC 9110 §10.1.1: a `417 Expectation Failed` to a request that
+                    // expected a `100 Continue` is sent again without the expectation
+                    // (its body, unsent, is still the request's when it could be kept).
+                    Ok((parts, _))
+                        if may_drop_expect && parts.status == StatusCode::EXPECTATION_FAILED =>
+                    {
+                        pooled.tx.close();
+                        options.expect_continue = None;
+                        request.headers_mut().remove(http::header::EXPECT);
+                        checkout = Checkout::Connect(pooled.into_slot());
+                        continue;
+                    }
                     // A `408 Request Timeout` on a reused connection: the server timed the
                     // idle connection out as the request arrived, and says so where the
                     // keep-alive race is silent. The request is sent again on a new
@@ -1193,17 +1212,17 @@ fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
             .is_some_and(|length| length <= PIPELINED_BODY)
 }
 
-/// The wait for a `100 Continue` before `body` goes out, if `options` ask for one and
+/// The wait for a `100 Continue` before `body` goes out, if `wait` is one and
 /// the request has a body to hold back, adding its `Expect: 100-continue` (RFC 9110
 /// §10.1.1) unless it has it already (sent again, or the caller's); a request with
 /// another `Expect` of its own, or in HTTP/1.0, which has no 100, sends its body at once.
 fn expects_continue(
     request: &mut Request<RequestBody>,
     body: &RequestBody,
-    options: &SendOptions,
+    wait: Option<Duration>,
 ) -> Option<Duration> {
     use http_body::Body as _;
-    let wait = options.expect_continue?;
+    let wait = wait?;
     if body.is_end_stream() || request.version() == Version::HTTP_10 {
         return None;
     }
