@@ -18,14 +18,15 @@
 //! apart from the server's. `--fetch-headers` has hyper-util's requests carry the four fields
 //! `fetch()` adds to each (`Accept`, `Accept-Language`, `User-Agent`, `Accept-Encoding`), so
 //! that both clients send the same head: over HTTP/2 their HPACK encoding is a large part of
-//! a request's cost.
+//! a request's cost. `--pipelining D` has `fetch()` pipeline HTTP/1.1 requests D deep, over
+//! `C / D` connections (with `--concurrency C`).
 //!
 //! ```text
 //! cargo build --release -p benches --example callgrind_fetch
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/callgrind_fetch 1000 [--no-read-timeout] [--parsed-url] \
 //!     [--distinct-urls] [--h2] [--builder] [--typical-headers] [--concurrency C] \
-//!     [--server-thread] [--client hyper] [--fetch-headers]
+//!     [--server-thread] [--client hyper] [--fetch-headers] [--pipelining D]
 //! ```
 //!
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
@@ -63,6 +64,7 @@ fn main() {
     let mut concurrency = 1usize;
     let mut server_thread = false;
     let mut fetch_headers = false;
+    let mut pipelining = 1usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -74,6 +76,10 @@ fn main() {
             "--typical-headers" => typical_headers = true,
             "--server-thread" => server_thread = true,
             "--fetch-headers" => fetch_headers = true,
+            "--pipelining" => match args.next().and_then(|d| d.parse().ok()) {
+                Some(d) if d > 0 => pipelining = d,
+                _ => usage(),
+            },
             "--concurrency" => match args.next().and_then(|c| c.parse().ok()) {
                 Some(c) if c > 0 => concurrency = c,
                 _ => usage(),
@@ -113,6 +119,7 @@ fn main() {
         concurrency,
         server_thread,
         fetch_headers,
+        pipelining,
     };
     if let Err(error) = runtime.block_on(run(count, options, hyper_client)) {
         eprintln!("{error}");
@@ -124,7 +131,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: callgrind_fetch [COUNT] [--no-read-timeout] [--parsed-url] [--distinct-urls] \
          [--h2] [--builder] [--typical-headers] [--concurrency C] [--server-thread] [--client fetch|hyper] \
-         [--fetch-headers]"
+         [--fetch-headers] [--pipelining D]"
     );
     std::process::exit(2);
 }
@@ -149,6 +156,9 @@ struct Options {
     /// hyper-util's requests carry the four fields `fetch()` adds to each request
     /// ([`FETCH_REQUEST_HEADERS`]), so that both send the same head.
     fetch_headers: bool,
+    /// `fetch()`'s HTTP/1.1 pipelining depth (1: none); with more, its connections are
+    /// capped at `concurrency / pipelining`.
+    pipelining: usize,
 }
 
 /// The fields `fetch()` adds to a request of the server-side client, in its order:
@@ -263,6 +273,11 @@ async fn run_fetch(
     options: Options,
 ) -> Result<usize, Box<dyn std::error::Error>> {
     let mut builder = Client::builder().http2_prior_knowledge(options.h2);
+    if options.pipelining > 1 {
+        builder = builder
+            .http1_pipelining(options.pipelining)
+            .max_connections_per_origin(options.concurrency.div_ceil(options.pipelining));
+    }
     if !options.read_timeout {
         builder = builder.read_timeout(None);
     }
