@@ -3,12 +3,14 @@
 # the workload of the table in undici's README), then `cargo bench --bench undici` (the same
 # workload through fetch(), hyper-util and reqwest) against the same server; one merged table.
 #
-#   benches/undici/run.sh [--runs N] [--samples N] [--port N] [--clients LIST] [--setup-only]
+#   benches/undici/run.sh [--runs N] [--samples N] [--port N] [--clients LIST] [--threads N]
+#                         [--setup-only]
 #
 #   --runs N       undici's benchmark and ours N times over, one table per run (default 1)
 #   --samples N    SAMPLES for both (default 100, as undici's `npm run bench`)
 #   --port N       the server's TCP port (default 3042, as undici's `npm run bench`)
 #   --clients LIST ours only: fetch,hyper,reqwest (default all three)
+#   --threads N    ours only: tokio runtime workers (default one per CPU; Node's client is 1)
 #   --setup-only   install what is missing, check it, and stop
 #
 # What it installs, under ${XDG_CACHE_HOME:-~/.cache}/whatwg-fetch/undici-bench (idempotent):
@@ -36,14 +38,16 @@ RUNS=1
 SAMPLES=100
 PORT=3042
 CLIENTS="fetch,hyper,reqwest"
+THREADS=()
 SETUP_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     --runs) RUNS="${2:?--runs needs a value}"; shift 2 ;;
     --samples) SAMPLES="${2:?--samples needs a value}"; shift 2 ;;
     --port) PORT="${2:?--port needs a value}"; shift 2 ;;
     --clients) CLIENTS="${2:?--clients needs a value}"; shift 2 ;;
+    --threads) THREADS=(--threads "${2:?--threads needs a value}"); shift 2 ;;
     --setup-only) SETUP_ONLY=1; shift ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -158,7 +162,7 @@ for run in $(seq "$RUNS"); do
   echo "run $run of $RUNS: cargo bench --bench undici"
   cargo bench --manifest-path "$ROOT/Cargo.toml" -p benches --bench undici -- \
     --url "http://127.0.0.1:$PORT/" --samples "$SAMPLES" --parallel 100 --connections 50 \
-    --error-threshold 3 --clients "$CLIENTS" > "$OUT/ours-$run.jsonl"
+    --error-threshold 3 --clients "$CLIENTS" ${THREADS[@]+"${THREADS[@]}"} > "$OUT/ours-$run.jsonl"
 done
 stop_server
 
