@@ -60,8 +60,8 @@ struct Options {
     /// Runtime workers; `None` for tokio's default, one per CPU.
     threads: Option<usize>,
     clients: Vec<&'static Variant>,
-    // PIPELINING: `--pipelining N` (undici's PIPELINING=10) goes here, once `ClientBuilder`
-    // has `http1_pipelining(depth)`; see VARIANTS.
+    /// The pipelining depth of `fetch-pipelining` (undici's `PIPELINING`, 10).
+    pipelining: usize,
 }
 
 /// One client under test: the name printed in results, the short name `--clients` takes,
@@ -73,21 +73,21 @@ struct Variant {
 }
 
 /// The clients, in the order they run. Another variant of one of them — another setting of
-/// its builder — is one entry here; for instance, once `ClientBuilder::http1_pipelining`
-/// exists (PIPELINING: with `Options::pipelining` from `--pipelining N`):
-///
-/// ```text
-/// Variant {
-///     name: "whatwg-fetch - fetch (pipelining)",
-///     short: "fetch-pipelining",
-///     build: |options| fetch_with(options, |builder| builder.http1_pipelining(options.pipelining)),
-/// },
-/// ```
+/// its builder — is one entry here, as `fetch-pipelining` is.
 const VARIANTS: &[Variant] = &[
     Variant {
         name: "whatwg-fetch - fetch",
         short: "fetch",
         build: |options| fetch_with(options, |builder| builder),
+    },
+    Variant {
+        name: "whatwg-fetch - fetch (pipelining)",
+        short: "fetch-pipelining",
+        build: |options| {
+            fetch_with(options, |builder| {
+                builder.http1_pipelining(options.pipelining)
+            })
+        },
     },
     Variant {
         name: "hyper-util - legacy Client",
@@ -162,7 +162,8 @@ type Request = Pin<Box<dyn Future<Output = Result<u64, String>> + Send>>;
 type Requester = Arc<dyn Fn() -> Request + Send + Sync>;
 
 const USAGE: &str = "usage: undici [--url URL] [--samples N] [--parallel N] [--connections N] \
-[--error-threshold PERCENT] [--body-bytes N] [--threads N] [--clients fetch,hyper,reqwest]";
+[--error-threshold PERCENT] [--body-bytes N] [--threads N] [--pipelining N] \
+[--clients fetch,fetch-pipelining,hyper,reqwest]";
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
@@ -174,6 +175,7 @@ fn parse_args() -> Result<Options, String> {
         body_bytes: 64 * 1024,
         threads: None,
         clients: VARIANTS.iter().collect(),
+        pipelining: 10,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -218,7 +220,7 @@ fn parse_args() -> Result<Options, String> {
                     })
                     .collect::<Result<_, _>>()?;
             }
-            // PIPELINING: "--pipelining" => options.pipelining = number(value()?)?,
+            "--pipelining" => options.pipelining = number(value()?)?,
             _ => return Err(format!("unknown argument {arg:?}\n{USAGE}")),
         }
     }

@@ -9,7 +9,7 @@
 #   --runs N       undici's benchmark and ours N times over, one table per run (default 1)
 #   --samples N    SAMPLES for both (default 100, as undici's `npm run bench`)
 #   --port N       the server's TCP port (default 3042, as undici's `npm run bench`)
-#   --clients LIST ours only: fetch,hyper,reqwest (default all three)
+#   --clients LIST ours only: fetch,fetch-pipelining,hyper,reqwest (default all four)
 #   --threads N    ours only: tokio runtime workers (default one per CPU; Node's client is 1)
 #   --setup-only   install what is missing, check it, and stop
 #
@@ -37,7 +37,7 @@ SUMS="15df938f0c99bd2562f0ab1be47db4192454ffd34d1dab5ff4f3e39c5fd7f643  benchmar
 RUNS=1
 SAMPLES=100
 PORT=3042
-CLIENTS="fetch,hyper,reqwest"
+CLIENTS="fetch,fetch-pipelining,hyper,reqwest"
 THREADS=()
 SETUP_ONLY=0
 while [ $# -gt 0 ]; do
@@ -162,7 +162,7 @@ for run in $(seq "$RUNS"); do
   echo "run $run of $RUNS: cargo bench --bench undici"
   cargo bench --manifest-path "$ROOT/Cargo.toml" -p benches --bench undici -- \
     --url "http://127.0.0.1:$PORT/" --samples "$SAMPLES" --parallel 100 --connections 50 \
-    --error-threshold 3 --clients "$CLIENTS" ${THREADS[@]+"${THREADS[@]}"} > "$OUT/ours-$run.jsonl"
+    --error-threshold 3 --pipelining 10 --clients "$CLIENTS" ${THREADS[@]+"${THREADS[@]}"} > "$OUT/ours-$run.jsonl"
 done
 stop_server
 
