@@ -1132,12 +1132,14 @@ impl ClientBuilder {
     /// one; curl waits 1 s). A final response that comes first (a `401`, a `413`, a
     /// redirect) ends the request without sending the body, so that a refused upload
     /// costs nothing; over HTTP/1.1 its connection is closed then, as the server may
-    /// still expect the body its head announced. `None` sends bodies with their heads;
+    /// still expect the body its head announced, and over HTTP/2 its stream is reset
+    /// once the response has been read. A `417 Expectation Failed` sends the request
+    /// again without the expectation (HTTP/1.1). `None` sends bodies with their heads;
     /// [`RequestBuilder::expect_continue`] decides for one request.
     ///
     /// A redirect that keeps the body (`307`, `308`) waits again; a retry
-    /// ([`retry`](Self::retry)) too. Such requests are never pipelined. HTTP/2 and
-    /// HTTP/3 send the body at once.
+    /// ([`retry`](Self::retry)) too. Such requests are never pipelined. HTTP/3 sends the
+    /// body at once.
     ///
     /// Default is `None`.
     ///

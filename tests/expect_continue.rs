@@ -302,3 +302,112 @@ async fn a_417_sends_the_request_again_without_the_expectation() {
     assert!(!head.to_ascii_lowercase().contains("expect"), "{head}");
     assert_eq!(body, 5000);
 }
+
+/// An HTTP/2 server (prior knowledge, on the `h2` crate) that answers each upload as
+/// `continue_first` says: a `100 Continue` after a pause, then the body read and its
+/// length answered; or at once `413`, then whatever body comes counted for a while. What
+/// it saw of each request: whether it expected a 100, and the body bytes that came.
+async fn h2_server(
+    continue_first: bool,
+) -> (String, tokio::sync::mpsc::UnboundedReceiver<(bool, usize)>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/upload", listener.local_addr().unwrap());
+    let (tell, seen) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut connection = h2::server::handshake(stream).await.unwrap();
+        while let Some(Ok((request, mut respond))) = connection.accept().await {
+            let tell = tell.clone();
+            tokio::spawn(async move {
+                let expects = request
+                    .headers()
+                    .get("expect")
+                    .is_some_and(|value| value == "100-continue");
+                let mut body = request.into_body();
+                let mut received = 0;
+                if continue_first {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let hundred = http::Response::builder().status(100).body(()).unwrap();
+                    respond.send_informational(hundred).unwrap();
+                    while let Some(Ok(data)) = body.data().await {
+                        received += data.len();
+                        let _ = body.flow_control().release_capacity(data.len());
+                    }
+                    let answer = format!("{received}");
+                    let head = http::Response::builder().status(200).body(()).unwrap();
+                    let mut send = respond.send_response(head, false).unwrap();
+                    send.send_data(answer.into(), true).unwrap();
+                } else {
+                    let head = http::Response::builder().status(413).body(()).unwrap();
+                    let mut send = respond.send_response(head, false).unwrap();
+                    send.send_data("too large".into(), true).unwrap();
+                    let deadline = Instant::now() + Duration::from_millis(300);
+                    while let Ok(Some(Ok(data))) =
+                        tokio::time::timeout_at(deadline.into(), body.data()).await
+                    {
+                        received += data.len();
+                        let _ = body.flow_control().release_capacity(data.len());
+                    }
+                }
+                tell.send((expects, received)).ok();
+            });
+        }
+    });
+    (url, seen)
+}
+
+fn h2_client(wait: Duration) -> Client {
+    Client::builder()
+        .http2_prior_knowledge(true)
+        .expect_continue(Some(wait))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn over_http2_the_body_goes_after_the_100() {
+    let (url, mut seen) = h2_server(true).await;
+    let client = h2_client(Duration::from_secs(20));
+    let started = Instant::now();
+    let mut response = client
+        .put(&url)
+        .body(vec![3u8; UPLOAD])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.text().await.unwrap(), UPLOAD.to_string());
+    // Well before the wait: the 100 let the body go.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(seen.recv().await.unwrap(), (true, UPLOAD));
+}
+
+#[tokio::test]
+async fn over_http2_a_final_status_first_ends_the_request_without_the_body() {
+    let (url, mut seen) = h2_server(false).await;
+    let client = h2_client(Duration::from_secs(20));
+    let started = Instant::now();
+    let mut response = client
+        .put(&url)
+        .body(vec![3u8; UPLOAD])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    assert_eq!(response.text().await.unwrap(), "too large");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // Not a byte of the body went out.
+    assert_eq!(seen.recv().await.unwrap(), (true, 0));
+    // The connection serves the next request.
+    let mut again = client.put(&url).body("x").send().await.unwrap();
+    assert_eq!(again.status(), 413);
+    assert_eq!(again.text().await.unwrap(), "too large");
+}

@@ -1162,6 +1162,9 @@ pub(super) struct StreamContext<'a> {
     /// For an `https:` origin, the TLS the connection was made with and the origin's host:
     /// a TLS alert that closed the connection is a refusal, not a reason to retry.
     pub(super) tls: Option<(&'a TlsSetup, &'a str)>,
+    /// How long a body waits for a `100 Continue` (its head says `Expect:
+    /// 100-continue`), if it does (see `SendOptions::expect_continue`).
+    pub(super) expect_continue: Option<std::time::Duration>,
 }
 
 impl StreamContext<'_> {
@@ -1405,7 +1408,17 @@ impl Submitted {
             // (A tunnel's stream is kept for it.)
             let mut upload = None;
             let mut kept = None;
-            if self.end_of_stream {
+            // A body that waits for a `100 Continue` goes once one comes or the wait
+            // passes; a final response first leaves it unsent (RFC 9110 §10.1.1), the
+            // stream reset when the response is done with.
+            let mut response = response;
+            let refused_first = match context.expect_continue.filter(|_| !self.end_of_stream) {
+                Some(wait) => !await_continue(&mut response, wait).await,
+                None => false,
+            };
+            if refused_first {
+                drop(stream);
+            } else if self.end_of_stream {
                 kept = self.tunnel.then_some(stream);
             } else {
                 match self.body.into_full() {
@@ -1641,6 +1654,34 @@ impl AsyncWrite for H2Tunnel {
         let _ = self.send.send_data(Bytes::new(), true);
         Poll::Ready(Ok(()))
     }
+}
+
+/// Waits for a `100 Continue` on `response`'s stream, for at most `wait`: `false` when
+/// the final response came first (then kept in `response`).
+#[cfg(feature = "http2")]
+async fn await_continue(response: &mut Head, wait: std::time::Duration) -> bool {
+    let mut sleep = std::pin::pin!(tokio::time::sleep(wait));
+    std::future::poll_fn(|cx| {
+        let Head::Pending(future) = response else {
+            return Poll::Ready(false);
+        };
+        loop {
+            match future.poll_informational(cx) {
+                Poll::Ready(Some(Ok(informational))) => {
+                    if informational.status() == http::StatusCode::CONTINUE {
+                        return Poll::Ready(true);
+                    }
+                }
+                Poll::Ready(Some(Err(_)) | None) | Poll::Pending => break,
+            }
+        }
+        if let Poll::Ready(head) = std::pin::Pin::new(&mut *future).poll(cx) {
+            *response = Head::Ready(Some(head));
+            return Poll::Ready(false);
+        }
+        sleep.as_mut().poll(cx).map(|()| true)
+    })
+    .await
 }
 
 /// The body of a request being streamed by [`send_body`], as its request sees it.

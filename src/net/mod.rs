@@ -395,10 +395,11 @@ pub struct SendOptions {
     /// with `Expect: 100-continue`, and the body after a `100 Continue`, or after this
     /// wait without one (servers that do not know the expectation never answer it; curl
     /// waits 1 s). A final response that comes first (a `401`, a `413`, a redirect) ends
-    /// the request without its body, so that an upload refused costs nothing; the
+    /// the request without its body, so that an upload refused costs nothing; an
     /// HTTP/1.1 connection is then closed, as the server may still wait for the body its
-    /// head announced; a `417 Expectation Failed` sends the request again without the
-    /// expectation, on a new connection, when its body could be kept. Only a request with
+    /// head announced, and an HTTP/2 stream reset once the response is read (HTTP/3 sends
+    /// the body at once); a `417 Expectation Failed` sends the request again without the
+    /// expectation (HTTP/1.1), on a new connection, when its body could be kept. Only a request with
     /// a body, not HTTP/1.0, and without another `Expect` of its own waits; it is never
     /// pipelined. Default is `None`: the body goes with the head.
     ///

@@ -476,7 +476,11 @@ impl Inner {
                     proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
-                let expect = expects_continue(&mut request, &body, options.expect_continue);
+                let expect = {
+                    use http_body::Body as _;
+                    let empty = body.is_end_stream();
+                    expects_continue(&mut request, empty, options.expect_continue)
+                };
                 may_drop_expect &= expect.is_some();
                 let sent = pooled
                     .tx
@@ -1212,18 +1216,17 @@ fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
             .is_some_and(|length| length <= PIPELINED_BODY)
 }
 
-/// The wait for a `100 Continue` before `body` goes out, if `wait` is one and
+/// The wait for a `100 Continue` before the body goes out, if `wait` is one and
 /// the request has a body to hold back, adding its `Expect: 100-continue` (RFC 9110
 /// §10.1.1) unless it has it already (sent again, or the caller's); a request with
 /// another `Expect` of its own, or in HTTP/1.0, which has no 100, sends its body at once.
 fn expects_continue(
     request: &mut Request<RequestBody>,
-    body: &RequestBody,
+    body_empty: bool,
     wait: Option<Duration>,
 ) -> Option<Duration> {
-    use http_body::Body as _;
     let wait = wait?;
-    if body.is_end_stream() || request.version() == Version::HTTP_10 {
+    if body_empty || request.version() == Version::HTTP_10 {
         return None;
     }
     if let Some(expect) = request.headers().get(http::header::EXPECT) {
@@ -1292,15 +1295,21 @@ impl Inner {
     fn send_h2<'a>(
         &'a self,
         connection: H2Connection,
-        request: Request<RequestBody>,
+        mut request: Request<RequestBody>,
         key: &'a Key,
         options: &'a SendOptions,
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
     ) -> impl Future<Output = Result<Response<ResponseBody>, Retry>> + Send + 'a {
+        let expect_continue = {
+            use http_body::Body as _;
+            let empty = request.body().is_end_stream();
+            expects_continue(&mut request, empty, options.expect_continue)
+        };
         let context = StreamContext {
             read_timeout: self.read_timeout,
             tls: tls_host(key).map(|host| (&self.connector.tls, host)),
+            expect_continue,
         };
         // A map rather than an `async` block, which would keep the stream's future twice:
         // as what it captures and as what it awaits.
