@@ -1665,14 +1665,9 @@ async fn await_continue(response: &mut Head, wait: std::time::Duration) -> bool 
         let Head::Pending(future) = response else {
             return Poll::Ready(false);
         };
-        loop {
-            match future.poll_informational(cx) {
-                Poll::Ready(Some(Ok(informational))) => {
-                    if informational.status() == http::StatusCode::CONTINUE {
-                        return Poll::Ready(true);
-                    }
-                }
-                Poll::Ready(Some(Err(_)) | None) | Poll::Pending => break,
+        while let Poll::Ready(Some(Ok(informational))) = future.poll_informational(cx) {
+            if informational.status() == http::StatusCode::CONTINUE {
+                return Poll::Ready(true);
             }
         }
         if let Poll::Ready(head) = std::pin::Pin::new(&mut *future).poll(cx) {
