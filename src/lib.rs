@@ -580,6 +580,8 @@ pub mod mime;
 pub mod mock;
 pub mod net;
 mod peer;
+#[cfg(feature = "record")]
+pub mod record;
 pub mod redirect;
 pub mod request;
 pub mod request_builder;
