@@ -69,7 +69,7 @@
 //!
 //! ```text
 //! hello from /ada
-//! TypeError: fetch failed: connect failed: no recorded exchange matched GET http://greeter.test/grace; recorded for GET: http://greeter.test/ada
+//! TypeError: network error for http://greeter.test/grace: connect failed: no recorded exchange matched GET http://greeter.test/grace; recorded for GET: http://greeter.test/ada
 //! ```
 //!
 //! # Recording
