@@ -337,7 +337,8 @@
 //! stack — with [`ClientBuilder::transport`]. For tests, the `mock` feature's
 //! `whatwg_fetch::mock::MockTransport` answers requests from interceptors and records
 //! them, with the whole fetch algorithm (redirects, CORS, cookies, the cache) above it, as
-//! undici's `MockAgent` does. [`Request`], [`Response`] and [`Headers`]
+//! undici's `MockAgent` does; the `record` feature's `whatwg_fetch::record` records real
+//! exchanges to a file and replays them offline, as VCR and undici's `SnapshotAgent` do. [`Request`], [`Response`] and [`Headers`]
 //! convert to and from the `http` crate's types (see [`interop`]).
 //!
 //! ## Limits and timeouts
@@ -388,7 +389,7 @@
 //!
 //! ## Cargo features
 //!
-//! Every feature but `ring`, `mock`, `tower`, `tracing`, `hickory-dns`, `redis` and `http3` is on by default; each one off takes its dependencies out of the build
+//! Every feature but `ring`, `mock`, `record`, `tower`, `tracing`, `hickory-dns`, `redis` and `http3` is on by default; each one off takes its dependencies out of the build
 //! ([the README] gives the counts). On docs.rs every feature is built, and each item says
 //! the feature it needs.
 //!
@@ -401,6 +402,7 @@
 //! | `aws-lc-rs` | TLS and QUIC on aws-lc-rs (it builds the C library aws-lc), offering the post-quantum hybrid key exchange `X25519MLKEM768` first and `X25519` beside it, as Chrome and Firefox do; [`net::TlsInfo::key_exchange_group`] says which one a connection used. |
 //! | `ring` (off by default) | TLS and QUIC on ring, for targets aws-lc does not build on: no post-quantum key exchange. With both, aws-lc-rs is used; with neither, the provider the program installed with `rustls::crypto::CryptoProvider::install_default` (and [`ClientBuilder::build`] fails saying so when there is none). |
 //! | `mock` (off by default) | The `mock` module: a `Transport` answering requests from interceptors, for tests. |
+//! | `record` (off by default) | The `record` module: a `Transport` recording real exchanges to a JSON file (secrets redacted), and one replaying them offline, byte for byte, for tests. |
 //! | `tower` (off by default) | [`Client`] as a `tower::Service` (the `middleware` module) and `ClientBuilder::transport_layer`, for tower layers around whole fetches and around each network request. |
 //! | `tracing` (off by default) | A `tracing` span per fetch (`fetch`, at INFO) and per network request (`http_request`, at DEBUG), with the fields [the README]'s "Tracing" lists. |
 //! | `hickory-dns` (off by default) | `net::HickoryResolver`, hickory's DNS stub resolver as a `net::Resolve` (the system's name servers, or a configuration of one's own), and `ClientBuilder::hickory_dns` to use it, as reqwest's feature of that name; unlike reqwest's, it is never the default. Needs Rust 1.88. |
@@ -580,6 +582,8 @@ pub mod mime;
 pub mod mock;
 pub mod net;
 mod peer;
+#[cfg(feature = "record")]
+pub mod record;
 pub mod redirect;
 pub mod request;
 pub mod request_builder;
@@ -629,6 +633,7 @@ pub use websocket::{WebSocket, WebSocketBuilder};
 #[cfg(all(
     doctest,
     feature = "mock",
+    feature = "record",
     feature = "tower",
     feature = "redis",
     feature = "http3"

@@ -22,6 +22,7 @@ const FEATURES: &[&str] = &[
     "aws-lc-rs",
     "ring",
     "mock",
+    "record",
     "tower",
     "tracing",
     "hickory-dns",

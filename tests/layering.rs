@@ -91,6 +91,8 @@ const MODULES: &[(&str, Layer)] = &[
     // A `Transport` for tests (the `mock` feature): beside the network layer, which it
     // stands in for.
     ("mock", Layer::Net),
+    // Record and replay (the `record` feature): beside the network layer, as `mock`.
+    ("record", Layer::Net),
     ("fetch", Layer::Fetch),
     ("interop", Layer::Interop),
     ("client", Layer::Client),
