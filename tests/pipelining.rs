@@ -615,3 +615,81 @@ async fn the_client_pipelines_fetches_end_to_end() {
     assert_eq!(server.accepted(), 1);
     assert!(server.seen().iter().any(|seen| seen.in_flight > 1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_body_dropped_unread_ends_the_pipeline_and_the_rest_go_again() {
+    // The first answer's 4 MiB body is more than is read for nobody (256 KiB).
+    let server = Server::start(|connection, index, path| {
+        let body = if connection == 0 && index == 0 {
+            vec![b'x'; 4 << 20]
+        } else {
+            path.as_bytes().to_vec()
+        };
+        let mut bytes =
+            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+        bytes.extend_from_slice(&body);
+        Reply {
+            bytes,
+            delay: Duration::from_millis(if connection == 0 && index == 0 {
+                100
+            } else {
+                0
+            }),
+            close: false,
+            silent: false,
+        }
+    })
+    .await;
+    let transport = pipelining(4, 8);
+    let first = {
+        let transport = transport.clone();
+        let url = server.url("/0");
+        tokio::spawn(async move {
+            let response = transport.send(get(&url), SendOptions::new()).await.unwrap();
+            response.status()
+        })
+    };
+    settle().await;
+    let results = get_all_from(&transport, &server, 1..4).await;
+    assert_eq!(first.await.unwrap(), 200);
+    for (i, result) in (1..4).zip(results) {
+        assert_eq!(result.unwrap().1, format!("/{i}").into_bytes());
+    }
+    // Each of the three went again on a connection of its own.
+    assert_eq!(server.accepted(), 4, "{:?}", server.seen());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_cut_short_fails_its_own_request_and_the_rest_go_again() {
+    let server = Server::start(|connection, index, path| {
+        let mut reply = echo(path);
+        if connection == 0 && index == 0 {
+            // 1,000 bytes promised, 10 sent, then the close.
+            reply.bytes = b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789".to_vec();
+            reply.close = true;
+            reply.delay = Duration::from_millis(100);
+        }
+        reply
+    })
+    .await;
+    let transport = pipelining(4, 8);
+    let first = {
+        let transport = transport.clone();
+        let url = server.url("/0");
+        tokio::spawn(async move {
+            let response = transport.send(get(&url), SendOptions::new()).await?;
+            response
+                .into_body()
+                .collect()
+                .await
+                .map(|body| body.to_bytes())
+        })
+    };
+    settle().await;
+    let results = get_all_from(&transport, &server, 1..4).await;
+    let cut = first.await.unwrap().unwrap_err();
+    assert!(matches!(cut, NetworkError::LengthMismatch), "{cut:?}");
+    for (i, result) in (1..4).zip(results) {
+        assert_eq!(result.unwrap().1, format!("/{i}").into_bytes());
+    }
+}
