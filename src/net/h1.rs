@@ -1231,7 +1231,12 @@ fn parse_head_from(
     }
     let kind = body_kind(&headers, version, status, method, &mut keep_alive)?;
     parts.headers = headers;
-    Ok(Parsed::Head(Some((parts, BodyReader { kind, keep_alive }))))
+    let reader = BodyReader {
+        kind,
+        keep_alive,
+        trailers: None,
+    };
+    Ok(Parsed::Head(Some((parts, reader))))
 }
 
 /// Whether one `Connection` value asks to close.
@@ -1344,6 +1349,8 @@ pub(crate) struct BodyReader {
     kind: BodyKind,
     /// Whether the connection may serve another request after the body.
     keep_alive: bool,
+    /// The trailer fields of a chunked body that ended with some, until taken.
+    trailers: Option<Box<HeaderMap>>,
 }
 
 enum BodyKind {
@@ -1373,6 +1380,16 @@ impl BodyReader {
             BodyKind::End => Some(0),
             BodyKind::Chunked(_) | BodyKind::Close => None,
         }
+    }
+
+    /// The trailer fields the body ended with, if any, once: after its end.
+    pub(crate) fn take_trailers(&mut self) -> Option<HeaderMap> {
+        self.trailers.take().map(|trailers| *trailers)
+    }
+
+    /// Whether trailer fields wait to be taken.
+    pub(crate) fn has_trailers(&self) -> bool {
+        self.trailers.is_some()
     }
 
     /// Whether the connection may serve another request after the body, as far as the
@@ -1454,6 +1471,7 @@ impl BodyReader {
                 BodyKind::Chunked(chunked) => {
                     let data = chunked.decode(&mut conn.read_buf, &conn.options)?;
                     if chunked.ended() {
+                        self.trailers = chunked.fields.take().map(Box::new);
                         self.kind = BodyKind::End;
                     }
                     if let Some(data) = data {
@@ -1488,6 +1506,8 @@ struct Chunked {
     /// The trailer section read so far, and its count of fields.
     trailers: Vec<u8>,
     trailer_fields: usize,
+    /// The trailer fields, once the body has ended with some.
+    fields: Option<HeaderMap>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -1516,8 +1536,9 @@ enum ChunkState {
 }
 
 impl Chunked {
-    /// Trailer fields are not kept, but must be fields: a malformed one is an error, as
-    /// in a head.
+    /// Parses the trailer section into [`Chunked::fields`]: a malformed field is an
+    /// error, as in a head. (Its bytes and its count of fields are bounded as a head's
+    /// are, see [`Chunked::step`].)
     fn check_trailers(&mut self) -> Result<(), H1Error> {
         if self.trailers.is_empty() {
             return Ok(());
@@ -1525,18 +1546,28 @@ impl Chunked {
         self.trailers.extend_from_slice(b"\r\n");
         let mut fields = vec![httparse::EMPTY_HEADER; self.trailer_fields];
         let parsed = httparse::parse_headers(&self.trailers, &mut fields);
+        let mut map = HeaderMap::new();
         let valid = match parsed {
             Ok(httparse::Status::Complete((_, fields))) => fields.iter().all(|field| {
-                HeaderName::from_bytes(field.name.as_bytes()).is_ok()
-                    && HeaderValue::from_bytes(field.value).is_ok()
+                match (
+                    HeaderName::from_bytes(field.name.as_bytes()),
+                    HeaderValue::from_bytes(field.value),
+                ) {
+                    (Ok(name), Ok(value)) => {
+                        map.append(name, value);
+                        true
+                    }
+                    _ => false,
+                }
             }),
             _ => false,
         };
         self.trailers = Vec::new();
-        match valid {
-            true => Ok(()),
-            false => Err(H1Error::new(Kind::Chunk, "malformed trailer field")),
+        if !valid {
+            return Err(H1Error::new(Kind::Chunk, "malformed trailer field"));
         }
+        self.fields = Some(map);
+        Ok(())
     }
 
     fn ended(&self) -> bool {

@@ -511,7 +511,12 @@ impl Task {
                     Poll::Ready(Some(Ok(data))) => {
                         let end = reader.is_end();
                         match slot {
-                            Some(open) => open.put(Some(data), end.then_some(Ok(()))),
+                            Some(open) => {
+                                if end {
+                                    open.put_trailers(reader.take_trailers());
+                                }
+                                open.put(Some(data), end.then_some(Ok(())));
+                            }
                             None => {
                                 *discarded = discarded.saturating_add(data.len() as u64);
                                 if *discarded > DRAIN_LIMIT && !end {
@@ -532,6 +537,7 @@ impl Task {
                     }
                     Poll::Ready(None) => {
                         if let Some(open) = slot {
+                            open.put_trailers(reader.take_trailers());
                             open.put(None, Some(Ok(())));
                         }
                         let reader = std::mem::replace(&mut self.reading, Reading::Head);
@@ -688,6 +694,8 @@ struct SlotState {
     chunk: Option<Bytes>,
     /// The body's end: `Ok` at its end, or the error that ended it.
     end: Option<Result<(), NetworkError>>,
+    /// The trailer fields the body ended with, handed over before its end.
+    trailers: Option<http::HeaderMap>,
     /// The reader, waiting for a chunk.
     reader: Option<Waker>,
     /// The task, waiting for the reader to take the chunk.
@@ -702,6 +710,14 @@ impl Slot {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Puts the trailer fields a body ended with, if any, for the reader (before its end,
+    /// which wakes it).
+    fn put_trailers(&self, trailers: Option<http::HeaderMap>) {
+        if trailers.is_some() {
+            self.lock().trailers = trailers;
+        }
     }
 
     /// Puts `chunk` and `end` for the reader, and wakes it.
@@ -760,6 +776,10 @@ impl PipeBody {
                     Poll::Ready(Some(Ok(Frame::data(chunk)))),
                     state.writer.take(),
                 )
+            } else if let Some(trailers) =
+                state.end.is_some().then(|| state.trailers.take()).flatten()
+            {
+                (Poll::Ready(Some(Ok(Frame::trailers(trailers)))), None)
             } else if let Some(end) = state.end.take() {
                 self.done = true;
                 (Poll::Ready(end.err().map(Err)), None)

@@ -119,7 +119,7 @@ enum Source {
 impl Source {
     fn is_end_stream(&self) -> bool {
         match self {
-            Source::H1(reader) => reader.is_end(),
+            Source::H1(reader) => reader.is_end() && !reader.has_trailers(),
             Source::H2(body) => body.is_end_stream(),
             Source::Pipe(body) => body.is_end_stream(),
             #[cfg(feature = "http3")]
@@ -377,6 +377,12 @@ impl IncomingBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, NetworkError>>> {
         if self.done {
+            // A chunked HTTP/1.1 body's trailer fields come after its end.
+            if let Source::H1(reader) = &mut self.body {
+                if let Some(trailers) = reader.take_trailers() {
+                    return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
+                }
+            }
             return Poll::Ready(None);
         }
         let polled = match &mut self.body {
@@ -411,7 +417,10 @@ impl IncomingBody {
                     }
                     Poll::Ready(None) => {
                         self.finish();
-                        Poll::Ready(None)
+                        match reader_trailers(&mut self.body) {
+                            Some(trailers) => Poll::Ready(Some(Ok(Frame::trailers(trailers)))),
+                            None => Poll::Ready(None),
+                        }
                     }
                     Poll::Pending => self.pending(cx),
                 };
@@ -454,6 +463,14 @@ impl IncomingBody {
     }
 }
 
+/// The trailer fields of an HTTP/1.1 body that ended with some, once.
+fn reader_trailers(source: &mut Source) -> Option<http::HeaderMap> {
+    match source {
+        Source::H1(reader) => reader.take_trailers(),
+        _ => None,
+    }
+}
+
 impl Body for ResponseBody {
     type Data = Bytes;
     type Error = NetworkError;
@@ -488,7 +505,11 @@ impl Body for ResponseBody {
         match &self.inner {
             ResponseInner::Empty => true,
             ResponseInner::Full(bytes) => bytes.as_ref().is_none_or(Bytes::is_empty),
-            ResponseInner::Incoming(incoming) => incoming.done || incoming.body.is_end_stream(),
+            ResponseInner::Incoming(incoming) => {
+                incoming.body.is_end_stream()
+                    || (incoming.done
+                        && !matches!(&incoming.body, Source::H1(reader) if reader.has_trailers()))
+            }
             ResponseInner::Stream(_) | ResponseInner::Decoded(_) => false,
         }
     }
