@@ -1063,6 +1063,11 @@ fn parse_head_again(
 const STACK_FIELDS: usize = 100;
 
 /// What [`parse_head_from`] made of a head.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "returned once per head and taken apart at once: boxing the head would \
+              allocate for every response to save a move"
+)]
 enum Parsed {
     /// The head, or `None` for an informational response.
     Head(Option<(http::response::Parts, BodyReader)>),
