@@ -83,6 +83,9 @@ pub struct TlsInfo {
     cipher_suite_id: u16,
     key_exchange_group: Option<&'static str>,
     certificates: Vec<Vec<u8>>,
+    /// With public-key pins, which other origins the connection may carry (HTTP/2
+    /// coalescing); set by the network layer after `new`.
+    pub(crate) pins: Option<crate::net::pin::ConnectionPins>,
 }
 
 impl TlsInfo {
@@ -100,6 +103,7 @@ impl TlsInfo {
             cipher_suite_id,
             key_exchange_group,
             certificates,
+            pins: None,
         }
     }
 

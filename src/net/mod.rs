@@ -194,6 +194,7 @@ mod h2;
 #[cfg(feature = "http3")]
 mod h3;
 mod happy_eyeballs;
+pub(crate) mod pin;
 mod pool;
 mod protocol;
 mod proxy;
@@ -229,6 +230,7 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
+pub use pin::{PinMismatch, PublicKeyPin};
 pub use pool::{OriginStats, PoolStats};
 pub use protocol::HeadRefused;
 pub use proxy::{Proxy, ProxyRefused};
