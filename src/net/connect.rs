@@ -305,7 +305,7 @@ impl Connector {
         tokio_rustls::TlsConnector::from(config)
             .connect(server_name, tcp)
             .await
-            .map_err(|e| failed(Box::new(e)))
+            .map_err(|e| failed(super::tls::mismatch_or_io(e)))
     }
 
     /// Over `io`, an HTTP proxy's connection (to the proxy at `addr`): as it is when

@@ -763,6 +763,20 @@ const ALERTS_AFTER_HANDSHAKE: [AlertDescription; 9] = [
     AlertDescription::HandshakeFailure,
 ];
 
+/// The source to report for `error`, a handshake's I/O error from tokio-rustls: the
+/// [`PinMismatch`] it carries (whose text rustls would write as `Other(…)`, and which the
+/// I/O error's `source` would skip), else `error` itself.
+pub(crate) fn mismatch_or_io(error: io::Error) -> BoxError {
+    let mismatch = error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+        .and_then(super::pin::mismatch_in);
+    match mismatch {
+        Some(mismatch) => Box::new(mismatch.clone()),
+        None => Box::new(error),
+    }
+}
+
 /// A build-time TLS failure, as the builders report it.
 fn config_error(what: &'static str, source: impl Into<BoxError>) -> Error {
     let source = source.into();
@@ -1159,6 +1173,80 @@ mod tests {
         let verifier = added_only.platform_verifier(&provider).unwrap();
         assert!(format!("{verifier:?}").starts_with("WebPkiServerVerifier"));
         verify(&*verifier, &leaf, "localhost").unwrap();
+    }
+
+    /// Options pinning `host` to `pins`, on top of the validation or (`only`) instead.
+    fn pinning(host: &str, pins: &[crate::net::PublicKeyPin], only: bool) -> PinEntry {
+        PinEntry {
+            host: host.to_owned(),
+            pins: pins.to_vec(),
+            only,
+        }
+    }
+
+    #[test]
+    fn a_resumed_session_whose_key_is_not_pinned_is_refused() {
+        use crate::net::PublicKeyPin;
+        let (_, leaf) = ca_and_leaf("Test CA");
+        let pin = super::super::pin::spki_pin(&leaf).unwrap();
+        let setup = |pins: &[PublicKeyPin]| {
+            TlsOptions {
+                pins: vec![pinning("localhost", pins, false)],
+                ..TlsOptions::default()
+            }
+            .build(true)
+            .unwrap()
+        };
+        let chain = [leaf.clone()];
+        let pinned = setup(&[pin]);
+        pinned.check_resumed("localhost", Some(&chain)).unwrap();
+        pinned.check_resumed("unpinned.test", None).unwrap();
+        let other = setup(&[PublicKeyPin::from_sha256([1; 32])]);
+        let error = other.check_resumed("localhost", Some(&chain)).unwrap_err();
+        let NetworkError::Tls(source) = &error else {
+            panic!("{error:?}");
+        };
+        let handshake = source.downcast_ref::<TlsHandshakeError>().unwrap();
+        assert_eq!(handshake.host(), "localhost");
+        assert_eq!(handshake.pin_mismatch().unwrap().found(), pin);
+        // A resumed session without a certificate is no proof of the key.
+        let error = pinned.check_resumed("localhost", None).unwrap_err();
+        assert!(
+            crate::error::Chain(&error)
+                .to_string()
+                .ends_with("peer sent no certificates"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn under_pins_a_connection_carries_what_a_hosts_own_would_have_passed() {
+        use super::super::pin::{ConnectionPins, spki_pin};
+        use crate::net::PublicKeyPin;
+        let (_, leaf) = ca_and_leaf("Test CA");
+        let pin = spki_pin(&leaf).unwrap();
+        let set = Arc::new(
+            PinSet::new(&[
+                pinning("right.test", &[pin], false),
+                pinning("wrong.test", &[PublicKeyPin::from_sha256([1; 32])], false),
+                pinning("only.test", &[pin], true),
+            ])
+            .unwrap(),
+        );
+        let leaf = leaf.as_ref();
+        // Made for a host whose chain was validated.
+        let validated = ConnectionPins::new(&set, "unpinned.test").unwrap();
+        assert!(validated.may_serve("other.test", leaf));
+        assert!(validated.may_serve("right.test", leaf));
+        assert!(!validated.may_serve("wrong.test", leaf));
+        assert!(validated.may_serve("only.test", leaf));
+        // Made for a pins-only host: no chain was validated.
+        let pins_only = ConnectionPins::new(&set, "only.test").unwrap();
+        assert!(!pins_only.may_serve("other.test", leaf));
+        assert!(!pins_only.may_serve("right.test", leaf));
+        assert!(pins_only.may_serve("ONLY.test", leaf));
+        // Without pins, nothing to record.
+        assert!(ConnectionPins::new(&Arc::new(PinSet::default()), "a.test").is_none());
     }
 
     #[test]
