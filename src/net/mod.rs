@@ -175,7 +175,10 @@
 //! [`max_tls_version`](HyperTransportBuilder::max_tls_version)), for development only
 //! [`danger_accept_invalid_certs`](HyperTransportBuilder::danger_accept_invalid_certs)
 //! and [`danger_accept_invalid_hostnames`](HyperTransportBuilder::danger_accept_invalid_hostnames),
-//! a key log for Wireshark ([`tls_key_log`](HyperTransportBuilder::tls_key_log)), and the
+//! a key log for Wireshark ([`tls_key_log`](HyperTransportBuilder::tls_key_log)),
+//! public-key pinning per host ([`pin_public_keys`](HyperTransportBuilder::pin_public_keys)
+//! and [`pin_public_keys_only`](HyperTransportBuilder::pin_public_keys_only), with
+//! [`PublicKeyPin`] and [`PinMismatch`]), and the
 //! escape hatch to a rustls configuration of one's own
 //! ([`rustls_config`](HyperTransportBuilder::rustls_config)). A failed handshake is a
 //! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
