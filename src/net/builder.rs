@@ -743,6 +743,8 @@ impl HyperTransportBuilder {
     /// seen and the pins expected (`the server's public key sha256//n4bQ…= is not among
     /// the pins for example.com: sha256//YhKJ…=`);
     /// [`Error::pin_mismatch`](crate::Error::pin_mismatch) finds it on a fetch's error.
+    /// (Over HTTP/3, quinn keeps a failed handshake's error as text alone: the
+    /// [`NetworkError::Tls`] says the same pins, but carries no `PinMismatch` value.)
     ///
     /// ```no_run
     /// use whatwg_fetch::net::{HyperTransport, PublicKeyPin};

@@ -223,10 +223,12 @@ impl FromStr for PublicKeyPin {
 /// use whatwg_fetch::Client;
 ///
 /// # async fn run(pins: Vec<whatwg_fetch::net::PublicKeyPin>) {
-/// let client = Client::builder().pin_public_keys("example.com", pins).build().unwrap();
-/// if let Err(error) = client.get("https://example.com/").send().await {
+/// let client = Client::builder().pin_public_keys("*.example.com", pins).build().unwrap();
+/// if let Err(error) = client.get("https://api.example.com/").send().await {
 ///     if let Some(mismatch) = error.pin_mismatch() {
-///         eprintln!("{} presented {}", mismatch.host(), mismatch.found());
+///         assert_eq!(mismatch.host(), "api.example.com");
+///         assert_eq!(mismatch.pinned_for(), "*.example.com");
+///         eprintln!("presented {}, pinned {:?}", mismatch.found(), mismatch.expected());
 ///     }
 /// }
 /// # }
