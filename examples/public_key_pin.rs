@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use whatwg_fetch::net::PublicKeyPin;
+use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
 use whatwg_fetch::{Client, Url};
 
 #[tokio::main(flavor = "current_thread")]
@@ -66,7 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match pinned(vec![stranger])?.get(&url).send().await {
         Ok(response) => println!("pinned to another key: {} (?)", response.status()),
         Err(error) => {
-            let mismatch = error.pin_mismatch().ok_or("not a pin mismatch")?;
+            let mismatch = PinMismatch::find(&error).ok_or("not a pin mismatch")?;
             println!("pinned to another key: {error:#}");
             println!(
                 "  seen {}, expected {:?}",

@@ -1571,17 +1571,17 @@ impl ClientBuilder {
     /// validation. Any one pin matching suffices; `host` is a name, an IP address or a
     /// `*.example.com` pattern of one label; several hosts by calling this for each.
     /// A key not pinned fails the fetch with a TLS error whose
-    /// [`Error::pin_mismatch`] names the host, the key seen and the pins.
+    /// [`PinMismatch`](crate::net::PinMismatch) names the host, the key seen and the pins.
     ///
     /// ```no_run
     /// use whatwg_fetch::Client;
-    /// use whatwg_fetch::net::PublicKeyPin;
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
     ///
     /// # async fn run() -> whatwg_fetch::Result<()> {
     /// let pin: PublicKeyPin = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=".parse()?;
     /// let client = Client::builder().pin_public_keys("example.com", [pin]).build()?;
     /// match client.get("https://example.com/").send().await {
-    ///     Err(error) if error.pin_mismatch().is_some() => eprintln!("{error:#}"),
+    ///     Err(error) if PinMismatch::find(&error).is_some() => eprintln!("{error:#}"),
     ///     other => println!("{}", other?.status()),
     /// }
     /// # Ok(())

@@ -769,26 +769,6 @@ impl Error {
         self.inner.kind == ErrorKind::WebSocket
     }
 
-    /// The public-key pin mismatch that failed the fetch's connection: the server's key
-    /// was not one pinned for its host (see
-    /// [`ClientBuilder::pin_public_keys`](crate::ClientBuilder::pin_public_keys)). It
-    /// names the host, the key seen and the pins expected. Such an error is a
-    /// [`NetworkError::Tls`], and [`is_connect`](Self::is_connect).
-    ///
-    /// ```no_run
-    /// # async fn run(client: whatwg_fetch::Client) {
-    /// if let Err(error) = client.get("https://example.com/").send().await {
-    ///     if let Some(mismatch) = error.pin_mismatch() {
-    ///         eprintln!("{} has key {}", mismatch.host(), mismatch.found());
-    ///     }
-    /// }
-    /// # }
-    /// ```
-    pub fn pin_mismatch(&self) -> Option<&crate::net::PinMismatch> {
-        self.causes()
-            .find_map(|cause| cause.downcast_ref::<crate::net::PinMismatch>())
-    }
-
     /// The status of an error from
     /// [`Response::error_for_status`](crate::Response::error_for_status).
     ///

@@ -1193,9 +1193,7 @@ async fn an_https_proxys_tls_is_held_to_the_pins_of_its_own_host_only() {
             message.contains("is not among the pins for 127.0.0.1"),
             "{message}"
         );
-        let mismatch = std::iter::successors(Some(cause), |&cause| cause.source())
-            .find_map(|cause| cause.downcast_ref::<PinMismatch>())
-            .expect("a PinMismatch among the causes");
+        let mismatch = PinMismatch::find(&error).expect("a PinMismatch among the causes");
         assert_eq!(
             mismatch.found(),
             PublicKeyPin::from_certificate_der(&proxy_pki.cert).unwrap()

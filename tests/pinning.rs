@@ -14,7 +14,8 @@ use net_support::*;
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use whatwg_fetch::net::{
-    HyperTransport, HyperTransportBuilder, PublicKeyPin, SendOptions, TlsHandshakeError, Transport,
+    HyperTransport, HyperTransportBuilder, PinMismatch, PublicKeyPin, SendOptions,
+    TlsHandshakeError, Transport,
 };
 use whatwg_fetch::{Client, NetworkError};
 
@@ -193,7 +194,7 @@ async fn a_key_not_pinned_fails_the_connection_naming_the_host_and_both_pins_bef
         let error = client.post(&url).body("payload").send().await.unwrap_err();
         assert!(error.is_connect(), "{error:?}");
         assert!(matches!(error.network_error(), Some(NetworkError::Tls(_))));
-        let mismatch = error.pin_mismatch().expect("a pin mismatch");
+        let mismatch = PinMismatch::find(&error).expect("a pin mismatch");
         assert_eq!(mismatch.host(), "localhost");
         assert_eq!(mismatch.pinned_for(), "localhost");
         assert_eq!(mismatch.found(), seen);

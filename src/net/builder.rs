@@ -742,7 +742,7 @@ impl HyperTransportBuilder {
     /// has a [`PinMismatch`](super::PinMismatch) as its source, naming the host, the key
     /// seen and the pins expected (`the server's public key sha256//n4bQ…= is not among
     /// the pins for example.com: sha256//YhKJ…=`);
-    /// [`Error::pin_mismatch`](crate::Error::pin_mismatch) finds it on a fetch's error.
+    /// [`PinMismatch::find`](super::PinMismatch::find) finds it on a fetch's error.
     /// (Over HTTP/3, quinn keeps a failed handshake's error as text alone: the
     /// [`NetworkError::Tls`] says the same pins, but carries no `PinMismatch` value.)
     ///

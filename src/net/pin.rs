@@ -19,6 +19,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
+use crate::peer::CarriesHosts;
 
 /// The prefix of a pin's text form.
 const PREFIX: &str = "sha256//";
@@ -215,17 +216,17 @@ impl FromStr for PublicKeyPin {
 /// the server's public key sha256//n4bQgY…= is not among the pins for localhost: sha256//YhKJ…=, sha256//Ua7z…=
 /// ```
 ///
-/// Found with [`Error::pin_mismatch`](crate::Error::pin_mismatch) on a fetch's error, or
-/// [`TlsHandshakeError::pin_mismatch`](super::TlsHandshakeError::pin_mismatch) on a
-/// transport's.
+/// Found with [`PinMismatch::find`] on a fetch's error or a transport's, or
+/// [`TlsHandshakeError::pin_mismatch`](super::TlsHandshakeError::pin_mismatch).
 ///
 /// ```no_run
 /// use whatwg_fetch::Client;
+/// use whatwg_fetch::net::PinMismatch;
 ///
 /// # async fn run(pins: Vec<whatwg_fetch::net::PublicKeyPin>) {
 /// let client = Client::builder().pin_public_keys("*.example.com", pins).build().unwrap();
 /// if let Err(error) = client.get("https://api.example.com/").send().await {
-///     if let Some(mismatch) = error.pin_mismatch() {
+///     if let Some(mismatch) = PinMismatch::find(&error) {
 ///         assert_eq!(mismatch.host(), "api.example.com");
 ///         assert_eq!(mismatch.pinned_for(), "*.example.com");
 ///         eprintln!("presented {}, pinned {:?}", mismatch.found(), mismatch.expected());
@@ -242,6 +243,27 @@ pub struct PinMismatch {
 }
 
 impl PinMismatch {
+    /// The pin mismatch among `error` and its causes (its
+    /// [`source`](std::error::Error::source) chain), if a connection failed for one: on
+    /// a fetch's [`Error`](crate::Error), on a transport's [`NetworkError`](crate::NetworkError),
+    /// on a proxy's or a handshake's error alike.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::PinMismatch;
+    ///
+    /// # async fn run(client: whatwg_fetch::Client) {
+    /// if let Err(error) = client.get("https://example.com/").send().await {
+    ///     if let Some(mismatch) = PinMismatch::find(&error) {
+    ///         eprintln!("{} has key {}", mismatch.host(), mismatch.found());
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn find<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a PinMismatch> {
+        std::iter::successors(Some(error), |&error| error.source())
+            .find_map(|error| error.downcast_ref::<PinMismatch>())
+    }
+
     /// The host the connection was for, as the handshake named it (a name in lowercase,
     /// or an IP address).
     pub fn host(&self) -> &str {
@@ -474,15 +496,6 @@ pub(crate) struct ConnectionPins {
     chain_validated: bool,
 }
 
-/// The same pins, the same way: the same set, and the chain validated or not.
-impl PartialEq for ConnectionPins {
-    fn eq(&self, other: &ConnectionPins) -> bool {
-        Arc::ptr_eq(&self.pins, &other.pins) && self.chain_validated == other.chain_validated
-    }
-}
-
-impl Eq for ConnectionPins {}
-
 impl ConnectionPins {
     /// What a connection to `host` made under `pins` may carry; `None` without pins.
     pub(crate) fn new(pins: &Arc<PinSet>, host: &str) -> Option<ConnectionPins> {
@@ -494,13 +507,15 @@ impl ConnectionPins {
             chain_validated: !pins.find(host).is_some_and(|pins| pins.only),
         })
     }
+}
 
+impl CarriesHosts for ConnectionPins {
     /// Whether the connection, whose server presented `end_entity` (and whose names
     /// cover `host`, as the caller checks), may carry requests to `host` too: what a
     /// connection of `host`'s own would have had to pass, it passed. A pinned host
     /// needs its pins to match the key; a host checked against the roots needs the
     /// connection's chain to have been validated.
-    pub(crate) fn may_serve(&self, host: &str, end_entity: &[u8]) -> bool {
+    fn may_serve(&self, host: &str, end_entity: &[u8]) -> bool {
         match self.pins.find(host) {
             None => self.chain_validated,
             Some(pins) => {

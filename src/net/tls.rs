@@ -630,7 +630,8 @@ impl TlsSetup {
             self.check_resumed(host, connection.peer_certificates())?;
         }
         if let Some(info) = &mut info {
-            info.pins = ConnectionPins::new(&self.pins, host);
+            info.carries = ConnectionPins::new(&self.pins, host)
+                .map(|pins| crate::peer::CarriedHosts(Arc::new(pins)));
         }
         Ok(info)
     }
@@ -1026,8 +1027,8 @@ pub(crate) fn certificate_covers(tls: &TlsInfo, host: &str) -> bool {
     let (Some(der), Ok(name)) = (tls.peer_certificate(), ServerName::try_from(host)) else {
         return false;
     };
-    if let Some(pins) = &tls.pins {
-        if !pins.may_serve(host, der) {
+    if let Some(carries) = &tls.carries {
+        if !carries.0.may_serve(host, der) {
             return false;
         }
     }
@@ -1223,6 +1224,7 @@ mod tests {
     fn under_pins_a_connection_carries_what_a_hosts_own_would_have_passed() {
         use super::super::pin::{ConnectionPins, spki_pin};
         use crate::net::PublicKeyPin;
+        use crate::peer::CarriesHosts;
         let (_, leaf) = ca_and_leaf("Test CA");
         let pin = spki_pin(&leaf).unwrap();
         let set = Arc::new(
