@@ -26,8 +26,8 @@ use crate::environment::Environment;
 use crate::error::{Error, NetworkError, Result, TimeoutKind};
 use crate::fetch::{CookieJar, FetchContext, cors::CorsPreflightCache};
 use crate::net::{
-    HyperTransport, HyperTransportBuilder, Identity, PoolStats, Proxy, Resolve, TlsVersion,
-    Transport,
+    HyperTransport, HyperTransportBuilder, Identity, PoolStats, Proxy, PublicKeyPin, Resolve,
+    TlsVersion, Transport,
 };
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::request_builder::RequestBuilder;
@@ -1618,11 +1618,76 @@ impl ClientBuilder {
         self
     }
 
+    /// Pins the public keys `host`'s server may have (reqwest #298, curl's
+    /// `CURLOPT_PINNEDPUBLICKEY`): a connection to `host` is made only if the key of the
+    /// server's own certificate is one of `pins` (SHA-256 digests of its DER
+    /// `SubjectPublicKeyInfo`, [`PublicKeyPin`]s or `[u8; 32]`), on top of the usual
+    /// validation. Any one pin matching suffices; `host` is a name, an IP address or a
+    /// `*.example.com` pattern of one label; several hosts by calling this for each.
+    /// A key not pinned fails the fetch with a TLS error whose
+    /// [`PinMismatch`](crate::net::PinMismatch) names the host, the key seen and the pins.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
+    ///
+    /// # async fn run() -> whatwg_fetch::Result<()> {
+    /// let pin: PublicKeyPin = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=".parse()?;
+    /// let client = Client::builder().pin_public_keys("example.com", [pin]).build()?;
+    /// match client.get("https://example.com/").send().await {
+    ///     Err(error) if PinMismatch::find(&error).is_some() => eprintln!("{error:#}"),
+    ///     other => println!("{}", other?.status()),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::pin_public_keys`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::pin_public_keys`]: crate::net::HyperTransportBuilder::pin_public_keys
+    pub fn pin_public_keys<I>(mut self, host: &str, pins: I) -> ClientBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        self.hyper = self.hyper.pin_public_keys(host, pins);
+        self
+    }
+
+    /// Pins the public keys of `host` instead of validating its certificate: for a
+    /// server with a self-signed certificate or a private CA's, whose key is known. Only
+    /// `host` is spared the validation; the handshake still proves the server holds the
+    /// pinned key.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::Client;
+    ///
+    /// # fn run(pin: whatwg_fetch::net::PublicKeyPin) -> whatwg_fetch::Result<()> {
+    /// let client = Client::builder().pin_public_keys_only("nas.home.arpa", [pin]).build()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::pin_public_keys_only`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::pin_public_keys_only`]: crate::net::HyperTransportBuilder::pin_public_keys_only
+    pub fn pin_public_keys_only<I>(mut self, host: &str, pins: I) -> ClientBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        self.hyper = self.hyper.pin_public_keys_only(host, pins);
+        self
+    }
+
     /// The escape hatch to rustls: `config` for every TLS connection instead of the one
     /// the TLS options above build, while the client's other options (timeouts, resolver,
     /// proxies, pool) still apply. The roots, [`identity`](Self::identity), the TLS
     /// versions, the `danger_` options and [`tls_key_log`](Self::tls_key_log) are then
-    /// ignored; a `config` without ALPN protocols gets `h2` and `http/1.1`. See
+    /// ignored (and [public-key pins](Self::pin_public_keys) refused); a `config` without
+    /// ALPN protocols gets `h2` and `http/1.1`. See
     /// [`HyperTransportBuilder::rustls_config`].
     ///
     /// What it does, its limits and its default: the transport's

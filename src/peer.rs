@@ -83,7 +83,30 @@ pub struct TlsInfo {
     cipher_suite_id: u16,
     key_exchange_group: Option<&'static str>,
     certificates: Vec<Vec<u8>>,
+    /// With public-key pins, which other origins the connection may carry (HTTP/2
+    /// coalescing); set by the network layer after `new`.
+    pub(crate) carries: Option<CarriedHosts>,
 }
+
+/// Which other hosts a connection may carry (HTTP/2 coalescing) besides what its
+/// certificate's names allow: the network layer's public-key pins say it.
+pub(crate) trait CarriesHosts: fmt::Debug + Send + Sync {
+    /// Whether the connection, whose server presented `end_entity` (DER), may carry
+    /// requests to `host`.
+    fn may_serve(&self, host: &str, end_entity: &[u8]) -> bool;
+}
+
+/// A connection's [`CarriesHosts`], equal to another only if it is the same one.
+#[derive(Clone, Debug)]
+pub(crate) struct CarriedHosts(pub(crate) std::sync::Arc<dyn CarriesHosts>);
+
+impl PartialEq for CarriedHosts {
+    fn eq(&self, other: &CarriedHosts) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CarriedHosts {}
 
 impl TlsInfo {
     /// Made by the network layer from what the handshake settled on.
@@ -100,6 +123,7 @@ impl TlsInfo {
             cipher_suite_id,
             key_exchange_group,
             certificates,
+            carries: None,
         }
     }
 

@@ -19,7 +19,8 @@ use hyper_util::rt::TokioIo;
 use net_support::*;
 use tokio::net::{TcpListener, TcpStream};
 use whatwg_fetch::net::{
-    HyperTransport, Proxy, ProxyRefused, SendOptions, SocksRefusal, SocksRefused, Transport,
+    HyperTransport, PinMismatch, Proxy, ProxyRefused, PublicKeyPin, SendOptions, SocksRefusal,
+    SocksRefused, Transport,
 };
 use whatwg_fetch::{Client, ErrorKind, NetworkError, RequestInit};
 
@@ -1146,6 +1147,60 @@ async fn an_https_proxy_tunnels_tls_to_an_https_origin_inside_its_own_tls() {
         assert_eq!(seen[0].target, format!("localhost:{}", addr.port()));
         assert_eq!(accepts.load(Ordering::SeqCst), 1);
         assert_eq!(proxy.accepts(), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_https_proxys_tls_is_held_to_the_pins_of_its_own_host_only() {
+    bounded(async {
+        let (origin_pki, proxy_pki) = (pki(), proxy_pki());
+        let (addr, accepts) = tls_server(&origin_pki, &[b"http/1.1"]).await;
+        let proxy = tls_test_proxy(proxy_pki.acceptor(&[b"http/1.1"])).await;
+        let proxy_url = format!("https://{}", proxy.addr);
+        let url = format!("https://localhost:{}/pinned", addr.port());
+        let origin_pin = PublicKeyPin::from_certificate_der(&origin_pki.cert).unwrap();
+        // The origin pinned to its key: its TLS inside the tunnel passes, and the proxy,
+        // whose host has no pins, is validated as usual.
+        let transport = trusting(&origin_pki, &proxy_pki)
+            .proxy(Proxy::all(&proxy_url).unwrap())
+            .pin_public_keys("localhost", [origin_pin])
+            .build()
+            .unwrap();
+        let (status, _) = get_text(&transport, &url).await;
+        assert_eq!(status, 200);
+        assert_eq!(proxy.seen().len(), 1);
+        // The proxy's host pinned to another key: the TLS to the proxy fails, saying so.
+        let transport = trusting(&origin_pki, &proxy_pki)
+            .proxy(Proxy::all(&proxy_url).unwrap())
+            .pin_public_keys("127.0.0.1", [[0x5a; 32]])
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get(&url), SendOptions::new())
+            .await
+            .unwrap_err();
+        assert!(matches!(error, NetworkError::Tls(_)), "{error:?}");
+        let cause = error.source().unwrap();
+        let message = said(cause);
+        assert!(
+            message.starts_with(&format!(
+                "TLS handshake with proxy {proxy_url} failed: the server's public key sha256//"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains("is not among the pins for 127.0.0.1"),
+            "{message}"
+        );
+        let mismatch = PinMismatch::find(&error).expect("a PinMismatch among the causes");
+        assert_eq!(
+            mismatch.found(),
+            PublicKeyPin::from_certificate_der(&proxy_pki.cert).unwrap()
+        );
+        // Nothing went through the proxy the second time.
+        assert_eq!(proxy.seen().len(), 1);
+        assert_eq!(accepts.load(Ordering::SeqCst), 1);
     })
     .await;
 }

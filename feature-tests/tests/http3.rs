@@ -121,6 +121,51 @@ async fn with_prior_knowledge_a_server_not_answering_over_udp_fails_the_request(
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn public_key_pins_hold_over_http3_too() {
+    use whatwg_fetch::NetworkError;
+    use whatwg_fetch::net::PublicKeyPin;
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let server = h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let pin = PublicKeyPin::from_certificate_der(&pki.cert).unwrap();
+        let pinned = |pin: PublicKeyPin| {
+            Client::builder()
+                .add_root_certificate_der(pki.ca_der.clone())
+                .http3_prior_knowledge()
+                .pin_public_keys("localhost", [pin])
+                .build()
+                .unwrap()
+        };
+        let response = pinned(pin)
+            .fetch(server.url("/pinned").as_str(), RequestInit::default())
+            .await
+            .unwrap();
+        assert_eq!(response.timing().unwrap().next_hop_protocol, "h3");
+        // QUIC's TLS runs the same verifier: another key fails the handshake, and no
+        // request reaches the server.
+        let stranger = PublicKeyPin::from_sha256([0x5a; 32]);
+        let error = pinned(stranger)
+            .fetch(server.url("/refused").as_str(), RequestInit::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.network_error(), Some(NetworkError::Tls(_))),
+            "{error:?}"
+        );
+        // quinn keeps the handshake's error as text: the pins are in it.
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("QUIC handshake with localhost"),
+            "{message}"
+        );
+        assert!(message.contains(&pin.to_string()), "{message}");
+        assert!(message.contains(&stranger.to_string()), "{message}");
+        assert_eq!(server.counts.requests.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
 /// A TLS server over TCP on 127.0.0.1 (HTTP/2 or HTTP/1.1 by ALPN) whose every answer
 /// announces `alt_svc`, with the body `tcp`.
 async fn tcp_server_announcing(pki: &TestPki, alt_svc: String) -> net_support::Server {

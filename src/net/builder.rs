@@ -16,6 +16,7 @@ use rustls_pki_types::pem::PemObject;
 
 use super::connect::{Connector, ResolveFn, proxy_tls_config};
 use super::h1::HeadLimits;
+use super::pin::{PinEntry, PublicKeyPin};
 use super::pool::{Pool, PoolConfig};
 use super::protocol::ProtocolOptions;
 use super::proxy::{Proxy, ProxyKind};
@@ -754,6 +755,112 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Pins the public keys `host`'s server may have: a TLS connection to `host` is made
+    /// only if the key in the server's certificate is one of `pins`, **on top of** the
+    /// usual validation of its chain and name (curl's `CURLOPT_PINNEDPUBLICKEY`, reqwest
+    /// #298). Each pin is the SHA-256 digest of a DER `SubjectPublicKeyInfo`: a
+    /// [`PublicKeyPin`], or its 32 bytes (`[u8; 32]`). See
+    /// [`pin_public_keys_only`](Self::pin_public_keys_only) for a server no root vouches
+    /// for.
+    ///
+    /// - **What is pinned** is the key of the server's own certificate (the end entity),
+    ///   as curl pins it, not an intermediate's or the root's: a certificate reissued for
+    ///   the same key passes, a new key does not. [`PublicKeyPin::from_certificate_der`]
+    ///   gives the pin of a certificate.
+    /// - **Several pins** for a host (this called again for it adds to them): any one
+    ///   matching suffices, so a key's replacement can be pinned before it is put in
+    ///   service, as RFC 7469 §4.3 advises keeping a backup pin.
+    /// - **`host`** is a name (compared in ASCII lowercase, a final dot ignored), an IP
+    ///   address (`127.0.0.1`, `::1` or `[::1]`), or `*.` and a name: every host one
+    ///   label below it (`*.example.com` pins `a.example.com`, not `example.com` nor
+    ///   `a.b.example.com`). A host's own pins win over a pattern's. Several hosts, each
+    ///   with its own pins, by calling this for each. Hosts without pins are unaffected.
+    /// - **Every connection** to the host: HTTP/1.1 and HTTP/2, HTTP/3 (its QUIC
+    ///   handshake runs the same verifier), a session resumed (checked again on the
+    ///   certificate the session was made with), and TLS to an `https:` proxy whose own
+    ///   host is pinned (the pins of an origin reached through the proxy apply to the
+    ///   origin's TLS inside the tunnel). An HTTP/2 connection made for another origin
+    ///   carries a pinned host's requests (coalescing) only if its key is one of the
+    ///   host's pins.
+    ///
+    /// A key that is not pinned fails the connection before any request is sent on it,
+    /// with a [`NetworkError::Tls`] whose [`TlsHandshakeError`](super::TlsHandshakeError)
+    /// has a [`PinMismatch`](super::PinMismatch) as its source, naming the host, the key
+    /// seen and the pins expected (`the server's public key sha256//n4bQ…= is not among
+    /// the pins for example.com: sha256//YhKJ…=`);
+    /// [`PinMismatch::find`](super::PinMismatch::find) finds it on a fetch's error.
+    /// (Over HTTP/3, quinn keeps a failed handshake's error as text alone: the
+    /// [`NetworkError::Tls`] says the same pins, but carries no `PinMismatch` value.)
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::{HyperTransport, PublicKeyPin};
+    ///
+    /// let current: PublicKeyPin = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=".parse()?;
+    /// let backup: PublicKeyPin = "sha256//Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys=".parse()?;
+    /// let transport = HyperTransport::builder()
+    ///     .pin_public_keys("api.example.com", [current, backup])
+    ///     .pin_public_keys("*.cdn.example.com", [[0x2a; 32]])
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is no pins. [`build`](Self::build) fails for a `host` that is none of the
+    /// above, for a host given no pin at all, and with
+    /// [`rustls_config`](Self::rustls_config) (whose verifier is the caller's own).
+    pub fn pin_public_keys<I>(mut self, host: &str, pins: I) -> HyperTransportBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        self.tls.pins.push(PinEntry {
+            host: host.to_owned(),
+            pins: pins.into_iter().map(Into::into).collect(),
+            only: false,
+        });
+        self
+    }
+
+    /// Pins the public keys of `host` **instead of** validating its certificate: a
+    /// connection to `host` is made if the key in the server's certificate is one of
+    /// `pins`, whoever issued the certificate, for whatever names, and whenever it
+    /// expires. For a server of one's own with a self-signed certificate or a private
+    /// CA's, with no root to add (curl's `--pinnedpubkey` with `--insecure`). Only
+    /// `host` (or the hosts its `*.` pattern covers) is spared the validation; other
+    /// hosts are validated as usual. Otherwise as
+    /// [`pin_public_keys`](Self::pin_public_keys), whose pins it adds to; a host given to
+    /// both is pins-only.
+    ///
+    /// The handshake still proves that the server holds the private key of the pinned
+    /// public key, so no one else can pose as it; what is lost is what a CA adds:
+    /// expiry, revocation, and a name bound to the key. An HTTP/2 connection made this
+    /// way carries no other origin's requests but those of a host pinned the same way to
+    /// the same key.
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::net::{HyperTransport, PublicKeyPin};
+    ///
+    /// // The pin of the device's self-signed certificate, noted when it was installed.
+    /// let pin: PublicKeyPin = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=".parse()?;
+    /// let transport = HyperTransport::builder()
+    ///     .pin_public_keys_only("192.168.1.20", [pin])
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is no pins.
+    pub fn pin_public_keys_only<I>(mut self, host: &str, pins: I) -> HyperTransportBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        self.tls.pins.push(PinEntry {
+            host: host.to_owned(),
+            pins: pins.into_iter().map(Into::into).collect(),
+            only: true,
+        });
+        self
+    }
+
     /// The escape hatch to rustls: uses `config` for every TLS connection instead of the
     /// configuration the options above build. The transport's other options (timeouts,
     /// resolver, proxies, pool, `http2` when `config` has no ALPN protocols) still apply.
@@ -762,7 +869,9 @@ impl HyperTransportBuilder {
     /// [`tls_built_in_roots`](Self::tls_built_in_roots), the added roots,
     /// [`identity`](Self::identity), [`min_tls_version`](Self::min_tls_version),
     /// [`max_tls_version`](Self::max_tls_version), the `danger_` options and
-    /// [`tls_key_log`](Self::tls_key_log): `config` has its own. If `config` offers no
+    /// [`tls_key_log`](Self::tls_key_log): `config` has its own. Public-key pins
+    /// ([`pin_public_keys`](Self::pin_public_keys)) cannot be added to it:
+    /// [`build`](Self::build) fails with both. If `config` offers no
     /// ALPN protocols, `h2` and `http/1.1` are offered per [`http2`](Self::http2);
     /// otherwise its list decides whether HTTP/2 is spoken.
     ///
@@ -924,8 +1033,10 @@ impl HyperTransportBuilder {
     ///
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
     /// [`NetworkError::Tls`] source when the TLS options cannot be used: an invalid root
-    /// certificate, a minimum TLS version above the maximum, no root to trust at all, or
-    /// (with the built-in roots off) a system trust store that cannot be read. With
+    /// certificate, a minimum TLS version above the maximum, no root to trust at all,
+    /// (with the built-in roots off) a system trust store that cannot be read, or
+    /// [public-key pins](Self::pin_public_keys) for a host that is not one, without a
+    /// pin, or beside a [`rustls_config`](Self::rustls_config). With
     /// `hickory_dns(true)` (the `hickory-dns` feature), one with a [`NetworkError::Other`]
     /// source when the system's DNS configuration cannot be read or used, as
     /// `HickoryResolver::from_system_conf` says.

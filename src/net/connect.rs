@@ -305,7 +305,7 @@ impl Connector {
         tokio_rustls::TlsConnector::from(config)
             .connect(server_name, tcp)
             .await
-            .map_err(|e| failed(Box::new(e)))
+            .map_err(|e| failed(super::tls::mismatch_or_io(e)))
     }
 
     /// Over `io`, an HTTP proxy's connection (to the proxy at `addr`): as it is when
@@ -403,8 +403,9 @@ impl Connector {
             .map_err(|e| self.tls.handshake_error(host, e))?;
         let connection = tls.get_ref().1;
         let h2 = connection.alpn_protocol() == Some(b"h2".as_slice());
-        // Once per connection: its responses share it.
-        let peer = peer(addr, super::tls::tls_info(connection));
+        // Once per connection: its responses share it. A resumed session's key is
+        // checked against the host's pins here (a full handshake's was by the verifier).
+        let peer = peer(addr, self.tls.connection_info(host, connection)?);
         if h2 {
             super::h2::handshake(tls, &self.h2, peer)
                 .await

@@ -182,7 +182,10 @@
 //! [`max_tls_version`](HyperTransportBuilder::max_tls_version)), for development only
 //! [`danger_accept_invalid_certs`](HyperTransportBuilder::danger_accept_invalid_certs)
 //! and [`danger_accept_invalid_hostnames`](HyperTransportBuilder::danger_accept_invalid_hostnames),
-//! a key log for Wireshark ([`tls_key_log`](HyperTransportBuilder::tls_key_log)), and the
+//! a key log for Wireshark ([`tls_key_log`](HyperTransportBuilder::tls_key_log)),
+//! public-key pinning per host ([`pin_public_keys`](HyperTransportBuilder::pin_public_keys)
+//! and [`pin_public_keys_only`](HyperTransportBuilder::pin_public_keys_only), with
+//! [`PublicKeyPin`] and [`PinMismatch`]), and the
 //! escape hatch to a rustls configuration of one's own
 //! ([`rustls_config`](HyperTransportBuilder::rustls_config)). A failed handshake is a
 //! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
@@ -201,6 +204,7 @@ mod h2;
 #[cfg(feature = "http3")]
 mod h3;
 mod happy_eyeballs;
+pub(crate) mod pin;
 mod pipeline;
 mod pool;
 mod protocol;
@@ -237,6 +241,7 @@ pub use happy_eyeballs::MAX_CONNECT_ADDRESSES;
 /// [`ResolverOpts`](hickory_resolver::config::ResolverOpts), [`TokioResolver`](hickory_resolver::TokioResolver).
 #[cfg(feature = "hickory-dns")]
 pub use hickory_resolver;
+pub use pin::{PinMismatch, PublicKeyPin};
 pub use pool::{OriginStats, PoolStats};
 pub use protocol::HeadRefused;
 pub use proxy::{Proxy, ProxyRefused};

@@ -34,6 +34,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{AlertDescription, CertificateError, DigitallySignedStruct, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
 
+use super::pin::{ConnectionPins, PinEntry, PinMismatch, PinSet};
 use crate::error::{BoxError, Error, NetworkError};
 
 pub use crate::peer::{TlsInfo, TlsVersion};
@@ -178,6 +179,27 @@ impl TlsHandshakeError {
     pub fn host(&self) -> &str {
         &self.host
     }
+
+    /// The mismatch, when the handshake failed because the server's key is not one
+    /// pinned for the host (see
+    /// [`pin_public_keys`](super::HyperTransportBuilder::pin_public_keys)).
+    ///
+    /// ```no_run
+    /// use whatwg_fetch::NetworkError;
+    /// use whatwg_fetch::net::{HyperTransport, SendOptions, TlsHandshakeError, Transport};
+    ///
+    /// # async fn run(transport: HyperTransport, request: http::Request<whatwg_fetch::net::RequestBody>) {
+    /// if let Err(NetworkError::Tls(source)) = transport.send(request, SendOptions::new()).await {
+    ///     let handshake = source.downcast_ref::<TlsHandshakeError>();
+    ///     if let Some(mismatch) = handshake.and_then(TlsHandshakeError::pin_mismatch) {
+    ///         eprintln!("{mismatch}");
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn pin_mismatch(&self) -> Option<&PinMismatch> {
+        self.source.downcast_ref::<PinMismatch>()
+    }
 }
 
 impl fmt::Display for TlsHandshakeError {
@@ -209,6 +231,8 @@ pub(crate) struct TlsOptions {
     pub(crate) accept_invalid_certs: bool,
     pub(crate) accept_invalid_hostnames: bool,
     pub(crate) key_log: bool,
+    /// Public-key pins, per host, as the builder was given them.
+    pub(crate) pins: Vec<PinEntry>,
     /// The caller's own configuration, which replaces all of the above.
     pub(crate) rustls_config: Option<Arc<rustls::ClientConfig>>,
 }
@@ -226,6 +250,7 @@ impl Default for TlsOptions {
             accept_invalid_certs: false,
             accept_invalid_hostnames: false,
             key_log: false,
+            pins: Vec::new(),
             rustls_config: None,
         }
     }
@@ -243,6 +268,7 @@ impl fmt::Debug for TlsOptions {
             .field("accept_invalid_certs", &self.accept_invalid_certs)
             .field("accept_invalid_hostnames", &self.accept_invalid_hostnames)
             .field("key_log", &self.key_log)
+            .field("pins", &self.pins)
             .field("rustls_config", &self.rustls_config.is_some())
             .finish()
     }
@@ -256,6 +282,8 @@ pub(crate) struct TlsSetup {
     /// keeps its versions to itself).
     versions: Option<(TlsVersion, TlsVersion)>,
     identity: bool,
+    /// The public-key pins the configuration's verifier checks; empty without any.
+    pins: Arc<PinSet>,
 }
 
 impl TlsSetup {
@@ -269,7 +297,15 @@ impl TlsSetup {
 impl TlsOptions {
     /// The configuration for a transport, offering `h2` by ALPN with `http2`.
     pub(crate) fn build(&self, http2: bool) -> Result<TlsSetup, Error> {
+        let pins = Arc::new(PinSet::new(&self.pins).map_err(config_message)?);
         if let Some(config) = &self.rustls_config {
+            if !pins.is_empty() {
+                return Err(config_message(
+                    "pin_public_keys: the pins cannot apply to a rustls_config of the \
+                     caller's own, whose verifier is its own (check the pins in that \
+                     verifier)",
+                ));
+            }
             let config = if config.alpn_protocols.is_empty() {
                 let mut config = rustls::ClientConfig::clone(config);
                 config.alpn_protocols = alpn(http2);
@@ -281,6 +317,7 @@ impl TlsOptions {
                 config,
                 versions: None,
                 identity: false,
+                pins,
             });
         }
         let provider = provider()?;
@@ -307,6 +344,14 @@ impl TlsOptions {
         } else {
             self.verifier(&provider)?
         };
+        // Pins are checked after (or, for a pins-only host, instead of) all of the above.
+        let verifier: Arc<dyn ServerCertVerifier> = match pins.is_empty() {
+            true => verifier,
+            false => Arc::new(Pinned {
+                inner: verifier,
+                pins: Arc::clone(&pins),
+            }),
+        };
         let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_protocol_versions(&versions)
             .map_err(|e| config_error("the TLS versions cannot be used", e))?
@@ -329,6 +374,7 @@ impl TlsOptions {
             config: Arc::new(config),
             versions: Some((self.min_version, self.max_version)),
             identity: self.identity.is_some(),
+            pins,
         })
     }
 
@@ -554,11 +600,64 @@ impl TlsSetup {
             .get_ref()
             .and_then(|e| e.downcast_ref::<rustls::Error>())
         {
-            Some(rustls) => Box::new(rustls.clone()),
+            // The mismatch itself, whose text rustls would write as `Other(…)`.
+            Some(rustls) => match super::pin::mismatch_in(rustls) {
+                Some(mismatch) => Box::new(mismatch.clone()),
+                None => Box::new(rustls.clone()),
+            },
             None => Box::new(error),
         };
         let hint = self.hint(&*source);
         NetworkError::Tls(Box::new(TlsHandshakeError::new(host, source, hint)))
+    }
+
+    /// What the handshake of `connection`, with `host`, settled on ([`tls_info`]), with
+    /// what the pins allow of its sharing with other origins; or the mismatch of a
+    /// resumed session whose certificate (the one of the session it resumes, which
+    /// rustls gives as the peer's) carries a key not pinned for `host`. rustls resumes
+    /// only a session its verifier, the pins' own, accepted for the same server name,
+    /// so that check is a second line.
+    pub(crate) fn connection_info(
+        &self,
+        host: &str,
+        connection: &rustls::ClientConnection,
+    ) -> Result<Option<TlsInfo>, NetworkError> {
+        let mut info = tls_info(connection);
+        if self.pins.is_empty() {
+            return Ok(info);
+        }
+        if connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+            self.check_resumed(host, connection.peer_certificates())?;
+        }
+        if let Some(info) = &mut info {
+            info.carries = ConnectionPins::new(&self.pins, host)
+                .map(|pins| crate::peer::CarriedHosts(Arc::new(pins)));
+        }
+        Ok(info)
+    }
+
+    /// The pins of `host` checked against `certificates`, the chain a resumed session
+    /// gives as the peer's.
+    fn check_resumed(
+        &self,
+        host: &str,
+        certificates: Option<&[CertificateDer<'static>]>,
+    ) -> Result<(), NetworkError> {
+        let Some(pins) = self.pins.find(host) else {
+            return Ok(());
+        };
+        let failed = |source: BoxError| {
+            NetworkError::Tls(Box::new(TlsHandshakeError::new(host, source, None)))
+        };
+        let end_entity = certificates
+            .and_then(|chain| chain.first())
+            .ok_or_else(|| failed(Box::new(rustls::Error::NoCertificatesPresented)))?;
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        pins.check(&host, end_entity)
+            .map_err(|error| match super::pin::mismatch_in(&error) {
+                Some(mismatch) => failed(Box::new(mismatch.clone())),
+                None => failed(Box::new(error)),
+            })
     }
 
     /// The [`NetworkError::Tls`] for a `host` that is not a valid server name.
@@ -664,6 +763,20 @@ const ALERTS_AFTER_HANDSHAKE: [AlertDescription; 9] = [
     AlertDescription::AccessDenied,
     AlertDescription::HandshakeFailure,
 ];
+
+/// The source to report for `error`, a handshake's I/O error from tokio-rustls: the
+/// [`PinMismatch`] it carries (whose text rustls would write as `Other(…)`, and which the
+/// I/O error's `source` would skip), else `error` itself.
+pub(crate) fn mismatch_or_io(error: io::Error) -> BoxError {
+    let mismatch = error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+        .and_then(super::pin::mismatch_in);
+    match mismatch {
+        Some(mismatch) => Box::new(mismatch.clone()),
+        None => Box::new(error),
+    }
+}
 
 /// A build-time TLS failure, as the builders report it.
 fn config_error(what: &'static str, source: impl Into<BoxError>) -> Error {
@@ -776,6 +889,50 @@ impl ServerCertVerifier for SystemThenRoots {
     delegate_signatures!(system);
 }
 
+/// Public-key pinning: a host with pins is accepted only if its certificate's key is
+/// one of them, after the inner verifier accepted the certificate (or instead of it, for
+/// a pins-only host). A host without pins is the inner verifier's alone. The handshake's
+/// signatures are the inner verifier's to check, pinned or not.
+#[derive(Debug)]
+struct Pinned {
+    inner: Arc<dyn ServerCertVerifier>,
+    pins: Arc<PinSet>,
+}
+
+impl ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some((pins, host)) = self.pins.for_server(server_name) else {
+            return self.inner.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            );
+        };
+        if !pins.only {
+            self.inner.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            )?;
+        }
+        pins.check(&host, end_entity)?;
+        Ok(ServerCertVerified::assertion())
+    }
+
+    delegate_signatures!(inner);
+}
+
 /// `danger_accept_invalid_hostnames`: a chain the inner verifier trusts is accepted
 /// whatever names its certificate is for.
 #[derive(Debug)]
@@ -862,11 +1019,19 @@ impl ServerCertVerifier for FixedVerdict {
 /// Whether the certificate recorded for a connection (`tls`) is valid for `host` too, by
 /// its names (RFC 6125, as the handshake checked them for the connection's own host):
 /// what another origin needs to share the connection (RFC 9113 §9.1.1). The chain was
-/// verified when the connection was made.
+/// verified when the connection was made, unless its host was pinned alone (pins-only):
+/// with pins, the connection serves `host` only if it passed what `host`'s own would
+/// have (see `ConnectionPins::may_serve`): a pinned host never shares a connection whose
+/// key is not one of its pins.
 pub(crate) fn certificate_covers(tls: &TlsInfo, host: &str) -> bool {
     let (Some(der), Ok(name)) = (tls.peer_certificate(), ServerName::try_from(host)) else {
         return false;
     };
+    if let Some(carries) = &tls.carries {
+        if !carries.0.may_serve(host, der) {
+            return false;
+        }
+    }
     let der = CertificateDer::from(der);
     rustls::server::ParsedCertificate::try_from(&der)
         .and_then(|certificate| rustls::client::verify_server_name(&certificate, &name))
@@ -1009,6 +1174,81 @@ mod tests {
         let verifier = added_only.platform_verifier(&provider).unwrap();
         assert!(format!("{verifier:?}").starts_with("WebPkiServerVerifier"));
         verify(&*verifier, &leaf, "localhost").unwrap();
+    }
+
+    /// Options pinning `host` to `pins`, on top of the validation or (`only`) instead.
+    fn pinning(host: &str, pins: &[crate::net::PublicKeyPin], only: bool) -> PinEntry {
+        PinEntry {
+            host: host.to_owned(),
+            pins: pins.to_vec(),
+            only,
+        }
+    }
+
+    #[test]
+    fn a_resumed_session_whose_key_is_not_pinned_is_refused() {
+        use crate::net::PublicKeyPin;
+        let (_, leaf) = ca_and_leaf("Test CA");
+        let pin = super::super::pin::spki_pin(&leaf).unwrap();
+        let setup = |pins: &[PublicKeyPin]| {
+            TlsOptions {
+                pins: vec![pinning("localhost", pins, false)],
+                ..TlsOptions::default()
+            }
+            .build(true)
+            .unwrap()
+        };
+        let chain = [leaf.clone()];
+        let pinned = setup(&[pin]);
+        pinned.check_resumed("localhost", Some(&chain)).unwrap();
+        pinned.check_resumed("unpinned.test", None).unwrap();
+        let other = setup(&[PublicKeyPin::from_sha256([1; 32])]);
+        let error = other.check_resumed("localhost", Some(&chain)).unwrap_err();
+        let NetworkError::Tls(source) = &error else {
+            panic!("{error:?}");
+        };
+        let handshake = source.downcast_ref::<TlsHandshakeError>().unwrap();
+        assert_eq!(handshake.host(), "localhost");
+        assert_eq!(handshake.pin_mismatch().unwrap().found(), pin);
+        // A resumed session without a certificate is no proof of the key.
+        let error = pinned.check_resumed("localhost", None).unwrap_err();
+        assert!(
+            crate::error::Chain(&error)
+                .to_string()
+                .ends_with("peer sent no certificates"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn under_pins_a_connection_carries_what_a_hosts_own_would_have_passed() {
+        use super::super::pin::{ConnectionPins, spki_pin};
+        use crate::net::PublicKeyPin;
+        use crate::peer::CarriesHosts;
+        let (_, leaf) = ca_and_leaf("Test CA");
+        let pin = spki_pin(&leaf).unwrap();
+        let set = Arc::new(
+            PinSet::new(&[
+                pinning("right.test", &[pin], false),
+                pinning("wrong.test", &[PublicKeyPin::from_sha256([1; 32])], false),
+                pinning("only.test", &[pin], true),
+            ])
+            .unwrap(),
+        );
+        let leaf = leaf.as_ref();
+        // Made for a host whose chain was validated.
+        let validated = ConnectionPins::new(&set, "unpinned.test").unwrap();
+        assert!(validated.may_serve("other.test", leaf));
+        assert!(validated.may_serve("right.test", leaf));
+        assert!(!validated.may_serve("wrong.test", leaf));
+        assert!(validated.may_serve("only.test", leaf));
+        // Made for a pins-only host: no chain was validated.
+        let pins_only = ConnectionPins::new(&set, "only.test").unwrap();
+        assert!(!pins_only.may_serve("other.test", leaf));
+        assert!(!pins_only.may_serve("right.test", leaf));
+        assert!(pins_only.may_serve("ONLY.test", leaf));
+        // Without pins, nothing to record.
+        assert!(ConnectionPins::new(&Arc::new(PinSet::default()), "a.test").is_none());
     }
 
     #[test]
