@@ -617,6 +617,45 @@ impl Response {
         }
     }
 
+    /// The trailer fields the body ended with (RFC 9110 §6.5: sent after the body, as
+    /// gRPC's status or a checksum is), as hyper's `Frame::trailers` carries them: over
+    /// HTTP/1.1 (a chunked body's), HTTP/2 and HTTP/3. What is left of the body is read
+    /// first, its data dropped (read the body before, with [`chunk`](Self::chunk),
+    /// `bytes()` or `text()`, to keep it). `None` when the body had none, for a response
+    /// not from the network, for an opaque response, and for a body whose content coding
+    /// was decoded (the decoder passes on data only). The fields are bounded as a head's
+    /// are (`http1_max_header_size`, `http2_max_header_list_size`).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), whatwg_fetch::Error> {
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.post("https://grpc-web.example/Service/Call").send().await?;
+    /// let message = response.bytes().await?;
+    /// let status = response
+    ///     .trailers()
+    ///     .await?
+    ///     .and_then(|trailers| trailers.get("grpc-status").cloned());
+    /// println!("{} bytes, grpc-status {status:?}", message.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// The body's error, if reading what was left of it failed.
+    pub async fn trailers(&mut self) -> Result<Option<http::HeaderMap>> {
+        if matches!(
+            self.r#type,
+            ResponseType::Opaque | ResponseType::OpaqueRedirect
+        ) {
+            return Ok(None);
+        }
+        while self.chunk().await?.is_some() {}
+        let cell = self.internal_response_or_self().timing.as_ref();
+        Ok(cell
+            .and_then(|cell| cell.trailers.get())
+            .map(|trailers| (**trailers).clone()))
+    }
+
     /// The body as a [`Stream`](futures_core::Stream) of chunks, as reqwest's
     /// `Response::bytes_stream`: the [`Body`] itself (an empty one for a response without
     /// a body).

@@ -166,6 +166,9 @@ pub(crate) struct TimingCell {
     /// The connection of a `101 Switching Protocols` response, handed over by the network
     /// layer for [`Response::upgrade`](crate::Response::upgrade); `None` for any other.
     pub(crate) upgrade: Option<crate::upgrade::OnUpgrade>,
+    /// Not in the spec: the trailer fields the body ended with, if it had some (see
+    /// [`Response::trailers`](crate::Response::trailers)). Boxed: rare.
+    pub(crate) trailers: OnceLock<Box<http::HeaderMap>>,
 }
 
 /// What HTTP-network fetch records of the request it made.

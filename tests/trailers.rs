@@ -142,3 +142,25 @@ async fn an_http2_body_ends_with_its_trailers() {
     assert_eq!(data, "hello");
     assert_eq!(trailers.expect("no trailers")["grpc-status"], "0");
 }
+
+#[tokio::test]
+async fn response_trailers_come_after_the_body_through_fetch() {
+    let url = raw_server(CHUNKED_WITH_TRAILERS).await;
+    let client = whatwg_fetch::Client::new();
+    // Read first, then asked for.
+    let mut response = client.get(&url).send().await.unwrap();
+    assert_eq!(response.text().await.unwrap(), "hello world");
+    let trailers = response.trailers().await.unwrap().expect("no trailers");
+    assert_eq!(trailers["grpc-status"], "0");
+    assert_eq!(trailers.get_all("x-checksum").iter().count(), 2);
+    // Asked for with the body unread: it is read through.
+    let mut response = client.get(&url).send().await.unwrap();
+    let trailers = response.trailers().await.unwrap().expect("no trailers");
+    assert_eq!(trailers["x-checksum"], "abc123");
+    // None without them.
+    let plain = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await;
+    let mut response = client.get(&plain).send().await.unwrap();
+    assert_eq!(response.trailers().await.unwrap(), None);
+    let mut response = client.get("data:,hi").send().await.unwrap();
+    assert_eq!(response.trailers().await.unwrap(), None);
+}

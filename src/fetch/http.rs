@@ -1296,20 +1296,39 @@ impl futures_core::Stream for Metered {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
         let this = &mut *self;
-        let polled = std::pin::Pin::new(&mut this.body).poll_next(cx);
-        match &polled {
-            std::task::Poll::Ready(Some(Ok(chunk))) => {
-                // Step 18 (as bytes are transmitted): increase response's body info's
-                // encoded size by bytes's length; set bytes to the result of handling
-                // content codings; increase its decoded size by bytes's length.
-                let encoded = this.body.encoded_size();
-                this.cell.add_chunk(chunk.len(), encoded);
+        loop {
+            let frame = http_body::Body::poll_frame(std::pin::Pin::new(&mut this.body), cx);
+            let polled = match frame {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(chunk) if chunk.is_empty() => continue,
+                    Ok(chunk) => Poll::Ready(Some(Ok(chunk))),
+                    Err(frame) => {
+                        // Not in the spec: the trailer fields, for `Response::trailers`.
+                        if let Ok(trailers) = frame.into_trailers() {
+                            let _ = this.cell.trailers.set(Box::new(trailers));
+                        }
+                        continue;
+                    }
+                },
+                Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(error))),
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Pending => Poll::Pending,
+            };
+            match &polled {
+                Poll::Ready(Some(Ok(chunk))) => {
+                    // Step 18 (as bytes are transmitted): increase response's body info's
+                    // encoded size by bytes's length; set bytes to the result of handling
+                    // content codings; increase its decoded size by bytes's length.
+                    let encoded = this.body.encoded_size();
+                    this.cell.add_chunk(chunk.len(), encoded);
+                }
+                Poll::Ready(_) => this.cell.end_of_body(),
+                Poll::Pending => {}
             }
-            std::task::Poll::Ready(_) => this.cell.end_of_body(),
-            std::task::Poll::Pending => {}
+            return polled;
         }
-        polled
     }
 }
 
