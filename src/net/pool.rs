@@ -254,15 +254,13 @@ enum Grant {
 pub(crate) enum Checkout {
     /// An idle connection; check [`Http1::is_closed`] before use.
     Idle(Pooled),
-    /// A place under the cap: connect, then wrap the connection with [`Pooled::new`].
-    Connect(Slot),
+    /// A place under the cap: connect, then wrap the connection with [`Pooled::new`];
+    /// with the pipeline the new connection is for, if any ([`PendingPipe`]).
+    Connect(Slot, Option<PendingPipe>),
     /// The origin's HTTP/2 connection.
     H2(H2Connection),
     /// A pipelined HTTP/1.1 connection, and the request's place in it.
     Pipe(Pipeline, Ticket),
-    /// A place under the cap, to connect a new connection for the pipeline that comes
-    /// with it ([`PendingPipe`]).
-    ConnectPipe(Slot, PendingPipe),
 }
 
 /// A pipeline whose connection is being made: what starts it, the handle requests join
@@ -424,7 +422,7 @@ impl Pool {
                     slot.h2_connect = true;
                     drop(origins);
                     drop(evicted);
-                    return Checkout::Connect(slot);
+                    return Checkout::Connect(slot, None);
                 }
                 // Not while a new connection may speak HTTP/2: until one has spoken
                 // HTTP/1.1, requests wait for it as they would without pipelining.
@@ -444,7 +442,7 @@ impl Pool {
                         let slot = self.shared.slot(key);
                         drop(origins);
                         drop(evicted);
-                        return Checkout::ConnectPipe(slot, Box::new((starter, pipe, ticket)));
+                        return Checkout::Connect(slot, Some(Box::new((starter, pipe, ticket))));
                     }
                     if let Some(pipe) = origin.pipes.iter().min_by_key(|pipe| pipe.load()) {
                         let ticket = pipe.reserve();
@@ -477,7 +475,7 @@ impl Pool {
                     if new_connection {
                         // Closed to make room for the new connection.
                         drop(tx);
-                        return Checkout::Connect(slot);
+                        return Checkout::Connect(slot, None);
                     }
                     return Checkout::Idle(Pooled {
                         tx,
@@ -494,7 +492,7 @@ impl Pool {
                     }
                     drop(origins);
                     drop(evicted);
-                    return Checkout::Connect(slot);
+                    return Checkout::Connect(slot, None);
                 }
                 let (sender, receiver) = oneshot::channel();
                 origin.waiters.push_back(sender);
@@ -505,7 +503,7 @@ impl Pool {
             match receiver.await {
                 // Its place under the cap is this request's: the connection closes.
                 Ok(Grant::Conn(pooled)) if new_connection => {
-                    return Checkout::Connect(pooled.into_slot());
+                    return Checkout::Connect(pooled.into_slot(), None);
                 }
                 Ok(Grant::Conn(pooled)) => return Checkout::Idle(pooled),
                 Ok(Grant::H2(_)) if new_connection => continue,
@@ -542,8 +540,7 @@ impl Pool {
                             Checkout::H2(h2)
                         }
                         None => match pending {
-                            Some(pending) => Checkout::ConnectPipe(slot, pending),
-                            None => Checkout::Connect(slot),
+                            pending => Checkout::Connect(slot, pending),
                         },
                     };
                 }

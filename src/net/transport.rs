@@ -256,8 +256,6 @@ impl Inner {
                 .checkout_for(&key, options.new_connection, pipelined)
                 .await;
             let mut h2_retried = false;
-            // The pipeline the connection being made is for, if any.
-            let mut pending_pipe: Option<super::pool::PendingPipe> = None;
             // Whether the request was sent again after a connection failed under it: once.
             let mut replayed = false;
             // How the connection this request made was made; `None` while it uses one that
@@ -323,7 +321,7 @@ impl Inner {
                     }
                     // Connecting (DNS, TCP, TLS, the h2 handshake) needs a large future: boxed, so
                     // that sending over a pooled connection does not copy it around.
-                    Checkout::Connect(slot) => {
+                    Checkout::Connect(slot, pending_pipe) => {
                         let timing = &mut **fresh.insert(Box::default());
                         // Another origin's HTTP/2 connection may serve this one too; the
                         // addresses looked up to find out are the connection's otherwise.
@@ -333,7 +331,8 @@ impl Inner {
                         };
                         let resolved = match coalesced {
                             Coalesced::Shared(h2) => {
-                                pending_pipe = None;
+                                // The requests that joined the pipeline go again.
+                                drop(pending_pipe);
                                 self.pool.insert_coalesced(&key, &h2);
                                 drop(slot);
                                 fresh = None;
@@ -348,7 +347,7 @@ impl Inner {
                         match Box::pin(self.connector.connect(&key, timing, resolved)).await? {
                             Connected::H1(tx) => {
                                 let pooled = Pooled::new(tx, slot);
-                                if let Some(pending) = pending_pipe.take() {
+                                if let Some(pending) = pending_pipe {
                                     let (starter, pipe, ticket) = *pending;
                                     starter.start(pooled);
                                     checkout = Checkout::Pipe(pipe, ticket);
@@ -358,18 +357,13 @@ impl Inner {
                             }
                             Connected::H2(tx) => {
                                 // The requests that joined the pipeline go again.
-                                pending_pipe = None;
+                                drop(pending_pipe);
                                 self.pool.insert_h2(&key, &tx);
                                 drop(slot);
                                 checkout = Checkout::H2(tx);
                                 continue;
                             }
                         }
-                    }
-                    Checkout::ConnectPipe(slot, pending) => {
-                        pending_pipe = Some(pending);
-                        checkout = Checkout::Connect(slot);
-                        continue;
                     }
                     Checkout::Pipe(pipe, ticket) => {
                         // Boxed: kept out of the state of every other request's future.
@@ -426,7 +420,7 @@ impl Inner {
                         fresh = None;
                         if pooled.tx.is_closed() {
                             // Closed while idle: the request never touched it.
-                            checkout = Checkout::Connect(pooled.into_slot());
+                            checkout = Checkout::Connect(pooled.into_slot(), None);
                             continue;
                         }
                         pooled
@@ -457,8 +451,15 @@ impl Inner {
                     false => None,
                 };
                 let may_replay = keep_alive_race && copy.is_some();
-                // Whether a `417` may be answered by sending the request again.
-                let mut may_drop_expect = copy.is_some();
+                // The wait for a `100 Continue`, if any, and whether a `417` may be
+                // answered by sending the request again. (Neither `expect` nor `body` is
+                // borrowed: a borrowed local keeps its room in the request's future.)
+                let (expect, may_drop_expect) = {
+                    use http_body::Body as _;
+                    let empty = request.body().is_end_stream();
+                    let wait = expects_continue(&mut request, empty, options.expect_continue);
+                    (wait, wait.is_some() && copy.is_some())
+                };
                 let body = copy.unwrap_or_else(|| std::mem::take(request.body_mut()));
                 let host = match own_host {
                     true => None,
@@ -476,12 +477,6 @@ impl Inner {
                     proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
-                let expect = {
-                    use http_body::Body as _;
-                    let empty = body.is_end_stream();
-                    expects_continue(&mut request, empty, options.expect_continue)
-                };
-                may_drop_expect &= expect.is_some();
                 let sent = pooled
                     .tx
                     .send(&request, body, &head, self.read_timeout, expect);
@@ -495,7 +490,7 @@ impl Inner {
                         pooled.tx.close();
                         options.expect_continue = None;
                         request.headers_mut().remove(http::header::EXPECT);
-                        checkout = Checkout::Connect(pooled.into_slot());
+                        checkout = Checkout::Connect(pooled.into_slot(), None);
                         continue;
                     }
                     // A `408 Request Timeout` on a reused connection: the server timed the
@@ -509,7 +504,7 @@ impl Inner {
                         // Not used again, whatever the 408 said; its body goes unread.
                         pooled.tx.close();
                         replayed = true;
-                        checkout = Checkout::Connect(pooled.into_slot());
+                        checkout = Checkout::Connect(pooled.into_slot(), None);
                         continue;
                     }
                     Ok((mut parts, reader)) => {
@@ -555,7 +550,7 @@ impl Inner {
                     return Err(self.h1_request_error(error, &key));
                 }
                 replayed = true;
-                checkout = Checkout::Connect(pooled.into_slot());
+                checkout = Checkout::Connect(pooled.into_slot(), None);
             }
         }
     }
