@@ -539,9 +539,7 @@ impl Pool {
                             drop(slot);
                             Checkout::H2(h2)
                         }
-                        None => match pending {
-                            pending => Checkout::Connect(slot, pending),
-                        },
+                        None => Checkout::Connect(slot, pending),
                     };
                 }
                 // The pool only drops a waiter's sender after removing it from the
