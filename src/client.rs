@@ -385,7 +385,7 @@ impl Client {
         if !can_abort && deadline.is_none() && self.inner.retry.is_none() {
             // Nothing can abort this fetch, nor retry it: the fetch's own future, awaited
             // where it is made rather than moved into the watch below.
-            let response = crate::fetch::fetch(request, &self.inner.context).await;
+            let response = crate::fetch::fetch(&mut request, &self.inner.context).await;
             return process_response(response);
         }
         // Watched below, or carried by the response: made now if it was not.
@@ -395,7 +395,7 @@ impl Client {
         // the abort and the deadline below watch all the attempts and the waits between.
         let fetching = match &self.inner.retry {
             Some(retry) => Either::Left(retry.fetch(request, &self.inner.context, deadline)),
-            None => Either::Right(crate::fetch::fetch(request, &self.inner.context)),
+            None => Either::Right(crate::fetch::fetch(&mut request, &self.inner.context)),
         };
         let response = if can_abort || deadline.is_some() {
             tokio::select! {

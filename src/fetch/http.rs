@@ -152,11 +152,11 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     let request = &fetch_params.request;
     // Steps 1–5. Let preflight be a new request for the OPTIONS method, with the
     // `Access-Control-Request-*` headers.
-    let preflight = cors::cors_preflight_request(request);
+    let mut preflight = cors::cors_preflight_request(request);
     // Step 6. Let response be the result of running HTTP-network-or-cache fetch given a new
     // fetch params whose request is preflight.
     let mut preflight_params = FetchParams {
-        request: preflight,
+        request: &mut preflight,
         timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
         context: fetch_params.context,
         keepalive_reservation: None,
@@ -328,7 +328,7 @@ async fn http_network_or_cache_response(
             http_cache,
             &mut http_request,
             include_credentials,
-            &fetch_params.request,
+            fetch_params.request,
             context,
             &mut stored_response,
             &mut revalidating_flag,
@@ -667,8 +667,9 @@ fn revalidate(
     context: FetchContext,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
+        let mut request = request;
         let mut fetch_params = FetchParams {
-            request,
+            request: &mut request,
             timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
             context: &context,
             keepalive_reservation: None,
