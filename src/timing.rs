@@ -178,14 +178,17 @@ pub(crate) struct NetworkTiming {
 }
 
 impl TimingCell {
-    /// A cell for a response from the network, over a connection to `peer`.
+    /// A cell for a response from the network, over a connection to `peer`, with the
+    /// connection it hands over (`upgrade`), if any.
     pub(crate) fn from_network(
         network: Option<NetworkTiming>,
         peer: Option<std::sync::Arc<crate::peer::Peer>>,
+        upgrade: Option<crate::upgrade::OnUpgrade>,
     ) -> TimingCell {
         TimingCell {
             network,
             peer,
+            upgrade,
             ..TimingCell::default()
         }
     }

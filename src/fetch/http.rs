@@ -1249,15 +1249,14 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     });
     // Not in the spec: the connection's peer (its address and TLS), one `Arc` shared with
     // every response on the connection, for `Response::remote_addr` and `tls_info`.
-    let mut cell = TimingCell::from_network(network, body.peer());
     // The connection of a `101` answering the request's `Upgrade`: in "websocket" mode,
     // the WebSocket connection (HTTP-network fetch step 11's "if request's mode is
     // "websocket" and status is 101, then break"); otherwise, not in the spec, for
     // `Response::upgrade`. Or the stream of a `2xx` answering an extended CONNECT over
     // HTTP/2 (RFC 8441), a WebSocket's in "websocket" mode. The network layer hands over
     // only what a request asked for.
-    cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
-    let cell = Arc::new(cell);
+    let upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
+    let cell = Arc::new(TimingCell::from_network(network, body.peer(), upgrade));
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is
     // decoded), so that a size limit can fail the first read without reading.
