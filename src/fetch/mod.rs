@@ -267,7 +267,7 @@ fn fetch_response_handover_timing(fetch_params: &FetchParams<'_>, response: &mut
         timing_info = timing_info.create_an_opaque_timing_info();
     }
     if let Some(cell) = &internal_response.timing {
-        let _ = cell.info.set(timing_info);
+        cell.set_info(timing_info);
     }
 }
 
