@@ -288,6 +288,11 @@ impl Client {
     /// construct a request, fetch it, and return the response once its head has arrived.
     /// The body streams as it is read.
     ///
+    /// The request is constructed when this is called, as `fetch()` constructs it before
+    /// it returns its promise; the future fetches it. (Not an `async fn`, whose future
+    /// would keep `init`, some 900 bytes, and move it in and out again before the request
+    /// is made: the future is [`fetch_request`](Self::fetch_request)'s own.)
+    ///
     /// # Errors
     /// - the `TypeError` of [`Request::new`] for an invalid `input` or `init`;
     /// - a `TypeError` whose [`network_error`](Error::network_error) says why for a
@@ -295,18 +300,21 @@ impl Client {
     ///   client timeout as [`NetworkError::Timeout`]);
     /// - the signal's reason (an `AbortError` by default) when the request's signal aborts
     ///   before the response arrives. A signal that aborts later errors the body instead.
-    pub async fn fetch(
+    pub fn fetch(
         &self,
         input: impl Into<RequestInfo>,
         init: RequestInit,
-    ) -> Result<Response> {
+    ) -> impl Future<Output = Result<Response>> + Send + Sync + '_ {
         // Step 1. Let p be a new promise.
         // Step 2. Let requestObject be the result of invoking the initial value of Request
         // as constructor with input and init as arguments. If this throws an exception,
         // reject p with it and return p.
-        let request = Request::new_in(&self.inner.environment, input, init)?;
-        self.fetch_request_within(request, self.inner.total_timeout)
-            .await
+        match Request::new_in(&self.inner.environment, input, init) {
+            Ok(request) => {
+                Either::Left(self.fetch_request_within(request, self.inner.total_timeout))
+            }
+            Err(error) => Either::Right(std::future::ready(Err(error))),
+        }
     }
 
     /// Fetches an already constructed [`Request`]: the steps of the `fetch()` method after
@@ -315,9 +323,11 @@ impl Client {
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.
     #[doc(alias = "execute")]
-    pub async fn fetch_request(&self, request: Request) -> Result<Response> {
+    pub fn fetch_request(
+        &self,
+        request: Request,
+    ) -> impl Future<Output = Result<Response>> + Send + Sync + '_ {
         self.fetch_request_within(request, self.inner.total_timeout)
-            .await
     }
 
     /// [`fetch_request`](Self::fetch_request) with `total_timeout` in place of the
@@ -375,7 +385,7 @@ impl Client {
         if !can_abort && deadline.is_none() && self.inner.retry.is_none() {
             // Nothing can abort this fetch, nor retry it: the fetch's own future, awaited
             // where it is made rather than moved into the watch below.
-            let response = crate::fetch::fetch(request, &self.inner.context).await;
+            let response = crate::fetch::fetch(&mut request, &self.inner.context).await;
             return process_response(response);
         }
         // Watched below, or carried by the response: made now if it was not.
@@ -385,7 +395,7 @@ impl Client {
         // the abort and the deadline below watch all the attempts and the waits between.
         let fetching = match &self.inner.retry {
             Some(retry) => Either::Left(retry.fetch(request, &self.inner.context, deadline)),
-            None => Either::Right(crate::fetch::fetch(request, &self.inner.context)),
+            None => Either::Right(crate::fetch::fetch(&mut request, &self.inner.context)),
         };
         let response = if can_abort || deadline.is_some() {
             tokio::select! {

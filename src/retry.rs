@@ -606,14 +606,14 @@ impl Retrier {
         if let Some(budget) = &self.budget {
             budget.deposit(Instant::now());
         }
-        let Some(replay) = self.policy.replay(&request) else {
-            return crate::fetch::fetch(request, context).await;
-        };
         let mut request = request;
+        let Some(replay) = self.policy.replay(&request) else {
+            return crate::fetch::fetch(&mut request, context).await;
+        };
         let mut number = 1;
         let mut rng = None;
         loop {
-            let response = crate::fetch::fetch(request, context).await;
+            let response = crate::fetch::fetch(&mut request, context).await;
             let attempt = Attempt {
                 request: &replay.request,
                 number,

@@ -13,8 +13,8 @@
 //! coarsened (there is no cross-origin isolation to protect here); the spec's 0 ("did not
 //! happen") is `None`.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A [fetch timing info](https://fetch.spec.whatwg.org/#fetch-timing-info). The times the
@@ -143,8 +143,10 @@ pub(crate) fn clamp_and_coarsen_connection_timing_info(
 /// room left within 256 bytes, see `body.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct TimingCell {
-    /// The fetch's timing info, set at fetch response handover.
-    pub(crate) info: OnceLock<FetchTimingInfo>,
+    /// The fetch's timing info, set at fetch response handover (see [`Self::set_info`]).
+    /// A lock that no one else holds when it is set, rather than a `OnceLock`, whose
+    /// one-time initialization costs some 160 instructions, twice as many.
+    info: Mutex<Option<FetchTimingInfo>>,
     /// The timing of the network request the response came from, recorded by
     /// HTTP-network fetch: the final connection timing info (not yet clamped), the final
     /// network-request and network-response start times, and whether the connection
@@ -156,8 +158,10 @@ pub(crate) struct TimingCell {
     pub(crate) decoded_size: AtomicU64,
     /// The unsafe end time of processResponseEndOfBody in
     /// [fetch response handover](https://fetch.spec.whatwg.org/#fetch-finale): when the
-    /// body ended (read to its end, or failed).
-    pub(crate) end: OnceLock<Instant>,
+    /// body ended (read to its end, or failed). Nanoseconds since [`time_base`], 0 until
+    /// set: a compare-and-swap where a `OnceLock` would run its one-time initialization
+    /// for every response.
+    end: AtomicU64,
     /// The peer of the connection the response came over, shared with every response on
     /// that connection: its address and its TLS (see
     /// [`Response::remote_addr`](crate::Response::remote_addr)). `None` for a response
@@ -181,14 +185,17 @@ pub(crate) struct NetworkTiming {
 }
 
 impl TimingCell {
-    /// A cell for a response from the network, over a connection to `peer`.
+    /// A cell for a response from the network, over a connection to `peer`, with the
+    /// connection it hands over (`upgrade`), if any.
     pub(crate) fn from_network(
         network: Option<NetworkTiming>,
         peer: Option<std::sync::Arc<crate::peer::Peer>>,
+        upgrade: Option<crate::upgrade::OnUpgrade>,
     ) -> TimingCell {
         TimingCell {
             network,
             peer,
+            upgrade,
             ..TimingCell::default()
         }
     }
@@ -207,8 +214,43 @@ impl TimingCell {
 
     /// The body ended: the end time is now, unless it was set before.
     pub(crate) fn end_of_body(&self) {
-        let _ = self.end.set(Instant::now());
+        let base = time_base();
+        let since = Instant::now().saturating_duration_since(base).as_nanos();
+        // 0 stands for "not set": an end at the base itself is a nanosecond later.
+        let since = u64::try_from(since).unwrap_or(u64::MAX).max(1);
+        let _ = self
+            .end
+            .compare_exchange(0, since, Ordering::Relaxed, Ordering::Relaxed);
     }
+
+    /// When the body ended, once it has.
+    pub(crate) fn end(&self) -> Option<Instant> {
+        match self.end.load(Ordering::Relaxed) {
+            0 => None,
+            since => time_base().checked_add(Duration::from_nanos(since)),
+        }
+    }
+
+    /// Sets the fetch's timing info, at fetch response handover; a cell that has one
+    /// already (one the HTTP cache handed out before) keeps it.
+    pub(crate) fn set_info(&self, info: FetchTimingInfo) {
+        let mut slot = self.info.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(info);
+        }
+    }
+
+    /// The fetch's timing info, once fetch response handover has set it.
+    pub(crate) fn info(&self) -> Option<FetchTimingInfo> {
+        *self.info.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The instant the end times of bodies ([`TimingCell::end_of_body`]) count from: the
+/// first time one was asked for.
+fn time_base() -> Instant {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    *BASE.get_or_init(Instant::now)
 }
 
 /// A response's timing, shaped as W3C Resource Timing's
@@ -279,7 +321,7 @@ pub struct ResourceTiming {
 impl ResourceTiming {
     /// Resource Timing's attributes for the timing info in `cell`, if it has one.
     pub(crate) fn of(cell: &std::sync::Arc<TimingCell>) -> Option<ResourceTiming> {
-        let info = cell.info.get()?;
+        let info = cell.info()?;
         let since = |time: Option<Instant>| {
             time.map_or(Duration::ZERO, |time| {
                 time.saturating_duration_since(info.start_time)
@@ -318,7 +360,7 @@ impl ResourceTiming {
     /// response arrived for a response without a body; `None` while the body is being
     /// read, or if it is dropped unread.
     pub fn response_end(&self) -> Option<Duration> {
-        let end = self.cell.end.get()?;
+        let end = self.cell.end()?;
         Some(end.saturating_duration_since(self.start_time))
     }
 
@@ -341,6 +383,6 @@ impl ResourceTiming {
     }
 
     fn is_opaque(&self) -> bool {
-        self.cell.info.get().is_some_and(|info| info.opaque)
+        self.cell.info().is_some_and(|info| info.opaque)
     }
 }

@@ -152,11 +152,11 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
     let request = &fetch_params.request;
     // Steps 1–5. Let preflight be a new request for the OPTIONS method, with the
     // `Access-Control-Request-*` headers.
-    let preflight = cors::cors_preflight_request(request);
+    let mut preflight = cors::cors_preflight_request(request);
     // Step 6. Let response be the result of running HTTP-network-or-cache fetch given a new
     // fetch params whose request is preflight.
     let mut preflight_params = FetchParams {
-        request: preflight,
+        request: &mut preflight,
         timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
         context: fetch_params.context,
         keepalive_reservation: None,
@@ -328,7 +328,7 @@ async fn http_network_or_cache_response(
             http_cache,
             &mut http_request,
             include_credentials,
-            &fetch_params.request,
+            fetch_params.request,
             context,
             &mut stored_response,
             &mut revalidating_flag,
@@ -667,8 +667,9 @@ fn revalidate(
     context: FetchContext,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
+        let mut request = request;
         let mut fetch_params = FetchParams {
-            request,
+            request: &mut request,
             timing_info: crate::timing::FetchTimingInfo::new(std::time::Instant::now()),
             context: &context,
             keepalive_reservation: None,
@@ -1252,15 +1253,14 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     });
     // Not in the spec: the connection's peer (its address and TLS), one `Arc` shared with
     // every response on the connection, for `Response::remote_addr` and `tls_info`.
-    let mut cell = TimingCell::from_network(network, body.peer());
     // The connection of a `101` answering the request's `Upgrade`: in "websocket" mode,
     // the WebSocket connection (HTTP-network fetch step 11's "if request's mode is
     // "websocket" and status is 101, then break"); otherwise, not in the spec, for
     // `Response::upgrade`. Or the stream of a `2xx` answering an extended CONNECT over
     // HTTP/2 (RFC 8441), a WebSocket's in "websocket" mode. The network layer hands over
     // only what a request asked for.
-    cell.upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
-    let cell = Arc::new(cell);
+    let upgrade = parts.extensions.remove::<crate::upgrade::OnUpgrade>();
+    let cell = Arc::new(TimingCell::from_network(network, body.peer(), upgrade));
     // Not in the spec: the size the body will have, when the network layer knows it
     // before reading (a `Content-Length` of a body left as sent, not one that is
     // decoded), so that a size limit can fail the first read without reading.
