@@ -266,13 +266,11 @@ impl Http1 {
             body,
             head,
             conn.options.title_case_headers,
-        )
-        .map(|outgoing| match (expect_continue, outgoing) {
-            (Some(wait), outgoing @ (Outgoing::Full(_) | Outgoing::Stream { .. })) => {
-                Outgoing::AwaitContinue(Box::new((outgoing, Box::pin(tokio::time::sleep(wait)))))
-            }
-            (_, outgoing) => outgoing,
-        });
+        );
+        let outgoing = match expect_continue {
+            Some(wait) => outgoing.map(|outgoing| outgoing.after_continue(wait)),
+            None => outgoing,
+        };
         let close = request.version() == Version::HTTP_10 || connection_close(request.headers());
         // Out of the connection while it waits, so that the exchange can borrow the rest.
         let mut timer = conn.reused.read_timer.take();
@@ -458,6 +456,21 @@ impl Http1 {
         ready!(Pin::new(conn.io.get_mut()).poll_read(cx, &mut probe)).ok();
         conn.closed = true;
         Poll::Ready(())
+    }
+}
+
+impl Outgoing {
+    /// What goes out after the head of a request that waits for a `100 Continue`, for
+    /// at most `wait`: a body, held back; nothing, as it is.
+    #[cold]
+    #[inline(never)]
+    fn after_continue(self, wait: Duration) -> Outgoing {
+        match self {
+            body @ (Outgoing::Full(_) | Outgoing::Stream { .. }) => {
+                Outgoing::AwaitContinue(Box::new((body, Box::pin(tokio::time::sleep(wait)))))
+            }
+            other => other,
+        }
     }
 }
 
@@ -752,11 +765,13 @@ impl Conn {
                     _ => Poll::Ready(Err(error)),
                 }
             }
-            // A `100 Continue` just came: out with the body.
-            Poll::Pending if awaiting_continue && self.continued => {
-                self.poll_exchange(cx, outgoing, method, written, write_error)
+            Poll::Pending => {
+                if awaiting_continue && self.continued {
+                    // A `100 Continue` just came: polled again at once, out with the body.
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
             }
-            Poll::Pending => Poll::Pending,
         }
     }
 
@@ -1063,11 +1078,6 @@ fn parse_head_again(
 const STACK_FIELDS: usize = 100;
 
 /// What [`parse_head_from`] made of a head.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "returned once per head and taken apart at once: boxing the head would \
-              allocate for every response to save a move"
-)]
 enum Parsed {
     /// The head, or `None` for an informational response.
     Head(Option<(http::response::Parts, BodyReader)>),
@@ -1236,12 +1246,7 @@ fn parse_head_from(
     }
     let kind = body_kind(&headers, version, status, method, &mut keep_alive)?;
     parts.headers = headers;
-    let reader = BodyReader {
-        kind,
-        keep_alive,
-        trailers: None,
-    };
-    Ok(Parsed::Head(Some((parts, reader))))
+    Ok(Parsed::Head(Some((parts, BodyReader { kind, keep_alive }))))
 }
 
 /// Whether one `Connection` value asks to close.
@@ -1354,8 +1359,6 @@ pub(crate) struct BodyReader {
     kind: BodyKind,
     /// Whether the connection may serve another request after the body.
     keep_alive: bool,
-    /// The trailer fields of a chunked body that ended with some, until taken.
-    trailers: Option<Box<HeaderMap>>,
 }
 
 enum BodyKind {
@@ -1366,6 +1369,8 @@ enum BodyKind {
     Close,
     /// Read to its end.
     End,
+    /// Read to its end, a chunked body's trailer fields not yet taken.
+    Trailers(Box<HeaderMap>),
 }
 
 impl BodyReader {
@@ -1375,26 +1380,32 @@ impl BodyReader {
     }
 
     fn kind_is_end(&self) -> bool {
-        matches!(self.kind, BodyKind::End)
+        matches!(self.kind, BodyKind::End | BodyKind::Trailers(_))
     }
 
     /// The bytes left, if known.
     pub(crate) fn remaining(&self) -> Option<u64> {
         match self.kind {
             BodyKind::Length(length) => Some(length),
-            BodyKind::End => Some(0),
+            BodyKind::End | BodyKind::Trailers(_) => Some(0),
             BodyKind::Chunked(_) | BodyKind::Close => None,
         }
     }
 
     /// The trailer fields the body ended with, if any, once: after its end.
     pub(crate) fn take_trailers(&mut self) -> Option<HeaderMap> {
-        self.trailers.take().map(|trailers| *trailers)
+        if !self.has_trailers() {
+            return None;
+        }
+        match std::mem::replace(&mut self.kind, BodyKind::End) {
+            BodyKind::Trailers(trailers) => Some(*trailers),
+            _ => None,
+        }
     }
 
     /// Whether trailer fields wait to be taken.
     pub(crate) fn has_trailers(&self) -> bool {
-        self.trailers.is_some()
+        matches!(self.kind, BodyKind::Trailers(_))
     }
 
     /// Whether the connection may serve another request after the body, as far as the
@@ -1423,7 +1434,7 @@ impl BodyReader {
         let conn = &mut *conn.0;
         loop {
             match &mut self.kind {
-                BodyKind::End => return Poll::Ready(None),
+                BodyKind::End | BodyKind::Trailers(_) => return Poll::Ready(None),
                 BodyKind::Length(left) => {
                     if !conn.read_buf.is_empty() {
                         let take = conn
@@ -1476,13 +1487,15 @@ impl BodyReader {
                 BodyKind::Chunked(chunked) => {
                     let data = chunked.decode(&mut conn.read_buf, &conn.options)?;
                     if chunked.ended() {
-                        self.trailers = chunked.fields.take().map(Box::new);
-                        self.kind = BodyKind::End;
+                        self.kind = match chunked.fields.take() {
+                            Some(trailers) => BodyKind::Trailers(trailers),
+                            None => BodyKind::End,
+                        };
                     }
                     if let Some(data) = data {
                         return Poll::Ready(Some(Ok(data)));
                     }
-                    if matches!(self.kind, BodyKind::End) {
+                    if self.kind_is_end() {
                         return Poll::Ready(None);
                     }
                     if ready!(conn.poll_fill(cx)).map_err(H1Error::io)? == 0 {
@@ -1511,8 +1524,9 @@ struct Chunked {
     /// The trailer section read so far, and its count of fields.
     trailers: Vec<u8>,
     trailer_fields: usize,
-    /// The trailer fields, once the body has ended with some.
-    fields: Option<HeaderMap>,
+    /// The trailer fields, once the body has ended with some. (Boxed: rare, and every
+    /// body's reader would carry the room.)
+    fields: Option<Box<HeaderMap>>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -1571,7 +1585,7 @@ impl Chunked {
         if !valid {
             return Err(H1Error::new(Kind::Chunk, "malformed trailer field"));
         }
-        self.fields = Some(map);
+        self.fields = Some(Box::new(map));
         Ok(())
     }
 

@@ -24,7 +24,7 @@
 //! before its end is read on and discarded, up to [`DRAIN_LIMIT`] bytes, and the pipeline
 //! ends if more was left. A server whose first response on a connection ends it with other
 //! requests queued behind (an HTTP/1.0 server, one that answers every request with
-//! `Connection: close`) is not sent pipelined requests again ([`Pooled::refuse_pipelining`]).
+//! `Connection: close`) is not sent pipelined requests again ([`Held::refuse_pipelining`]).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -41,8 +41,7 @@ use http_body::{Frame, SizeHint};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, Sleep};
 
-use super::h1::{BodyReader, H1Error, Sent};
-use super::pool::Pooled;
+use super::h1::{BodyReader, H1Error, Http1, Sent};
 use crate::error::NetworkError;
 
 /// The most bytes of a body whose reader went away that are read and discarded to reach
@@ -75,6 +74,16 @@ struct Shared {
     peer: std::sync::OnceLock<Arc<crate::peer::Peer>>,
 }
 
+/// A pipelined connection as its task holds it: the connection, and its place in the
+/// pool (the pool's own type, which stands above this room).
+pub(crate) trait Held: Send + Unpin + 'static {
+    /// The connection.
+    fn tx(&mut self) -> &mut Http1;
+    /// Notes that the server ended a pipeline after its first response: the origin's
+    /// requests are no longer pipelined.
+    fn refuse_pipelining(&self);
+}
+
 /// What starts a [`Pipeline`] once its connection is made; dropped unstarted, it closes
 /// the pipeline.
 pub(crate) struct Starter {
@@ -85,11 +94,11 @@ pub(crate) struct Starter {
 
 impl Starter {
     /// Starts the pipeline's task over `conn`, the new connection.
-    pub(crate) fn start(mut self, conn: Pooled) {
+    pub(crate) fn start(mut self, mut conn: impl Held) {
         let Some(jobs) = self.jobs.take() else {
             return;
         };
-        if let Some(peer) = conn.tx.peer() {
+        if let Some(peer) = conn.tx().peer() {
             self.shared.peer.set(peer).ok();
         }
         let task = Task {
@@ -167,19 +176,14 @@ impl Pipeline {
     /// back [`PipeError::NotAnswered`].
     pub(crate) fn new(
         config: PipelineConfig,
-        key: &super::pool::Key,
+        authority: &Authority,
     ) -> (Pipeline, Starter, Ticket) {
-        let bare = key
-            .authority
-            .as_str()
-            .rsplit('@')
-            .next()
-            .unwrap_or_default();
+        let bare = authority.as_str().rsplit('@').next().unwrap_or_default();
         let shared = Arc::new(Shared {
             load: AtomicUsize::new(1),
             depth: config.depth.max(1),
             closed: AtomicBool::new(false),
-            host: (key.authority.clone(), HeaderValue::from_str(bare).ok()),
+            host: (authority.clone(), HeaderValue::from_str(bare).ok()),
             title_case: config.title_case,
             peer: std::sync::OnceLock::new(),
         });
@@ -215,20 +219,15 @@ impl Pipeline {
         Ticket(Arc::clone(&self.shared))
     }
 
-    /// The `Host` of a request to `key`'s origin on it: the connection's, made once,
-    /// unless the request's authority is spelled otherwise (the pool compares them
-    /// without case); `None` only if that one is no header value.
-    pub(crate) fn host(&self, key: &super::pool::Key) -> Option<HeaderValue> {
+    /// The `Host` of a request to `to` on it: the connection's, made once, unless the
+    /// request's authority is spelled otherwise (the pool compares them without case);
+    /// `None` only if that one is no header value.
+    pub(crate) fn host(&self, to: &Authority) -> Option<HeaderValue> {
         let (authority, host) = &self.shared.host;
-        if authority.as_str() == key.authority.as_str() {
+        if authority.as_str() == to.as_str() {
             return host.clone();
         }
-        let bare = key
-            .authority
-            .as_str()
-            .rsplit('@')
-            .next()
-            .unwrap_or_default();
+        let bare = to.as_str().rsplit('@').next().unwrap_or_default();
         HeaderValue::from_str(bare).ok()
     }
 
@@ -300,8 +299,8 @@ enum Reading {
 }
 
 /// The task of a pipelined connection: it owns the connection.
-struct Task {
-    conn: Pooled,
+struct Task<C> {
+    conn: C,
     jobs: mpsc::UnboundedReceiver<Job>,
     shared: Arc<Shared>,
     /// The requests written (or being written), oldest first.
@@ -333,7 +332,7 @@ enum Step {
     End,
 }
 
-impl Future for Task {
+impl<C: Held> Future for Task<C> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
@@ -364,7 +363,7 @@ impl Future for Task {
     }
 }
 
-impl Task {
+impl<C: Held> Task<C> {
     /// Takes new requests, writes, and reads, as far as each can go without waiting.
     fn step(&mut self, cx: &mut Context<'_>) -> Step {
         let mut moved = false;
@@ -376,9 +375,9 @@ impl Task {
                         // Its caller went away before it was written.
                         continue;
                     }
-                    self.conn.tx.queue(&job.message);
+                    self.conn.tx().queue(&job.message);
                     if self.in_flight.is_empty() {
-                        self.conn.tx.start_response();
+                        self.conn.tx().start_response();
                         self.reading = Reading::Head;
                     }
                     self.in_flight.push_back(InFlight {
@@ -396,8 +395,8 @@ impl Task {
             }
         }
         // Out with what is written.
-        if self.conn.tx.has_queued() && !self.write_failed {
-            match self.conn.tx.poll_write_queued(cx) {
+        if self.conn.tx().has_queued() && !self.write_failed {
+            match self.conn.tx().poll_write_queued(cx) {
                 Poll::Ready(Ok(())) => moved = true,
                 Poll::Ready(Err(_)) => {
                     // The responses to what got through may still come: read on, take
@@ -414,7 +413,7 @@ impl Task {
                 return Step::End;
             }
             // Idle: a byte or the close from the peer ends the connection.
-            return match self.conn.tx.poll_idle(cx) {
+            return match self.conn.tx().poll_idle(cx) {
                 Poll::Ready(()) => Step::End,
                 Poll::Pending if moved => Step::Moved,
                 Poll::Pending => Step::Wait,
@@ -433,9 +432,9 @@ impl Task {
         };
         match &mut self.reading {
             Reading::Head => {
-                let before = self.conn.tx.buffered();
-                match self.conn.tx.poll_response_head(cx, front.method) {
-                    Poll::Pending if self.conn.tx.buffered() != before => Step::Moved,
+                let before = self.conn.tx().buffered();
+                match self.conn.tx().poll_response_head(cx, front.method) {
+                    Poll::Pending if self.conn.tx().buffered() != before => Step::Moved,
                     Poll::Pending => Step::Wait,
                     Poll::Ready(Err(error)) => {
                         self.fail_front(error);
@@ -448,8 +447,8 @@ impl Task {
                         // one, usually) goes with the head, and the next response is
                         // read at once.
                         let whole = match reader.remaining() {
-                            Some(length @ 1..) if length <= self.conn.tx.buffered() as u64 => {
-                                match reader.poll_data(&mut self.conn.tx, cx) {
+                            Some(length @ 1..) if length <= self.conn.tx().buffered() as u64 => {
+                                match reader.poll_data(self.conn.tx(), cx) {
                                     Poll::Ready(Some(Ok(data))) if reader.is_end() => Some(data),
                                     _ => None,
                                 }
@@ -468,7 +467,7 @@ impl Task {
                             body,
                             response_start: self
                                 .conn
-                                .tx
+                                .tx()
                                 .response_start()
                                 .unwrap_or_else(std::time::Instant::now),
                         };
@@ -506,7 +505,7 @@ impl Task {
                         return Step::Wait;
                     }
                 }
-                match reader.poll_data(&mut self.conn.tx, cx) {
+                match reader.poll_data(self.conn.tx(), cx) {
                     Poll::Pending => Step::Wait,
                     Poll::Ready(Some(Ok(data))) => {
                         let end = reader.is_end();
@@ -522,7 +521,7 @@ impl Task {
                                 if *discarded > DRAIN_LIMIT && !end {
                                     // Too much to read for nobody: the requests behind
                                     // go again elsewhere.
-                                    self.conn.tx.close();
+                                    self.conn.tx().close();
                                     return Step::End;
                                 }
                             }
@@ -567,11 +566,11 @@ impl Task {
                 // not take pipelined requests. They go one at a time from now on.
                 self.conn.refuse_pipelining();
             }
-            self.conn.tx.close();
+            self.conn.tx().close();
             return Step::End;
         }
         if !self.in_flight.is_empty() {
-            self.conn.tx.start_response();
+            self.conn.tx().start_response();
         }
         Step::Moved
     }
@@ -580,7 +579,7 @@ impl Task {
     /// not a byte of its response came and the connection was lost, when it may go again
     /// like those behind it; in its body, the body fails. The connection ends.
     fn fail_front(&mut self, error: H1Error) {
-        self.conn.tx.close();
+        self.conn.tx().close();
         match std::mem::replace(&mut self.reading, Reading::Head) {
             Reading::Head => {
                 let reply = self
@@ -588,7 +587,7 @@ impl Task {
                     .pop_front()
                     .and_then(|mut front| front.reply.take());
                 if let Some(reply) = reply {
-                    let lost = !self.conn.tx.response_started() && error.is_connection_lost();
+                    let lost = !self.conn.tx().response_started() && error.is_connection_lost();
                     let result = match lost {
                         true => PipeError::NotAnswered(Some(error)),
                         false => PipeError::Failed(error),
@@ -627,7 +626,7 @@ impl Task {
     /// Ends the connection: every request not answered is given back to go again.
     fn end(&mut self) {
         self.shared.closed.store(true, Ordering::Release);
-        self.conn.tx.close();
+        self.conn.tx().close();
         self.jobs.close();
         if let Reading::Body { slot, .. } = std::mem::replace(&mut self.reading, Reading::Head) {
             // Its head was handed over: the body is cut short.

@@ -31,7 +31,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::h1::Http1;
-use super::pipeline::{Pipeline, PipelineConfig, Starter, Ticket};
+use super::pipeline::{Held, Pipeline, PipelineConfig, Starter, Ticket};
 
 /// An origin (scheme, host and port), and the proxy that reaches it, if any.
 ///
@@ -437,7 +437,7 @@ impl Pool {
                         // A new connection, which the requests after this one may join
                         // while it is being made.
                         origin.total += 1;
-                        let (pipe, starter, ticket) = Pipeline::new(config, key);
+                        let (pipe, starter, ticket) = Pipeline::new(config, &key.authority);
                         origin.pipes.push(pipe.clone());
                         let slot = self.shared.slot(key);
                         drop(origins);
@@ -524,7 +524,8 @@ impl Pool {
                                     if let Some(config) = pipeline
                                         .filter(|_| !origin.no_pipelining && !origin.h2_likely)
                                     {
-                                        let (pipe, starter, ticket) = Pipeline::new(config, key);
+                                        let (pipe, starter, ticket) =
+                                            Pipeline::new(config, &key.authority);
                                         origin.pipes.push(pipe.clone());
                                         pending = Some(Box::new((starter, pipe, ticket)));
                                     }
@@ -1025,15 +1026,6 @@ impl Pooled {
         shared.release(self);
     }
 
-    /// Notes that the connection's server ended a pipeline after its first response:
-    /// the origin's requests are no longer pipelined.
-    pub(crate) fn refuse_pipelining(&self) {
-        let mut origins = self.slot.shared.lock();
-        if let Some(origin) = origins.get_mut(&self.slot.key) {
-            origin.no_pipelining = true;
-        }
-    }
-
     /// Gives up the connection but keeps its place under the cap.
     pub(crate) fn into_slot(self) -> Slot {
         self.slot
@@ -1045,6 +1037,21 @@ impl Pooled {
         let Pooled { tx, slot, .. } = self;
         drop(slot);
         tx
+    }
+}
+
+/// A pipelined connection's task holds its connection in the pool's `Pooled`, which
+/// frees its place under the cap when the task ends.
+impl Held for Pooled {
+    fn tx(&mut self) -> &mut Http1 {
+        &mut self.tx
+    }
+
+    fn refuse_pipelining(&self) {
+        let mut origins = self.slot.shared.lock();
+        if let Some(origin) = origins.get_mut(&self.slot.key) {
+            origin.no_pipelining = true;
+        }
     }
 }
 

@@ -946,7 +946,7 @@ impl Inner {
         let body = request.body().try_clone().unwrap_or_default();
         let host = match own_host {
             true => None,
-            false => Some(pipe.host(key).ok_or_else(|| {
+            false => Some(pipe.host(&key.authority).ok_or_else(|| {
                 PipeError::Invalid(NetworkError::Other(
                     "request URI host is not a valid header".into(),
                 ))
