@@ -534,6 +534,9 @@ pub(crate) struct Head<'a> {
 /// says how the body follows: an empty body sends no framing header; a buffered one is
 /// copied after the head when small, with its `Content-Length` unless the caller gave
 /// one; a stream goes with the caller's `Content-Length`, else chunked.
+// Inlined into its two callers (`Http1::send`, `encode_message` for pipelines): a call
+// out of line per request on the one-at-a-time path otherwise.
+#[inline(always)]
 fn encode_head(
     buf: &mut Vec<u8>,
     request: &Request<RequestBody>,
@@ -904,7 +907,10 @@ impl Conn {
         Poll::Ready(Ok(n))
     }
 
-    /// Reads until a final response head has arrived, and parses it.
+    /// Reads until a final response head has arrived, and parses it. (Inlined into its
+    /// two callers, the one-at-a-time exchange and a pipeline's task, as it was into the
+    /// first alone.)
+    #[inline(always)]
     fn poll_head(
         &mut self,
         cx: &mut Context<'_>,
@@ -1487,7 +1493,7 @@ impl BodyReader {
                 BodyKind::Chunked(chunked) => {
                     let data = chunked.decode(&mut conn.read_buf, &conn.options)?;
                     if chunked.ended() {
-                        self.kind = match chunked.fields.take() {
+                        self.kind = match chunked.take_trailers() {
                             Some(trailers) => BodyKind::Trailers(trailers),
                             None => BodyKind::End,
                         };
@@ -1521,12 +1527,10 @@ struct Chunked {
     digits: bool,
     /// Bytes of chunk extensions read in this body.
     extensions: usize,
-    /// The trailer section read so far, and its count of fields.
+    /// The trailer section read so far (checked, once the body has ended), and its
+    /// count of fields.
     trailers: Vec<u8>,
     trailer_fields: usize,
-    /// The trailer fields, once the body has ended with some. (Boxed: rare, and every
-    /// body's reader would carry the room.)
-    fields: Option<Box<HeaderMap>>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -1555,38 +1559,53 @@ enum ChunkState {
 }
 
 impl Chunked {
-    /// Parses the trailer section into [`Chunked::fields`]: a malformed field is an
-    /// error, as in a head. (Its bytes and its count of fields are bounded as a head's
-    /// are, see [`Chunked::step`].)
+    /// Checks the trailer section: a malformed field is an error, as in a head. (Its
+    /// bytes and its count of fields are bounded as a head's are, see
+    /// [`Chunked::step`].) It is kept for [`Chunked::take_trailers`].
     fn check_trailers(&mut self) -> Result<(), H1Error> {
         if self.trailers.is_empty() {
             return Ok(());
         }
         self.trailers.extend_from_slice(b"\r\n");
-        let mut fields = vec![httparse::EMPTY_HEADER; self.trailer_fields];
-        let parsed = httparse::parse_headers(&self.trailers, &mut fields);
-        let mut map = HeaderMap::new();
-        let valid = match parsed {
-            Ok(httparse::Status::Complete((_, fields))) => fields.iter().all(|field| {
-                match (
-                    HeaderName::from_bytes(field.name.as_bytes()),
-                    HeaderValue::from_bytes(field.value),
-                ) {
-                    (Ok(name), Ok(value)) => {
-                        map.append(name, value);
-                        true
-                    }
-                    _ => false,
-                }
-            }),
-            _ => false,
-        };
-        self.trailers = Vec::new();
-        if !valid {
-            return Err(H1Error::new(Kind::Chunk, "malformed trailer field"));
+        match self.parse_trailers() {
+            Some(_) => Ok(()),
+            None => Err(H1Error::new(Kind::Chunk, "malformed trailer field")),
         }
-        self.fields = Some(Box::new(map));
-        Ok(())
+    }
+
+    /// The trailer fields, parsed from the section read; `None` if it is malformed.
+    fn parse_trailers(&self) -> Option<HeaderMap> {
+        let mut fields = vec![httparse::EMPTY_HEADER; self.trailer_fields];
+        let Ok(httparse::Status::Complete((_, fields))) =
+            httparse::parse_headers(&self.trailers, &mut fields)
+        else {
+            return None;
+        };
+        let mut map = HeaderMap::with_capacity(fields.len());
+        for field in fields.iter() {
+            let name = HeaderName::from_bytes(field.name.as_bytes()).ok()?;
+            let value = HeaderValue::from_bytes(field.value).ok()?;
+            // By entry, not `append`: a call of `HeaderMap::append` more in the crate
+            // kept it from being inlined into the parsing of every response head.
+            match map.entry(name) {
+                http::header::Entry::Occupied(mut entry) => entry.append(value),
+                http::header::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+            }
+        }
+        Some(map)
+    }
+
+    /// The trailer fields of a body that has ended with some, once.
+    #[cold]
+    fn take_trailers(&mut self) -> Option<Box<HeaderMap>> {
+        if self.trailers.is_empty() {
+            return None;
+        }
+        let fields = self.parse_trailers();
+        self.trailers = Vec::new();
+        fields.map(Box::new)
     }
 
     fn ended(&self) -> bool {
