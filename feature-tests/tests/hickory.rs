@@ -1,8 +1,11 @@
 //! `HickoryResolver` and `ClientBuilder::hickory_dns` (the `hickory-dns` feature), against
 //! a name server of the test's own on 127.0.0.1: a small DNS responder over UDP and TCP
-//! (RFC 1035 §4) that answers A and AAAA questions from a table, says NXDOMAIN, or stays
-//! silent, and an HTTP server the names point at.
+//! (RFC 1035 §4) that answers A, AAAA and HTTPS (RFC 9460) questions from a table, says
+//! NXDOMAIN, or stays silent, and the HTTP servers the names point at (HTTP/3 ones with
+//! the `http3` feature, for what HTTPS records announce).
 
+#[path = "../support/h3_server.rs"]
+mod h3_server;
 #[path = "../../tests/net_support/mod.rs"]
 mod net_support;
 
@@ -12,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use net_support::{full, hyper_server};
+use net_support::{TestPki, full, hyper_server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, UdpSocket};
 use whatwg_fetch::net::hickory_resolver::config::{
@@ -34,6 +37,11 @@ enum Answer {
     /// These addresses: the IPv4 ones for A, the IPv6 ones for AAAA (none is NOERROR with
     /// no answer).
     Addresses(Vec<IpAddr>),
+    /// These addresses for A and AAAA, and these HTTPS records (RDATA in wire form, see
+    /// [`https_record`]) for HTTPS.
+    Https(Vec<IpAddr>, Vec<Vec<u8>>),
+    /// These addresses for A and AAAA; no reply to an HTTPS question.
+    SilentOnHttps(Vec<IpAddr>),
     /// RCODE 3, Name Error: the name does not exist.
     NxDomain,
     /// No reply at all.
@@ -47,6 +55,8 @@ struct Zone {
     /// Questions received over UDP and over TCP.
     udp_questions: AtomicUsize,
     tcp_questions: AtomicUsize,
+    /// HTTPS questions, over either.
+    https_questions: AtomicUsize,
 }
 
 /// A name server on 127.0.0.1, UDP and TCP on one port.
@@ -148,20 +158,32 @@ fn reply(zone: &Zone, query: &[u8], limit: Option<usize>) -> Option<Vec<u8>> {
     let qtype = u16::from_be_bytes([*query.get(at)?, *query.get(at + 1)?]);
     let question_end = at + 4;
     let name = labels.join(".");
+    if qtype == HTTPS {
+        zone.https_questions.fetch_add(1, Ordering::SeqCst);
+    }
+    let of_type = |all: &[IpAddr]| -> Vec<IpAddr> {
+        all.iter()
+            .filter(|ip| match qtype {
+                1 => ip.is_ipv4(),
+                28 => ip.is_ipv6(),
+                _ => false,
+            })
+            .copied()
+            .collect()
+    };
+    let mut records = Vec::new();
     let (rcode, addresses) = match zone.answers.get(&name)? {
         Answer::Silent => return None,
         Answer::NxDomain => (3, Vec::new()),
-        Answer::Addresses(all) => (
-            0,
-            all.iter()
-                .filter(|ip| match qtype {
-                    1 => ip.is_ipv4(),
-                    28 => ip.is_ipv6(),
-                    _ => false,
-                })
-                .copied()
-                .collect(),
-        ),
+        Answer::Addresses(all) => (0, of_type(all)),
+        Answer::SilentOnHttps(_) if qtype == HTTPS => return None,
+        Answer::SilentOnHttps(all) => (0, of_type(all)),
+        Answer::Https(all, https) => {
+            if qtype == HTTPS {
+                records.clone_from(https);
+            }
+            (0, of_type(all))
+        }
     };
     let header = |flags: u16, answers: usize| {
         let mut header = Vec::new();
@@ -175,14 +197,17 @@ fn reply(zone: &Zone, query: &[u8], limit: Option<usize>) -> Option<Vec<u8>> {
         header.extend_from_slice(&[0, 0, 0, 0]); // NSCOUNT, ARCOUNT
         header
     };
-    let mut message = header(0, addresses.len());
+    let mut message = header(0, addresses.len() + records.len());
     message.extend_from_slice(&query[12..question_end]);
-    for ip in &addresses {
-        message.extend_from_slice(&[0xc0, 12]); // the question's name
-        let (rtype, rdata) = match ip {
+    let answers = addresses
+        .iter()
+        .map(|ip| match ip {
             IpAddr::V4(ip) => (1u16, ip.octets().to_vec()),
             IpAddr::V6(ip) => (28u16, ip.octets().to_vec()),
-        };
+        })
+        .chain(records.into_iter().map(|rdata| (HTTPS, rdata)));
+    for (rtype, rdata) in answers {
+        message.extend_from_slice(&[0xc0, 12]); // the question's name
         message.extend_from_slice(&rtype.to_be_bytes());
         message.extend_from_slice(&1u16.to_be_bytes()); // IN
         message.extend_from_slice(&60u32.to_be_bytes()); // TTL
@@ -195,6 +220,41 @@ fn reply(zone: &Zone, query: &[u8], limit: Option<usize>) -> Option<Vec<u8>> {
         return Some(truncated);
     }
     Some(message)
+}
+
+/// The HTTPS RR type (RFC 9460 §14.1).
+const HTTPS: u16 = 65;
+
+/// An HTTPS record's RDATA (RFC 9460 §2.2): `priority`, `target` (`""` for `.`), and
+/// SvcParams as (key, value) pairs in increasing key order.
+fn https_record(priority: u16, target: &str, params: &[(u16, Vec<u8>)]) -> Vec<u8> {
+    let mut rdata = priority.to_be_bytes().to_vec();
+    for label in target.split('.').filter(|label| !label.is_empty()) {
+        rdata.push(u8::try_from(label.len()).unwrap());
+        rdata.extend_from_slice(label.as_bytes());
+    }
+    rdata.push(0);
+    for (key, value) in params {
+        rdata.extend_from_slice(&key.to_be_bytes());
+        rdata.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+        rdata.extend_from_slice(value);
+    }
+    rdata
+}
+
+/// The `alpn` SvcParam (key 1): each id with its length.
+fn alpn(ids: &[&str]) -> (u16, Vec<u8>) {
+    let mut value = Vec::new();
+    for id in ids {
+        value.push(u8::try_from(id.len()).unwrap());
+        value.extend_from_slice(id.as_bytes());
+    }
+    (1, value)
+}
+
+/// The `port` SvcParam (key 3).
+fn port(port: u16) -> (u16, Vec<u8>) {
+    (3, port.to_be_bytes().to_vec())
 }
 
 fn zone(entries: &[(&str, Answer)]) -> HashMap<String, Answer> {
@@ -405,4 +465,336 @@ async fn hickory_dns_true_reads_the_system_configuration_when_the_client_is_buil
         let response = bounded(client.fetch(&url, RequestInit::default())).await;
         assert_eq!(response.unwrap().status(), 200);
     }
+}
+
+/// An origin `svc.hickory.test` of the test's own: a TLS server over TCP (HTTP/2, body
+/// `tcp`, announcing nothing) and an HTTP/3 server on UDP, both on 127.0.0.1 with a
+/// certificate for the name, and a client of `dns`'s resolver.
+struct Origin {
+    tcp: net_support::Server,
+    quic: h3_server::H3Server,
+    pki: TestPki,
+}
+
+impl Origin {
+    async fn start() -> Origin {
+        let pki = TestPki::new(&["svc.hickory.test", "alias.hickory.test"]);
+        let quic = h3_server::h3_server(pki.cert.clone(), pki.key.clone_key(), 0);
+        let tcp = net_support::tls_server(pki.acceptor(&[b"h2", b"http/1.1"]), |_request| async {
+            http::Response::new(full("tcp"))
+        })
+        .await;
+        Origin { tcp, quic, pki }
+    }
+
+    /// The name whose HTTPS records speak for the origin: its port is not 443.
+    fn https_name(&self) -> String {
+        format!("_{}._https.svc.hickory.test", self.tcp.addr.port())
+    }
+
+    fn url(&self) -> String {
+        format!("https://svc.hickory.test:{}/", self.tcp.addr.port())
+    }
+
+    fn client(&self, dns: &NameServer) -> Client {
+        Client::builder()
+            .resolver(Arc::new(dns.resolver(Duration::from_secs(3), 1)))
+            .add_root_certificate_der(self.pki.ca_der.clone())
+            .build()
+            .unwrap()
+    }
+}
+
+/// The protocol a `GET` of `url` went over, and its body.
+async fn get(client: &Client, url: &str) -> (String, String) {
+    let mut response = client.fetch(url, RequestInit::default()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let protocol = response.timing().unwrap().next_hop_protocol.to_string();
+    (protocol, response.text().await.unwrap())
+}
+
+/// Requests `url` until one goes over HTTP/3: the first, unless the QUIC handshake took
+/// longer than the head start TCP gives it, on a loaded machine.
+async fn until_over_h3(client: &Client, url: &str) -> (usize, String) {
+    for over_tcp in 0..50 {
+        let (protocol, body) = get(client, url).await;
+        if protocol == "h3" {
+            return (over_tcp, body);
+        }
+        assert_eq!((protocol.as_str(), body.as_str()), ("h2", "tcp"));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("never over HTTP/3");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_record_announcing_h3_takes_the_first_request_over_quic() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let record = https_record(1, "", &[alpn(&["h3", "h2"]), port(origin.quic.addr.port())]);
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (
+                &origin.https_name(),
+                Answer::Https(Vec::new(), vec![record]),
+            ),
+        ]))
+        .await;
+        let client = origin.client(&dns);
+        // The TCP server never announces HTTP/3: the HTTPS record alone says it.
+        let (over_tcp, body) = until_over_h3(&client, &origin.url()).await;
+        eprintln!("requests over TCP before the first over HTTP/3: {over_tcp}");
+        assert_eq!(body, "GET / 0");
+        if over_tcp == 0 {
+            assert_eq!(origin.tcp.counts.accepts(), 0);
+        }
+        for _ in 0..3 {
+            assert_eq!(get(&client, &origin.url()).await.0, "h3");
+        }
+        assert_eq!(origin.quic.counts.connections.load(Ordering::SeqCst), 1);
+        // Asked once for all of them, the records being kept for their TTL.
+        assert_eq!(dns.zone.https_questions.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_record_without_h3_leaves_the_requests_on_tcp_and_is_asked_for_once() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let record = https_record(1, "", &[alpn(&["h2"])]);
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (
+                &origin.https_name(),
+                Answer::Https(Vec::new(), vec![record]),
+            ),
+        ]))
+        .await;
+        let client = origin.client(&dns);
+        for _ in 0..4 {
+            assert_eq!(
+                get(&client, &origin.url()).await,
+                ("h2".to_owned(), "tcp".to_owned())
+            );
+        }
+        assert_eq!(origin.quic.counts.connections.load(Ordering::SeqCst), 0);
+        assert_eq!(dns.zone.https_questions.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_h3_endpoint_that_never_answers_costs_no_request() {
+    bounded(async {
+        let origin = Origin::start().await;
+        // A UDP port that takes datagrams and answers none.
+        let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let record = https_record(
+            1,
+            "",
+            &[alpn(&["h3"]), port(silent.local_addr().unwrap().port())],
+        );
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (
+                &origin.https_name(),
+                Answer::Https(Vec::new(), vec![record]),
+            ),
+        ]))
+        .await;
+        let client = Client::builder()
+            .resolver(Arc::new(dns.resolver(Duration::from_secs(3), 1)))
+            .add_root_certificate_der(origin.pki.ca_der.clone())
+            .connect_timeout(Duration::from_secs(1))
+            .build()
+            .unwrap();
+        // Over TCP after the head start; the QUIC attempt fails after the connect
+        // timeout and marks the alternative broken, so later requests go over TCP at once.
+        for _ in 0..3 {
+            assert_eq!(
+                get(&client, &origin.url()).await,
+                ("h2".to_owned(), "tcp".to_owned())
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let started = Instant::now();
+        assert_eq!(get(&client, &origin.url()).await.0, "h2");
+        eprintln!("after the alternative failed: {:?}", started.elapsed());
+        assert_eq!(dns.zone.https_questions.load(Ordering::SeqCst), 1);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_server_silent_on_https_questions_holds_the_first_request_at_most_the_wait() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (&origin.https_name(), Answer::SilentOnHttps(Vec::new())),
+        ]))
+        .await;
+        let client = origin.client(&dns);
+        let started = Instant::now();
+        assert_eq!(get(&client, &origin.url()).await.0, "h2");
+        let first = started.elapsed();
+        eprintln!("the first request, the records unanswered: {first:?}");
+        // The resolver's own timeout is 3 s: the transport's wait, 1 s, ends it first.
+        assert!(first >= whatwg_fetch::net::HTTPS_RECORD_WAIT, "{first:?}");
+        assert!(first < Duration::from_millis(2900), "{first:?}");
+        // Not asked again for the requests after it (hickory may have sent the one
+        // question more than once, over UDP and TCP).
+        let asked = dns.zone.https_questions.load(Ordering::SeqCst);
+        assert!(asked >= 1);
+        for _ in 0..3 {
+            assert_eq!(get(&client, &origin.url()).await.0, "h2");
+        }
+        assert_eq!(dns.zone.https_questions.load(Ordering::SeqCst), asked);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alias_record_is_followed_to_the_service_record_at_its_target() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let alias = https_record(0, "alias.hickory.test", &[]);
+        let service = https_record(1, "", &[alpn(&["h3"]), port(origin.quic.addr.port())]);
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (&origin.https_name(), Answer::Https(Vec::new(), vec![alias])),
+            (
+                "alias.hickory.test",
+                Answer::Https(vec![loopback(1)], vec![service]),
+            ),
+        ]))
+        .await;
+        // The resolver alone: the record at the end of the chain, its `.` the alias target.
+        let resolver = dns.resolver(Duration::from_secs(3), 1);
+        let records = resolver
+            .resolve_https("svc.hickory.test", origin.tcp.addr.port())
+            .unwrap()
+            .await
+            .unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].target.as_deref(), Some("alias.hickory.test"));
+        assert_eq!(records[0].alpn, ["h3"]);
+        assert_eq!(records[0].port, Some(origin.quic.addr.port()));
+        assert_eq!(records[0].ttl, Duration::from_secs(60));
+
+        let client = origin.client(&dns);
+        let (_, body) = until_over_h3(&client, &origin.url()).await;
+        assert_eq!(body, "GET / 0");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_with_an_unknown_mandatory_key_and_an_alias_loop_are_ignored() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let h3_port = origin.quic.addr.port();
+        // mandatory=ech (key 5), which this client does not speak: RFC 9460 §8 says to
+        // ignore the record; the one after it, priority 2, has no h3.
+        let ech = https_record(
+            1,
+            "",
+            &[
+                (0, 5u16.to_be_bytes().to_vec()),
+                alpn(&["h3"]),
+                port(h3_port),
+                (5, vec![0, 0]),
+            ],
+        );
+        let h2 = https_record(2, "", &[alpn(&["h2"])]);
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (
+                &origin.https_name(),
+                Answer::Https(Vec::new(), vec![ech, h2]),
+            ),
+            // a → b → a.
+            (
+                "a.hickory.test",
+                Answer::Https(
+                    vec![loopback(1)],
+                    vec![https_record(0, "b.hickory.test", &[])],
+                ),
+            ),
+            (
+                "b.hickory.test",
+                Answer::Https(
+                    vec![loopback(1)],
+                    vec![https_record(0, "a.hickory.test", &[])],
+                ),
+            ),
+        ]))
+        .await;
+        let resolver = dns.resolver(Duration::from_secs(3), 1);
+        let records = resolver
+            .resolve_https("svc.hickory.test", origin.tcp.addr.port())
+            .unwrap()
+            .await
+            .unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            (records[0].priority, records[0].alpn.as_slice()),
+            (2, &["h2".to_owned()][..])
+        );
+        let looped = resolver
+            .resolve_https("a.hickory.test", 443)
+            .unwrap()
+            .await
+            .unwrap();
+        assert!(looped.is_empty());
+        // Each name of the loop asked at most MAX_ALIAS_HOPS + 1 times in all.
+        assert!(dns.zone.https_questions.load(Ordering::SeqCst) <= 1 + 9);
+
+        let client = origin.client(&dns);
+        for _ in 0..3 {
+            assert_eq!(get(&client, &origin.url()).await.0, "h2");
+        }
+        assert_eq!(origin.quic.counts.connections.load(Ordering::SeqCst), 0);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn https_records_off_or_a_resolver_override_asks_no_name_server() {
+    bounded(async {
+        let origin = Origin::start().await;
+        let record = https_record(1, "", &[alpn(&["h3"]), port(origin.quic.addr.port())]);
+        let dns = NameServer::start(zone(&[
+            ("svc.hickory.test", Answer::Addresses(vec![loopback(1)])),
+            (
+                &origin.https_name(),
+                Answer::Https(Vec::new(), vec![record]),
+            ),
+        ]))
+        .await;
+        let off = dns.resolver(Duration::from_secs(3), 1).https_records(false);
+        assert!(off.resolve_https("svc.hickory.test", 443).is_none());
+        let clients = [
+            Client::builder()
+                .resolver(Arc::new(off))
+                .add_root_certificate_der(origin.pki.ca_der.clone())
+                .build()
+                .unwrap(),
+            // The caller chose the addresses of this name: its records are not asked for.
+            Client::builder()
+                .resolver(Arc::new(dns.resolver(Duration::from_secs(3), 1)))
+                .resolve("svc.hickory.test", SocketAddr::new(loopback(1), 0))
+                .add_root_certificate_der(origin.pki.ca_der.clone())
+                .build()
+                .unwrap(),
+        ];
+        for client in clients {
+            for _ in 0..2 {
+                assert_eq!(get(&client, &origin.url()).await.0, "h2");
+            }
+        }
+        assert_eq!(dns.zone.https_questions.load(Ordering::SeqCst), 0);
+    })
+    .await;
 }

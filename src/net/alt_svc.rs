@@ -64,6 +64,15 @@ pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(86_400);
 /// represent."
 pub(crate) const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
+/// How long after asking for an origin's HTTPS records (RFC 9460) and finding none, or
+/// no answer, they are asked for again: five minutes.
+pub(crate) const HTTPS_RECORDS_RETRY: Duration = Duration::from_secs(5 * 60);
+
+/// The shortest time HTTPS records are kept, whatever their TTL: 30 seconds, so that a
+/// record of TTL 0 still serves the request that asked for it, and a name server
+/// handing out small TTLs is not asked before every request.
+pub(crate) const MIN_HTTPS_RECORDS_TTL: Duration = Duration::from_secs(30);
+
 /// How long a protocol stays broken the first time it is marked so: five minutes,
 /// Chrome's `kDefaultBrokenAlternativeProtocolDelay`
 /// (`net/http/broken_alternative_services.cc`).
@@ -556,6 +565,9 @@ struct CacheState {
     len: usize,
     /// A counter bumped at each use, for least-recently-used eviction.
     clock: u64,
+    /// Origin → when its HTTPS records (RFC 9460) may be asked for again: at most
+    /// [`MAX_CACHED_ORIGINS`] of them.
+    https_records_asked: HashMap<OriginKey, Instant>,
 }
 
 /// What the cache knows of one origin in one partition.
@@ -672,6 +684,7 @@ impl AltSvcCache {
         let mut state = self.state();
         state.origins.clear();
         state.len = 0;
+        state.https_records_asked.clear();
     }
 
     /// The alternatives still fresh at `now` of each origin in the unpartitioned
@@ -824,6 +837,74 @@ impl AltSvcCache {
             if let Some(until) = now.checked_add(broken_delay(broken.count)) {
                 broken.until = until;
                 broken.count = broken.count.saturating_add(1);
+            }
+        });
+    }
+
+    /// Whether to ask for `origin`'s HTTPS records at `now`: `true` if they were not asked
+    /// for within the last [`HTTPS_RECORDS_RETRY`] (or the TTL
+    /// [`note_https_records`](Self::note_https_records) was given), and then not again
+    /// until that has passed, so that the requests of one origin ask once between them.
+    pub(crate) fn ask_https_records(&self, origin: &OriginKey, now: Instant) -> bool {
+        let mut state = self.state();
+        let asked = &mut state.https_records_asked;
+        if asked.get(origin).is_some_and(|until| *until > now) {
+            return false;
+        }
+        if asked.len() >= MAX_CACHED_ORIGINS && !asked.contains_key(origin) {
+            asked.retain(|_, until| *until > now);
+            // All of them still current: the one due soonest goes.
+            if asked.len() >= MAX_CACHED_ORIGINS {
+                let soonest = asked
+                    .iter()
+                    .min_by_key(|(_, until)| **until)
+                    .map(|(origin, _)| origin.clone());
+                if let Some(soonest) = soonest {
+                    asked.remove(&soonest);
+                }
+            }
+        }
+        let until = now.checked_add(HTTPS_RECORDS_RETRY).unwrap_or(now);
+        asked.insert(origin.clone(), until);
+        true
+    }
+
+    /// Notes the alternatives `origin`'s HTTPS records gave at `now` (RFC 9460 §9: an
+    /// HTTPS record "may be used as an alternative service"), unless the origin
+    /// announced alternatives of its own meanwhile (an `Alt-Svc` field value, which
+    /// speaks for the origin itself, wins); and that the records are not to be asked for
+    /// again before `ask_again`, their TTL (at least [`MIN_HTTPS_RECORDS_TTL`]).
+    pub(crate) fn note_https_records(
+        &self,
+        origin: &OriginKey,
+        alternatives: Vec<Alternative>,
+        ask_again: Duration,
+        now: Instant,
+    ) {
+        let mut state = self.state();
+        let ask_again = ask_again.max(MIN_HTTPS_RECORDS_TTL);
+        if let Some(until) = state.https_records_asked.get_mut(origin) {
+            *until = now.checked_add(ask_again).unwrap_or(now);
+        }
+        let alternatives: Vec<CachedAlternative> = alternatives
+            .into_iter()
+            .take(MAX_ALTERNATIVES)
+            .filter_map(|alternative| {
+                Some(CachedAlternative {
+                    expiry: now.checked_add(alternative.max_age)?,
+                    protocol: alternative.protocol,
+                    host: alternative.host,
+                    port: alternative.port,
+                    persist: alternative.persist,
+                })
+            })
+            .collect();
+        if alternatives.is_empty() {
+            return;
+        }
+        state.update(origin, "", |cached| {
+            if cached.alternatives.is_empty() {
+                cached.alternatives = alternatives;
             }
         });
     }
@@ -1409,6 +1490,73 @@ mod tests {
         cache.mark_working(&example, "", "h3");
         cache.mark_broken(&example, "", "h3", now);
         assert!(cache.lookup(&example, "", "h3", now + 5 * MINUTE).is_some());
+    }
+
+    #[test]
+    fn https_records_are_asked_for_once_per_retry_and_then_per_ttl() {
+        let cache = AltSvcCache::new();
+        let origin = origin("example.com");
+        let now = Instant::now();
+        assert!(cache.ask_https_records(&origin, now));
+        assert!(!cache.ask_https_records(&origin, now));
+        // None found: asked again after the retry delay.
+        assert!(
+            !cache.ask_https_records(&origin, now + HTTPS_RECORDS_RETRY - Duration::from_secs(1))
+        );
+        let later = now + HTTPS_RECORDS_RETRY;
+        assert!(cache.ask_https_records(&origin, later));
+        // Found, with a TTL of an hour: kept as an alternative, and asked for after it.
+        let hour = Duration::from_secs(3600);
+        cache.note_https_records(&origin, vec![fresh_for("h3", 8443, 3600)], hour, later);
+        assert_eq!(
+            cache.lookup(&origin, "", "h3", later),
+            Some(("example.com".to_owned(), 8443))
+        );
+        assert!(!cache.ask_https_records(&origin, later + HTTPS_RECORDS_RETRY));
+        assert!(cache.ask_https_records(&origin, later + hour));
+        // A TTL under the floor counts as the floor.
+        cache.note_https_records(&origin, Vec::new(), Duration::ZERO, later);
+        assert!(!cache.ask_https_records(
+            &origin,
+            later + MIN_HTTPS_RECORDS_TTL - Duration::from_secs(1)
+        ));
+        assert!(cache.ask_https_records(&origin, later + MIN_HTTPS_RECORDS_TTL));
+    }
+
+    #[test]
+    fn the_origins_own_alt_svc_wins_over_its_https_records() {
+        let cache = AltSvcCache::new();
+        let origin = origin("example.com");
+        let now = Instant::now();
+        cache.set(
+            &origin,
+            "",
+            AltSvc::Entries(vec![fresh_for("h3", 443, 3600)]),
+            now,
+        );
+        assert!(cache.ask_https_records(&origin, now));
+        cache.note_https_records(
+            &origin,
+            vec![fresh_for("h3", 8443, 3600)],
+            Duration::from_secs(3600),
+            now,
+        );
+        assert_eq!(
+            cache.lookup(&origin, "", "h3", now),
+            Some(("example.com".to_owned(), 443))
+        );
+    }
+
+    #[test]
+    fn at_most_1000_origins_are_remembered_as_asked() {
+        let cache = AltSvcCache::new();
+        let now = Instant::now();
+        for n in 0..MAX_CACHED_ORIGINS + 500 {
+            assert!(cache.ask_https_records(&origin(&format!("o{n}.example")), now));
+        }
+        assert_eq!(cache.state().https_records_asked.len(), MAX_CACHED_ORIGINS);
+        cache.clear();
+        assert!(cache.state().https_records_asked.is_empty());
     }
 
     #[test]

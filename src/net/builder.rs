@@ -266,6 +266,17 @@ impl HyperTransportBuilder {
     /// asked over QUIC next, TCP taking over when QUIC does not answer (the `http3`
     /// Cargo feature, unstable while the h3 crates are).
     ///
+    /// With a resolver that looks up HTTPS records (RFC 9460;
+    /// [`Resolve::resolve_https`](super::Resolve::resolve_https), which the
+    /// [`HickoryResolver`](super::HickoryResolver) of the `hickory-dns` feature does), an
+    /// origin whose record lists `h3` is asked over QUIC from its first request, at the
+    /// record's endpoint and port, as Chrome and Firefox do: the record stands for an
+    /// `Alt-Svc` the origin has not sent yet, raced against TCP and fallen back from the
+    /// same way, until its TTL ends or the origin's own `Alt-Svc` replaces it. The first
+    /// request to an origin waits for the records at most
+    /// [`HTTPS_RECORD_WAIT`](super::HTTPS_RECORD_WAIT); they are asked for again after
+    /// their TTL, or five minutes after finding none.
+    ///
     /// Default is `true` with the feature. Never through a proxy, and never with a
     /// maximum TLS version below 1.3 (QUIC is TLS 1.3 only).
     #[cfg(feature = "http3")]
@@ -933,6 +944,11 @@ impl HyperTransportBuilder {
     /// map and the [`resolve_with`](Self::resolve_with) function are asked first, as
     /// always. A failed lookup is a [`NetworkError::Dns`] whose
     /// [`DnsError`](super::DnsError)'s source is a [`HickoryError`](super::HickoryError).
+    ///
+    /// With the `http3` feature, it also looks up an origin's HTTPS records (RFC 9460),
+    /// so that an origin that speaks HTTP/3 is asked over QUIC from its first request
+    /// (see [`http3`](Self::http3) and
+    /// [`HickoryResolver::https_records`](super::HickoryResolver::https_records)).
     ///
     /// Unlike reqwest's, the `hickory-dns` feature does not turn it on by itself, so a
     /// dependency that turns the feature on changes no client's resolver, and there is no

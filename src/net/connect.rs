@@ -456,6 +456,28 @@ impl Connector {
         Ok(addrs.iter().map(with_port).collect())
     }
 
+    /// The HTTPS records of the `https:` origin `host`:`port` (see
+    /// [`Resolve::resolve_https`]), when the resolver looks them up and answers for the
+    /// host: not for an IP address, nor a host the override map or the resolver function
+    /// answers for, whose addresses the caller chose.
+    #[cfg(feature = "http3")]
+    pub(super) fn resolve_https(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> Option<super::resolve::HttpsRecordsFuture> {
+        if host.parse::<IpAddr>().is_ok() || host.starts_with('[') {
+            return None;
+        }
+        let name = host.to_ascii_lowercase();
+        if self.overrides.contains_key(name.as_str())
+            || self.resolve_fn.as_ref().and_then(|f| f(&name)).is_some()
+        {
+            return None;
+        }
+        self.resolver.resolve_https(&name, port)
+    }
+
     /// An HTTP/1.1 connection over `io`, to `peer`.
     async fn handshake_h1<T>(
         &self,

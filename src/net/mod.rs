@@ -246,7 +246,10 @@ pub use pool::{OriginStats, PoolStats};
 pub use protocol::HeadRefused;
 pub use proxy::{Proxy, ProxyRefused};
 pub use request_body::RequestBody;
-pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
+pub use resolve::{
+    DnsError, HTTPS_RECORD_WAIT, HttpsRecord, HttpsRecordsFuture, Resolve, ResolveFuture,
+    SystemResolver,
+};
 #[cfg(feature = "hickory-dns")]
 pub use resolve::{HickoryError, HickoryResolver};
 pub use response_body::ResponseBody;

@@ -713,10 +713,14 @@ impl Inner {
             return Ok(Err(request));
         };
         let origin = alt_svc_origin(key);
-        let Some((alt_host, alt_port)) =
-            self.alt_svc
-                .lookup(&origin, "", "h3", std::time::Instant::now())
-        else {
+        let found = self
+            .alt_svc
+            .lookup(&origin, "", "h3", std::time::Instant::now());
+        let found = match found {
+            Some(found) => Some(found),
+            None => self.h3_from_https_records(&origin).await,
+        };
+        let Some((alt_host, alt_port)) = found else {
             return Ok(Err(request));
         };
         let host = key.authority.host().to_owned();
@@ -802,6 +806,54 @@ impl Inner {
                 }
             }
         }
+    }
+
+    /// The `h3` endpoint of `origin` its HTTPS records give (RFC 9460 §9: an HTTPS
+    /// record "may be used as an alternative service"), when the resolver looks them up
+    /// ([`Resolve::resolve_https`](super::Resolve::resolve_https)) and they were not asked
+    /// for lately: the records' first endpoint whose `alpn` has `h3`, noted in the
+    /// alternative-services cache for their TTL, as if the origin had announced it. The
+    /// answer is waited for at most [`HTTPS_RECORD_WAIT`](super::HTTPS_RECORD_WAIT).
+    #[cfg(feature = "http3")]
+    async fn h3_from_https_records(
+        &self,
+        origin: &super::alt_svc::OriginKey,
+    ) -> Option<(String, u16)> {
+        use super::alt_svc::{Alternative, MIN_HTTPS_RECORDS_TTL};
+        // The resolver first: one that does not look them up costs no lock.
+        let records = self.connector.resolve_https(origin.host(), origin.port())?;
+        let now = std::time::Instant::now();
+        if !self.alt_svc.ask_https_records(origin, now) {
+            return None;
+        }
+        let records = match tokio::time::timeout(super::HTTPS_RECORD_WAIT, records).await {
+            Ok(Ok(records)) => records,
+            // None, or not in time: the request goes as it would without them.
+            Ok(Err(_)) | Err(_) => return None,
+        };
+        let now = std::time::Instant::now();
+        let ask_again = records.iter().map(|record| record.ttl).min();
+        let alternatives: Vec<Alternative> = records
+            .into_iter()
+            .filter(|record| record.priority > 0 && record.alpn.iter().any(|id| id == "h3"))
+            .map(|record| Alternative {
+                protocol: "h3".to_owned(),
+                host: record.target,
+                port: record
+                    .port
+                    .filter(|port| *port != 0)
+                    .unwrap_or(origin.port()),
+                max_age: record.ttl.max(MIN_HTTPS_RECORDS_TTL),
+                persist: false,
+            })
+            .collect();
+        self.alt_svc.note_https_records(
+            origin,
+            alternatives,
+            ask_again.unwrap_or(super::alt_svc::HTTPS_RECORDS_RETRY),
+            now,
+        );
+        self.alt_svc.lookup(origin, "", "h3", now)
     }
 
     /// A new QUIC connection for the origin `host:port` at its alternative

@@ -14,20 +14,27 @@
 //! - the number of addresses: an answer may list hundreds (over TCP), each a connection
 //!   attempt for Happy Eyeballs; the connect path tries at most
 //!   [`MAX_CONNECT_ADDRESSES`](crate::net::MAX_CONNECT_ADDRESSES) of any resolver's
-//!   answer, so this one returns them all.
+//!   answer, so this one returns them all;
+//! - HTTPS records (RFC 9460): an AliasMode chain is followed for at most
+//!   [`MAX_ALIAS_HOPS`] names, at most [`MAX_HTTPS_RECORDS`] ServiceMode records are
+//!   kept, of at most [`MAX_ALPN_IDS`] ALPN ids each, and the transport waits for them
+//!   at most [`HTTPS_RECORD_WAIT`](super::HTTPS_RECORD_WAIT).
 
 use std::error::Error as StdError;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{ResolverConfig, ResolverOpts};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::net::{DnsError as HickoryDnsError, NetError, NoRecords};
 use hickory_resolver::proto::op::ResponseCode;
+use hickory_resolver::proto::rr::rdata::svcb::{SVCB, SvcParamKey, SvcParamValue};
+use hickory_resolver::proto::rr::{Name, RData, RecordType};
 
-use super::{Resolve, ResolveFuture};
+use super::{HttpsRecord, HttpsRecordsFuture, Resolve, ResolveFuture};
 use crate::error::{Error, NetworkError};
 
 /// Where the system's DNS configuration is read from, for the error that says it could not
@@ -79,9 +86,41 @@ const SYSTEM_CONF: &str = "the system's network configuration";
 /// # let _ = client;
 /// # });
 /// ```
+///
+/// It also looks up an origin's HTTPS records ([`Resolve::resolve_https`]): a client
+/// whose HTTP/3 is on then takes an `h3` endpoint from them for its first request. Turn
+/// that off with [`https_records`](Self::https_records).
 #[derive(Clone)]
 pub struct HickoryResolver {
     resolver: Arc<TokioResolver>,
+    https_records: bool,
+}
+
+/// The most AliasMode records followed from an origin's name (RFC 9460 §2.4.2: "clients
+/// MUST ... limit the length of alias chains"; §3: chains "SHOULD" stay short): a chain
+/// longer than this, or one that loops, gives no records.
+pub const MAX_ALIAS_HOPS: usize = 8;
+
+/// The most ServiceMode HTTPS records kept from one answer (by priority); the rest are
+/// dropped.
+pub const MAX_HTTPS_RECORDS: usize = 16;
+
+/// The most ALPN ids kept from one record's `alpn`.
+pub const MAX_ALPN_IDS: usize = 16;
+
+/// The SvcParamKeys this resolver understands (RFC 9460 §8: a record whose `mandatory`
+/// names another "MUST" be ignored): `mandatory`, `alpn`, `no-default-alpn`, `port`,
+/// and the address hints, which it may leave unused (§7.3).
+fn understood(key: SvcParamKey) -> bool {
+    matches!(
+        key,
+        SvcParamKey::Mandatory
+            | SvcParamKey::Alpn
+            | SvcParamKey::NoDefaultAlpn
+            | SvcParamKey::Port
+            | SvcParamKey::Ipv4Hint
+            | SvcParamKey::Ipv6Hint
+    )
 }
 
 impl HickoryResolver {
@@ -169,8 +208,141 @@ impl HickoryResolver {
     pub fn from_resolver(resolver: TokioResolver) -> HickoryResolver {
         HickoryResolver {
             resolver: Arc::new(resolver),
+            https_records: true,
         }
     }
+
+    /// Whether this resolver looks up HTTPS records ([`Resolve::resolve_https`]), so that
+    /// a client whose HTTP/3 is on learns an origin's `h3` endpoint before its first
+    /// request. On by default; off, such a client learns of HTTP/3 from `Alt-Svc` alone.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HickoryResolver, Resolve};
+    /// use whatwg_fetch::net::hickory_resolver::config::{ResolverConfig, ResolverOpts};
+    ///
+    /// let resolver = HickoryResolver::new(ResolverConfig::default(), ResolverOpts::default())
+    ///     .unwrap()
+    ///     .https_records(false);
+    /// assert!(resolver.resolve_https("example.com", 443).is_none());
+    /// ```
+    #[must_use]
+    pub fn https_records(mut self, enabled: bool) -> HickoryResolver {
+        self.https_records = enabled;
+        self
+    }
+}
+
+/// The name whose HTTPS records say how to reach the `https:` origin `host`:`port` ([RFC
+/// 9460 §9.1](https://www.rfc-editor.org/rfc/rfc9460#section-9.1): Port Prefix Naming,
+/// "with one modification: if the scheme is "https" and the port is 443, then the
+/// client's original QNAME is equal to the service name (i.e., the origin's hostname),
+/// without any prefix labels"), absolute, so that no search domain is tried.
+fn https_query_name(host: &str, port: u16) -> String {
+    let host = host.trim_end_matches('.');
+    match port {
+        443 => format!("{host}."),
+        port => format!("_{port}._https.{host}."),
+    }
+}
+
+/// The name `name` as [`HttpsRecord::target`] has it: lowercase, without the final dot.
+fn target_text(name: &Name) -> String {
+    let mut text = name.to_lowercase().to_ascii();
+    if text.ends_with('.') {
+        text.pop();
+    }
+    text
+}
+
+/// `svcb` as an [`HttpsRecord`] for the origin host, its effective TargetName being
+/// `owner` for `.`; `None` if it is AliasMode or has a mandatory key this resolver does
+/// not understand (RFC 9460 §8).
+fn service_record(svcb: &SVCB, owner: Option<&str>, ttl: u32) -> Option<HttpsRecord> {
+    if svcb.svc_priority == 0 {
+        return None;
+    }
+    let mut alpn = Vec::new();
+    let mut port = None;
+    for (_, value) in &svcb.svc_params {
+        match value {
+            // §8: "In a ServiceMode RR, a SvcParamKey is considered "mandatory" if the RR
+            // will not function correctly for clients that ignore this SvcParamKey."
+            SvcParamValue::Mandatory(mandatory)
+                if !mandatory.0.iter().all(|key| understood(*key)) =>
+            {
+                return None;
+            }
+            SvcParamValue::Alpn(ids) => {
+                alpn = ids.0.iter().take(MAX_ALPN_IDS).cloned().collect();
+            }
+            SvcParamValue::Port(value) => port = Some(*value),
+            _ => {}
+        }
+    }
+    // §2.5.2: "For ServiceMode SVCB RRs, if TargetName has the value ".", then the owner
+    // name of this record MUST be used as the effective TargetName."
+    // DEVIATION: for a record at a port-prefixed name (`_8443._https.example.com`),
+    // whose owner holds no addresses, `.` is the origin's host.
+    let target = match svcb.target_name.is_root() {
+        true => owner.map(str::to_owned),
+        false => Some(target_text(&svcb.target_name)),
+    };
+    Some(
+        HttpsRecord::new(svcb.svc_priority, target, alpn, port)
+            .with_ttl(Duration::from_secs(u64::from(ttl))),
+    )
+}
+
+/// The ServiceMode HTTPS records of `host`:`port`, AliasMode records followed for at
+/// most [`MAX_ALIAS_HOPS`] names, sorted by priority, at most [`MAX_HTTPS_RECORDS`].
+async fn https_records(
+    resolver: &TokioResolver,
+    host: &str,
+    port: u16,
+) -> Result<Vec<HttpsRecord>, NetError> {
+    let mut name = https_query_name(host, port);
+    // The effective TargetName of `.`: the origin's host at first, the alias target after.
+    let mut owner: Option<String> = None;
+    for _ in 0..=MAX_ALIAS_HOPS {
+        let lookup = match resolver.lookup(name.as_str(), RecordType::HTTPS).await {
+            Ok(lookup) => lookup,
+            // No record: nothing to learn.
+            Err(NetError::Dns(HickoryDnsError::NoRecordsFound(_))) => return Ok(Vec::new()),
+            Err(error) => return Err(error),
+        };
+        let mut alias = None;
+        let mut records = Vec::new();
+        for record in lookup.answers() {
+            let RData::HTTPS(https) = &record.data else {
+                continue;
+            };
+            // §2.4.2: "If an RRSet contains a record in AliasMode, the recipient MUST
+            // ignore any ServiceMode records in the set."
+            if https.0.svc_priority == 0 {
+                alias.get_or_insert_with(|| https.0.target_name.clone());
+                continue;
+            }
+            if let Some(record) = service_record(&https.0, owner.as_deref(), record.ttl) {
+                records.push(record);
+            }
+        }
+        match alias {
+            // §2.4.2: an AliasMode record whose TargetName is "." means the service is
+            // not available or does not exist.
+            Some(target) if target.is_root() => return Ok(Vec::new()),
+            Some(target) => {
+                let target = target_text(&target);
+                owner = Some(target.clone());
+                name = format!("{target}.");
+            }
+            None => {
+                records.sort_by_key(|record| record.priority);
+                records.truncate(MAX_HTTPS_RECORDS);
+                return Ok(records);
+            }
+        }
+    }
+    Ok(Vec::new())
 }
 
 impl fmt::Debug for HickoryResolver {
@@ -190,6 +362,26 @@ impl Resolve for HickoryResolver {
                 .map_err(|error| HickoryError { error })?;
             Ok(lookup.iter().map(|ip| SocketAddr::new(ip, 0)).collect())
         })
+    }
+
+    /// The origin's HTTPS records; meanwhile, its addresses are looked up too, into
+    /// hickory's cache, so that a connection over TCP does not wait for them after.
+    fn resolve_https(&self, host: &str, port: u16) -> Option<HttpsRecordsFuture> {
+        if !self.https_records {
+            return None;
+        }
+        let resolver = Arc::clone(&self.resolver);
+        let host = host.to_owned();
+        Some(Box::pin(async move {
+            let addresses = Arc::clone(&resolver);
+            let name = host.clone();
+            tokio::spawn(async move {
+                let _ = addresses.lookup_ip(name.as_str()).await;
+            });
+            https_records(&resolver, &host, port)
+                .await
+                .map_err(|error| HickoryError { error }.into())
+        }))
     }
 }
 
@@ -280,6 +472,98 @@ impl StdError for HickoryError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hickory_resolver::proto::rr::rdata::svcb::{Alpn, Mandatory};
+
+    fn svcb(priority: u16, target: &str, params: Vec<(SvcParamKey, SvcParamValue)>) -> SVCB {
+        SVCB::new(priority, Name::from_ascii(target).unwrap(), params)
+    }
+
+    fn alpn(ids: &[&str]) -> (SvcParamKey, SvcParamValue) {
+        let ids = ids.iter().map(|id| id.to_string()).collect();
+        (SvcParamKey::Alpn, SvcParamValue::Alpn(Alpn(ids)))
+    }
+
+    #[test]
+    fn the_query_name_has_a_port_prefix_but_for_443() {
+        assert_eq!(https_query_name("example.com", 443), "example.com.");
+        assert_eq!(https_query_name("example.com.", 443), "example.com.");
+        assert_eq!(
+            https_query_name("api.example.com", 8443),
+            "_8443._https.api.example.com."
+        );
+    }
+
+    #[test]
+    fn a_service_record_gives_its_alpn_port_target_and_ttl() {
+        let record = service_record(
+            &svcb(
+                2,
+                "Svc.Example.NET.",
+                vec![
+                    alpn(&["h3", "h2"]),
+                    (SvcParamKey::Port, SvcParamValue::Port(8443)),
+                ],
+            ),
+            None,
+            300,
+        )
+        .unwrap();
+        assert_eq!(record.priority, 2);
+        assert_eq!(record.target.as_deref(), Some("svc.example.net"));
+        assert_eq!(record.alpn, ["h3", "h2"]);
+        assert_eq!(record.port, Some(8443));
+        assert_eq!(record.ttl, Duration::from_secs(300));
+
+        // `.`: the origin's host at first, the alias target after an alias.
+        let dot = svcb(1, ".", vec![alpn(&["h3"])]);
+        assert_eq!(service_record(&dot, None, 60).unwrap().target, None);
+        assert_eq!(
+            service_record(&dot, Some("cdn.example.net"), 60)
+                .unwrap()
+                .target
+                .as_deref(),
+            Some("cdn.example.net")
+        );
+        assert_eq!(service_record(&dot, None, 60).unwrap().port, None);
+    }
+
+    #[test]
+    fn alias_records_and_unknown_mandatory_keys_give_no_service_record() {
+        assert!(service_record(&svcb(0, "alias.example.net.", Vec::new()), None, 60).is_none());
+        let mandatory = |keys: Vec<SvcParamKey>| {
+            svcb(
+                1,
+                ".",
+                vec![
+                    (
+                        SvcParamKey::Mandatory,
+                        SvcParamValue::Mandatory(Mandatory(keys)),
+                    ),
+                    alpn(&["h3"]),
+                ],
+            )
+        };
+        // RFC 9460 §8: a mandatory key this client does not understand.
+        assert!(service_record(&mandatory(vec![SvcParamKey::EchConfigList]), None, 60).is_none());
+        assert!(service_record(&mandatory(vec![SvcParamKey::Key(65300)]), None, 60).is_none());
+        // Ones it does.
+        assert!(
+            service_record(
+                &mandatory(vec![SvcParamKey::Alpn, SvcParamKey::Port]),
+                None,
+                60
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn at_most_16_alpn_ids_are_kept() {
+        let ids: Vec<String> = (0..100).map(|n| format!("p{n}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let record = service_record(&svcb(1, ".", vec![alpn(&ids)]), None, 60).unwrap();
+        assert_eq!(record.alpn.len(), MAX_ALPN_IDS);
+    }
 
     #[test]
     fn a_resolv_conf_that_cannot_be_used_is_named_in_the_error() {

@@ -10,11 +10,16 @@
 //!
 //! With the `hickory-dns` feature, `hickory.rs` holds a second resolver, hickory's DNS
 //! stub resolver (`HickoryResolver`), turned on by `HyperTransportBuilder::hickory_dns`.
+//! It also answers for an origin's HTTPS records ([RFC
+//! 9460](https://www.rfc-editor.org/rfc/rfc9460)), [`HttpsRecord`], which a resolver may
+//! give through [`Resolve::resolve_https`]: the transport learns `h3` and its port from
+//! them before the first request, as it does from an `Alt-Svc` field after it.
 
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::time::Duration;
 
 use crate::error::BoxError;
 
@@ -25,6 +30,78 @@ pub use hickory::{HickoryError, HickoryResolver};
 
 /// The future a [`Resolve`] returns: the addresses of a name, or why there are none.
 pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Vec<SocketAddr>, BoxError>> + Send>>;
+
+/// The future [`Resolve::resolve_https`] returns: an origin's service bindings, or why
+/// there are none.
+pub type HttpsRecordsFuture =
+    Pin<Box<dyn Future<Output = Result<Vec<HttpsRecord>, BoxError>> + Send>>;
+
+/// One ServiceMode HTTPS record of an origin ([RFC 9460
+/// §2.4.3](https://www.rfc-editor.org/rfc/rfc9460#section-2.4.3)), as a [`Resolve`] gives
+/// it from [`resolve_https`](Resolve::resolve_https): an endpoint the origin may be
+/// reached at, the protocols it speaks there and its port. AliasMode records are the
+/// resolver's to follow: what it returns are the records found at the end of the chain.
+///
+/// With the `http3` feature, a client whose HTTP/3 is on
+/// ([`ClientBuilder::http3`](crate::ClientBuilder::http3)) takes the first record (by
+/// [`priority`](Self::priority)) whose [`alpn`](Self::alpn) has `h3` as an alternative
+/// service for the origin, as if it had announced `Alt-Svc: h3=":port"` for as long as
+/// [`ttl`](Self::ttl): its first request then races QUIC against TCP, falling back as
+/// for any alternative.
+///
+/// ```
+/// use std::time::Duration;
+/// use whatwg_fetch::net::HttpsRecord;
+///
+/// // example.com. 300 IN HTTPS 1 . alpn="h3,h2" port=8443
+/// let record = HttpsRecord::new(1, None, vec!["h3".into(), "h2".into()], Some(8443))
+///     .with_ttl(Duration::from_secs(300));
+/// assert!(record.alpn.iter().any(|id| id == "h3"));
+/// assert_eq!(record.port, Some(8443));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpsRecord {
+    /// `SvcPriority`: a smaller one is preferred; never 0 (AliasMode).
+    pub priority: u16,
+    /// The endpoint's name (`TargetName`), lowercase and without the root's final dot;
+    /// `None` for `.`, the origin's own host name.
+    pub target: Option<String>,
+    /// The `alpn` SvcParam: the ALPN protocol ids the endpoint speaks besides its default
+    /// (`http/1.1` over TLS, unless `no-default-alpn`), such as `h3` and `h2`.
+    pub alpn: Vec<String>,
+    /// The `port` SvcParam: the endpoint's port, `None` for the origin's.
+    pub port: Option<u16>,
+    /// How long the record may be kept: its DNS TTL.
+    pub ttl: Duration,
+}
+
+impl HttpsRecord {
+    /// A record of `priority` (at least 1) for the endpoint `target` (`None`: the
+    /// origin's host) speaking `alpn` on `port` (`None`: the origin's), kept for five
+    /// minutes unless [`with_ttl`](Self::with_ttl) says otherwise.
+    pub fn new(
+        priority: u16,
+        target: Option<String>,
+        alpn: Vec<String>,
+        port: Option<u16>,
+    ) -> HttpsRecord {
+        HttpsRecord {
+            priority,
+            target,
+            alpn,
+            port,
+            ttl: Duration::from_secs(300),
+        }
+    }
+
+    /// The record, kept for `ttl`.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> HttpsRecord {
+        self.ttl = ttl;
+        self
+    }
+}
 
 /// Resolves host names to addresses, in place of the system resolver.
 ///
@@ -86,7 +163,51 @@ pub trait Resolve: Send + Sync + 'static {
     /// [`NetworkError::Dns`](crate::NetworkError::Dns) whose source is a [`DnsError`]
     /// carrying it.
     fn resolve(&self, name: &str) -> ResolveFuture;
+
+    /// The HTTPS records ([RFC 9460](https://www.rfc-editor.org/rfc/rfc9460)) of the
+    /// `https:` origin `host` (lowercase, never an IP address) and `port`: `None` when
+    /// this resolver does not look them up (the default), else a future of the
+    /// ServiceMode records, AliasMode ones followed. An error or an empty list means
+    /// none: the origin is reached as it would be without them. The transport asks only
+    /// when HTTP/3 is on and no alternative service is known for the origin, waits for
+    /// the answer at most [`HTTPS_RECORD_WAIT`], and asks again after the records' TTL
+    /// (five minutes after none).
+    ///
+    /// [`HickoryResolver`] answers them; a resolver of one's own may too:
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HttpsRecord, HttpsRecordsFuture, Resolve, ResolveFuture, SystemResolver};
+    ///
+    /// /// The system's addresses, and HTTP/3 on port 443 for `*.cdn.internal`.
+    /// struct Registry;
+    ///
+    /// impl Resolve for Registry {
+    ///     fn resolve(&self, name: &str) -> ResolveFuture {
+    ///         SystemResolver.resolve(name)
+    ///     }
+    ///     fn resolve_https(&self, host: &str, _port: u16) -> Option<HttpsRecordsFuture> {
+    ///         let h3 = host.ends_with(".cdn.internal");
+    ///         Some(Box::pin(async move {
+    ///             Ok(match h3 {
+    ///                 true => vec![HttpsRecord::new(1, None, vec!["h3".into()], Some(443))],
+    ///                 false => Vec::new(),
+    ///             })
+    ///         }))
+    ///     }
+    /// }
+    /// # let _ = Registry;
+    /// ```
+    fn resolve_https(&self, host: &str, port: u16) -> Option<HttpsRecordsFuture> {
+        let _ = (host, port);
+        None
+    }
 }
+
+/// The longest a request waits for its origin's HTTPS records
+/// ([`Resolve::resolve_https`]) before it goes on without them: one second. A name
+/// server that drops questions of a type it does not know holds up no more than the
+/// first request to an origin for that long, once in five minutes.
+pub const HTTPS_RECORD_WAIT: Duration = Duration::from_secs(1);
 
 /// The system resolver (`getaddrinfo` on a blocking thread, through
 /// `tokio::net::lookup_host`): the default, and a fallback for a [`Resolve`] of one's own.
