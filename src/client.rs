@@ -1141,9 +1141,11 @@ impl ClientBuilder {
     /// `wait` without an answer (servers that do not know the expectation never send
     /// one; curl waits 1 s). A final response that comes first (a `401`, a `413`, a
     /// redirect) ends the request without sending the body, so that a refused upload
-    /// costs nothing; over HTTP/1.1 its connection is closed then, as the server may
-    /// still expect the body its head announced, and over HTTP/2 its stream is reset
-    /// once the response has been read. A `417 Expectation Failed` sends the request
+    /// costs nothing. Over HTTP/1.1 a streamed body of no declared length (chunked)
+    /// then ends at once, empty, and the connection goes on serving requests; a body
+    /// whose length the head declared cannot end early, and its connection is closed,
+    /// as the server may still expect those bytes. Over HTTP/2 the stream is reset once
+    /// the response has been read, and the connection goes on. A `417 Expectation Failed` sends the request
     /// again without the expectation (HTTP/1.1). `None` sends bodies with their heads;
     /// [`RequestBuilder::expect_continue`] decides for one request.
     ///

@@ -194,6 +194,83 @@ async fn a_final_status_before_the_100_skips_the_body() {
 }
 
 #[tokio::test]
+async fn a_final_status_first_ends_a_chunked_body_empty_and_keeps_the_connection() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/upload", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        // The upload's head: refused at once.
+        let (head, mut rest) = read_head(&mut stream).await;
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("transfer-encoding: chunked"),
+            "{head}"
+        );
+        stream
+            .write_all(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        // Its body ends, empty: the last chunk alone, then the next request's head.
+        while !rest
+            .windows(4)
+            .filter(|w| *w == b"\r\n\r\n")
+            .nth(1)
+            .is_some()
+        {
+            let mut chunk = [0; 4096];
+            let n = stream.read(&mut chunk).await.unwrap();
+            assert!(
+                n > 0,
+                "the connection closed: {:?}",
+                String::from_utf8_lossy(&rest)
+            );
+            rest.extend_from_slice(&chunk[..n]);
+        }
+        let rest = String::from_utf8_lossy(&rest).into_owned();
+        assert!(
+            rest.starts_with("0\r\n\r\nGET /next HTTP/1.1\r\n"),
+            "{rest:?}"
+        );
+        stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nnext")
+            .await
+            .unwrap();
+        // Held open until the client is done with it.
+        let mut rest = [0; 1024];
+        while let Ok(n) = stream.read(&mut rest).await {
+            if n == 0 {
+                break;
+            }
+        }
+    });
+    let client = Client::builder()
+        .expect_continue(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    // A stream of unknown length: chunked.
+    let chunks = futures_util::stream::iter(
+        (0..16).map(|_| Ok::<_, std::io::Error>(bytes::Bytes::from(vec![7u8; 65536]))),
+    );
+    let response = client
+        .put(&url)
+        .body(whatwg_fetch::Body::from_stream(chunks))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    drop(response);
+    // The same connection: the server accepts one.
+    let mut next = client
+        .get(url.replace("/upload", "/next"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.text().await.unwrap(), "next");
+    drop(client);
+    server.await.unwrap();
+}
+
+#[tokio::test]
 async fn a_server_that_never_answers_gets_the_body_after_the_wait() {
     let (url, seen) = start(Server::Ignore).await;
     let client = Client::builder()

@@ -362,6 +362,11 @@ impl Future for Sending<'_> {
             }
             Poll::Ready(result) => result,
         };
+        if !this.written && result.is_ok() {
+            if let Some(Ok(outgoing)) = &this.outgoing {
+                this.written = this.conn.end_held_back_body(cx, outgoing);
+            }
+        }
         this.outgoing = None;
         this.conn.reused.read_timer = this.timer.take();
         let (response, mut reader) = result?;
@@ -885,6 +890,41 @@ impl Conn {
                 }
             }
         }
+    }
+
+    /// A final response came to a request whose body waits for a `100 Continue`: a
+    /// chunked body not yet begun ends here, empty (its last chunk, RFC 9112 §7.1), so
+    /// that the message is whole and the connection may serve the next request, as RFC
+    /// 9110 §10.1.1 lets a client that "will not send the content". Whether it was
+    /// written whole; a body of a declared length cannot end early, and its connection
+    /// closes.
+    #[cold]
+    #[inline(never)]
+    fn end_held_back_body(&mut self, cx: &mut Context<'_>, outgoing: &Outgoing) -> bool {
+        let Outgoing::AwaitContinue(waiting) = outgoing else {
+            return false;
+        };
+        let chunked_not_begun = matches!(
+            waiting.0,
+            Outgoing::Stream {
+                chunked: true,
+                pending: None,
+                ..
+            }
+        );
+        if !chunked_not_begun || self.write_pos < self.write_buf.len() {
+            return false;
+        }
+        const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+        // Once, without waiting: the few bytes go at once on a connection that took the
+        // head, and if they do not, the connection closes as it would have.
+        matches!(
+            poll_write(&mut self.io, cx, LAST_CHUNK),
+            Poll::Ready(Ok(n)) if n == LAST_CHUNK.len()
+        ) && matches!(
+            Pin::new(self.io.get_mut()).poll_flush(cx),
+            Poll::Ready(Ok(()))
+        )
     }
 
     /// Reads once into `read_buf`: the count of new bytes, 0 at the end of the stream.
