@@ -164,3 +164,41 @@ async fn response_trailers_come_after_the_body_through_fetch() {
     let mut response = client.get("data:,hi").send().await.unwrap();
     assert_eq!(response.trailers().await.unwrap(), None);
 }
+
+#[tokio::test]
+async fn a_decoded_body_still_ends_with_its_trailers() {
+    // "hello world", gzip-encoded (RFC 1952, mtime 0), in two chunks, then trailers.
+    const GZIP: &[u8] = &[
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9,
+        0x57, 0x28, 0xcf, 0x2f, 0xca, 0x49, 0x01, 0x00, 0x85, 0x11, 0x4a, 0x0d, 0x0b, 0x00, 0x00,
+        0x00,
+    ];
+    let (first, second) = GZIP.split_at(10);
+    let mut message = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\
+Content-Encoding: gzip\r\nTrailer: x-checksum\r\n\r\n"
+        .to_vec();
+    for part in [first, second] {
+        message.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        message.extend_from_slice(part);
+        message.extend_from_slice(b"\r\n");
+    }
+    message.extend_from_slice(b"0\r\nx-checksum: abc123\r\n\r\n");
+    let url = raw_server(Box::leak(message.into_boxed_slice())).await;
+    let client = whatwg_fetch::Client::new();
+    for _ in 0..2 {
+        let mut response = client.get(&url).send().await.unwrap();
+        assert_eq!(response.text().await.unwrap(), "hello world");
+        let trailers = response.trailers().await.unwrap().expect("no trailers");
+        assert_eq!(trailers["x-checksum"], "abc123");
+    }
+    // At the network layer too, decoded by `decode_response`.
+    let transport = HyperTransport::new().unwrap();
+    let request = http::Request::get(&url).body(RequestBody::empty()).unwrap();
+    let response = transport
+        .send(request, SendOptions::new().with_decode_content(true))
+        .await
+        .unwrap();
+    let collected = response.into_body().collect().await.unwrap();
+    assert_eq!(collected.trailers().unwrap()["x-checksum"], "abc123");
+    assert_eq!(collected.to_bytes(), "hello world");
+}

@@ -478,6 +478,7 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
         source: body,
         stages,
         done: false,
+        trailers: None,
     })
 }
 
@@ -841,6 +842,9 @@ struct Pipeline {
     stages: Vec<Stage>,
     /// Set after the end or an error: the body yields nothing more.
     done: bool,
+    /// The trailer fields `source` ended with, given after the decoded bytes (boxed:
+    /// rare, and kept out of every decoded body).
+    trailers: Option<Box<http::HeaderMap>>,
 }
 
 impl Pipeline {
@@ -849,6 +853,10 @@ impl Pipeline {
         &mut self,
         item: Option<Result<Bytes, NetworkError>>,
     ) -> Poll<Option<Result<Bytes, NetworkError>>> {
+        if matches!(item, Some(Err(_))) {
+            // A body that failed has no trailer fields to give.
+            self.trailers = None;
+        }
         self.done = true;
         self.stages = Vec::new();
         self.source = ResponseBody::empty();
@@ -859,6 +867,14 @@ impl Pipeline {
 impl Decoding for Pipeline {
     fn source_mut(self: Pin<&mut Self>) -> &mut ResponseBody {
         &mut self.get_mut().source
+    }
+
+    fn take_trailers(self: Pin<&mut Self>) -> Option<http::HeaderMap> {
+        let this = self.get_mut();
+        if !this.done {
+            return None;
+        }
+        this.trailers.take().map(|trailers| *trailers)
     }
 }
 
@@ -900,9 +916,18 @@ impl Stream for Pipeline {
                 },
                 Step::NeedInput if index > 0 => index -= 1,
                 Step::NeedInput => {
-                    match Pin::new(&mut this.source).poll_next(cx) {
+                    match http_body::Body::poll_frame(Pin::new(&mut this.source), cx) {
                         Poll::Pending => return Poll::Pending,
-                        Poll::Ready(Some(Ok(chunk))) => stage.push_input(chunk),
+                        Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                            Ok(chunk) if chunk.is_empty() => {}
+                            Ok(chunk) => stage.push_input(chunk),
+                            // The body's trailer fields: kept for after the decoded bytes.
+                            Err(frame) => {
+                                if let Ok(trailers) = frame.into_trailers() {
+                                    this.trailers = Some(Box::new(trailers));
+                                }
+                            }
+                        },
                         Poll::Ready(None) => stage.input_ended = true,
                         // The outermost coding's data has ended, and the connection closed
                         // without a TLS closure alert: the coding delimits the body

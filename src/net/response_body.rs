@@ -66,6 +66,10 @@ enum ResponseInner {
 pub(crate) trait Decoding: Stream<Item = Result<Bytes, NetworkError>> + Send {
     /// The body being decoded.
     fn source_mut(self: Pin<&mut Self>) -> &mut ResponseBody;
+
+    /// The trailer fields the body being decoded ended with, once, after the decoded
+    /// bytes have ended.
+    fn take_trailers(self: Pin<&mut Self>) -> Option<http::HeaderMap>;
 }
 
 /// The body of a response read from a connection: HTTP/1.1 or HTTP/2.
@@ -493,11 +497,14 @@ impl Body for ResponseBody {
                 .as_mut()
                 .poll_next(cx)
                 .map(|item| item.map(|r| r.map(Frame::data))),
-            ResponseInner::Decoded(pipeline) => pipeline
-                .get_mut()
-                .as_mut()
-                .poll_next(cx)
-                .map(|item| item.map(|r| r.map(Frame::data))),
+            ResponseInner::Decoded(pipeline) => {
+                let mut pipeline = pipeline.get_mut().as_mut();
+                match ready!(pipeline.as_mut().poll_next(cx)) {
+                    Some(item) => Poll::Ready(Some(item.map(Frame::data))),
+                    // The decoded bytes have ended: then the trailer fields, if any.
+                    None => Poll::Ready(pipeline.take_trailers().map(|t| Ok(Frame::trailers(t)))),
+                }
+            }
         }
     }
 
