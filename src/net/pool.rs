@@ -875,6 +875,7 @@ impl Shared {
 
     /// Puts `pooled` on `origin`'s idle list, or, past the idle cap, gives it back to be
     /// closed once the pool's lock is let go.
+    #[inline(always)]
     fn keep_idle(&self, origin: &mut Origin, mut pooled: Pooled) -> Option<Pooled> {
         pooled.slot.armed = false;
         if origin.idle.len() < self.config.max_idle_per_origin {

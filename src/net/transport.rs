@@ -454,11 +454,14 @@ impl Inner {
                 // The wait for a `100 Continue`, if any, and whether a `417` may be
                 // answered by sending the request again. (Neither `expect` nor `body` is
                 // borrowed: a borrowed local keeps its room in the request's future.)
-                let (expect, may_drop_expect) = {
-                    use http_body::Body as _;
-                    let empty = request.body().is_end_stream();
-                    let wait = expects_continue(&mut request, empty, options.expect_continue);
-                    (wait, wait.is_some() && copy.is_some())
+                let (expect, may_drop_expect) = match options.expect_continue {
+                    None => (None, false),
+                    Some(wait) => {
+                        use http_body::Body as _;
+                        let empty = request.body().is_end_stream();
+                        let wait = expects_continue(&mut request, empty, wait);
+                        (wait, wait.is_some() && copy.is_some())
+                    }
                 };
                 let body = copy.unwrap_or_else(|| std::mem::take(request.body_mut()));
                 let host = match own_host {
@@ -1267,12 +1270,13 @@ fn pipelinable(request: &Request<RequestBody>, options: &SendOptions) -> bool {
 /// the request has a body to hold back, adding its `Expect: 100-continue` (RFC 9110
 /// §10.1.1) unless it has it already (sent again, or the caller's); a request with
 /// another `Expect` of its own, or in HTTP/1.0, which has no 100, sends its body at once.
+#[cold]
+#[inline(never)]
 fn expects_continue(
     request: &mut Request<RequestBody>,
     body_empty: bool,
-    wait: Option<Duration>,
+    wait: Duration,
 ) -> Option<Duration> {
-    let wait = wait?;
     if body_empty || request.version() == Version::HTTP_10 {
         return None;
     }
@@ -1348,11 +1352,11 @@ impl Inner {
         may_replay: bool,
         fresh: Option<ConnectionTiming>,
     ) -> impl Future<Output = Result<Response<ResponseBody>, Retry>> + Send + 'a {
-        let expect_continue = {
+        let expect_continue = options.expect_continue.and_then(|wait| {
             use http_body::Body as _;
             let empty = request.body().is_end_stream();
-            expects_continue(&mut request, empty, options.expect_continue)
-        };
+            expects_continue(&mut request, empty, wait)
+        });
         let context = StreamContext {
             read_timeout: self.read_timeout,
             tls: tls_host(key).map(|host| (&self.connector.tls, host)),
