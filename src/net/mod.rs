@@ -212,6 +212,7 @@ mod proxy;
 mod request_body;
 mod resolve;
 mod response_body;
+mod route;
 #[cfg(feature = "tower")]
 mod service;
 mod socket;
@@ -250,6 +251,7 @@ pub use resolve::{DnsError, Resolve, ResolveFuture, SystemResolver};
 #[cfg(feature = "hickory-dns")]
 pub use resolve::{HickoryError, HickoryResolver};
 pub use response_body::ResponseBody;
+pub use route::Route;
 #[cfg(feature = "tower")]
 pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;
