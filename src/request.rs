@@ -419,6 +419,12 @@ pub struct Request {
     /// for this request ([`RequestBuilder::expect_continue`](crate::RequestBuilder::expect_continue));
     /// `None` leaves it to the client. Not the standard's, which sends no `Expect`.
     pub(crate) expect_continue: Option<Option<std::time::Duration>>,
+    /// What the request carries to the transport beside itself, put in the extensions of
+    /// each `http::Request` it is sent as: a [`Route`](crate::net::Route) of its own
+    /// ([`RequestBuilder::proxy`](crate::RequestBuilder::proxy),
+    /// [`resolve`](crate::RequestBuilder::resolve)), kept through redirects. Empty by
+    /// default, the size of one pointer. Not the standard's.
+    pub(crate) transport_extensions: http::Extensions,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
     pub(crate) signal: RequestSignal,
 }
@@ -518,6 +524,7 @@ impl Request {
             no_traversable: false,
             http_version: None,
             expect_continue: None,
+            transport_extensions: http::Extensions::new(),
             signal,
         }
     }
@@ -970,6 +977,7 @@ impl Request {
             no_traversable: self.no_traversable,
             http_version: self.http_version,
             expect_continue: self.expect_continue,
+            transport_extensions: self.transport_extensions.clone(),
             signal: self.signal.clone(),
         }
     }

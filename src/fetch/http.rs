@@ -1070,6 +1070,12 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     if let Some(raw_fields) = raw_fields {
         http_request.extensions_mut().insert(raw_fields);
     }
+    // Not in the spec: what the request carries for the transport (its own route).
+    if !request.transport_extensions.is_empty() {
+        http_request
+            .extensions_mut()
+            .extend(request.transport_extensions.clone());
+    }
     Ok(http_request)
 }
 
