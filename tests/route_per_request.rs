@@ -200,17 +200,19 @@ async fn a_request_goes_through_its_own_proxy_while_the_client_has_none() {
     let proxy = test_proxy().await;
     let client = Client::new();
     let url = server.url("/own");
-    let body = text(
-        client
-            .get(url.as_str())
-            .proxy(Proxy::http(&proxy.url()).unwrap()),
-    )
-    .await;
+    let own = Proxy::http(&proxy.url())
+        .unwrap()
+        .basic_auth("alice", "secret");
+    let body = text(client.get(url.as_str()).proxy(own)).await;
     assert_eq!(body, format!("origin GET /own {}", server.addr));
     let seen = proxy.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].method, "GET");
     assert_eq!(seen[0].target, url, "absolute-form to the proxy");
+    assert_eq!(
+        seen[0].headers[http::header::PROXY_AUTHORIZATION],
+        "Basic YWxpY2U6c2VjcmV0"
+    );
     // The next request, without a proxy of its own, goes direct.
     let body = text(client.get(url.as_str())).await;
     assert_eq!(body, format!("origin GET /own {}", server.addr));
@@ -326,6 +328,29 @@ async fn https_goes_through_a_requests_own_connect_proxy_with_basic_auth() {
 }
 
 #[tokio::test]
+async fn a_requests_own_socks5_proxy_gets_the_address_its_override_gives() {
+    let server = origin("origin").await;
+    let socks = socks5_server(SocksConfig::default()).await;
+    let client = Client::new();
+    let url = format!("http://socks.test:{}/tunnelled", server.addr.port());
+    let body = text(
+        client
+            .get(url.as_str())
+            .proxy(Proxy::all(&socks.url("socks5")).unwrap())
+            .resolve("socks.test", server.addr),
+    )
+    .await;
+    // Origin-form through the tunnel, as to the origin itself.
+    assert_eq!(
+        body,
+        format!("origin GET /tunnelled socks.test:{}", server.addr.port())
+    );
+    let sessions = socks.sessions();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].target, Some(SocksTarget::Ip(server.addr)));
+}
+
+#[tokio::test]
 async fn a_redirect_to_another_host_keeps_the_requests_proxy() {
     let target = origin("target").await;
     let first = redirecting(target.url("/after")).await;
@@ -411,6 +436,32 @@ async fn an_override_applies_only_to_the_host_it_names_after_a_redirect() {
         body,
         format!("target GET /after next.test:{}", target.addr.port())
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The HTTP cache
+
+#[tokio::test]
+async fn a_request_with_a_route_neither_reads_nor_fills_the_http_cache() {
+    let (server, log) = cache_server().await;
+    let client = Client::builder().http_cache(true).build().unwrap();
+    let url = server.url("/fresh");
+    // Fetched on its own route: not stored.
+    text(
+        client
+            .get(url.as_str())
+            .resolve("elsewhere.test", server.addr),
+    )
+    .await;
+    text(client.get(url.as_str()).no_proxy()).await;
+    assert_eq!(log.count("/fresh"), 2);
+    // Without a route: stored, and then answered from the cache…
+    text(client.get(url.as_str())).await;
+    text(client.get(url.as_str())).await;
+    assert_eq!(log.count("/fresh"), 3);
+    // …but never for a request on a route of its own.
+    text(client.get(url.as_str()).no_proxy()).await;
+    assert_eq!(log.count("/fresh"), 4);
 }
 
 // ---------------------------------------------------------------------------------------

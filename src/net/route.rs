@@ -44,6 +44,9 @@ use super::proxy::Proxy;
 /// - **Redirects.** The route stays with the request through redirects: a redirect to
 ///   another host goes through the same proxy (as curl's `--proxy` does), and an
 ///   override applies only to the host it names.
+/// - **HTTP cache.** A `Client`'s request with a route neither reads nor fills the
+///   client's HTTP cache: what it fetched on its route must not answer requests on
+///   other routes, nor theirs it.
 /// - **Unix sockets.** A transport sending every connection to a Unix domain socket
 ///   ([`unix_socket`](super::HyperTransportBuilder::unix_socket)) still does so: the
 ///   route's proxy and overrides are not used.
