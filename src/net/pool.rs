@@ -65,6 +65,7 @@ pub(crate) struct Key {
 }
 
 impl PartialEq for Key {
+    #[inline]
     fn eq(&self, other: &Key) -> bool {
         let (a, b) = (self.authority.as_str(), other.authority.as_str());
         self.https == other.https
@@ -79,6 +80,7 @@ impl PartialEq for Key {
 impl Eq for Key {}
 
 impl Hash for Key {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.https.hash(state);
         self.proxy.hash(state);
