@@ -650,7 +650,7 @@ impl RequestBuilder {
     /// use whatwg_fetch::{Client, net::Proxy};
     ///
     /// let client = Client::new();
-    /// let response = client
+    /// let mut response = client
     ///     .get("http://example.test/")
     ///     .proxy(Proxy::http(&proxy_url)?)
     ///     .send()
@@ -686,7 +686,7 @@ impl RequestBuilder {
     ///     .proxy(Proxy::all("http://127.0.0.1:9")?)
     ///     .build()?;
     /// // …but this one goes direct.
-    /// let response = client.get(url.as_str()).no_proxy().send().await?;
+    /// let mut response = client.get(url.as_str()).no_proxy().send().await?;
     /// assert_eq!(response.text().await?, "direct");
     /// # Ok::<(), whatwg_fetch::Error>(())
     /// # }).unwrap();
@@ -723,7 +723,7 @@ impl RequestBuilder {
     /// // `addr` is a server on 127.0.0.1; example.test has no address of its own.
     /// let url = format!("http://example.test:{}/", addr.port());
     /// let client = Client::new();
-    /// let response = client.get(url.as_str()).resolve("example.test", addr).send().await?;
+    /// let mut response = client.get(url.as_str()).resolve("example.test", addr).send().await?;
     /// assert_eq!(response.text().await?, "ok");
     /// # assert!(seen.await.unwrap().contains("host: example.test:"));
     /// # Ok::<(), whatwg_fetch::Error>(())
