@@ -489,7 +489,7 @@ impl Request {
     }
 
     // Inlined into the constructor's step 5.4, which then makes the request where it keeps
-    // it rather than copy it (440 bytes) out of this call's return.
+    // it rather than copy it (448 bytes) out of this call's return.
     #[inline(always)]
     fn from_url_in(client: Arc<Environment>, url: Url, signal: RequestSignal) -> Request {
         let mut headers = Headers::with_guard(HeadersGuard::Request);
@@ -1271,6 +1271,17 @@ pub(crate) async fn read_form_data(
 mod tests {
     use super::*;
     use crate::ErrorKind;
+
+    /// A request is moved often (into and out of the fetch's futures): what it carries
+    /// for the transport adds one pointer to it, no more (464 bytes with the features the
+    /// tests are built with, 8 of them the transport's extensions).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_request_stays_within_464_bytes() {
+        assert_eq!(std::mem::size_of::<http::Extensions>(), 8);
+        let size = std::mem::size_of::<Request>();
+        assert!(size <= 464, "{size} bytes");
+    }
 
     fn request(url: &str, init: RequestInit) -> Result<Request> {
         Request::new(url, init)

@@ -18,6 +18,8 @@ use hyper_util::rt::TokioIo;
 use net_support::*;
 use tokio::net::{TcpListener, TcpStream};
 use whatwg_fetch::net::Proxy;
+#[cfg(feature = "http3")]
+use whatwg_fetch::net::{HyperTransport, Route, SendOptions, Transport};
 use whatwg_fetch::{Client, ErrorKind, NetworkError};
 
 // ---------------------------------------------------------------------------------------
@@ -435,6 +437,55 @@ async fn an_override_applies_only_to_the_host_it_names_after_a_redirect() {
     assert_eq!(
         body,
         format!("target GET /after next.test:{}", target.addr.port())
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP/3 (the `http3` feature)
+
+/// A transport that speaks HTTP/3 to every `https:` origin, trusting `pki`'s CA.
+#[cfg(feature = "http3")]
+fn http3_transport(pki: &TestPki) -> HyperTransport {
+    HyperTransport::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificates_pem(pki.ca_pem.as_bytes())
+        .unwrap()
+        .http3_prior_knowledge(true)
+        .build()
+        .unwrap()
+}
+
+#[cfg(feature = "http3")]
+#[tokio::test]
+async fn a_request_with_a_route_goes_over_tcp_where_http3_is_known() {
+    let pki = TestPki::new(&["localhost", "127.0.0.1"]);
+    let server = net_support::tls_server(pki.acceptor(&[b"h2", b"http/1.1"]), |req| async move {
+        http::Response::new(full(format!("{:?}", req.version())))
+    })
+    .await;
+    let transport = http3_transport(&pki);
+    let mut request = get(&format!("https://localhost:{}/", server.addr.port()));
+    request.extensions_mut().insert(Route::new().no_proxy());
+    let response = transport.send(request, SendOptions::new()).await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(read_all(response.into_body()).await.unwrap(), "HTTP/2.0");
+}
+
+#[cfg(feature = "http3")]
+#[tokio::test]
+async fn a_request_with_a_route_that_asks_for_http3_is_refused() {
+    let pki = TestPki::new(&["localhost", "127.0.0.1"]);
+    let transport = http3_transport(&pki);
+    let mut request = get("https://localhost:1/");
+    request
+        .extensions_mut()
+        .insert(Route::new().resolve("localhost", "127.0.0.1:1".parse().unwrap()));
+    let mut options = SendOptions::new();
+    options.version = Some(http::Version::HTTP_3);
+    let error = transport.send(request, options).await.unwrap_err();
+    assert!(
+        matches!(error, NetworkError::InvalidRequest(_)),
+        "{error:?}"
     );
 }
 
