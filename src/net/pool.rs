@@ -1097,8 +1097,8 @@ pub struct PoolStats {
 impl PoolStats {
     /// The statistics of `origin` (`scheme://host:port` as requested, e.g.
     /// `"http://127.0.0.1:8080"`; the port only when the URL had one), if the pool has
-    /// something of it. Through a proxy an origin may be listed once per proxy: the
-    /// first is returned.
+    /// something of it. Through a proxy an origin may be listed once per proxy, and once
+    /// per request's own [`Route`]: the first is returned.
     pub fn origin(&self, origin: &str) -> Option<&OriginStats> {
         self.origins
             .iter()
