@@ -1323,6 +1323,7 @@ impl ClientBuilder {
     }
 
     /// Resolves `host` to `addr` instead of asking DNS (a port of 0 keeps the URL's port).
+    /// [`RequestBuilder::resolve`] decides for one request.
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::resolve`], which this sets.
@@ -1496,6 +1497,7 @@ impl ClientBuilder {
 
     /// Sends the requests `proxy` carries through it: reqwest's `proxy`, for `http:`,
     /// `https:`, `socks5:` and `socks5h:` proxies (see [`Proxy`]).
+    /// [`RequestBuilder::proxy`] and [`RequestBuilder::no_proxy`] decide for one request.
     ///
     /// ```
     /// use whatwg_fetch::Client;

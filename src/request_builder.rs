@@ -38,6 +38,7 @@
 //! ```
 
 use std::fmt;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use http::header::{AUTHORIZATION, CONTENT_TYPE};
@@ -49,6 +50,7 @@ use crate::body::BodyInit;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::form_data::FormData;
+use crate::net::{Proxy, Route};
 use crate::request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDuplex, RequestInfo,
     RequestInit, RequestMode, RequestPriority, RequestRedirect,
@@ -106,6 +108,8 @@ struct Parts {
     version: Option<http::Version>,
     /// Whether the body waits for a `100 Continue`, overriding the client.
     expect_continue: Option<Option<Duration>>,
+    /// The request's own proxy and resolve overrides, over the client's.
+    route: Option<Route>,
 }
 
 impl RequestBuilder {
@@ -618,6 +622,159 @@ impl RequestBuilder {
         })
     }
 
+    /// Sends this request through `proxy`, whatever the client's proxies
+    /// ([`ClientBuilder::proxy`](crate::ClientBuilder::proxy),
+    /// [`proxy_from_env`](crate::ClientBuilder::proxy_from_env)) say: as if the client had
+    /// `proxy` alone, so a URL it does not carry ([`Proxy::http`] for an `https:` URL, a
+    /// host in its [`no_proxy`](Proxy::no_proxy) list) goes direct. Credentials,
+    /// [`Proxy::headers`], `CONNECT` tunnels for `https:` and SOCKS5 work as for a client's
+    /// proxy. A redirect to another host goes through the same proxy, as curl's `--proxy`
+    /// does.
+    ///
+    /// Connections made through it serve only requests routed the same way (the same
+    /// proxy URL, credentials and headers): never a request without a proxy of its own,
+    /// and never over HTTP/3. See [`Route`] for the whole of it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let proxy_url = format!("http://{}", listener.local_addr().unwrap());
+    /// # let seen = tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 1024];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #     String::from_utf8_lossy(&head[..n]).into_owned()
+    /// # });
+    /// use whatwg_fetch::{Client, net::Proxy};
+    ///
+    /// let client = Client::new();
+    /// let mut response = client
+    ///     .get("http://example.test/")
+    ///     .proxy(Proxy::http(&proxy_url)?)
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(response.text().await?, "ok");
+    /// // The proxy was asked for the URL in absolute-form.
+    /// # assert!(seen.await.unwrap().starts_with("GET http://example.test/ HTTP/1.1\r\n"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn proxy(self, proxy: Proxy) -> RequestBuilder {
+        self.with_route(|route| route.proxy(proxy))
+    }
+
+    /// Sends this request to its origin directly, whatever the client's proxies say. Its
+    /// connections are not shared with requests that go through a proxy to the same
+    /// origin.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 1024]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\ndirect").await;
+    /// # });
+    /// use whatwg_fetch::{Client, net::Proxy};
+    ///
+    /// // Every request of this client goes through a proxy that is not there…
+    /// let client = Client::builder()
+    ///     .proxy(Proxy::all("http://127.0.0.1:9")?)
+    ///     .build()?;
+    /// // …but this one goes direct.
+    /// let mut response = client.get(url.as_str()).no_proxy().send().await?;
+    /// assert_eq!(response.text().await?, "direct");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn no_proxy(self) -> RequestBuilder {
+        self.with_route(Route::no_proxy)
+    }
+
+    /// Sends this request's connections to `host` (a host name, without case) to `addr`,
+    /// rather than to what the client resolves it to: reqwest's
+    /// `ClientBuilder::resolve` and curl's `--resolve` for one request. Port 0 means the
+    /// URL's port. The TLS server name and the `Host` header stay `host`'s. It comes
+    /// before the client's own [`resolve`](crate::ClientBuilder::resolve) and resolver, and
+    /// applies to `host` only: after a redirect to another host, that host is resolved as
+    /// usual.
+    ///
+    /// Connections made under it serve only requests with the same overrides, and never
+    /// HTTP/3. See [`Route`] for the whole of it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let seen = tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 1024];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #     String::from_utf8_lossy(&head[..n]).into_owned()
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// // `addr` is a server on 127.0.0.1; example.test has no address of its own.
+    /// let url = format!("http://example.test:{}/", addr.port());
+    /// let client = Client::new();
+    /// let mut response = client.get(url.as_str()).resolve("example.test", addr).send().await?;
+    /// assert_eq!(response.text().await?, "ok");
+    /// # assert!(seen.await.unwrap().contains("host: example.test:"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn resolve(self, host: &str, addr: SocketAddr) -> RequestBuilder {
+        self.with_route(|route| route.resolve(host, addr))
+    }
+
+    /// Sends this request's connections to `host` to `addrs`, raced as resolved addresses
+    /// are (Happy Eyeballs), as [`resolve`](Self::resolve) does with one. An empty
+    /// `addrs` makes connecting to `host` fail with a
+    /// [`NetworkError::Dns`](crate::NetworkError::Dns).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 1024]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n").await;
+    /// # });
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // Port 0: the URL's port. Nothing listens on [::1], so 127.0.0.1 answers.
+    /// let addrs: [SocketAddr; 2] = ["[::1]:0".parse().unwrap(), "127.0.0.1:0".parse().unwrap()];
+    /// let url = format!("http://api.test:{port}/");
+    /// let response = Client::new()
+    ///     .get(url.as_str())
+    ///     .resolve_to_addrs("api.test", &addrs)
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(response.status(), 204);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn resolve_to_addrs(self, host: &str, addrs: &[SocketAddr]) -> RequestBuilder {
+        self.with_route(|route| route.resolve_to_addrs(host, addrs))
+    }
+
+    /// Applies `f` to the request's route, a new one if it has none yet.
+    fn with_route(self, f: impl FnOnce(Route) -> Route) -> RequestBuilder {
+        self.with(|parts| {
+            parts.route = Some(f(parts.route.take().unwrap_or_default()));
+            Ok(())
+        })
+    }
+
     /// The request as the spec's constructor makes it, in the client's environment, to
     /// look at, change, or fetch with [`Client::fetch_request`]. A
     /// [`timeout`](Self::timeout) does not go with it: it is [`send`](Self::send)'s.
@@ -739,6 +896,7 @@ impl Parts {
             timeout: self.timeout,
             version: self.version,
             expect_continue: self.expect_continue,
+            route: self.route.clone(),
         })
     }
 }
@@ -768,6 +926,7 @@ fn build_request(
         timeout: _,
         version,
         expect_continue,
+        route,
     } = *parts;
     init.method = method;
     let input = if query.is_empty() {
@@ -801,6 +960,9 @@ fn build_request(
         request.http_version = version;
     }
     request.expect_continue = expect_continue;
+    if let Some(route) = route {
+        request.transport_extensions.insert(route);
+    }
     Ok(request)
 }
 

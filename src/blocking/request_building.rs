@@ -176,6 +176,10 @@ impl RequestBuilder {
         expect_continue(wait: Option<Duration>);
         priority(priority: RequestPriority);
         version(version: http::Version);
+        proxy(proxy: crate::net::Proxy);
+        no_proxy();
+        resolve(host: &str, addr: std::net::SocketAddr);
+        resolve_to_addrs(host: &str, addrs: &[std::net::SocketAddr]);
     }
 
     /// The request as the spec's constructor makes it, as

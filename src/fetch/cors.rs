@@ -306,6 +306,9 @@ pub(crate) fn cors_preflight_request(request: &Request) -> Request {
     preflight.referrer_policy = request.referrer_policy;
     preflight.mode = RequestMode::Cors;
     preflight.response_tainting = ResponseTainting::Cors;
+    // Not in the spec: the preflight takes the request's way to the network (its own
+    // proxy or resolve overrides), to reach the server the request will.
+    preflight.transport_extensions = request.transport_extensions.clone();
     let header_list = preflight.headers.header_list_mut();
     // Step 2. Append (`Accept`, `*/*`) to preflight's header list.
     header_list.append(b"Accept", b"*/*");

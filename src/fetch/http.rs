@@ -305,7 +305,13 @@ async fn http_network_or_cache_response(
     // WebDriver BiDi here.)
     // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
     // httpRequest: the client's cache (one partition per client), if it has one.
-    let http_cache = context.http_cache.as_ref();
+    // Not in the spec: a request with a route of its own (a proxy or addresses of its
+    // own, in its transport extensions) has no partition: what it fetched on its route
+    // must neither answer requests on other routes nor be answered by theirs.
+    let http_cache = context
+        .http_cache
+        .as_ref()
+        .filter(|_| http_request.transport_extensions.is_empty());
     // Step 8.25. If httpCache is null, then set httpRequest's cache mode to "no-store".
     // DEVIATION: the cache mode is kept, so that "only-if-cached" still fails at step 11.1
     // (nothing can be cached) rather than going to the network. Without httpCache the steps
@@ -1069,6 +1075,12 @@ fn to_http_request(request: &mut Request) -> Result<http::Request<RequestBody>, 
     *http_request.headers_mut() = headers;
     if let Some(raw_fields) = raw_fields {
         http_request.extensions_mut().insert(raw_fields);
+    }
+    // Not in the spec: what the request carries for the transport (its own route).
+    if !request.transport_extensions.is_empty() {
+        http_request
+            .extensions_mut()
+            .extend(request.transport_extensions.clone());
     }
     Ok(http_request)
 }

@@ -277,8 +277,9 @@ impl HyperTransportBuilder {
     /// [`HTTPS_RECORD_WAIT`](super::HTTPS_RECORD_WAIT); they are asked for again after
     /// their TTL, or five minutes after finding none.
     ///
-    /// Default is `true` with the feature. Never through a proxy, and never with a
-    /// maximum TLS version below 1.3 (QUIC is TLS 1.3 only).
+    /// Default is `true` with the feature. Never through a proxy, nor on a request's own
+    /// [`Route`](super::Route), and never with a maximum TLS version below 1.3 (QUIC is
+    /// TLS 1.3 only).
     #[cfg(feature = "http3")]
     pub fn http3(mut self, enabled: bool) -> HyperTransportBuilder {
         self.http3 = enabled;
@@ -286,8 +287,8 @@ impl HyperTransportBuilder {
     }
 
     /// Whether `https:` URLs speak HTTP/3 without discovery: every request to an
-    /// `https:` origin (not through a proxy) goes over QUIC, and a QUIC failure is the
-    /// request's (reqwest's `http3_prior_knowledge`). For servers known to speak HTTP/3.
+    /// `https:` origin (not through a proxy, nor on a request's own
+    /// [`Route`](super::Route)) goes over QUIC, and a QUIC failure is the request's (reqwest's `http3_prior_knowledge`). For servers known to speak HTTP/3.
     ///
     /// Default is `false`. [`build`](Self::build) fails when the TLS options exclude
     /// TLS 1.3.

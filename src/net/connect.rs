@@ -29,6 +29,7 @@ use super::h1::{self, Http1};
 use super::pool::Key;
 use super::proxy::{Proxy, ProxyFailed, ProxyKind, ProxyRefused};
 use super::resolve::{DnsError, Resolve};
+use super::route::Route;
 use super::socket::{SocketOptions, connect_tcp};
 use super::socks;
 use super::timing::ConnectionTiming;
@@ -114,7 +115,9 @@ impl Connector {
     /// Routes `key`: the first proxy that carries requests to its origin, if any, and
     /// whether requests then go to that proxy in absolute-form (an `http:` origin through
     /// an HTTP proxy, unless its connections are `http1_only`, which tunnel as an
-    /// `https:` origin's do) rather than through a tunnel.
+    /// `https:` origin's do) rather than through a tunnel. A route of the request's own
+    /// (`key.route`) that names a proxy, or none, replaces the transport's list: its
+    /// proxy is index 0 of a list of one.
     pub(crate) fn route(&self, key: &mut Key) {
         // A Unix domain socket takes every request, proxies aside (as reqwest does).
         #[cfg(unix)]
@@ -124,10 +127,16 @@ impl Connector {
             return;
         }
         let host = key.authority.host();
-        key.proxy = self
-            .proxies
-            .iter()
-            .position(|proxy| proxy.intercepts_host(key.https, host));
+        let https = key.https;
+        key.proxy = match key.route.as_ref().and_then(|route| route.proxy_setting()) {
+            None => self
+                .proxies
+                .iter()
+                .position(|proxy| proxy.intercepts_host(https, host)),
+            Some(proxy) => proxy
+                .filter(|proxy| proxy.intercepts_host(https, host))
+                .map(|_| 0),
+        };
         // RFC 6455 §4.1: a WebSocket handshake (the one kind of `http1_only` request)
         // asks the proxy for a tunnel, as browsers do, `ws:` as well as `wss:`.
         key.forward = !key.https
@@ -135,9 +144,13 @@ impl Connector {
             && self.proxy(key).is_some_and(|proxy| !proxy.kind.is_socks());
     }
 
-    /// The proxy `key` goes through, if any.
-    pub(crate) fn proxy(&self, key: &Key) -> Option<&Proxy> {
-        key.proxy.and_then(|index| self.proxies.get(index))
+    /// The proxy `key` goes through, if any: its route's, or the transport's.
+    pub(crate) fn proxy<'a>(&'a self, key: &'a Key) -> Option<&'a Proxy> {
+        let index = key.proxy?;
+        match key.route.as_ref().and_then(|route| route.proxy_setting()) {
+            Some(proxy) => proxy,
+            None => self.proxies.get(index),
+        }
     }
 
     /// [`connect`](Self::connect) without its timeout; `deadline` is when that ends, for
@@ -154,8 +167,8 @@ impl Connector {
             .authority
             .port_u16()
             .unwrap_or(if key.https { 443 } else { 80 });
-        if let Some(index) = key.proxy {
-            let proxy = self.proxies.get(index).ok_or(NetworkError::Other(
+        if key.proxy.is_some() {
+            let proxy = self.proxy(key).ok_or(NetworkError::Other(
                 "connection key names a proxy the transport does not have".into(),
             ))?;
             return self
@@ -174,7 +187,7 @@ impl Connector {
             Some(addrs) => (addrs, std::time::Instant::now()),
             None => {
                 timing.domain_lookup_start = Some(std::time::Instant::now());
-                let addrs = self.resolve(host, port).await?;
+                let addrs = self.resolve(key.route.as_ref(), host, port).await?;
                 let now = std::time::Instant::now();
                 timing.domain_lookup_end = Some(now);
                 (addrs, now)
@@ -229,13 +242,13 @@ impl Connector {
     ) -> Result<Connected, NetworkError> {
         match proxy.kind {
             ProxyKind::Http => {
-                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
+                let tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
                 let addr = tcp.peer_addr().ok();
                 self.through_http_proxy(tcp, proxy, key, host, port, timing, addr)
                     .await
             }
             ProxyKind::Https => {
-                let tcp = self.connect_proxy(proxy, timing, deadline).await?;
+                let tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
                 let addr = tcp.peer_addr().ok();
                 // The proxy's TLS is not recorded: only the origin's is the response's.
                 let tls = self.handshake_proxy_tls(tcp, proxy).await?;
@@ -254,6 +267,7 @@ impl Connector {
     async fn connect_proxy(
         &self,
         proxy: &Proxy,
+        key: &Key,
         timing: &mut ConnectionTiming,
         deadline: Option<Instant>,
     ) -> Result<TcpStream, NetworkError> {
@@ -264,7 +278,7 @@ impl Connector {
             timing.domain_lookup_start = Some(std::time::Instant::now());
         }
         let addrs = self
-            .resolve(proxy_host, proxy_port)
+            .resolve(key.route.as_ref(), proxy_host, proxy_port)
             .await
             .map_err(|error| {
                 naming_proxy(error, || {
@@ -297,7 +311,7 @@ impl Connector {
         };
         let config = match &self.proxy_tls {
             Some(config) => Arc::clone(config),
-            // Not reached: the transport makes one when it has an `https:` proxy.
+            // A request's own `https:` proxy (`Route::proxy`) on a transport without one.
             None => proxy_tls_config(&self.tls.config),
         };
         let server_name = ServerName::try_from(bare_host(proxy.authority.host()).to_owned())
@@ -357,14 +371,14 @@ impl Connector {
             // curl does.
             Err(_) => {
                 timing.domain_lookup_start = Some(std::time::Instant::now());
-                let addrs = self.resolve(host, port).await?;
+                let addrs = self.resolve(key.route.as_ref(), host, port).await?;
                 let addr = addrs
                     .first()
                     .ok_or_else(|| NetworkError::Dns(format!("no addresses for {host}").into()))?;
                 (socks::Target::Ip(addr.ip()), addr.port())
             }
         };
-        let mut tcp = self.connect_proxy(proxy, timing, deadline).await?;
+        let mut tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
         socks::handshake(&mut tcp, proxy, target, target_port, &shown).await?;
         let addr = tcp.peer_addr().ok();
         self.handshake_origin(tcp, key, host, timing, addr).await
@@ -415,10 +429,12 @@ impl Connector {
         }
     }
 
-    /// The addresses of `host`: a literal IP address as is, an override if there is
-    /// one, else the resolver function's answer, else the resolver's.
+    /// The addresses of `host`: a literal IP address as is, the addresses `route` (the
+    /// request's own) gives it, else an override of the transport's if there is one,
+    /// else the resolver function's answer, else the resolver's.
     pub(super) async fn resolve(
         &self,
+        route: Option<&Route>,
         host: &str,
         port: u16,
     ) -> Result<Vec<SocketAddr>, NetworkError> {
@@ -436,6 +452,15 @@ impl Connector {
             0 => SocketAddr::new(addr.ip(), port),
             _ => *addr,
         };
+        if let Some(addrs) = route.and_then(|route| route.addresses(name)) {
+            if addrs.is_empty() {
+                return Err(NetworkError::Dns(Box::new(DnsError::new(
+                    name,
+                    "no addresses".into(),
+                ))));
+            }
+            return Ok(addrs.iter().map(with_port).collect());
+        }
         if let Some(addrs) = self.overrides.get(name) {
             return Ok(addrs.iter().map(with_port).collect());
         }

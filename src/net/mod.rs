@@ -44,7 +44,13 @@
 //!   of its own that writes each request as it comes and reads the responses in order,
 //!   handing a body over one chunk at a time; the requests a pipeline leaves unanswered
 //!   are sent again, once, each on a new connection.
-//! - **Connecting.** A host name is resolved by the override map, then
+//! - **A request's own route.** A [`Route`] in a request's extensions (its own proxy, or
+//!   none, and addresses for host names) takes the place of the transport's proxies and
+//!   comes before its resolution, for that request. The pool's key carries it, compared
+//!   by value, so connections on different routes are never shared, nor coalesced; such
+//!   a request never goes over HTTP/3 and records no `Alt-Svc`.
+//! - **Connecting.** A host name is resolved by the request's [`Route`], then the
+//!   override map, then
 //!   [`HyperTransportBuilder::resolve_with`], then a [`Resolve`] (the
 //!   [`SystemResolver`] by default); a failure is a [`NetworkError::Dns`] whose
 //!   [`DnsError`] names the host. Its addresses, the first [`MAX_CONNECT_ADDRESSES`] of
@@ -212,6 +218,7 @@ mod proxy;
 mod request_body;
 mod resolve;
 mod response_body;
+mod route;
 #[cfg(feature = "tower")]
 mod service;
 mod socket;
@@ -253,6 +260,7 @@ pub use resolve::{
 #[cfg(feature = "hickory-dns")]
 pub use resolve::{HickoryError, HickoryResolver};
 pub use response_body::ResponseBody;
+pub use route::Route;
 #[cfg(feature = "tower")]
 pub use service::{ServiceTransport, TransportService};
 pub use socket::ConnectError;

@@ -32,6 +32,7 @@ use tokio::time::Instant;
 
 use super::h1::Http1;
 use super::pipeline::{Held, Pipeline, PipelineConfig, Starter, Ticket};
+use super::route::Route;
 
 /// An origin (scheme, host and port), and the proxy that reaches it, if any.
 ///
@@ -45,8 +46,13 @@ pub(crate) struct Key {
     /// The URL's authority, as spelled.
     pub(crate) authority: Authority,
     /// The index of the proxy that carries requests to this origin, in the transport's
-    /// list; `None` for a direct connection.
+    /// list, or in a route's (`route`), which has one; `None` for a direct connection.
     pub(crate) proxy: Option<usize>,
+    /// The request's own route, when it changes anything for this origin (see
+    /// [`Route`]): compared by value, so that requests with different routes never
+    /// share a connection. `None` for a request without one, the common case, which
+    /// costs nothing more to hash or compare.
+    pub(crate) route: Option<Route>,
     /// Whether requests go to that proxy in absolute-form: an `http:` origin through an
     /// HTTP proxy (not a SOCKS5 one, which tunnels), unless `http1_only` (a WebSocket
     /// handshake, which goes through a `CONNECT` tunnel, RFC 6455 §4.1). Follows from
@@ -59,11 +65,13 @@ pub(crate) struct Key {
 }
 
 impl PartialEq for Key {
+    #[inline]
     fn eq(&self, other: &Key) -> bool {
         let (a, b) = (self.authority.as_str(), other.authority.as_str());
         self.https == other.https
             && self.proxy == other.proxy
             && self.http1_only == other.http1_only
+            && self.route == other.route
             // Byte for byte first: almost always enough, and one `memcmp`.
             && (a == b || a.eq_ignore_ascii_case(b))
     }
@@ -72,10 +80,14 @@ impl PartialEq for Key {
 impl Eq for Key {}
 
 impl Hash for Key {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.https.hash(state);
         self.proxy.hash(state);
         self.http1_only.hash(state);
+        if let Some(route) = &self.route {
+            route.hash(state);
+        }
         // The authority lowered, as it compares, in one write rather than one per byte.
         let bytes = self.authority.as_str().as_bytes();
         if !bytes.iter().any(u8::is_ascii_uppercase) {
@@ -100,6 +112,7 @@ impl Key {
             https: *scheme == Scheme::HTTPS,
             authority: authority.clone(),
             proxy: None,
+            route: None,
             forward: false,
             http1_only: false,
         }
@@ -576,7 +589,8 @@ impl Pool {
     // Without the `http2` feature an `H2Sender` cannot exist: its paths are dead.
     #[cfg_attr(not(feature = "http2"), allow(unreachable_code, unused_variables))]
     pub(crate) fn h2_to_share(&self, key: &Key) -> Vec<H2Connection> {
-        if !key.https || key.proxy.is_some() {
+        // Neither through a proxy nor on a route of the request's own (`Route`).
+        if !key.https || key.proxy.is_some() || key.route.is_some() {
             return Vec::new();
         }
         let port = |key: &Key| key.authority.port_u16().unwrap_or(443);
@@ -589,6 +603,7 @@ impl Pool {
             .filter(|(other, origin)| {
                 other.https
                     && other.proxy.is_none()
+                    && other.route.is_none()
                     && port(other) == port(key)
                     && *other != key
                     && !origin.h2_coalesced
@@ -1083,8 +1098,8 @@ pub struct PoolStats {
 impl PoolStats {
     /// The statistics of `origin` (`scheme://host:port` as requested, e.g.
     /// `"http://127.0.0.1:8080"`; the port only when the URL had one), if the pool has
-    /// something of it. Through a proxy an origin may be listed once per proxy: the
-    /// first is returned.
+    /// something of it. Through a proxy an origin may be listed once per proxy, and once
+    /// per request's own [`Route`]: the first is returned.
     pub fn origin(&self, origin: &str) -> Option<&OriginStats> {
         self.origins
             .iter()

@@ -167,6 +167,7 @@ impl ProxyKind {
 }
 
 /// A username and password, as given (percent-decoded from a URL).
+#[derive(PartialEq, Eq)]
 pub(crate) struct Credentials {
     pub(crate) username: Vec<u8>,
     pub(crate) password: Vec<u8>,
@@ -407,6 +408,19 @@ impl Proxy {
         }
     }
 
+    /// Whether `other` is the same proxy, reached the same way: the same URL, the same
+    /// credentials and headers, carrying the same URLs. Connections made through one
+    /// may serve requests routed through the other.
+    pub(crate) fn same_route(&self, other: &Proxy) -> bool {
+        self.kind == other.kind
+            && self.intercept == other.intercept
+            && self.authority == other.authority
+            && self.authorization == other.authorization
+            && self.credentials == other.credentials
+            && self.headers == other.headers
+            && self.no_proxy == other.no_proxy
+    }
+
     /// Whether this proxy carries a request to `host` over `https` or not.
     pub(crate) fn intercepts_host(&self, https: bool, host: &str) -> bool {
         let scheme = match self.intercept {
@@ -636,7 +650,7 @@ impl std::error::Error for ProxyFailed {
 }
 
 /// A `no_proxy` list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct NoProxy {
     /// `*`: every host.
     all: bool,

@@ -20,6 +20,7 @@ use super::pipeline::{PipeError, Pipeline};
 use super::pool::{Checkout, Key, Pool, Pooled};
 use super::request_body::RequestBody;
 use super::response_body::ResponseBody;
+use super::route::Route;
 use super::timing::{ConnectionTiming, Recorded};
 use super::{SendOptions, Transport, TransportFuture};
 use crate::error::{NetworkError, TimeoutKind};
@@ -185,6 +186,14 @@ impl Inner {
         async move {
             let own_host = check_framing(&mut request)?;
             let mut key = origin_key(request.uri())?;
+            // The request's own route (`Route`), when it changes anything for this origin.
+            key.route = request
+                .extensions()
+                .get::<Route>()
+                .filter(|route| {
+                    route.changes(key.authority.host(), !self.connector.proxies.is_empty())
+                })
+                .cloned();
             self.pool.start_reaper();
             // Fields whose values only HTTP/1.1 carries as they are (`RawFields`).
             let raw_fields = check_raw_fields(&request, &options)?;
@@ -206,6 +215,13 @@ impl Inner {
                 || (raw_fields && (key.https || self.connector.http2_prior_knowledge));
             let h2_only = options.version == Some(Version::HTTP_2);
             if options.version == Some(Version::HTTP_3) {
+                if key.route.is_some() {
+                    return Err(NetworkError::InvalidRequest(
+                        "HTTP/3 was asked for a request with a route of its own (a proxy or \
+                         resolve override), which never goes over HTTP/3"
+                            .into(),
+                    ));
+                }
                 // Boxed: kept out of the state of every other request's future.
                 return Box::pin(self.send_h3_only(request, &key, &options, tunnel)).await;
             }
@@ -220,6 +236,7 @@ impl Inner {
                 && !options.websocket
                 && !http1_only
                 && !h2_only
+                && key.route.is_none()
                 && self.goes_direct(&key);
             #[cfg(feature = "http3")]
             if direct_https {
@@ -235,7 +252,7 @@ impl Inner {
             }
             if tunnel || (options.websocket && !raw_fields) {
                 let mut h2_key = key.clone();
-                if !self.connector.proxies.is_empty() {
+                if !self.connector.proxies.is_empty() || h2_key.route.is_some() {
                     self.connector.route(&mut h2_key);
                 }
                 // Boxed: kept out of the state of every other request's future.
@@ -245,7 +262,7 @@ impl Inner {
                 }
             }
             key.http1_only = http1_only || options.websocket;
-            if !self.connector.proxies.is_empty() {
+            if !self.connector.proxies.is_empty() || key.route.is_some() {
                 self.connector.route(&mut key);
             }
             // A request that may be sent again goes on a pipelined connection, when
@@ -667,6 +684,11 @@ impl Inner {
     /// response was generated (less its `Age`, RFC 7838 §3.1).
     #[cfg(feature = "http3")]
     fn note_alt_svc_head(&self, key: &Key, headers: &http::HeaderMap) {
+        // Not from a route of a request's own (`Route`): what a proxy or an overridden
+        // address answered says nothing of the origin for other requests.
+        if key.route.is_some() {
+            return;
+        }
         let mut lines = headers.get_all(http::header::ALT_SVC).iter();
         let Some(first) = lines.next() else {
             return;
@@ -884,7 +906,7 @@ impl Inner {
                 .strip_prefix('[')
                 .and_then(|host| host.strip_suffix(']'))
                 .unwrap_or(alt_host);
-            let addrs = self.connector.resolve(bare, alt_port).await?;
+            let addrs = self.connector.resolve(None, bare, alt_port).await?;
             timing.domain_lookup_end = Some(std::time::Instant::now());
             h3.connect(
                 host,
@@ -1418,7 +1440,7 @@ impl Inner {
         let port = key.authority.port_u16().unwrap_or(443);
         timing.domain_lookup_start = Some(std::time::Instant::now());
         // A failure here is the connection's to report, when it looks again.
-        let Ok(addrs) = self.connector.resolve(host, port).await else {
+        let Ok(addrs) = self.connector.resolve(key.route.as_ref(), host, port).await else {
             return Coalesced::No;
         };
         timing.domain_lookup_end = Some(std::time::Instant::now());
