@@ -1936,6 +1936,7 @@ impl ClientBuilder {
                     https_only: self.https_only,
                     codings: self.codings,
                     expect_continue: self.expect_continue,
+                    authentication_entries: Arc::default(),
                 },
                 default_headers: self.default_headers,
                 total_timeout: self.total_timeout,

@@ -36,6 +36,7 @@
 
 use std::borrow::Cow;
 
+pub(crate) mod digest;
 pub(crate) mod kept;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;

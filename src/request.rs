@@ -419,6 +419,11 @@ pub struct Request {
     /// for this request ([`RequestBuilder::expect_continue`](crate::RequestBuilder::expect_continue));
     /// `None` leaves it to the client. Not the standard's, which sends no `Expect`.
     pub(crate) expect_continue: Option<Option<std::time::Duration>>,
+    /// Not in the spec: the username and password that answer a `Digest` challenge
+    /// ([`RequestBuilder::digest_auth`](crate::RequestBuilder::digest_auth)), where a user
+    /// agent would prompt the user (HTTP-network-or-cache fetch, step 15). For the
+    /// request's first origin only: a redirect to another drops them.
+    pub(crate) digest_credentials: Option<Arc<crate::infra::digest::DigestCredentials>>,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
     pub(crate) signal: RequestSignal,
 }
@@ -518,6 +523,7 @@ impl Request {
             no_traversable: false,
             http_version: None,
             expect_continue: None,
+            digest_credentials: None,
             signal,
         }
     }
@@ -970,6 +976,7 @@ impl Request {
             no_traversable: self.no_traversable,
             http_version: self.http_version,
             expect_continue: self.expect_continue,
+            digest_credentials: self.digest_credentials.clone(),
             signal: self.signal.clone(),
         }
     }

@@ -38,6 +38,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{AUTHORIZATION, CONTENT_TYPE};
@@ -49,6 +50,7 @@ use crate::body::BodyInit;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::form_data::FormData;
+use crate::infra::digest::DigestCredentials;
 use crate::request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDuplex, RequestInfo,
     RequestInit, RequestMode, RequestPriority, RequestRedirect,
@@ -106,6 +108,8 @@ struct Parts {
     version: Option<http::Version>,
     /// Whether the body waits for a `100 Continue`, overriding the client.
     expect_continue: Option<Option<Duration>>,
+    /// The credentials that answer a `Digest` challenge.
+    digest: Option<Arc<DigestCredentials>>,
 }
 
 impl RequestBuilder {
@@ -258,11 +262,70 @@ impl RequestBuilder {
         self.authorization(format!("Bearer {token}"))
     }
 
+    /// Answers a `401` whose `WWW-Authenticate` offers HTTP Digest authentication
+    /// ([RFC 7616](https://www.rfc-editor.org/rfc/rfc7616)) with `username` and
+    /// `password`, as curl's `--digest` does; replaces any `Authorization` set before.
+    ///
+    /// The request goes out without credentials. When the server's `401` offers a
+    /// `Digest` challenge, the strongest this client knows (SHA-512-256, then SHA-256,
+    /// then MD5, each also `-sess`), the request is sent again with its answer, once (and
+    /// once more if that one is answered `stale=true`): a `401` after that is the
+    /// response. `qop=auth-int` is answered for a body in memory, `auth` otherwise;
+    /// `userhash=true` sends the username hashed. The client keeps the challenge (its
+    /// [authentication entries](https://fetch.spec.whatwg.org/#authentication-entries),
+    /// at most 64, per origin, realm and credentials), so the next request to the same
+    /// origin with the same credentials answers it before being asked, with the next
+    /// `nc`.
+    ///
+    /// - **Basic**: a `401` that offers only `Basic` (or another scheme) is returned as
+    ///   it is: the password is never sent in the clear unless
+    ///   [`basic_auth`](Self::basic_auth) says so.
+    /// - **Redirects**: the credentials are for the request's URL's origin only. A
+    ///   redirect to another origin drops them, as it drops `Authorization`; a `401`
+    ///   there is returned.
+    /// - **Bodies**: a body that cannot be sent twice (a stream) is not sent again: the
+    ///   `401` is returned.
+    /// - **Credentials mode**: with `credentials: "omit"`, or a cross-origin request of
+    ///   a browser-like client not in `"include"`, nothing is answered.
+    ///
+    /// A proxy's credentials are the [`Proxy`](crate::Proxy)'s (Basic). See
+    /// `examples/digest_auth.rs` for a whole exchange with a server.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client
+    ///     .get("https://example.com/private")
+    ///     .bearer_auth("replaced")
+    ///     .digest_auth("Mufasa", "Circle of Life")
+    ///     .build()?;
+    /// // Nothing is sent before the server asks.
+    /// assert_eq!(request.headers().get("authorization")?, None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn digest_auth<U, P>(self, username: U, password: P) -> RequestBuilder
+    where
+        U: fmt::Display,
+        P: fmt::Display,
+    {
+        let credentials = DigestCredentials {
+            username: username.to_string(),
+            password: password.to_string(),
+        };
+        self.with(|parts| {
+            parts
+                .headers
+                .retain(|(name, _)| !name.eq_ignore_ascii_case(b"authorization"));
+            parts.digest = Some(Arc::new(credentials));
+            Ok(())
+        })
+    }
+
     fn authorization(self, value: String) -> RequestBuilder {
         self.with(|parts| {
             HeaderValue::try_from(value.as_str()).map_err(|_| {
                 Error::type_error("invalid Authorization credentials: not a valid header value")
             })?;
+            parts.digest = None;
             parts
                 .headers
                 .retain(|(name, _)| !name.eq_ignore_ascii_case(b"authorization"));
@@ -739,6 +802,7 @@ impl Parts {
             timeout: self.timeout,
             version: self.version,
             expect_continue: self.expect_continue,
+            digest: self.digest.clone(),
         })
     }
 }
@@ -768,6 +832,7 @@ fn build_request(
         timeout: _,
         version,
         expect_continue,
+        digest,
     } = *parts;
     init.method = method;
     let input = if query.is_empty() {
@@ -801,6 +866,7 @@ fn build_request(
         request.http_version = version;
     }
     request.expect_continue = expect_continue;
+    request.digest_credentials = digest;
     Ok(request)
 }
 
