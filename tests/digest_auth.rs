@@ -19,6 +19,7 @@ struct Seen {
     method: String,
     target: String,
     authorization: Option<String>,
+    proxy_authorization: Option<String>,
     body: Vec<u8>,
 }
 
@@ -88,6 +89,7 @@ async fn connection(
                 method,
                 target,
                 authorization: fields.get("authorization").cloned(),
+                proxy_authorization: fields.get("proxy-authorization").cloned(),
                 body,
             });
             answer(&log)
@@ -150,7 +152,13 @@ fn params(authorization: &str) -> HashMap<String, String> {
 
 /// Whether `seen` answers the challenge of `realm` and `nonce` rightly, for `Mufasa`.
 fn verifies(seen: &Seen, realm: &str, nonce: &str) -> bool {
-    let Some(authorization) = &seen.authorization else {
+    verifies_value(seen, seen.authorization.as_deref(), realm, nonce)
+}
+
+/// Whether `value`, an `Authorization` or `Proxy-Authorization` of `seen`, answers the
+/// challenge of `realm` and `nonce` rightly, for `Mufasa`.
+fn verifies_value(seen: &Seen, value: Option<&str>, realm: &str, nonce: &str) -> bool {
+    let Some(authorization) = value else {
         return false;
     };
     let p = params(authorization);
@@ -467,4 +475,79 @@ async fn without_digest_auth_a_401_is_returned_untouched() {
     let response = client().get(format!("{base}/")).send().await.unwrap();
     assert_eq!(response.status(), 401);
     assert_eq!(log_of(&log).len(), 1);
+}
+
+#[tokio::test]
+async fn a_forwarding_proxys_407_is_answered_with_proxy_authorization() {
+    let (proxy, log) = serve(|log| {
+        let seen = log.last().unwrap();
+        match verifies_value(seen, seen.proxy_authorization.as_deref(), "proxy", "p1") {
+            true => ok("through"),
+            false => String::from(
+                "HTTP/1.1 407 Proxy Authentication Required\r\n\
+                 Proxy-Authenticate: Basic realm=\"proxy\"\r\n\
+                 Proxy-Authenticate: Digest realm=\"proxy\", qop=\"auth\", algorithm=SHA-256, nonce=\"p1\"\r\n\
+                 Content-Length: 0\r\n\r\n",
+            ),
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .proxy(
+            whatwg_fetch::Proxy::http(&proxy)
+                .unwrap()
+                .digest_auth(USER, PASSWORD),
+        )
+        .build()
+        .unwrap();
+    let mut response = client
+        .post("http://origin.test/form?x=1")
+        .body("a=b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), "through");
+    let seen = log_of(&log);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].target, "http://origin.test/form?x=1");
+    assert_eq!(seen[0].proxy_authorization, None);
+    assert_eq!(seen[1].body, b"a=b");
+    assert_eq!(seen[1].authorization, None, "nothing for the origin");
+    // The next request answers before being asked, with the next nc.
+    let response = client.get("http://origin.test/other").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let seen = log_of(&log);
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        params(seen[2].proxy_authorization.as_ref().unwrap())["nc"],
+        "00000002"
+    );
+}
+
+#[tokio::test]
+async fn a_proxy_that_always_answers_407_fails_the_fetch_after_one_retry() {
+    let (proxy, log) = serve(|log| {
+        format!(
+            "HTTP/1.1 407 Proxy Authentication Required\r\n\
+             Proxy-Authenticate: Digest realm=\"proxy\", qop=auth, nonce=\"n{}\"\r\n\
+             Content-Length: 0\r\n\r\n",
+            log.len()
+        )
+    })
+    .await;
+    let client = Client::builder()
+        .proxy(
+            whatwg_fetch::Proxy::http(&proxy)
+                .unwrap()
+                .digest_auth(USER, "wrong"),
+        )
+        .build()
+        .unwrap();
+    let error = client.get("http://origin.test/").send().await.unwrap_err();
+    assert!(
+        error.to_string().contains("proxy authentication required"),
+        "{error}"
+    );
+    assert_eq!(log_of(&log).len(), 2);
 }
