@@ -83,6 +83,7 @@ async fn connection(
             }
         }
         let body: Vec<u8> = buf.drain(..length).collect();
+        let tunnel = method == "CONNECT";
         let response = {
             let mut log = log.lock().unwrap();
             log.push(Seen {
@@ -95,6 +96,10 @@ async fn connection(
             answer(&log)
         };
         if stream.write_all(response.as_bytes()).await.is_err() {
+            return;
+        }
+        // A tunnel opened: this server speaks no TLS, and closes it.
+        if tunnel && response.starts_with("HTTP/1.1 200") {
             return;
         }
     }
@@ -549,5 +554,63 @@ async fn a_proxy_that_always_answers_407_fails_the_fetch_after_one_retry() {
         error.to_string().contains("proxy authentication required"),
         "{error}"
     );
+    assert_eq!(log_of(&log).len(), 2);
+}
+
+#[tokio::test]
+async fn a_connect_tunnels_407_is_answered_on_a_new_connection() {
+    let (proxy, log) = serve(|log| {
+        let seen = log.last().unwrap();
+        match verifies_value(seen, seen.proxy_authorization.as_deref(), "proxy", "t1") {
+            true => String::from("HTTP/1.1 200 Connection established\r\n\r\n"),
+            false => String::from(
+                "HTTP/1.1 407 Proxy Authentication Required\r\n\
+                 Proxy-Authenticate: Digest realm=\"proxy\", qop=auth, algorithm=MD5-sess, nonce=\"t1\"\r\n\
+                 Content-Length: 0\r\n\r\n",
+            ),
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .proxy(
+            whatwg_fetch::Proxy::all(&proxy)
+                .unwrap()
+                .digest_auth(USER, PASSWORD),
+        )
+        .build()
+        .unwrap();
+    // The tunnel opens; the TLS to the origin inside it fails, as the test proxy closes it.
+    let error = client.get("https://origin.test/").send().await.unwrap_err();
+    assert!(!error.to_string().contains("407"), "{error}");
+    let seen = log_of(&log);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].method, "CONNECT");
+    assert_eq!(seen[0].proxy_authorization, None);
+    let answer = params(seen[1].proxy_authorization.as_ref().unwrap());
+    assert_eq!(answer["uri"], "origin.test:443");
+    assert_eq!(answer["algorithm"], "MD5-sess");
+    // Refused again: a ProxyRefused with the 407, after one answer.
+    let (proxy, log) = serve(|log| {
+        format!(
+            "HTTP/1.1 407 Proxy Authentication Required\r\n\
+             Proxy-Authenticate: Digest realm=\"proxy\", qop=auth, nonce=\"n{}\"\r\n\
+             Content-Length: 0\r\n\r\n",
+            log.len()
+        )
+    })
+    .await;
+    let client = Client::builder()
+        .proxy(
+            whatwg_fetch::Proxy::all(&proxy)
+                .unwrap()
+                .digest_auth(USER, "wrong"),
+        )
+        .build()
+        .unwrap();
+    let error = client.get("https://origin.test/").send().await.unwrap_err();
+    let refused = std::error::Error::source(error.network_error().unwrap())
+        .and_then(|source| source.downcast_ref::<whatwg_fetch::net::ProxyRefused>())
+        .expect("a ProxyRefused");
+    assert_eq!(refused.status(), 407);
     assert_eq!(log_of(&log).len(), 2);
 }

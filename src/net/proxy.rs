@@ -320,9 +320,10 @@ impl Proxy {
     /// offers only `Basic` gets nothing. A body that cannot be sent twice (a stream) is
     /// not sent again.
     ///
-    /// A `CONNECT` tunnel (for an `https:` URL, or a WebSocket handshake) is not answered
-    /// with Digest: its `407` fails the request with a [`ProxyRefused`]. A SOCKS5 proxy
-    /// gets no credentials from this.
+    /// A `CONNECT` that opens a tunnel (for an `https:` URL, or a WebSocket handshake) is
+    /// answered the same way, on a new connection to the proxy, the request-target being
+    /// the tunnel's `host:port`; a `407` after that fails the request with a
+    /// [`ProxyRefused`]. A SOCKS5 proxy gets no credentials from this.
     ///
     /// ```
     /// use whatwg_fetch::Proxy;
@@ -657,6 +658,8 @@ pub struct ProxyRefused {
     /// The proxy's URL, without credentials.
     proxy: String,
     target: String,
+    /// The strongest `Digest` challenge of a `407`, for a proxy with credentials for it.
+    pub(crate) digest_challenge: Option<Box<DigestChallenge>>,
 }
 
 impl ProxyRefused {
@@ -665,6 +668,7 @@ impl ProxyRefused {
             status,
             proxy,
             target,
+            digest_challenge: None,
         }
     }
 
@@ -689,7 +693,10 @@ impl fmt::Display for ProxyRefused {
             self.proxy, self.target, self.status
         )?;
         if self.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED {
-            f.write_str(" (the proxy requires authentication; give credentials in the proxy URL)")?;
+            f.write_str(
+                " (the proxy requires authentication; give credentials in the proxy URL, or \
+                 with Proxy::basic_auth or Proxy::digest_auth)",
+            )?;
         }
         Ok(())
     }
