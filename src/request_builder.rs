@@ -818,12 +818,18 @@ fn build_request(
     // GET is the constructor's default; a request given as the input keeps its own method
     // unless another is asked for.
     let method = (method != Method::GET).then(|| method.as_str().to_owned());
+    let (input, url_digest) = match client.digest_auth_from_url() {
+        true => take_url_credentials(client, input)?,
+        false => (input, None),
+    };
     let Some(parts) = parts else {
         let init = RequestInit {
             method,
             ..RequestInit::default()
         };
-        return Request::new_in(client.environment(), input, init);
+        let mut request = Request::new_in(client.environment(), input, init)?;
+        request.digest_credentials = url_digest;
+        return Ok(request);
     };
     let Parts {
         mut init,
@@ -866,8 +872,41 @@ fn build_request(
         request.http_version = version;
     }
     request.expect_continue = expect_continue;
-    request.digest_credentials = digest;
+    request.digest_credentials = digest.or(url_digest);
     Ok(request)
+}
+
+/// `input` without the credentials of its URL, and those credentials, percent-decoded, for
+/// Digest ([`ClientBuilder::digest_auth_from_url`](crate::ClientBuilder::digest_auth_from_url)).
+/// A request given as the input is kept as it is.
+fn take_url_credentials(
+    client: &Client,
+    input: RequestInfo,
+) -> Result<(RequestInfo, Option<Arc<DigestCredentials>>)> {
+    let mut url = match input {
+        RequestInfo::Url(text) => client
+            .environment()
+            .parse_url(&text)
+            .map_err(|error| Error::type_error(format!("invalid URL {text:?}: {error}")))?,
+        RequestInfo::Parsed(url) => url,
+        RequestInfo::Request(_) => return Ok((input, None)),
+    };
+    if url.username().is_empty() && url.password().is_none() {
+        return Ok((RequestInfo::Parsed(url), None));
+    }
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(text)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let credentials = DigestCredentials {
+        username: decode(url.username()),
+        password: decode(url.password().unwrap_or_default()),
+    };
+    // A URL with a host has a username and password to set.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    Ok((RequestInfo::Parsed(url), Some(Arc::new(credentials))))
 }
 
 impl fmt::Debug for RequestBuilder {

@@ -614,3 +614,54 @@ async fn a_connect_tunnels_407_is_answered_on_a_new_connection() {
     assert_eq!(refused.status(), 407);
     assert_eq!(log_of(&log).len(), 2);
 }
+
+#[tokio::test]
+async fn a_urls_credentials_answer_digest_when_the_client_opts_in() {
+    let (base, log) = protected(
+        &[r#"Digest realm="testrealm@host.com", qop=auth, algorithm=SHA-256, nonce="u1""#],
+        "u1",
+    )
+    .await;
+    let with_credentials = base.replacen("http://", "http://Mufasa:Circle%20of%20Life@", 1);
+    let client = Client::builder()
+        .digest_auth_from_url(true)
+        .build()
+        .unwrap();
+    let response = client
+        .get(format!("{with_credentials}/dir/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let seen = log_of(&log);
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].authorization, None, "never Basic");
+    // Without opting in, such a URL is a TypeError, as the Request constructor throws.
+    let error = Client::new()
+        .get(with_credentials)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
+}
+
+#[tokio::test]
+async fn a_stream_body_is_not_sent_again_and_the_401_is_returned() {
+    let (base, log) = protected(
+        &[r#"Digest realm="testrealm@host.com", qop=auth, nonce="s1""#],
+        "s1",
+    )
+    .await;
+    let chunks =
+        futures_util::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from("streamed"))]);
+    let response = client()
+        .put(format!("{base}/upload"))
+        .body(whatwg_fetch::BodyInit::stream(chunks))
+        .digest_auth(USER, PASSWORD)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let seen = log_of(&log);
+    assert_eq!(seen.len(), 1);
+}
