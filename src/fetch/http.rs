@@ -522,8 +522,8 @@ fn clone_request_body(request: &mut Request) -> Option<Body> {
 }
 
 /// Step 8.3 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
-/// includeCredentials, whether `request` carries credentials (cookies and, once there are
-/// authentication entries, `Authorization`). The HTTP cache keeps the responses to
+/// includeCredentials, whether `request` carries credentials (cookies, and the
+/// `Authorization` of an authentication entry). The HTTP cache keeps the responses to
 /// credentialed and anonymous requests apart by it.
 fn include_credentials(request: &Request) -> bool {
     // Step 8.3. Let includeCredentials be true if one of request's credentials mode is
