@@ -821,7 +821,7 @@ impl ClientBuilder {
     }
 
     /// Takes the username and password of a URL with credentials
-    /// (`http://user:pass@host/`) given to a [`RequestBuilder`](crate::RequestBuilder)
+    /// (`http://user:pass@host/`) given to a [`RequestBuilder`]
     /// (`client.get(url)`, …) as its [`digest_auth`](crate::RequestBuilder::digest_auth),
     /// as curl's `--digest` takes them: percent-decoded and out of the URL, so the
     /// request's URL has none and they go only as the answer to a `Digest` challenge,

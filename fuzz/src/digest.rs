@@ -59,7 +59,10 @@ pub fn digest_challenge(data: &[u8]) {
         );
         return;
     };
-    for challenge in challenges.iter().filter_map(DigestChallenge::from_challenge) {
+    for challenge in challenges
+        .iter()
+        .filter_map(DigestChallenge::from_challenge)
+    {
         assert!(challenge.algorithm <= strongest.algorithm);
     }
     let credentials = DigestCredentials {
