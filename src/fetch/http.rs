@@ -330,11 +330,11 @@ async fn http_network_or_cache_response(
         // Step 8.21.2.3. Otherwise, if httpRequest's current URL does include credentials
         // and isAuthenticationFetch is true, set authorizationValue to httpRequest's
         // current URL, converted to an `Authorization` value.
-        // DEVIATION: no request's current URL includes credentials here (the `Request`
-        // constructor refuses such a URL, and a redirect to one drops no credentials into
-        // it): the username and password are the caller's
-        // (`RequestBuilder::digest_auth`), and answer a challenge only, never `Basic`
-        // unasked.
+        // DEVIATION: a URL's credentials are not turned into an `Authorization` value
+        // (which would be `Basic`, unasked). The `Request` constructor refuses a URL with
+        // credentials, and `ClientBuilder::digest_auth_from_url` takes them out of the URL
+        // into the request's credentials for Digest, which answer a challenge only, through
+        // the authentication entry of step 8.21.2.2.
         // Step 8.21.2.4. If authorizationValue is non-null, then append (`Authorization`,
         // authorizationValue) to httpRequest's header list.
         if let Some(value) = authorization_value {
@@ -434,7 +434,8 @@ async fn http_network_or_cache_response(
 ///
 /// One authentication fetch per request, and one more only when its `401` says
 /// `stale=true` (RFC 7616 §3.3): a server that answers every `Authorization` with a new
-/// challenge gets two at most, and its last `401` is the fetch's response.
+/// challenge gets two authentication fetches at most, and its last `401` is the fetch's
+/// response.
 async fn answer_digest_challenge(
     fetch_params: &mut FetchParams<'_>,
     mut response: Response,
@@ -447,7 +448,8 @@ async fn answer_digest_challenge(
         // issues. (Every field is read, each with any number of challenges up to the
         // limits of `infra::digest`; none, one over a limit or one that is not the grammar
         // leaves the 401 as it is, as does one with no `Digest` challenge this client
-        // answers: `Basic` is sent only as `RequestBuilder::basic_auth` sends it, unasked.)
+        // answers. `Basic` is never answered: it goes only when the caller sets it, with
+        // `RequestBuilder::basic_auth`, before any challenge.)
         let Some(challenge) = super::authentication::digest_challenge(
             response.headers.header_list().values(b"www-authenticate"),
         ) else {
