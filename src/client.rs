@@ -135,6 +135,8 @@ struct ClientInner {
     default_headers: http::HeaderMap,
     total_timeout: Option<Duration>,
     retry: Option<Retrier>,
+    /// Whether a builder's URL with credentials answers Digest with them.
+    digest_auth_from_url: bool,
     /// The built-in transport, for its pool statistics; `None` with a custom one.
     hyper: Option<HyperTransport>,
 }
@@ -173,6 +175,12 @@ impl Client {
     /// The environment requests are made from.
     pub fn environment(&self) -> &Arc<Environment> {
         &self.inner.environment
+    }
+
+    /// Whether a builder's URL with credentials answers Digest with them
+    /// ([`ClientBuilder::digest_auth_from_url`]).
+    pub(crate) fn digest_auth_from_url(&self) -> bool {
+        self.inner.digest_auth_from_url
     }
 
     /// The client's total timeout ([`ClientBuilder::timeout`]).
@@ -606,6 +614,7 @@ pub struct ClientBuilder {
     retry: Option<RetryPolicy>,
     redirect_policy: crate::redirect::Policy,
     https_only: bool,
+    digest_auth_from_url: bool,
     default_headers: http::HeaderMap,
     codings: crate::net::ContentCodings,
     /// How long request bodies wait for a `100 Continue`, if they do.
@@ -652,6 +661,7 @@ impl Default for ClientBuilder {
             retry: None,
             redirect_policy: crate::redirect::Policy::default(),
             https_only: false,
+            digest_auth_from_url: false,
             default_headers: http::HeaderMap::new(),
             codings: crate::net::ContentCodings::available(),
             expect_continue: None,
@@ -807,6 +817,36 @@ impl ClientBuilder {
     /// Default is `false`.
     pub fn https_only(mut self, enabled: bool) -> ClientBuilder {
         self.https_only = enabled;
+        self
+    }
+
+    /// Takes the username and password of a URL with credentials
+    /// (`http://user:pass@host/`) given to a [`RequestBuilder`]
+    /// (`client.get(url)`, …) as its [`digest_auth`](crate::RequestBuilder::digest_auth),
+    /// as curl's `--digest` takes them: percent-decoded and out of the URL, so the
+    /// request's URL has none and they go only as the answer to a `Digest` challenge,
+    /// never as `Basic`. Credentials given with `digest_auth` win over the URL's.
+    ///
+    /// Off, such a URL is a `TypeError`, as the `Request` constructor throws (step 5.3 of
+    /// [`new Request`](https://fetch.spec.whatwg.org/#dom-request)), and it stays one for
+    /// [`Client::fetch`] and a [`Request`] made by the caller either way.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().digest_auth_from_url(true).build()?;
+    /// let request = client.get("http://ada:s%3Dcret@127.0.0.1:8080/status").build()?;
+    /// assert_eq!(request.url(), "http://127.0.0.1:8080/status");
+    /// assert_eq!(request.headers().get("authorization")?, None);
+    ///
+    /// let strict = Client::builder().build()?;
+    /// assert!(strict.get("http://ada:secret@127.0.0.1:8080/").build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default is `false`.
+    pub fn digest_auth_from_url(mut self, enabled: bool) -> ClientBuilder {
+        self.digest_auth_from_url = enabled;
         self
     }
 
@@ -1940,10 +1980,12 @@ impl ClientBuilder {
                     https_only: self.https_only,
                     codings: self.codings,
                     expect_continue: self.expect_continue,
+                    authentication_entries: Arc::default(),
                 },
                 default_headers: self.default_headers,
                 total_timeout: self.total_timeout,
                 retry: self.retry.map(Retrier::new),
+                digest_auth_from_url: self.digest_auth_from_url,
                 hyper: built_in,
             }),
         }

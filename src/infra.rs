@@ -20,6 +20,9 @@
 //! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
 //!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]),
 //!   and times into dates with ([`civil_from_days`]);
+//! - HTTP Digest authentication (RFC 7616): the challenges of a `WWW-Authenticate` or
+//!   `Proxy-Authenticate` field (RFC 9110 §11) within limits, and the answer to the
+//!   strongest `Digest` one (`digest`);
 //! - not a standard's: what a thread keeps from one request to the next ([`kept`]), and
 //!   the Redis connection of the stores a fleet shares (`redis`, the `redis` feature).
 //!
@@ -36,6 +39,7 @@
 
 use std::borrow::Cow;
 
+pub(crate) mod digest;
 pub(crate) mod kept;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;

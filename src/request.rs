@@ -425,6 +425,11 @@ pub struct Request {
     /// [`resolve`](crate::RequestBuilder::resolve)), kept through redirects. Empty by
     /// default, the size of one pointer. Not the standard's.
     pub(crate) transport_extensions: http::Extensions,
+    /// Not in the spec: the username and password that answer a `Digest` challenge
+    /// ([`RequestBuilder::digest_auth`](crate::RequestBuilder::digest_auth)), where a user
+    /// agent would prompt the user (HTTP-network-or-cache fetch, step 15). For the
+    /// request's first origin only: a redirect to another drops them.
+    pub(crate) digest_credentials: Option<Arc<crate::infra::digest::DigestCredentials>>,
     /// The `Request` object's [signal](https://fetch.spec.whatwg.org/#request-signal).
     pub(crate) signal: RequestSignal,
 }
@@ -489,7 +494,7 @@ impl Request {
     }
 
     // Inlined into the constructor's step 5.4, which then makes the request where it keeps
-    // it rather than copy it (448 bytes) out of this call's return.
+    // it rather than copy it (456 bytes) out of this call's return.
     #[inline(always)]
     fn from_url_in(client: Arc<Environment>, url: Url, signal: RequestSignal) -> Request {
         let mut headers = Headers::with_guard(HeadersGuard::Request);
@@ -525,6 +530,7 @@ impl Request {
             http_version: None,
             expect_continue: None,
             transport_extensions: http::Extensions::new(),
+            digest_credentials: None,
             signal,
         }
     }
@@ -978,6 +984,7 @@ impl Request {
             http_version: self.http_version,
             expect_continue: self.expect_continue,
             transport_extensions: self.transport_extensions.clone(),
+            digest_credentials: self.digest_credentials.clone(),
             signal: self.signal.clone(),
         }
     }
@@ -1273,14 +1280,19 @@ mod tests {
     use crate::ErrorKind;
 
     /// A request is moved often (into and out of the fetch's futures): what it carries
-    /// for the transport adds one pointer to it, no more (464 bytes with the features the
-    /// tests are built with, 8 of them the transport's extensions).
+    /// for the transport and its Digest credentials add one pointer each to it, no more
+    /// (472 bytes with the features the tests are built with, 8 of them the transport's
+    /// extensions and 8 the credentials).
     #[test]
     #[cfg(target_pointer_width = "64")]
-    fn a_request_stays_within_464_bytes() {
+    fn a_request_stays_within_472_bytes() {
         assert_eq!(std::mem::size_of::<http::Extensions>(), 8);
+        assert_eq!(
+            std::mem::size_of::<Option<Arc<crate::infra::digest::DigestCredentials>>>(),
+            8
+        );
         let size = std::mem::size_of::<Request>();
-        assert!(size <= 464, "{size} bytes");
+        assert!(size <= 472, "{size} bytes");
     }
 
     fn request(url: &str, init: RequestInit) -> Result<Request> {

@@ -39,6 +39,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{AUTHORIZATION, CONTENT_TYPE};
@@ -50,6 +51,7 @@ use crate::body::BodyInit;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::form_data::FormData;
+use crate::infra::digest::DigestCredentials;
 use crate::net::{Proxy, Route};
 use crate::request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDuplex, RequestInfo,
@@ -110,6 +112,8 @@ struct Parts {
     expect_continue: Option<Option<Duration>>,
     /// The request's own proxy and resolve overrides, over the client's.
     route: Option<Route>,
+    /// The credentials that answer a `Digest` challenge.
+    digest: Option<Arc<DigestCredentials>>,
 }
 
 impl RequestBuilder {
@@ -262,11 +266,70 @@ impl RequestBuilder {
         self.authorization(format!("Bearer {token}"))
     }
 
+    /// Answers a `401` whose `WWW-Authenticate` offers HTTP Digest authentication
+    /// ([RFC 7616](https://www.rfc-editor.org/rfc/rfc7616)) with `username` and
+    /// `password`, as curl's `--digest` does; replaces any `Authorization` set before.
+    ///
+    /// The request goes out without credentials. When the server's `401` offers a
+    /// `Digest` challenge, the strongest this client knows (SHA-512-256, then SHA-256,
+    /// then MD5, each also `-sess`), the request is sent again with its answer, once (and
+    /// once more if that one is answered `stale=true`): a `401` after that is the
+    /// response. `qop=auth-int` is answered for a body in memory, `auth` otherwise;
+    /// `userhash=true` sends the username hashed. The client keeps the challenge (its
+    /// [authentication entries](https://fetch.spec.whatwg.org/#authentication-entries),
+    /// at most 64, per origin, realm and credentials), so the next request to the same
+    /// origin with the same credentials answers it before being asked, with the next
+    /// `nc`.
+    ///
+    /// - **Basic**: a `401` that offers only `Basic` (or another scheme) is returned as
+    ///   it is: the password is never sent in the clear unless
+    ///   [`basic_auth`](Self::basic_auth) says so.
+    /// - **Redirects**: the credentials are for the request's URL's origin only. A
+    ///   redirect to another origin drops them, as it drops `Authorization`; a `401`
+    ///   there is returned.
+    /// - **Bodies**: a body that cannot be sent twice (a stream) is not sent again: the
+    ///   `401` is returned.
+    /// - **Credentials mode**: with `credentials: "omit"`, or a cross-origin request of
+    ///   a browser-like client not in `"include"`, nothing is answered.
+    ///
+    /// A proxy's credentials are the [`Proxy`](crate::Proxy)'s (Basic). See
+    /// `examples/digest_auth.rs` for a whole exchange with a server.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::Client::builder().build().unwrap();
+    /// let request = client
+    ///     .get("https://example.com/private")
+    ///     .bearer_auth("replaced")
+    ///     .digest_auth("Mufasa", "Circle of Life")
+    ///     .build()?;
+    /// // Nothing is sent before the server asks.
+    /// assert_eq!(request.headers().get("authorization")?, None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn digest_auth<U, P>(self, username: U, password: P) -> RequestBuilder
+    where
+        U: fmt::Display,
+        P: fmt::Display,
+    {
+        let credentials = DigestCredentials {
+            username: username.to_string(),
+            password: password.to_string(),
+        };
+        self.with(|parts| {
+            parts
+                .headers
+                .retain(|(name, _)| !name.eq_ignore_ascii_case(b"authorization"));
+            parts.digest = Some(Arc::new(credentials));
+            Ok(())
+        })
+    }
+
     fn authorization(self, value: String) -> RequestBuilder {
         self.with(|parts| {
             HeaderValue::try_from(value.as_str()).map_err(|_| {
                 Error::type_error("invalid Authorization credentials: not a valid header value")
             })?;
+            parts.digest = None;
             parts
                 .headers
                 .retain(|(name, _)| !name.eq_ignore_ascii_case(b"authorization"));
@@ -897,6 +960,7 @@ impl Parts {
             version: self.version,
             expect_continue: self.expect_continue,
             route: self.route.clone(),
+            digest: self.digest.clone(),
         })
     }
 }
@@ -912,12 +976,18 @@ fn build_request(
     // GET is the constructor's default; a request given as the input keeps its own method
     // unless another is asked for.
     let method = (method != Method::GET).then(|| method.as_str().to_owned());
+    let (input, url_digest) = match client.digest_auth_from_url() {
+        true => take_url_credentials(client, input)?,
+        false => (input, None),
+    };
     let Some(parts) = parts else {
         let init = RequestInit {
             method,
             ..RequestInit::default()
         };
-        return Request::new_in(client.environment(), input, init);
+        let mut request = Request::new_in(client.environment(), input, init)?;
+        request.digest_credentials = url_digest;
+        return Ok(request);
     };
     let Parts {
         mut init,
@@ -927,6 +997,7 @@ fn build_request(
         version,
         expect_continue,
         route,
+        digest,
     } = *parts;
     init.method = method;
     let input = if query.is_empty() {
@@ -963,7 +1034,41 @@ fn build_request(
     if let Some(route) = route {
         request.transport_extensions.insert(route);
     }
+    request.digest_credentials = digest.or(url_digest);
     Ok(request)
+}
+
+/// `input` without the credentials of its URL, and those credentials, percent-decoded, for
+/// Digest ([`ClientBuilder::digest_auth_from_url`](crate::ClientBuilder::digest_auth_from_url)).
+/// A request given as the input is kept as it is.
+fn take_url_credentials(
+    client: &Client,
+    input: RequestInfo,
+) -> Result<(RequestInfo, Option<Arc<DigestCredentials>>)> {
+    let mut url = match input {
+        RequestInfo::Url(text) => client
+            .environment()
+            .parse_url(&text)
+            .map_err(|error| Error::type_error(format!("invalid URL {text:?}: {error}")))?,
+        RequestInfo::Parsed(url) => url,
+        RequestInfo::Request(_) => return Ok((input, None)),
+    };
+    if url.username().is_empty() && url.password().is_none() {
+        return Ok((RequestInfo::Parsed(url), None));
+    }
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(text)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let credentials = DigestCredentials {
+        username: decode(url.username()),
+        password: decode(url.password().unwrap_or_default()),
+    };
+    // A URL with a host has a username and password to set.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    Ok((RequestInfo::Parsed(url), Some(Arc::new(credentials))))
 }
 
 impl fmt::Debug for RequestBuilder {

@@ -3,8 +3,8 @@
 //! Each `fuzz_targets/<name>.rs` wraps one of these for libFuzzer (`cargo +nightly fuzz
 //! run <name>`); the tests at the bottom replay every committed seed and regression input
 //! through the same functions, so `cargo test --workspace` keeps them building and
-//! running. The targets use the crate's public API only, but `alt_svc`, which compiles the
-//! crate-private parser's file itself; `redis_cache` and `redis_cookies` also need a
+//! running. The targets use the crate's public API only, but `alt_svc` and
+//! `digest_challenge`, which compile the crate-private parser's file itself; `redis_cache` and `redis_cookies` also need a
 //! `redis-server` (started once per process, see `redis_server.rs`). A target panics when the crate
 //! breaks a property it checks; that is what libFuzzer reports as a crash.
 //!
@@ -18,6 +18,7 @@ mod cache;
 mod cookies;
 mod data_url;
 mod decode;
+mod digest;
 mod event_stream;
 mod form;
 mod h2;
@@ -38,6 +39,7 @@ pub use cache::http_cache;
 pub use cookies::cookie_store;
 pub use data_url::data_url;
 pub use decode::content_decode;
+pub use digest::digest_challenge;
 pub use event_stream::event_stream;
 pub use form::form_data;
 pub use h2::h2_response;
@@ -223,6 +225,11 @@ mod tests {
     #[test]
     fn alt_svc_replays_its_seeds_and_regressions() {
         replay("alt_svc", super::alt_svc);
+    }
+
+    #[test]
+    fn digest_challenge_replays_its_seeds_and_regressions() {
+        replay("digest_challenge", super::digest_challenge);
     }
 
     #[test]

@@ -422,6 +422,7 @@ impl ClientBuilder {
         cookie_store_with(store: Arc<CookieStore>);
         http_cache(enabled: bool);
         hsts(enabled: bool);
+        digest_auth_from_url(enabled: bool);
         allow_file_urls(allowed: bool);
         transport(transport: Arc<dyn Transport>);
     }

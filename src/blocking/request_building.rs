@@ -129,6 +129,23 @@ impl RequestBuilder {
         self.map(|inner| inner.basic_auth(username, password))
     }
 
+    /// As [`RequestBuilder::digest_auth`](crate::RequestBuilder::digest_auth): answers a
+    /// `401`'s `Digest` challenge with `username` and `password`.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build().unwrap();
+    /// let request = client.get("https://example.com/").digest_auth("ada", "secret").build()?;
+    /// assert_eq!(request.headers().get("authorization")?, None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn digest_auth<U, P>(self, username: U, password: P) -> RequestBuilder
+    where
+        U: fmt::Display,
+        P: fmt::Display,
+    {
+        self.map(|inner| inner.digest_auth(username, password))
+    }
+
     /// As [`RequestBuilder::bearer_auth`](crate::RequestBuilder::bearer_auth): sets
     /// `Authorization: Bearer <token>`.
     pub fn bearer_auth<T: fmt::Display>(self, token: T) -> RequestBuilder {

@@ -195,7 +195,9 @@ async fn cors_preflight_fetch(fetch_params: &FetchParams<'_>) -> Option<Response
 /// | 8.26 | [`look_up_stored_response`] (8.26.2.1: [`use_stale_while_revalidate`]) |
 /// | 11 | [`fetch_forward_response`] |
 /// | 12–14 | [`set_response_from_http_request`] |
-/// | 15–16 | [`handle_authentication_statuses`] |
+/// | 8.21.2 | [`http_network_or_cache_response`], with the [authentication entries](super::authentication) |
+/// | 15 | [`http_network_or_cache_response`], [`answer_digest_challenge`] |
+/// | 16 | [`handle_proxy_authentication_status`] |
 /// | 17–19 | here |
 ///
 /// Not in the spec: completing an incomplete stored response (partial content) with a
@@ -233,7 +235,18 @@ pub(crate) async fn http_network_or_cache_fetch(
             http_network_or_cache_response(fetch_params, is_authentication_fetch, true).await;
     }
     // Step 18. If isAuthenticationFetch is true, then create an authentication entry for
-    // request and the given realm. (There are no authentication entries.)
+    // request and the given realm. (Step 15 made it, so that step 8.21.2 of this fetch
+    // answered the realm's challenge with it; one the server refused with another 401 is
+    // removed.)
+    if is_authentication_fetch && response.status == 401 {
+        if let Some(credentials) = &fetch_params.request.digest_credentials {
+            let origin = fetch_params.request.current_url().origin();
+            fetch_params
+                .context
+                .authentication_entries
+                .remove(&origin, credentials);
+        }
+    }
     // Not in the spec: the client's caps on the bytes a response body may deliver, on
     // what comes from the network or the cache alike (after the cache's own wrapper, so
     // a body cut short is not stored).
@@ -252,8 +265,6 @@ async fn http_network_or_cache_response(
     is_authentication_fetch: bool,
     is_new_connection_fetch: bool,
 ) -> Response {
-    // Used by step 8.21.2.3, once there are authentication entries.
-    let _ = is_authentication_fetch;
     // Step 1. Let request be fetchParams's request.
     let request = &mut fetch_params.request;
     // Steps 2–4. Let httpFetchParams, httpRequest and response be null. (Bound below where
@@ -298,8 +309,40 @@ async fn http_network_or_cache_response(
         if let Some(cookies) = &context.cookies {
             append_a_request_cookie_header(&mut http_request, cookies).await;
         }
-        // Step 8.21.2. TODO(spec): the `Authorization` value from an authentication entry
-        // (there are no authentication entries yet).
+        // Step 8.21.2. If httpRequest's header list does not contain `Authorization`,
+        // then: (Only a request with credentials for Digest can have an authentication
+        // entry: no other reads the store.)
+        let authorization_value = http_request
+            .digest_credentials
+            .as_ref()
+            .filter(|_| !http_request.headers.header_list().contains("authorization"))
+            .and_then(|credentials| {
+                // Step 8.21.2.1. Let authorizationValue be null.
+                // Step 8.21.2.2. If there's an authentication entry for httpRequest and
+                // either httpRequest's use-URL-credentials flag is unset or httpRequest's
+                // current URL does not include credentials, then set authorizationValue to
+                // authentication entry. (The entry's answer to its realm's challenge, with
+                // the next `nc`.)
+                context
+                    .authentication_entries
+                    .authorization_value(&http_request, credentials)
+            });
+        // Step 8.21.2.3. Otherwise, if httpRequest's current URL does include credentials
+        // and isAuthenticationFetch is true, set authorizationValue to httpRequest's
+        // current URL, converted to an `Authorization` value.
+        // DEVIATION: a URL's credentials are not turned into an `Authorization` value
+        // (which would be `Basic`, unasked). The `Request` constructor refuses a URL with
+        // credentials, and `ClientBuilder::digest_auth_from_url` takes them out of the URL
+        // into the request's credentials for Digest, which answer a challenge only, through
+        // the authentication entry of step 8.21.2.2.
+        // Step 8.21.2.4. If authorizationValue is non-null, then append (`Authorization`,
+        // authorizationValue) to httpRequest's header list.
+        if let Some(value) = authorization_value {
+            http_request
+                .headers
+                .header_list_mut()
+                .push(Bytes::from_static(b"Authorization"), value);
+        }
     }
     // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
     // WebDriver BiDi here.)
@@ -368,9 +411,103 @@ async fn http_network_or_cache_response(
     }
     // Steps 12–14.
     set_response_from_http_request(&mut response, &mut http_request, include_credentials);
-    // Steps 15–16.
-    handle_authentication_statuses(&mut response);
+    // Step 15. If response's status is 401, httpRequest's response tainting is not "cors",
+    // includeCredentials is true, and request's traversable for user prompts is a
+    // traversable navigable:
+    // DEVIATION: there is no one to prompt; a request with credentials for Digest
+    // (`RequestBuilder::digest_auth`) answers the challenge with them instead, and any
+    // other's 401 is returned. An authentication fetch's own 401 is not answered again
+    // here (see `answer_digest_challenge`).
+    if response.status == 401
+        && http_request.response_tainting != ResponseTainting::Cors
+        && include_credentials
+        && !is_authentication_fetch
+    {
+        if let Some(credentials) = fetch_params.request.digest_credentials.clone() {
+            // Boxed, and only then: kept out of the state of every other request's future.
+            return Box::pin(answer_digest_challenge(fetch_params, response, credentials)).await;
+        }
+    }
+    // Step 16.
+    handle_proxy_authentication_status(&mut response);
     response
+}
+
+/// Steps 15.1–15.4 of HTTP-network-or-cache fetch: `response`, a `401` to a request with
+/// `credentials` for Digest, answered by the authentication fetch, when one of its
+/// `WWW-Authenticate` challenges is a `Digest` challenge this client answers; otherwise
+/// `response` as it is.
+///
+/// One authentication fetch per request, and one more only when its `401` says
+/// `stale=true` (RFC 7616 §3.3): a server that answers every `Authorization` with a new
+/// challenge gets two authentication fetches at most, and its last `401` is the fetch's
+/// response.
+async fn answer_digest_challenge(
+    fetch_params: &mut FetchParams<'_>,
+    mut response: Response,
+    credentials: Arc<crate::infra::digest::DigestCredentials>,
+) -> Response {
+    let origin = fetch_params.request.current_url().origin();
+    let mut stale_retry_left = true;
+    loop {
+        // Step 15.1. Needs testing: multiple `WWW-Authenticate` headers, missing, parsing
+        // issues. (Every field is read, each with any number of challenges up to the
+        // limits of `infra::digest`; none, one over a limit or one that is not the grammar
+        // leaves the 401 as it is, as does one with no `Digest` challenge this client
+        // answers. `Basic` is never answered: it goes only when the caller sets it, with
+        // `RequestBuilder::basic_auth`, before any challenge.)
+        let Some(challenge) = super::authentication::digest_challenge(
+            response.headers.header_list().values(b"www-authenticate"),
+        ) else {
+            return response;
+        };
+        let request = &mut fetch_params.request;
+        // Step 15.2. If request's body is non-null, then:
+        if let Some(body) = &request.body {
+            // Step 15.2.1. If request's body's source is null, then return a network error.
+            // DEVIATION: the 401 is returned as it is, so that the caller sees the
+            // server's answer to a body that cannot be sent again (a stream).
+            let Some(source) = body.source_bytes().cloned() else {
+                return response;
+            };
+            // Step 15.2.2. Set request's body to the body of the result of safely
+            // extracting request's body's source.
+            request.body = Some(Body::from_blob_bytes(source));
+        }
+        // Step 15.3. If request's use-URL-credentials flag is unset or
+        // isAuthenticationFetch is true, then:
+        // Step 15.3.1. If fetchParams is canceled, then return the appropriate network
+        // error for fetchParams. (A canceled fetch is dropped at its next await instead.)
+        // Steps 15.3.2–15.3.4. Let username and password be the result of prompting the end
+        // user for a username and password; set the username and the password given
+        // request's current URL and them.
+        // DEVIATION: the username and password are the caller's `credentials`, and the
+        // URL is left as it is; the realm's challenge is kept as the authentication entry
+        // that step 8.21.2 of the authentication fetch answers with.
+        fetch_params.context.authentication_entries.set(
+            origin.clone(),
+            Arc::clone(&credentials),
+            challenge,
+        );
+        // The 401's body is not read: dropping it closes (or frees) its connection.
+        drop(response);
+        // Step 15.4. Set response to the result of running HTTP-network-or-cache fetch
+        // given fetchParams and true.
+        response = http_network_or_cache_fetch(fetch_params, true, false).await;
+        // Not in the spec: an authentication fetch's 401 is not answered again (there is
+        // no user to ask, and a server that answers each `Authorization` with a new
+        // challenge would never be done), but once when its challenge says `stale=true`:
+        // the credentials were right and the nonce had expired.
+        let stale = response.status == 401
+            && super::authentication::digest_challenge(
+                response.headers.header_list().values(b"www-authenticate"),
+            )
+            .is_some_and(|challenge| challenge.stale);
+        if !(stale && stale_retry_left) {
+            return response;
+        }
+        stale_retry_left = false;
+    }
 }
 
 /// The body of httpRequest, the clone of `request` of step 8.2.1 of HTTP-network-or-cache
@@ -393,8 +530,8 @@ fn clone_request_body(request: &mut Request) -> Option<Body> {
 }
 
 /// Step 8.3 of [HTTP-network-or-cache fetch](https://fetch.spec.whatwg.org/#concept-http-network-or-cache-fetch):
-/// includeCredentials, whether `request` carries credentials (cookies and, once there are
-/// authentication entries, `Authorization`). The HTTP cache keeps the responses to
+/// includeCredentials, whether `request` carries credentials (cookies, and the
+/// `Authorization` of an authentication entry). The HTTP cache keeps the responses to
 /// credentialed and anonymous requests apart by it.
 fn include_credentials(request: &Request) -> bool {
     // Step 8.3. Let includeCredentials be true if one of request's credentials mode is
@@ -857,13 +994,10 @@ fn set_response_from_http_request(
     response.request_includes_credentials = include_credentials;
 }
 
-/// Steps 15–16 of HTTP-network-or-cache fetch: a `401 Unauthorized` or a
-/// `407 Proxy Authentication Required` response, which a user agent may answer by
-/// prompting for credentials. There is no one to prompt here: a 407 becomes a network error.
-fn handle_authentication_statuses(response: &mut Response) {
-    // Step 15. If response's status is 401, httpRequest's response tainting is not "cors",
-    // includeCredentials is true, and request's traversable for user prompts is a
-    // traversable navigable: there are no user prompts here, so the 401 is returned.
+/// Step 16 of HTTP-network-or-cache fetch: a `407 Proxy Authentication Required`
+/// response, which a user agent may answer by prompting for credentials. There is no one
+/// to prompt here: a 407 becomes a network error.
+fn handle_proxy_authentication_status(response: &mut Response) {
     // Step 16. If response's status is 407, then:
     // Step 16.1. If request's traversable for user prompts is "no-traversable", then return
     // a network error.

@@ -7,6 +7,7 @@
 //! races these futures against the request's signal and drops them when it fires, which
 //! ends every stage (DNS, connect, TLS, headers) at once.
 
+pub(crate) mod authentication;
 pub(crate) mod bad_port;
 pub(crate) mod checks;
 pub(crate) mod cors;
@@ -69,6 +70,9 @@ pub(crate) struct FetchContext {
     /// ([`ClientBuilder::expect_continue`](crate::ClientBuilder::expect_continue)), unless
     /// the request says otherwise.
     pub(crate) expect_continue: Option<std::time::Duration>,
+    /// The client's [authentication entries](https://fetch.spec.whatwg.org/#authentication-entries)
+    /// (HTTP Digest), read only for requests with credentials for it.
+    pub(crate) authentication_entries: Arc<authentication::AuthenticationEntries>,
 }
 
 /// The cookie store of a client with cookies enabled.
@@ -121,7 +125,7 @@ pub(crate) struct BodyLimits {
 /// the client context it is fetched in.
 pub(crate) struct FetchParams<'a> {
     /// <https://fetch.spec.whatwg.org/#fetch-params-request>. Borrowed from the caller of
-    /// [`fetch`], which keeps it where it was made: a request (440 bytes) moved into each
+    /// [`fetch`], which keeps it where it was made: a request (456 bytes) moved into each
     /// future that takes it is copied each time.
     pub(crate) request: &'a mut Request,
     /// <https://fetch.spec.whatwg.org/#fetch-params-timing-info>.

@@ -155,6 +155,10 @@ pub(crate) async fn http_redirect_fetch(
             name.eq_ignore_ascii_case(b"cookie")
                 || name.eq_ignore_ascii_case(b"proxy-authorization")
         });
+        // Not in the spec either: the caller's credentials for Digest
+        // (`RequestBuilder::digest_auth`) are for the request's first origin, as its
+        // `Authorization` header is: another origin's challenge is not answered.
+        request.digest_credentials = None;
     }
     // Step 14. If request's body is non-null, then set request's body to the body of the
     // result of safely extracting request's body's source. (Bytes of files on disk are

@@ -35,6 +35,7 @@ use super::socks;
 use super::timing::ConnectionTiming;
 use super::tls::{TlsInfo, TlsSetup};
 use crate::error::{BoxError, NetworkError, TimeoutKind};
+use crate::infra::digest::DigestChallenge;
 use crate::peer::Peer;
 
 /// A caller's resolver: addresses for a lowercase host name, or `None` to ask DNS.
@@ -241,25 +242,59 @@ impl Connector {
         deadline: Option<Instant>,
     ) -> Result<Connected, NetworkError> {
         match proxy.kind {
-            ProxyKind::Http => {
-                let tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
-                let addr = tcp.peer_addr().ok();
-                self.through_http_proxy(tcp, proxy, key, host, port, timing, addr)
-                    .await
-            }
-            ProxyKind::Https => {
-                let tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
-                let addr = tcp.peer_addr().ok();
-                // The proxy's TLS is not recorded: only the origin's is the response's.
-                let tls = self.handshake_proxy_tls(tcp, proxy).await?;
-                self.through_http_proxy(tls, proxy, key, host, port, timing, addr)
-                    .await
+            ProxyKind::Http | ProxyKind::Https => {
+                // A `407` with a `Digest` challenge, to a proxy with credentials for it:
+                // answered on a new connection, once, and once more for `stale=true`.
+                let mut answered = false;
+                let mut stale_retry_left = true;
+                loop {
+                    let connected = self
+                        .through_http_proxy_once(proxy, key, host, port, timing, deadline)
+                        .await;
+                    let (Err(error), Some(digest)) = (&connected, &proxy.digest) else {
+                        return connected;
+                    };
+                    let Some(challenge) = digest_challenge_of(error) else {
+                        return connected;
+                    };
+                    if answered {
+                        if !(challenge.stale && stale_retry_left) {
+                            return connected;
+                        }
+                        stale_retry_left = false;
+                    }
+                    answered = true;
+                    digest.set_challenge(challenge);
+                }
             }
             ProxyKind::Socks5 | ProxyKind::Socks5h => {
                 self.through_socks(proxy, key, host, port, timing, deadline)
                     .await
             }
         }
+    }
+
+    /// A connection to the HTTP(S) `proxy` (TLS to an `https:` one), then through it.
+    async fn through_http_proxy_once(
+        &self,
+        proxy: &Proxy,
+        key: &Key,
+        host: &str,
+        port: u16,
+        timing: &mut ConnectionTiming,
+        deadline: Option<Instant>,
+    ) -> Result<Connected, NetworkError> {
+        let tcp = self.connect_proxy(proxy, key, timing, deadline).await?;
+        let addr = tcp.peer_addr().ok();
+        if proxy.kind == ProxyKind::Http {
+            return self
+                .through_http_proxy(tcp, proxy, key, host, port, timing, addr)
+                .await;
+        }
+        // The proxy's TLS is not recorded: only the origin's is the response's.
+        let tls = self.handshake_proxy_tls(tcp, proxy).await?;
+        self.through_http_proxy(tls, proxy, key, host, port, timing, addr)
+            .await
     }
 
     /// TCP to `proxy`; failures say it was the proxy that could not be reached. The
@@ -536,7 +571,12 @@ where
     // The authority-form target: host and port, never userinfo. An IPv6 host keeps
     // its brackets.
     let target = format!("{}:{port}", key.authority.host());
-    let head = connect_head(&target, proxy, user_agent);
+    // The answer to the proxy's last `Digest` challenge, if it has credentials for it.
+    let digest = proxy
+        .digest
+        .as_ref()
+        .and_then(|digest| digest.authorization("CONNECT", &target));
+    let head = connect_head(&target, proxy, digest.as_ref(), user_agent);
     let io_failed = |error: io::Error| {
         NetworkError::Connect(Box::new(ProxyFailed::new(
             format!("CONNECT {target} through proxy {} failed", proxy.url()),
@@ -583,11 +623,11 @@ where
         )
     })?;
     if !status.is_success() {
-        return Err(NetworkError::Connect(Box::new(ProxyRefused::new(
-            status,
-            proxy.url(),
-            target,
-        ))));
+        let mut refused = ProxyRefused::new(status, proxy.url(), target);
+        if status == http::StatusCode::PROXY_AUTHENTICATION_REQUIRED && proxy.digest.is_some() {
+            refused.digest_challenge = proxy_digest_challenge(buf.get(..end).unwrap_or_default());
+        }
+        return Err(NetworkError::Connect(Box::new(refused)));
     }
     // The origin speaks only after the client (its TLS client hello, or its request):
     // anything already here is not the origin's.
@@ -607,7 +647,12 @@ where
 /// `User-Agent` and the proxy's credentials, then the proxy's own headers, which replace
 /// either of those two when they have one of the same name (see [`Proxy::headers`]).
 /// Names are in title case, as browsers and curl write a `CONNECT`'s.
-fn connect_head(target: &str, proxy: &Proxy, user_agent: Option<&HeaderValue>) -> Vec<u8> {
+fn connect_head(
+    target: &str,
+    proxy: &Proxy,
+    digest: Option<&HeaderValue>,
+    user_agent: Option<&HeaderValue>,
+) -> Vec<u8> {
     let own = proxy.headers.as_deref();
     let overridden = |name: &http::HeaderName| own.is_some_and(|own| own.contains_key(name));
     let mut head = Vec::with_capacity(128);
@@ -622,6 +667,7 @@ fn connect_head(target: &str, proxy: &Proxy, user_agent: Option<&HeaderValue>) -
     if let Some(authorization) = proxy
         .authorization
         .as_ref()
+        .or(digest)
         .filter(|_| !overridden(&PROXY_AUTHORIZATION))
     {
         h1::write_field(&mut head, &PROXY_AUTHORIZATION, authorization, true);
@@ -631,6 +677,30 @@ fn connect_head(target: &str, proxy: &Proxy, user_agent: Option<&HeaderValue>) -
     }
     head.extend_from_slice(b"\r\n");
     head
+}
+
+/// The strongest `Digest` challenge of the `Proxy-Authenticate` fields of a `407` to a
+/// `CONNECT` (`head`, at most [`MAX_CONNECT_HEAD`] bytes and 64 fields), if any.
+fn proxy_digest_challenge(head: &[u8]) -> Option<Box<DigestChallenge>> {
+    let mut fields = [httparse::EMPTY_HEADER; 64];
+    let mut response = httparse::Response::new(&mut fields);
+    response.parse(head).ok()?;
+    let values = response
+        .headers
+        .iter()
+        .filter(|field| field.name.eq_ignore_ascii_case("proxy-authenticate"))
+        .map(|field| field.value);
+    let challenges = crate::infra::digest::parse_challenges(values).ok()?;
+    DigestChallenge::strongest(&challenges).map(Box::new)
+}
+
+/// The `Digest` challenge a proxy's refusal of a `CONNECT` carries, if any.
+fn digest_challenge_of(error: &NetworkError) -> Option<DigestChallenge> {
+    let NetworkError::Connect(source) = error else {
+        return None;
+    };
+    let refused = source.downcast_ref::<ProxyRefused>()?;
+    refused.digest_challenge.as_deref().cloned()
 }
 
 /// The status code of the response head in `head` (`HTTP/1.x NNN reason`).
@@ -725,7 +795,7 @@ mod tests {
         let user_agent = HeaderValue::from_static("my-app/1.0");
         let proxy = Proxy::all("http://u:p@proxy:3128").unwrap();
         assert_eq!(
-            String::from_utf8(connect_head("a.test:443", &proxy, Some(&user_agent))).unwrap(),
+            String::from_utf8(connect_head("a.test:443", &proxy, None, Some(&user_agent))).unwrap(),
             "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\nUser-Agent: my-app/1.0\r\n\
              Proxy-Authorization: Basic dTpw\r\n\r\n"
         );
@@ -737,13 +807,13 @@ mod tests {
         own.insert("x-proxy-region", HeaderValue::from_static("eu"));
         let proxy = proxy.headers(own);
         assert_eq!(
-            String::from_utf8(connect_head("[::1]:8443", &proxy, Some(&user_agent))).unwrap(),
+            String::from_utf8(connect_head("[::1]:8443", &proxy, None, Some(&user_agent))).unwrap(),
             "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nUser-Agent: my-app/1.0\r\n\
              Proxy-Authorization: Bearer dA==\r\nX-Proxy-Region: eu\r\n\r\n"
         );
         let plain = Proxy::all("http://proxy:3128").unwrap();
         assert_eq!(
-            String::from_utf8(connect_head("a.test:443", &plain, None)).unwrap(),
+            String::from_utf8(connect_head("a.test:443", &plain, None, None)).unwrap(),
             "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n"
         );
     }

@@ -26,6 +26,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use percent_encoding::percent_decode_str;
 
 use crate::error::Error;
+use crate::infra::digest::{DigestChallenge, DigestCredentials, DigestSession};
 use crate::infra::forgiving_base64_encode;
 
 /// A proxy, and which requests it carries.
@@ -100,6 +101,9 @@ pub struct Proxy {
     pub(crate) authorization: Option<HeaderValue>,
     /// The same credentials for a SOCKS5 proxy's username/password authentication.
     pub(crate) credentials: Option<Arc<Credentials>>,
+    /// Credentials for Digest, from [`Proxy::digest_auth`], and the proxy's last
+    /// challenge; shared by the clones of this `Proxy`.
+    pub(crate) digest: Option<Arc<ProxyDigest>>,
     /// Header fields of the proxy's own, from [`Proxy::headers`]: on each `CONNECT` and
     /// each request forwarded to an HTTP proxy. `None` when there are none.
     pub(crate) headers: Option<Arc<HeaderMap>>,
@@ -188,6 +192,7 @@ impl fmt::Debug for Proxy {
             .field("intercept", &self.intercept)
             .field("url", &self.url())
             .field("credentials", &self.credentials.is_some())
+            .field("digest", &self.digest.is_some())
             // Names only: a value may be a credential.
             .field(
                 "headers",
@@ -276,6 +281,7 @@ impl Proxy {
             authority,
             authorization: None,
             credentials: None,
+            digest: None,
             headers: None,
             no_proxy: NoProxy::default(),
         };
@@ -303,7 +309,51 @@ impl Proxy {
         self.with_credentials(username.as_bytes().to_vec(), password.as_bytes().to_vec())
     }
 
+    /// Authenticates to an HTTP proxy with HTTP Digest ([RFC 7616]), replacing credentials
+    /// from the URL or [`basic_auth`](Self::basic_auth): requests go without
+    /// `Proxy-Authorization` until the proxy answers `407 Proxy Authentication Required`
+    /// with a `Proxy-Authenticate: Digest` challenge. A request forwarded to the proxy
+    /// (an `http:` URL, in absolute-form) is then sent again, once, with the answer (once
+    /// more for `stale=true`), and the requests after it answer the proxy's last challenge
+    /// before being asked, with the next `nc`; a `407` after that is the response, which
+    /// the fetch algorithm makes a network error. The strongest challenge is answered
+    /// (SHA-512-256, SHA-256, MD5, each also `-sess`; `qop=auth`, or none); a proxy that
+    /// offers only `Basic` gets nothing. A body that cannot be sent twice (a stream) is
+    /// not sent again.
+    ///
+    /// A `CONNECT` that opens a tunnel (for an `https:` URL, or a WebSocket handshake) is
+    /// answered the same way, on a new connection to the proxy, the request-target being
+    /// the tunnel's `host:port`; a `407` after that fails the request with a
+    /// [`ProxyRefused`]. A SOCKS5 proxy gets no credentials from this.
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::http("http://user:ignored@proxy.internal:3128")?
+    ///     .digest_auth("alice", "secret");
+    /// // The credentials stay out of logs.
+    /// assert!(!format!("{proxy:?}").contains("secret"));
+    /// let client = whatwg_fetch::Client::builder().proxy(proxy).build()?;
+    /// # let _ = client;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// [RFC 7616]: https://www.rfc-editor.org/rfc/rfc7616
+    pub fn digest_auth(mut self, username: &str, password: &str) -> Proxy {
+        self.authorization = None;
+        self.credentials = None;
+        self.digest = Some(Arc::new(ProxyDigest {
+            credentials: DigestCredentials {
+                username: username.to_owned(),
+                password: password.to_owned(),
+            },
+            session: std::sync::Mutex::default(),
+        }));
+        self
+    }
+
     fn with_credentials(mut self, username: Vec<u8>, password: Vec<u8>) -> Proxy {
+        self.digest = None;
         // Base64 (RFC 4648 §4, padded): the same encoding as forgiving-base64 encode.
         let mut pair = Vec::with_capacity(username.len() + 1 + password.len());
         pair.extend_from_slice(&username);
@@ -562,6 +612,46 @@ fn without_userinfo(url: &str) -> String {
     }
 }
 
+/// An HTTP proxy's credentials for Digest ([`Proxy::digest_auth`]) and the session on its
+/// last challenge.
+pub(crate) struct ProxyDigest {
+    credentials: DigestCredentials,
+    session: std::sync::Mutex<Option<DigestSession>>,
+}
+
+impl ProxyDigest {
+    /// The `Proxy-Authorization` value for a request with `method` to `target` (its
+    /// absolute-form request-target), answering the proxy's last challenge with the next
+    /// `nc`; `None` before the first challenge.
+    pub(crate) fn authorization(&self, method: &str, target: &str) -> Option<HeaderValue> {
+        let mut session = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let value = session
+            .as_mut()?
+            .authorize(&self.credentials, method, target, None)?;
+        let mut value = HeaderValue::try_from(value).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    }
+
+    /// Keeps `challenge`, from the proxy's `407`, in place of the last one.
+    pub(crate) fn set_challenge(&self, challenge: DigestChallenge) {
+        *self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(DigestSession::new(challenge));
+    }
+}
+
+/// The `Proxy-Authorization` a request forwarded to a proxy with credentials for Digest
+/// carries in its extensions: written only when the request goes to the proxy in
+/// absolute-form, never into a tunnel.
+#[derive(Clone, Debug)]
+pub(crate) struct ProxyDigestAuthorization(pub(crate) HeaderValue);
+
 /// The answer of an HTTP proxy that refused to open a `CONNECT` tunnel: the source of
 /// the [`NetworkError::Connect`](crate::NetworkError::Connect) a request through it fails
 /// with. `407 Proxy Authentication Required` means the proxy wants (other) credentials.
@@ -582,6 +672,8 @@ pub struct ProxyRefused {
     /// The proxy's URL, without credentials.
     proxy: String,
     target: String,
+    /// The strongest `Digest` challenge of a `407`, for a proxy with credentials for it.
+    pub(crate) digest_challenge: Option<Box<DigestChallenge>>,
 }
 
 impl ProxyRefused {
@@ -590,6 +682,7 @@ impl ProxyRefused {
             status,
             proxy,
             target,
+            digest_challenge: None,
         }
     }
 
@@ -614,7 +707,10 @@ impl fmt::Display for ProxyRefused {
             self.proxy, self.target, self.status
         )?;
         if self.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED {
-            f.write_str(" (the proxy requires authentication; give credentials in the proxy URL)")?;
+            f.write_str(
+                " (the proxy requires authentication; give credentials in the proxy URL, or \
+                 with Proxy::basic_auth or Proxy::digest_auth)",
+            )?;
         }
         Ok(())
     }

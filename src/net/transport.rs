@@ -148,6 +148,20 @@ impl Transport for HyperTransport {
             version = tracing::field::Empty,
             status = tracing::field::Empty,
         );
+        // A request an HTTP proxy with credentials for Digest may get in absolute-form:
+        // a path of its own, so that no other request pays for it.
+        if self
+            .inner
+            .connector
+            .proxies
+            .iter()
+            .any(|proxy| proxy.digest.is_some())
+        {
+            let sending = send_with_proxy_digest(Arc::clone(&self.inner), request, options);
+            #[cfg(feature = "tracing")]
+            let sending = in_span(span, sending);
+            return Box::pin(sending);
+        }
         // The future of `Inner::send` itself, not one that awaits it: a future is moved
         // whole, and a second layer would move its 1.6 KB once more.
         let sending = Arc::clone(&self.inner).send(request, options);
@@ -155,6 +169,72 @@ impl Transport for HyperTransport {
         let sending = in_span(span, sending);
         Box::pin(sending)
     }
+}
+
+/// Sends `request` through `inner`, answering a forwarding proxy's `407` with Digest
+/// ([`Proxy::digest_auth`](super::Proxy::digest_auth)): the request goes with the answer
+/// to the proxy's last challenge, if any; a `407` with a `Proxy-Authenticate: Digest`
+/// challenge sends it again with the answer, once, and once more when that one is
+/// answered `stale=true`. A `407` after that, or one with no challenge this client
+/// answers, or to a request whose body cannot be sent again, is the response.
+async fn send_with_proxy_digest(
+    inner: Arc<Inner>,
+    mut request: Request<RequestBody>,
+    options: SendOptions,
+) -> Result<Response<ResponseBody>, NetworkError> {
+    let Some((digest, target)) = inner.forward_digest(&request, &options) else {
+        return inner.send(request, options).await;
+    };
+    let method = request.method().as_str().to_owned();
+    let mut answered = false;
+    let mut stale_retry_left = true;
+    loop {
+        if let Some(value) = digest.authorization(&method, &target) {
+            request
+                .extensions_mut()
+                .insert(super::proxy::ProxyDigestAuthorization(value));
+        }
+        let spare = copy_request(&request);
+        let response = Arc::clone(&inner).send(request, options.clone()).await?;
+        if response.status() != StatusCode::PROXY_AUTHENTICATION_REQUIRED {
+            return Ok(response);
+        }
+        let challenges = crate::infra::digest::parse_challenges(
+            response
+                .headers()
+                .get_all(http::header::PROXY_AUTHENTICATE)
+                .iter()
+                .map(HeaderValue::as_bytes),
+        );
+        let challenge = challenges
+            .ok()
+            .and_then(|challenges| crate::infra::digest::DigestChallenge::strongest(&challenges));
+        let (Some(challenge), Some(again)) = (challenge, spare) else {
+            return Ok(response);
+        };
+        if answered {
+            if !(challenge.stale && stale_retry_left) {
+                return Ok(response);
+            }
+            stale_retry_left = false;
+        }
+        answered = true;
+        digest.set_challenge(challenge);
+        // The 407's body is not read: dropping it closes (or frees) its connection.
+        drop(response);
+        request = again;
+    }
+}
+
+/// A copy of `request` to send again, or `None` when its body cannot be.
+fn copy_request(request: &Request<RequestBody>) -> Option<Request<RequestBody>> {
+    let mut copy = Request::new(request.body().try_clone()?);
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    *copy.extensions_mut() = request.extensions().clone();
+    Some(copy)
 }
 
 /// Runs `sending` in `span`, and records the response's version and status on it.
@@ -172,6 +252,33 @@ async fn in_span(
 }
 
 impl Inner {
+    /// The credentials for Digest of the proxy `request` is forwarded to in absolute-form,
+    /// if it is and the proxy has some, and the request-target it goes with there.
+    fn forward_digest(
+        &self,
+        request: &Request<RequestBody>,
+        options: &SendOptions,
+    ) -> Option<(Arc<super::proxy::ProxyDigest>, String)> {
+        let mut key = origin_key(request.uri()).ok()?;
+        key.http1_only =
+            options.http1_only || options.websocket || options.version == Some(Version::HTTP_11);
+        self.connector.route(&mut key);
+        let digest = key
+            .forwards_to_proxy()
+            .then(|| self.connector.proxy(&key))
+            .flatten()?
+            .digest
+            .clone()?;
+        let path = request
+            .uri()
+            .path_and_query()
+            .map(|target| target.as_str())
+            .filter(|target| !target.is_empty())
+            .unwrap_or("/");
+        let target = format!("http://{}{path}", without_userinfo(key.authority.as_str()));
+        Some((digest, target))
+    }
+
     #[expect(
         clippy::manual_async_fn,
         reason = "an `async fn` keeps its parameters apart from the locals they move into"
@@ -493,7 +600,14 @@ impl Inner {
                 let head = Head {
                     absolute: forward.then(|| without_userinfo(key.authority.as_str())),
                     host: host.as_ref(),
-                    proxy_authorization: proxy.and_then(|proxy| proxy.authorization.as_ref()),
+                    proxy_authorization: proxy.and_then(|proxy| {
+                        proxy.authorization.as_ref().or_else(|| {
+                            request
+                                .extensions()
+                                .get::<super::proxy::ProxyDigestAuthorization>()
+                                .map(|digest| &digest.0)
+                        })
+                    }),
                     proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
                 };
                 let request_start = std::time::Instant::now();
@@ -1034,7 +1148,14 @@ impl Inner {
         let head = Head {
             absolute: forward.then(|| without_userinfo(key.authority.as_str())),
             host: host.as_ref(),
-            proxy_authorization: proxy.and_then(|proxy| proxy.authorization.as_ref()),
+            proxy_authorization: proxy.and_then(|proxy| {
+                proxy.authorization.as_ref().or_else(|| {
+                    request
+                        .extensions()
+                        .get::<super::proxy::ProxyDigestAuthorization>()
+                        .map(|digest| &digest.0)
+                })
+            }),
             proxy_headers: proxy.and_then(|proxy| proxy.headers.as_deref()),
         };
         let message = super::h1::encode_message(request, body, &head, pipe.title_case())
