@@ -57,13 +57,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut response = Client::new().get(&url).send().await?;
     println!("{} {url}", response.status());
     let body = response.bytes().await?;
-    println!("body: {:?} ({} bytes)", String::from_utf8_lossy(&body), body.len());
+    println!(
+        "body: {:?} ({} bytes)",
+        String::from_utf8_lossy(&body),
+        body.len()
+    );
     // After the body: the fields that came after it (`None` for a body that had none).
     let trailers = response.trailers().await?.ok_or("no trailers")?;
     for (name, value) in &trailers {
         println!("trailer {name}: {}", value.to_str()?);
     }
-    let sum: String = Sha256::digest(&body).iter().map(|b| format!("{b:02x}")).collect();
+    let sum: String = Sha256::digest(&body)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let sent = trailers
         .get("x-content-sha256")
         .ok_or("no checksum")?
