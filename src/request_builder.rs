@@ -292,7 +292,7 @@ impl RequestBuilder {
     /// - **Credentials mode**: with `credentials: "omit"`, or a cross-origin request of
     ///   a browser-like client not in `"include"`, nothing is answered.
     ///
-    /// A proxy's credentials are the [`Proxy`](crate::Proxy)'s (Basic). See
+    /// A proxy's credentials are the [`Proxy`]'s (Basic). See
     /// `examples/digest_auth.rs` for a whole exchange with a server.
     ///
     /// ```
