@@ -798,3 +798,35 @@ async fn https_records_off_or_a_resolver_override_asks_no_name_server() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn an_answer_of_40_records_of_40_alpn_ids_is_cut_to_16_of_16() {
+    bounded(async {
+        // 40 records, priorities 40 down to 1, each with 40 ALPN ids: too long for UDP,
+        // the answer comes over TCP.
+        let ids: Vec<String> = (0..40).map(|n| format!("proto-{n}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let records = (1..=40u16)
+            .rev()
+            .map(|priority| https_record(priority, "", &[alpn(&ids), port(8443)]))
+            .collect();
+        let dns = NameServer::start(zone(&[(
+            "_8443._https.many.hickory.test",
+            Answer::Https(Vec::new(), records),
+        )]))
+        .await;
+        let resolver = dns.resolver(Duration::from_secs(3), 1);
+        let found = resolver
+            .resolve_https("many.hickory.test", 8443)
+            .unwrap()
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 16);
+        // The most preferred ones, in order.
+        let priorities: Vec<u16> = found.iter().map(|record| record.priority).collect();
+        assert_eq!(priorities, (1..=16).collect::<Vec<u16>>());
+        assert!(found.iter().all(|record| record.alpn.len() == 16));
+        assert!(dns.zone.tcp_questions.load(Ordering::SeqCst) >= 1);
+    })
+    .await;
+}
