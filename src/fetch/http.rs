@@ -1369,7 +1369,8 @@ fn from_http_response(http_response: http::Response<crate::net::ResponseBody>) -
     let status = http_response.status().as_u16();
     let status_message = crate::net::status_text(&http_response);
     let (mut parts, mut body) = http_response.into_parts();
-    let mut list = HeaderList::from(&parts.headers);
+    // Kept as the map it is until the list is changed or its fields borrowed as `Bytes`.
+    let mut list = HeaderList::from_received(std::mem::take(&mut parts.headers));
     // The fields whose values hold a control byte (HTTP/1.1 reads them, a `HeaderValue`
     // cannot hold them), after the others.
     if let Some(raw) = parts.extensions.remove::<crate::net::RawFields>() {

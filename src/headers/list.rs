@@ -7,8 +7,8 @@ use bytes::{Bytes, BytesMut};
 use super::sets::normalize_header_value;
 use crate::error::{Error, Result};
 use crate::infra::{
-    collect_a_sequence_of_bytes, collect_an_http_quoted_string, is_token, isomorphic_decode,
-    trim_http_tab_or_space,
+    collect_a_sequence_of_bytes, collect_an_http_quoted_string, is_http_whitespace_byte, is_token,
+    isomorphic_decode, trim_http_tab_or_space,
 };
 use crate::mime::MimeType;
 
@@ -29,11 +29,53 @@ use crate::mime::MimeType;
 /// // The second name reuses the case of the first.
 /// assert_eq!(list.iter().nth(1), Some((&b"Accept"[..], &b"*/*"[..])));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct HeaderList {
-    /// The headers, in order: (name, value).
-    headers: Vec<(Bytes, Bytes)>,
+    fields: Fields,
 }
+
+/// What a [`HeaderList`] holds (in the room of a `Vec`: the box takes its niche).
+#[derive(Clone)]
+enum Fields {
+    /// The headers, in order: (name, value).
+    List(Vec<(Bytes, Bytes)>),
+    /// The fields of a response as the network layer received them, kept as its map
+    /// until the list is changed or borrowed as [`Bytes`]: a response whose headers are
+    /// only looked up (as most are) is never converted, value by value, into a list.
+    Received(Box<Received>),
+}
+
+impl Default for HeaderList {
+    fn default() -> HeaderList {
+        HeaderList {
+            fields: Fields::List(Vec::new()),
+        }
+    }
+}
+
+/// A received header map, every value of which is already
+/// [normalized](normalize_header_value), with its list once made.
+#[derive(Clone)]
+struct Received {
+    map: http::HeaderMap,
+    list: std::sync::OnceLock<Vec<(Bytes, Bytes)>>,
+}
+
+impl std::fmt::Debug for HeaderList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeaderList")
+            .field("headers", &self.list())
+            .finish()
+    }
+}
+
+impl PartialEq for HeaderList {
+    fn eq(&self, other: &HeaderList) -> bool {
+        self.len() == other.len() && self.fields().eq(other.fields())
+    }
+}
+
+impl Eq for HeaderList {}
 
 /// The result of an algorithm that returns null, failure, or a value, as
 /// [extract a length](https://fetch.spec.whatwg.org/#header-list-extract-a-length) and
@@ -78,29 +120,35 @@ impl HeaderList {
     /// An empty header list with room for `capacity` headers.
     pub fn with_capacity(capacity: usize) -> HeaderList {
         HeaderList {
-            headers: Vec::with_capacity(capacity),
+            fields: Fields::List(Vec::with_capacity(capacity)),
         }
     }
 
     /// The number of headers, counting repeated names separately.
     pub fn len(&self) -> usize {
-        self.headers.len()
+        match &self.fields {
+            Fields::List(headers) => headers.len(),
+            Fields::Received(received) => received.map.len(),
+        }
     }
 
     /// Whether the list has no headers.
     pub fn is_empty(&self) -> bool {
-        self.headers.is_empty()
+        self.len() == 0
     }
 
     /// Removes every header.
     pub fn clear(&mut self) {
-        self.headers.clear();
+        match &mut self.fields {
+            Fields::List(headers) => headers.clear(),
+            Fields::Received(_) => self.fields = Fields::List(Vec::new()),
+        }
     }
 
     /// The headers in order, as (name, value) with the names' stored case.
     pub fn iter(&self) -> Iter<'_> {
         Iter {
-            inner: self.headers.iter(),
+            inner: self.list().iter(),
         }
     }
 
@@ -108,24 +156,26 @@ impl HeaderList {
     pub fn iter_bytes(
         &self,
     ) -> impl ExactSizeIterator<Item = (&Bytes, &Bytes)> + DoubleEndedIterator {
-        self.headers.iter().map(|(name, value)| (name, value))
+        self.list().iter().map(|(name, value)| (name, value))
     }
 
     /// The values of the headers named `name` (byte-case-insensitively), in order.
     pub fn values<'a>(&'a self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.headers
-            .iter()
+        self.fields()
             .filter(move |(header_name, _)| header_name.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_ref())
+            .map(|(_, value)| value)
     }
 
     /// Whether the list [contains](https://fetch.spec.whatwg.org/#header-list-contains) a header
     /// whose name is a byte-case-insensitive match for `name`.
     pub fn contains(&self, name: impl AsRef<[u8]>) -> bool {
         let name = name.as_ref();
-        self.headers
-            .iter()
-            .any(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+        match &self.fields {
+            Fields::List(headers) => position(headers, name).is_some(),
+            Fields::Received(_) => self
+                .fields()
+                .any(|(header_name, _)| header_name.eq_ignore_ascii_case(name)),
+        }
     }
 
     /// [Get](https://fetch.spec.whatwg.org/#concept-header-list-get) `name`: null, or the values
@@ -134,21 +184,28 @@ impl HeaderList {
     /// A single value is returned without copying.
     pub fn get(&self, name: impl AsRef<[u8]>) -> Option<Bytes> {
         let name = name.as_ref();
-        let mut values = self
-            .headers
-            .iter()
-            .filter(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value);
+        // A received map's values are not `Bytes` until its list is made: they are copied.
+        let single = match &self.fields {
+            Fields::Received(received) if received.list.get().is_none() => None,
+            _ => Some(
+                self.list()
+                    .iter()
+                    .filter(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+                    .map(|(_, value)| value),
+            ),
+        };
         // Step 1. If list does not contain name, then return null.
-        let first = values.next()?;
         // Step 2. Return the values of all headers in list whose name is a byte-case-insensitive
         // match for name, separated from each other by 0x2C 0x20, in order.
-        let Some(second) = values.next() else {
-            return Some(first.clone());
-        };
-        let mut combined = Vec::with_capacity(first.len() + 2 + second.len());
-        combined.extend_from_slice(first);
-        for value in std::iter::once(second).chain(values) {
+        if let Some(mut values) = single {
+            let first = values.next()?;
+            if values.next().is_none() {
+                return Some(first.clone());
+            }
+        }
+        let mut values = self.values(name);
+        let mut combined = values.next()?.to_vec();
+        for value in values {
             combined.extend_from_slice(b", ");
             combined.extend_from_slice(value);
         }
@@ -191,20 +248,21 @@ impl HeaderList {
     pub fn append(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = Bytes::copy_from_slice(value.as_ref());
+        let headers = self.list_mut();
         // Step 1. If list contains name, then set name to the first such header's name.
-        let name = match self.find(name) {
+        let name = match find(headers, name) {
             Some(existing) => existing.clone(),
             None => Bytes::copy_from_slice(name),
         };
         // Step 2. Append (name, value) to list.
-        self.headers.push((name, value));
+        headers.push((name, value));
     }
 
     /// [Delete](https://fetch.spec.whatwg.org/#concept-header-list-delete) `name`: remove all
     /// headers whose name is a byte-case-insensitive match for `name`.
     pub fn delete(&mut self, name: impl AsRef<[u8]>) {
         let name = name.as_ref();
-        self.headers
+        self.list_mut()
             .retain(|(header_name, _)| !header_name.eq_ignore_ascii_case(name));
     }
 
@@ -214,12 +272,13 @@ impl HeaderList {
     pub fn set(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = Bytes::copy_from_slice(value.as_ref());
+        let headers = self.list_mut();
         // Step 1. If list contains name, then set the value of the first such header to value
         // and remove the others.
-        if let Some(first) = self.position(name) {
+        if let Some(first) = position(headers, name) {
             let mut index = 0;
             let mut value = Some(value);
-            self.headers.retain_mut(|(header_name, header_value)| {
+            headers.retain_mut(|(header_name, header_value)| {
                 let keep = if index == first {
                     if let Some(value) = value.take() {
                         *header_value = value;
@@ -233,7 +292,7 @@ impl HeaderList {
             });
         } else {
             // Step 2. Otherwise, append (name, value) to list.
-            self.headers.push((Bytes::copy_from_slice(name), value));
+            headers.push((Bytes::copy_from_slice(name), value));
         }
     }
 
@@ -242,10 +301,10 @@ impl HeaderList {
     pub fn combine(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = value.as_ref();
+        let headers = self.list_mut();
         // Step 1. If list contains name, then set the value of the first such header to its
         // value, followed by 0x2C 0x20, followed by value.
-        if let Some((_, header_value)) = self
-            .headers
+        if let Some((_, header_value)) = headers
             .iter_mut()
             .find(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
         {
@@ -256,8 +315,7 @@ impl HeaderList {
             *header_value = Bytes::from(combined);
         } else {
             // Step 2. Otherwise, append (name, value) to list.
-            self.headers
-                .push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+            headers.push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
         }
     }
 
@@ -281,13 +339,13 @@ impl HeaderList {
     /// ```
     pub fn sort_and_combine(&self) -> HeaderList {
         // Step 1. Let headers be a header list.
-        let mut headers = HeaderList::with_capacity(self.headers.len());
+        let mut headers = HeaderList::with_capacity(self.len());
         // Step 2. Let names be the result of convert header names to a sorted-lowercase set with
         // all the names of the headers in list.
         // (Each header is paired with its lowercased name and the list sorted stably, so each
         // name's values stay together and in order: the same result as getting each name.)
         let mut lowercased: Vec<(Bytes, &Bytes)> = self
-            .headers
+            .list()
             .iter()
             .map(|(name, value)| (lowercase_name(name), value))
             .collect();
@@ -304,7 +362,7 @@ impl HeaderList {
                 // a byte-case-insensitive match for name, in order.
                 // Step 3.1.2. For each value of values: append (name, value) to headers.
                 for (_, value) in group {
-                    headers.headers.push((name.clone(), Bytes::clone(value)));
+                    headers.push(name.clone(), Bytes::clone(value));
                 }
             } else {
                 // Step 3.2. Otherwise:
@@ -324,7 +382,7 @@ impl HeaderList {
                         Bytes::from(combined)
                     }
                 };
-                headers.headers.push((name.clone(), value));
+                headers.push(name.clone(), value);
             }
         }
         // Step 4. Return headers.
@@ -369,7 +427,7 @@ impl HeaderList {
         // Step 3. Let values be an empty list.
         let mut values = Vec::new();
         // Step 4. For each header header list contains whose name is name:
-        for (header_name, value) in &self.headers {
+        for (header_name, value) in self.fields() {
             if !header_name.eq_ignore_ascii_case(name) {
                 continue;
             }
@@ -521,32 +579,128 @@ impl HeaderList {
             .is_some_and(|first| first.eq_ignore_ascii_case(b"nosniff"))
     }
 
-    /// The first header whose name matches `name`, by index.
-    fn position(&self, name: &[u8]) -> Option<usize> {
-        self.headers
-            .iter()
-            .position(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
-    }
-
-    /// The stored name of the first header whose name matches `name`.
-    fn find(&self, name: &[u8]) -> Option<&Bytes> {
-        self.headers
-            .iter()
-            .find(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
-            .map(|(header_name, _)| header_name)
-    }
-
     /// A copy with room for `extra` more headers, so appending them does not reallocate.
     pub(crate) fn clone_with_spare_capacity(&self, extra: usize) -> HeaderList {
-        let mut headers = Vec::with_capacity(self.headers.len() + extra);
-        headers.extend(self.headers.iter().cloned());
-        HeaderList { headers }
+        let list = self.list();
+        let mut headers = Vec::with_capacity(list.len() + extra);
+        headers.extend(list.iter().cloned());
+        HeaderList {
+            fields: Fields::List(headers),
+        }
     }
 
     /// Appends without looking for an existing name: for building a list whose names are
     /// already consistent (a copy, a conversion).
     pub(crate) fn push(&mut self, name: Bytes, value: Bytes) {
-        self.headers.push((name, value));
+        self.list_mut().push((name, value));
+    }
+
+    /// The fields of a response's header map as the network layer received them, with
+    /// lowercase names (as a map's are) and each value [normalized](normalize_header_value)
+    /// (a map with a value that is not is made into a list now).
+    ///
+    /// Kept as the map: reading the list looks the names up in it; only changing the list,
+    /// or borrowing its fields as [`Bytes`] ([`iter`](Self::iter),
+    /// [`iter_bytes`](Self::iter_bytes)), makes the list, once.
+    pub(crate) fn from_received(map: http::HeaderMap) -> HeaderList {
+        // Normalized: neither its first byte nor its last is HTTP whitespace.
+        let normalized = map.values().all(|value| {
+            let value = value.as_bytes();
+            !value
+                .first()
+                .is_some_and(|&byte| is_http_whitespace_byte(byte))
+                && !value
+                    .last()
+                    .is_some_and(|&byte| is_http_whitespace_byte(byte))
+        });
+        if !normalized {
+            return HeaderList::from(&map);
+        }
+        HeaderList {
+            fields: Fields::Received(Box::new(Received {
+                map,
+                list: std::sync::OnceLock::new(),
+            })),
+        }
+    }
+
+    /// The list's fields in order, as byte slices, without making a received map's list.
+    fn fields(&self) -> FieldsIter<'_> {
+        match &self.fields {
+            Fields::List(headers) => FieldsIter::List(headers.iter()),
+            Fields::Received(received) => match received.list.get() {
+                Some(list) => FieldsIter::List(list.iter()),
+                None => FieldsIter::Map(received.map.iter()),
+            },
+        }
+    }
+
+    /// The list's fields in order, a received map's list made if it was not.
+    fn list(&self) -> &[(Bytes, Bytes)] {
+        match &self.fields {
+            Fields::List(headers) => headers,
+            Fields::Received(received) => received.list.get_or_init(|| received.to_list()),
+        }
+    }
+
+    /// The list, to be changed: a received map made into it first.
+    fn list_mut(&mut self) -> &mut Vec<(Bytes, Bytes)> {
+        if let Fields::Received(received) = &mut self.fields {
+            let list = received.list.take().unwrap_or_else(|| received.to_list());
+            self.fields = Fields::List(list);
+        }
+        match &mut self.fields {
+            Fields::List(headers) => headers,
+            // Made a list just above.
+            Fields::Received(_) => unreachable!("a received map is made a list above"),
+        }
+    }
+}
+
+impl Received {
+    /// The map's fields as a list.
+    #[cold]
+    fn to_list(&self) -> Vec<(Bytes, Bytes)> {
+        match HeaderList::from(&self.map).fields {
+            Fields::List(headers) => headers,
+            Fields::Received(received) => received.to_list(),
+        }
+    }
+}
+
+/// The index of the first header of `headers` whose name matches `name`.
+fn position(headers: &[(Bytes, Bytes)], name: &[u8]) -> Option<usize> {
+    headers
+        .iter()
+        .position(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+}
+
+/// The stored name of the first header of `headers` whose name matches `name`.
+fn find<'a>(headers: &'a [(Bytes, Bytes)], name: &[u8]) -> Option<&'a Bytes> {
+    headers
+        .iter()
+        .find(|(header_name, _)| header_name.eq_ignore_ascii_case(name))
+        .map(|(header_name, _)| header_name)
+}
+
+/// The fields of a [`HeaderList`], from its list or from the map it received.
+enum FieldsIter<'a> {
+    List(std::slice::Iter<'a, (Bytes, Bytes)>),
+    Map(http::header::Iter<'a, http::HeaderValue>),
+}
+
+impl<'a> Iterator for FieldsIter<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            FieldsIter::List(fields) => fields
+                .next()
+                .map(|(name, value)| (name.as_ref(), value.as_ref())),
+            FieldsIter::Map(fields) => fields
+                .next()
+                .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
+        }
     }
 }
 
@@ -821,6 +975,9 @@ impl TryFrom<&HeaderList> for http::HeaderMap {
     /// [`http::HeaderName`] or a value not a valid [`http::HeaderValue`] (the `http` crate
     /// rejects control bytes other than tab, and 0x7F, that a header value may hold).
     fn try_from(list: &HeaderList) -> Result<http::HeaderMap> {
+        if let Fields::Received(received) = &list.fields {
+            return Ok(received.map.clone());
+        }
         let mut map = http::HeaderMap::with_capacity(list.len());
         for (name, value) in list.iter_bytes() {
             let header_name = http::HeaderName::from_bytes(name).map_err(|_| {
@@ -848,8 +1005,8 @@ impl IntoIterator for HeaderList {
     type IntoIter = std::vec::IntoIter<(Bytes, Bytes)>;
 
     /// The headers in order, as owned (name, value) pairs.
-    fn into_iter(self) -> std::vec::IntoIter<(Bytes, Bytes)> {
-        self.headers.into_iter()
+    fn into_iter(mut self) -> std::vec::IntoIter<(Bytes, Bytes)> {
+        std::mem::take(self.list_mut()).into_iter()
     }
 }
 
@@ -933,6 +1090,123 @@ mod tests {
         assert_eq!(
             list.iter().collect::<Vec<_>>(),
             [(&b"etag"[..], &b"\"x\""[..]), (b"vary", b"origin")]
+        );
+    }
+
+    /// A map with repeated names, some in upper case where the network layer would have
+    /// lowercased them: what a response's received headers look like.
+    fn received_map() -> http::HeaderMap {
+        let mut map = http::HeaderMap::new();
+        map.append("content-type", http::HeaderValue::from_static("text/plain"));
+        map.append("set-cookie", http::HeaderValue::from_static("a=1"));
+        map.append("x-empty", http::HeaderValue::from_static(""));
+        map.append("set-cookie", http::HeaderValue::from_static("b=2"));
+        map.append("content-length", http::HeaderValue::from_static("42"));
+        map
+    }
+
+    #[test]
+    fn a_received_map_reads_as_the_list_made_from_it() {
+        let map = received_map();
+        let made = HeaderList::from(&map);
+        let received = HeaderList::from_received(map.clone());
+        assert!(matches!(received.fields, Fields::Received(_)));
+        assert_eq!(received.len(), made.len());
+        assert!(!received.is_empty());
+        for name in [
+            "Set-Cookie",
+            "content-type",
+            "X-EMPTY",
+            "content-length",
+            "absent",
+        ] {
+            assert_eq!(received.get(name), made.get(name), "{name}");
+            assert_eq!(received.contains(name), made.contains(name), "{name}");
+            assert_eq!(
+                received.values(name.as_bytes()).collect::<Vec<_>>(),
+                made.values(name.as_bytes()).collect::<Vec<_>>(),
+                "{name}"
+            );
+            assert_eq!(
+                received.extract_header_list_values(name),
+                made.extract_header_list_values(name),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            received.get("set-cookie").as_deref(),
+            Some(&b"a=1, b=2"[..])
+        );
+        assert_eq!(received.extract_length(), Extracted::Value(42));
+        assert_eq!(
+            received.extract_mime_type().map(|mime| mime.serialize()),
+            Some("text/plain".to_owned())
+        );
+        // Looked up only: still the map.
+        assert!(matches!(received.fields, Fields::Received(_)));
+        assert_eq!(received, made);
+        assert_eq!(made, received);
+        assert_eq!(
+            http::HeaderMap::try_from(&received).ok(),
+            http::HeaderMap::try_from(&made).ok()
+        );
+        assert_eq!(format!("{received:?}"), format!("{made:?}"));
+        // Borrowed as `Bytes`: its list is made, once, and read from then on.
+        assert_eq!(
+            received.iter().collect::<Vec<_>>(),
+            made.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(received.get("content-type"), made.get("content-type"));
+        assert_eq!(received.sort_and_combine(), made.sort_and_combine());
+        assert_eq!(
+            received.clone().into_iter().collect::<Vec<_>>(),
+            made.clone().into_iter().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_received_map_changed_becomes_a_list_with_the_change() {
+        let map = received_map();
+        for change in [
+            (|list: &mut HeaderList| list.append("Set-Cookie", "c=3")) as fn(&mut HeaderList),
+            |list| list.set("content-type", "text/html"),
+            |list| list.delete("SET-COOKIE"),
+            |list| list.combine("x-empty", "1"),
+            |list| list.push(Bytes::from_static(b"x-raw"), Bytes::from_static(b"\x01")),
+            |list| list.clear(),
+        ] {
+            let mut made = HeaderList::from(&map);
+            let mut received = HeaderList::from_received(map.clone());
+            // A list made before the change (borrowed as `Bytes`) is the one changed.
+            let _ = received.iter_bytes().count();
+            change(&mut made);
+            change(&mut received);
+            assert!(matches!(received.fields, Fields::List(_)));
+            assert_eq!(
+                received.iter().collect::<Vec<_>>(),
+                made.iter().collect::<Vec<_>>()
+            );
+            let mut unread = HeaderList::from_received(map.clone());
+            change(&mut unread);
+            assert_eq!(unread, made);
+        }
+    }
+
+    #[test]
+    fn a_received_value_that_is_not_normalized_makes_the_list_at_once() {
+        let mut map = received_map();
+        map.append("x-padded", http::HeaderValue::from_static(" padded\t"));
+        let received = HeaderList::from_received(map);
+        assert!(matches!(received.fields, Fields::List(_)));
+        assert_eq!(received.get("x-padded").as_deref(), Some(&b"padded"[..]));
+        assert_eq!(received.get("content-length").as_deref(), Some(&b"42"[..]));
+    }
+
+    #[test]
+    fn a_header_list_takes_the_room_of_a_vec() {
+        assert_eq!(
+            std::mem::size_of::<HeaderList>(),
+            std::mem::size_of::<Vec<(Bytes, Bytes)>>()
         );
     }
 }
