@@ -617,9 +617,12 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
     super::metadata::append_the_fetch_metadata_headers_for_a_request(http_request);
     // Step 8.14. (Prefetch.)
     let header_list = http_request.headers.header_list_mut();
+    // Which of the names the steps below ask about the list contains: one pass over the
+    // list rather than one for each name.
+    let contains = Contains::of(header_list);
     // Step 8.15. If httpRequest's header list does not contain `User-Agent`, then user
     // agents should append (`User-Agent`, the environment default `User-Agent` value).
-    if !header_list.contains("user-agent") {
+    if !contains.user_agent {
         header_list.push(
             Bytes::from_static(b"User-Agent"),
             context.user_agent.clone(),
@@ -628,17 +631,7 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
     // Step 8.16. If httpRequest's cache mode is "default" and httpRequest's header list
     // contains `If-Modified-Since`, `If-None-Match`, `If-Unmodified-Since`, `If-Match`, or
     // `If-Range`, then set httpRequest's cache mode to "no-store".
-    if http_request.cache_mode == RequestCache::Default
-        && [
-            "if-modified-since",
-            "if-none-match",
-            "if-unmodified-since",
-            "if-match",
-            "if-range",
-        ]
-        .iter()
-        .any(|name| header_list.contains(name))
-    {
+    if http_request.cache_mode == RequestCache::Default && contains.conditional {
         http_request.cache_mode = RequestCache::NoStore;
     }
     // Step 8.17. If httpRequest's cache mode is "no-cache", httpRequest's prevent no-cache
@@ -646,7 +639,7 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
     // not contain `Cache-Control`, then append (`Cache-Control`, `max-age=0`).
     if http_request.cache_mode == RequestCache::NoCache
         && !http_request.prevent_no_cache_cache_control_header_modification
-        && !header_list.contains("cache-control")
+        && !contains.cache_control
     {
         header_list.push(
             Bytes::from_static(b"Cache-Control"),
@@ -659,13 +652,14 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
         http_request.cache_mode,
         RequestCache::NoStore | RequestCache::Reload
     ) {
-        if !header_list.contains("pragma") {
+        if !contains.pragma {
             header_list.push(
                 Bytes::from_static(b"Pragma"),
                 Bytes::from_static(b"no-cache"),
             );
         }
-        if !header_list.contains("cache-control") {
+        // (Step 8.17 appended none: its cache mode is another.)
+        if !contains.cache_control {
             header_list.push(
                 Bytes::from_static(b"Cache-Control"),
                 Bytes::from_static(b"no-cache"),
@@ -674,13 +668,13 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
     }
     // Step 8.19. If httpRequest's header list contains `Range`, then append
     // (`Accept-Encoding`, `identity`) to httpRequest's header list.
-    if header_list.contains("range") {
+    if contains.range {
         header_list.append("Accept-Encoding", "identity");
     }
     // Step 8.20. Modify httpRequest's header list per HTTP. Do not append a given header if
     // httpRequest's header list contains that header's name. (`Accept-Encoding` here;
     // `Host` and `Connection` are the network layer's.)
-    if !header_list.contains("accept-encoding") {
+    if !contains.accept_encoding && !contains.range {
         header_list.push(
             Bytes::from_static(b"Accept-Encoding"),
             // Every coding the network layer decodes for this client.
@@ -689,6 +683,45 @@ fn append_http_request_headers(http_request: &mut Request, context: &FetchContex
     }
     // Step 8.21: see http_network_or_cache_fetch.
     // Step 8.22. (Proxy authentication.)
+}
+
+/// Which of the names [`append_http_request_headers`] asks about a header list contains
+/// (byte-case-insensitively), found in one pass over it.
+#[derive(Default)]
+struct Contains {
+    user_agent: bool,
+    /// `If-Modified-Since`, `If-None-Match`, `If-Unmodified-Since`, `If-Match` or
+    /// `If-Range`.
+    conditional: bool,
+    cache_control: bool,
+    pragma: bool,
+    range: bool,
+    accept_encoding: bool,
+}
+
+impl Contains {
+    fn of(list: &HeaderList) -> Contains {
+        let mut contains = Contains::default();
+        for (name, _) in list {
+            let is = |wanted: &str| name.eq_ignore_ascii_case(wanted.as_bytes());
+            // The names' lengths tell them apart but for three pairs.
+            match name.len() {
+                5 => contains.range |= is("range"),
+                6 => contains.pragma |= is("pragma"),
+                8 => contains.conditional |= is("if-match") || is("if-range"),
+                10 => contains.user_agent |= is("user-agent"),
+                13 => {
+                    contains.cache_control |= is("cache-control");
+                    contains.conditional |= is("if-none-match");
+                }
+                15 => contains.accept_encoding |= is("accept-encoding"),
+                17 => contains.conditional |= is("if-modified-since"),
+                19 => contains.conditional |= is("if-unmodified-since"),
+                _ => {}
+            }
+        }
+        contains
+    }
 }
 
 /// Step 8.26 of HTTP-network-or-cache fetch, given httpCache: select storedResponse for
