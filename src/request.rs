@@ -338,6 +338,72 @@ enum Input<'a> {
     Request(&'a mut Request),
 }
 
+/// A [URL list](https://fetch.spec.whatwg.org/#concept-request-url-list), a request's or a
+/// response's: shared, so that a copy of the list (HTTP-network-or-cache fetch's
+/// httpRequest, the response's list set from its request's) copies no URL; a list changed
+/// (a redirect's URL pushed, the current URL's fragment set) is copied first if it is
+/// shared.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct UrlList(Option<Arc<[Url]>>);
+
+impl UrlList {
+    /// The list « `url` ».
+    pub(crate) fn one(url: Url) -> UrlList {
+        UrlList(Some(Arc::from([url])))
+    }
+
+    /// Appends `url`.
+    pub(crate) fn push(&mut self, url: Url) {
+        let mut urls = self.to_vec();
+        urls.push(url);
+        *self = UrlList::from(urls);
+    }
+
+    /// The last URL, to be changed: the list is copied first if it is shared.
+    pub(crate) fn last_mut(&mut self) -> Option<&mut Url> {
+        let urls = self.0.as_mut()?;
+        if Arc::get_mut(urls).is_none() {
+            *urls = urls.iter().cloned().collect();
+        }
+        Arc::get_mut(urls)?.last_mut()
+    }
+}
+
+impl std::ops::Deref for UrlList {
+    type Target = [Url];
+
+    fn deref(&self) -> &[Url] {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl From<Vec<Url>> for UrlList {
+    fn from(urls: Vec<Url>) -> UrlList {
+        UrlList((!urls.is_empty()).then(|| Arc::from(urls)))
+    }
+}
+
+impl FromIterator<Url> for UrlList {
+    fn from_iter<I: IntoIterator<Item = Url>>(urls: I) -> UrlList {
+        UrlList::from(urls.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl<'a> IntoIterator for &'a UrlList {
+    type Item = &'a Url;
+    type IntoIter = std::slice::Iter<'a, Url>;
+
+    fn into_iter(self) -> std::slice::Iter<'a, Url> {
+        self.iter()
+    }
+}
+
+impl fmt::Debug for UrlList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// The constructor's input after steps 5.1–5.2: a URL, or the request to copy.
 enum Parsed<'a> {
     Url(Url),
@@ -353,7 +419,7 @@ pub struct Request {
     pub(crate) method: Cow<'static, str>,
     /// <https://fetch.spec.whatwg.org/#concept-request-url-list>: the request's URL first,
     /// then every URL it was redirected to.
-    pub(crate) url_list: Vec<Url>,
+    pub(crate) url_list: UrlList,
     /// <https://fetch.spec.whatwg.org/#concept-request-header-list>, held by the request's
     /// `Headers` object with its guard.
     pub(crate) headers: Headers,
@@ -501,7 +567,7 @@ impl Request {
         headers.set_filters_forbidden_request_headers(client.is_browser_like());
         Request {
             method: Cow::Borrowed("GET"),
-            url_list: vec![url],
+            url_list: UrlList::one(url),
             headers,
             body: None,
             client,
@@ -699,7 +765,7 @@ impl Request {
             // Step 13.7. Set request's URL to request's current URL.
             // Step 13.8. Set request's URL list to « request's URL ».
             let current_url = request.current_url().clone();
-            request.url_list = vec![current_url];
+            request.url_list = UrlList::one(current_url);
         }
 
         // Step 14. If init["referrer"] exists, then:
@@ -1151,8 +1217,8 @@ impl Request {
     body_mixin!(json);
 
     /// The URL a body error names: none, as the body is the caller's own.
-    fn body_url(&self) -> Option<Url> {
-        None
+    fn body_url(&self) -> UrlList {
+        UrlList::default()
     }
 }
 
@@ -1208,18 +1274,16 @@ pub(crate) fn consume_body(body: &mut Option<Body>) -> Result<Option<Body>> {
     }
 }
 
-/// The body's bytes, for the consuming methods of the Body mixin. `url`, when given, is the
-/// URL the body came from: a network error that ends the read names it (an abort reason
-/// stays the very value it was).
-pub(crate) async fn read_bytes<U: std::borrow::Borrow<Url>>(
-    body: Result<Option<Body>>,
-    url: Option<U>,
-) -> Result<Bytes> {
+/// The body's bytes, for the consuming methods of the Body mixin. The last URL of
+/// `url_list`, when it has one, is the URL the body came from: a network error that ends
+/// the read names it (an abort reason stays the very value it was). (The list is shared,
+/// not copied: naming a URL no read needs copies none.)
+pub(crate) async fn read_bytes(body: Result<Option<Body>>, url_list: UrlList) -> Result<Bytes> {
     let bytes = match body? {
         Some(body) => body.bytes().await,
         None => Ok(Bytes::new()),
     };
-    bytes.map_err(|error| naming_url(error, url.as_ref().map(U::borrow)))
+    bytes.map_err(|error| naming_url(error, url_list.last()))
 }
 
 /// `error`, the error of a body read from `url`: a network error names the URL (an abort
@@ -1233,19 +1297,19 @@ fn naming_url(error: Error, url: Option<&Url>) -> Error {
     }
 }
 
-pub(crate) async fn read_text(body: Result<Option<Body>>, url: Option<Url>) -> Result<String> {
-    Ok(crate::blob::utf8_decode(&read_bytes(body, url).await?))
+pub(crate) async fn read_text(body: Result<Option<Body>>, url_list: UrlList) -> Result<String> {
+    Ok(crate::blob::utf8_decode(&read_bytes(body, url_list).await?))
 }
 
 /// The `json()` steps: `url`, as for [`read_bytes`], is also named by the error of a body
 /// that is not JSON.
 pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
     body: Result<Option<Body>>,
-    url: Option<Url>,
+    url_list: UrlList,
 ) -> Result<T> {
     // The one URL for both errors.
-    let bytes = read_bytes(body, url.as_ref()).await?;
-    body::parse_json_from_bytes(&bytes).map_err(|error| match &url {
+    let bytes = read_bytes(body, url_list.clone()).await?;
+    body::parse_json_from_bytes(&bytes).map_err(|error| match url_list.last() {
         Some(url) => error.with_url(url),
         None => error,
     })
@@ -1254,9 +1318,9 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Send + 'static>(
 pub(crate) async fn read_blob(
     body: Result<Option<Body>>,
     mime_type: Option<crate::mime::MimeType>,
-    url: Option<Url>,
+    url_list: UrlList,
 ) -> Result<Blob> {
-    let bytes = read_bytes(body, url).await?;
+    let bytes = read_bytes(body, url_list).await?;
     // Return a Blob whose contents are bytes and whose type attribute is the result of get
     // the MIME type with this.
     let r#type = mime_type
@@ -1268,9 +1332,9 @@ pub(crate) async fn read_blob(
 pub(crate) async fn read_form_data(
     body: Result<Option<Body>>,
     mime_type: Option<crate::mime::MimeType>,
-    url: Option<Url>,
+    url_list: UrlList,
 ) -> Result<FormData> {
-    let bytes = read_bytes(body, url).await?;
+    let bytes = read_bytes(body, url_list).await?;
     body::package_form_data(&bytes, mime_type.as_ref())
 }
 

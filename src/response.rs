@@ -15,6 +15,7 @@ use crate::environment::Environment;
 use crate::error::{Error, Result};
 use crate::headers::{self, Extracted, HeaderList, Headers, HeadersGuard, HeadersInit};
 use crate::peer::{Peer, TlsInfo};
+use crate::request::UrlList;
 use crate::timing::{ResourceTiming, TimingCell};
 
 idl_enum! {
@@ -105,7 +106,7 @@ pub struct Response {
     /// <https://fetch.spec.whatwg.org/#concept-response-type>, initially `default`.
     pub(crate) r#type: ResponseType,
     /// <https://fetch.spec.whatwg.org/#concept-response-url-list>, initially « ».
-    pub(crate) url_list: Vec<Url>,
+    pub(crate) url_list: UrlList,
     /// <https://fetch.spec.whatwg.org/#concept-response-status>, initially 200.
     pub(crate) status: u16,
     /// <https://fetch.spec.whatwg.org/#concept-response-status-message>, initially empty; a
@@ -148,7 +149,7 @@ impl Response {
     fn new_response(guard: HeadersGuard) -> Response {
         Response {
             r#type: ResponseType::Default,
-            url_list: Vec::new(),
+            url_list: UrlList::default(),
             status: 200,
             status_message: Cow::Borrowed(""),
             headers: Headers::with_guard(guard),
@@ -357,7 +358,7 @@ impl Response {
         response.headers = headers;
         response.headers.set_guard(HeadersGuard::Immutable);
         response.body = body;
-        response.url_list = url_list;
+        response.url_list = UrlList::from(url_list);
         response
     }
 
@@ -601,14 +602,15 @@ impl Response {
     /// The body's error: the network failed, the body passed a size limit or did not
     /// decode; a network error names the response's URL.
     pub async fn chunk(&mut self) -> Result<Option<Bytes>> {
-        let url = self.body_url();
         let Some(body) = self.body.as_mut() else {
             return Ok(None);
         };
-        match futures_util::StreamExt::next(body).await {
+        let next = futures_util::StreamExt::next(body).await;
+        match next {
             Some(Ok(chunk)) => Ok(Some(chunk)),
             None => Ok(None),
-            Some(Err(error)) => Err(match &url {
+            // The URL is read only for an error: a chunk copies none.
+            Some(Err(error)) => Err(match self.url_list.last() {
                 Some(url) if error.url().is_none() && error.network_error().is_some() => {
                     error.with_url(url)
                 }
@@ -1045,9 +1047,10 @@ impl Response {
 
     body_mixin!(json);
 
-    /// The URL a body error names: the response's, when it has one to show.
-    fn body_url(&self) -> Option<Url> {
-        self.url_list.last().cloned()
+    /// The URL list whose last URL a body error names: the response's (shared, not
+    /// copied), when it has one to show.
+    fn body_url(&self) -> UrlList {
+        self.url_list.clone()
     }
 
     /// The body parsed as JSON: the old name of [`json`](Self::json).
@@ -1144,7 +1147,7 @@ impl Response {
     /// type `opaque`, URL list « », status 0, no headers, no body.
     pub(crate) fn into_opaque_filtered(self) -> Response {
         let mut filtered = self.filtered(ResponseType::Opaque, Headers::new());
-        filtered.url_list = Vec::new();
+        filtered.url_list = UrlList::default();
         filtered.status = 0;
         filtered.status_message = Cow::Borrowed("");
         filtered

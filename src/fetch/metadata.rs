@@ -296,7 +296,7 @@ mod tests {
         let page = Url::parse("https://a.github.io/").unwrap();
         request.origin = RequestOrigin::Origin(page.origin());
         assert_eq!(sec_fetch_site(&request), Some(SecFetchSite::CrossSite));
-        request.url_list = vec![Url::parse("https://www.a.github.io/").unwrap()];
+        request.url_list = vec![Url::parse("https://www.a.github.io/").unwrap()].into();
         assert_eq!(sec_fetch_site(&request), Some(SecFetchSite::SameSite));
     }
 

@@ -165,11 +165,11 @@ mod tests {
         assert!(!should_response_to_request_be_blocked_as_mixed_content(
             &request, &response
         ));
-        response.url_list = vec![Url::parse("https://api.example/").unwrap()];
+        response.url_list = vec![Url::parse("https://api.example/").unwrap()].into();
         assert!(!should_response_to_request_be_blocked_as_mixed_content(
             &request, &response
         ));
-        response.url_list = vec![Url::parse("http://api.example/").unwrap()];
+        response.url_list = vec![Url::parse("http://api.example/").unwrap()].into();
         assert!(should_response_to_request_be_blocked_as_mixed_content(
             &request, &response
         ));
