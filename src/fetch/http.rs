@@ -272,7 +272,9 @@ async fn http_network_or_cache_response(
     // Step 5. Let storedResponse be null.
     // Not in the spec: it may also hold an incomplete stored response (partial content),
     // which is not a storedResponse of the spec: see `look_up_stored_response`.
-    let mut stored_response: Option<StoredResponse> = None;
+    // (Boxed: what only a request with an HTTP cache keeps is out of the state of every
+    // request's future.)
+    let mut stored_response: Option<Box<StoredResponse>> = None;
     // Step 6. Let httpCache be null. (Bound at step 8.24.)
     // Step 7. Let the revalidatingFlag be unset.
     let mut revalidating_flag = false;
@@ -739,7 +741,7 @@ fn look_up_stored_response(
     include_credentials: bool,
     request: &Request,
     context: &FetchContext,
-    stored_response: &mut Option<StoredResponse>,
+    stored_response: &mut Option<Box<StoredResponse>>,
     revalidating_flag: &mut bool,
 ) -> Option<Response> {
     // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
@@ -752,7 +754,9 @@ fn look_up_stored_response(
     // Step 8.26.1. Set storedResponse to the result of selecting a response from the
     // httpCache, possibly needing validation, as per the "Constructing Responses from
     // Caches" chapter of HTTP Caching, if any. (This takes `Vary` into account.)
-    let stored = stored_response.insert(http_cache.select(http_request, include_credentials)?);
+    let stored = stored_response.insert(Box::new(
+        http_cache.select(http_request, include_credentials)?,
+    ));
     // Not in the spec: an incomplete stored response asks for the rest (see above).
     if stored.is_incomplete() {
         stored.request_the_rest(http_request);
@@ -865,7 +869,7 @@ async fn fetch_forward_response(
     http_request: &mut Request,
     context: &FetchContext,
     http_cache: Option<&Arc<HttpCache>>,
-    stored_response: &mut Option<StoredResponse>,
+    stored_response: &mut Option<Box<StoredResponse>>,
     revalidating_flag: bool,
     include_credentials: bool,
     is_new_connection_fetch: bool,
@@ -903,16 +907,17 @@ async fn fetch_forward_response(
     // Not in the spec: the response to the request for the rest of an incomplete stored
     // response is combined with it.
     if let Some(incomplete) = stored_response.take_if(|stored| stored.is_incomplete()) {
-        match complete_incomplete_stored_response(
+        // Boxed, and only then: kept out of the state of every other request's future.
+        match Box::pin(complete_incomplete_stored_response(
             http_cache,
-            incomplete,
+            *incomplete,
             http_request,
             forward_response,
             request_time,
             context,
             include_credentials,
             is_new_connection_fetch,
-        )
+        ))
         .await
         {
             ControlFlow::Break(combined) => return combined,
@@ -944,7 +949,7 @@ async fn fetch_forward_response(
             // Step 11.4.2. Set response to storedResponse.
             // Step 11.4.3. Set response's cache state to "validated".
             return http_cache.freshen(
-                stored_response,
+                *stored_response,
                 forward_response.headers.header_list(),
                 request_time,
                 response_time,

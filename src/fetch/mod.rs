@@ -306,8 +306,12 @@ pub(crate) fn is_same_origin_with_request(request: &Request, url: &url::Url) -> 
     }
 }
 
-/// [Main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch).
-pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bool) -> Response {
+/// Steps 1–12 of [main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch), up to
+/// the fetch step 12 runs: which one (scheme fetch, or HTTP fetch with or without a CORS
+/// preflight), or the response already settled (a network error). Apart from
+/// [`main_fetch`], so that what these steps hold is gone before the fetch is awaited
+/// rather than kept in its future's state all the while.
+fn main_fetch_route(fetch_params: &mut FetchParams<'_>) -> Result<Route, Response> {
     // Step 1. Let request be fetchParams's request.
     let request = &mut fetch_params.request;
     // Step 2. Let response be null.
@@ -385,7 +389,7 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
     // (Which fetch runs is settled first, so that each is awaited at one place: a debug
     // build gives every await of a future its own room in the frame, and a redirect
     // chain stacks one main fetch's frame per hop.)
-    let route = match response {
+    match response {
         Some(response) => Err(response),
         None => {
             let current_url = request.current_url();
@@ -447,26 +451,30 @@ pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bo
                 })
             }
         }
-    };
-    let cors_preflight = matches!(
-        route,
-        Ok(Route::Http {
-            cors_preflight: true
-        })
-    );
+    }
+}
+
+/// [Main fetch](https://fetch.spec.whatwg.org/#concept-main-fetch).
+pub(crate) async fn main_fetch(fetch_params: &mut FetchParams<'_>, recursive: bool) -> Response {
+    // Steps 1–12, but the fetch step 12 runs (see `main_fetch_route`).
+    let route = main_fetch_route(fetch_params);
     let mut response = match route {
         Err(response) => response,
         Ok(Route::Scheme) => scheme::scheme_fetch(fetch_params).await,
-        Ok(Route::Http { cors_preflight }) => http::http_fetch(fetch_params, cors_preflight).await,
+        Ok(Route::Http { cors_preflight }) => {
+            let response = http::http_fetch(fetch_params, cors_preflight).await;
+            // (After HTTP fetch with a CORS preflight:) If corsWithPreflightResponse is a
+            // network error, then clear cache entries using request. Return
+            // corsWithPreflightResponse.
+            if cors_preflight && response.is_network_error() {
+                fetch_params
+                    .context
+                    .preflight_cache
+                    .clear_cache_entries(fetch_params.request);
+            }
+            response
+        }
     };
-    // (After HTTP fetch with a CORS preflight:) If corsWithPreflightResponse is a network
-    // error, then clear cache entries using request. Return corsWithPreflightResponse.
-    if cors_preflight && response.is_network_error() {
-        fetch_params
-            .context
-            .preflight_cache
-            .clear_cache_entries(fetch_params.request);
-    }
     let request = &mut fetch_params.request;
     // Step 13. If recursive is true, then return response.
     if recursive {
