@@ -592,7 +592,10 @@ impl HeaderList {
     /// Appends without looking for an existing name: for building a list whose names are
     /// already consistent (a copy, a conversion).
     pub(crate) fn push(&mut self, name: Bytes, value: Bytes) {
-        self.list_mut().push((name, value));
+        match &mut self.fields {
+            Fields::List(headers) => headers.push((name, value)),
+            Fields::Received(_) => self.list_mut().push((name, value)),
+        }
     }
 
     /// The fields of a response's header map as the network layer received them, with
