@@ -311,6 +311,11 @@ pub(crate) fn is_same_origin_with_request(request: &Request, url: &url::Url) -> 
 /// preflight), or the response already settled (a network error). Apart from
 /// [`main_fetch`], so that what these steps hold is gone before the fetch is awaited
 /// rather than kept in its future's state all the while.
+#[expect(
+    clippy::result_large_err,
+    reason = "the `Err` is the response the steps settle on (a network error), moved once \
+              into main fetch's: boxing it would allocate for every such response"
+)]
 fn main_fetch_route(fetch_params: &mut FetchParams<'_>) -> Result<Route, Response> {
     // Step 1. Let request be fetchParams's request.
     let request = &mut fetch_params.request;
