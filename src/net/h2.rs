@@ -2029,8 +2029,66 @@ struct Replay {
     method: http::Method,
     uri: Uri,
     version: Version,
-    headers: Vec<(http::HeaderName, HeaderValue)>,
+    /// The fields, shared with the thread's last request's copy when they are the same
+    /// (see [`replay_fields`]).
+    headers: Arc<[(http::HeaderName, HeaderValue)]>,
     body: RequestBody,
+}
+
+/// The most fields, and bytes of names and values, a thread keeps a copy of for its next
+/// request's [`Replay`] to share.
+const KEPT_FIELDS: usize = 32;
+const KEPT_BYTES: usize = 4096;
+
+std::thread_local! {
+    /// The fields of the thread's last [`Replay`] (of at most [`KEPT_FIELDS`] fields and
+    /// [`KEPT_BYTES`] bytes): the next request with the same fields shares them.
+    static LAST_REPLAYED: std::cell::RefCell<Option<Arc<[(http::HeaderName, HeaderValue)]>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A copy of `map`'s fields for a [`Replay`]. A client sends the same fields request after
+/// request (its default headers, a token), and every request keeps a copy for the rare one
+/// that a server refuses unprocessed: the thread's last copy is shared when the fields
+/// are the same, which finding out costs a pass over them rather than a copy of each and
+/// an allocation. What the thread keeps (a credential among it, maybe) lasts until its
+/// next request with other fields.
+fn replay_fields(map: &http::HeaderMap) -> Arc<[(http::HeaderName, HeaderValue)]> {
+    let copy = || -> Arc<[(http::HeaderName, HeaderValue)]> {
+        map.iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect()
+    };
+    crate::infra::kept::with_slot(&LAST_REPLAYED, |last| {
+        if let Some(kept) = last.as_ref().filter(|kept| same_fields(kept, map)) {
+            return Arc::clone(kept);
+        }
+        let fields = copy();
+        let size: usize = fields
+            .iter()
+            .map(|(name, value)| name.as_str().len().saturating_add(value.len()))
+            .fold(0, usize::saturating_add);
+        *last = (fields.len() <= KEPT_FIELDS && size <= KEPT_BYTES).then(|| Arc::clone(&fields));
+        fields
+    })
+    // While the thread's storage is being torn down, or (never) borrowed twice.
+    .unwrap_or_else(copy)
+}
+
+/// Whether `map` holds `kept`'s fields, in order. A value the two share (a clone of the
+/// same `Bytes`, as a client's repeated fields are) is found equal without reading it.
+fn same_fields(kept: &[(http::HeaderName, HeaderValue)], map: &http::HeaderMap) -> bool {
+    kept.len() == map.len()
+        && kept
+            .iter()
+            .zip(map)
+            .all(|((kept_name, kept_value), (name, value))| {
+                let (a, b) = (kept_value.as_bytes(), value.as_bytes());
+                kept_name == name
+                    && kept_value.is_sensitive() == value.is_sensitive()
+                    && a.len() == b.len()
+                    && (a.as_ptr() == b.as_ptr() || a == b)
+            })
 }
 
 impl Replay {
@@ -2038,11 +2096,7 @@ impl Replay {
     /// buffer, never a stream).
     fn of(request: &Request<RequestBody>) -> Option<Replay> {
         let body = request.body().try_clone()?;
-        let headers = request
-            .headers()
-            .iter()
-            .map(|(name, value)| (name.clone(), value.clone()))
-            .collect();
+        let headers = replay_fields(request.headers());
         Some(Replay {
             method: request.method().clone(),
             uri: request.uri().clone(),
@@ -2060,8 +2114,8 @@ impl Replay {
         *request.version_mut() = self.version;
         let headers = request.headers_mut();
         headers.reserve(self.headers.len());
-        for (name, value) in self.headers {
-            headers.append(name, value);
+        for (name, value) in self.headers.iter() {
+            headers.append(name.clone(), value.clone());
         }
         request
     }
@@ -2135,6 +2189,75 @@ fn remove_connection_specific(headers: &mut http::HeaderMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn request_with(fields: &[(&'static str, &'static str)]) -> Request<RequestBody> {
+        let mut request = Request::new(RequestBody::empty());
+        *request.uri_mut() = Uri::from_static("https://example.com/a");
+        for (name, value) in fields {
+            request
+                .headers_mut()
+                .append(*name, HeaderValue::from_static(value));
+        }
+        request
+    }
+
+    #[test]
+    fn a_replay_shares_the_fields_of_the_last_one_when_they_are_the_same() {
+        let fields = [
+            ("accept", "*/*"),
+            ("user-agent", "x"),
+            ("accept", "text/html"),
+        ];
+        let first = Replay::of(&request_with(&fields)).unwrap();
+        let second = Replay::of(&request_with(&fields)).unwrap();
+        assert!(Arc::ptr_eq(&first.headers, &second.headers));
+        // Another value, another order, a sensitive value: a copy of their own.
+        for other in [
+            request_with(&[
+                ("accept", "*/*"),
+                ("user-agent", "y"),
+                ("accept", "text/html"),
+            ]),
+            request_with(&[
+                ("user-agent", "x"),
+                ("accept", "*/*"),
+                ("accept", "text/html"),
+            ]),
+            {
+                let mut request = request_with(&fields);
+                for value in request.headers_mut().values_mut() {
+                    value.set_sensitive(true);
+                }
+                request
+            },
+        ] {
+            let replay = Replay::of(&other).unwrap();
+            assert!(!Arc::ptr_eq(&first.headers, &replay.headers));
+            let again = replay.into_request();
+            assert_eq!(again.headers(), other.headers());
+            assert!(
+                again
+                    .headers()
+                    .iter()
+                    .zip(other.headers())
+                    .all(|((_, a), (_, b))| a.is_sensitive() == b.is_sensitive())
+            );
+            assert_eq!(again.uri(), other.uri());
+        }
+    }
+
+    #[test]
+    fn the_fields_of_a_large_head_are_not_kept_for_the_next_replay() {
+        let large = "v".repeat(KEPT_BYTES);
+        let mut request = request_with(&[("accept", "*/*")]);
+        request
+            .headers_mut()
+            .append("x-large", HeaderValue::from_str(&large).unwrap());
+        let first = Replay::of(&request).unwrap();
+        let second = Replay::of(&request).unwrap();
+        assert!(!Arc::ptr_eq(&first.headers, &second.headers));
+        assert_eq!(second.into_request().headers(), request.headers());
+    }
 
     /// A waker that counts its wakes.
     #[cfg(feature = "http2")]
