@@ -2031,9 +2031,12 @@ struct Replay {
     version: Version,
     /// The fields, shared with the thread's last request's copy when they are the same
     /// (see [`replay_fields`]).
-    headers: Arc<[(http::HeaderName, HeaderValue)]>,
+    headers: Fields,
     body: RequestBody,
 }
+
+/// A request's header fields, in order, shared.
+type Fields = Arc<[(http::HeaderName, HeaderValue)]>;
 
 /// The most fields, and bytes of names and values, a thread keeps a copy of for its next
 /// request's [`Replay`] to share.
@@ -2043,7 +2046,7 @@ const KEPT_BYTES: usize = 4096;
 std::thread_local! {
     /// The fields of the thread's last [`Replay`] (of at most [`KEPT_FIELDS`] fields and
     /// [`KEPT_BYTES`] bytes): the next request with the same fields shares them.
-    static LAST_REPLAYED: std::cell::RefCell<Option<Arc<[(http::HeaderName, HeaderValue)]>>> =
+    static LAST_REPLAYED: std::cell::RefCell<Option<Fields>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -2053,8 +2056,8 @@ std::thread_local! {
 /// are the same, which finding out costs a pass over them rather than a copy of each and
 /// an allocation. What the thread keeps (a credential among it, maybe) lasts until its
 /// next request with other fields.
-fn replay_fields(map: &http::HeaderMap) -> Arc<[(http::HeaderName, HeaderValue)]> {
-    let copy = || -> Arc<[(http::HeaderName, HeaderValue)]> {
+fn replay_fields(map: &http::HeaderMap) -> Fields {
+    let copy = || -> Fields {
         map.iter()
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect()
