@@ -6,7 +6,7 @@
 //! cargo bench -p benches --bench h2 -- [--n 5000] [--concurrency 100] [--rounds 7] [--size-mib 64]
 //!                           [--download-rounds 7] [--clients fetch,hyper,reqwest]
 //!                           [--order both|forward|reverse] [--workloads json,download]
-//!                           [--sequential]
+//!                           [--sequential] [--head bare|fetch]
 //! ```
 //!
 //! 1. **json**: one connection, `--concurrency` streams in flight on it, N `GET`s of the
@@ -15,7 +15,13 @@
 //! 2. **download**: a `--size-mib` MiB body over one stream, read chunk by chunk, keeping
 //!    nothing: MiB/s and client CPU per MiB. Every client keeps hyper's HTTP/2 defaults
 //!    (16 KiB frames, 2 MiB stream and 5 MiB connection windows, no adaptive window).
+//!
+//! `--head fetch` has hyper-util's and reqwest's requests carry the four fields `fetch()`
+//! sends on every request (`Accept`, `Accept-Language`, `User-Agent`, `Accept-Encoding`), so
+//! that every client sends the same head and the server decodes the same; by default
+//! (`bare`) they send what they send by themselves.
 
+#[allow(dead_code)]
 #[path = "support/jobs.rs"]
 mod jobs;
 #[allow(dead_code)]
@@ -40,17 +46,39 @@ use workload::{Contender, FETCH, HYPER, Options, REQWEST};
 
 const USAGE: &str = "usage: h2 [--n N] [--concurrency C] [--rounds R] [--size-mib MIB] \
 [--download-rounds R] [--clients fetch,hyper,reqwest] [--order both|forward|reverse] \
-[--workloads json,download] [--sequential]";
+[--workloads json,download] [--sequential] [--head bare|fetch]";
+
+/// The fields `fetch()` adds to a request of the server-side client, in its order (see
+/// `--head fetch`).
+const FETCH_REQUEST_HEADERS: [(&str, &str); 4] = [
+    ("accept", "*/*"),
+    ("accept-language", "*"),
+    ("user-agent", whatwg_fetch::client::DEFAULT_USER_AGENT),
+    ("accept-encoding", "gzip, deflate, br, zstd"),
+];
 
 /// The three clients, each speaking HTTP/2 with prior knowledge.
 enum H2Client {
     Fetch(Client),
-    Hyper(Box<HyperClient<HttpConnector, Empty<Bytes>>>),
+    /// With the head its requests carry, if not hyper-util's own.
+    Hyper(
+        Box<HyperClient<HttpConnector, Empty<Bytes>>>,
+        Option<http::HeaderMap>,
+    ),
     Reqwest(reqwest::Client),
 }
 
 impl H2Client {
-    fn new(name: &str) -> Result<H2Client, String> {
+    /// The client `name`; with `fetch_head`, hyper-util and reqwest send the fields
+    /// `fetch()` does.
+    fn new(name: &str, fetch_head: bool) -> Result<H2Client, String> {
+        let head = fetch_head.then(|| {
+            let mut head = http::HeaderMap::new();
+            for (name, value) in FETCH_REQUEST_HEADERS {
+                head.append(name, http::HeaderValue::from_static(value));
+            }
+            head
+        });
         Ok(match name {
             FETCH => H2Client::Fetch(
                 Client::builder()
@@ -61,16 +89,20 @@ impl H2Client {
             HYPER => {
                 let mut connector = HttpConnector::new();
                 connector.set_nodelay(true);
-                H2Client::Hyper(Box::new(
-                    HyperClient::builder(TokioExecutor::new())
-                        .http2_only(true)
-                        .build(connector),
-                ))
+                H2Client::Hyper(
+                    Box::new(
+                        HyperClient::builder(TokioExecutor::new())
+                            .http2_only(true)
+                            .build(connector),
+                    ),
+                    head,
+                )
             }
             _ => H2Client::Reqwest(
                 reqwest::Client::builder()
                     .no_proxy()
                     .http2_prior_knowledge()
+                    .default_headers(head.unwrap_or_default())
                     .build()
                     .map_err(|error| error.to_string())?,
             ),
@@ -84,18 +116,21 @@ fn contender(
     server: &servers::Running,
     path: &str,
     download: bool,
+    fetch_head: bool,
 ) -> Result<Contender, String> {
     let url: Arc<str> = Arc::from(format!("http://{}{path}", server.addr));
     let uri: hyper::Uri = url.parse().map_err(|error| format!("{error}"))?;
-    let client = Arc::new(H2Client::new(name)?);
+    let client = Arc::new(H2Client::new(name, fetch_head)?);
     let job = move || {
         let (client, url, uri) = (client.clone(), url.clone(), uri.clone());
         async move {
             match (&*client, download) {
                 (H2Client::Fetch(client), false) => jobs::fetch_items(client, &url).await,
                 (H2Client::Fetch(client), true) => jobs::fetch_bytes(client, &url).await,
-                (H2Client::Hyper(client), false) => jobs::hyper_items(client, &uri).await,
-                (H2Client::Hyper(client), true) => jobs::hyper_bytes(client, &uri).await,
+                (H2Client::Hyper(client, head), false) => {
+                    jobs::hyper_items_with(client, &uri, head.as_ref()).await
+                }
+                (H2Client::Hyper(client, _), true) => jobs::hyper_bytes(client, &uri).await,
                 (H2Client::Reqwest(client), false) => jobs::reqwest_items(client, &url).await,
                 (H2Client::Reqwest(client), true) => jobs::reqwest_bytes(client, &url).await,
             }
@@ -114,8 +149,16 @@ fn main() {
         USAGE,
         (5000, 100, 7),
         &[FETCH, HYPER, REQWEST],
-        &["size-mib", "download-rounds", "workloads"],
+        &["size-mib", "download-rounds", "workloads", "head"],
     );
+    let fetch_head = match options.extra.get("head").map(String::as_str) {
+        None | Some("bare") => false,
+        Some("fetch") => true,
+        Some(other) => {
+            eprintln!("unknown head {other:?}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let workloads = options
         .extra
         .get("workloads")
@@ -130,8 +173,13 @@ fn main() {
     let workers = std::thread::available_parallelism().map_or(1, |p| p.get());
     eprintln!(
         "h2: h2c (prior knowledge) server on {}, current-thread runtime in this process; \
-         client runtime workers={workers}",
-        server.addr
+         client runtime workers={workers}; head: {}",
+        server.addr,
+        if fetch_head {
+            "fetch()'s four fields on every client's requests"
+        } else {
+            "each client's own"
+        }
     );
     for workload in workloads.split(',').filter(|w| !w.is_empty()) {
         match workload {
@@ -146,7 +194,7 @@ fn main() {
                     &options,
                     ("req/s", "request", 1.0),
                     server.tid,
-                    |name| contender(name, &server, "/", false),
+                    |name| contender(name, &server, "/", false, fetch_head),
                 );
             }
             "download" => {
@@ -166,7 +214,7 @@ fn main() {
                     &download,
                     ("MiB/s", "MiB", size_mib as f64),
                     server.tid,
-                    |name| contender(name, &server, &path, true),
+                    |name| contender(name, &server, &path, true, fetch_head),
                 );
             }
             other => {

@@ -36,10 +36,29 @@ pub async fn hyper_items<C>(
 where
     C: Connect + Clone + Send + Sync + 'static,
 {
-    let response = client
-        .get(uri.clone())
-        .await
-        .map_err(|error| error.to_string())?;
+    hyper_items_with(client, uri, None).await
+}
+
+/// [`hyper_items`] with the request carrying `head`'s fields, when there is one (the fields
+/// `fetch()` sends, so that both clients send the same head).
+pub async fn hyper_items_with<C>(
+    client: &HyperClient<C, Empty<Bytes>>,
+    uri: &hyper::Uri,
+    head: Option<&http::HeaderMap>,
+) -> Result<u64, String>
+where
+    C: Connect + Clone + Send + Sync + 'static,
+{
+    let response = match head {
+        None => client.get(uri.clone()).await,
+        Some(head) => {
+            let mut request = hyper::Request::new(Empty::new());
+            *request.uri_mut() = uri.clone();
+            *request.headers_mut() = head.clone();
+            client.request(request).await
+        }
+    }
+    .map_err(|error| error.to_string())?;
     if response.status() != 200 {
         return Err(format!("status {}", response.status()));
     }
