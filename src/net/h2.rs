@@ -2165,12 +2165,16 @@ fn set_content_length(head: &mut Request<()>, body: &RequestBody) {
 
 /// Whether `name` is one of the fields [`remove_connection_specific`] looks at.
 fn is_connection_specific(name: &http::HeaderName) -> bool {
+    // Names compared as names: a standard one against a name `http` does not know is
+    // unequal at once, where comparing with a `str` would spell it out first.
+    static KEEP_ALIVE: http::HeaderName = http::HeaderName::from_static("keep-alive");
+    static PROXY_CONNECTION: http::HeaderName = http::HeaderName::from_static("proxy-connection");
     name == CONNECTION
         || name == TRANSFER_ENCODING
         || name == UPGRADE
         || name == TE
-        || name == "keep-alive"
-        || name == "proxy-connection"
+        || *name == KEEP_ALIVE
+        || *name == PROXY_CONNECTION
 }
 
 /// Removes the connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), keeping
