@@ -316,3 +316,54 @@ async fn a_cookie_provider_is_asked_and_told_on_credentialed_fetches_only() {
         "told once, with every Set-Cookie in order; not for responses without one"
     );
 }
+
+#[tokio::test]
+async fn each_hop_of_a_redirect_sends_its_own_cookies_once() {
+    // The `Cookie` field a hop is sent with is that hop's alone: the next hop neither sends
+    // it again beside its own nor, on another host, at all.
+    let other = server().await;
+    let elsewhere = other.url("/end").replace("127.0.0.1", "localhost");
+    let page = hyper_server(move |request: HyperRequest<Incoming>| {
+        let elsewhere = elsewhere.clone();
+        async move {
+            let location = match request.uri().path() {
+                "/start" => "/middle".to_owned(),
+                "/middle" => "/end".to_owned(),
+                "/away" => elsewhere,
+                _ => return routes(request).await,
+            };
+            HyperResponse::builder()
+                .status(302)
+                .header("location", location)
+                .body(full(""))
+                .unwrap()
+        }
+    })
+    .await;
+    let client = Client::builder().cookie_store(true).build().unwrap();
+    assert_eq!(
+        sent_cookie(&client, &page.url("/set?set=a%3D1"), RequestInit::default()).await,
+        ""
+    );
+    assert_eq!(
+        sent_cookie(&client, &page.url("/start"), RequestInit::default()).await,
+        "a=1",
+        "two hops on the same host, then the end: one field, one cookie"
+    );
+    assert_eq!(
+        sent_cookie(&client, &page.url("/away"), RequestInit::default()).await,
+        "",
+        "the host redirected to gets none of the first host's cookies"
+    );
+    // A request's own `Cookie` is joined by the stored ones on each hop, once; it does not
+    // go to another host either.
+    let own = || RequestInit {
+        headers: Some(HeadersInit::from(vec![("Cookie", "mine=1")])),
+        ..Default::default()
+    };
+    assert_eq!(
+        sent_cookie(&client, &page.url("/start"), own()).await,
+        "mine=1; a=1"
+    );
+    assert_eq!(sent_cookie(&client, &page.url("/away"), own()).await, "");
+}

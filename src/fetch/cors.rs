@@ -242,8 +242,7 @@ pub(crate) fn tao_check(request: &Request, response: &Response) -> bool {
     // tainting is "basic" once step 6 has not returned failure, which it can only do for a
     // navigation: such a request passes whatever the header says, so it is not read (a
     // lookup by name in the response's header list, on every same-origin response).
-    if request.mode != RequestMode::Navigate
-        && request.response_tainting == ResponseTainting::Basic
+    if request.mode != RequestMode::Navigate && request.response_tainting == ResponseTainting::Basic
     {
         return true;
     }

@@ -266,7 +266,6 @@ async fn http_network_or_cache_response(
     is_new_connection_fetch: bool,
 ) -> Response {
     // Step 1. Let request be fetchParams's request.
-    let request = &mut fetch_params.request;
     // Steps 2–4. Let httpFetchParams, httpRequest and response be null. (Bound below where
     // the spec first sets them; httpFetchParams is httpRequest with fetchParams's context.)
     // Step 5. Let storedResponse be null.
@@ -290,129 +289,170 @@ async fn http_network_or_cache_response(
     //
     // The clone keeps a spare body for a redirect or an authentication retry (see
     // `clone_request_body`).
-    let mut http_request = request.copy_without_body();
-    http_request.body = clone_request_body(request);
-    // Step 8.3.
-    let include_credentials = include_credentials(request);
-    // Step 8.4. If Cross-Origin-Embedder-Policy allows credentials with request returns
-    // false, then set includeCredentials to false. (There is no Cross-Origin-Embedder-Policy
-    // here.)
-    // Steps 8.5–8.10.
-    if let Some(network_error) = append_content_length(&mut http_request, fetch_params) {
-        return network_error;
-    }
-    // Steps 8.11–8.20 and 8.22.
+    //
+    // Step 8.3 is read from request here (httpRequest is request or a clone of it), so
+    // that it can say whether httpRequest may be request.
+    let include_credentials = include_credentials(fetch_params.request);
     let context = fetch_params.context;
-    append_http_request_headers(&mut http_request, context);
-    // Step 8.21. If includeCredentials is true, then: (After step 8.22, which appends
-    // nothing here, as it waits for a cookie provider.)
-    if include_credentials {
-        // Step 8.21.1. Append a request `Cookie` header for httpRequest.
-        if let Some(cookies) = &context.cookies {
-            append_a_request_cookie_header(&mut http_request, cookies).await;
-        }
-        // Step 8.21.2. If httpRequest's header list does not contain `Authorization`,
-        // then: (Only a request with credentials for Digest can have an authentication
-        // entry: no other reads the store.)
-        let authorization_value = http_request
-            .digest_credentials
-            .as_ref()
-            .filter(|_| !http_request.headers.header_list().contains("authorization"))
-            .and_then(|credentials| {
-                // Step 8.21.2.1. Let authorizationValue be null.
-                // Step 8.21.2.2. If there's an authentication entry for httpRequest and
-                // either httpRequest's use-URL-credentials flag is unset or httpRequest's
-                // current URL does not include credentials, then set authorizationValue to
-                // authentication entry. (The entry's answer to its realm's challenge, with
-                // the next `nc`.)
-                context
-                    .authentication_entries
-                    .authorization_value(&http_request, credentials)
-            });
-        // Step 8.21.2.3. Otherwise, if httpRequest's current URL does include credentials
-        // and isAuthenticationFetch is true, set authorizationValue to httpRequest's
-        // current URL, converted to an `Authorization` value.
-        // DEVIATION: a URL's credentials are not turned into an `Authorization` value
-        // (which would be `Basic`, unasked). The `Request` constructor refuses a URL with
-        // credentials, and `ClientBuilder::digest_auth_from_url` takes them out of the URL
-        // into the request's credentials for Digest, which answer a challenge only, through
-        // the authentication entry of step 8.21.2.2.
-        // Step 8.21.2.4. If authorizationValue is non-null, then append (`Authorization`,
-        // authorizationValue) to httpRequest's header list.
-        if let Some(value) = authorization_value {
-            http_request
-                .headers
-                .header_list_mut()
-                .push(Bytes::from_static(b"Authorization"), value);
-        }
-    }
-    // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
-    // WebDriver BiDi here.)
-    // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
-    // httpRequest: the client's cache (one partition per client), if it has one.
-    // Not in the spec: a request with a route of its own (a proxy or addresses of its
-    // own, in its transport extensions) has no partition: what it fetched on its route
-    // must neither answer requests on other routes nor be answered by theirs.
-    let http_cache = context
-        .http_cache
-        .as_ref()
-        .filter(|_| http_request.transport_extensions.is_empty());
-    // Step 8.25. If httpCache is null, then set httpRequest's cache mode to "no-store".
-    // DEVIATION: the cache mode is kept, so that "only-if-cached" still fails at step 11.1
-    // (nothing can be cached) rather than going to the network. Without httpCache the steps
-    // that read or write it are skipped instead, as "no-store" would skip them.
-    // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
-    // Not in the spec: a cache on a store that other caches share (such as one on Redis)
-    // that holds nothing for httpRequest asks the store first, so that step 8.26.1 selects
-    // what another cache stored.
-    // Boxed, and only then: kept out of the state of every other request's future.
-    if let Some(http_cache) = http_cache.filter(|http_cache| http_cache.reads_through()) {
-        if !matches!(
-            http_request.cache_mode,
-            RequestCache::NoStore | RequestCache::Reload
-        ) {
-            Box::pin(http_cache.read_through(&http_request, include_credentials)).await;
-        }
-    }
-    let response = match http_cache {
-        Some(http_cache) => look_up_stored_response(
-            http_cache,
-            &mut http_request,
-            include_credentials,
-            fetch_params.request,
-            context,
-            &mut stored_response,
-            &mut revalidating_flag,
-        ),
-        None => None,
-    };
-    // Step 9. If aborted, then return the appropriate network error for fetchParams. (An
-    // aborted fetch is dropped at its next await instead.)
-    // Step 10. If response is not null, then run the WebDriver BiDi response started steps
-    // with request and response. (There is no WebDriver BiDi here.)
-    // Step 11. If response is null, then:
-    let mut response = match response {
-        Some(response) => response,
+    // DEVIATION: a request without a body whose changes in the steps below can all be
+    // undone (see `InPlace`) is httpRequest itself, given back as it was once the steps
+    // are over: what a redirect, an authentication retry or step 17's retry sees of
+    // request is what they would see beside a clone, without the copy of every field (and
+    // its drop) that a clone costs on each fetch.
+    let in_place = InPlace::of(fetch_params.request, context, include_credentials);
+    let mut clone = None;
+    // `request`: request, when httpRequest is a clone of it (the HTTP cache reads both).
+    let (http_request, request): (&mut Request, Option<&Request>) = match in_place {
+        Some(_) => (&mut *fetch_params.request, None),
         None => {
-            fetch_forward_response(
-                &mut http_request,
-                context,
-                http_cache,
-                &mut stored_response,
-                revalidating_flag,
-                include_credentials,
-                is_new_connection_fetch,
-            )
-            .await
+            let http_request = clone.insert(fetch_params.request.copy_without_body());
+            http_request.body = clone_request_body(fetch_params.request);
+            (http_request, Some(&*fetch_params.request))
         }
     };
+    let keepalive_reservation = &mut fetch_params.keepalive_reservation;
+    // Steps 8.3–14 (8.3 above): the response, from the network or the cache.
+    let mut response;
+    'steps: {
+        // Step 8.3. (Above.)
+        // Step 8.4. If Cross-Origin-Embedder-Policy allows credentials with request returns
+        // false, then set includeCredentials to false. (There is no Cross-Origin-Embedder-Policy
+        // here.)
+        // Steps 8.5–8.10.
+        if let Some(network_error) =
+            append_content_length(http_request, context, keepalive_reservation)
+        {
+            response = network_error;
+            break 'steps;
+        }
+        // Steps 8.11–8.20 and 8.22.
+        append_http_request_headers(http_request, context);
+        // Step 8.21. If includeCredentials is true, then: (After step 8.22, which appends
+        // nothing here, as it waits for a cookie provider.)
+        if include_credentials {
+            // Step 8.21.1. Append a request `Cookie` header for httpRequest.
+            if let Some(cookies) = &context.cookies {
+                append_a_request_cookie_header(http_request, cookies).await;
+            }
+            // Step 8.21.2. If httpRequest's header list does not contain `Authorization`,
+            // then: (Only a request with credentials for Digest can have an authentication
+            // entry: no other reads the store.)
+            let authorization_value = http_request
+                .digest_credentials
+                .as_ref()
+                .filter(|_| !http_request.headers.header_list().contains("authorization"))
+                .and_then(|credentials| {
+                    // Step 8.21.2.1. Let authorizationValue be null.
+                    // Step 8.21.2.2. If there's an authentication entry for httpRequest and
+                    // either httpRequest's use-URL-credentials flag is unset or httpRequest's
+                    // current URL does not include credentials, then set authorizationValue to
+                    // authentication entry. (The entry's answer to its realm's challenge, with
+                    // the next `nc`.)
+                    context
+                        .authentication_entries
+                        .authorization_value(http_request, credentials)
+                });
+            // Step 8.21.2.3. Otherwise, if httpRequest's current URL does include credentials
+            // and isAuthenticationFetch is true, set authorizationValue to httpRequest's
+            // current URL, converted to an `Authorization` value.
+            // DEVIATION: a URL's credentials are not turned into an `Authorization` value
+            // (which would be `Basic`, unasked). The `Request` constructor refuses a URL with
+            // credentials, and `ClientBuilder::digest_auth_from_url` takes them out of the URL
+            // into the request's credentials for Digest, which answer a challenge only, through
+            // the authentication entry of step 8.21.2.2.
+            // Step 8.21.2.4. If authorizationValue is non-null, then append (`Authorization`,
+            // authorizationValue) to httpRequest's header list.
+            if let Some(value) = authorization_value {
+                http_request
+                    .headers
+                    .header_list_mut()
+                    .push(Bytes::from_static(b"Authorization"), value);
+            }
+        }
+        // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
+        // WebDriver BiDi here.)
+        // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
+        // httpRequest: the client's cache (one partition per client), if it has one.
+        // Not in the spec: a request with a route of its own (a proxy or addresses of its
+        // own, in its transport extensions) has no partition: what it fetched on its route
+        // must neither answer requests on other routes nor be answered by theirs.
+        let http_cache = context
+            .http_cache
+            .as_ref()
+            .filter(|_| http_request.transport_extensions.is_empty());
+        // Step 8.25. If httpCache is null, then set httpRequest's cache mode to "no-store".
+        // DEVIATION: the cache mode is kept, so that "only-if-cached" still fails at step 11.1
+        // (nothing can be cached) rather than going to the network. Without httpCache the steps
+        // that read or write it are skipped instead, as "no-store" would skip them.
+        // Step 8.26. If httpRequest's cache mode is neither "no-store" nor "reload", then:
+        // Not in the spec: a cache on a store that other caches share (such as one on Redis)
+        // that holds nothing for httpRequest asks the store first, so that step 8.26.1 selects
+        // what another cache stored.
+        // Boxed, and only then: kept out of the state of every other request's future.
+        if let Some(http_cache) = http_cache.filter(|http_cache| http_cache.reads_through()) {
+            if !matches!(
+                http_request.cache_mode,
+                RequestCache::NoStore | RequestCache::Reload
+            ) {
+                Box::pin(http_cache.read_through(http_request, include_credentials)).await;
+            }
+        }
+        // (httpRequest is request itself only where there is no httpCache.)
+        debug_assert!(http_cache.is_none() || request.is_some());
+        let from_cache = match (http_cache, request) {
+            (Some(http_cache), Some(request)) => look_up_stored_response(
+                http_cache,
+                http_request,
+                include_credentials,
+                request,
+                context,
+                &mut stored_response,
+                &mut revalidating_flag,
+            ),
+            _ => None,
+        };
+        // Step 9. If aborted, then return the appropriate network error for fetchParams. (An
+        // aborted fetch is dropped at its next await instead.)
+        // Step 10. If response is not null, then run the WebDriver BiDi response started steps
+        // with request and response. (There is no WebDriver BiDi here.)
+        // Step 11. If response is null, then:
+        response = match from_cache {
+            Some(response) => response,
+            None => {
+                fetch_forward_response(
+                    http_request,
+                    context,
+                    http_cache,
+                    &mut stored_response,
+                    revalidating_flag,
+                    include_credentials,
+                    is_new_connection_fetch,
+                )
+                .await
+            }
+        };
+        // Not in the spec: a network error is returned as it is (steps 12–16 set fields of a
+        // response from the network or the cache).
+        if response.is_network_error() {
+            break 'steps;
+        }
+        // Steps 12–14.
+        set_response_from_http_request(
+            &mut response,
+            http_request,
+            include_credentials,
+            request.is_some(),
+        );
+    }
+    if let Some(in_place) = in_place {
+        in_place.undo(fetch_params.request);
+    }
+    drop(clone);
     // Not in the spec: a network error is returned as it is (steps 12–16 set fields of a
     // response from the network or the cache).
     if response.is_network_error() {
         return response;
     }
-    // Steps 12–14.
-    set_response_from_http_request(&mut response, &mut http_request, include_credentials);
     // Step 15. If response's status is 401, httpRequest's response tainting is not "cors",
     // includeCredentials is true, and request's traversable for user prompts is a
     // traversable navigable:
@@ -421,7 +461,8 @@ async fn http_network_or_cache_response(
     // other's 401 is returned. An authentication fetch's own 401 is not answered again
     // here (see `answer_digest_challenge`).
     if response.status == 401
-        && http_request.response_tainting != ResponseTainting::Cors
+        // (httpRequest's response tainting is request's: the steps do not change it.)
+        && fetch_params.request.response_tainting != ResponseTainting::Cors
         && include_credentials
         && !is_authentication_fetch
     {
@@ -433,6 +474,64 @@ async fn http_network_or_cache_response(
     // Step 16.
     handle_proxy_authentication_status(&mut response);
     response
+}
+
+/// What HTTP-network-or-cache fetch's steps 8.3–14 change in httpRequest, when that is
+/// request itself rather than a clone (see `http_network_or_cache_response`), to be undone
+/// once they are over: the fields they append to its header list, and its cache mode.
+/// Step 12 clones its URL list rather than taking it, and it has no body to send.
+///
+/// Only for a request whose changes can all be undone so: one without a body, with no
+/// HTTP cache (whose lookup and revalidation read request beside httpRequest), and without
+/// a field the steps change in place rather than append to (a `Cookie` combined with the
+/// cookie store's, a Fetch metadata header set). Every other change the steps make to the
+/// header list appends to it.
+struct InPlace {
+    /// How many fields request's header list had.
+    fields: usize,
+    cache_mode: RequestCache,
+    /// The header list as it was, to check that the undo gives it back.
+    #[cfg(debug_assertions)]
+    before: HeaderList,
+}
+
+impl InPlace {
+    /// The undo for `request`, if its changes can be undone.
+    fn of(request: &Request, context: &FetchContext, include_credentials: bool) -> Option<InPlace> {
+        if request.body.is_some()
+            || (context.http_cache.is_some() && request.transport_extensions.is_empty())
+        {
+            return None;
+        }
+        let cookies = include_credentials && context.cookies.is_some();
+        let changed_in_place = |name: &[u8]| {
+            (cookies && name.eq_ignore_ascii_case(b"cookie"))
+                || name
+                    .get(..10)
+                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"sec-fetch-"))
+        };
+        let list = request.headers.header_list();
+        if list.iter().any(|(name, _)| changed_in_place(name)) {
+            return None;
+        }
+        Some(InPlace {
+            fields: list.len(),
+            cache_mode: request.cache_mode,
+            #[cfg(debug_assertions)]
+            before: list.clone(),
+        })
+    }
+
+    /// Gives `request` back as it was.
+    fn undo(self, request: &mut Request) {
+        request.headers.header_list_mut().truncate(self.fields);
+        request.cache_mode = self.cache_mode;
+        #[cfg(debug_assertions)]
+        assert!(
+            same_list(&self.before, request.headers.header_list()),
+            "HTTP-network-or-cache fetch changed a field of request's header list in place"
+        );
+    }
 }
 
 /// Steps 15.1–15.4 of HTTP-network-or-cache fetch: `response`, a `401` to a request with
@@ -549,7 +648,8 @@ fn include_credentials(request: &Request) -> bool {
 /// network error to return.
 fn append_content_length(
     http_request: &mut Request,
-    fetch_params: &mut FetchParams<'_>,
+    context: &FetchContext,
+    keepalive_reservation: &mut Option<super::keepalive::KeepaliveReservation>,
 ) -> Option<Response> {
     // Step 8.5. Let contentLength be httpRequest's body's length, if httpRequest's body is
     // non-null; otherwise null.
@@ -586,9 +686,9 @@ fn append_content_length(
     // inflightKeepaliveBytes is greater than 64 kibibytes, then return a network error.
     // (See the `keepalive` module: a fetch reserves its length once, for all its hops.)
     if let Some(length) = content_length.filter(|_| http_request.keepalive) {
-        if fetch_params.keepalive_reservation.is_none() {
-            match fetch_params.context.keepalive_quota.reserve(length) {
-                Some(reservation) => fetch_params.keepalive_reservation = Some(reservation),
+        if keepalive_reservation.is_none() {
+            match context.keepalive_quota.reserve(length) {
+                Some(reservation) => *keepalive_reservation = Some(reservation),
                 None => {
                     return Some(network_error(NetworkError::Blocked(
                         "keepalive request bodies in flight would exceed 64 KiB".into(),
@@ -1019,10 +1119,14 @@ fn set_response_from_http_request(
     response: &mut Response,
     http_request: &mut Request,
     include_credentials: bool,
+    http_request_is_a_clone: bool,
 ) {
     // Step 12. Set response's URL list to a clone of httpRequest's URL list.
-    // (httpRequest is not used after these steps: its URL list moves.)
-    response.url_list = std::mem::take(&mut http_request.url_list);
+    // (A clone of request is not used after these steps: its URL list moves.)
+    response.url_list = match http_request_is_a_clone {
+        true => std::mem::take(&mut http_request.url_list),
+        false => http_request.url_list.clone(),
+    };
     // Step 13. If httpRequest's header list contains `Range`, then set response's
     // range-requested flag.
     if http_request.headers.header_list().contains("range") {

@@ -145,6 +145,13 @@ impl HeaderList {
         }
     }
 
+    /// Removes the headers past the first `len`: those appended after them.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.list_mut().truncate(len);
+        }
+    }
+
     /// The headers in order, as (name, value) with the names' stored case.
     pub fn iter(&self) -> Iter<'_> {
         Iter {
