@@ -231,12 +231,18 @@ impl TimingCell {
         }
     }
 
-    /// Sets the fetch's timing info, at fetch response handover; a cell that has one
-    /// already (one the HTTP cache handed out before) keeps it.
-    pub(crate) fn set_info(&self, info: FetchTimingInfo) {
+    /// Sets the fetch's timing info, at fetch response handover: `info`, as `finish`
+    /// leaves it (made in place, where a copy to change and then a copy to store would
+    /// move it twice); a cell that has one already (one the HTTP cache handed out before)
+    /// keeps it.
+    pub(crate) fn set_info(
+        &self,
+        info: &FetchTimingInfo,
+        finish: impl FnOnce(&mut FetchTimingInfo),
+    ) {
         let mut slot = self.info.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.is_none() {
-            *slot = Some(info);
+            finish(slot.insert(*info));
         }
     }
 

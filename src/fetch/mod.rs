@@ -238,45 +238,49 @@ fn fetch_response_handover_timing(fetch_params: &FetchParams<'_>, response: &mut
     if response.is_network_error() || !url.is_some_and(|url| is_http_scheme(url.scheme())) {
         return;
     }
-    // Step 1. Let timingInfo be fetchParams's timing info.
-    let mut timing_info = fetch_params.timing_info;
+    // Step 1. Let timingInfo be fetchParams's timing info. (Set below in the response's
+    // cell, where the steps change it.)
     let no_body = response.body.is_none() && response.internal_response_or_self().body.is_none();
     let internal_response = response.internal_response_mut();
     // A response not from the network (the HTTP cache's) gets its cell here.
     let cell = internal_response
         .timing
         .get_or_insert_with(|| Arc::new(TimingCell::default()));
-    // HTTP-network fetch step 8.2: set timingInfo's final connection timing info to the
-    // result of calling clamp and coarsen connection timing info with connection's timing
-    // info, timingInfo's post-redirect start time, and fetchParams's cross-origin
-    // isolated capability.
-    if let Some(network) = &cell.network {
-        timing_info.final_connection_timing_info = Some(clamp_and_coarsen_connection_timing_info(
-            &network.connection_timing_info,
-            timing_info.post_redirect_start_time,
-        ));
-        // HTTP-network fetch step 8.4: set timingInfo's final network-request start time.
-        timing_info.final_network_request_start_time = Some(network.network_request_start_time);
-        // HTTP-network fetch step 8.5: set timingInfo's final network-response start time
-        // once the HTTP parser received the response.
-        // DEVIATION: over HTTP/2, taken when the whole head has been parsed, not at its
-        // first byte: hyper gives no earlier hook. (Over HTTP/1.1 it is the first byte's.)
-        timing_info.final_network_response_start_time = Some(network.network_response_start_time);
-        // Not in the spec: whether the connection was reused.
-        timing_info.connection_reused = network.connection_reused;
-    }
     // A response without a body has ended with its head.
     if no_body {
         cell.end_of_body();
     }
-    // Step 4.2.5. If response's timing allow passed flag is not set, then set timingInfo
-    // to the result of creating an opaque timing info for timingInfo.
-    if !internal_response.timing_allow_passed {
-        timing_info = timing_info.create_an_opaque_timing_info();
-    }
-    if let Some(cell) = &internal_response.timing {
-        cell.set_info(timing_info);
-    }
+    let timing_allow_passed = internal_response.timing_allow_passed;
+    cell.set_info(&fetch_params.timing_info, |timing_info| {
+        // HTTP-network fetch step 8.2: set timingInfo's final connection timing info to
+        // the result of calling clamp and coarsen connection timing info with connection's
+        // timing info, timingInfo's post-redirect start time, and fetchParams's
+        // cross-origin isolated capability.
+        if let Some(network) = &cell.network {
+            timing_info.final_connection_timing_info =
+                Some(clamp_and_coarsen_connection_timing_info(
+                    &network.connection_timing_info,
+                    timing_info.post_redirect_start_time,
+                ));
+            // HTTP-network fetch step 8.4: set timingInfo's final network-request start
+            // time.
+            timing_info.final_network_request_start_time = Some(network.network_request_start_time);
+            // HTTP-network fetch step 8.5: set timingInfo's final network-response start
+            // time once the HTTP parser received the response.
+            // DEVIATION: over HTTP/2, taken when the whole head has been parsed, not at its
+            // first byte: hyper gives no earlier hook. (Over HTTP/1.1 it is the first
+            // byte's.)
+            timing_info.final_network_response_start_time =
+                Some(network.network_response_start_time);
+            // Not in the spec: whether the connection was reused.
+            timing_info.connection_reused = network.connection_reused;
+        }
+        // Step 4.2.5. If response's timing allow passed flag is not set, then set
+        // timingInfo to the result of creating an opaque timing info for timingInfo.
+        if !timing_allow_passed {
+            *timing_info = timing_info.create_an_opaque_timing_info();
+        }
+    });
 }
 
 /// [Populate request from client](https://fetch.spec.whatwg.org/#populate-request-from-client).
