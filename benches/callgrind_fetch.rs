@@ -32,6 +32,10 @@
 //! Run it for two counts (say 1,000 and 3,000) and divide the difference of the totals by
 //! the difference of the counts: start-up, the first connection and the runtime cancel out.
 
+#[allow(dead_code)]
+#[path = "support/jobs.rs"]
+mod jobs;
+
 use std::convert::Infallible;
 
 use bytes::Bytes;
@@ -154,22 +158,12 @@ struct Options {
     /// The server on a thread and runtime of its own, as in `cargo bench`.
     server_thread: bool,
     /// hyper-util's requests carry the four fields `fetch()` adds to each request
-    /// ([`FETCH_REQUEST_HEADERS`]), so that both send the same head.
+    /// (`jobs::FETCH_REQUEST_HEADERS`), so that both send the same head.
     fetch_headers: bool,
     /// `fetch()`'s HTTP/1.1 pipelining depth (1: none); with more, its connections are
     /// capped at `concurrency / pipelining`.
     pipelining: usize,
 }
-
-/// The fields `fetch()` adds to a request of the server-side client, in its order:
-/// `Accept`, `Accept-Language` (HTTP-network-or-cache fetch), `User-Agent` and
-/// `Accept-Encoding` (the codings this build decodes).
-const FETCH_REQUEST_HEADERS: [(&str, &str); 4] = [
-    ("accept", "*/*"),
-    ("accept-language", "*"),
-    ("user-agent", concat!("whatwg-fetch/", "0.1.0")),
-    ("accept-encoding", "gzip, deflate, br, zstd"),
-];
 
 /// The fields an API's response typically carries besides `Content-Type`,
 /// `Content-Length` and `Date`.
@@ -334,12 +328,10 @@ async fn run_hyper(
         .http2_only(options.h2)
         .build::<_, Empty<Bytes>>(connector);
     let uri: hyper::Uri = url.parse()?;
-    let mut head = http::HeaderMap::new();
-    if options.fetch_headers {
-        for (name, value) in FETCH_REQUEST_HEADERS {
-            head.append(name, http::HeaderValue::from_static(value));
-        }
-    }
+    let head = match options.fetch_headers {
+        true => jobs::fetch_request_head(),
+        false => http::HeaderMap::new(),
+    };
     let tasks = shares(count, options.concurrency).map(|(_, share)| {
         let (client, uri, head) = (client.clone(), uri.clone(), head.clone());
         tokio::spawn(async move {

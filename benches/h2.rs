@@ -48,15 +48,6 @@ const USAGE: &str = "usage: h2 [--n N] [--concurrency C] [--rounds R] [--size-mi
 [--download-rounds R] [--clients fetch,hyper,reqwest] [--order both|forward|reverse] \
 [--workloads json,download] [--sequential] [--head bare|fetch]";
 
-/// The fields `fetch()` adds to a request of the server-side client, in its order (see
-/// `--head fetch`).
-const FETCH_REQUEST_HEADERS: [(&str, &str); 4] = [
-    ("accept", "*/*"),
-    ("accept-language", "*"),
-    ("user-agent", whatwg_fetch::client::DEFAULT_USER_AGENT),
-    ("accept-encoding", "gzip, deflate, br, zstd"),
-];
-
 /// The three clients, each speaking HTTP/2 with prior knowledge.
 enum H2Client {
     Fetch(Client),
@@ -72,13 +63,7 @@ impl H2Client {
     /// The client `name`; with `fetch_head`, hyper-util and reqwest send the fields
     /// `fetch()` does.
     fn new(name: &str, fetch_head: bool) -> Result<H2Client, String> {
-        let head = fetch_head.then(|| {
-            let mut head = http::HeaderMap::new();
-            for (name, value) in FETCH_REQUEST_HEADERS {
-                head.append(name, http::HeaderValue::from_static(value));
-            }
-            head
-        });
+        let head = fetch_head.then(jobs::fetch_request_head);
         Ok(match name {
             FETCH => H2Client::Fetch(
                 Client::builder()

@@ -28,6 +28,26 @@ pub async fn fetch_items_of(client: &Client, input: impl Into<RequestInfo>) -> R
     count_items(&value)
 }
 
+/// The fields `fetch()` adds to a request of the server-side client, in its order:
+/// `Accept`, `Accept-Language` (HTTP-network-or-cache fetch), `User-Agent` and
+/// `Accept-Encoding` (the codings this build decodes).
+pub const FETCH_REQUEST_HEADERS: [(&str, &str); 4] = [
+    ("accept", "*/*"),
+    ("accept-language", "*"),
+    ("user-agent", whatwg_fetch::client::DEFAULT_USER_AGENT),
+    ("accept-encoding", "gzip, deflate, br, zstd"),
+];
+
+/// [`FETCH_REQUEST_HEADERS`] as a header map, for another client's requests to carry the
+/// head `fetch()` sends.
+pub fn fetch_request_head() -> http::HeaderMap {
+    let mut head = http::HeaderMap::new();
+    for (name, value) in FETCH_REQUEST_HEADERS {
+        head.append(name, http::HeaderValue::from_static(value));
+    }
+    head
+}
+
 /// `GET uri` through hyper-util's legacy client: the number of `items` in the JSON body.
 pub async fn hyper_items<C>(
     client: &HyperClient<C, Empty<Bytes>>,

@@ -372,14 +372,8 @@ async fn http_network_or_cache_response(
         // Step 8.23. Run the WebDriver BiDi before request sent steps with request. (There is no
         // WebDriver BiDi here.)
         // Step 8.24. Set httpCache to the result of determining the HTTP cache partition, given
-        // httpRequest: the client's cache (one partition per client), if it has one.
-        // Not in the spec: a request with a route of its own (a proxy or addresses of its
-        // own, in its transport extensions) has no partition: what it fetched on its route
-        // must neither answer requests on other routes nor be answered by theirs.
-        let http_cache = context
-            .http_cache
-            .as_ref()
-            .filter(|_| http_request.transport_extensions.is_empty());
+        // httpRequest.
+        let http_cache = determine_the_http_cache_partition(http_request, context);
         // Step 8.25. If httpCache is null, then set httpRequest's cache mode to "no-store".
         // DEVIATION: the cache mode is kept, so that "only-if-cached" still fails at step 11.1
         // (nothing can be cached) rather than going to the network. Without httpCache the steps
@@ -476,6 +470,25 @@ async fn http_network_or_cache_response(
     response
 }
 
+/// [Determine the HTTP cache partition](https://fetch.spec.whatwg.org/#determine-the-http-cache-partition),
+/// given `request`: the client's cache (one partition per client), if it has one.
+///
+/// Not in the spec: a request with a route of its own (a proxy or addresses of its own,
+/// in its transport extensions) has no partition: what it fetched on its route must
+/// neither answer requests on other routes nor be answered by theirs.
+fn determine_the_http_cache_partition<'a>(
+    request: &Request,
+    context: &'a FetchContext,
+) -> Option<&'a Arc<HttpCache>> {
+    // Step 1. Let key be the result of determining the network partition key given
+    // request. Step 2. If key is null, then return null. Step 3. Return the unique HTTP
+    // cache associated with key. (One key: the client.)
+    context
+        .http_cache
+        .as_ref()
+        .filter(|_| request.transport_extensions.is_empty())
+}
+
 /// What HTTP-network-or-cache fetch's steps 8.3–14 change in httpRequest, when that is
 /// request itself rather than a clone (see `http_network_or_cache_response`), to be undone
 /// once they are over: the fields they append to its header list, and its cache mode.
@@ -498,8 +511,8 @@ struct InPlace {
 impl InPlace {
     /// The undo for `request`, if its changes can be undone.
     fn of(request: &Request, context: &FetchContext, include_credentials: bool) -> Option<InPlace> {
-        if request.body.is_some()
-            || (context.http_cache.is_some() && request.transport_extensions.is_empty())
+        // (httpRequest's partition is request's: the steps do not change what it reads.)
+        if request.body.is_some() || determine_the_http_cache_partition(request, context).is_some()
         {
             return None;
         }
