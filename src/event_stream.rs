@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -100,8 +101,10 @@ pub struct MessageEvent {
     /// The serialization of the origin of the stream's final URL; empty for a stream
     /// whose origin is not known (a parser fed by hand).
     origin: String,
-    /// The event source's last event ID string when the event was dispatched.
-    last_event_id: String,
+    /// The event source's last event ID string when the event was dispatched: shared
+    /// with the parser and the events before, as a server may set an ID as long as a line
+    /// and then send any number of events under it.
+    last_event_id: Arc<str>,
 }
 
 impl MessageEvent {
@@ -116,7 +119,7 @@ impl MessageEvent {
             r#type: r#type.into(),
             data: data.into(),
             origin: origin.into(),
-            last_event_id: last_event_id.into(),
+            last_event_id: Arc::from(last_event_id.into()),
         }
     }
 
@@ -217,10 +220,12 @@ pub struct EventStreamParser {
     data: String,
     /// The standard's event type buffer.
     event_type: String,
-    /// The standard's last event ID buffer.
-    last_event_id_buffer: String,
+    /// The standard's last event ID buffer. Shared, not copied, by the last event ID
+    /// string and the events: an ID may be as long as a line, and each blank line and
+    /// each event would otherwise copy it.
+    last_event_id_buffer: Arc<str>,
     /// The event source's last event ID string: the buffer at the last dispatch.
-    last_event_id: String,
+    last_event_id: Arc<str>,
     /// The last valid `retry` field: the event stream's reconnection time.
     reconnection_time: Option<Duration>,
     /// Events made at a blank line and not yet taken (at most one: parsing stops there).
@@ -247,8 +252,8 @@ impl EventStreamParser {
             bom_done: false,
             data: String::new(),
             event_type: String::new(),
-            last_event_id_buffer: String::new(),
-            last_event_id: String::new(),
+            last_event_id_buffer: Arc::from(""),
+            last_event_id: Arc::from(""),
             reconnection_time: None,
             ready: VecDeque::new(),
             origin: String::new(),
@@ -276,7 +281,7 @@ impl EventStreamParser {
         self.bom_done = false;
         self.data.clear();
         self.event_type.clear();
-        self.last_event_id_buffer.clone_from(&self.last_event_id);
+        self.last_event_id_buffer = Arc::clone(&self.last_event_id);
         self.ready.clear();
         self.failed = false;
     }
@@ -290,8 +295,8 @@ impl EventStreamParser {
     /// Sets the last event ID, as an event source resumed from a stored one starts
     /// (`Last-Event-ID` on its first request).
     pub fn set_last_event_id(&mut self, id: impl Into<String>) {
-        self.last_event_id = id.into();
-        self.last_event_id_buffer.clone_from(&self.last_event_id);
+        self.last_event_id = Arc::from(id.into());
+        self.last_event_id_buffer = Arc::clone(&self.last_event_id);
     }
 
     /// The event stream's reconnection time, from the last valid `retry` field; `None`
@@ -481,9 +486,7 @@ impl EventStreamParser {
             // If the field value does not contain U+0000 NULL, then set the last event ID
             // buffer to the field value. Otherwise, ignore the field.
             b"id" if !value.contains(&0) => {
-                self.last_event_id_buffer.clear();
-                self.last_event_id_buffer
-                    .push_str(&String::from_utf8_lossy(value));
+                self.last_event_id_buffer = Arc::from(String::from_utf8_lossy(value));
             }
             // If the field value consists of only ASCII digits, then interpret the field
             // value as an integer in base ten, and set the event stream's reconnection time
@@ -509,7 +512,7 @@ impl EventStreamParser {
         // last event ID buffer. The buffer does not get reset, so the last event ID string
         // of the event source remains set to this value until the next time it is set by
         // the server.
-        self.last_event_id.clone_from(&self.last_event_id_buffer);
+        self.last_event_id = Arc::clone(&self.last_event_id_buffer);
         // Step 2. If the data buffer is an empty string, set the data buffer and the event
         // type buffer to the empty string and return.
         if self.data.is_empty() {
@@ -539,7 +542,7 @@ impl EventStreamParser {
             r#type,
             data: std::mem::take(&mut self.data),
             origin: self.origin.clone(),
-            last_event_id: self.last_event_id.clone(),
+            last_event_id: Arc::clone(&self.last_event_id),
         };
         // Step 8. Queue a task which, if the readyState attribute is set to a value other
         // than CLOSED, dispatches the newly created event at the EventSource object: the
@@ -668,7 +671,7 @@ mod tests {
         for chunk in chunks(input, size) {
             parser.feed(&chunk).unwrap();
             while let Some(e) = parser.next_event() {
-                out.push((e.r#type, e.data, e.last_event_id));
+                out.push((e.r#type, e.data, e.last_event_id.to_string()));
             }
         }
         parser.finish();
@@ -830,6 +833,37 @@ mod tests {
             (e.r#type(), e.data(), e.last_event_id()),
             ("message", "b", "5")
         );
+    }
+
+    #[test]
+    fn a_long_id_is_shared_by_the_events_under_it_not_copied() {
+        // An ID as long as a line, then blank lines and events under it: each dispatch and
+        // each event shares the one ID, where copying it would be a line's length of work
+        // and memory per blank line.
+        let mut parser = EventStreamParser::new();
+        let id = "i".repeat(1 << 20);
+        parser.feed(format!("id: {id}\n").as_bytes()).unwrap();
+        parser.feed(&[b'\n'; 4096]).unwrap();
+        let mut events = Vec::new();
+        parser.feed(b"data: a\n\ndata: b\n\n").unwrap();
+        while let Some(event) = parser.next_event() {
+            events.push(event);
+        }
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].last_event_id(), id);
+        assert!(Arc::ptr_eq(
+            &events[0].last_event_id,
+            &events[1].last_event_id
+        ));
+        assert!(Arc::ptr_eq(&events[1].last_event_id, &parser.last_event_id));
+        // A restart keeps it, shared too.
+        parser.restart();
+        parser.feed(b"data: c\n\n").unwrap();
+        let event = parser.next_event().unwrap();
+        assert!(Arc::ptr_eq(&event.last_event_id, &events[0].last_event_id));
+        // And a new `id` field replaces it.
+        parser.feed(b"id: 2\ndata: d\n\n").unwrap();
+        assert_eq!(parser.next_event().unwrap().last_event_id(), "2");
     }
 
     #[tokio::test]

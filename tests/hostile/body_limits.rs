@@ -29,8 +29,8 @@ const MIB: u64 = 1024 * 1024;
 const DEFAULT_BUFFERED: u64 = whatwg_fetch::client::DEFAULT_MAX_BUFFERED_BODY_SIZE;
 
 // ---------------------------------------------------------------------------------------
-// A counting allocator: the bytes allocated and not yet freed by the current thread, and
-// their peak since it was last reset.
+// A counting allocator: the bytes allocated and not yet freed by the current thread, their
+// peak since it was last reset, and all it ever allocated.
 // ---------------------------------------------------------------------------------------
 
 struct PerThreadCounting;
@@ -38,9 +38,13 @@ struct PerThreadCounting;
 thread_local! {
     static LIVE: Cell<i64> = const { Cell::new(0) };
     static PEAK: Cell<i64> = const { Cell::new(0) };
+    static TOTAL: Cell<u64> = const { Cell::new(0) };
 }
 
 fn count(delta: i64) {
+    if let Ok(grown) = u64::try_from(delta) {
+        let _ = TOTAL.try_with(|total| total.set(total.get().saturating_add(grown)));
+    }
     let _ = LIVE.try_with(|live| {
         let now = live.get() + delta;
         live.set(now);
@@ -80,6 +84,14 @@ pub(crate) async fn peak_allocated<T>(future: impl Future<Output = T>) -> (T, u6
     let output = future.await;
     let peak = PEAK.with(Cell::get) - start;
     (output, u64::try_from(peak).unwrap_or(0))
+}
+
+/// The bytes this thread allocated while `future` ran, freed or not: the work of copies
+/// that a peak does not see.
+pub(crate) async fn allocated_during<T>(future: impl Future<Output = T>) -> (T, u64) {
+    let start = TOTAL.with(Cell::get);
+    let output = future.await;
+    (output, TOTAL.with(Cell::get) - start)
 }
 
 // ---------------------------------------------------------------------------------------

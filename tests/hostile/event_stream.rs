@@ -3,7 +3,7 @@
 //! `EventStreamLimits` fail the connection with the memory held bounded (counted by the
 //! per-thread allocator of `body_limits`), and reconnections back off.
 
-use crate::body_limits::peak_allocated;
+use crate::body_limits::{allocated_during, peak_allocated};
 use crate::bounded;
 use crate::net_support::{raw_server, read_head};
 
@@ -140,6 +140,46 @@ async fn a_flood_of_small_events_is_read_one_at_a_time() {
         // they would take tens of MiB).
         assert!(peak < 2 * MIB, "held {peak} bytes reading {events} events");
         source.close();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_long_id_then_blank_lines_and_events_is_not_copied_for_each() {
+    bounded(async {
+        // An `id` of 1 MiB, then 4,096 blank lines (each one dispatches, setting the last
+        // event ID string to the buffer) and 1,000 events under that ID.
+        static START: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+            let mut start = b"id: ".to_vec();
+            start.resize(4 + MIB as usize, b'i');
+            start.extend_from_slice(&[b'\n'; 4097]);
+            start.extend(b"data: x\n\n".repeat(1000));
+            start
+        });
+        let url = endless(&START, b"", 0).await;
+        let mut source = Client::new()
+            .event_source(&url, Default::default())
+            .unwrap();
+        let (events, allocated) = allocated_during(async {
+            let mut events = 0;
+            while events < 1000 {
+                match source.next().await {
+                    Some(Ok(Event::Open)) => {}
+                    Some(Ok(Event::Message(message))) => {
+                        assert_eq!(message.last_event_id().len(), MIB as usize);
+                        events += 1;
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            events
+        })
+        .await;
+        source.close();
+        assert_eq!(events, 1000);
+        // The line read and the ID made of it once (a few MiB with the connection's
+        // buffers), not a copy of the ID per blank line and per event (5 GiB).
+        assert!(allocated < 32 * MIB, "allocated {allocated} bytes");
     })
     .await;
 }
