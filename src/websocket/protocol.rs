@@ -370,6 +370,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             .ok()
             .filter(|&length| length <= max)
             .ok_or(WebSocketError::FrameTooLarge { limit: max })?;
+        // §5.5: "All control frames MUST have a payload length of 125 bytes or less": known
+        // from the header, before the payload is read in (up to `max_frame_size`).
+        if matches!(header.opcode, OpCode::Control(_)) && length > MAX_CONTROL_PAYLOAD {
+            return Err(WebSocketError::Protocol(format!(
+                "the server sent a control frame of {length} bytes (at most \
+                 {MAX_CONTROL_PAYLOAD})"
+            )));
+        }
         // At most 14 bytes: the cursor read no further.
         let header_len = usize::try_from(cursor.position()).unwrap_or(usize::MAX);
         let whole = header_len.saturating_add(length);

@@ -1,9 +1,10 @@
-//! Hostile WebSocket servers: a frame header announcing terabytes, a message of endless
-//! fragments, a million one-byte fragments, a ping flood, a small compressed message
-//! that inflates to 64 MiB, a server that never answers our Close, and the protocol
-//! errors a server can make. Each limit of `WebSocketLimits` fails the connection with
-//! the error that names it, sends the Close code RFC 6455 gives it, and holds the memory
-//! it promises (counted by the per-thread allocator of `body_limits`).
+//! Hostile WebSocket servers: a frame header announcing terabytes, a ping announcing
+//! megabytes, a message of endless fragments, a million one-byte fragments, a ping flood,
+//! a small compressed message that inflates to 64 MiB, a server that never answers our
+//! Close, and the protocol errors a server can make. Each limit of `WebSocketLimits`
+//! fails the connection with the error that names it, sends the Close code RFC 6455 gives
+//! it, and holds the memory it promises (counted by the per-thread allocator of
+//! `body_limits`).
 //!
 //! Then servers that stop reading, so that what the client writes waits: `close()`,
 //! `Sink::close`, the answer to the server's Close, the Close failing a flooded
@@ -144,6 +145,27 @@ async fn a_frame_announcing_a_terabyte_fails_before_any_of_it_is_held() {
         .await;
         assert!(peak < MIB, "held {peak} bytes");
         assert_eq!(close_sent(&closes).await, 1009);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_ping_announcing_megabytes_fails_before_its_payload_is_held() {
+    bounded(async {
+        // A final ping of 16 MiB less a byte (under `max_frame_size`), its payload sent.
+        let mut ping = vec![0x89, 127];
+        ping.extend_from_slice(&((16 * MIB) - 1).to_be_bytes());
+        let (server, closes) = hostile("", ping, vec![0; 64 * 1024], 16 * MIB).await;
+        let socket = connect(&server, WebSocketLimits::default()).await;
+        let peak = fails(socket, |error| {
+            assert!(
+                matches!(error, WebSocketError::Protocol(why) if why.contains("control frame")),
+                "{error}"
+            );
+        })
+        .await;
+        assert!(peak < MIB, "held {peak} bytes");
+        assert_eq!(close_sent(&closes).await, 1002);
     })
     .await;
 }
