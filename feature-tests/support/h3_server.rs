@@ -365,6 +365,147 @@ fn raw(
     )
 }
 
+/// Where an [`h3_uni_server`] writes the bytes of [`OwnStream`].
+#[derive(Clone, Copy)]
+pub enum Uni {
+    /// On its control stream, after its `SETTINGS` frame.
+    Control,
+    /// On a unidirectional stream of their own, which they start with its type (RFC 9114
+    /// §6.2).
+    Stream,
+}
+
+/// What an [`h3_uni_server`] writes besides its answers, on the first request of each
+/// connection.
+#[derive(Clone)]
+pub struct OwnStream {
+    pub on: Uni,
+    /// Written `times` times.
+    pub bytes: Vec<u8>,
+    pub times: usize,
+    /// Whether the request stream is finished once they are all written; if not, it is
+    /// left open (the request in flight) until the connection closes.
+    pub then_finish: bool,
+}
+
+/// What an [`h3_uni_server`] saw: the bytes of its [`OwnStream`] it managed to write
+/// (a client that stops reading stops it), and the error code of the client's
+/// `CONNECTION_CLOSE`, once it came.
+#[derive(Default)]
+pub struct UniSeen {
+    pub written: AtomicUsize,
+    pub close_code: std::sync::Mutex<Option<u64>>,
+}
+
+impl UniSeen {
+    /// The error code the client closed the connection with, once it has.
+    pub async fn closed_with(&self) -> u64 {
+        loop {
+            if let Some(code) = *self.close_code.lock().unwrap() {
+                return code;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// An HTTP/3 server like [`h3_raw_server`] that writes on streams of its own too: on each
+/// request stream it writes `response`; on the first of each connection, it then writes
+/// `own` (on its control stream, or on a new unidirectional stream), and finishes the
+/// request stream only after (or never: [`OwnStream::then_finish`]).
+pub fn h3_uni_server(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    response: Vec<u8>,
+    own: OwnStream,
+) -> (H3Server, Arc<UniSeen>) {
+    let config = server_config(cert, key, false);
+    let endpoint = quinn::Endpoint::server(config, SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+    let addr = endpoint.local_addr().unwrap();
+    let counts = Arc::new(H3Counts::default());
+    let seen = Arc::new(UniSeen::default());
+    let accepting = endpoint.clone();
+    let (counted, saw) = (Arc::clone(&counts), Arc::clone(&seen));
+    tokio::spawn(async move {
+        while let Some(incoming) = accepting.accept().await {
+            let (counted, saw) = (Arc::clone(&counted), Arc::clone(&saw));
+            let (response, own) = (response.clone(), own.clone());
+            tokio::spawn(async move {
+                let Ok(connection) = incoming.await else {
+                    return;
+                };
+                counted.connections.fetch_add(1, Ordering::SeqCst);
+                let closing = connection.clone();
+                let told = Arc::clone(&saw);
+                tokio::spawn(async move {
+                    if let quinn::ConnectionError::ApplicationClosed(close) = closing.closed().await
+                    {
+                        *told.close_code.lock().unwrap() = Some(close.error_code.into_inner());
+                    }
+                });
+                // The control stream (type 0x00) and an empty SETTINGS frame (0x04).
+                let Ok(mut control) = connection.open_uni().await else {
+                    return;
+                };
+                if control.write_all(&[0x00, 0x04, 0x00]).await.is_err() {
+                    return;
+                }
+                let mut control = Some(control);
+                while let Ok((mut send, mut request)) = connection.accept_bi().await {
+                    counted.requests.fetch_add(1, Ordering::SeqCst);
+                    let (connection, saw) = (connection.clone(), Arc::clone(&saw));
+                    let (response, own) = (response.clone(), own.clone());
+                    let control = control.take();
+                    tokio::spawn(async move {
+                        if send.write_all(&response).await.is_err() {
+                            return;
+                        }
+                        if let Some(mut control) = control {
+                            let mut opened = None;
+                            let stream = match own.on {
+                                Uni::Control => &mut control,
+                                Uni::Stream => match connection.open_uni().await {
+                                    Ok(stream) => opened.insert(stream),
+                                    Err(_) => return,
+                                },
+                            };
+                            let mut wrote_all = true;
+                            for _ in 0..own.times {
+                                if stream.write_all(&own.bytes).await.is_err() {
+                                    wrote_all = false;
+                                    break;
+                                }
+                                saw.written.fetch_add(own.bytes.len(), Ordering::SeqCst);
+                            }
+                            if !(wrote_all && own.then_finish) {
+                                // The control stream too stays open: its end is an error
+                                // (RFC 9114 §6.2.1).
+                                connection.closed().await;
+                                return;
+                            }
+                            // Kept open until the connection closes.
+                            tokio::spawn(async move {
+                                connection.closed().await;
+                                drop((control, opened));
+                            });
+                        }
+                        let _ = send.finish();
+                        let _ = request.read_to_end(64 * 1024).await;
+                    });
+                }
+            });
+        }
+    });
+    (
+        H3Server {
+            addr,
+            counts,
+            endpoint,
+        },
+        seen,
+    )
+}
+
 /// A UDP relay on 127.0.0.1 between QUIC clients and the server at `target` (which can
 /// change), counting the bytes of 0-RTT packets the clients send. What the server sends
 /// back arrives [`RELAY_DELAY`] late: a round trip long enough for a client to write its

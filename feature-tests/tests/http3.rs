@@ -891,6 +891,97 @@ async fn a_body_whose_stream_ends_inside_a_data_frame_fails_and_the_next_request
     .await;
 }
 
+/// The error codes of RFC 9114 §8.1 a client closes a connection with here.
+const H3_EXCESSIVE_LOAD: u64 = 0x107;
+
+/// The head of a frame of a reserved type (0x21, RFC 9114 §7.2.8), which a client must
+/// skip, declaring `length` bytes (an eight-byte length, RFC 9000 §16).
+fn reserved_frame_header(length: u64) -> Vec<u8> {
+    let mut header = vec![0x21];
+    header.extend((length | 0xc0 << 56).to_be_bytes());
+    header
+}
+
+/// A response head and the first byte of a ten-byte DATA frame: the request stays in
+/// flight as long as its stream is open.
+fn response_in_flight() -> Vec<u8> {
+    let mut response = headers_200();
+    response.extend([0x00, 0x0a, b'x']);
+    response
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_frame_on_the_control_stream_closes_the_connection_at_the_limit() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // After its SETTINGS, a frame declaring 4 GiB, its payload in 1 MiB pieces, up to
+        // 32 MiB, while a request is in flight. h3 keeps a frame other than DATA until all
+        // of it has come, and reads on: the client would keep it all.
+        let mut flood = reserved_frame_header(1 << 32);
+        flood.resize(1 << 20, 0);
+        let own = h3_server::OwnStream {
+            on: h3_server::Uni::Control,
+            bytes: flood,
+            times: 32,
+            then_finish: false,
+        };
+        let (server, seen) = h3_server::h3_uni_server(
+            pki.cert.clone(),
+            pki.key.clone_key(),
+            response_in_flight(),
+            own,
+        );
+        let client = prior_knowledge(&pki);
+        // Before the response head or in its body, as the client reads the control stream.
+        let error = async { client.get(server.url("/")).send().await?.text().await }
+            .await
+            .unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("control stream") && message.contains("declares 4294967296 bytes"),
+            "{message}"
+        );
+        assert_eq!(seen.closed_with().await, H3_EXCESSIVE_LOAD);
+        // What the server could write before the client closed the connection: QUIC's
+        // stream window (1.25 MB), far from the 32 MiB it tried.
+        let written = seen.written.load(Ordering::SeqCst);
+        eprintln!("an endless frame on the control stream: {written} bytes written");
+        assert!(written < 4 << 20, "{written} bytes written");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_under_the_limit_on_the_control_stream_are_skipped_and_the_connection_lives_on() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // Eight frames of 300 KiB each (the limit is 320 KiB): 2.4 MB, twice QUIC's
+        // stream window, so that the server has written them all only once the client has
+        // read most of them. The body ends after them.
+        let mut frames = reserved_frame_header(300 * 1024);
+        frames.resize(frames.len() + 300 * 1024, 0);
+        let own = h3_server::OwnStream {
+            on: h3_server::Uni::Control,
+            bytes: frames.clone(),
+            times: 8,
+            then_finish: true,
+        };
+        let mut response = headers_200();
+        response.extend(frame(0x00, b"hello"));
+        let (server, seen) =
+            h3_server::h3_uni_server(pki.cert.clone(), pki.key.clone_key(), response, own);
+        let client = prior_knowledge(&pki);
+        for _ in 0..2 {
+            let mut response = client.get(server.url("/")).send().await.unwrap();
+            assert_eq!(response.text().await.unwrap(), "hello");
+        }
+        assert_eq!(seen.written.load(Ordering::SeqCst), 8 * frames.len());
+        assert_eq!(server.counts.connections.load(Ordering::SeqCst), 1);
+        assert_eq!(*seen.close_code.lock().unwrap(), None);
+    })
+    .await;
+}
+
 /// A client discovering HTTP/3 by `Alt-Svc`, with a QUIC idle timeout of `idle`.
 fn discovering_with_idle(pki: &TestPki, idle: Duration) -> Client {
     Client::builder()

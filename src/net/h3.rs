@@ -4,8 +4,9 @@
 //! offering only `h3` by ALPN (TLS 1.3, by QUIC's rule), and HTTP/3's framing and QPACK
 //! on the [h3](https://docs.rs/h3) crate over h3-quinn. No hand-written protocol code
 //! but a scan of the frame headers of each request stream (see [`FrameScanner`]), which
-//! h3 0.0.8 needs to take a body with an empty `DATA` frame in it: this room opens
-//! connections, keeps one per origin, sends a request on a stream and reads its
+//! h3 0.0.8 needs to take a body with an empty `DATA` frame in it, and of the streams the
+//! server opens (see [`UniScanner`]), which h3 would let grow without bound: this room
+//! opens connections, keeps one per origin, sends a request on a stream and reads its
 //! response, as `h2.rs` does for HTTP/2.
 //!
 //! One UDP socket (a quinn endpoint) serves every connection of a transport; it is made
@@ -85,7 +86,7 @@ use std::future::Future;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -505,7 +506,11 @@ impl H3Client {
                 inner: h3::quic::Connection::<Bytes>::opener(&inner),
                 budgets: budgets.clone(),
             };
-            let guarded = Guarded { inner, opener };
+            let guarded = Guarded {
+                inner,
+                opener,
+                failed: Arc::default(),
+            };
             let built = h3::client::builder()
                 .max_field_section_size(MAX_FIELD_SECTION_SIZE)
                 .build::<_, _, Bytes>(guarded)
@@ -1556,11 +1561,15 @@ impl Budgets {
 
 /// h3-quinn's connection with every request stream held to [`HEAD_BUDGET`] bytes until
 /// its response head is in: past it the stream fails, rather than h3 buffering a
-/// `HEADERS` frame of any declared length.
+/// `HEADERS` frame of any declared length; and the streams the server opens read through
+/// a [`UniScanner`], which fails the connection rather than let h3 buffer them.
 struct Guarded {
     inner: h3_quinn::Connection,
     /// Opens the guarded streams: for h3's request handles, and for the connection.
     opener: GuardedOpener,
+    /// Why a stream the server opened failed the connection, once one has: the code h3
+    /// is to close it with.
+    failed: Arc<OnceLock<UniFailure>>,
 }
 
 /// [`Guarded`]'s opener of streams, which h3's request handles share.
@@ -1643,20 +1652,38 @@ impl h3::quic::OpenStreams<Bytes> for Guarded {
         self.opener.poll_open_send(cx)
     }
 
+    /// Closes the connection with `code`, or, when a stream the server opened failed it,
+    /// with that stream's code and reason: h3 knows the failure only as an error of the
+    /// QUIC layer, and closes with `H3_INTERNAL_ERROR` for it.
     fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        let (code, reason) = match self.failed.get() {
+            Some(failure) => (failure.code, failure.reason.as_bytes()),
+            None => (code, reason),
+        };
         h3::quic::OpenStreams::<Bytes>::close(&mut self.opener, code, reason);
     }
 }
 
 impl h3::quic::Connection<Bytes> for Guarded {
-    type RecvStream = h3_quinn::RecvStream;
+    type RecvStream = GuardedUni;
     type OpenStreams = GuardedOpener;
 
     fn poll_accept_recv(
         &mut self,
         cx: &mut Context<'_>,
-    ) -> Poll<Result<Self::RecvStream, h3::quic::ConnectionErrorIncoming>> {
-        h3::quic::Connection::<Bytes>::poll_accept_recv(&mut self.inner, cx)
+    ) -> Poll<Result<GuardedUni, h3::quic::ConnectionErrorIncoming>> {
+        use h3::quic::RecvStream;
+        match h3::quic::Connection::<Bytes>::poll_accept_recv(&mut self.inner, cx) {
+            Poll::Ready(Ok(stream)) => Poll::Ready(Ok(GuardedUni {
+                id: stream.recv_id(),
+                inner: stream,
+                reading: false,
+                scanner: UniScanner::default(),
+                failed: Arc::clone(&self.failed),
+            })),
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     fn poll_accept_bidi(
@@ -1791,21 +1818,242 @@ impl h3::quic::BidiStream<Bytes> for GuardedBidi {
     }
 }
 
+/// A unidirectional stream the server opened (RFC 9114 §6.2), read through a
+/// [`UniScanner`].
+pub(crate) struct GuardedUni {
+    inner: h3_quinn::RecvStream,
+    /// The stream's ID, taken when it was accepted: h3-quinn's `recv_id`, like its
+    /// `stop_sending`, panics while a read is in flight.
+    id: h3::quic::StreamId,
+    /// Whether a read is in flight (see [`GuardedStream`]'s).
+    reading: bool,
+    scanner: UniScanner,
+    /// The connection's [`Guarded::failed`], which this stream sets when it fails it.
+    failed: Arc<OnceLock<UniFailure>>,
+}
+
+/// The data of a stream the server opened, as [`UniScanner`] hands it on; a stream that
+/// breaks its rules fails the connection.
+impl h3::quic::RecvStream for GuardedUni {
+    type Buf = Bytes;
+
+    fn poll_data(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
+        if self.scanner.ended() {
+            return Poll::Ready(Ok(None));
+        }
+        // A chunk that holds the start of a frame header alone is held back, and the next
+        // one read; a few per poll, as on a request stream.
+        for _ in 0..CHUNKS_PER_POLL {
+            let polled = self.inner.poll_data(cx);
+            self.reading = polled.is_pending();
+            let data =
+                match polled {
+                    Poll::Ready(Ok(Some(data))) => data,
+                    Poll::Ready(Ok(None)) => {
+                        // On the control stream, an error h3 closes the connection for anyway
+                        // (`H3_CLOSED_CRITICAL_STREAM`, RFC 9114 §6.2.1).
+                        return Poll::Ready(self.scanner.end().map_err(|error| {
+                            h3::quic::StreamErrorIncoming::Unknown(error.into())
+                        }));
+                    }
+                    polled => return polled,
+                };
+            match self.scanner.scan(data) {
+                Ok(kept) if kept.is_empty() => continue,
+                Ok(kept) => return Poll::Ready(Ok(Some(kept))),
+                Err(failure) => {
+                    // h3 takes an internal error of the QUIC layer for the connection's,
+                    // on any stream, and closes it; `Guarded::close` gives it this code.
+                    let reason = failure.reason.clone();
+                    let _ = self.failed.set(failure);
+                    return Poll::Ready(Err(
+                        h3::quic::StreamErrorIncoming::ConnectionErrorIncoming {
+                            connection_error: h3::quic::ConnectionErrorIncoming::InternalError(
+                                reason,
+                            ),
+                        },
+                    ));
+                }
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+
+    /// Tells the server to stop sending, unless a read is in flight (see
+    /// [`GuardedStream`]'s `stop_sending`). h3 stops a stream of an unknown type once it
+    /// has read the type, no read in flight then.
+    fn stop_sending(&mut self, error_code: u64) {
+        if !self.reading {
+            self.inner.stop_sending(error_code);
+        }
+    }
+
+    fn recv_id(&self) -> h3::quic::StreamId {
+        self.id
+    }
+}
+
+/// Why a stream the server opened fails the connection: the error code to close it with,
+/// and the reason, which h3 also hands to the requests on the connection.
+#[derive(Debug)]
+struct UniFailure {
+    code: h3::error::Code,
+    reason: String,
+}
+
+/// The stream type of the control stream (RFC 9114 §6.2.1).
+const CONTROL_STREAM: u64 = 0x00;
+
+/// A unidirectional stream the server opened, read as it arrives (RFC 9114 §6.2: its
+/// type, a variable-length integer, then what the type says), for what h3 0.0.8 would
+/// keep of it without bound. By its type:
+///
+/// - **Control** (0x00, §6.2.1): h3 reads its frames for as long as the connection lives,
+///   and keeps each frame other than `DATA` until all of it has come, whatever length it
+///   declares, a frame of an unknown type too (which it then skips, §7.2.8): a server
+///   declaring 4 GiB and sending on has the client keep all it sends, and QUIC grants it
+///   more as h3 reads. Its frames are held to [`MAX_FRAME_PAYLOAD`] (a [`FrameScanner`]
+///   that takes nothing out); past it, the connection is closed with `H3_EXCESSIVE_LOAD`.
+///   RFC 9114 §10.5 allows it: "Implementations SHOULD track the use of these features
+///   and set limits on their use. An endpoint MAY treat activity that is suspicious as a
+///   connection error of type H3_EXCESSIVE_LOAD", unknown protocol elements among them.
+/// - **QPACK encoder and decoder** (0x02, 0x03; RFC 9204 §4.2): h3 0.0.8 reads neither
+///   past its type. What follows waits in quinn's receive buffer, which takes no more
+///   than the stream's flow-control window, as quinn grants more only as the stream is
+///   read. (The client announces no dynamic table, `SETTINGS_QPACK_MAX_TABLE_CAPACITY`
+///   being 0 unless sent, RFC 9204 §5, so the encoder stream has nothing to carry but a
+///   capacity of 0.) Handed on as they come.
+/// - **Any other**: "Recipients of unknown stream types MUST either abort reading of the
+///   stream or discard incoming data without further processing" (§6.2); h3 aborts
+///   reading (`STOP_SENDING` with `H3_STREAM_CREATION_ERROR`) once it has the type, and
+///   drops the stream, as it drops a push stream (0x01; quinn stops both). Handed on as
+///   they come.
+///
+/// Memory: the bytes of a stream type (8 at most), then on the control stream a
+/// [`FrameScanner`]'s.
+#[derive(Default)]
+struct UniScanner {
+    kind: UniKind,
+}
+
+/// A [`UniScanner`]'s stream, by its type.
+enum UniKind {
+    /// The type's bytes in so far, not yet a whole variable-length integer.
+    Unread { bytes: [u8; 8], held: usize },
+    /// The control stream: its frames scanned.
+    Control(FrameScanner),
+    /// Another type: handed on unscanned.
+    Other,
+}
+
+impl Default for UniKind {
+    fn default() -> UniKind {
+        UniKind::Unread {
+            bytes: [0; 8],
+            held: 0,
+        }
+    }
+}
+
+impl UniScanner {
+    /// `chunk`, the stream's next bytes, as h3 is to read them: all of them, but on the
+    /// control stream the start of a frame header at its end (held back, see
+    /// [`FrameScanner::scan`]).
+    ///
+    /// # Errors
+    /// The connection's failure: a frame on the control stream declaring more than
+    /// [`MAX_FRAME_PAYLOAD`].
+    fn scan(&mut self, chunk: Bytes) -> Result<Bytes, UniFailure> {
+        let (bytes, held) = match &mut self.kind {
+            UniKind::Control(frames) => return frames.scan(chunk).map_err(excessive_load),
+            UniKind::Other => return Ok(chunk),
+            UniKind::Unread { bytes, held } => (bytes, held),
+        };
+        // The stream type, handed on as it comes (eight bytes always hold a whole one).
+        let more = bytes.len().saturating_sub(*held).min(chunk.len());
+        if let (Some(into), Some(from)) = (bytes.get_mut(*held..*held + more), chunk.get(..more)) {
+            into.copy_from_slice(from);
+        }
+        let Some((kind, size)) = read_varint(bytes.get(..*held + more).unwrap_or_default()) else {
+            *held += more;
+            return Ok(chunk);
+        };
+        // The bytes of the type in this chunk; the stream's frames, if any, after them.
+        let here = size.saturating_sub(*held).min(chunk.len());
+        match kind {
+            // RFC 9114 §6.2.1: frames, SETTINGS first, for as long as the connection lives.
+            CONTROL_STREAM => {
+                let mut frames = FrameScanner {
+                    control: true,
+                    ..FrameScanner::default()
+                };
+                let rest = frames.scan(chunk.slice(here..)).map_err(excessive_load)?;
+                self.kind = UniKind::Control(frames);
+                let mut kept = Kept::default();
+                kept.push(&chunk, 0, here);
+                kept.push(&rest, 0, rest.len());
+                Ok(kept.into_bytes())
+            }
+            // QPACK's streams, left unread by h3; a push stream and, RFC 9114 §6.2, an
+            // unknown type's, whose reading h3 aborts.
+            _ => {
+                self.kind = UniKind::Other;
+                Ok(chunk)
+            }
+        }
+    }
+
+    /// What is left to hand on at the end of the stream (see [`FrameScanner::end`]).
+    ///
+    /// # Errors
+    /// The control stream ended inside a frame's payload.
+    fn end(&mut self) -> Result<Option<Bytes>, String> {
+        match &mut self.kind {
+            UniKind::Control(frames) => frames.end(),
+            _ => Ok(None),
+        }
+    }
+
+    /// Whether the stream has ended and what was held back was handed on.
+    fn ended(&self) -> bool {
+        matches!(&self.kind, UniKind::Control(frames) if frames.ended)
+    }
+}
+
+/// The failure of a frame on the control stream over [`MAX_FRAME_PAYLOAD`], `error` saying
+/// which.
+fn excessive_load(error: String) -> UniFailure {
+    UniFailure {
+        code: h3::error::Code::H3_EXCESSIVE_LOAD,
+        reason: format!(
+            "on the server's HTTP/3 control stream, {error} (RFC 9114 §10.5, H3_EXCESSIVE_LOAD)"
+        ),
+    }
+}
+
 /// The most chunks a stream reads in one poll while each holds nothing but empty `DATA`
 /// frames (see [`GuardedStream::poll_data`]).
 const CHUNKS_PER_POLL: usize = 16;
 
-/// The longest payload of a frame other than `DATA` taken on a request stream: what
-/// bounds h3's buffer of it, as h3 keeps a frame until all of it has come, whatever
-/// length it declares. A `HEADERS` frame of trailers is at most
+/// The longest payload of a frame other than `DATA` taken on a request stream or on the
+/// server's control stream: what bounds h3's buffer of it, as h3 keeps a frame until all
+/// of it has come, whatever length it declares. A `HEADERS` frame of trailers is at most
 /// [`MAX_FIELD_SECTION_SIZE`]; [`HEAD_BUDGET`] leaves room over that for a frame of an
-/// extension. (The response head is held to its own budget before it.)
+/// extension. (The response head is held to its own budget before it.) The frames
+/// HTTP/3 sends on a control stream are far shorter (`SETTINGS`, `GOAWAY`: a few
+/// variable-length integers), and so are those of its extensions (`PRIORITY_UPDATE`, RFC
+/// 9218 §7.2; `ORIGIN`, RFC 9412, a list of origins): one limit serves both.
 const MAX_FRAME_PAYLOAD: u64 = HEAD_BUDGET;
 
 /// The frames of a request stream as they arrive (RFC 9114 §7.1: a type and a length,
 /// each a variable-length integer, then the payload), scanned so that the empty `DATA`
 /// frames among them are taken out before h3 reads them, and the other frames held to
-/// [`MAX_FRAME_PAYLOAD`].
+/// [`MAX_FRAME_PAYLOAD`]. On the server's control stream (see [`UniScanner`]), the
+/// frames are held to that limit alone.
 ///
 /// An empty `DATA` frame is legal anywhere in a body (RFC 9114 §7.2.1), and carries
 /// nothing; Caddy sends one in the middle of a body it compresses on the fly. h3 0.0.8
@@ -1828,6 +2076,10 @@ struct FrameScanner {
     /// Set at a frame that runs to the end of the stream (WebTransport's, which h3
     /// knows, and a response stream never carries): the rest is passed on unscanned.
     unframed: bool,
+    /// Set on the control stream: an empty `DATA` frame is handed on like any other, for
+    /// h3 to refuse (RFC 9114 §7.2.1: "If a DATA frame is received on a control stream,
+    /// the recipient MUST respond with a connection error of type H3_FRAME_UNEXPECTED").
+    control: bool,
     /// Set once the stream has ended and what was held back was handed on.
     ended: bool,
 }
@@ -1889,7 +2141,7 @@ impl FrameScanner {
                 FrameHeader::Whole { kind, length, size } => {
                     // What was held back was not a whole header: some of it is here.
                     let here = size.saturating_sub(self.held);
-                    if kind == DATA_FRAME && length == 0 {
+                    if kind == DATA_FRAME && length == 0 && !self.control {
                         // Nothing to hand on: the header is dropped, held part and all.
                         kept.push(&chunk, run, at);
                         run = at + here;
@@ -2257,6 +2509,66 @@ mod tests {
             H3Timing::new(Duration::ZERO, second, second).idle_close(),
             None
         );
+    }
+
+    /// What a [`UniScanner`] hands on of `stream` cut into `pieces` of `size` bytes.
+    fn uni_scanned(stream: &[u8], size: usize) -> Result<Vec<u8>, UniFailure> {
+        let mut scanner = UniScanner::default();
+        let mut out = Vec::new();
+        for piece in stream.chunks(size) {
+            out.extend_from_slice(&scanner.scan(Bytes::copy_from_slice(piece))?);
+        }
+        if let Some(rest) = scanner.end().unwrap() {
+            out.extend_from_slice(&rest);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn a_control_stream_is_handed_on_whole_however_it_is_cut() {
+        // The type (0x00), SETTINGS, an empty DATA frame (h3's to refuse there: not taken
+        // out), a frame of a reserved type at the limit, and a GOAWAY.
+        let mut stream = vec![0x00, 0x04, 0x02, 0x06, 0x10, 0x00, 0x00];
+        stream.extend([0x21, 0x80, 0x05, 0x00, 0x00]);
+        stream.resize(stream.len() + 320 * 1024, 0);
+        stream.extend([0x07, 0x01, 0x00]);
+        for size in [1, 2, 3, 7, 1000, stream.len()] {
+            assert_eq!(
+                uni_scanned(&stream, size).unwrap(),
+                stream,
+                "pieces of {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_frame_over_the_limit_on_the_control_stream_fails_the_connection() {
+        // The type on two bytes, SETTINGS, then a reserved type declaring one byte more
+        // than the limit.
+        let mut stream = vec![0x40, 0x00, 0x04, 0x00, 0x21, 0x80, 0x05, 0x00, 0x01];
+        stream.resize(stream.len() + 64, 0);
+        for size in 1..=stream.len() {
+            let failure = uni_scanned(&stream, size).unwrap_err();
+            assert_eq!(failure.code, h3::error::Code::H3_EXCESSIVE_LOAD);
+            assert!(
+                failure.reason.contains("type 0x21 declares 327681 bytes"),
+                "{failure:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn qpack_and_unknown_streams_are_handed_on_unscanned() {
+        // What would be a frame declaring 4 GiB, after the QPACK encoder and decoder
+        // stream types, a reserved one (RFC 9114 §6.2.3) and WebTransport's.
+        let huge = [0x21, 0xc0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00];
+        for kind in [&[0x02][..], &[0x03], &[0x21], &[0x40, 0x54]] {
+            let mut stream = kind.to_vec();
+            stream.extend(huge);
+            for size in 1..=stream.len() {
+                assert_eq!(uni_scanned(&stream, size).unwrap(), stream);
+            }
+        }
     }
 
     #[test]
