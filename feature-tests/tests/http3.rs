@@ -893,6 +893,7 @@ async fn a_body_whose_stream_ends_inside_a_data_frame_fails_and_the_next_request
 
 /// The error codes of RFC 9114 §8.1 a client closes a connection with here.
 const H3_EXCESSIVE_LOAD: u64 = 0x107;
+const H3_ID_ERROR: u64 = 0x108;
 
 /// The head of a frame of a reserved type (0x21, RFC 9114 §7.2.8), which a client must
 /// skip, declaring `length` bytes (an eight-byte length, RFC 9000 §16).
@@ -978,6 +979,37 @@ async fn frames_under_the_limit_on_the_control_stream_are_skipped_and_the_connec
         assert_eq!(seen.written.load(Ordering::SeqCst), 8 * frames.len());
         assert_eq!(server.counts.connections.load(Ordering::SeqCst), 1);
         assert_eq!(*seen.close_code.lock().unwrap(), None);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_stream_the_client_never_allowed_closes_the_connection_with_h3_id_error() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A push stream (type 0x01) for push ID 0, and a response on it: the client sends
+        // no MAX_PUSH_ID, so no push is allowed (RFC 9114 §4.6).
+        let mut push = vec![0x01, 0x00];
+        push.extend(headers_200());
+        let own = h3_server::OwnStream {
+            on: h3_server::Uni::Stream,
+            bytes: push,
+            times: 1,
+            then_finish: false,
+        };
+        let (server, seen) = h3_server::h3_uni_server(
+            pki.cert.clone(),
+            pki.key.clone_key(),
+            response_in_flight(),
+            own,
+        );
+        let client = prior_knowledge(&pki);
+        let error = async { client.get(server.url("/")).send().await?.text().await }
+            .await
+            .unwrap_err();
+        let message = format!("{error:#}");
+        assert!(message.contains("push stream"), "{message}");
+        assert_eq!(seen.closed_with().await, H3_ID_ERROR);
     })
     .await;
 }

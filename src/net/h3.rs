@@ -1908,9 +1908,12 @@ struct UniFailure {
 /// The stream type of the control stream (RFC 9114 §6.2.1).
 const CONTROL_STREAM: u64 = 0x00;
 
+/// The stream type of a push stream (RFC 9114 §6.2.2).
+const PUSH_STREAM: u64 = 0x01;
+
 /// A unidirectional stream the server opened, read as it arrives (RFC 9114 §6.2: its
 /// type, a variable-length integer, then what the type says), for what h3 0.0.8 would
-/// keep of it without bound. By its type:
+/// keep of it without bound, or take without the error RFC 9114 asks for. By its type:
 ///
 /// - **Control** (0x00, §6.2.1): h3 reads its frames for as long as the connection lives,
 ///   and keeps each frame other than `DATA` until all of it has come, whatever length it
@@ -1921,6 +1924,10 @@ const CONTROL_STREAM: u64 = 0x00;
 ///   RFC 9114 §10.5 allows it: "Implementations SHOULD track the use of these features
 ///   and set limits on their use. An endpoint MAY treat activity that is suspicious as a
 ///   connection error of type H3_EXCESSIVE_LOAD", unknown protocol elements among them.
+/// - **Push** (0x01): "A client MUST treat receipt of a push stream as a connection error
+///   of type H3_ID_ERROR when no MAX_PUSH_ID frame has been sent" (§4.6), and this client
+///   sends none (h3 0.0.8 cannot). h3 drops the stream (quinn stops it) without the
+///   error: the connection is closed here with `H3_ID_ERROR`.
 /// - **QPACK encoder and decoder** (0x02, 0x03; RFC 9204 §4.2): h3 0.0.8 reads neither
 ///   past its type. What follows waits in quinn's receive buffer, which takes no more
 ///   than the stream's flow-control window, as quinn grants more only as the stream is
@@ -1930,8 +1937,7 @@ const CONTROL_STREAM: u64 = 0x00;
 /// - **Any other**: "Recipients of unknown stream types MUST either abort reading of the
 ///   stream or discard incoming data without further processing" (§6.2); h3 aborts
 ///   reading (`STOP_SENDING` with `H3_STREAM_CREATION_ERROR`) once it has the type, and
-///   drops the stream, as it drops a push stream (0x01; quinn stops both). Handed on as
-///   they come.
+///   drops the stream. Handed on as they come.
 ///
 /// Memory: the bytes of a stream type (8 at most), then on the control stream a
 /// [`FrameScanner`]'s.
@@ -1965,8 +1971,8 @@ impl UniScanner {
     /// [`FrameScanner::scan`]).
     ///
     /// # Errors
-    /// The connection's failure: a frame on the control stream declaring more than
-    /// [`MAX_FRAME_PAYLOAD`].
+    /// The connection's failure: a push stream, or a frame on the control stream
+    /// declaring more than [`MAX_FRAME_PAYLOAD`].
     fn scan(&mut self, chunk: Bytes) -> Result<Bytes, UniFailure> {
         let (bytes, held) = match &mut self.kind {
             UniKind::Control(frames) => return frames.scan(chunk).map_err(excessive_load),
@@ -1998,8 +2004,15 @@ impl UniScanner {
                 kept.push(&rest, 0, rest.len());
                 Ok(kept.into_bytes())
             }
-            // QPACK's streams, left unread by h3; a push stream and, RFC 9114 §6.2, an
-            // unknown type's, whose reading h3 aborts.
+            // RFC 9114 §4.6: no MAX_PUSH_ID was sent, so no push stream is allowed.
+            PUSH_STREAM => Err(UniFailure {
+                code: h3::error::Code::H3_ID_ERROR,
+                reason: "the server opened a push stream, and the client allows none: it \
+                         sends no MAX_PUSH_ID (RFC 9114 §4.6, H3_ID_ERROR)"
+                    .to_owned(),
+            }),
+            // QPACK's streams, left unread by h3; RFC 9114 §6.2: an unknown type's, whose
+            // reading h3 aborts.
             _ => {
                 self.kind = UniKind::Other;
                 Ok(chunk)
@@ -2554,6 +2567,16 @@ mod tests {
                 failure.reason.contains("type 0x21 declares 327681 bytes"),
                 "{failure:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_push_stream_fails_the_connection_with_h3_id_error() {
+        for stream in [&[0x01, 0x00][..], &[0x40, 0x01, 0x00]] {
+            for size in 1..=stream.len() {
+                let failure = uni_scanned(stream, size).unwrap_err();
+                assert_eq!(failure.code, h3::error::Code::H3_ID_ERROR);
+            }
         }
     }
 
