@@ -38,7 +38,11 @@ use crate::infra::redis;
 /// cookies the domain may hold, then for each field: the field, what was read (`=` and
 /// the value, or `-` for nothing), and what to write (`+` and the value, `-` to delete,
 /// `x` to delete a value that was not a cookie, which the count may not hold). Returns
-/// the new count of cookies in all (never below 0), or -1 when the change does not apply.
+/// the new count of cookies in all, -1 when the change does not apply, or -2 when it
+/// applied but the count is not a count (as [`RECOUNT`] says; below 0 after drift, say),
+/// which the store then counts again. `INCRBY` runs under `pcall`: Redis does not undo a
+/// script's writes when a later command fails, so a count that is not a number must not
+/// fail the script after the cookies are written.
 const APPLY: &str = r"
 local added = 0
 local removed = 0
@@ -69,11 +73,8 @@ if redis.call('HLEN', KEYS[1]) == 0 then
 else
   redis.call('SADD', KEYS[3], ARGV[1])
 end
-local count = redis.call('INCRBY', KEYS[2], added - removed)
-if count < 0 then
-  redis.call('SET', KEYS[2], 0)
-  count = 0
-end
+local count = redis.pcall('INCRBY', KEYS[2], added - removed)
+if type(count) ~= 'number' or count < 0 or count >= 1e15 then return -2 end
 return count
 ";
 
@@ -88,9 +89,24 @@ end
 return 0
 ";
 
-/// Sets the count to the fields of every domain's hash, and returns it. KEYS: the set of
-/// domains, the count. ARGV: the prefix of the domains' hashes.
+/// Sets the count to the fields of every domain's hash, and returns it; with `ARGV[2]`
+/// `1`, only when the count is not a count, and else returns the count (absent is 0).
+///
+/// A count is a whole number of at most 15 digits, which Lua's numbers (doubles) hold
+/// exactly; whoever else writes to the Redis may leave anything under its key (not a
+/// number, a larger one, a key of another type, which `SET` replaces), and the store
+/// counts again rather than fail or trust it.
+///
+/// KEYS: the set of domains, the count. ARGV: the prefix of the domains' hashes, and `1`
+/// to keep a count that is one.
 const RECOUNT: &str = r"
+if ARGV[2] == '1' then
+  local count = redis.pcall('GETRANGE', KEYS[2], 0, 15)
+  if count == '' then return 0 end
+  if type(count) == 'string' and #count <= 15 and string.match(count, '^%d+$') then
+    return tonumber(count)
+  end
+end
 local total = 0
 for _, domain in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   total = total + redis.call('HLEN', ARGV[1] .. domain)
@@ -184,9 +200,6 @@ const MAX_VALUE_BYTES: usize = 64 << 10;
 /// 1,024 bytes.
 const MAX_DOMAIN_BYTES: usize = 1024;
 
-/// The most digits (and a sign) of the count: an `i64`'s.
-const MAX_COUNT_BYTES: usize = 20;
-
 /// A cookie is "used" (its last-access-time moved) in Redis at most this often: a fetch
 /// that sends it only writes when its time is older, as Chrome writes its cookie database
 /// (`kLastAccessThreshold`, 5 minutes there).
@@ -223,7 +236,10 @@ const MAX_ATTEMPTS: usize = 8;
 ///   [`CookieLimits::max_total`], the store's task counts the jar again (at once, in a
 ///   script) and, if it is still over, removes the least recently used cookies of the whole
 ///   jar (expired ones first) down to [`CookieLimits::purge_total_to`], under a lock that
-///   keeps replicas from doing it twice.
+///   keeps replicas from doing it twice. A count that is not one (anything but a whole
+///   number of at most 15 digits: whoever else writes to the Redis may leave anything
+///   there) never fails a change: the cookies are written, the jar is counted again at
+///   once and the count set, and the purge follows as usual.
 /// - **Use.** A cookie sent counts as used, for that order; the store writes its new
 ///   last-access-time (from its own task, never delaying the fetch) when the stored one is
 ///   more than a minute old, rather than at every request.
@@ -244,8 +260,9 @@ const MAX_ATTEMPTS: usize = 8;
 ///   that finds one queues that change); fields past the count are left out and counted.
 ///   [`cookies`](RedisCookieStore::cookies) and a purge list at most twice
 ///   [`CookieLimits::max_total`] and 16 more domains (each at most 1,024 bytes) and read
-///   as many fields in all; [`len`](RedisCookieStore::len) reads at most 21 bytes of the
-///   count. Every other command answers with a status or a number. Sizes and counts are
+///   as many fields in all. Every other command (and [`len`](RedisCookieStore::len),
+///   which reads at most 16 bytes of the count inside Redis) answers with a status or a
+///   number. Sizes and counts are
 ///   measured inside Redis, by Lua scripts (`HKEYS`, `HSTRLEN`, `SSCAN`): a value crosses
 ///   the network only when it fits.
 /// - **Faults.** Reading is bounded by the store's timeout (default
@@ -284,11 +301,13 @@ pub struct RedisCookieStore {
 /// What the store and its task share.
 struct Shared {
     connection: ConnectionManager,
-    /// The SHA-1 of [`APPLY`], [`TOUCH`], [`READ`] and [`LIST`], to run them by `EVALSHA`.
+    /// The SHA-1 of [`APPLY`], [`TOUCH`], [`READ`], [`LIST`] and [`RECOUNT`], to run them
+    /// by `EVALSHA`.
     apply_sha: String,
     touch_sha: String,
     read_sha: String,
     list_sha: String,
+    recount_sha: String,
     prefix: String,
     limits: CookieLimits,
     write_timeout: Duration,
@@ -464,32 +483,15 @@ impl RedisCookieStore {
         ))
     }
 
-    /// How many cookies the jar holds (expired ones not yet removed included).
+    /// How many cookies the jar holds (expired ones not yet removed included): the count
+    /// the store keeps, counted again first when it is not a count (whoever else writes to
+    /// the Redis may leave anything under its key).
     ///
     /// # Errors
     /// An I/O error when Redis fails or does not answer within the write timeout.
     pub async fn len(&self) -> io::Result<usize> {
         let shared = &self.shared;
-        // No more than the digits of a count: the key may hold anything.
-        let mut command = ::redis::cmd("GETRANGE");
-        command.arg(shared.key("count")).arg(0).arg(MAX_COUNT_BYTES);
-        let count: Vec<u8> = shared.within_command("GETRANGE", command).await?;
-        if count.is_empty() {
-            return Ok(0);
-        }
-        let count: i64 = std::str::from_utf8(&count)
-            .ok()
-            .and_then(|count| count.parse().ok())
-            .ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "RedisCookieStore: the count at {} is not a number",
-                        shared.key("count")
-                    ),
-                )
-            })?;
-        Ok(usize::try_from(count).unwrap_or(0))
+        shared.bounded("EVAL", shared.recount(true)).await
     }
 
     /// Removes every cookie of the jar (every key with the store's prefix that it wrote).
@@ -746,6 +748,7 @@ impl RedisCookieStoreBuilder {
             touch_sha: sha1_hex(TOUCH),
             read_sha: sha1_hex(READ),
             list_sha: sha1_hex(LIST),
+            recount_sha: sha1_hex(RECOUNT),
             prefix: self.prefix,
             limits: self.limits,
             write_timeout: self.write_timeout,
@@ -1032,8 +1035,31 @@ impl Shared {
                 }
             })
             .await?;
+        if count == -1 {
+            return Ok(None);
+        }
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
-        Ok(usize::try_from(count).ok())
+        match usize::try_from(count) {
+            Ok(count) => Ok(Some(count)),
+            // Applied, but the count was not a count: counted again, at once.
+            Err(_) => self.recount(false).await.map(Some),
+        }
+    }
+
+    /// Runs [`RECOUNT`]: the jar's count of cookies, counted again and set, or with
+    /// `keep`, counted again only when the count is not one.
+    async fn recount(&self, keep: bool) -> Result<usize, ::redis::RedisError> {
+        let count: u64 = self
+            .run_script(RECOUNT, &self.recount_sha, |command| {
+                command
+                    .arg(2)
+                    .arg(self.key("sites"))
+                    .arg(self.key("count"))
+                    .arg(self.key("site:"))
+                    .arg(if keep { "1" } else { "0" });
+            })
+            .await?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
     }
 
     /// Runs the Lua `script` (whose SHA-1 is `sha`) with the keys and arguments `args`
@@ -1087,18 +1113,9 @@ impl Shared {
     }
 
     async fn purge_locked(&self, now: i64) -> Result<(), ::redis::RedisError> {
-        let mut connection = self.connection.clone();
         // The count drifts from the cookies when a value it counted turns out not to be a
         // cookie (or one it did not count goes): count them again first, at once.
-        let recounted: i64 = ::redis::cmd("EVAL")
-            .arg(RECOUNT)
-            .arg(2)
-            .arg(self.key("sites"))
-            .arg(self.key("count"))
-            .arg(self.key("site:"))
-            .query_async(&mut connection)
-            .await?;
-        if usize::try_from(recounted).unwrap_or(0) <= self.limits.max_total {
+        if self.recount(false).await? <= self.limits.max_total {
             return Ok(());
         }
         let (domains, sites) = self.read_every_site().await?;
