@@ -388,6 +388,82 @@ async fn a_count_that_is_not_a_count_is_counted_again_and_the_total_still_holds(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_domain_with_more_fields_than_a_read_takes_still_takes_cookies_and_is_trimmed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        // The default limit: 180 cookies a domain, a read taking 376 fields.
+        let limit = CookieLimits::default().max_per_domain;
+        let jar = jar(&redis).await;
+        set(&jar, "https://example.com/", "a=1").await;
+        // 1,000 fields that are no cookies, behind the store's back.
+        let key = format!("{}site:example.com", RedisCookieStore::DEFAULT_PREFIX);
+        eval(
+            &redis,
+            "for i = 1, 1000 do redis.call('HSET', KEYS[1], 'junk' .. i, 'x') end",
+            &[&key],
+        );
+        let started = Instant::now();
+        set(&jar, "https://example.com/", "b=1").await;
+        let took = started.elapsed();
+        let stats = jar.stats();
+        let left = fields(&redis, "example.com").len();
+        eprintln!("a set over 1,000 junk fields took {took:?}, left {left} fields; {stats:?}");
+        assert_eq!(stats.errors, 0, "{stats:?}");
+        assert_eq!(
+            header_for(&jar, "https://example.com/").await.as_deref(),
+            Some("a=1; b=1")
+        );
+        // What was no cookie is gone, whichever fields the first read took.
+        assert!(left <= limit, "{left} fields left");
+        assert_eq!(left, 2);
+        assert_eq!(jar.len().await.unwrap(), 2);
+
+        // 400 cookies, written by a store with a larger limit: past what a read takes of
+        // the domain. One more from a store with the default limit is stored, and the
+        // least recently used of those read go, down to the limit.
+        let larger = RedisCookieStore::builder(redis.url())
+            .prefix("larger:")
+            .limits(CookieLimits {
+                max_per_domain: 400,
+                purge_per_domain_to: 400,
+                ..CookieLimits::default()
+            })
+            .build()
+            .await
+            .unwrap();
+        let headers: Vec<String> = (0..400).map(|i| format!("c{i}=1")).collect();
+        let headers: Vec<&[u8]> = headers.iter().map(|header| header.as_bytes()).collect();
+        let url = Url::parse("https://example.org/").unwrap();
+        larger.set_cookies_from_headers(&url, &headers).await;
+        let key = "larger:site:example.org";
+        let held = |redis: &RedisServer| -> usize {
+            redis::cmd("HLEN")
+                .arg(key)
+                .query(&mut redis.connection())
+                .unwrap()
+        };
+        assert_eq!(held(&redis), 400);
+        let default = RedisCookieStore::builder(redis.url())
+            .prefix("larger:")
+            .build()
+            .await
+            .unwrap();
+        set(&default, "https://example.org/", "new=1").await;
+        let stats = default.stats();
+        assert_eq!(stats.errors, 0, "{stats:?}");
+        let sent = header_for(&default, "https://example.org/").await.unwrap();
+        let sent: Vec<&str> = sent.split("; ").collect();
+        assert!(sent.contains(&"new=1"), "{sent:?}");
+        assert!(held(&redis) <= limit, "{} fields left", held(&redis));
+        // The least recently used of what a read takes go first: the last set stays.
+        assert!(sent.contains(&"c399=1"), "{sent:?}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_redis_stopped_fetches_succeed_without_cookies_and_errors_are_counted() {
     let Some(mut redis) = RedisServer::start() else {
         return;

@@ -32,13 +32,16 @@ use crate::infra::redis;
 /// Applies a change to one registrable domain's hash if every field it changes still
 /// holds what was read, and if the domain then holds no more cookies than its limit; so
 /// that changes to different cookies of a domain apply side by side, and one made from a
-/// stale read is made again.
+/// stale read is made again. The limit stops only a change that grows the hash: one that
+/// removes as much as it adds always applies, so that a hash left past the limit (by
+/// whoever else writes to the Redis) can be brought back under it.
 ///
 /// KEYS: the domain's hash, the count, the set of domains. ARGV: the domain, the most
 /// cookies the domain may hold, then for each field: the field, what was read (`=` and
 /// the value, or `-` for nothing), and what to write (`+` and the value, `-` to delete,
 /// `x` to delete a value that was not a cookie, which the count may not hold). Returns
-/// the new count of cookies in all, -1 when the change does not apply, or -2 when it
+/// the new count of cookies in all; -1 when a field changed since it was read, and -3
+/// when the change would grow the hash past the limit (neither applies); or -2 when it
 /// applied but the count is not a count (as [`RECOUNT`] says; below 0 after drift, say),
 /// which the store then counts again. `INCRBY` runs under `pcall`: Redis does not undo a
 /// script's writes when a later command fails, so a count that is not a number must not
@@ -58,9 +61,9 @@ for i = 3, #ARGV, 3 do
     if ARGV[i + 2] ~= '-' and ARGV[i + 2] ~= 'x' then added = added + 1 end
   end
 end
-if redis.call('HLEN', KEYS[1]) + added - removed - cleared > tonumber(ARGV[2]) then
-  return -1
-end
+local length = redis.call('HLEN', KEYS[1])
+local new_length = length + added - removed - cleared
+if new_length > length and new_length > tonumber(ARGV[2]) then return -3 end
 for i = 3, #ARGV, 3 do
   if ARGV[i + 2] == '-' or ARGV[i + 2] == 'x' then
     redis.call('HDEL', KEYS[1], ARGV[i])
@@ -257,14 +260,18 @@ const MAX_ATTEMPTS: usize = 8;
 ///   most 27 MiB for a domain by default, where cookies take a few KiB. A field or value
 ///   larger than that is left out and counted (`oversized` in
 ///   [`RedisCookieStore::stats`]), and removed by the next change to its domain (a read
-///   that finds one queues that change); fields past the count are left out and counted.
+///   that finds one queues that change); fields past the count are left out and counted,
+///   and a change to their domain (queued too) reads the hash again after it is made,
+///   each time removing what it read that is not a cookie and the cookies past the
+///   domain's limit, until a read takes every field. A change that grows a hash past the
+///   limit is refused, one that does not always applies: a domain left with too many
+///   fields still takes new cookies.
 ///   [`cookies`](RedisCookieStore::cookies) and a purge list at most twice
 ///   [`CookieLimits::max_total`] and 16 more domains (each at most 1,024 bytes) and read
 ///   as many fields in all. Every other command (and [`len`](RedisCookieStore::len),
 ///   which reads at most 16 bytes of the count inside Redis) answers with a status or a
-///   number. Sizes and counts are
-///   measured inside Redis, by Lua scripts (`HKEYS`, `HSTRLEN`, `SSCAN`): a value crosses
-///   the network only when it fits.
+///   number. Sizes and counts are measured inside Redis, by Lua scripts (`HKEYS`,
+///   `HSTRLEN`, `SSCAN`): a value crosses the network only when it fits.
 /// - **Faults.** Reading is bounded by the store's timeout (default
 ///   [`RedisCookieStore::DEFAULT_TIMEOUT`]) and storing by the write timeout (default
 ///   [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`]); the fetch waits for both, so that the
@@ -394,6 +401,9 @@ struct Site {
     corrupt: Vec<(Vec<u8>, Vec<u8>)>,
     /// Fields left out as larger than any the store writes, which a change removes.
     oversized: usize,
+    /// Fields left out past the most a read takes, which a change reads again and removes
+    /// (after what it read).
+    unread: usize,
 }
 
 /// A change to one field of a domain's hash: the field, its value as read (`None` for
@@ -409,6 +419,18 @@ enum Write {
     Delete,
     /// Nothing: the value, which was not a cookie, goes (not counted as a cookie).
     Clear,
+}
+
+/// What [`APPLY`] did with a change to a domain.
+enum Applied {
+    /// The change is made: the jar's count of cookies now.
+    Count(usize),
+    /// A field changed since it was read: nothing is made, and reading again may.
+    Conflict,
+    /// The change would grow the domain's hash past its limit: nothing is made, and
+    /// reading again helps only when the read took every field (another writer's cookies
+    /// are then read and make room).
+    OverLimit,
 }
 
 impl RedisCookieStore {
@@ -541,6 +563,7 @@ impl RedisCookieStore {
                 .any(|(_, _, cookie)| cookie.is_expired(now))
                 || !site.corrupt.is_empty()
                 || site.oversized > 0
+                || site.unread > 0
             {
                 self.queue(Task::Sweep(domain.clone()));
             }
@@ -910,6 +933,7 @@ impl Shared {
                     .fetch_add(left_out, Ordering::Relaxed);
                 let mut site = self.decode_site(domain, read);
                 site.oversized = usize::try_from(too_large).unwrap_or(usize::MAX);
+                site.unread = usize::try_from(past_counts).unwrap_or(usize::MAX);
                 site
             })
             .collect())
@@ -934,7 +958,11 @@ impl Shared {
 
     /// Storage model steps 11–12 for `cookies` of the registrable domain `domain` at time
     /// `now`, with the removal of its expired, corrupt and excess cookies: read, apply,
-    /// write if unchanged, else again. The jar's new count, or `None` when nothing changed.
+    /// write if unchanged, else again. A hash with more fields than a read takes is read
+    /// and trimmed again after the cookies are stored, until the read takes every field
+    /// (what is not a cookie goes first, then cookies past the limit by the storage model's
+    /// order), as far as [`MAX_ATTEMPTS`] go. The jar's new count, or `None` when nothing
+    /// changed.
     async fn store_in_domain(
         &self,
         domain: &str,
@@ -947,6 +975,8 @@ impl Shared {
             purge_total_to: usize::MAX,
             ..self.limits
         };
+        let mut to_store = cookies;
+        let mut stored = None;
         for _ in 0..MAX_ATTEMPTS {
             // What is too large to be a cookie goes as it is read.
             let site = self
@@ -961,11 +991,20 @@ impl Shared {
                 old.insert(field, (value, cookie));
             }
             let mut jar = Jar::of_group(domain.to_owned(), group);
-            for cookie in cookies {
+            for cookie in to_store {
                 jar.store(cookie.clone(), now, &limits);
             }
-            // A store of nothing still sweeps expired cookies.
+            // A store of nothing still sweeps expired cookies, and a domain past its limit
+            // (left so by whoever else writes to the Redis) loses its excess cookies.
             jar.evict_expired(now);
+            if jar
+                .groups
+                .get(domain)
+                .is_some_and(|group| group.len() > limits.max_per_domain)
+            {
+                let target = limits.purge_per_domain_to.min(limits.max_per_domain);
+                jar.remove_excess_in_domain(domain, target);
+            }
             let new = jar.groups.remove(domain).unwrap_or_default();
             let mut changes: Vec<Change> = Vec::new();
             for cookie in &new {
@@ -989,17 +1028,39 @@ impl Shared {
                     .map(|(field, read)| (field, Some(read), Write::Clear)),
             );
             if changes.is_empty() {
-                return Ok(None);
+                return Ok(stored);
             }
             match self
                 .apply(domain, self.limits.max_per_domain, &changes)
                 .await?
             {
-                Some(count) => return Ok(Some(count)),
-                None => {
+                // Stored; and when the read left fields out, read again to trim them.
+                Applied::Count(count) => {
+                    stored = Some(count);
+                    if site.unread == 0 {
+                        return Ok(stored);
+                    }
+                    to_store = &[];
+                }
+                Applied::Conflict => {
                     self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
                 }
+                // Another writer's cookies, which the next read takes.
+                Applied::OverLimit if site.unread == 0 => {
+                    self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
+                }
+                // Reading the same fields again would make the same change.
+                Applied::OverLimit => {
+                    return Err(::redis::RedisError::from((
+                        ::redis::ErrorKind::Client,
+                        "the domain is past its limit",
+                    )));
+                }
             }
+        }
+        // Stored, with fields still to trim: the next change to the domain goes on.
+        if stored.is_some() {
+            return Ok(stored);
         }
         Err(::redis::RedisError::from((
             ::redis::ErrorKind::Client,
@@ -1008,14 +1069,13 @@ impl Shared {
     }
 
     /// Runs [`APPLY`] with `changes` to `domain`, which may then hold at most `max`
-    /// cookies: the jar's new count, or `None` when a field changed since it was read or
-    /// the domain would hold more.
+    /// cookies (or, when it held more, no more than it did).
     async fn apply(
         &self,
         domain: &str,
         max: usize,
         changes: &[Change],
-    ) -> Result<Option<usize>, ::redis::RedisError> {
+    ) -> Result<Applied, ::redis::RedisError> {
         let count: i64 = self
             .run_script(APPLY, &self.apply_sha, |command| {
                 command
@@ -1035,14 +1095,16 @@ impl Shared {
                 }
             })
             .await?;
-        if count == -1 {
-            return Ok(None);
+        match count {
+            -1 => return Ok(Applied::Conflict),
+            -3 => return Ok(Applied::OverLimit),
+            _ => {}
         }
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
         match usize::try_from(count) {
-            Ok(count) => Ok(Some(count)),
+            Ok(count) => Ok(Applied::Count(count)),
             // Applied, but the count was not a count: counted again, at once.
-            Err(_) => self.recount(false).await.map(Some),
+            Err(_) => self.recount(false).await.map(Applied::Count),
         }
     }
 
@@ -1148,7 +1210,12 @@ impl Shared {
         }
         for (domain, changes) in domains.iter().zip(&removals) {
             // A domain changed since it was read keeps its cookies until the next purge.
-            if !changes.is_empty() && self.apply(domain, usize::MAX, changes).await?.is_none() {
+            if !changes.is_empty()
+                && !matches!(
+                    self.apply(domain, usize::MAX, changes).await?,
+                    Applied::Count(_)
+                )
+            {
                 self.counters.conflicts.fetch_add(1, Ordering::Relaxed);
             }
         }
