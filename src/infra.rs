@@ -20,6 +20,7 @@
 //! - the proleptic Gregorian calendar that cookie-dates (RFC 6265bis) and HTTP-dates
 //!   (RFC 9110 §5.6.7) are turned into times with ([`days_in_month`], [`days_from_civil`]),
 //!   and times into dates with ([`civil_from_days`]);
+//! - the largest HTTP `delta-seconds` kept (RFC 9111 §1.2.2, [`MAX_DELTA_SECONDS`]);
 //! - HTTP Digest authentication (RFC 7616): the challenges of a `WWW-Authenticate` or
 //!   `Proxy-Authenticate` field (RFC 9110 §11) within limits, and the answer to the
 //!   strongest `Digest` one (`digest`);
@@ -636,6 +637,15 @@ fn base64_value(code_point: u8) -> Option<u8> {
         _ => None,
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// HTTP delta-seconds: https://httpwg.org/specs/rfc9111.html#delta-seconds
+
+/// The largest `delta-seconds` kept: 2^31 seconds. RFC 9111 §1.2.2: "If a cache receives a
+/// delta-seconds value greater than the greatest integer it can represent, or if any of
+/// its subsequent calculations overflows, the cache MUST consider the value to be
+/// 2147483648 (2^31) or the greatest positive integer it can conveniently represent."
+pub(crate) const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
 // ---------------------------------------------------------------------------------------------
 // The proleptic Gregorian calendar, for cookie-dates and HTTP-dates.

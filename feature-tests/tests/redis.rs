@@ -9,10 +9,10 @@ mod net_support;
 mod redis_server;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use net_support::{cache_server, large_body};
+use net_support::{cache_server, full, hyper_server, large_body};
 use redis_server::{RedisServer, counting_proxy, delaying_proxy};
 use whatwg_fetch::cache::RedisCacheStore;
 use whatwg_fetch::{Client, RequestCache, RequestInit};
@@ -272,6 +272,46 @@ async fn a_record_over_the_store_limit_is_not_stored() {
         assert_eq!(log.count("/big"), 2, "not served from Redis");
         get(&client(&store), &server.url("/small")).await;
         assert_eq!(log.count("/small"), 1, "served from Redis");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_max_age_past_what_redis_can_expire_is_written_and_read_by_another_store() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        // 10^17 seconds: in milliseconds, past any expiry Redis takes.
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counted = requests.clone();
+        let server = hyper_server(move |_| {
+            let count = counted.fetch_add(1, Ordering::SeqCst) + 1;
+            async move {
+                hyper::Response::builder()
+                    .header("cache-control", "max-age=99999999999999999")
+                    .body(full(format!("response {count}")))
+                    .unwrap()
+            }
+        })
+        .await;
+        let url = server.url("/forever");
+        let store = store(&redis).await;
+        assert_eq!(get(&client(&store), &url).await, "response 1");
+        let keys = redis.wait_for_keys(1).await;
+        // Kept as long as a delta-seconds counts for: 2^31 seconds.
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&keys[0])
+            .query(&mut redis.connection())
+            .unwrap();
+        assert!(0 < ttl && ttl <= (1 << 31) * 1000, "a TTL of {ttl} ms");
+        assert_eq!(store.stats().errors, 0, "{:?}", store.stats());
+
+        // Another store, another client: served from Redis.
+        let other = self::store(&redis).await;
+        assert_eq!(get(&client(&other), &url).await, "response 1");
+        assert_eq!(requests.load(Ordering::SeqCst), 1);
+        assert_eq!(other.stats().hits, 1, "{:?}", other.stats());
     })
     .await;
 }

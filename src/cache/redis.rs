@@ -119,9 +119,10 @@ return false
 ///   runs on the Tokio runtime [`RedisCacheStoreBuilder::build`] was awaited on, and ends
 ///   when the store is dropped.
 /// - Each record expires when its responses are of no more use (the time the cache gives
-///   with [`HttpCacheStore::put_expiring`]); a record over the store's limit
-///   ([`RedisCacheStoreBuilder::max_record_bytes`]) is not written (and an older one for the
-///   same key is removed).
+///   with [`HttpCacheStore::put_expiring`]; at most 2^31 seconds, as long as RFC 9111
+///   §1.2.2 lets a `max-age` count for, and well within what Redis takes); a record over
+///   the store's limit ([`RedisCacheStoreBuilder::max_record_bytes`]) is not written (and
+///   an older one for the same key is removed).
 /// - The total size across replicas is Redis's to bound: give the cache a dedicated instance
 ///   (or database) with `maxmemory` set and `maxmemory-policy allkeys-lru`, so that Redis
 ///   evicts the least recently used records when it is full (a local hit `TOUCH`es the
@@ -427,7 +428,8 @@ impl HttpCacheStore for RedisCacheStore {
                 self.queue(Write::Remove(redis_key));
                 return Ok(());
             }
-            Some(ttl) => Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)),
+            // As long as Redis takes: 2^31 seconds at most.
+            Some(ttl) => Some(redis::expiry_millis(ttl)),
             None => None,
         };
         self.queue(Write::Put(redis_key, seal(key, record), ttl));

@@ -1160,9 +1160,11 @@ impl Shared {
         let lock = self.key("purge");
         let mut connection = self.connection.clone();
         let mut take = ::redis::cmd("SET");
-        take.arg(&lock).arg(1).arg("NX").arg("PX").arg(
-            u64::try_from(self.write_timeout.as_millis().saturating_mul(10)).unwrap_or(u64::MAX),
-        );
+        take.arg(&lock)
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(redis::expiry_millis(self.write_timeout.saturating_mul(10)));
         let taken: Option<String> = take.query_async(&mut connection).await?;
         if taken.is_none() {
             return Ok(());

@@ -1,6 +1,7 @@
 //! The Redis connection of the stores a fleet shares (the `redis` feature): the HTTP
 //! cache's `cache::RedisCacheStore` and the cookie jar's `cookie::RedisCookieStore`. Both
-//! connect the same way, and name the URL in their errors without its password.
+//! connect the same way, name the URL in their errors without its password, and give
+//! keys expiries Redis takes ([`expiry_millis`]).
 
 use std::io;
 use std::time::Duration;
@@ -51,6 +52,21 @@ pub(crate) async fn connect(
     })
 }
 
+/// The longest expiry the stores give a key: 2^31 seconds (68 years), the most a
+/// `delta-seconds` counts for (RFC 9111 §1.2.2), in milliseconds. Redis refuses a `PX`
+/// that, added to its clock, passes an `i64` of milliseconds ("invalid expire time"), or
+/// that is not an `i64` at all: a write with such an expiry would fail, and leave what it
+/// was to replace.
+pub(crate) const MAX_EXPIRY_MILLIS: u64 = crate::infra::MAX_DELTA_SECONDS * 1000;
+
+/// `ttl` as the milliseconds of a `PX` Redis takes: at least 1 (`PX 0` is refused too),
+/// at most [`MAX_EXPIRY_MILLIS`].
+pub(crate) fn expiry_millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis())
+        .unwrap_or(u64::MAX)
+        .clamp(1, MAX_EXPIRY_MILLIS)
+}
+
 /// A Redis URL as an error shows it: without its password.
 pub(crate) fn without_password(url: &str) -> String {
     match url::Url::parse(url) {
@@ -89,5 +105,22 @@ mod tests {
             "redis://127.0.0.1:6379"
         );
         assert_eq!(without_password("not a url"), "the URL given");
+    }
+
+    #[test]
+    fn an_expiry_is_one_redis_takes() {
+        assert_eq!(expiry_millis(Duration::ZERO), 1);
+        assert_eq!(expiry_millis(Duration::from_micros(10)), 1);
+        assert_eq!(expiry_millis(Duration::from_secs(60)), 60_000);
+        assert_eq!(
+            expiry_millis(Duration::from_secs(1 << 31)),
+            MAX_EXPIRY_MILLIS
+        );
+        assert_eq!(expiry_millis(Duration::MAX), MAX_EXPIRY_MILLIS);
+        // Within an `i64` of milliseconds from now, for centuries yet.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        assert!(u128::from(MAX_EXPIRY_MILLIS) + now.as_millis() * 100 < i64::MAX as u128);
     }
 }

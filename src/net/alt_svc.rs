@@ -61,7 +61,8 @@ pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(86_400);
 /// receives a delta-seconds value greater than the greatest integer it can represent,
 /// or if any of its subsequent calculations overflows, the cache MUST consider the value
 /// to be 2147483648 (2^31) or the greatest positive integer it can conveniently
-/// represent."
+/// represent." (`crate::infra::MAX_DELTA_SECONDS`, written again here: this file uses
+/// nothing of the crate, so that the fuzz target compiles it alone.)
 pub(crate) const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
 /// How long after asking for an origin's HTTPS records (RFC 9460) and finding none, or

@@ -9,11 +9,12 @@
 //! is revalidated ([RFC 5861 §3](https://httpwg.org/specs/rfc5861.html#stale-while-revalidate));
 //! and the 504 a request `only-if-cached` gets when nothing stored answers it (§5.2.1.7).
 
+use std::num::IntErrorKind;
 use std::time::{Duration, SystemTime};
 
 use super::storage::Entry;
 use crate::headers::{HeaderList, Headers, HeadersGuard};
-use crate::infra::{days_from_civil, days_in_month};
+use crate::infra::{MAX_DELTA_SECONDS, days_from_civil, days_in_month};
 use crate::request::Request;
 use crate::response::Response;
 
@@ -60,7 +61,7 @@ pub(super) struct CacheControl {
 
 /// Parses every `Cache-Control` header of `headers` (names are case-insensitive; an
 /// invalid `max-age` counts as 0, i.e. stale, as RFC 9111 §4.2.1 advises; a repeated one
-/// takes the first).
+/// takes the first; a delta-seconds past 2^31 is 2^31, see [`delta_seconds`]).
 pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
     let mut directives = CacheControl::default();
     for value in headers.values(b"cache-control") {
@@ -72,15 +73,14 @@ pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
             };
             match name.to_ascii_lowercase().as_str() {
                 "max-age" if directives.max_age.is_none() => {
-                    directives.max_age =
-                        Some(argument.and_then(|age| age.parse().ok()).unwrap_or(0));
+                    directives.max_age = Some(argument.and_then(delta_seconds).unwrap_or(0));
                 }
                 "s-maxage" => directives.s_maxage = true,
                 "max-stale" => {
-                    directives.max_stale = Some(argument.and_then(|stale| stale.parse().ok()));
+                    directives.max_stale = Some(argument.and_then(delta_seconds));
                 }
                 "min-fresh" => {
-                    directives.min_fresh = argument.and_then(|fresh| fresh.parse().ok());
+                    directives.min_fresh = argument.and_then(delta_seconds);
                 }
                 "no-store" => directives.no_store = true,
                 "no-cache" => directives.no_cache = true,
@@ -88,17 +88,32 @@ pub(super) fn cache_control(headers: &HeaderList) -> CacheControl {
                 "public" => directives.public = true,
                 "only-if-cached" => directives.only_if_cached = true,
                 "stale-while-revalidate" => {
-                    directives.stale_while_revalidate =
-                        argument.and_then(|window| window.parse().ok());
+                    directives.stale_while_revalidate = argument.and_then(delta_seconds);
                 }
                 "stale-if-error" => {
-                    directives.stale_if_error = argument.and_then(|window| window.parse().ok());
+                    directives.stale_if_error = argument.and_then(delta_seconds);
                 }
                 _ => {}
             }
         }
     }
     directives
+}
+
+/// A [delta-seconds](https://httpwg.org/specs/rfc9111.html#delta-seconds) (RFC 9111
+/// §1.2.2), read as `str::parse` reads a `u64`, except that a value past 2^31 (even one
+/// past `u64`, which `parse` refuses) is 2^31 ([`MAX_DELTA_SECONDS`]): "If a cache
+/// receives a delta-seconds value greater than the greatest integer it can represent, or
+/// if any of its subsequent calculations overflows, the cache MUST consider the value to
+/// be 2147483648 (2^31) or the greatest positive integer it can conveniently represent."
+/// So a `max-age` too large for a `u64` is fresh rather than invalid (stale), and the
+/// times computed from one stay within what a store can expire a record after.
+fn delta_seconds(value: &str) -> Option<u64> {
+    match value.parse::<u64>() {
+        Ok(seconds) => Some(seconds.min(MAX_DELTA_SECONDS)),
+        Err(error) if *error.kind() == IntErrorKind::PosOverflow => Some(MAX_DELTA_SECONDS),
+        Err(_) => None,
+    }
 }
 
 /// An HTTP-date header value, if it parses (see [`parse_http_date`]).
@@ -312,12 +327,13 @@ pub(super) fn current_age(
     now: SystemTime,
 ) -> Duration {
     // RFC 9111 §5.1: a list-based Age (one line `7200, 0`, or several lines) counts by its
-    // first member, the others discarded; an invalid value is ignored.
+    // first member, the others discarded; an invalid value is ignored, and one past 2^31 is
+    // 2^31 (§1.2.2).
     let age_value = headers
         .get("age")
         .and_then(|age| {
             let first = std::str::from_utf8(&age).ok()?.split(',').next()?;
-            first.trim().parse::<u64>().ok()
+            delta_seconds(first.trim())
         })
         .map_or(Duration::ZERO, Duration::from_secs);
     let date_value = date_header(headers, "date").unwrap_or(response_time);
@@ -544,6 +560,50 @@ mod tests {
         );
         assert_eq!(freshness_lifetime(500, &headers, at(1000)), Duration::ZERO);
         assert_eq!(freshness_lifetime(302, &headers, at(1000)), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_delta_seconds_past_2_to_the_31_counts_as_2_to_the_31() {
+        for (value, seconds) in [
+            ("0", Some(0)),
+            ("60", Some(60)),
+            ("2147483647", Some(2_147_483_647)),
+            ("2147483648", Some(MAX_DELTA_SECONDS)),
+            ("2147483649", Some(MAX_DELTA_SECONDS)),
+            ("99999999999999999", Some(MAX_DELTA_SECONDS)),
+            ("99999999999999999999999", Some(MAX_DELTA_SECONDS)),
+            ("", None),
+            ("-1", None),
+            ("1.5", None),
+            ("1e9", None),
+        ] {
+            assert_eq!(delta_seconds(value), seconds, "{value:?}");
+        }
+        // In `max-age`: past `u64` it was invalid (stale); now 2^31 seconds, as any
+        // value from 2^31 on.
+        for age in ["2147483648", "99999999999999999", "99999999999999999999999"] {
+            let headers = list(&[("Cache-Control", &format!("max-age={age}"))]);
+            assert_eq!(
+                freshness_lifetime(200, &headers, at(0)),
+                Duration::from_secs(MAX_DELTA_SECONDS),
+                "max-age={age}"
+            );
+        }
+        // In `Age`: past `u64` it was ignored (fresh); now 2^31 seconds old.
+        let headers = list(&[
+            ("Cache-Control", "max-age=3600"),
+            ("Age", "99999999999999999999999"),
+            ("Date", &date(10)),
+        ]);
+        assert_eq!(
+            current_age(&headers, at(10), at(10), at(10)),
+            Duration::from_secs(MAX_DELTA_SECONDS)
+        );
+        assert!(needs_validation(
+            &entry(headers, 200),
+            &HeaderList::new(),
+            at(10)
+        ));
     }
 
     #[test]
