@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use net_support::{cache_server, full, hyper_server, large_body};
 use redis_server::{RedisServer, counting_proxy, delaying_proxy};
-use whatwg_fetch::cache::RedisCacheStore;
+use whatwg_fetch::cache::{HttpCacheStore, RedisCacheStore};
 use whatwg_fetch::{Client, RequestCache, RequestInit};
 
 fn client(store: &Arc<RedisCacheStore>) -> Client {
@@ -158,6 +158,58 @@ async fn a_slow_redis_costs_a_fetch_no_more_than_the_timeout() {
             assert_eq!(log.count(path), 1);
         }
         assert!(store.stats().errors >= 2, "{:?}", store.stats());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_leaves_no_more_bytes_of_writes_waiting_than_the_budget() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let slow = Arc::new(AtomicBool::new(false));
+        let proxy = delaying_proxy(redis.addr(), slow.clone(), Duration::from_secs(2)).await;
+        const BUDGET: usize = 8 << 20;
+        let store = RedisCacheStore::builder(format!("redis://{proxy}/0"))
+            .write_queue_bytes(BUDGET)
+            .build()
+            .await
+            .unwrap();
+        // Redis slow: the first write waits for it, and the others queue behind it (far
+        // fewer than the 1,024 writes the queue takes).
+        slow.store(true, Ordering::SeqCst);
+        const RECORDS: usize = 32;
+        let record = vec![b'x'; 1 << 20];
+        for index in 0..RECORDS {
+            store.put(&format!("record {index}"), &record).unwrap();
+        }
+        let stats = store.stats();
+        eprintln!("{RECORDS} records of 1 MiB with a budget of 8 MiB: {stats:?}");
+        // Each record is a little over 1 MiB with its seal and key: at most 8 wait.
+        assert!(
+            stats.dropped_writes >= (RECORDS - BUDGET / record.len()) as u64,
+            "{stats:?}"
+        );
+
+        // Redis fast again: once the writes waiting are done, their bytes are free.
+        slow.store(false, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let before = store.stats().dropped_writes;
+            store.put("after", &record).unwrap();
+            if store.stats().dropped_writes == before {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{:?}", store.stats());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let other = self::store(&redis).await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while other.get("after").await.is_none() {
+            assert!(Instant::now() < deadline, "{:?}", store.stats());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     })
     .await;
 }

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
 use super::HttpCacheStore;
-use crate::infra::redis;
+use crate::infra::redis::{self, QueueBudget};
 
 /// The first bytes of a value, naming its layout.
 const VALUE_MAGIC: &[u8; 8] = b"wfhc\x00\x00\x00\x01";
@@ -48,9 +48,19 @@ const MAX_CHUNKS: usize = 4096;
 const CHUNK_TTL_MARGIN_MS: u64 = 60_000;
 
 /// Deletes a key only while it holds the value read (a corrupt one), so that a record
-/// another replica wrote meanwhile stays.
-const DELETE_IF_UNCHANGED: &str =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+/// another replica wrote meanwhile stays: told by its length and SHA-1 (Redis's
+/// `redis.sha1hex`), so that the value, which may be as large as a record, is not sent
+/// back (nor kept in the write queue). Whoever can write to the Redis can replace the
+/// value anyway: SHA-1 tells a value changed, which is all it is asked here.
+///
+/// KEYS: the key. ARGV: the value's length, and its SHA-1 in lowercase hex.
+const DELETE_IF_UNCHANGED: &str = r"
+if redis.call('STRLEN', KEYS[1]) == tonumber(ARGV[1])
+  and redis.sha1hex(redis.call('GET', KEYS[1])) == ARGV[2] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+";
 
 /// Sets a key, and returns the first bytes of the value it replaced (nil for none, or one
 /// that is not a string): as much as tells a manifest apart, where `SET … GET` would return
@@ -114,7 +124,11 @@ return false
 ///   to find the chunks to delete), in one script with the `SET` or `DEL`; a `TOUCH`
 ///   reads as much of the head. Every other command answers with a status or a number.
 /// - Writes (`put`, `touch`, `remove`) never wait for Redis: they are queued to the store's
-///   own task through a bounded queue, and one that finds it full is dropped (and counted).
+///   own task through a queue bounded in writes
+///   ([`RedisCacheStoreBuilder::write_queue`]) and in bytes
+///   ([`RedisCacheStoreBuilder::write_queue_bytes`], default 64 MiB), and one that finds
+///   it full is dropped (and counted). A corrupt value is deleted by its length and
+///   SHA-1, not sent back.
 ///   The task writes them one at a time, in order, each bounded by the write timeout. It
 ///   runs on the Tokio runtime [`RedisCacheStoreBuilder::build`] was awaited on, and ends
 ///   when the store is dropped.
@@ -156,6 +170,8 @@ pub struct RedisCacheStore {
     max_bytes: usize,
     max_record_bytes: usize,
     writes: mpsc::Sender<Write>,
+    /// The bytes of the writes in `writes` and being written.
+    queued_bytes: Arc<QueueBudget>,
     counters: Arc<Counters>,
 }
 
@@ -171,6 +187,7 @@ pub struct RedisCacheStoreBuilder {
     max_bytes: usize,
     max_record_bytes: usize,
     write_queue: usize,
+    write_queue_bytes: usize,
     chunk_bytes: usize,
 }
 
@@ -187,7 +204,8 @@ pub struct RedisCacheStats {
     pub corrupt: u64,
     /// Commands that failed or timed out (reads and writes).
     pub errors: u64,
-    /// Writes dropped because the queue to the writing task was full.
+    /// Writes dropped because the queue to the writing task was full (in writes or in
+    /// bytes).
     pub dropped_writes: u64,
     /// Records not written because they were over the store's limit, and values in Redis
     /// not read because they were larger than any record under it.
@@ -211,7 +229,28 @@ enum Write {
     Touch(String),
     Remove(String),
     /// Deletes the key while it holds this (corrupt) value.
-    RemoveCorrupt(String, Vec<u8>),
+    RemoveCorrupt(String, Corrupt),
+}
+
+impl Write {
+    /// The bytes the write holds while it waits: its key and its value, or what stands
+    /// for one.
+    fn bytes(&self) -> usize {
+        match self {
+            Write::Put(key, value, _) => key.len().saturating_add(value.len()),
+            Write::Touch(key) | Write::Remove(key) => key.len(),
+            Write::RemoveCorrupt(key, corrupt) => key.len().saturating_add(corrupt.sha1.len()),
+        }
+    }
+}
+
+/// A value that did not check, as [`DELETE_IF_UNCHANGED`] tells it: its length and SHA-1
+/// (hex); and the manifest it is, when it is a chunked record's head, whose chunks go
+/// after it.
+struct Corrupt {
+    len: usize,
+    sha1: String,
+    manifest: Option<Manifest>,
 }
 
 impl RedisCacheStore {
@@ -229,6 +268,10 @@ impl RedisCacheStore {
     pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
     /// The default number of writes waiting for the store's task: 1,024.
     pub const DEFAULT_WRITE_QUEUE: usize = 1024;
+    /// The default most bytes of writes (their values and keys) waiting for the store's
+    /// task, or being written: 64 MiB, four records of the default largest, where 1,024
+    /// of them would be 16 GiB.
+    pub const DEFAULT_WRITE_QUEUE_BYTES: usize = 64 << 20;
     /// The default largest value written as one key, and the size of the chunks of a
     /// larger one: 512 KiB.
     pub const DEFAULT_CHUNK_BYTES: usize = 512 << 10;
@@ -246,6 +289,7 @@ impl RedisCacheStore {
             max_bytes: crate::fetch::http_cache::HttpCache::DEFAULT_MAX_BYTES,
             max_record_bytes: RedisCacheStore::DEFAULT_MAX_RECORD_BYTES,
             write_queue: RedisCacheStore::DEFAULT_WRITE_QUEUE,
+            write_queue_bytes: RedisCacheStore::DEFAULT_WRITE_QUEUE_BYTES,
             chunk_bytes: RedisCacheStore::DEFAULT_CHUNK_BYTES,
         }
     }
@@ -280,9 +324,18 @@ impl RedisCacheStore {
         redis_key
     }
 
-    /// Queues `write` for the store's task; a full queue drops it.
+    /// Queues `write` for the store's task; a full queue (in writes or in bytes) drops it.
     fn queue(&self, write: Write) {
-        if self.writes.try_send(write).is_err() {
+        let bytes = write.bytes();
+        let queued = self.queued_bytes.take(bytes)
+            && match self.writes.try_send(write) {
+                Ok(()) => true,
+                Err(_) => {
+                    self.queued_bytes.release(bytes);
+                    false
+                }
+            };
+        if !queued {
             self.counters.dropped_writes.fetch_add(1, Ordering::Relaxed);
             #[cfg(feature = "tracing")]
             tracing::debug!(
@@ -351,9 +404,36 @@ impl RedisCacheStoreBuilder {
     }
 
     /// How many writes may wait for the store's task; one more is dropped. Default:
-    /// [`RedisCacheStore::DEFAULT_WRITE_QUEUE`] (1,024); at least 1.
+    /// [`RedisCacheStore::DEFAULT_WRITE_QUEUE`] (1,024); at least 1. The bytes they hold
+    /// are bounded too: [`write_queue_bytes`](Self::write_queue_bytes).
     pub fn write_queue(mut self, writes: usize) -> RedisCacheStoreBuilder {
         self.write_queue = writes.max(1);
+        self
+    }
+
+    /// How many bytes of writes (the records, or what stands for them, and their keys) may
+    /// wait for the store's task, the one being written included; a write that would pass
+    /// them is dropped (and counted in [`RedisCacheStats::dropped_writes`]), unless none
+    /// waits: a record larger than this is still written, alone. Where
+    /// [`write_queue`](Self::write_queue) bounds the writes a slow Redis leaves waiting,
+    /// this bounds the memory they take. Default:
+    /// [`RedisCacheStore::DEFAULT_WRITE_QUEUE_BYTES`] (64 MiB).
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // Records of up to 1 MiB, and at most 8 MiB of them waiting for Redis.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .max_record_bytes(1 << 20)
+    ///     .write_queue_bytes(8 << 20)
+    ///     .build()
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn write_queue_bytes(mut self, bytes: usize) -> RedisCacheStoreBuilder {
+        self.write_queue_bytes = bytes;
         self
     }
 
@@ -379,6 +459,7 @@ impl RedisCacheStoreBuilder {
             .map_err(|_| io::Error::other("RedisCacheStore::build must run on a Tokio runtime"))?;
         let connection = redis::connect("RedisCacheStore", &self.url, self.connect_timeout).await?;
         let counters = Arc::new(Counters::default());
+        let queued_bytes = Arc::new(QueueBudget::new(self.write_queue_bytes));
         let (writes, queue) = mpsc::channel(self.write_queue);
         // Chunks small enough to keep the manifest's bound, and no smaller than the least.
         let most = self.max_record_bytes.saturating_add(1 << 16);
@@ -389,6 +470,7 @@ impl RedisCacheStoreBuilder {
         runtime.spawn(write_behind(
             connection.clone(),
             queue,
+            Arc::clone(&queued_bytes),
             self.write_timeout,
             chunk_bytes,
             Arc::clone(&counters),
@@ -400,6 +482,7 @@ impl RedisCacheStoreBuilder {
             max_bytes: self.max_bytes,
             max_record_bytes: self.max_record_bytes,
             writes,
+            queued_bytes,
             counters,
         })
     }
@@ -506,8 +589,13 @@ impl HttpCacheStore for RedisCacheStore {
                         "Redis cache store: a value that does not check, deleted"
                     );
                     // A chunked record's head is its manifest.
-                    let head = manifest.map_or(value, |manifest| manifest.encode());
-                    self.queue(Write::RemoveCorrupt(redis_key, head));
+                    let head = manifest.as_ref().map_or(value, Manifest::encode);
+                    let corrupt = Corrupt {
+                        len: head.len(),
+                        sha1: redis::sha1_hex(&head),
+                        manifest,
+                    };
+                    self.queue(Write::RemoveCorrupt(redis_key, corrupt));
                     None
                 }
             }
@@ -653,11 +741,13 @@ impl Manifest {
 async fn write_behind(
     mut connection: ConnectionManager,
     mut queue: mpsc::Receiver<Write>,
+    queued_bytes: Arc<QueueBudget>,
     timeout: Duration,
     chunk_bytes: usize,
     counters: Arc<Counters>,
 ) {
     while let Some(write) = queue.recv().await {
+        let bytes = write.bytes();
         let mut writer = Writer {
             connection: &mut connection,
             timeout,
@@ -666,8 +756,9 @@ async fn write_behind(
             Write::Put(key, value, ttl) => writer.put(&key, value, ttl, chunk_bytes).await,
             Write::Touch(key) => writer.touch(&key).await,
             Write::Remove(key) => writer.remove(&key).await,
-            Write::RemoveCorrupt(key, value) => writer.remove_corrupt(&key, value).await,
+            Write::RemoveCorrupt(key, corrupt) => writer.remove_corrupt(&key, corrupt).await,
         };
+        queued_bytes.release(bytes);
         if let Err((command, error)) = written {
             count_error(&counters, command, &error);
         }
@@ -783,14 +874,18 @@ impl Writer<'_> {
         }
     }
 
-    /// Deletes `key` while it holds `value` (a corrupt record, or the manifest of one),
-    /// and then the manifest's chunks.
-    async fn remove_corrupt(&mut self, key: &str, value: Vec<u8>) -> Result<(), Failed> {
-        let manifest = Manifest::decode(&value);
+    /// Deletes `key` while it holds the `corrupt` value (a corrupt record, or the manifest
+    /// of one), and then the manifest's chunks.
+    async fn remove_corrupt(&mut self, key: &str, corrupt: Corrupt) -> Result<(), Failed> {
         let mut command = ::redis::cmd("EVAL");
-        command.arg(DELETE_IF_UNCHANGED).arg(1).arg(key).arg(value);
+        command
+            .arg(DELETE_IF_UNCHANGED)
+            .arg(1)
+            .arg(key)
+            .arg(corrupt.len)
+            .arg(&corrupt.sha1);
         let deleted: i64 = self.run("EVAL", &command).await?;
-        match manifest {
+        match corrupt.manifest {
             Some(manifest) if deleted == 1 => self.delete_chunks(key, &manifest).await,
             _ => Ok(()),
         }

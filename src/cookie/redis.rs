@@ -27,7 +27,7 @@ use super::{
     Cookie, CookieLimits, Jar, Retrieval, StoredCookie, limit_key, new_cookie, now,
     serialize_cookie_list,
 };
-use crate::infra::redis;
+use crate::infra::redis::{self, QueueBudget};
 
 /// Applies a change to one registrable domain's hash if every field it changes still
 /// holds what was read, and if the domain then holds no more cookies than its limit; so
@@ -245,7 +245,10 @@ const MAX_ATTEMPTS: usize = 8;
 ///   once and the count set, and the purge follows as usual.
 /// - **Use.** A cookie sent counts as used, for that order; the store writes its new
 ///   last-access-time (from its own task, never delaying the fetch) when the stored one is
-///   more than a minute old, rather than at every request.
+///   more than a minute old, rather than at every request. The task's queue is bounded in
+///   tasks and in bytes ([`RedisCookieStoreBuilder::task_queue`],
+///   [`RedisCookieStoreBuilder::task_queue_bytes`]): what does not fit is dropped, and
+///   counted.
 /// - **Times.** Creation- and last-access-times are microseconds since the Unix epoch, so
 ///   replicas order them alike (keep their clocks in step, as for `Expires`).
 /// - **Session cookies** (no `Max-Age` or `Expires`) are shared too, kept until the jar is
@@ -318,6 +321,8 @@ struct Shared {
     prefix: String,
     limits: CookieLimits,
     write_timeout: Duration,
+    /// The bytes of the tasks waiting for the store's task, and of the one it runs.
+    queued_bytes: QueueBudget,
     counters: Counters,
 }
 
@@ -333,6 +338,7 @@ pub struct RedisCookieStoreBuilder {
     limits: CookieLimits,
     session_cookie_lifetime: Option<Duration>,
     task_queue: usize,
+    task_queue_bytes: usize,
 }
 
 /// What a [`RedisCookieStore`] has done since it was made: [`RedisCookieStore::stats`].
@@ -354,7 +360,7 @@ pub struct RedisCookieStats {
     /// Commands that failed or timed out, and changes given up after too many conflicts.
     pub errors: u64,
     /// Tasks (last-access-time updates, sweeps, purges) dropped because the store's task
-    /// had too many waiting.
+    /// had too many waiting (in tasks or in bytes).
     pub dropped_tasks: u64,
     /// Fields of a domain's hash (or domains of the jar's list) left out of a read because
     /// they were larger than any the store writes (removed by the next change to their
@@ -382,6 +388,20 @@ enum Task {
     Sweep(String),
     /// Brings the jar back under its total.
     Purge,
+}
+
+impl Task {
+    /// The bytes the task holds while it waits: its keys, fields and values.
+    fn bytes(&self) -> usize {
+        match self {
+            Task::Touch(key, touched) => touched
+                .iter()
+                .map(|(field, read, used)| field.len() + read.len() + used.len())
+                .fold(key.len(), usize::saturating_add),
+            Task::Sweep(domain) => domain.len(),
+            Task::Purge => 0,
+        }
+    }
 }
 
 /// A cookie whose last-access-time moves: its field, its value as read, and its value
@@ -446,6 +466,10 @@ impl RedisCookieStore {
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
     /// The default number of tasks waiting for the store's task: 1,024.
     pub const DEFAULT_TASK_QUEUE: usize = 1024;
+    /// The default most bytes of tasks (the cookies a last-access-time update rewrites,
+    /// mostly) waiting for the store's task, or being run: 16 MiB, a few KiB for each of
+    /// 1,024 tasks, where a read of the largest cookies could queue MiBs each.
+    pub const DEFAULT_TASK_QUEUE_BYTES: usize = 16 << 20;
 
     /// A builder for a store on the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`,
     /// or `redis+unix:///path`), with the defaults above and [`CookieLimits::default`].
@@ -459,6 +483,7 @@ impl RedisCookieStore {
             limits: CookieLimits::default(),
             session_cookie_lifetime: None,
             task_queue: RedisCookieStore::DEFAULT_TASK_QUEUE,
+            task_queue_bytes: RedisCookieStore::DEFAULT_TASK_QUEUE_BYTES,
         }
     }
 
@@ -657,9 +682,19 @@ impl RedisCookieStore {
         }
     }
 
-    /// Queues `task` for the store's task; a full queue drops it.
+    /// Queues `task` for the store's task; a full queue (in tasks or in bytes) drops it.
     fn queue(&self, task: Task) {
-        if self.tasks.try_send(task).is_err() {
+        let queued_bytes = &self.shared.queued_bytes;
+        let bytes = task.bytes();
+        let queued = queued_bytes.take(bytes)
+            && match self.tasks.try_send(task) {
+                Ok(()) => true,
+                Err(_) => {
+                    queued_bytes.release(bytes);
+                    false
+                }
+            };
+        if !queued {
             self.shared
                 .counters
                 .dropped_tasks
@@ -746,9 +781,35 @@ impl RedisCookieStoreBuilder {
 
     /// How many tasks (last-access-time updates, sweeps, purges) may wait for the store's
     /// task; one more is dropped. Default: [`RedisCookieStore::DEFAULT_TASK_QUEUE`]; at
-    /// least 1.
+    /// least 1. The bytes they hold are bounded too:
+    /// [`task_queue_bytes`](Self::task_queue_bytes).
     pub fn task_queue(mut self, tasks: usize) -> RedisCookieStoreBuilder {
         self.task_queue = tasks.max(1);
+        self
+    }
+
+    /// How many bytes of tasks (the keys, fields and cookies they carry: a last-access-time
+    /// update rewrites each cookie a request sent) may wait for the store's task, the one
+    /// it runs included; a task that would pass them is dropped (and counted in
+    /// [`RedisCookieStats::dropped_tasks`]), unless none waits. Where
+    /// [`task_queue`](Self::task_queue) bounds the tasks a slow Redis leaves waiting, this
+    /// bounds the memory they take. Default:
+    /// [`RedisCookieStore::DEFAULT_TASK_QUEUE_BYTES`] (16 MiB).
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // At most 1 MiB of last-access-time updates waiting for Redis.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .task_queue_bytes(1 << 20)
+    ///     .build()
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn task_queue_bytes(mut self, bytes: usize) -> RedisCookieStoreBuilder {
+        self.task_queue_bytes = bytes;
         self
     }
 
@@ -767,14 +828,15 @@ impl RedisCookieStoreBuilder {
             redis::connect("RedisCookieStore", &self.url, self.connect_timeout).await?;
         let shared = Arc::new(Shared {
             connection,
-            apply_sha: sha1_hex(APPLY),
-            touch_sha: sha1_hex(TOUCH),
-            read_sha: sha1_hex(READ),
-            list_sha: sha1_hex(LIST),
-            recount_sha: sha1_hex(RECOUNT),
+            apply_sha: redis::sha1_hex(APPLY.as_bytes()),
+            touch_sha: redis::sha1_hex(TOUCH.as_bytes()),
+            read_sha: redis::sha1_hex(READ.as_bytes()),
+            list_sha: redis::sha1_hex(LIST.as_bytes()),
+            recount_sha: redis::sha1_hex(RECOUNT.as_bytes()),
             prefix: self.prefix,
             limits: self.limits,
             write_timeout: self.write_timeout,
+            queued_bytes: QueueBudget::new(self.task_queue_bytes),
             counters: Counters::default(),
         });
         let (tasks, queue) = mpsc::channel(self.task_queue);
@@ -1243,6 +1305,7 @@ impl Shared {
 /// the write timeout, until the store (the queue's sender) is dropped.
 async fn run_tasks(shared: Arc<Shared>, mut queue: mpsc::Receiver<Task>) {
     while let Some(task) = queue.recv().await {
+        let bytes = task.bytes();
         let (name, done) = match task {
             Task::Touch(key, touched) => {
                 let done =
@@ -1274,6 +1337,7 @@ async fn run_tasks(shared: Arc<Shared>, mut queue: mpsc::Receiver<Task>) {
                 )
             }
         };
+        shared.queued_bytes.release(bytes);
         match done {
             Ok(Ok(())) => {}
             Ok(Err(error)) => shared.count_error(name, &error),
@@ -1322,15 +1386,6 @@ fn tagged(tag: u8, value: Option<&[u8]>) -> Vec<u8> {
         }
         None => b"-".to_vec(),
     }
-}
-
-/// The SHA-1 of `script` in lowercase hex, as Redis names a script it keeps.
-fn sha1_hex(script: &str) -> String {
-    use sha1::Digest;
-    sha1::Sha1::digest(script.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
 }
 
 /// Microseconds since the Unix epoch now: creation- and last-access-times in Redis, which
@@ -1432,14 +1487,5 @@ mod tests {
         );
         // The bounds are of the order of the cookies, not far above them.
         assert!(largest.1 > MAX_VALUE_BYTES / 4, "{largest:?}");
-    }
-
-    #[test]
-    fn a_script_is_named_as_redis_names_it() {
-        // `SCRIPT LOAD "return 1"` answers this, as Redis's documentation shows.
-        assert_eq!(
-            sha1_hex("return 1"),
-            "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
-        );
     }
 }

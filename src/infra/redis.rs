@@ -1,9 +1,11 @@
 //! The Redis connection of the stores a fleet shares (the `redis` feature): the HTTP
 //! cache's `cache::RedisCacheStore` and the cookie jar's `cookie::RedisCookieStore`. Both
-//! connect the same way, name the URL in their errors without its password, and give
-//! keys expiries Redis takes ([`expiry_millis`]).
+//! connect the same way, name the URL in their errors without its password, give keys
+//! expiries Redis takes ([`expiry_millis`]), and bound the bytes waiting for their tasks
+//! ([`QueueBudget`]).
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -67,6 +69,57 @@ pub(crate) fn expiry_millis(ttl: Duration) -> u64 {
         .clamp(1, MAX_EXPIRY_MILLIS)
 }
 
+/// The bytes of the work waiting for a store's task (queued, or being done), within a
+/// budget: a channel bounded by a count of items is not bounded in bytes when an item
+/// may be a record of 16 MiB. Work is taken while the bytes waiting, with its own, stay
+/// within the budget, or when nothing waits (so that an item larger than the budget
+/// still goes, alone).
+#[derive(Debug)]
+pub(crate) struct QueueBudget {
+    budget: usize,
+    waiting: AtomicUsize,
+}
+
+impl QueueBudget {
+    /// A budget of `budget` bytes, none waiting.
+    pub(crate) fn new(budget: usize) -> QueueBudget {
+        QueueBudget {
+            budget,
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts `bytes` as waiting, if they fit: whether they did. Each `true` is followed
+    /// by a [`release`](Self::release) of the same bytes.
+    pub(crate) fn take(&self, bytes: usize) -> bool {
+        self.waiting
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |waiting| {
+                let total = waiting.checked_add(bytes)?;
+                (waiting == 0 || total <= self.budget).then_some(total)
+            })
+            .is_ok()
+    }
+
+    /// Counts `bytes` taken as no longer waiting.
+    pub(crate) fn release(&self, bytes: usize) {
+        let _ = self
+            .waiting
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |waiting| {
+                Some(waiting.saturating_sub(bytes))
+            });
+    }
+}
+
+/// The SHA-1 of `bytes` in lowercase hex, as Redis names a script it keeps and as Lua's
+/// `redis.sha1hex` answers.
+pub(crate) fn sha1_hex(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    sha1::Sha1::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 /// A Redis URL as an error shows it: without its password.
 pub(crate) fn without_password(url: &str) -> String {
     match url::Url::parse(url) {
@@ -105,6 +158,33 @@ mod tests {
             "redis://127.0.0.1:6379"
         );
         assert_eq!(without_password("not a url"), "the URL given");
+    }
+
+    #[test]
+    fn a_script_is_named_as_redis_names_it() {
+        // `SCRIPT LOAD "return 1"` answers this, as Redis's documentation shows.
+        assert_eq!(
+            sha1_hex(b"return 1"),
+            "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+        );
+    }
+
+    #[test]
+    fn a_budget_takes_what_fits_and_one_item_when_nothing_waits() {
+        let budget = QueueBudget::new(100);
+        assert!(budget.take(60));
+        assert!(budget.take(40));
+        assert!(!budget.take(1), "full");
+        budget.release(60);
+        assert!(!budget.take(61));
+        assert!(budget.take(60));
+        budget.release(100);
+        // Nothing waits: one item larger than the budget goes, and nothing beside it.
+        assert!(budget.take(1000));
+        assert!(!budget.take(1));
+        budget.release(1000);
+        assert!(budget.take(1));
+        assert!(!budget.take(usize::MAX), "no overflow");
     }
 
     #[test]
