@@ -227,6 +227,9 @@ pub(crate) struct H3Connection {
     budgets: Budgets,
     /// Set by the connection's task once the connection has closed.
     closed: Arc<AtomicBool>,
+    /// Why a stream the server opened failed the connection, once one has
+    /// ([`Guarded::failed`]): what its requests and bodies fail with.
+    failed: Arc<OnceLock<UniFailure>>,
     /// Its requests in flight, and whether its path went silent, which its task watches.
     life: Arc<Life>,
     /// quinn's connection, for what it has received.
@@ -255,8 +258,8 @@ enum Handshake {
 
 impl H3Connection {
     /// Whether the connection has closed: its task has ended, or a request or body on it
-    /// met a connection error ([`stream_error_on`]), which h3 closes the connection for
-    /// once its task runs next.
+    /// met a connection error ([`H3Connection::stream_error`]), which h3 closes the
+    /// connection for once its task runs next.
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
@@ -289,6 +292,11 @@ impl H3Connection {
     /// Whether what is sent now goes as 0-RTT data.
     pub(crate) fn in_early_data(&self) -> bool {
         self.handshake() == Handshake::Pending
+    }
+
+    /// A stream's error on this connection as a network error (see [`stream_error_on`]).
+    fn stream_error(&self, error: h3::error::StreamError) -> NetworkError {
+        stream_error_on(&self.closed, &self.failed, error)
     }
 
     /// Waits for the handshake to be done; an error if it failed.
@@ -506,10 +514,11 @@ impl H3Client {
                 inner: h3::quic::Connection::<Bytes>::opener(&inner),
                 budgets: budgets.clone(),
             };
+            let failed = Arc::new(OnceLock::new());
             let guarded = Guarded {
                 inner,
                 opener,
-                failed: Arc::default(),
+                failed: Arc::clone(&failed),
             };
             let built = h3::client::builder()
                 .max_field_section_size(MAX_FIELD_SECTION_SIZE)
@@ -544,6 +553,7 @@ impl H3Client {
                 send: Arc::new(send),
                 budgets,
                 closed,
+                failed,
                 life,
                 quic,
                 idle: self.timing.idle,
@@ -1047,6 +1057,7 @@ pub(crate) async fn send(
         _connection: Arc::clone(&connection.send),
         in_flight: Some(in_flight),
         closed: Arc::clone(&connection.closed),
+        failed: Arc::clone(&connection.failed),
     };
     let info = Recorded {
         timing,
@@ -1160,7 +1171,7 @@ async fn exchange(
         send_request.send_request(Request::from_parts(parts, ())),
     )
     .await?
-    .map_err(|error| ExchangeError::Unsent(stream_error_on(&connection.closed, error)))?;
+    .map_err(|error| ExchangeError::Unsent(connection.stream_error(error)))?;
     Ok(exchange_on(connection, stream, body, read_timeout).await?)
 }
 
@@ -1178,16 +1189,16 @@ async fn exchange_on(
     if body.is_end_stream() {
         within(read_timeout, sending.finish())
             .await?
-            .map_err(stream_error)?;
+            .map_err(|error| connection.stream_error(error))?;
     } else {
         match body.into_full() {
             Ok(bytes) => {
                 within(read_timeout, sending.send_data(bytes))
                     .await?
-                    .map_err(stream_error)?;
+                    .map_err(|error| connection.stream_error(error))?;
                 within(read_timeout, sending.finish())
                     .await?
-                    .map_err(stream_error)?;
+                    .map_err(|error| connection.stream_error(error))?;
             }
             // A stream is sent as it yields, beside the response.
             Err(body) => {
@@ -1235,7 +1246,7 @@ async fn exchange_on(
                 .into(),
             ));
         }
-        Err(error) => return Err(stream_error_on(&connection.closed, error)),
+        Err(error) => return Err(connection.stream_error(error)),
     };
     // The head is in: the body is bounded by what its reader takes.
     if let Some(budget) = budget {
@@ -1406,6 +1417,8 @@ pub(crate) struct H3Body {
     in_flight: Option<InFlight>,
     /// The connection's flag of being closed, set when the body meets a connection error.
     closed: Arc<AtomicBool>,
+    /// The connection's [`H3Connection::failed`].
+    failed: Arc<OnceLock<UniFailure>>,
 }
 
 impl H3Body {
@@ -1441,7 +1454,7 @@ impl H3Body {
                 Poll::Ready(Err(error)) => {
                     let error = match self.expected {
                         Some(_) => NetworkError::LengthMismatch,
-                        None => stream_error_on(&self.closed, error),
+                        None => stream_error_on(&self.closed, &self.failed, error),
                     };
                     return Poll::Ready(Some(Err(self.fail(error))));
                 }
@@ -1455,7 +1468,7 @@ impl H3Body {
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
             Poll::Ready(Err(error)) => {
-                let error = stream_error_on(&self.closed, error);
+                let error = stream_error_on(&self.closed, &self.failed, error);
                 Poll::Ready(Some(Err(self.fail(error))))
             }
             Poll::Pending => Poll::Pending,
@@ -1898,7 +1911,8 @@ impl h3::quic::RecvStream for GuardedUni {
 }
 
 /// Why a stream the server opened fails the connection: the error code to close it with,
-/// and the reason, which h3 also hands to the requests on the connection.
+/// and the reason, which the requests on the connection fail with (see
+/// [`stream_error_on`]).
 #[derive(Debug)]
 struct UniFailure {
     code: h3::error::Code,
@@ -2043,7 +2057,7 @@ fn excessive_load(error: String) -> UniFailure {
     UniFailure {
         code: h3::error::Code::H3_EXCESSIVE_LOAD,
         reason: format!(
-            "on the server's HTTP/3 control stream, {error} (RFC 9114 §10.5, H3_EXCESSIVE_LOAD)"
+            "on the server's control stream, {error} (RFC 9114 §10.5, H3_EXCESSIVE_LOAD)"
         ),
     }
 }
@@ -2291,16 +2305,27 @@ impl Kept {
 /// malformed frame, say) and will close it, but only once the connection's task runs, and
 /// a request put on it before then fails with that error, never sent. Marked at once, the
 /// connection gets no more requests.
-fn stream_error_on(closed: &AtomicBool, error: h3::error::StreamError) -> NetworkError {
-    if matches!(error, h3::error::StreamError::ConnectionError { .. }) {
-        closed.store(true, Ordering::Release);
+///
+/// A connection error on a connection that a stream the server opened failed (`failed`,
+/// see [`UniFailure`]) is that failure: h3 knows it only as an internal error of the QUIC
+/// layer, and would say "Remote error: InternalError in the quic trait implementation"
+/// of what the client did for what the server sent.
+fn stream_error_on(
+    closed: &AtomicBool,
+    failed: &OnceLock<UniFailure>,
+    error: h3::error::StreamError,
+) -> NetworkError {
+    if !matches!(error, h3::error::StreamError::ConnectionError { .. }) {
+        return NetworkError::Protocol(Box::new(error));
     }
-    stream_error(error)
-}
-
-/// A stream's error as a network error.
-fn stream_error(error: h3::error::StreamError) -> NetworkError {
-    NetworkError::Protocol(Box::new(error))
+    closed.store(true, Ordering::Release);
+    match failed.get() {
+        Some(failure) => NetworkError::Protocol(Box::new(H3Error {
+            message: "the HTTP/3 connection was closed by this client",
+            source: Some(failure.reason.clone().into()),
+        })),
+        None => NetworkError::Protocol(Box::new(error)),
+    }
 }
 
 /// A failed QUIC connection attempt to `host` as a network error: a TLS error as TLS,
