@@ -386,6 +386,9 @@ pub struct OwnStream {
     /// Whether the request stream is finished once they are all written; if not, it is
     /// left open (the request in flight) until the connection closes.
     pub then_finish: bool,
+    /// How long the server waits, once the answer is written, before it writes them: time
+    /// for the client to read the answer first.
+    pub after: std::time::Duration,
 }
 
 /// What an [`h3_uni_server`] saw: the bytes of its [`OwnStream`] it managed to write
@@ -461,6 +464,7 @@ pub fn h3_uni_server(
                             return;
                         }
                         if let Some(mut control) = control {
+                            tokio::time::sleep(own.after).await;
                             let mut opened = None;
                             let stream = match own.on {
                                 Uni::Control => &mut control,

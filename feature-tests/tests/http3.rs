@@ -956,6 +956,7 @@ async fn an_endless_frame_on_the_control_stream_closes_the_connection_at_the_lim
             bytes: flood,
             times: 32,
             then_finish: false,
+            after: Duration::ZERO,
         };
         let (server, seen) = h3_server::h3_uni_server(
             pki.cert.clone(),
@@ -997,6 +998,7 @@ async fn frames_under_the_limit_on_the_control_stream_are_skipped_and_the_connec
             bytes: frames.clone(),
             times: 8,
             then_finish: true,
+            after: Duration::ZERO,
         };
         let mut response = headers_200();
         response.extend(frame(0x00, b"hello"));
@@ -1027,6 +1029,7 @@ async fn a_push_stream_the_client_never_allowed_closes_the_connection_with_h3_id
             bytes: push,
             times: 1,
             then_finish: false,
+            after: Duration::ZERO,
         };
         let (server, seen) = h3_server::h3_uni_server(
             pki.cert.clone(),
@@ -1040,6 +1043,54 @@ async fn a_push_stream_the_client_never_allowed_closes_the_connection_with_h3_id
             .unwrap_err();
         assert_closed_by_the_client_for(&error, "the server opened a push stream");
         assert_eq!(seen.closed_with().await, H3_ID_ERROR);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_cut_by_a_failed_connection_names_the_failure_not_its_content_length() {
+    use whatwg_fetch::NetworkError;
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A head with `content-length: 1000000` (QPACK: `:status: 200`, static entry 25,
+        // then a literal of static entry 4's name, `content-length`, RFC 9204 §4.5.4),
+        // and five bytes of the body; the stream left open.
+        let mut head = vec![0x00, 0x00, 0xc0 | 25, 0x50 | 4, 7];
+        head.extend(b"1000000");
+        let mut response = frame(0x01, &head);
+        response.extend(frame(0x00, b"hello"));
+        // Once the client has read them, a frame over the limit on the control stream.
+        let mut flood = reserved_frame_header(1 << 32);
+        flood.resize(64 * 1024, 0);
+        let own = h3_server::OwnStream {
+            on: h3_server::Uni::Control,
+            bytes: flood,
+            times: 1,
+            then_finish: false,
+            after: Duration::from_millis(200),
+        };
+        let (server, seen) =
+            h3_server::h3_uni_server(pki.cert.clone(), pki.key.clone_key(), response, own);
+        let client = prior_knowledge(&pki);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.content_length(), Some(1_000_000));
+        assert_eq!(
+            response.chunk().await.unwrap().as_deref(),
+            Some(&b"hello"[..])
+        );
+        let error = response.chunk().await.unwrap_err();
+        assert!(error.is_body(), "{error:#}");
+        // The connection's failure, not the body's length, which only followed from it.
+        assert!(
+            !matches!(error.network_error(), Some(NetworkError::LengthMismatch)),
+            "{error:#}"
+        );
+        assert_closed_by_the_client_for(
+            &error,
+            "on the server's control stream, an HTTP/3 frame of type 0x21 declares 4294967296 \
+             bytes",
+        );
+        assert_eq!(seen.closed_with().await, H3_EXCESSIVE_LOAD);
     })
     .await;
 }

@@ -64,6 +64,7 @@ over_both!(
     a_content_length_shorter_than_the_body_is_an_error,
     a_content_length_longer_than_the_body_is_an_error,
     a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body,
+    a_body_with_a_content_length_cut_by_a_reset_stream_fails_with_the_reset,
     a_response_body_is_read_whole_after_its_client_is_dropped,
     head_204_and_304_have_no_body,
     repeated_and_multi_valued_response_headers_are_kept,
@@ -199,7 +200,8 @@ fn respond(status: u16) -> http::response::Builder {
 /// request body), `/bytes/N` (N bytes of [`pattern`], in 64 KiB chunks, with their
 /// `Content-Length`), `/length/DECLARED/SENT`, `/status/N`, `/headers`, `/set-cookie`,
 /// `/set-cookie-redirect`, `/redirect/STATUS?TO`, `/hops/N` (N redirects, then the echo),
-/// `/gzip`, `/cache/fresh`, `/cache/etag`, `/reset` (a chunk, then the stream reset),
+/// `/gzip`, `/cache/fresh`, `/cache/etag`, `/reset` (a chunk, then the stream reset;
+/// `/reset/N` with `Content-Length: N`),
 /// `/later` (a chunk, the next 100 ms later), `/endless` (a chunk every 5 ms, for as long
 /// as the client reads), `/stall` (a chunk, then nothing for 5 s), `/slow-head` (the head
 /// after 5 s), `/trailers`.
@@ -312,11 +314,15 @@ async fn routes(seen: Arc<Seen>, request: http::Request<Bytes>) -> http::Respons
             });
             respond(200).body(http_body_util::StreamBody::new(chunks).boxed())
         }
-        ("reset", _) => {
+        ("reset", length) => {
             // The reset a while after the chunk, so that the head and the chunk are
             // read before it.
             let failed = Err("the handler failed mid-body");
-            respond(200).body(paused("partial", Duration::from_millis(100), failed))
+            let mut builder = respond(200);
+            if let Some(length) = length {
+                builder = builder.header("content-length", length);
+            }
+            builder.body(paused("partial", Duration::from_millis(100), failed))
         }
         ("later", _) => {
             respond(200).body(paused("first ", Duration::from_millis(100), Ok("second")))
@@ -701,6 +707,28 @@ async fn a_body_cut_by_a_reset_stream_is_an_error_not_a_short_body(over: Over) {
     assert!(error.network_error().is_some(), "{error:?}");
     the_next_request_goes_through(over, &client, &server).await;
     assert_eq!(server.connections(), 1);
+}
+
+/// A stream reset with an error under a body with a `Content-Length` fails with the
+/// reset: the body is short of its length only because of it.
+async fn a_body_with_a_content_length_cut_by_a_reset_stream_fails_with_the_reset(over: Over) {
+    let (server, _) = server(over).await;
+    let client = server.client();
+    let mut response = get_over(over, &client, &server.url("/reset/100")).await;
+    assert_eq!(response.content_length(), Some(100));
+    assert_eq!(
+        response.chunk().await.expect("a chunk").as_deref(),
+        Some(&b"partial"[..])
+    );
+    let error = response.chunk().await.expect_err("a body cut short");
+    eprintln!("{over:?}: a body with a Content-Length cut by a reset: {error:#}");
+    assert_eq!(error.kind(), ErrorKind::TypeError, "{error:?}");
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Protocol(_))),
+        "{error:?}"
+    );
+    assert!(format!("{error:#}").contains("INTERNAL_ERROR"), "{error:#}");
+    the_next_request_goes_through(over, &client, &server).await;
 }
 
 /// `Client::new().get(url).send().await?.text().await?`: the client is gone before the

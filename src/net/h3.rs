@@ -1452,9 +1452,16 @@ impl H3Body {
                     }
                 }
                 Poll::Ready(Err(error)) => {
-                    let error = match self.expected {
-                        Some(_) => NetworkError::LengthMismatch,
-                        None => stream_error_on(&self.closed, &self.failed, error),
+                    // Cut short of its `Content-Length` by the server's quiet close, the
+                    // body is of the wrong length, as a connection's end makes it over
+                    // HTTP/1.1 and a quiet `RST_STREAM` or `GOAWAY` over HTTP/2. Cut by
+                    // anything else (a connection that failed, the server's reset with an
+                    // error), it is what cut it, with or without a length.
+                    let cut_quietly = self.expected.is_some() && closed_quietly(&error);
+                    let error = stream_error_on(&self.closed, &self.failed, error);
+                    let error = match cut_quietly {
+                        true => NetworkError::LengthMismatch,
+                        false => error,
                     };
                     return Poll::Ready(Some(Err(self.fail(error))));
                 }
@@ -1503,6 +1510,30 @@ impl Drop for H3Body {
             self.recv
                 .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
         }
+    }
+}
+
+/// Whether `error` is the server's close, blaming no one, of a body's stream or of its
+/// connection: the stream reset with `H3_NO_ERROR` or `H3_REQUEST_CANCELLED`, or the
+/// connection closed with `H3_NO_ERROR` (RFC 9114 §8.1). HTTP/2's `NO_ERROR` and `CANCEL`
+/// are taken the same way (see `H2Body::failed`).
+fn closed_quietly(error: &h3::error::StreamError) -> bool {
+    use h3::error::{Code, ConnectionError, StreamError};
+    use h3::quic::ConnectionErrorIncoming;
+    match error {
+        StreamError::RemoteTerminate { code, .. } => {
+            *code == Code::H3_NO_ERROR || *code == Code::H3_REQUEST_CANCELLED
+        }
+        // (Variants h3 marks `non_exhaustive`, matched by field.)
+        StreamError::ConnectionError {
+            0:
+                ConnectionError::Remote {
+                    0: ConnectionErrorIncoming::ApplicationClose { error_code },
+                    ..
+                },
+            ..
+        } => *error_code == Code::H3_NO_ERROR.value(),
+        _ => false,
     }
 }
 
