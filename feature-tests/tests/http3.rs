@@ -1257,3 +1257,56 @@ async fn an_answer_after_longer_than_the_idle_timeout_comes_once_over_the_same_c
     })
     .await;
 }
+
+/// The head of a frame of type `kind` (under 64) declaring `length` bytes (an eight-byte
+/// length, RFC 9000 §16).
+fn frame_header(kind: u8, length: u64) -> Vec<u8> {
+    assert!(kind < 64);
+    let mut header = vec![kind];
+    header.extend((length | 0xc0 << 56).to_be_bytes());
+    header
+}
+
+/// A response head, `hello` as its body, then the head of a frame of type `kind`
+/// declaring 4 GiB, then its payload in 64 KiB pieces (the rest of the server's writes,
+/// up to 32 MiB) until the client stops reading.
+fn endless_frame_after_the_body(kind: u8) -> (Vec<u8>, usize) {
+    let mut response = headers_200();
+    response.extend(frame(0x00, b"hello"));
+    response.extend(frame_header(kind, 1 << 32));
+    response.resize(64 * 1024, 0);
+    (response, 512)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_frame_after_the_body_fails_the_body_at_the_limit() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A frame of a reserved type (0x21, RFC 9114 §7.2.8), which a client must skip;
+        // h3 keeps a frame other than DATA until all of it has come, whatever length it
+        // declares.
+        let (response, times) = endless_frame_after_the_body(0x21);
+        let (server, written) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, times);
+        let client = prior_knowledge(&pki);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        let error = response.text().await.unwrap_err();
+        let message = format!("{error:#}");
+        assert!(error.is_body(), "{message}");
+        assert!(
+            message.contains(
+                "an HTTP/3 frame of type 0x21 declares 4294967296 bytes, over the client's \
+                 limit of 327680"
+            ),
+            "{message}"
+        );
+        // What the server could write before the client stopped it: QUIC's stream window
+        // (1.25 MB), far from the 32 MiB it tried.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let written = written.load(Ordering::SeqCst);
+        eprintln!("an endless frame after the body: {written} bytes written");
+        assert!(written < 4 << 20, "{written} bytes written");
+    })
+    .await;
+}

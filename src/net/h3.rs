@@ -1795,6 +1795,9 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
         if self.frames.ended {
             return Poll::Ready(Ok(None));
         }
+        if let Some(error) = self.frames.refused.take() {
+            return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(error.into())));
+        }
         // A chunk of nothing but empty frames is not handed on: the next one is read. A
         // peer sending nothing else is read from for a few chunks per poll, and the task
         // then yields, so that it cannot hold a thread.
@@ -2140,6 +2143,11 @@ struct FrameScanner {
     control: bool,
     /// Set once the stream has ended and what was held back was handed on.
     ended: bool,
+    /// On a request stream, the error of a frame over [`MAX_FRAME_PAYLOAD`] that came in
+    /// one chunk behind bytes to hand on (a response head, a body's data): those go
+    /// first, and the stream's next read is this error. Failing at once would fail the
+    /// response's head for a frame behind it.
+    refused: Option<String>,
 }
 
 /// A frame header as [`FrameScanner`] reads it.
@@ -2205,10 +2213,17 @@ impl FrameScanner {
                         run = at + here;
                     } else {
                         if kind != DATA_FRAME && length > MAX_FRAME_PAYLOAD {
-                            return Err(format!(
+                            let error = format!(
                                 "an HTTP/3 frame of type {kind:#x} declares {length} bytes, \
                                  over the client's limit of {MAX_FRAME_PAYLOAD}"
-                            ));
+                            );
+                            kept.push(&chunk, run, at);
+                            let kept = kept.into_bytes();
+                            if kept.is_empty() || self.control {
+                                return Err(error);
+                            }
+                            self.refused = Some(error);
+                            return Ok(kept);
                         }
                         // The held part goes first (`at` is 0 here, and so is `run`).
                         kept.push_held(self.header.get(..self.held).unwrap_or_default());
@@ -2495,6 +2510,18 @@ mod tests {
         assert!(
             error.contains("type 0x21 declares 1073741824 bytes"),
             "{error}"
+        );
+        // Behind a frame in the same chunk: that frame is handed on first, and the error
+        // kept for the stream's next read.
+        let mut stream = vec![0x01, 0x03, 0x00, 0x00, 0xd9, 0x21];
+        stream.extend(one_gib);
+        let mut scanner = FrameScanner::default();
+        let kept = scanner.scan(Bytes::copy_from_slice(&stream)).unwrap();
+        assert_eq!(kept, stream.get(..5).unwrap());
+        let refused = scanner.refused.take().unwrap();
+        assert!(
+            refused.contains("type 0x21 declares 1073741824"),
+            "{refused}"
         );
         // DATA may be as long as it likes: its bytes are handed on as they come (a stream
         // that ends before them all is an error of its own, below).
