@@ -1310,3 +1310,88 @@ async fn an_endless_frame_after_the_body_fails_the_body_at_the_limit() {
     })
     .await;
 }
+
+/// A QPACK field line of a literal name (under 7 bytes) and a literal value (under 127),
+/// neither Huffman-coded (RFC 9204 §4.5.6).
+fn literal_field(name: &str, value: &str) -> Vec<u8> {
+    assert!(name.len() < 7 && value.len() < 127);
+    let mut line = vec![0x20 | name.len() as u8];
+    line.extend(name.as_bytes());
+    line.push(value.len() as u8);
+    line.extend(value.as_bytes());
+    line
+}
+
+/// A `HEADERS` frame of trailers: the QPACK prefix (no dynamic table), then `fields`.
+fn trailers_frame(fields: &[Vec<u8>]) -> Vec<u8> {
+    let section: Vec<u8> = [0x00, 0x00]
+        .into_iter()
+        .chain(fields.iter().flatten().copied())
+        .collect();
+    let mut frame = frame_header(0x01, section.len() as u64);
+    frame.extend(section);
+    frame
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trailers_over_http3_come_after_the_body_and_past_the_limit_fail_it() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        let client = prior_knowledge(&pki);
+        // Trailers under the limit: delivered after the body.
+        let mut response = headers_200();
+        response.extend(frame(0x00, b"hello"));
+        response.extend(trailers_frame(&[literal_field("grpc-s", "0")]));
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.text().await.unwrap(), "hello");
+        let trailers = response.trailers().await.unwrap().expect("no trailers");
+        assert_eq!(trailers["grpc-s"], "0");
+        // A field section of 2,400 fields of 135 bytes each as RFC 9114 §4.2.2 counts
+        // them (name, value and 32): 324,000, over the 262,144 allowed, in a frame of
+        // 252,002 bytes, under the limit of a frame's payload.
+        let value = "v".repeat(100);
+        let fields: Vec<_> = (0..2_400).map(|_| literal_field("x-t", &value)).collect();
+        let mut response = headers_200();
+        response.extend(frame(0x00, b"hello"));
+        response.extend(trailers_frame(&fields));
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        let error = response.text().await.unwrap_err();
+        let message = format!("{error:#}");
+        assert!(error.is_body(), "{message}");
+        assert!(
+            matches!(
+                error.network_error(),
+                Some(whatwg_fetch::NetworkError::Protocol(_))
+            ),
+            "{message}"
+        );
+        assert!(
+            message.contains("the HTTP/3 response trailers are over 256 KiB"),
+            "{message}"
+        );
+        // A HEADERS frame of trailers declaring 4 GiB, the server sending on: refused at
+        // its header, the server stopped.
+        let (response, times) = endless_frame_after_the_body(0x01);
+        let (server, written) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, times);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        let error = response.text().await.unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains(
+                "an HTTP/3 frame of type 0x1 declares 4294967296 bytes, over the client's \
+                 limit of 327680"
+            ),
+            "{message}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let written = written.load(Ordering::SeqCst);
+        eprintln!("endless trailers: {written} bytes written");
+        assert!(written < 4 << 20, "{written} bytes written");
+    })
+    .await;
+}

@@ -1474,6 +1474,17 @@ impl H3Body {
                 self.in_flight = None;
                 Poll::Ready(trailers.map(|trailers| Ok(Frame::trailers(trailers))))
             }
+            // Trailers over the limit of a head, said as the head's limit is said.
+            Poll::Ready(Err(h3::error::StreamError::HeaderTooBig { .. })) => {
+                let error = NetworkError::Protocol(
+                    format!(
+                        "the HTTP/3 response trailers are over {} KiB (the client's limit)",
+                        MAX_FIELD_SECTION_SIZE / 1024
+                    )
+                    .into(),
+                );
+                Poll::Ready(Some(Err(self.fail(error))))
+            }
             Poll::Ready(Err(error)) => {
                 let error = stream_error_on(&self.closed, &self.failed, error);
                 Poll::Ready(Some(Err(self.fail(error))))
