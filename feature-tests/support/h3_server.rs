@@ -36,6 +36,9 @@ pub fn download() -> Bytes {
 pub struct H3Counts {
     pub connections: AtomicUsize,
     pub requests: AtomicUsize,
+    /// Responses of an [`h3_raw_server`] the client acknowledged whole (QUIC ACKs, not
+    /// reads): what it has received is all in its buffers.
+    pub delivered: AtomicUsize,
 }
 
 pub struct H3Server {
@@ -337,6 +340,7 @@ fn raw(
                         let _ = recv.stop(0x10bu32.into());
                         continue;
                     };
+                    let seen = Arc::clone(&seen);
                     tokio::spawn(async move {
                         let mut request = recv;
                         for _ in 0..times {
@@ -346,6 +350,9 @@ fn raw(
                             wrote.fetch_add(response.len(), Ordering::SeqCst);
                         }
                         let _ = send.finish();
+                        if let Ok(None) = send.stopped().await {
+                            seen.delivered.fetch_add(1, Ordering::SeqCst);
+                        }
                         // The request is read to its end: dropped before, its side would
                         // ask the client to stop sending it.
                         let _ = request.read_to_end(64 * 1024).await;

@@ -1395,3 +1395,43 @@ async fn trailers_over_http3_come_after_the_body_and_past_the_limit_fail_it() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_flood_of_empty_data_frames_is_read_a_few_chunks_per_poll() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // 262,144 empty DATA frames (512 KiB, some 400 QUIC packets, under QUIC's stream
+        // window), then `hello`, and the end of the stream.
+        let mut response = headers_200();
+        response.extend(std::iter::repeat_n([0x00, 0x00], 256 * 1024).flatten());
+        response.extend(frame(0x00, b"hello"));
+        let (server, _) =
+            h3_server::h3_raw_server(pki.cert.clone(), pki.key.clone_key(), response, 1);
+        let client = prior_knowledge(&pki);
+        let mut response = client.get(server.url("/")).send().await.unwrap();
+        // The whole flood in the client's buffers before the body is read: nothing the
+        // reader waits for lets the runtime's other tasks run meanwhile.
+        while server.counts.delivered.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Another task on the same thread, counting its turns.
+        let turns = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counting = Arc::clone(&turns);
+        let other = tokio::spawn(async move {
+            loop {
+                counting.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+            }
+        });
+        tokio::task::yield_now().await;
+        let before = turns.load(Ordering::SeqCst);
+        assert_eq!(response.text().await.unwrap(), "hello");
+        let turns = turns.load(Ordering::SeqCst) - before;
+        other.abort();
+        // The reader yields after 16 chunks of nothing but empty frames: the other task
+        // had a turn each time, some 25 turns for 400 chunks.
+        eprintln!("a flood of empty DATA frames: the other task had {turns} turns");
+        assert!(turns >= 8, "{turns} turns");
+    })
+    .await;
+}
