@@ -360,6 +360,9 @@ impl HyperTransportBuilder {
     /// [`http3_keep_alive_interval`](Self::http3_keep_alive_interval)); one without any
     /// is closed after this long too (at least 100 ms). Zero turns it off, as in QUIC: the
     /// server's idle timeout applies alone, and a connection without requests stays open.
+    /// It also bounds a handshake with a server that stops answering, before the server's
+    /// own is known: zero with no [`connect_timeout`](Self::connect_timeout) leaves such a
+    /// handshake nothing to end it but the caller's abort.
     ///
     /// Default is 30 seconds.
     ///
