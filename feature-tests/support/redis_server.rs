@@ -201,3 +201,105 @@ pub async fn counting_proxy(to: SocketAddr) -> (SocketAddr, Arc<AtomicU64>) {
     });
     (addr, counted)
 }
+
+/// What a [`gated_proxy`] lets through from the store to Redis: everything while open;
+/// once closed, what is left of an allowance of bytes, the rest held until it opens again.
+pub struct Gate {
+    /// Bytes from the store that may still pass; `u64::MAX` while open.
+    allowance: AtomicU64,
+    /// Bytes from the store held at the gate now.
+    held: AtomicU64,
+}
+
+impl Gate {
+    pub fn new() -> Arc<Gate> {
+        Arc::new(Gate {
+            allowance: AtomicU64::new(u64::MAX),
+            held: AtomicU64::new(0),
+        })
+    }
+
+    /// Lets `bytes` more through, then holds the rest.
+    pub fn close_after(&self, bytes: u64) {
+        self.allowance.store(bytes, Ordering::SeqCst);
+    }
+
+    /// Lets everything through, what is held first.
+    pub fn open(&self) {
+        self.allowance.store(u64::MAX, Ordering::SeqCst);
+    }
+
+    /// The bytes held at the gate now.
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::SeqCst)
+    }
+
+    /// How many of `wanted` bytes may pass now (taken from the allowance).
+    fn take(&self, wanted: u64) -> u64 {
+        let mut passed = 0;
+        let _ = self
+            .allowance
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                passed = wanted.min(left);
+                Some(if left == u64::MAX {
+                    left
+                } else {
+                    left - passed
+                })
+            });
+        passed
+    }
+}
+
+/// A TCP proxy to `to` on 127.0.0.1 that shows each read from the store to `on_request`
+/// (which may close the gate, or change what Redis holds, before it passes) and then
+/// passes it through `gate`. Replies pass as they come.
+pub async fn gated_proxy(
+    to: SocketAddr,
+    gate: Arc<Gate>,
+    on_request: impl Fn(&[u8]) + Send + Sync + 'static,
+) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let on_request = Arc::new(on_request);
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(upstream) = tokio::net::TcpStream::connect(to).await else {
+                continue;
+            };
+            let (gate, on_request) = (gate.clone(), on_request.clone());
+            tokio::spawn(async move {
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut upstream_read, mut upstream_write) = upstream.into_split();
+                let replies = tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut upstream_read, &mut client_write).await;
+                });
+                let mut buffer = vec![0; 64 * 1024];
+                while let Ok(read) = client_read.read(&mut buffer).await {
+                    if read == 0 {
+                        break;
+                    }
+                    on_request(&buffer[..read]);
+                    let mut rest = &buffer[..read];
+                    while !rest.is_empty() {
+                        let passing = gate.take(rest.len() as u64) as usize;
+                        if passing == 0 {
+                            gate.held.fetch_add(rest.len() as u64, Ordering::SeqCst);
+                            while gate.allowance.load(Ordering::SeqCst) == 0 {
+                                tokio::time::sleep(Duration::from_millis(5)).await;
+                            }
+                            gate.held.fetch_sub(rest.len() as u64, Ordering::SeqCst);
+                            continue;
+                        }
+                        if upstream_write.write_all(&rest[..passing]).await.is_err() {
+                            break;
+                        }
+                        rest = &rest[passing..];
+                    }
+                }
+                replies.abort();
+            });
+        }
+    });
+    addr
+}

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::{cache_server, full, hyper_server, large_body};
-use redis_server::{RedisServer, counting_proxy, delaying_proxy};
+use redis_server::{Gate, RedisServer, counting_proxy, delaying_proxy, gated_proxy};
 use whatwg_fetch::cache::{HttpCacheStore, RedisCacheStore};
 use whatwg_fetch::{Client, RequestCache, RequestInit};
 
@@ -570,6 +570,274 @@ async fn a_value_planted_under_a_record_is_not_read_back_when_the_record_is_writ
         get(&client(&store), &server.url("/page")).await;
         assert_eq!(log.count("/page"), 2);
         assert_eq!(store.stats().errors, 0, "{:?}", store.stats());
+    })
+    .await;
+}
+
+/// Waits (at most 10 s) until `ready` holds.
+async fn until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited 10 s for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_redis_holds_past_the_write_timeout_is_given_up_and_never_read_half_written() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (server, log) = cache_server().await;
+        let gate = Gate::new();
+        let proxy = gated_proxy(redis.addr(), gate.clone(), |_| {}).await;
+        let writer = RedisCacheStore::builder(format!("redis://{proxy}/0"))
+            .chunk_bytes(64 << 10)
+            .write_timeout(Duration::from_millis(200))
+            .build()
+            .await
+            .unwrap();
+        let writer = Arc::new(writer);
+        let reader = store(&redis).await;
+        // A record of five chunks, whole in Redis.
+        let old = vec![b'o'; 300 << 10];
+        writer.put("record", &old).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while reader.get("record").await.as_deref() != Some(&old[..]) {
+            assert!(Instant::now() < deadline, "{:?}", writer.stats());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(writer.stats().errors, 0);
+
+        // Redis takes the first chunk of the next record and half of the second, and
+        // then nothing more until the gate opens.
+        gate.close_after(100 << 10);
+        let new = vec![b'n'; 300 << 10];
+        writer.put("record", &new).unwrap();
+        until("the write to be held", || gate.held() > 0).await;
+        // Given up at the write timeout, with Redis still holding it: counted as an error.
+        until("the write to be given up", || writer.stats().errors >= 1).await;
+        assert!(gate.held() > 0);
+        // Its half-written chunks are not read: the old record is, whole.
+        assert_eq!(reader.get("record").await.as_deref(), Some(&old[..]));
+        assert_eq!(reader.stats().corrupt, 0);
+
+        // A fetch through the held store is not held by the write waiting: its read is a
+        // miss at the read timeout, and it goes to the network while the gate still holds.
+        assert_eq!(get(&client(&writer), &server.url("/page")).await, "/page");
+        assert_eq!(log.count("/page"), 1);
+        assert!(
+            gate.held() > 0,
+            "the write still held when the fetch is done"
+        );
+
+        // The gate opens: what was held reaches Redis (the rest of the second chunk, and
+        // the deletion of the chunks written) and is not read either.
+        gate.open();
+        until("the held bytes to pass", || gate.held() == 0).await;
+        let newer = vec![b'w'; 300 << 10];
+        writer.put("record", &newer).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let read = reader.get("record").await;
+            assert!(
+                read.as_deref() != Some(&new[..]),
+                "the record given up is read"
+            );
+            if read.as_deref() == Some(&newer[..]) {
+                break;
+            }
+            assert_eq!(read.as_deref(), Some(&old[..]));
+            assert!(Instant::now() < deadline, "{:?}", writer.stats());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // No chunk of the record given up is left: the head and five chunks of the last
+        // record, and the page's record.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while redis.keys().len() != 7 {
+            assert!(Instant::now() < deadline, "keys: {:?}", redis.keys());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        eprintln!("writes held past the write timeout: {:?}", writer.stats());
+    })
+    .await;
+}
+
+/// The type of what Redis holds at `key`.
+fn key_type(redis: &RedisServer, key: &str) -> String {
+    redis::cmd("TYPE")
+        .arg(key)
+        .query(&mut redis.connection())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_of_another_type_is_a_miss_counted_as_an_error_and_a_write_replaces_it() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let store = RedisCacheStore::builder(redis.url())
+            .chunk_bytes(4096)
+            .build()
+            .await
+            .unwrap();
+        store.put("record", b"a record").unwrap();
+        let key = redis.wait_for_keys(1).await.remove(0);
+        let record = b"the record written over it".to_vec();
+        // Whoever else writes to the Redis leaves a list, then a hash, under the key:
+        // Redis answers WRONGTYPE to the read, which is a miss counted as an error. A
+        // write (which reads back the head it replaces with a `pcall`) replaces it.
+        for (kind, plant) in [("list", "RPUSH"), ("hash", "HSET")] {
+            let mut connection = redis.connection();
+            let () = redis::cmd("DEL")
+                .arg(&key)
+                .query::<i64>(&mut connection)
+                .map(drop)
+                .unwrap();
+            let mut command = redis::cmd(plant);
+            command.arg(&key);
+            if plant == "HSET" {
+                command.arg("field");
+            }
+            let _: i64 = command.arg("value").query(&mut connection).unwrap();
+            let before = store.stats();
+            assert_eq!(store.get("record").await, None, "{kind}");
+            let after = store.stats();
+            assert_eq!(after.errors, before.errors + 1, "{kind}: {after:?}");
+            assert_eq!(
+                (after.hits, after.corrupt),
+                (before.hits, before.corrupt),
+                "{kind}"
+            );
+            store.put("record", &record).unwrap();
+            until("the write", || key_type(&redis, &key) == "string").await;
+            assert_eq!(store.get("record").await.as_deref(), Some(&record[..]));
+            assert_eq!(store.stats().errors, after.errors, "{kind}: the write");
+        }
+
+        // A chunk of a chunked record made a list: a miss counted as an error; a write
+        // replaces the record.
+        let chunked = vec![b'c'; 10_000];
+        store.put("record", &chunked).unwrap();
+        let keys = wait_for_more_keys_than(&redis, 3).await;
+        assert_eq!(keys.len(), 4, "{keys:?}");
+        let chunk = keys.iter().find(|name| **name != key).unwrap();
+        let mut connection = redis.connection();
+        let () = redis::cmd("DEL")
+            .arg(chunk)
+            .query::<i64>(&mut connection)
+            .map(drop)
+            .unwrap();
+        let _: i64 = redis::cmd("RPUSH")
+            .arg(chunk)
+            .arg("x")
+            .query(&mut connection)
+            .unwrap();
+        let before = store.stats();
+        assert_eq!(store.get("record").await, None);
+        let after = store.stats();
+        assert_eq!(after.errors, before.errors + 1, "{after:?}");
+        assert_eq!(after.hits, before.hits);
+        // The write deletes the chunks of the record it replaces, the list among them.
+        store.put("record", &record).unwrap();
+        until("the chunks to go", || redis.keys() == [key.clone()]).await;
+        assert_eq!(store.get("record").await.as_deref(), Some(&record[..]));
+        assert_eq!(store.stats().errors, after.errors, "{:?}", store.stats());
+    })
+    .await;
+}
+
+/// A chunked record's head as the store writes it: the tag, the generation (16 hex
+/// digits), the record's length (`u64`) and the chunk size (`u32`), little-endian.
+fn manifest(generation: &str, total: u64, chunk: u32) -> Vec<u8> {
+    let mut head = b"wfhm\x00\x00\x00\x01".to_vec();
+    head.extend_from_slice(generation.as_bytes());
+    head.extend_from_slice(&total.to_le_bytes());
+    head.extend_from_slice(&chunk.to_le_bytes());
+    head
+}
+
+/// Writes `count` chunks of `length` bytes named after `key` and `generation`, inside
+/// Redis: the test sends a few bytes.
+fn plant_chunks(redis: &RedisServer, key: &str, generation: &str, count: usize, length: usize) {
+    let _: redis::Value = redis::cmd("EVAL")
+        .arg(format!(
+            "local value = string.rep('x', {length}) \
+             for i = 0, {count} - 1 do redis.call('SET', KEYS[1] .. ':{generation}:' .. i, value) end"
+        ))
+        .arg(1)
+        .arg(key)
+        .query(&mut redis.connection())
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_manifest_naming_more_than_a_record_or_too_many_chunks_is_not_read() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let (proxy, from_redis) = counting_proxy(redis.addr()).await;
+        // Read timeouts long enough that reading every chunk would not be cut short.
+        let through_proxy = |max_record_bytes| {
+            RedisCacheStore::builder(format!("redis://{proxy}/0"))
+                .max_record_bytes(max_record_bytes)
+                .timeout(Duration::from_secs(20))
+                .build()
+        };
+        let small = through_proxy(64 << 10).await.unwrap();
+        let large = through_proxy(32 << 20).await.unwrap();
+        small.put("record", b"a record").unwrap();
+        let key = redis.wait_for_keys(1).await.remove(0);
+        let mut connection = redis.connection();
+
+        // 1 MiB in 256 chunks of 4 KiB, each small, where the store's records are at most
+        // 64 KiB: the head is read, and nothing of the chunks.
+        let generation = "0123456789abcdef";
+        plant_chunks(&redis, &key, generation, 256, 4096);
+        let () = redis::cmd("SET")
+            .arg(&key)
+            .arg(manifest(generation, 256 * 4096, 4096))
+            .query(&mut connection)
+            .unwrap();
+        from_redis.store(0, Ordering::SeqCst);
+        let before = small.stats();
+        assert_eq!(small.get("record").await, None);
+        let read = from_redis.load(Ordering::SeqCst);
+        let after = small.stats();
+        eprintln!("a manifest of 1 MiB over a limit of 64 KiB: {read} bytes read, {after:?}");
+        assert_eq!(after.oversized, before.oversized + 1, "{after:?}");
+        assert_eq!(after.misses, before.misses + 1, "{after:?}");
+        assert_eq!(
+            (after.corrupt, after.errors),
+            (before.corrupt, before.errors)
+        );
+        assert!(read < 4096, "Redis sent the store {read} bytes");
+
+        // 4,097 chunks of 4 KiB (16 MiB, under the other store's limit of 32 MiB): more
+        // than a manifest may name, so the head does not check, and no chunk is read.
+        let generation = "fedcba9876543210";
+        plant_chunks(&redis, &key, generation, 4097, 4096);
+        let () = redis::cmd("SET")
+            .arg(&key)
+            .arg(manifest(generation, 4097 * 4096, 4096))
+            .query(&mut connection)
+            .unwrap();
+        from_redis.store(0, Ordering::SeqCst);
+        let before = large.stats();
+        assert_eq!(large.get("record").await, None);
+        let read = from_redis.load(Ordering::SeqCst);
+        let after = large.stats();
+        eprintln!("a manifest naming 4,097 chunks: {read} bytes read, {after:?}");
+        assert_eq!(after.corrupt, before.corrupt + 1, "{after:?}");
+        assert_eq!(after.misses, before.misses + 1, "{after:?}");
+        assert_eq!(
+            (after.oversized, after.errors),
+            (before.oversized, before.errors)
+        );
+        assert!(read < 4096, "Redis sent the store {read} bytes");
     })
     .await;
 }
