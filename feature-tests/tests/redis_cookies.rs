@@ -10,11 +10,11 @@ mod net_support;
 mod redis_server;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::{Server, full, hyper_server};
-use redis_server::{RedisServer, counting_proxy, delaying_proxy};
+use redis_server::{Gate, RedisServer, counting_proxy, delaying_proxy, gated_proxy};
 use url::Url;
 use whatwg_fetch::cookie::{CookieLimits, CookieProvider, RedisCookieStore};
 use whatwg_fetch::{Client, RequestInit};
@@ -715,6 +715,248 @@ async fn the_listing_and_the_count_read_no_more_than_a_jar_holds() {
             "Redis sent the jar {read} bytes for a listing and a count over {PLANTED} bytes each"
         );
         assert!(read < 1 << 20, "Redis sent the jar {read} bytes");
+    })
+    .await;
+}
+
+/// Whether `haystack` holds `needle`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+/// Waits (at most 10 s) until `ready` holds.
+async fn until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited 10 s for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// The value of `field` in the hash at `key`.
+fn hget(redis: &RedisServer, key: &str, field: &[u8]) -> Option<Vec<u8>> {
+    redis::cmd("HGET")
+        .arg(key)
+        .arg(field)
+        .query(&mut redis.connection())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_that_always_gets_in_first_makes_the_store_give_up_after_eight_attempts() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let server = cookie_server().await;
+        // Two values of the cookie `a` as the store writes them.
+        let direct = jar(&redis).await;
+        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
+        set(&direct, "http://127.0.0.1/", "a=1").await;
+        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        let first = hget(&redis, &key, &field).unwrap();
+        set(&direct, "http://127.0.0.1/", "a=2").await;
+        let second = hget(&redis, &key, &field).unwrap();
+        // Another writer that changes the cookie between each read and each change the
+        // store makes (the change names the count's key; the read does not): every
+        // change finds the cookie changed since it was read.
+        let count_key = format!("{}count", RedisCookieStore::DEFAULT_PREFIX).into_bytes();
+        let interfered = Arc::new(AtomicUsize::new(0));
+        let (url, counter, interfering_key) = (redis.url(), interfered.clone(), key.clone());
+        let (written, values) = (field.clone(), [first.clone(), second.clone()]);
+        let proxy = gated_proxy(redis.addr(), Gate::new(), move |request| {
+            if contains(request, &count_key) && contains(request, interfering_key.as_bytes()) {
+                let turn = counter.fetch_add(1, Ordering::SeqCst);
+                let mut connection = redis::Client::open(url.as_str())
+                    .unwrap()
+                    .get_connection()
+                    .unwrap();
+                let _: i64 = redis::cmd("HSET")
+                    .arg(&interfering_key)
+                    .arg(&written)
+                    .arg(&values[turn % 2])
+                    .query(&mut connection)
+                    .unwrap();
+            }
+        })
+        .await;
+        // A write timeout far past eight round trips: the attempts end it, not the time.
+        let jar = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .write_timeout(Duration::from_secs(20))
+            .build()
+            .await
+            .unwrap();
+        let jar = Arc::new(jar);
+        // The fetch is done once the store gives up.
+        get(&client(&jar), &server.url("/set?a=3")).await;
+        let stats = jar.stats();
+        eprintln!("a writer always first: {stats:?}");
+        assert_eq!(stats.conflicts, 8, "{stats:?}");
+        assert_eq!(stats.errors, 1, "given up, and counted: {stats:?}");
+        assert_eq!(stats.writes, 0, "{stats:?}");
+        assert_eq!(interfered.load(Ordering::SeqCst), 8);
+        // What Redis holds is the other writer's.
+        let now = hget(&redis, &key, &field).unwrap();
+        assert!(now == first || now == second);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_purge_lock_left_by_a_replica_that_stopped_expires_and_a_later_purge_runs() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let limits = CookieLimits {
+            max_total: 5,
+            purge_total_to: 3,
+            ..CookieLimits::default()
+        };
+        // The purge's lock lives ten write timeouts: 1 s.
+        let write_timeout = Duration::from_millis(100);
+        let lock = format!("{}purge", RedisCookieStore::DEFAULT_PREFIX);
+        // A replica whose Redis hears nothing more from it once it has taken the lock.
+        let gate = Gate::new();
+        let closing = gate.clone();
+        let marker = lock.clone().into_bytes();
+        let proxy = gated_proxy(redis.addr(), gate.clone(), move |request| {
+            if contains(request, &marker) {
+                closing.close_after(request.len() as u64);
+            }
+        })
+        .await;
+        let stopped = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .limits(limits)
+            .write_timeout(write_timeout)
+            .build()
+            .await
+            .unwrap();
+        for site in 0..6 {
+            set(&stopped, &format!("https://site{site}.example/"), "id=1").await;
+        }
+        until("the lock to be taken", || {
+            redis::cmd("EXISTS")
+                .arg(&lock)
+                .query::<bool>(&mut redis.connection())
+                .unwrap()
+        })
+        .await;
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&lock)
+            .query(&mut redis.connection())
+            .unwrap();
+        assert!(0 < ttl && ttl <= 1000, "the lock's TTL: {ttl} ms");
+        assert!(gate.held() > 0);
+
+        // Another replica past the total meanwhile: its purge finds the lock taken and
+        // leaves the jar as it is.
+        let live = RedisCookieStore::builder(redis.url())
+            .limits(limits)
+            .write_timeout(write_timeout)
+            .build()
+            .await
+            .unwrap();
+        set(&live, "https://site6.example/", "id=1").await;
+        until("the lock to expire", || {
+            !redis::cmd("EXISTS")
+                .arg(&lock)
+                .query::<bool>(&mut redis.connection())
+                .unwrap()
+        })
+        .await;
+        assert_eq!(live.stats().purges, 0, "{:?}", live.stats());
+        assert_eq!(live.len().await.unwrap(), 7);
+        // The stopped replica's purge was given up at its timeout, and counted.
+        assert!(stopped.stats().errors >= 1, "{:?}", stopped.stats());
+
+        // Once it expired, the next purge runs.
+        set(&live, "https://site7.example/", "id=1").await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while live.len().await.unwrap() > 3 {
+            assert!(Instant::now() < deadline, "{:?}", live.stats());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(live.stats().purges, 1, "{:?}", live.stats());
+        assert!(gate.held() > 0, "the stopped replica is still cut off");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_past_the_queues_byte_budget_is_dropped_and_counted() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let direct = jar(&redis).await;
+        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
+        set(&direct, "http://127.0.0.1/", "a=1").await;
+        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        // Last used two minutes ago (a use writes a new time after one), and a value
+        // beside it that is not a cookie (a read queues a sweep of the domain for it).
+        let mut cookie: serde_json::Value =
+            serde_json::from_slice(&hget(&redis, &key, &field).unwrap()).unwrap();
+        let used = cookie["last_access"].as_u64().unwrap() - 120_000_000;
+        cookie["last_access"] = used.into();
+        cookie["creation"] = used.into();
+        let () = redis::cmd("HSET")
+            .arg(&key)
+            .arg(&field)
+            .arg(cookie.to_string())
+            .arg("junk")
+            .arg("not a cookie")
+            .query::<i64>(&mut redis.connection())
+            .map(drop)
+            .unwrap();
+
+        // Redis hears the read, then nothing more until the gate opens: the sweep the
+        // read queues waits, holding its bytes.
+        let gate = Gate::new();
+        let armed = Arc::new(AtomicBool::new(false));
+        let (closing, arming) = (gate.clone(), armed.clone());
+        let proxy = gated_proxy(redis.addr(), gate.clone(), move |request| {
+            if arming.swap(false, Ordering::SeqCst) {
+                closing.close_after(request.len() as u64);
+            }
+        })
+        .await;
+        // Room for the sweep (the domain's name) and not for the last-access-time update
+        // beside it (the cookie twice, and its field).
+        const BUDGET: usize = 100;
+        let jar = RedisCookieStore::builder(format!("redis://{proxy}/0"))
+            .task_queue_bytes(BUDGET)
+            .write_timeout(Duration::from_secs(20))
+            .timeout(Duration::from_secs(20))
+            .build()
+            .await
+            .unwrap();
+        armed.store(true, Ordering::SeqCst);
+        assert_eq!(
+            header_for(&jar, "http://127.0.0.1/").await.as_deref(),
+            Some("a=1")
+        );
+        let stats = jar.stats();
+        eprintln!("a sweep waiting and an update past a budget of {BUDGET} bytes: {stats:?}");
+        assert_eq!(stats.dropped_tasks, 1, "{stats:?}");
+        assert!(gate.held() > 0);
+        let stored = |redis: &RedisServer| -> u64 {
+            let value = hget(redis, &key, &field).unwrap();
+            let cookie: serde_json::Value = serde_json::from_slice(&value).unwrap();
+            cookie["last_access"].as_u64().unwrap()
+        };
+        assert_eq!(stored(&redis), used, "the update was dropped");
+
+        // The gate open, the sweep done: the next read's update is alone in the queue,
+        // and goes (a task larger than the budget goes when none waits).
+        gate.open();
+        until("the sweep", || fields(&redis, "127.0.0.1").len() == 1).await;
+        header_for(&jar, "http://127.0.0.1/").await;
+        until("the update", || stored(&redis) > used).await;
+        assert_eq!(jar.stats().dropped_tasks, 1, "{:?}", jar.stats());
+        assert_eq!(jar.stats().errors, 0, "{:?}", jar.stats());
     })
     .await;
 }
