@@ -960,3 +960,37 @@ async fn a_task_past_the_queues_byte_budget_is_dropped_and_counted() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cookie_set_over_a_corrupt_value_of_its_own_field_is_stored_at_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let jar = jar(&redis).await;
+        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
+        set(&jar, "http://127.0.0.1/", "a=1").await;
+        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        // The cookie's own field made garbage behind the store's back.
+        let () = redis::cmd("HSET")
+            .arg(&key)
+            .arg(&field)
+            .arg("not a cookie")
+            .query::<i64>(&mut redis.connection())
+            .map(drop)
+            .unwrap();
+        let before = jar.stats();
+        set(&jar, "http://127.0.0.1/", "a=2").await;
+        let after = jar.stats();
+        assert_eq!(after.errors, before.errors, "{after:?}");
+        assert_eq!(after.conflicts, before.conflicts, "{after:?}");
+        assert_eq!(after.writes, before.writes + 1, "{after:?}");
+        assert_eq!(
+            header_for(&jar, "http://127.0.0.1/").await.as_deref(),
+            Some("a=2")
+        );
+        assert_eq!(fields(&redis, "127.0.0.1"), [field]);
+        assert_eq!(jar.len().await.unwrap(), 1, "{:?}", jar.stats());
+    })
+    .await;
+}

@@ -1068,6 +1068,7 @@ impl Shared {
                 jar.remove_excess_in_domain(domain, target);
             }
             let new = jar.groups.remove(domain).unwrap_or_default();
+            let mut corrupt: HashMap<Vec<u8>, Vec<u8>> = site.corrupt.into_iter().collect();
             let mut changes: Vec<Change> = Vec::new();
             for cookie in &new {
                 let field = field_of(cookie);
@@ -1076,7 +1077,14 @@ impl Shared {
                     Some((read, _)) => {
                         changes.push((field, Some(read), Write::Cookie(encode(cookie))));
                     }
-                    None => changes.push((field, None, Write::Cookie(encode(cookie)))),
+                    // A value under the cookie's field that is not a cookie is written
+                    // over, as read: a change naming the field twice (cleared, and
+                    // written from nothing) would never apply. The count takes the
+                    // value replaced for the cookie it was, as a purge counts again.
+                    None => {
+                        let read = corrupt.remove(&field);
+                        changes.push((field, read, Write::Cookie(encode(cookie))));
+                    }
                 }
             }
             // What the jar no longer holds, and what was not a cookie, goes.
@@ -1085,7 +1093,7 @@ impl Shared {
                     .map(|(field, (read, _))| (field, Some(read), Write::Delete)),
             );
             changes.extend(
-                site.corrupt
+                corrupt
                     .into_iter()
                     .map(|(field, read)| (field, Some(read), Write::Clear)),
             );
