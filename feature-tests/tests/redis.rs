@@ -648,7 +648,12 @@ async fn a_write_redis_holds_past_the_write_timeout_is_given_up_and_never_read_h
             if read.as_deref() == Some(&newer[..]) {
                 break;
             }
-            assert_eq!(read.as_deref(), Some(&old[..]));
+            // Else the old record, or a miss: a read that took the old head as the new one
+            // replaced it finds the old chunks deleted (or it passed the read timeout).
+            assert!(
+                read.is_none() || read.as_deref() == Some(&old[..]),
+                "neither the old record nor the newer one"
+            );
             assert!(Instant::now() < deadline, "{:?}", writer.stats());
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -838,6 +843,60 @@ async fn a_manifest_naming_more_than_a_record_or_too_many_chunks_is_not_read() {
             (before.oversized, before.errors)
         );
         assert!(read < 4096, "Redis sent the store {read} bytes");
+    })
+    .await;
+}
+
+/// The time to live of `key` in milliseconds, as `PTTL` gives it (-1 for none).
+fn pttl(redis: &RedisServer, key: &str) -> i64 {
+    redis::cmd("PTTL")
+        .arg(key)
+        .query(&mut redis.connection())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chunks_of_a_record_without_an_expiry_last_once_it_is_written_and_expire_if_not() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    bounded(async {
+        let value = vec![b'v'; 300 << 10];
+        // Written whole: the head and its five chunks last, as the record does.
+        let store = RedisCacheStore::builder(redis.url())
+            .chunk_bytes(64 << 10)
+            .build()
+            .await
+            .unwrap();
+        store.put("whole", &value).unwrap();
+        let whole = redis.wait_for_keys(6).await;
+        for key in &whole {
+            assert_eq!(pttl(&redis, key), -1, "{key}");
+        }
+        assert_eq!(store.get("whole").await.as_deref(), Some(&value[..]));
+
+        // A write Redis holds after its first chunk, given up at the write timeout (and its
+        // chunks' deletion held too): what it wrote expires within the minute.
+        let gate = Gate::new();
+        let proxy = gated_proxy(redis.addr(), gate.clone(), |_| {}).await;
+        let writer = RedisCacheStore::builder(format!("redis://{proxy}/0"))
+            .chunk_bytes(64 << 10)
+            .write_timeout(Duration::from_millis(200))
+            .build()
+            .await
+            .unwrap();
+        gate.close_after(100 << 10);
+        writer.put("held", &value).unwrap();
+        until("the write to be given up", || writer.stats().errors >= 1).await;
+        let left: Vec<String> = redis
+            .keys()
+            .into_iter()
+            .filter(|key| !whole.contains(key))
+            .collect();
+        assert_eq!(left.len(), 1, "the first chunk alone: {left:?}");
+        let ttl = pttl(&redis, &left[0]);
+        assert!(ttl > 0 && ttl <= 60_000, "{}: {ttl} ms", left[0]);
+        assert_eq!(writer.get("held").await, None);
     })
     .await;
 }

@@ -44,7 +44,9 @@ const MIN_CHUNK_BYTES: usize = 4096;
 const MAX_CHUNKS: usize = 4096;
 
 /// A chunk outlives its record's head by this much, so that a head never names a chunk
-/// that expired before it.
+/// that expired before it; and a chunk of a record without an expiry has this one until
+/// its head is written (which makes it lasting), so that the chunks of a write given up
+/// halfway expire too.
 const CHUNK_TTL_MARGIN_MS: u64 = 60_000;
 
 /// Deletes a key only while it holds the value read (a corrupt one), so that a record
@@ -66,12 +68,15 @@ return 0
 /// that is not a string): as much as tells a manifest apart, where `SET … GET` would return
 /// the whole value, which whoever else writes to the Redis may have made any size.
 ///
-/// KEYS: the key. ARGV: the value, its expiry in milliseconds (empty for none), and the
-/// index of the last byte of the old value returned.
+/// KEYS: the key, then for a value without an expiry, the chunks it names, which are
+/// made lasting with it (they were written expiring, in case the write went no further).
+/// ARGV: the value, its expiry in milliseconds (empty for none), and the index of the last
+/// byte of the old value returned.
 const SET_RETURNING_HEAD: &str = r"
 local old = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[3])
 if ARGV[2] == '' then
   redis.call('SET', KEYS[1], ARGV[1])
+  for i = 2, #KEYS do redis.call('PERSIST', KEYS[i]) end
 else
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
@@ -110,7 +115,8 @@ return false
 ///   `SET`, holds a manifest naming them: a reader sees the old record or the new one, never
 ///   a mix of both, and a chunk missing (replaced meanwhile, or evicted) is a miss. The
 ///   chunks a write replaces are deleted after it; chunks outlive their manifest by a
-///   minute, so an unfinished write's chunks expire too.
+///   minute, and are written expiring (in a minute) for a record without an expiry, made
+///   lasting with its head, so an unfinished write's chunks expire too.
 /// - A read ([`get`](HttpCacheStore::get), awaited by a fetch before the network) is bounded by
 ///   the store's timeout (default [`RedisCacheStore::DEFAULT_TIMEOUT`]): an answer later
 ///   than that, or an error, is a miss, and the fetch goes to the network.
@@ -806,13 +812,13 @@ impl Writer<'_> {
                 // More chunks than a manifest may name (a cache key of tens of KiB).
                 return Err(("SET", "a record too large to write in chunks".to_owned()));
             }
-            let chunk_ttl = ttl.map(|ttl| ttl.saturating_add(CHUNK_TTL_MARGIN_MS));
+            // Expiring, a record without an expiry's too, until the head is written.
+            let chunk_ttl = ttl.map_or(CHUNK_TTL_MARGIN_MS, |ttl| {
+                ttl.saturating_add(CHUNK_TTL_MARGIN_MS)
+            });
             for ((chunk_key, _), piece) in manifest.chunks(key).zip(value.chunks(chunk_bytes)) {
                 let mut command = ::redis::cmd("SET");
-                command.arg(&chunk_key).arg(piece);
-                if let Some(ttl) = chunk_ttl {
-                    command.arg("PX").arg(ttl);
-                }
+                command.arg(&chunk_key).arg(piece).arg("PX").arg(chunk_ttl);
                 if let Err(failed) = self.run::<()>("SET", &command).await {
                     // What was written of this record goes (or expires) with it.
                     let _ = self.delete_chunks(key, &manifest).await;
@@ -822,11 +828,17 @@ impl Writer<'_> {
             (manifest.encode(), Some(manifest))
         };
         // `SET … GET` would read back the whole value replaced, which may be any size.
+        // Without an expiry, the chunks are made lasting with the head.
+        let lasting: Vec<String> = match (&manifest, ttl) {
+            (Some(manifest), None) => manifest.chunks(key).map(|(chunk, _)| chunk).collect(),
+            _ => Vec::new(),
+        };
         let mut command = ::redis::cmd("EVAL");
         command
             .arg(SET_RETURNING_HEAD)
-            .arg(1)
+            .arg(1 + lasting.len())
             .arg(key)
+            .arg(&lasting)
             .arg(head)
             .arg(ttl.map(|ttl| ttl.to_string()).unwrap_or_default())
             .arg(MANIFEST_LEN);
