@@ -9,12 +9,12 @@ mod net_support;
 mod redis_server;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use net_support::{cache_server, full, hyper_server, large_body};
 use redis_server::{Gate, RedisServer, counting_proxy, delaying_proxy, gated_proxy};
-use whatwg_fetch::cache::{HttpCacheStore, RedisCacheStore};
+use whatwg_fetch::cache::{HttpCacheStore, RedisCacheStats, RedisCacheStore};
 use whatwg_fetch::{Client, RequestCache, RequestInit};
 
 fn client(store: &Arc<RedisCacheStore>) -> Client {
@@ -778,6 +778,29 @@ fn plant_chunks(redis: &RedisServer, key: &str, generation: &str, count: usize, 
         .unwrap();
 }
 
+/// Plants at `key` a manifest of `count` chunks of 4 KiB (the chunks too, named after
+/// `generation`), and reads the record through `store`, which misses it: the bytes Redis
+/// sent the store for the read (`from_redis` counting them), and its stats before and
+/// after.
+async fn read_planted(
+    redis: &RedisServer,
+    store: &RedisCacheStore,
+    from_redis: &AtomicU64,
+    (key, generation, count): (&str, &str, usize),
+) -> (u64, RedisCacheStats, RedisCacheStats) {
+    plant_chunks(redis, key, generation, count, 4096);
+    let () = redis::cmd("SET")
+        .arg(key)
+        .arg(manifest(generation, count as u64 * 4096, 4096))
+        .query(&mut redis.connection())
+        .unwrap();
+    from_redis.store(0, Ordering::SeqCst);
+    let before = store.stats();
+    assert_eq!(store.get("record").await, None);
+    let read = from_redis.load(Ordering::SeqCst);
+    (read, before, store.stats())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_manifest_naming_more_than_a_record_or_too_many_chunks_is_not_read() {
     let Some(redis) = RedisServer::start() else {
@@ -796,22 +819,11 @@ async fn a_manifest_naming_more_than_a_record_or_too_many_chunks_is_not_read() {
         let large = through_proxy(32 << 20).await.unwrap();
         small.put("record", b"a record").unwrap();
         let key = redis.wait_for_keys(1).await.remove(0);
-        let mut connection = redis.connection();
 
         // 1 MiB in 256 chunks of 4 KiB, each small, where the store's records are at most
         // 64 KiB: the head is read, and nothing of the chunks.
-        let generation = "0123456789abcdef";
-        plant_chunks(&redis, &key, generation, 256, 4096);
-        let () = redis::cmd("SET")
-            .arg(&key)
-            .arg(manifest(generation, 256 * 4096, 4096))
-            .query(&mut connection)
-            .unwrap();
-        from_redis.store(0, Ordering::SeqCst);
-        let before = small.stats();
-        assert_eq!(small.get("record").await, None);
-        let read = from_redis.load(Ordering::SeqCst);
-        let after = small.stats();
+        let planted = (key.as_str(), "0123456789abcdef", 256);
+        let (read, before, after) = read_planted(&redis, &small, &from_redis, planted).await;
         eprintln!("a manifest of 1 MiB over a limit of 64 KiB: {read} bytes read, {after:?}");
         assert_eq!(after.oversized, before.oversized + 1, "{after:?}");
         assert_eq!(after.misses, before.misses + 1, "{after:?}");
@@ -823,18 +835,8 @@ async fn a_manifest_naming_more_than_a_record_or_too_many_chunks_is_not_read() {
 
         // 4,097 chunks of 4 KiB (16 MiB, under the other store's limit of 32 MiB): more
         // than a manifest may name, so the head does not check, and no chunk is read.
-        let generation = "fedcba9876543210";
-        plant_chunks(&redis, &key, generation, 4097, 4096);
-        let () = redis::cmd("SET")
-            .arg(&key)
-            .arg(manifest(generation, 4097 * 4096, 4096))
-            .query(&mut connection)
-            .unwrap();
-        from_redis.store(0, Ordering::SeqCst);
-        let before = large.stats();
-        assert_eq!(large.get("record").await, None);
-        let read = from_redis.load(Ordering::SeqCst);
-        let after = large.stats();
+        let planted = (key.as_str(), "fedcba9876543210", 4097);
+        let (read, before, after) = read_planted(&redis, &large, &from_redis, planted).await;
         eprintln!("a manifest naming 4,097 chunks: {read} bytes read, {after:?}");
         assert_eq!(after.corrupt, before.corrupt + 1, "{after:?}");
         assert_eq!(after.misses, before.misses + 1, "{after:?}");
