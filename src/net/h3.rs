@@ -1238,13 +1238,7 @@ async fn exchange_on(
     let head = match received {
         Ok(head) => head,
         Err(_) if budget.as_ref().is_some_and(|budget| budget.spent()) => {
-            return Err(NetworkError::Protocol(
-                format!(
-                    "the HTTP/3 response head is over {} KiB (the client's limit)",
-                    MAX_FIELD_SECTION_SIZE / 1024
-                )
-                .into(),
-            ));
+            return Err(field_section_over_the_limit("head is"));
         }
         Err(error) => return Err(connection.stream_error(error)),
     };
@@ -1476,13 +1470,7 @@ impl H3Body {
             }
             // Trailers over the limit of a head, said as the head's limit is said.
             Poll::Ready(Err(h3::error::StreamError::HeaderTooBig { .. })) => {
-                let error = NetworkError::Protocol(
-                    format!(
-                        "the HTTP/3 response trailers are over {} KiB (the client's limit)",
-                        MAX_FIELD_SECTION_SIZE / 1024
-                    )
-                    .into(),
-                );
+                let error = field_section_over_the_limit("trailers are");
                 Poll::Ready(Some(Err(self.fail(error))))
             }
             Poll::Ready(Err(error)) => {
@@ -1807,41 +1795,29 @@ impl<S: h3::quic::RecvStream<Buf = Bytes>> h3::quic::RecvStream for GuardedStrea
             return Poll::Ready(Ok(None));
         }
         if let Some(error) = self.frames.refused.take() {
-            return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(error.into())));
+            return Poll::Ready(Err(unknown(error)));
         }
-        // A chunk of nothing but empty frames is not handed on: the next one is read. A
-        // peer sending nothing else is read from for a few chunks per poll, and the task
-        // then yields, so that it cannot hold a thread.
-        for _ in 0..CHUNKS_PER_POLL {
-            let polled = self.inner.poll_data(cx);
-            self.reading = polled.is_pending();
-            let data =
-                match polled {
-                    Poll::Ready(Ok(Some(data))) => data,
-                    Poll::Ready(Ok(None)) => {
-                        return Poll::Ready(self.frames.end().map_err(|error| {
-                            h3::quic::StreamErrorIncoming::Unknown(error.into())
-                        }));
-                    }
-                    polled => return polled,
-                };
-            if !self.budget.take(data.len() as u64) {
-                return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(
-                    format!("the response head passed {HEAD_BUDGET} bytes").into(),
+        let GuardedStream {
+            inner,
+            budget,
+            reading,
+            frames,
+        } = self;
+        poll_scanned(inner, reading, cx, |chunk| {
+            let Some(data) = chunk else {
+                return frames.end().map_err(unknown);
+            };
+            if !budget.take(data.len() as u64) {
+                return Err(unknown(format!(
+                    "the response head passed {HEAD_BUDGET} bytes"
                 )));
             }
-            match self.frames.scan(data) {
-                Ok(kept) if kept.is_empty() => continue,
-                Ok(kept) => return Poll::Ready(Ok(Some(kept))),
-                Err(error) => {
-                    // Before the head is in, this is the head's limit speaking.
-                    self.budget.spend();
-                    return Poll::Ready(Err(h3::quic::StreamErrorIncoming::Unknown(error.into())));
-                }
-            }
-        }
-        cx.waker().wake_by_ref();
-        Poll::Pending
+            frames.scan(data).map(Some).map_err(|error| {
+                // Before the head is in, this is the head's limit speaking.
+                budget.spend();
+                unknown(error)
+            })
+        })
     }
 
     /// Tells the server to stop sending (`STOP_SENDING`), unless a read is in flight:
@@ -1902,43 +1878,29 @@ impl h3::quic::RecvStream for GuardedUni {
         if self.scanner.ended() {
             return Poll::Ready(Ok(None));
         }
-        // A chunk that holds the start of a frame header alone is held back, and the next
-        // one read; a few per poll, as on a request stream.
-        for _ in 0..CHUNKS_PER_POLL {
-            let polled = self.inner.poll_data(cx);
-            self.reading = polled.is_pending();
-            let data =
-                match polled {
-                    Poll::Ready(Ok(Some(data))) => data,
-                    Poll::Ready(Ok(None)) => {
-                        // On the control stream, an error h3 closes the connection for anyway
-                        // (`H3_CLOSED_CRITICAL_STREAM`, RFC 9114 §6.2.1).
-                        return Poll::Ready(self.scanner.end().map_err(|error| {
-                            h3::quic::StreamErrorIncoming::Unknown(error.into())
-                        }));
-                    }
-                    polled => return polled,
-                };
-            match self.scanner.scan(data) {
-                Ok(kept) if kept.is_empty() => continue,
-                Ok(kept) => return Poll::Ready(Ok(Some(kept))),
-                Err(failure) => {
-                    // h3 takes an internal error of the QUIC layer for the connection's,
-                    // on any stream, and closes it; `Guarded::close` gives it this code.
-                    let reason = failure.reason.clone();
-                    let _ = self.failed.set(failure);
-                    return Poll::Ready(Err(
-                        h3::quic::StreamErrorIncoming::ConnectionErrorIncoming {
-                            connection_error: h3::quic::ConnectionErrorIncoming::InternalError(
-                                reason,
-                            ),
-                        },
-                    ));
+        let GuardedUni {
+            inner,
+            reading,
+            scanner,
+            failed,
+            ..
+        } = self;
+        poll_scanned(inner, reading, cx, |chunk| {
+            let Some(data) = chunk else {
+                // On the control stream, an error h3 closes the connection for anyway
+                // (`H3_CLOSED_CRITICAL_STREAM`, RFC 9114 §6.2.1).
+                return scanner.end().map_err(unknown);
+            };
+            scanner.scan(data).map(Some).map_err(|failure| {
+                // h3 takes an internal error of the QUIC layer for the connection's, on
+                // any stream, and closes it; `Guarded::close` gives it this code.
+                let reason = failure.reason.clone();
+                let _ = failed.set(failure);
+                h3::quic::StreamErrorIncoming::ConnectionErrorIncoming {
+                    connection_error: h3::quic::ConnectionErrorIncoming::InternalError(reason),
                 }
-            }
-        }
-        cx.waker().wake_by_ref();
-        Poll::Pending
+            })
+        })
     }
 
     /// Tells the server to stop sending, unless a read is in flight (see
@@ -2108,8 +2070,54 @@ fn excessive_load(error: String) -> UniFailure {
 }
 
 /// The most chunks a stream reads in one poll while each holds nothing but empty `DATA`
-/// frames (see [`GuardedStream::poll_data`]).
+/// frames (see [`poll_scanned`]).
 const CHUNKS_PER_POLL: usize = 16;
+
+/// Reads `inner`'s chunks through `scan`, which makes of each what h3 is to read of it, and
+/// of the stream's end (`None`) what is left: a chunk of which nothing is to be read (empty
+/// `DATA` frames, the start of a frame header held back) is not handed on, and the next one
+/// is read. A peer sending nothing else is read from for [`CHUNKS_PER_POLL`] chunks a poll,
+/// and the task then yields, so that it cannot hold a thread. `reading` is kept to whether
+/// a read is in flight.
+fn poll_scanned<S: h3::quic::RecvStream<Buf = Bytes>>(
+    inner: &mut S,
+    reading: &mut bool,
+    cx: &mut Context<'_>,
+    mut scan: impl FnMut(Option<Bytes>) -> Result<Option<Bytes>, h3::quic::StreamErrorIncoming>,
+) -> Poll<Result<Option<Bytes>, h3::quic::StreamErrorIncoming>> {
+    for _ in 0..CHUNKS_PER_POLL {
+        let polled = inner.poll_data(cx);
+        *reading = polled.is_pending();
+        let chunk = match polled {
+            Poll::Ready(Ok(chunk)) => chunk,
+            polled => return polled,
+        };
+        let end = chunk.is_none();
+        match scan(chunk) {
+            Ok(Some(kept)) if kept.is_empty() && !end => continue,
+            scanned => return Poll::Ready(scanned),
+        }
+    }
+    cx.waker().wake_by_ref();
+    Poll::Pending
+}
+
+/// The error of a response's head or trailers past [`MAX_FIELD_SECTION_SIZE`]: `what`
+/// says which, with its verb ("head is", "trailers are").
+fn field_section_over_the_limit(what: &str) -> NetworkError {
+    NetworkError::Protocol(
+        format!(
+            "the HTTP/3 response {what} over {} KiB (the client's limit)",
+            MAX_FIELD_SECTION_SIZE / 1024
+        )
+        .into(),
+    )
+}
+
+/// An error of a stream's own, for h3.
+fn unknown(error: String) -> h3::quic::StreamErrorIncoming {
+    h3::quic::StreamErrorIncoming::Unknown(error.into())
+}
 
 /// The longest payload of a frame other than `DATA` taken on a request stream or on the
 /// server's control stream: what bounds h3's buffer of it, as h3 keeps a frame until all
