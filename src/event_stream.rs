@@ -181,6 +181,29 @@ impl MessageEvent {
     pub fn last_event_id(&self) -> &str {
         &self.last_event_id
     }
+
+    /// The last event ID as the stream holds it, shared with the events before and after
+    /// it under the same `id` field: two events whose IDs are [`Arc::ptr_eq`] have the
+    /// same ID without comparing it, so a caller that hands events on (to another thread,
+    /// or a script) can send an ID once rather than copy it with each event, which for an
+    /// ID as long as a line and many short events under it is the most of the work.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"id: 7\ndata: a\n\ndata: b\n\nid: 8\ndata: c\n\n")?;
+    /// let [a, b, c] = [(); 3].map(|()| parser.next_event().unwrap());
+    /// assert!(Arc::ptr_eq(&a.shared_last_event_id(), &b.shared_last_event_id()));
+    /// assert!(!Arc::ptr_eq(&b.shared_last_event_id(), &c.shared_last_event_id()));
+    /// assert_eq!(&*c.shared_last_event_id(), "8");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[doc(alias = "id")]
+    pub fn shared_last_event_id(&self) -> Arc<str> {
+        Arc::clone(&self.last_event_id)
+    }
 }
 
 /// The parser of an event stream: bytes in, [`MessageEvent`]s out, exactly as the HTML

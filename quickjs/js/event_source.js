@@ -34,7 +34,9 @@
       } else if (next === NEXT_MESSAGE) {
         const m = native.event_source_message(s.handle);
         if (m != null) {
-          fire(target, new MessageEvent(m[0], { data: m[1], origin: m[2], lastEventId: m[3] }));
+          // The last event ID comes only when it changed: the script keeps the one string.
+          if (m.length > 3) s.lastEventId = m[3];
+          fire(target, new MessageEvent(m[0], { data: m[1], origin: m[2], lastEventId: s.lastEventId }));
         }
       } else if (next === NEXT_RECONNECTING) {
         // Reestablish the connection.
@@ -69,7 +71,7 @@
       }
       const s = {
         handle, url: native.event_source_url(handle), withCredentials, readyState: CONNECTING,
-        onopen: null, onmessage: null, onerror: null,
+        lastEventId: "", onopen: null, onmessage: null, onerror: null,
       };
       states.set(this, s);
       pump(this, s);

@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures_util::{Stream, StreamExt};
 use rquickjs::{Ctx, Function, Object};
@@ -42,6 +43,10 @@ struct Entry {
     controller: AbortController,
     /// The message `next` announced, until the script takes it.
     message: Option<MessageEvent>,
+    /// The last event ID of the message the script took last: the next message's is
+    /// handed over only when it is another string, as a server may set an ID as long as a
+    /// line and send any number of events under it.
+    last_event_id: Option<Arc<str>>,
     /// The event source's URL, serialized, for the script to read once.
     url: String,
 }
@@ -78,7 +83,7 @@ fn run(
 
 /// Registers `event_source_new(url, withCredentials)` (a handle, or the constructor's
 /// exception), `event_source_url(h)`, `event_source_next(h)`, `event_source_message(h)`
-/// (`[type, data, origin, lastEventId]`) and `event_source_close(h)`.
+/// (`[type, data, origin]`, and `lastEventId` fourth when it is not the last message's) and `event_source_close(h)`.
 pub fn register<'js>(
     ctx: &Ctx<'js>,
     native: &Object<'js>,
@@ -110,6 +115,7 @@ pub fn register<'js>(
                         items: Some(items),
                         controller,
                         message: None,
+                        last_event_id: None,
                         url,
                     },
                 );
@@ -171,18 +177,26 @@ pub fn register<'js>(
     native.set(
         "event_source_message",
         Function::new(ctx.clone(), move |handle: u32| {
-            taken
-                .borrow_mut()
-                .get_mut(&handle)
-                .and_then(|entry| entry.message.take())
-                .map(|message| {
-                    vec![
-                        message.r#type().to_owned(),
-                        message.data().to_owned(),
-                        message.origin().to_owned(),
-                        message.last_event_id().to_owned(),
-                    ]
-                })
+            let mut entries = taken.borrow_mut();
+            let entry = entries.get_mut(&handle)?;
+            let message = entry.message.take()?;
+            let mut fields = vec![
+                message.r#type().to_owned(),
+                message.data().to_owned(),
+                message.origin().to_owned(),
+            ];
+            // The ID only when it is not the one the script was given last (which the
+            // script keeps): one copy per `id` field, not one per event.
+            let id = message.shared_last_event_id();
+            if !entry
+                .last_event_id
+                .as_ref()
+                .is_some_and(|last| Arc::ptr_eq(last, &id))
+            {
+                fields.push(id.as_ref().to_owned());
+                entry.last_event_id = Some(id);
+            }
+            Some(fields)
         })?,
     )?;
 
