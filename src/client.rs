@@ -697,6 +697,20 @@ impl ClientBuilder {
     /// response tainting, exactly as a page at `url` sees them; relative URLs resolve
     /// against it.
     ///
+    /// ```
+    /// use whatwg_fetch::{Client, Url};
+    ///
+    /// let client = Client::builder()
+    ///     .origin(Url::parse("https://app.example/index.html")?)
+    ///     .build()?;
+    /// // Relative URLs resolve against the page, as a script's do.
+    /// let request = client.get("/api/items").build()?;
+    /// assert_eq!(request.url(), "https://app.example/api/items");
+    /// // A server-side client has no page to resolve them against.
+    /// assert!(Client::new().get("/api/items").build().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// Default is the server-side environment: no origin, no base URL.
     pub fn origin(mut self, url: Url) -> ClientBuilder {
         self.environment = Environment::browser(url);
@@ -704,6 +718,18 @@ impl ClientBuilder {
     }
 
     /// Makes requests from `environment`.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, Environment, Url};
+    ///
+    /// // Server-side (no origin, no CORS), with relative URLs resolved against an API's root.
+    /// let api = Url::parse("https://api.example/v1/")?;
+    /// let client = Client::builder()
+    ///     .environment(Environment::server().with_base_url(api))
+    ///     .build()?;
+    /// assert_eq!(client.get("items?page=2").build()?.url(), "https://api.example/v1/items?page=2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn environment(mut self, environment: Environment) -> ClientBuilder {
         self.environment = environment;
         self
@@ -714,6 +740,35 @@ impl ClientBuilder {
     /// spec's HTTP-network-or-cache fetch says, honouring each request's cache mode. It holds
     /// at most 1,024 responses and 64 MiB, each body at most 8 MiB, and evicts the least
     /// recently used.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         count.fetch_add(1, Ordering::SeqCst);
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncache-control: max-age=60\r\n\
+    /// #             connection: close\r\ncontent-length: 5\r\n\r\nfresh").await;
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().http_cache(true).build()?;
+    /// for _ in 0..3 {
+    ///     // `Cache-Control: max-age=60`: the first response serves the next two.
+    ///     assert_eq!(client.get(&url).send().await?.text().await?, "fresh");
+    /// }
+    /// assert_eq!(served.load(Ordering::SeqCst), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is on for a browser-like environment (see [`ClientBuilder::origin`]) and off
     /// for a server-side one, as in Deno and undici, which have no HTTP cache; without a
@@ -730,6 +785,19 @@ impl ClientBuilder {
     /// [`max_bytes`](HttpCacheStore::max_bytes); see [`crate::cache`]. `http_cache(false)`
     /// still turns the cache off.
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::DiskCacheStore;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("whatwg-fetch-doc-cache-{}", std::process::id()));
+    /// // Responses kept on disk, up to 256 MiB, for the clients of this run and the next.
+    /// let store = Arc::new(DiskCacheStore::open(&dir, 256 << 20)?);
+    /// let client = Client::builder().http_cache_store(store).build()?;
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// Default is none: the cache, if on, is in memory only.
     pub fn http_cache_store(mut self, store: Arc<dyn HttpCacheStore>) -> ClientBuilder {
         self.http_cache_store = Some(store);
@@ -741,6 +809,12 @@ impl ClientBuilder {
     /// subdomains, with `includeSubDomains`) to `https:`, as main fetch step 10 says. The
     /// store is in memory and starts empty; a policy lasts at most a year.
     ///
+    /// ```
+    /// // Upgrades `http:` requests to the hosts that asked for `https:` only.
+    /// let client = whatwg_fetch::Client::builder().hsts(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is on for a browser-like environment and off for a server-side one.
     pub fn hsts(mut self, enabled: bool) -> ClientBuilder {
         self.hsts = Some(enabled);
@@ -750,6 +824,31 @@ impl ClientBuilder {
     /// The `User-Agent` sent when a request sets none, and on each `CONNECT` to an HTTP
     /// proxy (see [`HyperTransportBuilder::proxy_user_agent`]).
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers with the value of the request's user-agent field.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let value = head.lines()
+    /// #         .find_map(|line| line.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("user-agent")))
+    /// #         .map_or("", |(_, value)| value.trim()).to_owned();
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{value}", value.len());
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().user_agent("inventory-sync/2.1").build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "inventory-sync/2.1");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is [`DEFAULT_USER_AGENT`] (`whatwg-fetch/<version>`).
     pub fn user_agent(mut self, user_agent: impl Into<Bytes>) -> ClientBuilder {
         self.user_agent = user_agent.into();
@@ -757,6 +856,31 @@ impl ClientBuilder {
     }
 
     /// The `Accept-Language` sent when a request sets none; `None` sends none.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers with the value of the request's accept-language field.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let value = head.lines()
+    /// #         .find_map(|line| line.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("accept-language")))
+    /// #         .map_or("", |(_, value)| value.trim()).to_owned();
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{value}", value.len());
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().accept_language(Some("fr-CH, fr;q=0.9")).build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "fr-CH, fr;q=0.9");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is `*` (any language), as Deno and undici send.
     pub fn accept_language(mut self, accept_language: Option<impl Into<Bytes>>) -> ClientBuilder {
@@ -875,6 +999,11 @@ impl ClientBuilder {
     }
 
     /// As [`gzip`](Self::gzip), for `deflate` (the `deflate` feature).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().deflate(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     #[cfg(feature = "deflate")]
     pub fn deflate(mut self, enabled: bool) -> ClientBuilder {
         self.codings = self
@@ -884,6 +1013,11 @@ impl ClientBuilder {
     }
 
     /// As [`gzip`](Self::gzip), for Brotli, `br` (the `brotli` feature).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().brotli(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     #[cfg(feature = "brotli")]
     pub fn brotli(mut self, enabled: bool) -> ClientBuilder {
         self.codings = self
@@ -893,6 +1027,11 @@ impl ClientBuilder {
     }
 
     /// As [`gzip`](Self::gzip), for `zstd` (the `zstd` feature).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().zstd(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     #[cfg(feature = "zstd")]
     pub fn zstd(mut self, enabled: bool) -> ClientBuilder {
         self.codings = self.codings.with(crate::net::ContentCoding::Zstd, enabled);
@@ -901,6 +1040,26 @@ impl ClientBuilder {
 
     /// The longest a whole fetch may take, body included; past it the fetch or its body
     /// fails with [`NetworkError::Timeout`] with [`TimeoutKind::Total`].
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # // Accepts the connection and never answers.
+    /// # tokio::spawn(async move { let _kept = listener.accept().await; std::future::pending::<()>().await });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::{Client, NetworkError, TimeoutKind};
+    ///
+    /// let client = Client::builder().timeout(Duration::from_millis(200)).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(error.is_timeout());
+    /// assert!(matches!(
+    ///     error.network_error(),
+    ///     Some(NetworkError::Timeout { kind: TimeoutKind::Total, .. })
+    /// ));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is no limit.
     pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
@@ -912,6 +1071,17 @@ impl ClientBuilder {
     /// `policy` says (see [`RetryPolicy`] for what is retried, when and how often). The
     /// [`timeout`](Self::timeout) bounds all the attempts and the waits between them
     /// together, and the request's signal aborts them all.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let client = Client::builder()
+    ///     .retry(RetryPolicy::new().max_attempts(3).base_delay(Duration::from_millis(100)))
+    ///     .timeout(Duration::from_secs(10))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is none: every fetch is sent once, and costs nothing more than without
     /// this option. (The network layer's resending of a request that a closing keep-alive
@@ -992,6 +1162,12 @@ impl ClientBuilder {
     /// network are limited, and [`Response::set_max_body_size`] replaces this for one
     /// response.
     ///
+    /// ```
+    /// // `text()`, `json()` and the rest hold at most 16 MiB; streams are not limited.
+    /// let client = whatwg_fetch::Client::builder().max_buffered_body_size(Some(16 << 20)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 256 MiB ([`DEFAULT_MAX_BUFFERED_BODY_SIZE`]); `None` is no limit.
     pub fn max_buffered_body_size(mut self, max: Option<u64>) -> ClientBuilder {
         self.body_limits.max_buffered = max;
@@ -1000,6 +1176,13 @@ impl ClientBuilder {
 
     /// The longest DNS, TCP connect and TLS handshake may take together; past it the fetch
     /// fails with [`NetworkError::Timeout`] with [`TimeoutKind::Connect`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().connect_timeout(Duration::from_secs(3)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::connect_timeout`], which this sets.
@@ -1015,6 +1198,13 @@ impl ClientBuilder {
     /// [`NetworkError::Timeout`] with [`TimeoutKind::Idle`]. Takes a `Duration`, or `None`
     /// for no limit.
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().read_timeout(Duration::from_secs(30)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::read_timeout`], which this sets.
     ///
@@ -1027,6 +1217,11 @@ impl ClientBuilder {
     /// The most HTTP/2 connections open at once to one origin: another opens beside them
     /// when every stream of theirs is taken.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_max_connections_per_origin(2).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_max_connections_per_origin`], which this sets.
     ///
@@ -1037,6 +1232,11 @@ impl ClientBuilder {
     }
 
     /// The most connections open at once to one origin; further requests wait their turn.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().max_connections_per_origin(8).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::max_connections_per_origin`], which this sets.
@@ -1049,6 +1249,11 @@ impl ClientBuilder {
 
     /// The most idle connections kept per origin.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().max_idle_per_origin(4).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::max_idle_per_origin`], which this sets.
     ///
@@ -1060,6 +1265,13 @@ impl ClientBuilder {
 
     /// How long an idle connection is kept; `None` keeps it until the peer closes it.
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().pool_idle_timeout(Some(Duration::from_secs(30))).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::pool_idle_timeout`], which this sets.
     ///
@@ -1070,6 +1282,12 @@ impl ClientBuilder {
     }
 
     /// Whether `http:` URLs speak HTTP/2 without negotiation.
+    ///
+    /// ```
+    /// // An `http:` service that speaks HTTP/2 only (h2c), as gRPC servers do.
+    /// let client = whatwg_fetch::Client::builder().http2_prior_knowledge(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_prior_knowledge`], which this sets.
@@ -1083,6 +1301,11 @@ impl ClientBuilder {
     /// Whether `https:` origins that announce HTTP/3 by `Alt-Svc` are reached over QUIC
     /// (the `http3` Cargo feature).
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http3(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http3`], which this sets.
     ///
@@ -1095,6 +1318,11 @@ impl ClientBuilder {
 
     /// Whether `https:` URLs speak HTTP/3 without discovery (reqwest's
     /// `http3_prior_knowledge`; the `http3` Cargo feature).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http3_prior_knowledge().build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http3_prior_knowledge`], which this sets.
@@ -1110,6 +1338,18 @@ impl ClientBuilder {
     /// over HTTP/3: one to share between clients, or to save and load from one run to
     /// the next (the `http3` Cargo feature; curl's name for it is the alt-svc cache).
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::AltSvcCache;
+    ///
+    /// // Two clients that learn from each other which origins speak HTTP/3.
+    /// let cache = Arc::new(AltSvcCache::new());
+    /// let one = Client::builder().http3(true).alt_svc_cache(cache.clone()).build()?;
+    /// let two = Client::builder().http3(true).alt_svc_cache(cache).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::alt_svc_cache`], which this sets; the file format:
     /// [`AltSvcCache`](crate::net::AltSvcCache).
@@ -1124,6 +1364,11 @@ impl ClientBuilder {
     /// Whether new HTTP/3 connections resuming a TLS session send their first safe
     /// requests as 0-RTT data (reqwest's `tls_early_data`; the `http3` Cargo feature).
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http3(true).tls_early_data(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tls_early_data`], which this sets.
     ///
@@ -1136,6 +1381,13 @@ impl ClientBuilder {
 
     /// How long an HTTP/3 connection may go without a packet from its server (QUIC's idle
     /// timeout; reqwest's name; the `http3` Cargo feature).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http3(true).http3_max_idle_timeout(Duration::from_secs(30)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http3_max_idle_timeout`], which this sets.
@@ -1150,6 +1402,13 @@ impl ClientBuilder {
     /// How long an HTTP/3 connection may hear nothing from its server before it sends a
     /// PING (the `http3` Cargo feature).
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http3(true).http3_keep_alive_interval(Duration::from_secs(10)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http3_keep_alive_interval`], which this sets.
     ///
@@ -1163,6 +1422,13 @@ impl ClientBuilder {
     /// How long what an HTTP/3 server must acknowledge may go unanswered before the
     /// connection's path is taken for dead (the `http3` Cargo feature).
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http3(true).http3_keep_alive_timeout(Duration::from_secs(5)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http3_keep_alive_timeout`], which this sets.
     ///
@@ -1174,6 +1440,11 @@ impl ClientBuilder {
     }
 
     /// Speaks only HTTP/1.1: `h2` is not offered by ALPN on `https:` connections.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http1_only().build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http1_only`], which this sets.
@@ -1239,6 +1510,12 @@ impl ClientBuilder {
 
     /// Whether HTTP/1.1 header names go out in title case (`Content-Type`).
     ///
+    /// ```
+    /// // For an old server that matches `Content-Type` but not `content-type`.
+    /// let client = whatwg_fetch::Client::builder().http1_title_case_headers(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http1_title_case_headers`], which this sets.
     ///
@@ -1251,6 +1528,11 @@ impl ClientBuilder {
     /// The largest HTTP/1.1 response head accepted, in bytes; a larger one fails the
     /// fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http1_max_header_size(64 * 1024).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http1_max_header_size`], which this sets.
     ///
@@ -1261,6 +1543,11 @@ impl ClientBuilder {
     }
 
     /// The most header fields an HTTP/1.1 response may have.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http1_max_headers(200).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http1_max_headers`], which this sets.
@@ -1274,6 +1561,11 @@ impl ClientBuilder {
     /// The largest HTTP/2 response head accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`); a
     /// larger one fails the fetch with a [`NetworkError::Protocol`] naming this limit.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_max_header_list_size(64 * 1024).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_max_header_list_size`], which this sets.
     ///
@@ -1284,6 +1576,11 @@ impl ClientBuilder {
     }
 
     /// The HTTP/2 flow-control window of each stream, in bytes.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_initial_stream_window_size(1 << 20).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_initial_stream_window_size`], which this sets.
@@ -1299,6 +1596,11 @@ impl ClientBuilder {
 
     /// The HTTP/2 flow-control window of a connection, in bytes.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_initial_connection_window_size(4 << 20).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_initial_connection_window_size`], which this sets.
     ///
@@ -1313,6 +1615,11 @@ impl ClientBuilder {
 
     /// Whether HTTP/2 windows follow the measured bandwidth-delay product.
     ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_adaptive_window(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_adaptive_window`], which this sets.
     ///
@@ -1323,6 +1630,11 @@ impl ClientBuilder {
     }
 
     /// The largest HTTP/2 frame payload accepted (`SETTINGS_MAX_FRAME_SIZE`).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().http2_max_frame_size(64 * 1024).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_max_frame_size`], which this sets.
@@ -1335,6 +1647,15 @@ impl ClientBuilder {
 
     /// How often to send an HTTP/2 keep-alive PING; a PING unanswered within
     /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the connection.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http2_keep_alive_interval(Duration::from_secs(20))
+    ///     .http2_keep_alive_timeout(Duration::from_secs(5))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_keep_alive_interval`], which this sets.
@@ -1350,6 +1671,15 @@ impl ClientBuilder {
 
     /// How long to wait for a keep-alive PING's acknowledgement.
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http2_keep_alive_interval(Duration::from_secs(20))
+    ///     .http2_keep_alive_timeout(Duration::from_secs(5))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_keep_alive_timeout`], which this sets.
     ///
@@ -1360,6 +1690,15 @@ impl ClientBuilder {
     }
 
     /// Whether keep-alive PINGs go out while no request is in flight too.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().http2_keep_alive_interval(Duration::from_secs(20))
+    ///     .http2_keep_alive_while_idle(true)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::http2_keep_alive_while_idle`], which this sets.
@@ -1372,6 +1711,29 @@ impl ClientBuilder {
 
     /// Resolves `host` to `addr` instead of asking DNS (a port of 0 keeps the URL's port).
     /// [`RequestBuilder::resolve`] decides for one request.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // `api.example` is this machine, whatever DNS says; port 0 keeps the URL's.
+    /// let client = Client::builder()
+    ///     .resolve("api.example", SocketAddr::from(([127, 0, 0, 1], 0)))
+    ///     .build()?;
+    /// let url = format!("http://api.example:{port}/");
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::resolve`], which this sets.
@@ -1411,6 +1773,27 @@ impl ClientBuilder {
     /// a `TypeError` whose [`network_error`](Error::network_error) is
     /// [`NetworkError::Dns`]. See [`Resolve`] for an example.
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::{Resolve, ResolveFuture, SystemResolver};
+    ///
+    /// /// Names under `.internal` from a registry, the rest from the system.
+    /// struct Registry;
+    ///
+    /// impl Resolve for Registry {
+    ///     fn resolve(&self, name: &str) -> ResolveFuture {
+    ///         if name.ends_with(".internal") {
+    ///             return Box::pin(async { Ok(vec![([10, 0, 0, 7], 0).into()]) });
+    ///         }
+    ///         SystemResolver.resolve(name)
+    ///     }
+    /// }
+    ///
+    /// let client = Client::builder().resolver(Arc::new(Registry)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::resolver`], which this sets.
     ///
@@ -1445,6 +1828,13 @@ impl ClientBuilder {
     /// Held between 100 ms and 2 s (RFC 8305's bounds); see
     /// [`HyperTransportBuilder::happy_eyeballs_delay`].
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().happy_eyeballs_delay(Duration::from_millis(250)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::happy_eyeballs_delay`], which this sets.
     ///
@@ -1456,6 +1846,13 @@ impl ClientBuilder {
 
     /// The local IP address connections are made from; a host's addresses of the other
     /// family are not tried.
+    ///
+    /// ```
+    /// use std::net::IpAddr;
+    ///
+    /// let client = whatwg_fetch::Client::builder().local_address(Some(IpAddr::from([127, 0, 0, 1]))).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::local_address`], which this sets.
@@ -1469,6 +1866,13 @@ impl ClientBuilder {
     /// Turns on TCP keep-alive probes after this much idle time, in whole seconds from 1
     /// to 32,767 (what `TCP_KEEPIDLE` takes; a time outside is taken as the nearest).
     ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let client = whatwg_fetch::Client::builder().tcp_keepalive(Some(Duration::from_secs(60))).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tcp_keepalive`], which this sets.
     ///
@@ -1479,6 +1883,11 @@ impl ClientBuilder {
     }
 
     /// Whether to set `TCP_NODELAY` (no Nagle delay on small writes).
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().tcp_nodelay(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tcp_nodelay`], which this sets.
@@ -1526,6 +1935,17 @@ impl ClientBuilder {
 
     /// Trusts every certificate in a PEM document as a root, besides the system's and the
     /// built-in ones. The document is read by [`build`](Self::build).
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// # let pem = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.pem();
+    /// // `pem`: the private CA's certificates, as `std::fs::read("ca.pem")?` reads them.
+    /// let client = Client::builder().add_root_certificates_pem(pem).build()?;
+    /// // A document that holds no certificate fails the build, not the first request.
+    /// assert!(Client::builder().add_root_certificates_pem("no certificate").build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn add_root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> ClientBuilder {
         self.pem_roots.push(pem.into());
         self
@@ -1533,6 +1953,15 @@ impl ClientBuilder {
 
     /// Trusts one more root certificate, DER-encoded, besides the system's and the built-in
     /// ones.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// # let der = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.der().to_vec();
+    /// // `der`: one DER-encoded root, as `std::fs::read("ca.der")?` reads it.
+    /// let client = Client::builder().add_root_certificate_der(der).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::add_root_certificate_der`], which this sets.
@@ -1572,6 +2001,12 @@ impl ClientBuilder {
     /// `http://`, `https://`, `socks5://` or `socks5h://` URL), after any given to
     /// [`proxy`](Self::proxy). The variables are read by [`build`](Self::build).
     ///
+    /// ```
+    /// // `https_proxy=http://proxy.internal:3128`, `no_proxy=localhost` and the like.
+    /// let client = whatwg_fetch::Client::builder().proxy_from_env(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `false`: the environment is never read unless asked.
     pub fn proxy_from_env(mut self, enabled: bool) -> ClientBuilder {
         self.proxy_from_env = enabled;
@@ -1584,6 +2019,12 @@ impl ClientBuilder {
     /// system's store, for a chain whose issuer the system does not know, and alone where
     /// the system has no store (see [`net`'s TLS section](crate::net#tls)). Turn off to
     /// trust the system only, as curl and reqwest do.
+    ///
+    /// ```
+    /// // The system's trust store only, as curl.
+    /// let client = whatwg_fetch::Client::builder().tls_built_in_roots(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tls_built_in_roots`], which this sets.
@@ -1598,6 +2039,12 @@ impl ClientBuilder {
     /// corporate CA installed beside them, read once per process; on macOS and Windows the
     /// system's own verifier): see [`HyperTransportBuilder::tls_system_roots`].
     ///
+    /// ```
+    /// // The built-in Mozilla roots only: the same on every machine.
+    /// let client = whatwg_fetch::Client::builder().tls_system_roots(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tls_system_roots`], which this sets.
     ///
@@ -1609,6 +2056,18 @@ impl ClientBuilder {
 
     /// The client certificate and key for a server that asks for one (mutual TLS): see
     /// [`HyperTransportBuilder::identity`].
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, Identity};
+    ///
+    /// # let made = rcgen::generate_simple_self_signed(vec!["client.internal".to_owned()]).unwrap();
+    /// # let pem = format!("{}{}", made.cert.pem(), made.signing_key.serialize_pem());
+    /// // `pem`: the client's certificate chain and its private key, as `std::fs::read` reads them.
+    /// let client = Client::builder().identity(Identity::from_pem(pem.as_bytes())?).build()?;
+    /// // A document without a key is refused when the identity is made.
+    /// assert!(Identity::from_pem(b"no PEM here").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::identity`], which this sets.
@@ -1622,6 +2081,13 @@ impl ClientBuilder {
     /// The oldest TLS version offered; a server that speaks none of those allowed fails
     /// with a [`NetworkError::Tls`] that says so.
     ///
+    /// ```
+    /// use whatwg_fetch::TlsVersion;
+    ///
+    /// let client = whatwg_fetch::Client::builder().min_tls_version(TlsVersion::Tls13).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::min_tls_version`], which this sets.
     ///
@@ -1632,6 +2098,13 @@ impl ClientBuilder {
     }
 
     /// The newest TLS version offered.
+    ///
+    /// ```
+    /// use whatwg_fetch::TlsVersion;
+    ///
+    /// let client = whatwg_fetch::Client::builder().max_tls_version(TlsVersion::Tls12).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::max_tls_version`], which this sets.
@@ -1646,6 +2119,14 @@ impl ClientBuilder {
     /// for another name, from an unknown issuer), so that anyone on the path can read and
     /// change the traffic: see [`HyperTransportBuilder::danger_accept_invalid_certs`].
     ///
+    /// ```
+    /// // A test server's self-signed certificate, on a developer's machine only.
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .danger_accept_invalid_certs(cfg!(debug_assertions))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::danger_accept_invalid_certs`], which this sets.
     ///
@@ -1657,6 +2138,11 @@ impl ClientBuilder {
 
     /// **For development only**: accepts a trusted certificate whatever host names it is
     /// for: see [`HyperTransportBuilder::danger_accept_invalid_hostnames`].
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::builder().danger_accept_invalid_hostnames(cfg!(debug_assertions)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::danger_accept_invalid_hostnames`], which this sets.
@@ -1670,6 +2156,12 @@ impl ClientBuilder {
     /// Whether to write TLS secrets to the file `SSLKEYLOGFILE` names (read by
     /// [`build`](Self::build)), for Wireshark: see
     /// [`HyperTransportBuilder::tls_key_log`].
+    ///
+    /// ```
+    /// // Writes to the file `SSLKEYLOGFILE` names, when it is set.
+    /// let client = whatwg_fetch::Client::builder().tls_key_log(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::tls_key_log`], which this sets.
@@ -1752,6 +2244,26 @@ impl ClientBuilder {
     /// ALPN protocols gets `h2` and `http/1.1`. See
     /// [`HyperTransportBuilder::rustls_config`].
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    ///
+    /// # let ca = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap();
+    /// # #[cfg(feature = "aws-lc-rs")] {
+    /// // Trusts one private CA (`ca`), and nothing else.
+    /// let mut roots = rustls::RootCertStore::empty();
+    /// roots.add(ca.cert.der().clone())?;
+    /// let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// let config = rustls::ClientConfig::builder_with_provider(provider)
+    ///     .with_safe_default_protocol_versions()
+    ///     ?
+    ///     .with_root_certificates(roots)
+    ///     .with_no_client_auth();
+    /// let client = Client::builder().rustls_config(Arc::new(config)).build()?;
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// What it does, its limits and its default: the transport's
     /// [`HyperTransportBuilder::rustls_config`], which this sets.
     ///
@@ -1762,6 +2274,23 @@ impl ClientBuilder {
     }
 
     /// Whether `file:` URLs may be fetched (`GET` only).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, Url};
+    ///
+    /// let path = std::env::temp_dir().join(format!("whatwg-fetch-doc-{}.txt", std::process::id()));
+    /// std::fs::write(&path, "from disk")?;
+    /// let url = Url::from_file_path(&path).map_err(|()| "not an absolute path")?;
+    ///
+    /// let client = Client::builder().allow_file_urls(true).build()?;
+    /// assert_eq!(client.get(url.as_str()).send().await?.text().await?, "from disk");
+    /// // Off (the default), a `file:` URL is a network error.
+    /// assert!(Client::new().get(url.as_str()).send().await.is_err());
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is `false`: a `file:` URL is a network error.
     pub fn allow_file_urls(mut self, allowed: bool) -> ClientBuilder {
@@ -1774,6 +2303,33 @@ impl ClientBuilder {
     /// and store the response's `Set-Cookie` headers in it, as a browser does (see
     /// [`crate::cookie`] for what the store implements). `true` gives the client a new
     /// empty store; `false` disables cookies.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Sets a cookie, then answers with the `Cookie` the next request sends.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let cookie = head.lines().find_map(|l| l.strip_prefix("cookie: ")).unwrap_or("").to_owned();
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nset-cookie: session=42\r\nconnection: close\r\n\
+    /// #             content-length: {}\r\n\r\n{cookie}", cookie.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().cookie_store(true).build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "");
+    /// // The second request sends the cookie the first response set.
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "session=42");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is enabled for a browser-like client (one made with
     /// [`origin`](Self::origin), or an [`environment`](Self::environment) with an origin),
@@ -1829,6 +2385,19 @@ impl ClientBuilder {
 
     /// Sends requests through `transport` instead of the built-in hyper pool; the
     /// connection options above then do not apply.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // One connection pool, configured once, shared by clients of different policies.
+    /// let pool = Arc::new(HyperTransport::builder().read_timeout(Some(Duration::from_secs(30))).build()?);
+    /// let api = Client::builder().transport(pool.clone()).user_agent("api-client").build()?;
+    /// let crawler = Client::builder().transport(pool).user_agent("crawler").build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> ClientBuilder {
         self.transport = Some(transport);
         self
@@ -1907,6 +2476,15 @@ impl ClientBuilder {
     }
 
     /// Builds the client.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().user_agent("example/1.0").build()?;
+    /// // An option that cannot be honoured fails here rather than at the first request.
+    /// assert!(Client::builder().add_root_certificates_pem("-----BEGIN CERTIFICATE-----\nnot base64!\n").build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` when a PEM root certificate cannot be read, the TLS configuration
