@@ -168,11 +168,33 @@ impl Client {
     }
 
     /// A builder with the defaults documented on each option.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder()
+    ///     .user_agent("inventory-sync/2.1")
+    ///     .timeout(Duration::from_secs(30))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
 
     /// The environment requests are made from.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, Url};
+    ///
+    /// // The default client is server-side: no origin, so no CORS.
+    /// assert!(!Client::new().environment().is_browser_like());
+    /// let page = Url::parse("https://app.example/")?;
+    /// let client = Client::builder().origin(page).build()?;
+    /// assert_eq!(client.environment().origin().map(|o| o.ascii_serialization()).as_deref(), Some("https://app.example"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn environment(&self) -> &Arc<Environment> {
         &self.inner.environment
     }
@@ -207,6 +229,16 @@ impl Client {
     }
 
     /// A [`RequestBuilder`] for a `GET` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.get("data:text/plain,hello").send().await?;
+    /// assert_eq!(response.headers().get("content-type")?.as_deref(), Some("text/plain"));
+    /// assert_eq!(response.text().await?, "hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn get(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::GET, url)
     }
@@ -230,21 +262,119 @@ impl Client {
     }
 
     /// A [`RequestBuilder`] for a `PUT` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let base = format!("http://{}", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request with its method and path.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let line: Vec<&str> = head.lines().next().unwrap_or("").split(' ').take(2).collect();
+    /// #         let said = line.join(" ");
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{said}", said.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.put(format!("{base}/items/7")).send().await?;
+    /// assert_eq!(response.text().await?, "PUT /items/7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn put(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::PUT, url)
     }
 
     /// A [`RequestBuilder`] for a `PATCH` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let base = format!("http://{}", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request with its method and path.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let line: Vec<&str> = head.lines().next().unwrap_or("").split(' ').take(2).collect();
+    /// #         let said = line.join(" ");
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{said}", said.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.patch(format!("{base}/items/7")).send().await?;
+    /// assert_eq!(response.text().await?, "PATCH /items/7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn patch(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::PATCH, url)
     }
 
     /// A [`RequestBuilder`] for a `DELETE` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let base = format!("http://{}", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request with its method and path.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let line: Vec<&str> = head.lines().next().unwrap_or("").split(' ').take(2).collect();
+    /// #         let said = line.join(" ");
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{said}", said.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.delete(format!("{base}/items/7")).send().await?;
+    /// assert_eq!(response.text().await?, "DELETE /items/7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn delete(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::DELETE, url)
     }
 
     /// A [`RequestBuilder`] for a `HEAD` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let base = format!("http://{}", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request with its method and path.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let line: Vec<&str> = head.lines().next().unwrap_or("").split(' ').take(2).collect();
+    /// #         let said = line.join(" ");
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{said}", said.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.head(format!("{base}/items/7")).send().await?;
+    /// assert_eq!(response.status(), 200);
+    /// // A response to `HEAD` has no body, whatever its head says.
+    /// assert_eq!(response.text().await?, "");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn head(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::HEAD, url)
     }
@@ -285,6 +415,17 @@ impl Client {
     /// The cookie store credentialed fetches use, if cookies are enabled (see
     /// [`ClientBuilder::cookie_store`]) in the crate's in-memory store; `None` for a
     /// client given a [`cookie_provider`](ClientBuilder::cookie_provider).
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().cookie_store(true).build()?;
+    /// let store = client.cookie_store().expect("cookies are on");
+    /// assert!(store.is_empty());
+    /// // A server-side client keeps no cookies unless asked.
+    /// assert!(Client::new().cookie_store().is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn cookie_store(&self) -> Option<&Arc<CookieStore>> {
         match &self.inner.context.cookies {
             Some(CookieJar::Store(store)) => Some(store),
@@ -300,6 +441,20 @@ impl Client {
     /// it returns its promise; the future fetches it. (Not an `async fn`, whose future
     /// would keep `init`, some 900 bytes, and move it in and out again before the request
     /// is made: the future is [`fetch_request`](Self::fetch_request)'s own.)
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, RequestInit};
+    ///
+    /// let client = Client::new();
+    /// let init = RequestInit { method: Some("GET".into()), ..RequestInit::default() };
+    /// let mut response = client.fetch("data:application/json,[1,2,3]", init).await?;
+    /// assert!(response.ok());
+    /// let numbers: Vec<u32> = response.json().await?;
+    /// assert_eq!(numbers, [1, 2, 3]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// - the `TypeError` of [`Request::new`] for an invalid `input` or `init`;
@@ -327,6 +482,19 @@ impl Client {
 
     /// Fetches an already constructed [`Request`]: the steps of the `fetch()` method after
     /// the request object is made.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, Request, RequestInit};
+    ///
+    /// // A request made once, then fetched (a clone of it, so that it can be fetched again).
+    /// let mut request = Request::new("data:,hello", RequestInit::default())?;
+    /// let client = Client::new();
+    /// let mut response = client.fetch_request(request.try_clone()?).await?;
+    /// assert_eq!(response.text().await?, "hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Client::fetch`], less the constructor's errors.

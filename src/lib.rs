@@ -487,7 +487,9 @@ macro_rules! idl_enum {
 /// for a type with `body: Option<Body>` and `headers: Headers` fields; `$json` names the
 /// JSON method (`json` for both: `Response`'s static constructor is `from_json`).
 macro_rules! body_mixin {
-    ($json:ident) => {
+    // `$uses`: the `use` line of an example; `$make` and `$made`: the Rust around a body's
+    // expression that makes a `mut value` with that body.
+    ($json:ident, $uses:literal, $make:literal, $made:literal) => {
         fn consume(&mut self) -> $crate::Result<Option<$crate::body::Body>> {
             $crate::request::consume_body(&mut self.body)
         }
@@ -495,6 +497,16 @@ macro_rules! body_mixin {
         /// [`bytes()`](https://fetch.spec.whatwg.org/#dom-body-bytes): the whole body.
         ///
         /// The body is marked used at once; the returned future owns it.
+        ///
+        #[doc = concat!(
+            "```\n# tokio_test::block_on(async {\n", $uses, "\n\n",
+            "let mut value = ", $make, "b\"\\x00\\x01binary\".to_vec()", $made, ";\n",
+            "assert_eq!(&value.bytes().await?[..], b\"\\x00\\x01binary\");\n",
+            "// A body is read once: the second read is a `TypeError`.\n",
+            "assert!(value.body_used());\n",
+            "assert!(value.bytes().await.is_err());\n",
+            "# Ok::<(), whatwg_fetch::Error>(())\n# }).unwrap();\n```",
+        )]
         ///
         /// # Errors
         /// A `TypeError` if the body is used, or the stream's error.
@@ -507,6 +519,14 @@ macro_rules! body_mixin {
         /// [`text()`](https://fetch.spec.whatwg.org/#dom-body-text): the body, UTF-8
         /// decoded.
         ///
+        #[doc = concat!(
+            "```\n# tokio_test::block_on(async {\n", $uses, "\n\n",
+            "let mut value = ", $make, "b\"caf\\xC3\\xA9 \\xFF\".to_vec()", $made, ";\n",
+            "// Bytes that are not UTF-8 decode to U+FFFD, as `TextDecoder` does.\n",
+            "assert_eq!(value.text().await?, \"café \\u{FFFD}\");\n",
+            "# Ok::<(), whatwg_fetch::Error>(())\n# }).unwrap();\n```",
+        )]
+        ///
         /// # Errors
         /// As [`bytes`](Self::bytes).
         pub fn text(
@@ -517,6 +537,18 @@ macro_rules! body_mixin {
 
         /// [`json()`](https://fetch.spec.whatwg.org/#dom-body-json): the body parsed as
         /// JSON.
+        ///
+        #[doc = concat!(
+            "```\n# tokio_test::block_on(async {\n", $uses, "\n\n",
+            "#[derive(serde::Deserialize)]\nstruct Item {\n    id: u32,\n    name: String,\n}\n\n",
+            "let mut value = ", $make, "r#\"{\"id\": 7, \"name\": \"lamp\"}\"#", $made, ";\n",
+            "let item: Item = value.json().await?;\n",
+            "assert_eq!((item.id, item.name.as_str()), (7, \"lamp\"));\n\n",
+            "let mut value = ", $make, "\"[1, 2,\"", $made, ";\n",
+            "let error = value.json::<Vec<u32>>().await.unwrap_err();\n",
+            "assert_eq!(error.kind(), whatwg_fetch::ErrorKind::SyntaxError);\n",
+            "# Ok::<(), whatwg_fetch::Error>(())\n# }).unwrap();\n```",
+        )]
         ///
         /// # Errors
         /// As [`bytes`](Self::bytes), and a `SyntaxError` for a body that is not JSON or
@@ -531,6 +563,15 @@ macro_rules! body_mixin {
         /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the body as a
         /// [`Blob`](crate::Blob) typed with the MIME type of the headers.
         ///
+        #[doc = concat!(
+            "```\n# tokio_test::block_on(async {\n", $uses, "\n\n",
+            "// A string body is typed `text/plain;charset=UTF-8`.\n",
+            "let mut value = ", $make, "\"notes\"", $made, ";\n",
+            "let blob = value.blob().await?;\n",
+            "assert_eq!((blob.size(), blob.r#type()), (5, \"text/plain;charset=UTF-8\"));\n",
+            "# Ok::<(), whatwg_fetch::Error>(())\n# }).unwrap();\n```",
+        )]
+        ///
         /// # Errors
         /// As [`bytes`](Self::bytes).
         pub fn blob(
@@ -542,6 +583,16 @@ macro_rules! body_mixin {
 
         /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the body
         /// parsed by its `Content-Type`.
+        ///
+        #[doc = concat!(
+            "```\n# tokio_test::block_on(async {\n", $uses, "\n\n",
+            "// A `URLSearchParams`-style body is typed `application/x-www-form-urlencoded`.\n",
+            "let params = vec![(\"q\".to_owned(), \"rust http\".to_owned()), (\"page\".to_owned(), \"2\".to_owned())];\n",
+            "let mut value = ", $make, "whatwg_fetch::BodyInit::UrlSearchParams(params)", $made, ";\n",
+            "let form = value.form_data().await?;\n",
+            "assert_eq!(form.get(\"q\").and_then(|value| value.as_str()), Some(\"rust http\"));\n",
+            "# Ok::<(), whatwg_fetch::Error>(())\n# }).unwrap();\n```",
+        )]
         ///
         /// # Errors
         /// As [`bytes`](Self::bytes), and a `TypeError` when the type is not a form type or

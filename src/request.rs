@@ -1214,7 +1214,12 @@ impl Request {
         Ok(cloned)
     }
 
-    body_mixin!(json);
+    body_mixin!(
+        json,
+        "use whatwg_fetch::{Request, RequestInit};",
+        "Request::new(\"https://api.example/items\", RequestInit {\n    method: Some(\"POST\".into()),\n    body: Some(",
+        ".into()),\n    ..RequestInit::default()\n})?"
+    );
 
     /// The URL a body error names: none, as the body is the caller's own.
     fn body_url(&self) -> UrlList {

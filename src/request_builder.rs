@@ -506,6 +506,21 @@ impl RequestBuilder {
 
     /// A signal that aborts the request at any stage, with the signal's reason
     /// (`RequestInit::signal`).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{AbortController, Client};
+    ///
+    /// let controller = AbortController::new();
+    /// let request = Client::new().get("data:,never sent").signal(controller.signal());
+    /// // Aborted before it is sent (as by another task, a user's cancel): it fails with the
+    /// // signal's reason, an `AbortError` unless another is given.
+    /// controller.abort(None);
+    /// let error = request.send().await.unwrap_err();
+    /// assert!(error.is_abort());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn signal(self, signal: AbortSignal) -> RequestBuilder {
         self.with(|parts| {
             parts.init.signal = Some(signal);
@@ -515,6 +530,17 @@ impl RequestBuilder {
 
     /// The request's [mode](https://fetch.spec.whatwg.org/#concept-request-mode)
     /// (`RequestInit::mode`): `cors` by default, `no-cors`, `same-origin`.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestMode};
+    ///
+    /// let client = Client::new();
+    /// let request = client.get("https://cdn.example/logo.png").mode(RequestMode::NoCors).build()?;
+    /// assert_eq!(request.mode(), RequestMode::NoCors);
+    /// // `no-cors` takes only the CORS-safelisted methods: a `PUT` is refused as `new Request` refuses it.
+    /// assert!(client.put("https://cdn.example/logo.png").mode(RequestMode::NoCors).build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn mode(self, mode: RequestMode) -> RequestBuilder {
         self.with(|parts| {
             parts.init.mode = Some(mode);
@@ -524,6 +550,16 @@ impl RequestBuilder {
 
     /// The request's credentials mode (`RequestInit::credentials`): whether cookies and
     /// HTTP authentication go with it.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestCredentials};
+    ///
+    /// let client = Client::new();
+    /// // No cookies and no HTTP authentication with this one.
+    /// let request = client.get("https://api.example/items").credentials(RequestCredentials::Omit).build()?;
+    /// assert_eq!(request.credentials(), RequestCredentials::Omit);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn credentials(self, credentials: RequestCredentials) -> RequestBuilder {
         self.with(|parts| {
             parts.init.credentials = Some(credentials);
@@ -532,6 +568,24 @@ impl RequestBuilder {
     }
 
     /// The request's cache mode (`RequestInit::cache`), for a client with an HTTP cache.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestCache, RequestMode};
+    ///
+    /// let client = Client::builder().http_cache(true).build()?;
+    /// // Revalidated with the server even when the cached response is fresh.
+    /// let request = client.get("https://api.example/items").cache(RequestCache::NoCache).build()?;
+    /// assert_eq!(request.cache(), RequestCache::NoCache);
+    /// // `only-if-cached` needs a `same-origin` request, as the standard says.
+    /// assert!(client.get("https://api.example/items").cache(RequestCache::OnlyIfCached).build().is_err());
+    /// let cached_only = client
+    ///     .get("https://api.example/items")
+    ///     .cache(RequestCache::OnlyIfCached)
+    ///     .mode(RequestMode::SameOrigin)
+    ///     .build()?;
+    /// # let _ = cached_only;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn cache(self, cache: RequestCache) -> RequestBuilder {
         self.with(|parts| {
             parts.init.cache = Some(cache);
@@ -541,6 +595,16 @@ impl RequestBuilder {
 
     /// The request's redirect mode (`RequestInit::redirect`): `follow` (the default),
     /// `error` or `manual`.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestRedirect};
+    ///
+    /// let client = Client::new();
+    /// // A redirect comes back as the response, for the caller to follow or not.
+    /// let request = client.get("https://api.example/items").redirect(RequestRedirect::Manual).build()?;
+    /// assert_eq!(request.redirect(), RequestRedirect::Manual);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn redirect(self, redirect: RequestRedirect) -> RequestBuilder {
         self.with(|parts| {
             parts.init.redirect = Some(redirect);
@@ -550,6 +614,17 @@ impl RequestBuilder {
 
     /// The request's referrer (`RequestInit::referrer`): a same-origin URL,
     /// `"about:client"`, or `""` for none.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestCredentials};
+    ///
+    /// let client = Client::new();
+    /// // No `Referer` at all.
+    /// let request = client.get("https://api.example/items").referrer("").build()?;
+    /// assert_eq!(request.referrer(), "");
+    /// # let _ = RequestCredentials::Omit;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn referrer(self, referrer: impl Into<String>) -> RequestBuilder {
         let referrer = referrer.into();
         self.with(|parts| {
@@ -559,6 +634,15 @@ impl RequestBuilder {
     }
 
     /// The request's referrer policy (`RequestInit::referrerPolicy`).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, ReferrerPolicy};
+    ///
+    /// let client = Client::new();
+    /// let request = client.get("https://api.example/items").referrer_policy(ReferrerPolicy::StrictOrigin).build()?;
+    /// assert_eq!(request.referrer_policy(), ReferrerPolicy::StrictOrigin);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn referrer_policy(self, policy: ReferrerPolicy) -> RequestBuilder {
         self.with(|parts| {
             parts.init.referrer_policy = Some(policy);
@@ -568,6 +652,21 @@ impl RequestBuilder {
 
     /// Subresource Integrity metadata the response's body must match
     /// (`RequestInit::integrity`), such as `sha256-…`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::new();
+    /// // The SHA-256 of "hello", base64: the body is checked before it is given.
+    /// let sri = "sha256-LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=";
+    /// let mut response = client.get("data:,hello").integrity(sri).send().await?;
+    /// assert_eq!(response.text().await?, "hello");
+    /// // Another body fails the fetch: a network error, not the bytes.
+    /// assert!(client.get("data:,tampered").integrity(sri).send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn integrity(self, integrity: impl Into<String>) -> RequestBuilder {
         let integrity = integrity.into();
         self.with(|parts| {
@@ -577,6 +676,17 @@ impl RequestBuilder {
     }
 
     /// Whether the request may outlive its environment (`RequestInit::keepalive`).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestCredentials};
+    ///
+    /// let client = Client::new();
+    /// // A beacon that may outlive what sent it (its body is held to 64 KiB).
+    /// let request = client.get("https://api.example/items").keepalive(true).build()?;
+    /// assert!(request.keepalive());
+    /// # let _ = RequestCredentials::Omit;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn keepalive(self, keepalive: bool) -> RequestBuilder {
         self.with(|parts| {
             parts.init.keepalive = Some(keepalive);
@@ -585,6 +695,15 @@ impl RequestBuilder {
     }
 
     /// The request's priority hint (`RequestInit::priority`).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, RequestPriority};
+    ///
+    /// let client = Client::new();
+    /// let request = client.get("https://api.example/items").priority(RequestPriority::Low).build()?;
+    /// assert_eq!(request.priority(), RequestPriority::Low);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn priority(self, priority: RequestPriority) -> RequestBuilder {
         self.with(|parts| {
             parts.init.priority = Some(priority);
@@ -842,6 +961,22 @@ impl RequestBuilder {
     /// look at, change, or fetch with [`Client::fetch_request`]. A
     /// [`timeout`](Self::timeout) does not go with it: it is [`send`](Self::send)'s.
     ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::new();
+    /// let request = client
+    ///     .post("https://api.example/items")
+    ///     .header("x-trace", "7f3a")
+    ///     .body("{}")
+    ///     .build()?;
+    /// assert_eq!((request.method(), request.url()), ("POST", "https://api.example/items"));
+    /// assert_eq!(request.headers().get("x-trace")?.as_deref(), Some("7f3a"));
+    /// // A body with `GET` is the constructor's `TypeError`, given here rather than at `send`.
+    /// assert!(client.get("https://api.example/items").body("{}").build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The first error the builder kept, or the constructor's (an invalid URL, a method
     /// that is not allowed, a body with `GET`): a `TypeError` that says which.
@@ -852,6 +987,17 @@ impl RequestBuilder {
     /// Fetches the request and returns the response once its head has arrived, as
     /// [`Client::fetch`] does; the body streams as it is read. The future is `Send` and
     /// `Sync`, as reqwest's `Pending` is.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let client = whatwg_fetch::Client::new();
+    /// let mut response = client.get("data:application/json,{\"ok\":true}").send().await?;
+    /// assert_eq!(response.status(), 200);
+    /// let value: serde_json::Value = response.json().await?;
+    /// assert_eq!(value["ok"], true);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`build`](Self::build), and then as [`Client::fetch`]: a network error, the
@@ -880,6 +1026,17 @@ impl RequestBuilder {
     /// A copy of the builder, for sending the same request again; `None` when its body is a
     /// stream (or a form holding a [`StreamedFile`](crate::form_data::StreamedFile)) or it
     /// was given a [`Request`], which can be read once only (or when it kept an error).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let client = whatwg_fetch::Client::new();
+    /// let request = client.get("data:,again").header("x-attempt", "1");
+    /// let copy = request.try_clone().expect("a body in memory, or none, can be sent twice");
+    /// assert_eq!(request.send().await?.text().await?, "again");
+    /// assert_eq!(copy.send().await?.text().await?, "again");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn try_clone(&self) -> Option<RequestBuilder> {
         let parts = match self.parts.as_ref().ok()? {
             Some(parts) => Some(Box::new(parts.try_clone()?)),

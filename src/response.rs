@@ -177,6 +177,25 @@ impl Response {
 
     /// `new Response(body, init)`: the [constructor steps](https://fetch.spec.whatwg.org/#dom-response).
     ///
+    /// ```
+    /// use whatwg_fetch::{ErrorKind, Response, ResponseInit};
+    ///
+    /// // A response made by the program, for a mock server or a service worker–style cache.
+    /// let response = Response::new(
+    ///     Some(r#"{"ok":true}"#.into()),
+    ///     ResponseInit {
+    ///         status: 201,
+    ///         status_text: "Created".into(),
+    ///         headers: Some(vec![("content-type", "application/json")].into()),
+    ///     },
+    /// )?;
+    /// assert_eq!((response.status(), response.status_text()), (201, "Created"));
+    /// // A status outside 200–599 is a `RangeError`, as in JavaScript.
+    /// let error = Response::new(None, ResponseInit { status: 600, ..ResponseInit::default() }).unwrap_err();
+    /// assert_eq!(error.kind(), ErrorKind::RangeError);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// A `RangeError` for a status outside 200–599; a `TypeError` for a status text that
     /// is not a reason phrase, invalid headers, or a body with a null body status (101,
@@ -251,12 +270,31 @@ impl Response {
 
     /// [`Response.error()`](https://fetch.spec.whatwg.org/#dom-response-error): a network
     /// error with immutable headers.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseType};
+    ///
+    /// let response = Response::error();
+    /// assert_eq!((response.r#type(), response.status()), (ResponseType::Error, 0));
+    /// assert!(!response.ok());
+    /// ```
     pub fn error() -> Response {
         Response::network_error(Error::type_error("Response.error()"))
     }
 
     /// [`Response.redirect(url, status)`](https://fetch.spec.whatwg.org/#dom-response-redirect)
     /// in the server-side environment: `url` must be absolute.
+    ///
+    /// ```
+    /// use whatwg_fetch::Response;
+    ///
+    /// let response = Response::redirect("https://example.com/new", 301)?;
+    /// assert_eq!(response.status(), 301);
+    /// assert_eq!(response.headers().get("location")?.as_deref(), Some("https://example.com/new"));
+    /// // A status that is not a redirect status is a `RangeError`.
+    /// assert!(Response::redirect("https://example.com/new", 200).is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` for an unparsable URL; a `RangeError` if `status` is not a redirect
@@ -267,6 +305,15 @@ impl Response {
 
     /// [`Response.redirect(url, status)`](https://fetch.spec.whatwg.org/#dom-response-redirect),
     /// parsing `url` against `environment`'s base URL.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Response, Url};
+    ///
+    /// let environment = Environment::server().with_base_url(Url::parse("https://example.com/docs/")?);
+    /// let response = Response::redirect_in(&environment, "../new", 308)?;
+    /// assert_eq!(response.headers().get("location")?.as_deref(), Some("https://example.com/new"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`Response::redirect`].
@@ -380,12 +427,33 @@ impl Response {
     }
 
     /// The [`type`](https://fetch.spec.whatwg.org/#dom-response-type).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, ResponseType};
+    ///
+    /// // A server-side client's responses are `basic`; a browser-like one's to another origin
+    /// // are `cors` or `opaque`, as a page's are.
+    /// let response = Client::new().get("data:,x").send().await?;
+    /// assert_eq!(response.r#type(), ResponseType::Basic);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn r#type(&self) -> ResponseType {
         self.r#type
     }
 
     /// The [`url`](https://fetch.spec.whatwg.org/#dom-response-url): the last URL of the
     /// URL list without its fragment, or `""` if there is none.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let response = whatwg_fetch::Client::new().get("data:,hello#part").send().await?;
+    /// // The last URL of the fetch, without its fragment.
+    /// assert_eq!(response.url(), "data:,hello");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> Cow<'_, str> {
         match self.url_list.last() {
             None => Cow::Borrowed(""),
@@ -399,23 +467,77 @@ impl Response {
     }
 
     /// The response's [URL list](https://fetch.spec.whatwg.org/#concept-response-url-list).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// let response = whatwg_fetch::Client::new().get("data:,hello").send().await?;
+    /// // One URL, as nothing redirected; each redirect adds the URL it went to.
+    /// assert_eq!(response.url_list().len(), 1);
+    /// assert!(!response.redirected());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url_list(&self) -> &[Url] {
         &self.url_list
     }
 
     /// [`redirected`](https://fetch.spec.whatwg.org/#dom-response-redirected): whether the
     /// URL list has more than one URL.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/old", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/old` moved to `/new`.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = if head[..n].starts_with(b"GET /old ") {
+    /// #             b"HTTP/1.1 301 Moved Permanently\r\nlocation: /new\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 3\r\n\r\nnew"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// let response = whatwg_fetch::Client::new().get(&url).send().await?;
+    /// assert!(response.redirected());
+    /// assert!(response.url().ends_with("/new"));
+    /// assert_eq!(response.url_list().len(), 2);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn redirected(&self) -> bool {
         self.url_list.len() > 1
     }
 
     /// The [`status`](https://fetch.spec.whatwg.org/#dom-response-status).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit, StatusCode};
+    ///
+    /// let response = Response::new(None, ResponseInit { status: 404, ..ResponseInit::default() })?;
+    /// assert_eq!(response.status(), 404);
+    /// assert_eq!(StatusCode::from_u16(response.status()).ok(), Some(StatusCode::NOT_FOUND));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// [`ok`](https://fetch.spec.whatwg.org/#dom-response-ok): whether the status is 200
     /// to 299.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let created = Response::new(None, ResponseInit { status: 201, ..ResponseInit::default() })?;
+    /// let missing = Response::new(None, ResponseInit { status: 404, ..ResponseInit::default() })?;
+    /// assert!(created.ok() && !missing.ok());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn ok(&self) -> bool {
         is_ok_status(self.status)
     }
@@ -467,6 +589,22 @@ impl Response {
     /// [`error_for_status`](Self::error_for_status) that keeps the response: for reading
     /// the body of an error response (a problem document) after the check.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let body = r#"{"title": "Out of stock"}"#;
+    /// let mut response = Response::new(Some(body.into()), ResponseInit { status: 409, ..ResponseInit::default() })?;
+    /// if let Err(error) = response.error_for_status_ref() {
+    ///     assert_eq!(error.status(), Some(whatwg_fetch::StatusCode::CONFLICT));
+    ///     // The response is still here, its body unread: the server's explanation.
+    ///     let problem: serde_json::Value = response.json().await?;
+    ///     assert_eq!(problem["title"], "Out of stock");
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// The status error, for a status from 400 to 599.
     pub fn error_for_status_ref(&self) -> Result<&Response> {
@@ -503,11 +641,33 @@ impl Response {
     }
 
     /// The [`statusText`](https://fetch.spec.whatwg.org/#dom-response-statustext).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let init = ResponseInit { status: 418, status_text: "I'm a teapot".into(), ..ResponseInit::default() };
+    /// assert_eq!(Response::new(None, init)?.status_text(), "I'm a teapot");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn status_text(&self) -> &str {
         &self.status_message
     }
 
     /// The [`headers`](https://fetch.spec.whatwg.org/#dom-response-headers).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let init = ResponseInit {
+    ///     headers: Some(vec![("cache-control", "max-age=60"), ("x-request-id", "7f3a")].into()),
+    ///     ..ResponseInit::default()
+    /// };
+    /// let response = Response::new(Some("hi".into()), init)?;
+    /// assert_eq!(response.headers().get("X-Request-Id")?.as_deref(), Some("7f3a"));
+    /// // A string body brings its own `Content-Type`.
+    /// assert_eq!(response.headers().get("content-type")?.as_deref(), Some("text/plain;charset=UTF-8"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn headers(&self) -> &Headers {
         &self.headers
     }
@@ -565,16 +725,62 @@ impl Response {
 
     /// The headers, mutable: changes go through the guard (`immutable` for fetched
     /// responses, `response` for constructed ones).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, Response, ResponseInit};
+    ///
+    /// let mut made = Response::new(None, ResponseInit::default())?;
+    /// made.headers_mut().set("cache-control", "no-store")?;
+    /// assert_eq!(made.headers().get("cache-control")?.as_deref(), Some("no-store"));
+    /// // A fetched response's headers are immutable, as in JavaScript.
+    /// let mut fetched = Client::new().get("data:,x").send().await?;
+    /// assert!(fetched.headers_mut().set("cache-control", "no-store").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn headers_mut(&mut self) -> &mut Headers {
         &mut self.headers
     }
 
     /// The body, if any: a stream of bytes (the JavaScript `body` attribute).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("streamed".into()), ResponseInit::default())?;
+    /// let body = response.body().expect("a body");
+    /// let mut read = Vec::new();
+    /// while let Some(chunk) = body.next().await {
+    ///     read.extend_from_slice(&chunk?);
+    /// }
+    /// assert_eq!(read, b"streamed");
+    /// assert!(response.body_used());
+    /// assert!(Response::error().body().is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(&mut self) -> Option<&mut Body> {
         self.body.as_mut()
     }
 
     /// Takes the body out, leaving none: for handing a response's stream to other code.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("handed on".into()), ResponseInit::default())?;
+    /// let body = response.take_body().expect("a body");
+    /// // The body goes on by itself (to a file, another response); the response keeps its head.
+    /// let rebuilt = Response::new(Some(body.into()), ResponseInit::default())?.text().await?;
+    /// assert_eq!(rebuilt, "handed on");
+    /// assert!(response.body().is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn take_body(&mut self) -> Option<Body> {
         self.body.take()
     }
@@ -992,6 +1198,18 @@ impl Response {
     }
 
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("once".into()), ResponseInit::default())?;
+    /// assert!(!response.body_used());
+    /// response.text().await?;
+    /// assert!(response.body_used());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body_used(&self) -> bool {
         self.body.as_ref().is_some_and(Body::is_disturbed)
     }
@@ -1030,6 +1248,21 @@ impl Response {
     /// [`clone()`](https://fetch.spec.whatwg.org/#dom-response-clone): a copy whose body is
     /// a tee of this one's.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("twice".into()), ResponseInit::default())?;
+    /// // Both read the same bytes: one to cache, one to use.
+    /// let mut copy = response.try_clone()?;
+    /// assert_eq!(response.text().await?, "twice");
+    /// assert_eq!(copy.text().await?, "twice");
+    /// // A used body cannot be cloned.
+    /// assert!(response.try_clone().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// A `TypeError` if the body has been used.
     pub fn try_clone(&mut self) -> Result<Response> {
@@ -1045,7 +1278,12 @@ impl Response {
         Ok(self.clone_response())
     }
 
-    body_mixin!(json);
+    body_mixin!(
+        json,
+        "use whatwg_fetch::{Response, ResponseInit};",
+        "Response::new(Some(",
+        ".into()), ResponseInit::default())?"
+    );
 
     /// The URL list whose last URL a body error names: the response's (shared, not
     /// copied), when it has one to show.
