@@ -555,6 +555,15 @@ impl Request {
     ///
     /// This is the spec's "new request", not the constructor: use [`Request::new`] to get
     /// the constructor's checks and its `cors` default mode.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestMode, Url};
+    ///
+    /// // The spec's "new request": none of the constructor's checks or defaults.
+    /// let request = Request::from_url(Url::parse("https://api.example/items")?);
+    /// assert_eq!((request.method(), request.mode()), ("GET", RequestMode::NoCors));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_url(url: Url) -> Request {
         Request::from_url_in(Arc::new(Environment::server()), url, RequestSignal::inert())
     }
@@ -603,6 +612,26 @@ impl Request {
 
     /// `new Request(input, init)` in the server-side [`Environment`].
     ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestMode};
+    ///
+    /// let request = Request::new(
+    ///     "https://api.example/items",
+    ///     RequestInit {
+    ///         method: Some("post".into()),
+    ///         headers: Some(vec![("content-type", "application/json")].into()),
+    ///         body: Some(r#"{"name":"lamp"}"#.into()),
+    ///         ..RequestInit::default()
+    ///     },
+    /// )?;
+    /// // The method is normalized, the mode `cors`, as `new Request` makes them.
+    /// assert_eq!((request.method(), request.mode()), ("POST", RequestMode::Cors));
+    /// // A body with `GET` is a `TypeError`.
+    /// let get_with_body = RequestInit { body: Some("x".into()), ..RequestInit::default() };
+    /// assert!(Request::new("https://api.example/items", get_with_body).is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// A `TypeError` for every case where the constructor throws one: an unparsable URL or
     /// one with credentials, an invalid or forbidden method, mode `navigate`,
@@ -614,6 +643,17 @@ impl Request {
 
     /// `new Request(input, init)` made from `environment`: its base URL resolves relative
     /// URLs, and its origin (if any) turns on the browser's header and referrer rules.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Environment, Request, RequestInit, Url};
+    ///
+    /// // A relative URL, resolved against the environment's base URL.
+    /// let environment = Arc::new(Environment::server().with_base_url(Url::parse("https://api.example/v1/")?));
+    /// let request = Request::new_in(&environment, "items/7", RequestInit::default())?;
+    /// assert_eq!(request.url(), "https://api.example/v1/items/7");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`Request::new`].
@@ -633,6 +673,24 @@ impl Request {
 
     /// `new Request(input, init)` where `input` is a request that stays with the caller:
     /// its body is taken (the input's `body_used()` becomes true) unless `init` has a body.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Environment, Request, RequestInit};
+    ///
+    /// let environment = Arc::new(Environment::server());
+    /// let init = RequestInit { method: Some("PUT".into()), body: Some("v2".into()), ..RequestInit::default() };
+    /// let mut original = Request::new("https://api.example/doc", init)?;
+    /// // A request made from another, with a header of its own: the body moves to it.
+    /// let init = RequestInit { headers: Some(vec![("if-match", "\"v1\"")].into()), ..RequestInit::default() };
+    /// let mut copy = Request::from_request_in(&environment, &mut original, init)?;
+    /// assert!(original.body_used());
+    /// assert_eq!(copy.method(), "PUT");
+    /// assert_eq!(copy.text().await?, "v2");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`Request::new`], and a `TypeError` if the input's body is already used.
@@ -1057,44 +1115,114 @@ impl Request {
 
     /// The request's [current URL](https://fetch.spec.whatwg.org/#concept-request-current-url):
     /// the last URL in its URL list.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items?page=2", RequestInit::default())?;
+    /// assert_eq!(request.current_url().query(), Some("page=2"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn current_url(&self) -> &Url {
         // The URL list is never empty: every constructor starts it with one URL.
         &self.url_list[self.url_list.len() - 1]
     }
 
     /// The [`method`](https://fetch.spec.whatwg.org/#dom-request-method), normalized.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { method: Some("delete".into()), ..RequestInit::default() })?;
+    /// // The standard methods are uppercased; others are kept as they are.
+    /// assert_eq!(request.method(), "DELETE");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn method(&self) -> &str {
         &self.method
     }
 
     /// The [`url`](https://fetch.spec.whatwg.org/#dom-request-url), serialized.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("HTTPS://API.example:443/a/../items", RequestInit::default())?;
+    /// // Serialized as the URL Standard parses it.
+    /// assert_eq!(request.url(), "https://api.example/items");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn url(&self) -> &str {
         self.url_list[0].as_str()
     }
 
     /// The request's URL list: its URL, then each URL it was redirected to.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// // One URL until the request is fetched and redirected.
+    /// let request = Request::new("https://api.example/items", RequestInit::default())?;
+    /// assert_eq!(request.url_list().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn url_list(&self) -> &[Url] {
         &self.url_list
     }
 
     /// The [`headers`](https://fetch.spec.whatwg.org/#dom-request-headers), with guard
     /// `request` (or `request-no-cors`).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { headers: Some(vec![("accept", "application/json")].into()), ..RequestInit::default() })?;
+    /// assert_eq!(request.headers().get("Accept")?.as_deref(), Some("application/json"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn headers(&self) -> &Headers {
         &self.headers
     }
 
     /// The headers, mutable: changes go through the guard, as `request.headers.set()` does.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let mut request = Request::new("https://api.example/items", RequestInit::default())?;
+    /// request.headers_mut().append("x-trace", "7f3a")?;
+    /// assert_eq!(request.headers().get("x-trace")?.as_deref(), Some("7f3a"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn headers_mut(&mut self) -> &mut Headers {
         &mut self.headers
     }
 
     /// The [`destination`](https://fetch.spec.whatwg.org/#dom-request-destination).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestDestination, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// // Empty for a request made by `fetch()`, as for a script's.
+    /// assert_eq!(request.destination(), RequestDestination::Empty);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn destination(&self) -> RequestDestination {
         self.destination
     }
 
     /// The [`referrer`](https://fetch.spec.whatwg.org/#dom-request-referrer): `""` for no
     /// referrer, `"about:client"` for the default, or the URL.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// // The default: the environment's referrer, computed when fetching.
+    /// assert_eq!(request.referrer(), "about:client");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn referrer(&self) -> &str {
         match &self.referrer {
             // Step 1. If this's request's referrer is "no-referrer", then return the empty
@@ -1108,89 +1236,255 @@ impl Request {
     }
 
     /// The request's referrer as the spec holds it.
+    ///
+    /// ```
+    /// use whatwg_fetch::request::Referrer;
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { referrer: Some(String::new()), ..RequestInit::default() })?;
+    /// assert_eq!(request.referrer_value(), &Referrer::NoReferrer);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn referrer_value(&self) -> &Referrer {
         &self.referrer
     }
 
     /// The [`referrerPolicy`](https://fetch.spec.whatwg.org/#dom-request-referrerpolicy).
+    ///
+    /// ```
+    /// use whatwg_fetch::{ReferrerPolicy, Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { referrer_policy: Some(ReferrerPolicy::NoReferrer), ..RequestInit::default() })?;
+    /// assert_eq!(request.referrer_policy(), ReferrerPolicy::NoReferrer);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn referrer_policy(&self) -> ReferrerPolicy {
         self.referrer_policy
     }
 
     /// The [`mode`](https://fetch.spec.whatwg.org/#dom-request-mode).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestMode};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { mode: Some(RequestMode::SameOrigin), ..RequestInit::default() })?;
+    /// assert_eq!(request.mode(), RequestMode::SameOrigin);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn mode(&self) -> RequestMode {
         self.mode
     }
 
     /// The [`credentials`](https://fetch.spec.whatwg.org/#dom-request-credentials) mode.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestCredentials, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// // `same-origin` unless the init says otherwise.
+    /// assert_eq!(request.credentials(), RequestCredentials::SameOrigin);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn credentials(&self) -> RequestCredentials {
         self.credentials_mode
     }
 
     /// The [`cache`](https://fetch.spec.whatwg.org/#dom-request-cache) mode.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestCache, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { cache: Some(RequestCache::NoStore), ..RequestInit::default() })?;
+    /// assert_eq!(request.cache(), RequestCache::NoStore);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn cache(&self) -> RequestCache {
         self.cache_mode
     }
 
     /// The [`redirect`](https://fetch.spec.whatwg.org/#dom-request-redirect) mode.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestRedirect};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { redirect: Some(RequestRedirect::Error), ..RequestInit::default() })?;
+    /// // A redirect fails the fetch with a network error.
+    /// assert_eq!(request.redirect(), RequestRedirect::Error);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn redirect(&self) -> RequestRedirect {
         self.redirect_mode
     }
 
     /// The [`integrity`](https://fetch.spec.whatwg.org/#dom-request-integrity) metadata.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { integrity: Some("sha256-LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=".into()), ..RequestInit::default() })?;
+    /// assert!(request.integrity().starts_with("sha256-"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn integrity(&self) -> &str {
         &self.integrity_metadata
     }
 
     /// [`keepalive`](https://fetch.spec.whatwg.org/#dom-request-keepalive).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { keepalive: Some(true), ..RequestInit::default() })?;
+    /// assert!(request.keepalive());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn keepalive(&self) -> bool {
         self.keepalive
     }
 
     /// [`isReloadNavigation`](https://fetch.spec.whatwg.org/#dom-request-isreloadnavigation).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// // Only a browser's navigations are; a request made by a program never is.
+    /// assert!(!request.is_reload_navigation());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn is_reload_navigation(&self) -> bool {
         self.reload_navigation
     }
 
     /// [`isHistoryNavigation`](https://fetch.spec.whatwg.org/#dom-request-ishistorynavigation).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// assert!(!request.is_history_navigation());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn is_history_navigation(&self) -> bool {
         self.history_navigation
     }
 
     /// The [`signal`](https://fetch.spec.whatwg.org/#dom-request-signal): aborts when the
     /// signal the request was made with aborts.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, Request, RequestInit};
+    ///
+    /// let controller = AbortController::new();
+    /// let init = RequestInit { signal: Some(controller.signal()), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert!(!request.signal().aborted());
+    /// controller.abort(None);
+    /// // The request's own signal follows the one it was made with.
+    /// assert!(request.signal().aborted());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn signal(&self) -> &AbortSignal {
         self.signal.get()
     }
 
     /// The [`duplex`](https://fetch.spec.whatwg.org/#dom-request-duplex): always `half`.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestDuplex, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit {  ..RequestInit::default() })?;
+    /// assert_eq!(request.duplex(), RequestDuplex::Half);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn duplex(&self) -> RequestDuplex {
         RequestDuplex::Half
     }
 
     /// The priority hint.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestPriority};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit { priority: Some(RequestPriority::High), ..RequestInit::default() })?;
+    /// assert_eq!(request.priority(), RequestPriority::High);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn priority(&self) -> RequestPriority {
         self.priority
     }
 
     /// The environment the request was made from.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/items", RequestInit::default())?;
+    /// // `Request::new` makes requests from the server-side environment.
+    /// assert!(!request.environment().is_browser_like());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn environment(&self) -> &Arc<Environment> {
         &self.client
     }
 
     /// The body, if any: a stream of bytes (the JavaScript `body` attribute).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let init = RequestInit { method: Some("POST".into()), body: Some("upload".into()), ..RequestInit::default() };
+    /// let mut request = Request::new("https://api.example/items", init)?;
+    /// let mut read = Vec::new();
+    /// if let Some(body) = request.body() {
+    ///     while let Some(chunk) = body.next().await {
+    ///         read.extend_from_slice(&chunk?);
+    ///     }
+    /// }
+    /// assert_eq!(read, b"upload");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(&mut self) -> Option<&mut Body> {
         self.body.as_mut()
     }
 
     /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused): whether the body has
     /// been read.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let init = RequestInit { method: Some("POST".into()), body: Some("once".into()), ..RequestInit::default() };
+    /// let mut request = Request::new("https://api.example/items", init)?;
+    /// assert!(!request.body_used());
+    /// request.text().await?;
+    /// assert!(request.body_used());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body_used(&self) -> bool {
         self.body.as_ref().is_some_and(Body::is_disturbed)
     }
 
     /// [`clone()`](https://fetch.spec.whatwg.org/#dom-request-clone): a copy whose body is a
     /// tee of this one's.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// let init = RequestInit { method: Some("POST".into()), body: Some("twice".into()), ..RequestInit::default() };
+    /// let mut request = Request::new("https://api.example/items", init)?;
+    /// let mut copy = request.try_clone()?;
+    /// assert_eq!(copy.text().await?, "twice");
+    /// assert_eq!(request.text().await?, "twice");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` if the body has been used.
