@@ -369,6 +369,14 @@ struct Inner {
 
 impl Error {
     /// An error of `kind` with a message saying what was wrong.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, ErrorKind};
+    ///
+    /// // A `Transport` or a cookie provider saying why it could not go on.
+    /// let error = Error::new(ErrorKind::InvalidStateError, "the store is closed");
+    /// assert_eq!((error.kind(), error.message()), (ErrorKind::InvalidStateError, "the store is closed"));
+    /// ```
     pub fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Error {
         Error {
             inner: Arc::new(Inner {
@@ -385,33 +393,83 @@ impl Error {
     }
 
     /// A `TypeError` with `message`.
+    ///
+    /// ```
+    /// let error = whatwg_fetch::Error::type_error("the URL has no host");
+    /// assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
+    /// assert_eq!(error.to_string(), "TypeError: the URL has no host");
+    /// ```
     pub fn type_error(message: impl Into<Cow<'static, str>>) -> Error {
         Error::new(ErrorKind::TypeError, message)
     }
 
     /// A `RangeError` with `message`.
+    ///
+    /// ```
+    /// let error = whatwg_fetch::Error::range_error("status 99 is outside the range 200 to 599");
+    /// assert_eq!(error.kind(), whatwg_fetch::ErrorKind::RangeError);
+    /// ```
     pub fn range_error(message: impl Into<Cow<'static, str>>) -> Error {
         Error::new(ErrorKind::RangeError, message)
     }
 
     /// An `AbortError` `DOMException`, the default reason of an aborted signal.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, Error};
+    ///
+    /// let controller = AbortController::new();
+    /// controller.abort(Some(Error::abort_error()));
+    /// assert!(controller.signal().reason().is_some_and(|reason| reason.is_abort()));
+    /// ```
     pub fn abort_error() -> Error {
         Error::new(ErrorKind::AbortError, "This operation was aborted")
     }
 
     /// A `TimeoutError` `DOMException`, the reason of a signal from
     /// [`AbortSignal::timeout`](crate::AbortSignal::timeout).
+    ///
+    /// ```
+    /// let error = whatwg_fetch::Error::timeout_error();
+    /// assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TimeoutError);
+    /// // A `TimeoutError` is a cancellation too, as `AbortSignal.timeout()` makes it.
+    /// assert!(error.is_abort());
+    /// ```
     pub fn timeout_error() -> Error {
         Error::new(ErrorKind::TimeoutError, "The operation timed out")
     }
 
     /// A network error: a `TypeError` whose source is `cause`.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Error, NetworkError};
+    ///
+    /// // What a `Transport` returns for a request it could not send.
+    /// let error = Error::network(NetworkError::Other("the upstream is draining".into()));
+    /// assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Other(_))));
+    /// ```
     pub fn network(cause: NetworkError) -> Error {
         Error::type_error("network error").with_source(cause)
     }
 
     /// An error of kind [`ErrorKind::Custom`] carrying a caller's value, for abort reasons
     /// that are not exceptions (`controller.abort("why")` in JavaScript).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{AbortController, Error};
+    ///
+    /// // An abort reason that is the caller's own value, given back as it was.
+    /// #[derive(Debug, PartialEq)]
+    /// struct Shutdown { grace_seconds: u32 }
+    ///
+    /// let controller = AbortController::new();
+    /// controller.abort(Some(Error::custom("shutting down", Arc::new(Shutdown { grace_seconds: 5 }))));
+    /// let reason = controller.signal().reason().expect("aborted");
+    /// let payload = reason.payload().and_then(|payload| payload.downcast_ref::<Shutdown>());
+    /// assert_eq!(payload, Some(&Shutdown { grace_seconds: 5 }));
+    /// ```
     pub fn custom(
         message: impl Into<Cow<'static, str>>,
         payload: Arc<dyn Any + Send + Sync>,
@@ -420,6 +478,15 @@ impl Error {
     }
 
     /// This error with `source` as its cause.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// use whatwg_fetch::Error;
+    ///
+    /// let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "cache.db is read-only");
+    /// let error = Error::type_error("the cache cannot be written").with_source(io);
+    /// assert_eq!(error.source().map(|source| source.to_string()).as_deref(), Some("cache.db is read-only"));
+    /// ```
     pub fn with_source(self, source: impl Into<BoxError>) -> Error {
         let source: BoxError = source.into();
         let inner = self.into_inner();
@@ -433,6 +500,14 @@ impl Error {
 
     /// This error carrying `payload`, a value the caller wants back unchanged (the
     /// JavaScript value of an abort reason, for example).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Error;
+    ///
+    /// let error = Error::abort_error().with_payload(Arc::new(42u32));
+    /// assert_eq!(error.payload().and_then(|payload| payload.downcast_ref::<u32>()), Some(&42));
+    /// ```
     pub fn with_payload(self, payload: Arc<dyn Any + Send + Sync>) -> Error {
         let inner = self.into_inner();
         Error {
@@ -533,11 +608,26 @@ impl Error {
     }
 
     /// Which JavaScript exception the spec throws here.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, ErrorKind};
+    ///
+    /// // The exception JavaScript's `fetch()` would throw: here a `TypeError` for a bad URL.
+    /// let error = Client::new().get("http://exa mple.com/").send().await.unwrap_err();
+    /// assert_eq!(error.kind(), ErrorKind::TypeError);
+    /// # });
+    /// ```
     pub fn kind(&self) -> ErrorKind {
         self.inner.kind
     }
 
     /// The message, without the cause.
+    ///
+    /// ```
+    /// let error = whatwg_fetch::Error::type_error("the URL has no host");
+    /// assert_eq!(error.message(), "the URL has no host");
+    /// ```
     pub fn message(&self) -> &str {
         &self.inner.message
     }
@@ -545,17 +635,53 @@ impl Error {
     /// The URL whose fetch failed, for the error a [`fetch`](crate::fetch) rejects with
     /// when the fetch ends in a network error: the request's current URL, the last one
     /// of its redirects.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/items", closed.local_addr().unwrap());
+    /// # drop(closed);
+    /// // `url`: a port on 127.0.0.1 that nothing listens on.
+    /// let error = whatwg_fetch::Client::new().get(&url).send().await.unwrap_err();
+    /// assert_eq!(error.url(), Some(url.as_str()));
+    /// # });
+    /// ```
     pub fn url(&self) -> Option<&str> {
         self.inner.url.as_deref()
     }
 
     /// The value attached with [`Error::with_payload`] or [`Error::custom`], if any.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Error;
+    ///
+    /// let error = Error::custom("cancelled by the user", Arc::new("tab closed"));
+    /// assert_eq!(error.payload().and_then(|payload| payload.downcast_ref::<&str>()), Some(&"tab closed"));
+    /// assert!(Error::abort_error().payload().is_none());
+    /// ```
     pub fn payload(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
         self.inner.payload.as_ref()
     }
 
     /// The network error behind a rejected fetch, if any: the first [`NetworkError`] in the
     /// chain of sources.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/items", closed.local_addr().unwrap());
+    /// # drop(closed);
+    /// // `url`: a port on 127.0.0.1 that nothing listens on.
+    /// let error = Client::new().get(&url).send().await.unwrap_err();
+    /// match error.network_error() {
+    ///     Some(NetworkError::Connect(cause)) => eprintln!("connection refused: {cause}"),
+    ///     other => panic!("another error: {other:?}"),
+    /// }
+    /// # });
+    /// ```
     pub fn network_error(&self) -> Option<&NetworkError> {
         let mut source: Option<&(dyn std::error::Error + 'static)> = match &self.inner.source {
             Some(source) => Some(source.as_ref()),
@@ -571,6 +697,17 @@ impl Error {
     }
 
     /// Whether this is an `AbortError` or a `TimeoutError`: the fetch was cancelled.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{AbortController, Client};
+    ///
+    /// let controller = AbortController::new();
+    /// controller.abort(None);
+    /// let error = Client::new().get("data:,x").signal(controller.signal()).send().await.unwrap_err();
+    /// assert!(error.is_abort());
+    /// # });
+    /// ```
     pub fn is_abort(&self) -> bool {
         matches!(self.kind(), ErrorKind::AbortError | ErrorKind::TimeoutError)
     }
@@ -698,6 +835,24 @@ impl Error {
     /// refused by the redirect policy, by the request's redirect mode `error` or, to a
     /// plain `http:` URL, by an [`https_only`](crate::ClientBuilder::https_only) client, an
     /// invalid `Location`, or one that needed a streamed body again.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/old", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 302 Found\r\nlocation: /new\r\ncontent-length: 0\r\n\r\n").await;
+    /// # });
+    /// use whatwg_fetch::{Client, RequestRedirect};
+    ///
+    /// // `url` answers with a redirect, which this request does not accept.
+    /// let error = Client::new().get(&url).redirect(RequestRedirect::Error).send().await.unwrap_err();
+    /// assert!(error.is_redirect());
+    /// # });
+    /// ```
     pub fn is_redirect(&self) -> bool {
         matches!(
             self.network_error(),
@@ -714,6 +869,17 @@ impl Error {
 
     /// Whether the body could not be decoded: a content coding that did not decode (or too
     /// many of them), or a body that is not the JSON asked for (a `SyntaxError`).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("<html>".into()), ResponseInit::default())?;
+    /// let error = response.json::<serde_json::Value>().await.unwrap_err();
+    /// assert!(error.is_decode());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_decode(&self) -> bool {
         self.kind() == ErrorKind::SyntaxError
             || matches!(
@@ -725,12 +891,41 @@ impl Error {
     /// Whether the error ended the read of a response's body, after its head had arrived:
     /// the connection failed or timed out in the middle of it, it was shorter or longer
     /// than its `Content-Length`, it passed a size limit, or it did not decode.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Promises 100 bytes, sends 5, and closes the connection.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nhello").await;
+    /// # });
+    /// let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+    /// // The head came; the body did not come whole.
+    /// let error = response.text().await.unwrap_err();
+    /// assert!(error.is_body());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_body(&self) -> bool {
         self.inner.in_body
     }
 
     /// Whether this is the error of a response whose status is a client or server error,
     /// from [`Response::error_for_status`](crate::Response::error_for_status).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let response = Response::new(None, ResponseInit { status: 503, ..ResponseInit::default() })?;
+    /// let error = response.error_for_status().unwrap_err();
+    /// assert!(error.is_status());
+    /// assert_eq!(error.status(), Some(whatwg_fetch::StatusCode::SERVICE_UNAVAILABLE));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn is_status(&self) -> bool {
         self.inner.kind == ErrorKind::HttpStatus
     }
@@ -802,6 +997,14 @@ impl Error {
     }
 
     /// Whether both errors are the same value: clones of one error compare equal.
+    ///
+    /// ```
+    /// let error = whatwg_fetch::Error::abort_error();
+    /// let copy = error.clone();
+    /// assert!(error.same(&copy));
+    /// // Equal in every field, but another error.
+    /// assert!(!error.same(&whatwg_fetch::Error::abort_error()));
+    /// ```
     pub fn same(&self, other: &Error) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }

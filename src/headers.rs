@@ -132,6 +132,16 @@ pub enum HeadersInit {
 impl Headers {
     /// Empty headers with guard [`HeadersGuard::None`]:
     /// [`new Headers()`](https://fetch.spec.whatwg.org/#dom-headers).
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let mut headers = Headers::new();
+    /// headers.append("Accept", "application/json")?;
+    /// headers.append("Accept", "text/plain")?;
+    /// assert_eq!(headers.get("accept")?.as_deref(), Some("application/json, text/plain"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn new() -> Headers {
         Headers::default()
     }
@@ -192,6 +202,14 @@ impl Headers {
     }
 
     /// The [guard](https://fetch.spec.whatwg.org/#concept-headers-guard).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Headers, HeadersGuard, Response};
+    ///
+    /// assert_eq!(Headers::new().guard(), HeadersGuard::None);
+    /// // A network error's headers can never change.
+    /// assert_eq!(Response::error().headers().guard(), HeadersGuard::Immutable);
+    /// ```
     pub fn guard(&self) -> HeadersGuard {
         self.guard
     }
@@ -213,6 +231,17 @@ impl Headers {
     /// Whether, under the `request` guard, [forbidden request-headers](is_forbidden_request_header)
     /// are ignored as the spec says (`true`, the default) or kept (`false`, for a server-side
     /// runtime, which has no user agent to protect). No other guard looks at it.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit};
+    ///
+    /// // A request made server-side keeps what a browser would drop (`Host`, `Cookie`, …).
+    /// let init = RequestInit { headers: Some(vec![("cookie", "a=1")].into()), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/", init)?;
+    /// assert!(!request.headers().filters_forbidden_request_headers());
+    /// assert_eq!(request.headers().get("cookie")?.as_deref(), Some("a=1"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn filters_forbidden_request_headers(&self) -> bool {
         self.filters_forbidden_request_headers
     }
@@ -225,6 +254,16 @@ impl Headers {
 
     /// The [header list](https://fetch.spec.whatwg.org/#concept-headers-header-list), exact:
     /// names in the case they were first given, in order.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("X-B", "2"), ("x-a", "1"), ("X-B", "3")])?;
+    /// // The list as given: names in their case, in order, not combined.
+    /// let names: Vec<&[u8]> = headers.header_list().iter_bytes().map(|(name, _)| &name[..]).collect();
+    /// assert_eq!(names, [&b"X-B"[..], b"x-a", b"X-B"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn header_list(&self) -> &HeaderList {
         &self.header_list
     }
@@ -235,6 +274,14 @@ impl Headers {
     }
 
     /// The header list, giving up the guard.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let list = Headers::from_init([("accept", "*/*")])?.into_header_list();
+    /// assert_eq!(list.len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn into_header_list(self) -> HeaderList {
         self.header_list
     }
@@ -276,6 +323,19 @@ impl Headers {
     /// `value`): the [`append(name, value)`](https://fetch.spec.whatwg.org/#dom-headers-append)
     /// method. `value` is [normalized](normalize_header_value) first; the guard may ignore the
     /// header.
+    ///
+    /// ```
+    /// use whatwg_fetch::{ErrorKind, Headers};
+    ///
+    /// let mut headers = Headers::new();
+    /// // The value is normalized: leading and trailing whitespace goes.
+    /// headers.append("Cache-Control", "  no-cache ")?;
+    /// headers.append("Cache-Control", "no-store")?;
+    /// assert_eq!(headers.get("cache-control")?.as_deref(), Some("no-cache, no-store"));
+    /// // A name with a space is not a header name.
+    /// assert_eq!(headers.append("bad name", "x").unwrap_err().kind(), ErrorKind::TypeError);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -375,6 +435,16 @@ impl Headers {
     /// The [`delete(name)`](https://fetch.spec.whatwg.org/#dom-headers-delete) method: removes
     /// every header named `name`, unless the guard says to ignore it.
     ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let mut headers = Headers::from_init([("x-a", "1"), ("X-A", "2"), ("x-b", "3")])?;
+    /// headers.delete("X-a")?;
+    /// assert!(!headers.has("x-a")?);
+    /// assert!(headers.has("x-b")?);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) if `name` is not a header name or
@@ -411,6 +481,16 @@ impl Headers {
     /// The [`get(name)`](https://fetch.spec.whatwg.org/#dom-headers-get) method, as bytes:
     /// `None` if there is no such header, else the values joined by `, `, exact.
     ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init(vec![(b"x-raw".to_vec(), b"caf\xE9".to_vec())])?;
+    /// // The bytes exactly as they came (here Latin-1), where `get` would decode them as UTF-8.
+    /// assert_eq!(headers.get_bytes("x-raw")?.as_deref(), Some(&b"caf\xE9"[..]));
+    /// assert_eq!(headers.get("x-raw")?.as_deref(), Some("caf\u{FFFD}"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) if `name` is not a header name.
@@ -429,6 +509,17 @@ impl Headers {
     /// U+FFFD. (A JavaScript `ByteString` is the isomorphic decoding of the bytes instead; a
     /// binding should call `get_bytes`.)
     ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("Content-Type", "text/html"), ("Vary", "Accept"), ("vary", "Cookie")])?;
+    /// assert_eq!(headers.get("content-type")?.as_deref(), Some("text/html"));
+    /// // Several headers of one name come as one value, joined by ", ".
+    /// assert_eq!(headers.get("Vary")?.as_deref(), Some("Accept, Cookie"));
+    /// assert_eq!(headers.get("etag")?, None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) if `name` is not a header name.
@@ -438,6 +529,14 @@ impl Headers {
 
     /// The [`getSetCookie()`](https://fetch.spec.whatwg.org/#dom-headers-getsetcookie) method,
     /// as bytes: the values of every `Set-Cookie` header, in order, never combined.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("set-cookie", "a=1"), ("set-cookie", "b=2; Path=/")])?;
+    /// assert_eq!(headers.get_set_cookie_bytes(), [&b"a=1"[..], b"b=2; Path=/"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn get_set_cookie_bytes(&self) -> Vec<Bytes> {
         // Step 1. If this's header list does not contain `Set-Cookie`, then return « ».
         // Step 2. Return the values of all headers in this's header list whose name is a
@@ -451,12 +550,30 @@ impl Headers {
 
     /// The [`getSetCookie()`](https://fetch.spec.whatwg.org/#dom-headers-getsetcookie) method:
     /// [`get_set_cookie_bytes`](Headers::get_set_cookie_bytes) decoded as lossy UTF-8.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("set-cookie", "a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT"), ("set-cookie", "b=2")])?;
+    /// // Never joined with ", ", which an `Expires` date holds too.
+    /// assert_eq!(headers.get_set_cookie(), ["a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT", "b=2"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn get_set_cookie(&self) -> Vec<String> {
         self.header_list.values(b"Set-Cookie").map(lossy).collect()
     }
 
     /// The [`has(name)`](https://fetch.spec.whatwg.org/#dom-headers-has) method: whether there
     /// is a header named `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("Authorization", "Bearer t0k3n")])?;
+    /// assert!(headers.has("authorization")?);
+    /// assert!(!headers.has("cookie")?);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -474,6 +591,15 @@ impl Headers {
     /// The [`set(name, value)`](https://fetch.spec.whatwg.org/#dom-headers-set) method: replaces
     /// every header named `name` with one (`name`, `value`). `value` is
     /// [normalized](normalize_header_value) first; the guard may ignore the header.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let mut headers = Headers::from_init([("accept", "text/html"), ("accept", "*/*")])?;
+    /// headers.set("Accept", "application/json")?;
+    /// assert_eq!(headers.get("accept")?.as_deref(), Some("application/json"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -507,6 +633,16 @@ impl Headers {
     /// The [value pairs to iterate over](https://fetch.spec.whatwg.org/#headers-class): the
     /// [sort and combine](HeaderList::sort_and_combine) of the header list, as (lowercase
     /// name, value decoded as lossy UTF-8).
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("X-B", "2"), ("x-a", "1"), ("X-B", "3")])?;
+    /// // Sorted, lowercase, combined: what JavaScript's iterator gives.
+    /// let pairs: Vec<(String, String)> = headers.iter().collect();
+    /// assert_eq!(pairs, [("x-a".into(), "1".into()), ("x-b".into(), "2, 3".into())]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn iter(&self) -> Iter {
         Iter {
             inner: self.header_list.sort_and_combine().into_iter(),
@@ -514,6 +650,15 @@ impl Headers {
     }
 
     /// The same pairs as [`iter`](Headers::iter) with exact byte values.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init(vec![(b"x-raw".to_vec(), b"\xFF".to_vec())])?;
+    /// let (name, value) = headers.iter_bytes().next().expect("one header");
+    /// assert_eq!((name.as_str(), &value[..]), ("x-raw", &b"\xFF"[..]));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn iter_bytes(&self) -> IterBytes {
         IterBytes {
             inner: self.header_list.sort_and_combine().into_iter(),
@@ -521,16 +666,40 @@ impl Headers {
     }
 
     /// `entries()`: the same as [`iter`](Headers::iter).
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("accept", "*/*")])?;
+    /// assert_eq!(headers.entries().collect::<Vec<_>>(), [("accept".to_owned(), "*/*".to_owned())]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn entries(&self) -> Iter {
         self.iter()
     }
 
     /// `keys()`: the names of [`iter`](Headers::iter), `set-cookie` once per value.
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("set-cookie", "a=1"), ("Accept", "*/*"), ("set-cookie", "b=2")])?;
+    /// assert_eq!(headers.keys().collect::<Vec<_>>(), ["accept", "set-cookie", "set-cookie"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn keys(&self) -> impl Iterator<Item = String> {
         self.iter().map(|(name, _)| name)
     }
 
     /// `values()`: the values of [`iter`](Headers::iter).
+    ///
+    /// ```
+    /// use whatwg_fetch::Headers;
+    ///
+    /// let headers = Headers::from_init([("x-b", "2"), ("x-a", "1")])?;
+    /// assert_eq!(headers.values().collect::<Vec<_>>(), ["1", "2"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn values(&self) -> impl Iterator<Item = String> {
         self.iter().map(|(_, value)| value)
     }
