@@ -341,6 +341,13 @@ pub struct AbortController {
 impl AbortController {
     /// [`new AbortController()`](https://dom.spec.whatwg.org/#dom-abortcontroller-abortcontroller):
     /// a controller with a new signal that is not aborted.
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// assert!(!controller.signal().aborted());
+    /// ```
     pub fn new() -> AbortController {
         // Step 1. Let signal be a new AbortSignal object.
         let signal = AbortSignal::new_signal();
@@ -350,6 +357,16 @@ impl AbortController {
 
     /// [`signal`](https://dom.spec.whatwg.org/#dom-abortcontroller-signal): this controller's
     /// signal, the same signal on every call ([`AbortSignal::same`]).
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// // Hand the signal to the work to cancel (a `RequestInit`, a builder's `signal`); keep the
+    /// // controller to cancel it with.
+    /// let signal = controller.signal();
+    /// assert!(signal.same(&controller.signal()));
+    /// ```
     pub fn signal(&self) -> AbortSignal {
         self.signal.clone()
     }
@@ -360,6 +377,17 @@ impl AbortController {
     /// Does nothing if the signal is already aborted: the first reason stays. Otherwise the
     /// abort algorithms and `abort` event listeners run on this thread before this returns
     /// (see the [module documentation](self) for the order).
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, Error};
+    ///
+    /// let controller = AbortController::new();
+    /// controller.abort(Some(Error::type_error("the user left")));
+    /// // A second abort changes nothing: the first reason stays.
+    /// controller.abort(None);
+    /// let reason = controller.signal().reason().expect("aborted");
+    /// assert_eq!(reason.message(), "the user left");
+    /// ```
     pub fn abort(&self, reason: Option<Error>) {
         self.signal_abort(reason);
     }
@@ -430,6 +458,15 @@ impl AbortSignal {
     /// `reason` is `None`.
     ///
     /// No abort algorithm or event ever runs for it.
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortSignal;
+    ///
+    /// // Already aborted: for an operation that must not start.
+    /// let signal = AbortSignal::abort(None);
+    /// assert!(signal.aborted());
+    /// assert!(signal.reason().is_some_and(|reason| reason.is_abort()));
+    /// ```
     pub fn abort(reason: Option<Error>) -> AbortSignal {
         // Step 1. Let signal be a new AbortSignal object.
         let signal = AbortSignal::new_signal();
@@ -524,6 +561,19 @@ impl AbortSignal {
     /// first such signal's reason. A signal from `any` given as input is replaced by its own
     /// sources, so chains of `any` do not grow. With no signals, the new signal is never
     /// aborted.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, AbortSignal};
+    ///
+    /// // Cancelled by the user or by shutdown, whichever comes first.
+    /// let user = AbortController::new();
+    /// let shutdown = AbortController::new();
+    /// let either = AbortSignal::any([&user.signal(), &shutdown.signal()]);
+    /// assert!(!either.aborted());
+    /// shutdown.abort(None);
+    /// assert!(either.aborted());
+    /// assert!(either.reason().expect("aborted").same(&shutdown.signal().reason().expect("aborted")));
+    /// ```
     pub fn any<'a>(signals: impl IntoIterator<Item = &'a AbortSignal>) -> AbortSignal {
         // The static any(signals) method steps are to return the result of creating a
         // dependent abort signal from signals using AbortSignal and the current realm.
@@ -533,6 +583,16 @@ impl AbortSignal {
 
     /// [`aborted`](https://dom.spec.whatwg.org/#dom-abortsignal-aborted): whether this signal
     /// is aborted.
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// let signal = controller.signal();
+    /// assert!(!signal.aborted());
+    /// controller.abort(None);
+    /// assert!(signal.aborted());
+    /// ```
     pub fn aborted(&self) -> bool {
         // The aborted getter steps are to return true if this is aborted; otherwise false.
         self.shared.lock().reason.is_some()
@@ -541,6 +601,15 @@ impl AbortSignal {
     /// [`reason`](https://dom.spec.whatwg.org/#dom-abortsignal-reason): the abort reason, the
     /// very error the signal was aborted with ([`Error::same`]), or `None` if it is not
     /// aborted.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, ErrorKind};
+    ///
+    /// let controller = AbortController::new();
+    /// assert!(controller.signal().reason().is_none());
+    /// controller.abort(None);
+    /// assert_eq!(controller.signal().reason().map(|reason| reason.kind()), Some(ErrorKind::AbortError));
+    /// ```
     pub fn reason(&self) -> Option<Error> {
         // The reason getter steps are to return this's abort reason.
         self.shared.lock().reason.clone()
@@ -549,6 +618,14 @@ impl AbortSignal {
     /// Whether this signal is aborted or could still be: false only for a signal that is not
     /// aborted and follows no source signal, as one from `AbortSignal::any([])` (a request
     /// made without a signal has one), which no controller or timer can reach.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, AbortSignal};
+    ///
+    /// assert!(AbortController::new().signal().can_abort());
+    /// // Nothing can ever abort a signal that follows no other.
+    /// assert!(!AbortSignal::any([]).can_abort());
+    /// ```
     pub fn can_abort(&self) -> bool {
         let state = self.shared.lock();
         state.reason.is_some() || !state.dependent || !state.source_signals.is_empty()
@@ -556,6 +633,21 @@ impl AbortSignal {
 
     /// [`throwIfAborted()`](https://dom.spec.whatwg.org/#dom-abortsignal-throwifaborted):
     /// `Err` with the abort reason if this signal is aborted.
+    ///
+    /// ```
+    /// use whatwg_fetch::{AbortController, AbortSignal};
+    ///
+    /// fn step(signal: &AbortSignal) -> whatwg_fetch::Result<()> {
+    ///     // Between two pieces of long work: stop with the reason if cancelled.
+    ///     signal.throw_if_aborted()?;
+    ///     Ok(())
+    /// }
+    ///
+    /// let controller = AbortController::new();
+    /// assert!(step(&controller.signal()).is_ok());
+    /// controller.abort(None);
+    /// assert!(step(&controller.signal()).unwrap_err().is_abort());
+    /// ```
     ///
     /// # Errors
     ///
@@ -578,6 +670,23 @@ impl AbortSignal {
     /// already aborted, nothing is added, as in the spec: `algorithm` is dropped without
     /// running and `None` is returned, so the caller handles the abort itself (the spec's
     /// pattern is to check [`aborted`](AbortSignal::aborted) first and reject at once).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// let seen = Arc::new(Mutex::new(None));
+    /// let kept = seen.clone();
+    /// let handle = controller.signal().add_algorithm(move |reason| {
+    ///     *kept.lock().unwrap() = Some(reason.message().to_owned());
+    /// });
+    /// assert!(handle.is_some());
+    /// controller.abort(None);
+    /// assert_eq!(seen.lock().unwrap().as_deref(), Some("This operation was aborted"));
+    /// // On a signal already aborted nothing is added: the caller handles the abort itself.
+    /// assert!(controller.signal().add_algorithm(|_| {}).is_none());
+    /// ```
     pub fn add_algorithm(
         &self,
         algorithm: impl FnOnce(&Error) + Send + 'static,
@@ -600,6 +709,21 @@ impl AbortSignal {
     ///
     /// Returns whether it was still there (false once it ran, or if `handle` is from another
     /// signal).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// let ran = Arc::new(AtomicBool::new(false));
+    /// let flag = ran.clone();
+    /// let handle = controller.signal().add_algorithm(move |_| flag.store(true, Ordering::SeqCst));
+    /// // The work finished first: the algorithm is not wanted any more.
+    /// assert!(controller.signal().remove_algorithm(handle.expect("not aborted yet")));
+    /// controller.abort(None);
+    /// assert!(!ran.load(Ordering::SeqCst));
+    /// ```
     pub fn remove_algorithm(&self, handle: AlgorithmHandle) -> bool {
         // To remove an algorithm algorithm from an AbortSignal signal, remove algorithm from
         // signal's abort algorithms.
@@ -621,6 +745,24 @@ impl AbortSignal {
     /// dependent signals. A listener added to a signal that is already aborted is kept but
     /// never called, as in the DOM. Listeners are called in the order they were added; one
     /// removed while the event is being fired is not called.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// let fired = Arc::new(AtomicUsize::new(0));
+    /// let count = fired.clone();
+    /// controller.signal().on_abort_event(move |signal| {
+    ///     assert!(signal.aborted());
+    ///     count.fetch_add(1, Ordering::SeqCst);
+    /// });
+    /// controller.abort(None);
+    /// controller.abort(None);
+    /// // Fired once, when the signal was aborted.
+    /// assert_eq!(fired.load(Ordering::SeqCst), 1);
+    /// ```
     pub fn on_abort_event(
         &self,
         listener: impl Fn(&AbortSignal) + Send + Sync + 'static,
@@ -640,6 +782,16 @@ impl AbortSignal {
     ///
     /// Returns whether it was still there (false if `handle` is from another signal or was
     /// removed before).
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let controller = AbortController::new();
+    /// let signal = controller.signal();
+    /// let handle = signal.on_abort_event(|_| unreachable!("removed before the abort"));
+    /// assert!(signal.remove_abort_event_listener(handle));
+    /// controller.abort(None);
+    /// ```
     pub fn remove_abort_event_listener(&self, handle: ListenerHandle) -> bool {
         let removed = {
             let mut state = self.shared.lock();
@@ -683,6 +835,15 @@ impl AbortSignal {
 
     /// Whether both are the same signal: a clone, or the signal of one controller fetched
     /// twice.
+    ///
+    /// ```
+    /// use whatwg_fetch::AbortController;
+    ///
+    /// let one = AbortController::new();
+    /// let two = AbortController::new();
+    /// assert!(one.signal().same(&one.signal().clone()));
+    /// assert!(!one.signal().same(&two.signal()));
+    /// ```
     pub fn same(&self, other: &AbortSignal) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
     }

@@ -252,6 +252,12 @@ impl Blob {
 
     /// The [`size`](https://w3c.github.io/FileAPI/#dfn-size) attribute: the number of bytes,
     /// known without reading them (for a file on disk, its size when the `File` was made).
+    ///
+    /// ```
+    /// use whatwg_fetch::Blob;
+    ///
+    /// assert_eq!(Blob::from_bytes("héllo".as_bytes(), "").size(), 6);
+    /// ```
     pub fn size(&self) -> u64 {
         self.bytes.len()
     }
@@ -271,12 +277,26 @@ impl Blob {
 
     /// The [`type`](https://w3c.github.io/FileAPI/#dfn-type) attribute: the blob's MIME type
     /// as given, or the empty string.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, BlobPropertyBag};
+    ///
+    /// // Lowercased by the constructor; a type that is not ASCII printable becomes empty.
+    /// let blob = Blob::new(["{}"], BlobPropertyBag { r#type: Some("Application/JSON".into()), ..Default::default() });
+    /// assert_eq!(blob.r#type(), "application/json");
+    /// ```
     pub fn r#type(&self) -> &str {
         &self.r#type
     }
 
     /// The blob's [`type`](https://w3c.github.io/FileAPI/#dfn-type); the same as
     /// [`r#type`](Self::type) without the raw identifier.
+    ///
+    /// ```
+    /// use whatwg_fetch::Blob;
+    ///
+    /// assert_eq!(Blob::from_bytes(&b"<p>"[..], "text/html").content_type(), "text/html");
+    /// ```
     pub fn content_type(&self) -> &str {
         &self.r#type
     }
@@ -315,12 +335,26 @@ impl Blob {
     /// Synchronous, so for a blob in memory only: a blob with bytes on disk
     /// ([`is_in_memory`](Self::is_in_memory) is `false`) gives the empty sequence here, its
     /// bytes are read with [`read_bytes`](Self::read_bytes).
+    ///
+    /// ```
+    /// use whatwg_fetch::Blob;
+    ///
+    /// let blob = Blob::from_bytes(&b"\x00\x01"[..], "application/octet-stream");
+    /// assert_eq!(&blob.bytes()[..], b"\x00\x01");
+    /// ```
     pub fn bytes(&self) -> Bytes {
         self.bytes.in_memory().cloned().unwrap_or_default()
     }
 
     /// The blob's bytes, borrowed. As [`bytes`](Self::bytes), for a blob in memory only: one
     /// with bytes on disk gives the empty slice.
+    ///
+    /// ```
+    /// use whatwg_fetch::Blob;
+    ///
+    /// let blob = Blob::from_bytes(&b"abc"[..], "");
+    /// assert_eq!(blob.as_bytes(), b"abc");
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.in_memory().map_or(&[], |bytes| &bytes[..])
     }
@@ -357,6 +391,19 @@ impl Blob {
     /// The [`text()`](https://w3c.github.io/FileAPI/#text-method-algo) method for a blob
     /// wherever its bytes are: [`read_bytes`](Self::read_bytes), then UTF-8 decoded as
     /// [`text`](Self::text) does.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::File;
+    ///
+    /// let path = std::env::temp_dir().join(format!("read-text-{}.txt", std::process::id()));
+    /// std::fs::write(&path, "notes on disk")?;
+    /// let file = File::from_path(&path).await?;
+    /// assert_eq!(file.read_text().await?, "notes on disk");
+    /// # std::fs::remove_file(&path).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// As [`read_bytes`](Self::read_bytes).
@@ -430,6 +477,17 @@ pub struct File {
 impl File {
     /// The [`File(fileBits, fileName, options)`](https://w3c.github.io/FileAPI/#file-constructor)
     /// constructor.
+    ///
+    /// ```
+    /// use whatwg_fetch::{File, FilePropertyBag};
+    ///
+    /// let file = File::new(
+    ///     ["name,qty\n", "lamp,2\n"],
+    ///     "order.csv",
+    ///     FilePropertyBag { r#type: Some("text/csv".into()), last_modified: Some(0), ..Default::default() },
+    /// );
+    /// assert_eq!((file.name(), file.r#type(), file.size()), ("order.csv", "text/csv", 16));
+    /// ```
     pub fn new(
         parts: impl IntoIterator<Item = impl Into<BlobPart>>,
         name: impl Into<String>,
@@ -571,22 +629,49 @@ impl File {
     }
 
     /// The [`name`](https://w3c.github.io/FileAPI/#dfn-name) attribute.
+    ///
+    /// ```
+    /// use whatwg_fetch::{File, FilePropertyBag};
+    ///
+    /// assert_eq!(File::new(["x"], "report.pdf", FilePropertyBag::default()).name(), "report.pdf");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The [`lastModified`](https://w3c.github.io/FileAPI/#dfn-lastModified) attribute, in
     /// milliseconds since the Unix epoch.
+    ///
+    /// ```
+    /// use whatwg_fetch::{File, FilePropertyBag};
+    ///
+    /// let options = FilePropertyBag { last_modified: Some(1_700_000_000_000), ..Default::default() };
+    /// assert_eq!(File::new(["x"], "x.txt", options).last_modified(), 1_700_000_000_000);
+    /// ```
     pub fn last_modified(&self) -> i64 {
         self.last_modified
     }
 
     /// The file as a [`Blob`] (its bytes and type).
+    ///
+    /// ```
+    /// use whatwg_fetch::{File, FilePropertyBag};
+    ///
+    /// let file = File::new(["abc"], "x.txt", FilePropertyBag::default());
+    /// assert_eq!(file.as_blob().size(), 3);
+    /// ```
     pub fn as_blob(&self) -> &Blob {
         &self.blob
     }
 
     /// The file's [`Blob`], dropping the name and last-modified time.
+    ///
+    /// ```
+    /// use whatwg_fetch::{File, FilePropertyBag};
+    ///
+    /// let blob = File::new(["abc"], "x.txt", FilePropertyBag::default()).into_blob();
+    /// assert_eq!(blob.text(), "abc");
+    /// ```
     pub fn into_blob(self) -> Blob {
         self.blob
     }

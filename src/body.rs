@@ -187,6 +187,17 @@ enum Inner {
 
 impl Body {
     /// An empty body: its stream closes at once, its length is 0.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// let body = Body::empty();
+    /// assert_eq!(body.length(), Some(0));
+    /// assert!(body.bytes().await?.is_empty());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn empty() -> Body {
         Body {
             stream: Inner::Empty,
@@ -200,6 +211,19 @@ impl Body {
 
     /// A body holding `bytes`: the spec's
     /// [byte sequence as a body](https://fetch.spec.whatwg.org/#byte-sequence-as-a-body).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// let body = Body::from_bytes("payload");
+    /// // Known length, and a source it can be sent again from (after a redirect, say).
+    /// assert_eq!(body.length(), Some(7));
+    /// assert!(body.source().is_some());
+    /// assert_eq!(body.text().await?, "payload");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn from_bytes(bytes: impl Into<Bytes>) -> Body {
         let bytes = bytes.into();
         Body {
@@ -251,6 +275,20 @@ impl Body {
     /// needs it again fails, as the spec says.
     ///
     /// Each item is one chunk; an `Err` errors the stream and is what a reader gets.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::Body;
+    ///
+    /// let chunks = futures_util::stream::iter(["one ", "two"].map(|chunk| Ok::<_, std::io::Error>(Bytes::from(chunk))));
+    /// let body = Body::from_stream(chunks);
+    /// // A stream is read once: no length, no source to send again.
+    /// assert_eq!((body.length(), body.source().is_none()), (None, true));
+    /// assert_eq!(body.text().await?, "one two");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn from_stream<S, E>(stream: S) -> Body
     where
         S: Stream<Item = std::result::Result<Bytes, E>> + Send + 'static,
@@ -274,6 +312,18 @@ impl Body {
     ///
     /// An error of the stream errors the body with a `TypeError` whose cause is the
     /// [`NetworkError`].
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::{Body, NetworkError};
+    ///
+    /// // A transport's body that breaks off: the reader gets a `TypeError` naming the cause.
+    /// let chunks = futures_util::stream::iter([Ok(Bytes::from_static(b"par")), Err(NetworkError::LengthMismatch)]);
+    /// let error = Body::from_network(chunks).bytes().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::LengthMismatch)));
+    /// # });
+    /// ```
     pub fn from_network<S>(body: S) -> Body
     where
         S: Stream<Item = std::result::Result<Bytes, NetworkError>> + Send + 'static,
@@ -289,6 +339,15 @@ impl Body {
     }
 
     /// A body whose stream is already errored with `error`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Body, Error};
+    ///
+    /// let body = Body::errored(Error::type_error("the upload was cancelled"));
+    /// assert_eq!(body.bytes().await.unwrap_err().message(), "the upload was cancelled");
+    /// # });
+    /// ```
     pub fn errored(error: Error) -> Body {
         Body {
             stream: Inner::Errored(error),
@@ -302,12 +361,29 @@ impl Body {
 
     /// The body's [length](https://fetch.spec.whatwg.org/#concept-body-total-bytes): known
     /// for bytes, strings, blobs and form data, `None` for streams.
+    ///
+    /// ```
+    /// use whatwg_fetch::Body;
+    ///
+    /// assert_eq!(Body::from_bytes(vec![0u8; 1024]).length(), Some(1024));
+    /// ```
     pub fn length(&self) -> Option<u64> {
         (self.length != NONE).then_some(self.length)
     }
 
     /// Sets the body's length: a network layer that knows the `Content-Length` says so.
     /// (`Some(u64::MAX)`, a length no body has, reads back as `None`.)
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::Body;
+    ///
+    /// // A stream whose length a `Content-Length` said.
+    /// let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"hello"))]);
+    /// let mut body = Body::from_stream(chunks);
+    /// body.set_length(Some(5));
+    /// assert_eq!(body.length(), Some(5));
+    /// ```
     pub fn set_length(&mut self, length: Option<u64>) {
         self.length = length.unwrap_or(NONE);
     }
@@ -364,6 +440,13 @@ impl Body {
     /// `None` for a stream body, which cannot be sent twice, and for a source with bytes in
     /// a file on disk (a [`File::from_path`](crate::File::from_path) or a form holding one),
     /// which are not in memory to give.
+    ///
+    /// ```
+    /// use whatwg_fetch::Body;
+    ///
+    /// let body = Body::from_bytes("again");
+    /// assert_eq!(body.source().map(|bytes| &bytes[..]), Some(&b"again"[..]));
+    /// ```
     pub fn source(&self) -> Option<&Bytes> {
         self.source.as_ref().and_then(BlobBytes::in_memory)
     }
@@ -382,11 +465,35 @@ impl Body {
 
     /// Whether the stream has been read from or cancelled
     /// ([disturbed](https://streams.spec.whatwg.org/#is-readable-stream-disturbed)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Body;
+    ///
+    /// let mut body = Body::from_bytes("abc");
+    /// assert!(!body.is_disturbed());
+    /// body.next().await;
+    /// assert!(body.is_disturbed());
+    /// # });
+    /// ```
     pub fn is_disturbed(&self) -> bool {
         self.disturbed
     }
 
     /// Marks the stream disturbed without reading it: what cancelling a stream does.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some("not wanted".into()), ResponseInit::default())?;
+    /// if let Some(body) = response.body() {
+    ///     body.cancel();
+    /// }
+    /// // Cancelled is used: the body cannot be read any more.
+    /// assert!(response.body_used());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn cancel(&mut self) {
         self.disturbed = true;
         self.stream = Inner::Empty;
@@ -395,6 +502,19 @@ impl Body {
     /// Takes this body's stream, source and length into a new body, leaving this one
     /// disturbed and empty: what reading a body to its end through a reader does to the
     /// object that held it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// let mut body = Body::from_bytes("moved");
+    /// let taken = body.take_stream()?;
+    /// assert!(body.is_disturbed());
+    /// assert!(body.take_stream().is_err());
+    /// assert_eq!(taken.text().await?, "moved");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` if this body is already disturbed
@@ -424,6 +544,20 @@ impl Body {
     /// Not in the spec: a body not yet read whose source has bytes on disk is not teed:
     /// the clone reads its source again, so that neither branch holds the file in memory
     /// for the other. Both read the same bytes, or fail as the file changed.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::Body;
+    ///
+    /// let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"teed"))]);
+    /// let mut body = Body::from_stream(chunks);
+    /// let copy = body.clone_body();
+    /// assert_eq!(copy.text().await?, "teed");
+    /// assert_eq!(body.text().await?, "teed");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn clone_body(&mut self) -> Body {
         if let Some(source @ BlobBytes::Segments(_)) = &self.source {
             if !self.disturbed {
@@ -450,6 +584,15 @@ impl Body {
 
     /// Reads the whole body: the spec's
     /// [fully read](https://fetch.spec.whatwg.org/#body-fully-read).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// assert_eq!(&Body::from_bytes(&b"\x01\x02"[..]).bytes().await?[..], b"\x01\x02");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// The error the stream ended with.
@@ -501,6 +644,16 @@ impl Body {
     /// Reads the whole body and [UTF-8 decodes](https://encoding.spec.whatwg.org/#utf-8-decode)
     /// it: a leading BOM is dropped, invalid sequences become U+FFFD.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// // A leading byte order mark is dropped, as UTF-8 decode says.
+    /// assert_eq!(Body::from_bytes(&b"\xEF\xBB\xBFhi"[..]).text().await?, "hi");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// The error the stream ended with.
     pub async fn text(self) -> Result<String> {
@@ -508,6 +661,16 @@ impl Body {
     }
 
     /// Reads the whole body and [parses it as JSON](https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// let numbers: Vec<u8> = Body::from_bytes("[1, 2, 3]").json().await?;
+    /// assert_eq!(numbers, [1, 2, 3]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// The stream's error, or a `SyntaxError` if the bytes are not JSON of type `T`.
@@ -931,6 +1094,25 @@ impl From<&url::Url> for BodyInit {
 
 impl BodyInit {
     /// A stream body from any stream of byte chunks.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::{BodyInit, Request, RequestDuplex, RequestInit};
+    ///
+    /// let chunks = futures_util::stream::iter(["a", "b"].map(|chunk| Ok::<_, std::io::Error>(Bytes::from(chunk))));
+    /// // A stream body needs `duplex: "half"`, as in JavaScript.
+    /// let init = RequestInit {
+    ///     method: Some("POST".into()),
+    ///     body: Some(BodyInit::stream(chunks)),
+    ///     duplex: Some(RequestDuplex::Half),
+    ///     ..RequestInit::default()
+    /// };
+    /// let mut request = Request::new("https://api.example/upload", init)?;
+    /// assert_eq!(request.text().await?, "ab");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn stream<S, E>(stream: S) -> BodyInit
     where
         S: Stream<Item = std::result::Result<Bytes, E>> + Send + 'static,
@@ -940,6 +1122,13 @@ impl BodyInit {
     }
 
     /// `None` for [`BodyInit::Null`], the body otherwise.
+    ///
+    /// ```
+    /// use whatwg_fetch::BodyInit;
+    ///
+    /// assert!(BodyInit::Null.non_null().is_none());
+    /// assert!(BodyInit::from("x").non_null().is_some());
+    /// ```
     pub fn non_null(self) -> Option<BodyInit> {
         match self {
             BodyInit::Null => None,
@@ -948,6 +1137,15 @@ impl BodyInit {
     }
 
     /// Whether this is a stream body (a `ReadableStream` in JavaScript).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use whatwg_fetch::BodyInit;
+    ///
+    /// let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"x"))]);
+    /// assert!(BodyInit::stream(chunks).is_stream());
+    /// assert!(!BodyInit::from("x").is_stream());
+    /// ```
     pub fn is_stream(&self) -> bool {
         matches!(self, BodyInit::Stream(_))
     }

@@ -86,12 +86,29 @@ impl Default for Environment {
 
 impl Environment {
     /// The server-side environment: no base URL, no origin.
+    ///
+    /// ```
+    /// use whatwg_fetch::Environment;
+    ///
+    /// let environment = Environment::server();
+    /// assert!(environment.origin().is_none() && environment.base_url().is_none());
+    /// ```
     pub fn server() -> Environment {
         Environment::default()
     }
 
     /// A browser-like environment for a document or worker at `url`: its origin is the
     /// URL's origin and relative URLs resolve against it.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Url};
+    ///
+    /// // As a page at this URL: its origin turns on CORS, and relative URLs resolve against it.
+    /// let environment = Environment::browser(Url::parse("https://app.example/inbox/")?);
+    /// assert!(environment.is_browser_like());
+    /// assert_eq!(environment.base_url().map(Url::as_str), Some("https://app.example/inbox/"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn browser(url: Url) -> Environment {
         Environment {
             origin: Some(url.origin()),
@@ -102,6 +119,15 @@ impl Environment {
 
     /// This environment with `base_url` as its API base URL, against which relative request
     /// URLs are parsed. The origin does not change.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Url};
+    ///
+    /// let environment = Environment::server().with_base_url(Url::parse("https://api.example/v2/")?);
+    /// // A base URL does not make an origin: still server-side.
+    /// assert!(!environment.is_browser_like());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_base_url(mut self, base_url: Url) -> Environment {
         self.base_url = Some(base_url);
         self
@@ -109,6 +135,15 @@ impl Environment {
 
     /// This environment with `policy` as its policy container's referrer policy: the one a
     /// request whose referrer policy is the empty string gets when it is fetched.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, ReferrerPolicy, Url};
+    ///
+    /// let page = Url::parse("https://app.example/account/settings")?;
+    /// let environment = Environment::browser(page).with_referrer_policy(ReferrerPolicy::NoReferrer);
+    /// assert_eq!(environment.referrer_policy(), ReferrerPolicy::NoReferrer);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_referrer_policy(mut self, policy: ReferrerPolicy) -> Environment {
         self.referrer_policy = policy;
         self
@@ -116,27 +151,72 @@ impl Environment {
 
     /// The policy container's referrer policy: `strict-origin-when-cross-origin` unless set
     /// with [`Environment::with_referrer_policy`].
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, ReferrerPolicy};
+    ///
+    /// assert_eq!(Environment::server().referrer_policy(), ReferrerPolicy::StrictOriginWhenCrossOrigin);
+    /// ```
     pub fn referrer_policy(&self) -> ReferrerPolicy {
         self.referrer_policy
     }
 
     /// The API base URL, if any.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Url};
+    ///
+    /// let base = Url::parse("https://api.example/v2/")?;
+    /// assert_eq!(Environment::server().with_base_url(base.clone()).base_url(), Some(&base));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn base_url(&self) -> Option<&Url> {
         self.base_url.as_ref()
     }
 
     /// The origin, if any: `None` in the server-side environment.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Url};
+    ///
+    /// let environment = Environment::browser(Url::parse("https://app.example:8443/inbox")?);
+    /// let origin = environment.origin().map(|origin| origin.ascii_serialization());
+    /// assert_eq!(origin.as_deref(), Some("https://app.example:8443"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn origin(&self) -> Option<&Origin> {
         self.origin.as_ref()
     }
 
     /// Whether this environment has an origin, so that the browser's rules apply.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Environment, Url};
+    ///
+    /// assert!(!Environment::server().is_browser_like());
+    /// assert!(Environment::browser(Url::parse("https://app.example/")?).is_browser_like());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_browser_like(&self) -> bool {
         self.origin.is_some()
     }
 
     /// The blob URL store of this environment: where `URL.createObjectURL` puts blobs and
     /// where fetching a `blob:` URL finds them.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Blob, Client, Environment};
+    ///
+    /// let environment = Arc::new(Environment::server());
+    /// // `URL.createObjectURL(blob)`: a `blob:` URL that fetches from this environment read.
+    /// let url = environment.blob_url_store().create_object_url(&environment, Blob::from_bytes(&b"in memory"[..], "text/plain"));
+    /// let client = Client::builder().environment((*environment).clone()).build()?;
+    /// assert_eq!(client.get(url.as_str()).send().await?.text().await?, "in memory");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn blob_url_store(&self) -> &BlobUrlStore {
         &self.blob_url_store
     }
