@@ -94,6 +94,14 @@ pub enum FormDataEntryValue {
 
 impl FormDataEntryValue {
     /// The string value, or `None` for a file.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("name", "Ada");
+    /// assert_eq!(form.get("name").and_then(|value| value.as_str()), Some("Ada"));
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         match self {
             FormDataEntryValue::String(value) => Some(value),
@@ -102,6 +110,16 @@ impl FormDataEntryValue {
     }
 
     /// The file value, or `None` for a string or a [`StreamedFile`].
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, FormData};
+    ///
+    /// let mut form = FormData::new();
+    /// form.append_blob("doc", Blob::from_bytes(&b"%PDF"[..], "application/pdf"), Some("a.pdf"));
+    /// let value = form.get("doc").expect("an entry");
+    /// assert!(value.as_str().is_none());
+    /// assert_eq!(value.as_file().map(|file| file.size()), Some(4));
+    /// ```
     pub fn as_file(&self) -> Option<&File> {
         match self {
             FormDataEntryValue::File(file) => Some(file),
@@ -110,6 +128,17 @@ impl FormDataEntryValue {
     }
 
     /// The [`StreamedFile`] value, or `None` for a string or a [`File`].
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append_streamed_file("upload", StreamedFile::reader(&b"..."[..], "data.bin"));
+    /// let value = form.get("upload").expect("an entry");
+    /// assert!(value.as_file().is_none());
+    /// assert_eq!(value.as_streamed_file().map(|file| file.length()), Some(None));
+    /// ```
     pub fn as_streamed_file(&self) -> Option<&StreamedFile> {
         match self {
             FormDataEntryValue::StreamedFile(file) => Some(file),
@@ -195,6 +224,25 @@ pub struct StreamedFile {
 impl StreamedFile {
     /// A file part named `name` read from `reader` to its end, of a length not known before
     /// (what reqwest's `Part::reader` is): a body holding it is sent chunked.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::form_data::StreamedFile;
+    /// use whatwg_fetch::{FormData, Request, RequestInit};
+    ///
+    /// let mut form = FormData::new();
+    /// form.append_streamed_file("log", StreamedFile::reader(&b"line 1\nline 2\n"[..], "app.log"));
+    /// // A body of it is a stream: no length before it is read, sent once.
+    /// let request = Request::new("https://logs.example/", RequestInit {
+    ///     method: Some("POST".into()),
+    ///     body: Some(form.into()),
+    ///     duplex: Some(whatwg_fetch::RequestDuplex::Half),
+    ///     ..RequestInit::default()
+    /// })?;
+    /// assert_eq!(request.headers().get("content-type")?.map(|t| t.starts_with("multipart/form-data")), Some(true));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reader(reader: impl AsyncRead + Send + 'static, name: impl Into<String>) -> Self {
         let name = name.into();
         StreamedFile {
@@ -211,6 +259,15 @@ impl StreamedFile {
     /// the body with a [`FileReadError`] of reason
     /// [`FailureReason::Length`](crate::blob::FailureReason::Length); the peer never takes
     /// a shorter body for a whole one.
+    ///
+    /// ```
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// // A reader whose length is known (a file's size, an object store's header): the body can
+    /// // have a `Content-Length`.
+    /// let part = StreamedFile::reader_with_length(&b"0123456789"[..], 10, "digits.txt");
+    /// assert_eq!((part.length(), part.r#type()), (Some(10), "text/plain"));
+    /// ```
     pub fn reader_with_length(
         reader: impl AsyncRead + Send + 'static,
         length: u64,
@@ -240,17 +297,37 @@ impl StreamedFile {
     }
 
     /// The part's file name.
+    ///
+    /// ```
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// assert_eq!(StreamedFile::reader(&b""[..], "empty.bin").name(), "empty.bin");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The part's type: the one given with [`with_type`](Self::with_type), or guessed from
     /// the name's extension, or the empty string.
+    ///
+    /// ```
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// assert_eq!(StreamedFile::reader(&b""[..], "photo.jpeg").r#type(), "image/jpeg");
+    /// assert_eq!(StreamedFile::reader(&b""[..], "blob.unknown-extension").r#type(), "");
+    /// ```
     pub fn r#type(&self) -> &str {
         &self.r#type
     }
 
     /// The number of bytes the reader was said to give, if known.
+    ///
+    /// ```
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// assert_eq!(StreamedFile::reader(&b"abc"[..], "a.txt").length(), None);
+    /// assert_eq!(StreamedFile::reader_with_length(&b"abc"[..], 3, "a.txt").length(), Some(3));
+    /// ```
     pub fn length(&self) -> Option<u64> {
         self.length
     }
@@ -448,12 +525,29 @@ pub struct FormData {
 impl FormData {
     /// The [`new FormData()`](https://xhr.spec.whatwg.org/#dom-formdata) constructor, without
     /// a form: an empty entry list.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let form = FormData::new();
+    /// assert!(form.is_empty());
+    /// ```
     pub fn new() -> FormData {
         FormData::default()
     }
 
     /// The [`append(name, value)`](https://xhr.spec.whatwg.org/#dom-formdata-append) method:
     /// add a string entry at the end.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("tag", "red");
+    /// form.append("tag", "blue");
+    /// // Entries of one name are kept apart, in order.
+    /// assert_eq!(form.get_all("tag").iter().filter_map(|value| value.as_str()).collect::<Vec<_>>(), ["red", "blue"]);
+    /// ```
     pub fn append(&mut self, name: &str, value: &str) {
         // Step 1. Let value be value if given; otherwise blobValue.
         // Step 2. Let entry be the result of creating an entry with name, value, and
@@ -542,6 +636,17 @@ impl FormData {
     /// body is sent: see [`StreamedFile`], and its constructors
     /// [`reader`](StreamedFile::reader) and
     /// [`reader_with_length`](StreamedFile::reader_with_length).
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    /// use whatwg_fetch::form_data::StreamedFile;
+    ///
+    /// // A part read from any reader as the body is sent: a socket, a pipe, a decompressor.
+    /// let reader: &[u8] = b"2026-12-07 12:00 started\n";
+    /// let mut form = FormData::new();
+    /// form.append_streamed_file("log", StreamedFile::reader_with_length(reader, 25, "run.log"));
+    /// assert_eq!(form.get("log").and_then(|value| value.as_streamed_file()).map(|file| file.name()), Some("run.log"));
+    /// ```
     pub fn append_streamed_file(&mut self, name: &str, file: StreamedFile) {
         self.entry_list
             .push((name.to_owned(), FormDataEntryValue::StreamedFile(file)));
@@ -557,6 +662,17 @@ impl FormData {
 
     /// The [`delete(name)`](https://xhr.spec.whatwg.org/#dom-formdata-delete) method: remove
     /// every entry named `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("a", "1");
+    /// form.append("a", "2");
+    /// form.append("b", "3");
+    /// form.delete("a");
+    /// assert_eq!(form.keys().collect::<Vec<_>>(), ["b"]);
+    /// ```
     pub fn delete(&mut self, name: &str) {
         // The delete(name) method steps are to remove all entries whose name is name from
         // this's entry list.
@@ -565,6 +681,16 @@ impl FormData {
 
     /// The [`get(name)`](https://xhr.spec.whatwg.org/#dom-formdata-get) method: the value of
     /// the first entry named `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("q", "first");
+    /// form.append("q", "second");
+    /// assert_eq!(form.get("q").and_then(|value| value.as_str()), Some("first"));
+    /// assert!(form.get("missing").is_none());
+    /// ```
     pub fn get(&self, name: &str) -> Option<&FormDataEntryValue> {
         // Step 1. If there is no entry whose name is name in this's entry list, then return
         // null.
@@ -578,6 +704,16 @@ impl FormData {
 
     /// The [`getAll(name)`](https://xhr.spec.whatwg.org/#dom-formdata-getall) method: the
     /// values of every entry named `name`, in order.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("id", "1");
+    /// form.append("id", "2");
+    /// assert_eq!(form.get_all("id").len(), 2);
+    /// assert!(form.get_all("missing").is_empty());
+    /// ```
     pub fn get_all(&self, name: &str) -> Vec<&FormDataEntryValue> {
         // Step 1. If there is no entry whose name is name in this's entry list, then return
         // the empty list.
@@ -592,6 +728,14 @@ impl FormData {
 
     /// The [`has(name)`](https://xhr.spec.whatwg.org/#dom-formdata-has) method: whether an
     /// entry is named `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("agree", "on");
+    /// assert!(form.has("agree") && !form.has("newsletter"));
+    /// ```
     pub fn has(&self, name: &str) -> bool {
         self.entry_list
             .iter()
@@ -601,6 +745,19 @@ impl FormData {
     /// The [`set(name, value)`](https://xhr.spec.whatwg.org/#dom-formdata-set) method:
     /// replace the first entry named `name` with a string entry and remove the others, or
     /// append one if there is none.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("page", "1");
+    /// form.append("sort", "name");
+    /// form.append("page", "7");
+    /// form.set("page", "2");
+    /// // The first `page` replaced in its place, the other removed.
+    /// let entries: Vec<_> = form.iter().map(|(name, value)| (name, value.as_str())).collect();
+    /// assert_eq!(entries, [("page", Some("2")), ("sort", Some("name"))]);
+    /// ```
     pub fn set(&mut self, name: &str, value: &str) {
         // Step 1. Let value be value if given; otherwise blobValue.
         // Step 2. Let entry be the result of creating an entry with name, value, and
@@ -612,6 +769,16 @@ impl FormData {
     /// The [`set(name, blobValue, filename)`](https://xhr.spec.whatwg.org/#dom-formdata-set-blob)
     /// method: as [`FormData::set`], with a file entry made as [`FormData::append_blob`]
     /// makes it.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, FormData};
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("avatar", "none");
+    /// form.set_blob("avatar", Blob::from_bytes(&b"\x89PNG"[..], "image/png"), Some("me.png"));
+    /// let file = form.get("avatar").and_then(|value| value.as_file()).expect("a file now");
+    /// assert_eq!((file.name(), file.r#type()), ("me.png", "image/png"));
+    /// ```
     pub fn set_blob(
         &mut self,
         name: &str,
@@ -653,6 +820,18 @@ impl FormData {
     /// The entries in order, as the [iterable
     /// declaration](https://xhr.spec.whatwg.org/#interface-formdata) (`entries()`) yields
     /// them.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("a", "1");
+    /// form.append("b", "2");
+    /// for (name, value) in form.iter() {
+    ///     println!("{name} = {:?}", value.as_str());
+    /// }
+    /// assert_eq!(form.iter().len(), 2);
+    /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &FormDataEntryValue)> {
         self.entry_list
             .iter()
@@ -660,21 +839,53 @@ impl FormData {
     }
 
     /// The entries' names in order, with repeats (`keys()`).
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("x", "1");
+    /// form.append("x", "2");
+    /// assert_eq!(form.keys().collect::<Vec<_>>(), ["x", "x"]);
+    /// ```
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
         self.entry_list.iter().map(|(name, _)| name.as_str())
     }
 
     /// The entries' values in order (`values()`).
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("x", "1");
+    /// form.append("y", "2");
+    /// assert_eq!(form.values().filter_map(|value| value.as_str()).collect::<String>(), "12");
+    /// ```
     pub fn values(&self) -> impl ExactSizeIterator<Item = &FormDataEntryValue> {
         self.entry_list.iter().map(|(_, value)| value)
     }
 
     /// The number of entries.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let mut form = FormData::new();
+    /// form.append("x", "1");
+    /// assert_eq!(form.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.entry_list.len()
     }
 
     /// Whether there are no entries.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// assert!(FormData::new().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.entry_list.is_empty()
     }
@@ -746,6 +957,21 @@ impl FormData {
     /// A part with a `filename` becomes a [`File`] (typed by its `Content-Type`, or
     /// `text/plain` without one, last modified now); any other part becomes a string,
     /// UTF-8 decoded.
+    ///
+    /// ```
+    /// use whatwg_fetch::FormData;
+    ///
+    /// let payload = b"--B\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nQ3\r\n\
+    ///     --B\r\nContent-Disposition: form-data; name=\"report\"; filename=\"q3.csv\"\r\n\
+    ///     Content-Type: text/csv\r\n\r\na,b\r\n--B--\r\n";
+    /// let form = FormData::from_multipart(payload, "B")?;
+    /// assert_eq!(form.get("title").and_then(|value| value.as_str()), Some("Q3"));
+    /// let file = form.get("report").and_then(|value| value.as_file()).expect("a file part");
+    /// assert_eq!((file.name(), file.r#type(), file.text().as_str()), ("q3.csv", "text/csv", "a,b"));
+    /// // No closing boundary: not a form.
+    /// assert!(FormData::from_multipart(b"--B\r\n", "B").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

@@ -336,6 +336,15 @@ impl MimeType {
 
     /// [Serialize a MIME type to bytes](https://mimesniff.spec.whatwg.org/#serialize-a-mime-type-to-bytes),
     /// for a `Content-Type` header value.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mime = MimeType::parse("Text/HTML; Charset=\"utf-8\"").ok_or("not a MIME type")?;
+    /// // Lowercase type and names; a value is quoted only when it must be.
+    /// assert_eq!(mime.serialize_to_bytes(), b"text/html;charset=utf-8");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn serialize_to_bytes(&self) -> Vec<u8> {
         // Step 1. Let stringSerialization be the result of serialize a MIME type with
         // mimeType.
@@ -347,24 +356,54 @@ impl MimeType {
 
     /// The [essence](https://mimesniff.spec.whatwg.org/#mime-type-essence): type, U+002F (/),
     /// subtype, such as `"text/html"`.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mime = MimeType::parse("application/json; charset=utf-8").ok_or("not a MIME type")?;
+    /// assert_eq!(mime.essence(), "application/json");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn essence(&self) -> String {
         format!("{}/{}", self.type_, self.subtype)
     }
 
     /// The [type](https://mimesniff.spec.whatwg.org/#type), in ASCII lowercase: `"text"` for
     /// `text/html`.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// assert_eq!(MimeType::parse("IMAGE/svg+xml").ok_or("not a MIME type")?.type_(), "image");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn type_(&self) -> &str {
         &self.type_
     }
 
     /// The [subtype](https://mimesniff.spec.whatwg.org/#subtype), in ASCII lowercase:
     /// `"html"` for `text/html`.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// assert_eq!(MimeType::parse("image/SVG+xml").ok_or("not a MIME type")?.subtype(), "svg+xml");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn subtype(&self) -> &str {
         &self.subtype
     }
 
     /// The [parameters](https://mimesniff.spec.whatwg.org/#parameters) as `(name, value)`
     /// pairs, in order. Names are in ASCII lowercase; values keep their case.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mime = MimeType::parse("multipart/form-data; Boundary=XyZ; charset=utf-8").ok_or("not a MIME type")?;
+    /// assert_eq!(mime.parameters().collect::<Vec<_>>(), [("boundary", "XyZ"), ("charset", "utf-8")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parameters(&self) -> impl Iterator<Item = (&str, &str)> {
         self.parameters
             .iter()
@@ -373,6 +412,15 @@ impl MimeType {
 
     /// The value of the parameter `name`, matched ASCII case-insensitively (stored names are
     /// lowercase), or `None`.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mime = MimeType::parse("text/plain; charset=ISO-8859-1").ok_or("not a MIME type")?;
+    /// assert_eq!(mime.parameter("CHARSET"), Some("ISO-8859-1"));
+    /// assert_eq!(mime.parameter("format"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parameter(&self, name: &str) -> Option<&str> {
         self.parameters
             .iter()
@@ -382,6 +430,17 @@ impl MimeType {
 
     /// [Set](https://infra.spec.whatwg.org/#map-set) the parameter `name`, in ASCII
     /// lowercase, to `value`: an existing parameter keeps its place, a new one goes last.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mut mime = MimeType::parse("text/plain").ok_or("not a MIME type")?;
+    /// mime.set_parameter("Charset", "utf-8")?;
+    /// assert_eq!(mime.to_string(), "text/plain;charset=utf-8");
+    /// // A name must be an HTTP token.
+    /// assert!(mime.set_parameter("bad name", "x").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -411,6 +470,15 @@ impl MimeType {
 
     /// [Remove](https://infra.spec.whatwg.org/#map-remove) the parameter `name`, matched
     /// ASCII case-insensitively, returning its value if it was there.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let mut mime = MimeType::parse("text/html; charset=utf-8").ok_or("not a MIME type")?;
+    /// assert_eq!(mime.remove_parameter("charset").as_deref(), Some("utf-8"));
+    /// assert_eq!(mime.to_string(), "text/html");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn remove_parameter(&mut self, name: &str) -> Option<String> {
         let index = self
             .parameters
@@ -423,6 +491,15 @@ impl MimeType {
 
     /// Whether this is an [image MIME type](https://mimesniff.spec.whatwg.org/#image-mime-type):
     /// its type is "`image`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("image/webp")?.is_image());
+    /// assert!(!parse("application/pdf")?.is_image());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_image(&self) -> bool {
         self.type_ == "image"
     }
@@ -430,6 +507,15 @@ impl MimeType {
     /// Whether this is an
     /// [audio or video MIME type](https://mimesniff.spec.whatwg.org/#audio-or-video-mime-type):
     /// its type is "`audio`" or "`video`", or its essence is "`application/ogg`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("application/ogg")?.is_audio_or_video());
+    /// assert!(!parse("image/png")?.is_audio_or_video());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_audio_or_video(&self) -> bool {
         self.type_ == "audio" || self.type_ == "video" || self.essence_is("application", "ogg")
     }
@@ -437,6 +523,15 @@ impl MimeType {
     /// Whether this is a [font MIME type](https://mimesniff.spec.whatwg.org/#font-mime-type):
     /// its type is "`font`", or its essence is one of the legacy `application/font-*` and
     /// `application/vnd.ms-*` font types.
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("font/woff2")?.is_font());
+    /// assert!(!parse("text/css")?.is_font());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_font(&self) -> bool {
         self.type_ == "font"
             || (self.type_ == "application"
@@ -455,6 +550,15 @@ impl MimeType {
     /// Whether this is a
     /// [ZIP-based MIME type](https://mimesniff.spec.whatwg.org/#zip-based-mime-type): its
     /// subtype ends in "`+zip`" or its essence is "`application/zip`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("application/epub+zip")?.is_zip_based());
+    /// assert!(!parse("application/gzip")?.is_zip_based());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_zip_based(&self) -> bool {
         self.subtype.ends_with("+zip") || self.essence_is("application", "zip")
     }
@@ -462,6 +566,15 @@ impl MimeType {
     /// Whether this is an
     /// [archive MIME type](https://mimesniff.spec.whatwg.org/#archive-mime-type): its essence
     /// is "`application/x-rar-compressed`", "`application/zip`" or "`application/x-gzip`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("application/x-gzip")?.is_archive());
+    /// assert!(!parse("application/epub+zip")?.is_archive());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_archive(&self) -> bool {
         self.type_ == "application"
             && matches!(self.subtype.as_str(), "x-rar-compressed" | "zip" | "x-gzip")
@@ -469,6 +582,15 @@ impl MimeType {
 
     /// Whether this is an [XML MIME type](https://mimesniff.spec.whatwg.org/#xml-mime-type):
     /// its subtype ends in "`+xml`" or its essence is "`text/xml`" or "`application/xml`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("image/svg+xml")?.is_xml());
+    /// assert!(!parse("text/html")?.is_xml());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_xml(&self) -> bool {
         self.subtype.ends_with("+xml")
             || self.essence_is("text", "xml")
@@ -477,6 +599,15 @@ impl MimeType {
 
     /// Whether this is an [HTML MIME type](https://mimesniff.spec.whatwg.org/#html-mime-type):
     /// its essence is "`text/html`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("text/html; charset=utf-8")?.is_html());
+    /// assert!(!parse("application/xhtml+xml")?.is_html());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_html(&self) -> bool {
         self.essence_is("text", "html")
     }
@@ -484,6 +615,15 @@ impl MimeType {
     /// Whether this is a
     /// [scriptable MIME type](https://mimesniff.spec.whatwg.org/#scriptable-mime-type): an XML
     /// MIME type, an HTML MIME type, or one whose essence is "`application/pdf`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("application/pdf")?.is_scriptable());
+    /// assert!(!parse("image/png")?.is_scriptable());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_scriptable(&self) -> bool {
         self.is_xml() || self.is_html() || self.essence_is("application", "pdf")
     }
@@ -505,6 +645,15 @@ impl MimeType {
     /// Whether this is a [JSON MIME type](https://mimesniff.spec.whatwg.org/#json-mime-type):
     /// its subtype ends in "`+json`" or its essence is "`application/json`" or
     /// "`text/json`".
+    ///
+    /// ```
+    /// use whatwg_fetch::MimeType;
+    ///
+    /// let parse = |text| MimeType::parse(text).ok_or("not a MIME type");
+    /// assert!(parse("application/problem+json")?.is_json());
+    /// assert!(!parse("text/plain")?.is_json());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_json(&self) -> bool {
         self.subtype.ends_with("+json")
             || self.essence_is("application", "json")
