@@ -333,6 +333,37 @@ impl EventSource {
     /// [`Client::event_source`] on the shared default client of [`fetch()`](crate::fetch),
     /// with the default [`EventSourceInit`].
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/events", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // One event whose data is the `Last-Event-ID` the request sent, then the stream stays open.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let last = head.lines().find_map(|l| l.strip_prefix("last-event-id: ")).unwrap_or("none").to_owned();
+    /// #     let event = format!("id: 8\ndata: after {last}\n\n");
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{event}");
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::event_source::{Event, EventSource};
+    ///
+    /// let mut source = EventSource::new(&url)?;
+    /// while let Some(event) = source.next().await {
+    ///     if let Event::Message(message) = event? {
+    ///         assert_eq!(message.data(), "after none");
+    ///         break;
+    ///     }
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// As [`Client::event_source`], or the default client's build error.
     pub fn new(url: &str) -> Result<EventSource> {
@@ -429,6 +460,18 @@ impl EventSource {
 
     /// The reconnection time until the server sets one with a `retry` field. Default
     /// [`DEFAULT_RECONNECTION_TIME`] (3 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // Until the server says otherwise with `retry`, wait 10 s before reconnecting.
+    /// let source = Client::new()
+    ///     .event_source("https://stream.example/events", Default::default())?
+    ///     .reconnection_time(Duration::from_secs(10));
+    /// # let _ = source;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn reconnection_time(mut self, time: Duration) -> EventSource {
         self.default_reconnection_time = time;
         self
@@ -441,6 +484,18 @@ impl EventSource {
     /// [`min_reconnection_time`](Self::min_reconnection_time)) up to this, with up to a
     /// quarter more at random so that many clients do not come back at once (see
     /// "Reconnection" above). Default [`DEFAULT_MAX_RECONNECTION_BACKOFF`] (60 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // A service that may be down for minutes: back off up to 5 minutes between attempts.
+    /// let source = Client::new()
+    ///     .event_source("https://stream.example/events", Default::default())?
+    ///     .max_reconnection_backoff(Duration::from_secs(300));
+    /// # let _ = source;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn max_reconnection_backoff(mut self, max: Duration) -> EventSource {
         self.max_backoff = max;
         self
@@ -491,6 +546,19 @@ impl EventSource {
 
     /// The limits on what the server's stream may make the parser hold; past one the
     /// connection fails.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::event_stream::EventStreamLimits;
+    ///
+    /// // A feed of small events: refuse a line over 64 KiB and an event over 256 KiB.
+    /// let limits = EventStreamLimits::default().max_line_length(64 << 10).max_event_size(256 << 10);
+    /// let source = Client::new()
+    ///     .event_source("https://stream.example/events", Default::default())?
+    ///     .limits(limits);
+    /// # let _ = source;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn limits(mut self, limits: EventStreamLimits) -> EventSource {
         let last_event_id = self.parser.last_event_id().to_owned();
         self.parser = EventStreamParser::with_limits(limits);
@@ -500,6 +568,39 @@ impl EventSource {
 
     /// Starts from `id` as the last event ID, sent as `Last-Event-ID` from the first
     /// request on: to resume a stream after a restart, from an ID kept elsewhere.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/events", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // One event whose data is the `Last-Event-ID` the request sent, then the stream stays open.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let last = head.lines().find_map(|l| l.strip_prefix("last-event-id: ")).unwrap_or("none").to_owned();
+    /// #     let event = format!("id: 8\ndata: after {last}\n\n");
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{event}");
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::event_source::Event;
+    ///
+    /// // Resume where the last run stopped: the server gets `Last-Event-ID: 7`.
+    /// let mut source = Client::new().event_source(&url, Default::default())?.last_event_id("7");
+    /// while let Some(event) = source.next().await {
+    ///     if let Event::Message(message) = event? {
+    ///         assert_eq!(message.data(), "after 7");
+    ///         break;
+    ///     }
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn last_event_id(mut self, id: impl Into<String>) -> EventSource {
         self.parser.set_last_event_id(id);
         self
@@ -507,24 +608,105 @@ impl EventSource {
 
     /// The [`url`](https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-url)
     /// attribute: the serialization of the event source's URL.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    ///
+    /// let source = Client::new().event_source("https://stream.example/a/../events", Default::default())?;
+    /// assert_eq!(source.url(), "https://stream.example/events");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn url(&self) -> &str {
         &self.url
     }
 
     /// The [`withCredentials`](https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-withcredentials)
     /// attribute.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, EventSourceInit};
+    ///
+    /// let init = EventSourceInit { with_credentials: true, ..EventSourceInit::default() };
+    /// let source = Client::new().event_source("https://stream.example/events", init)?;
+    /// assert!(source.with_credentials());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn with_credentials(&self) -> bool {
         self.with_credentials
     }
 
     /// The [`readyState`](https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-readystate)
     /// attribute.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/events", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // One event whose data is the `Last-Event-ID` the request sent, then the stream stays open.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let last = head.lines().find_map(|l| l.strip_prefix("last-event-id: ")).unwrap_or("none").to_owned();
+    /// #     let event = format!("id: 8\ndata: after {last}\n\n");
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{event}");
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::event_source::{Event, ReadyState};
+    ///
+    /// let mut source = Client::new().event_source(&url, Default::default())?;
+    /// assert_eq!(source.ready_state(), ReadyState::Connecting);
+    /// assert!(matches!(source.next().await, Some(Ok(Event::Open))));
+    /// assert_eq!(source.ready_state(), ReadyState::Open);
+    /// source.close();
+    /// assert_eq!(source.ready_state(), ReadyState::Closed);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn ready_state(&self) -> ReadyState {
         self.ready_state
     }
 
     /// The event source's last event ID string: the `id` of the last event dispatched,
     /// sent as `Last-Event-ID` when reconnecting.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/events", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // One event whose data is the `Last-Event-ID` the request sent, then the stream stays open.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let last = head.lines().find_map(|l| l.strip_prefix("last-event-id: ")).unwrap_or("none").to_owned();
+    /// #     let event = format!("id: 8\ndata: after {last}\n\n");
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{event}");
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::event_source::Event;
+    ///
+    /// let mut source = Client::new().event_source(&url, Default::default())?;
+    /// while let Some(event) = source.next().await {
+    ///     if let Event::Message(_) = event? {
+    ///         break;
+    ///     }
+    /// }
+    /// // Keep it to resume from later with `last_event_id`.
+    /// assert_eq!(source.current_last_event_id(), "8");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn current_last_event_id(&self) -> &str {
         self.parser.last_event_id()
     }
@@ -532,6 +714,35 @@ impl EventSource {
     /// The [`close()`](https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-close)
     /// method steps: abort any fetch of this event source and set its ready state to
     /// `CLOSED`. The stream ends; events not yet taken are dropped.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/events", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // One event whose data is the `Last-Event-ID` the request sent, then the stream stays open.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #     let last = head.lines().find_map(|l| l.strip_prefix("last-event-id: ")).unwrap_or("none").to_owned();
+    /// #     let event = format!("id: 8\ndata: after {last}\n\n");
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{event}");
+    /// #     let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let mut source = Client::new().event_source(&url, Default::default())?;
+    /// source.next().await;
+    /// source.close();
+    /// // The stream ends: no more events, no reconnection.
+    /// assert!(source.next().await.is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn close(&mut self) {
         // Step 1. Abort any instances of the fetch algorithm started for this EventSource
         // object: dropping the fetch, or the body, aborts it.

@@ -56,6 +56,14 @@ impl EventStreamLimits {
     /// The longest line, in bytes, without its end of line. Default
     /// [`DEFAULT_MAX_LINE_LENGTH`] (8 MiB): room for a `data` line of a large JSON
     /// document, as streaming APIs send.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::{EventStreamLimits, EventStreamParser};
+    ///
+    /// let mut parser = EventStreamParser::with_limits(EventStreamLimits::default().max_line_length(16));
+    /// // A line longer than that, its end not in sight, fails the stream.
+    /// assert!(parser.feed(b"data: this line is far too long").is_err());
+    /// ```
     pub fn max_line_length(mut self, bytes: usize) -> EventStreamLimits {
         self.max_line_length = bytes;
         self
@@ -63,6 +71,15 @@ impl EventStreamLimits {
 
     /// The most bytes of one event's data (the data buffer: its `data` lines with a line
     /// feed after each). Default [`DEFAULT_MAX_EVENT_SIZE`] (16 MiB).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::{EventStreamLimits, EventStreamParser};
+    ///
+    /// let mut parser = EventStreamParser::with_limits(EventStreamLimits::default().max_event_size(8));
+    /// // Two lines of four bytes, each with its line feed: ten bytes of data, over eight.
+    /// let read = parser.feed(b"data: 1234\ndata: 5678\n\n").and_then(|()| parser.try_next_event());
+    /// assert!(read.is_err());
+    /// ```
     pub fn max_event_size(mut self, bytes: usize) -> EventStreamLimits {
         self.max_event_size = bytes;
         self
@@ -109,6 +126,14 @@ pub struct MessageEvent {
 
 impl MessageEvent {
     /// A message event of type `type` with `data`, as a test or a mock builds one.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::MessageEvent;
+    ///
+    /// // As a test's mock stream gives one.
+    /// let event = MessageEvent::new("update", r#"{"id": 3}"#, "3", "https://stream.example");
+    /// assert_eq!((event.r#type(), event.last_event_id()), ("update", "3"));
+    /// ```
     pub fn new(
         r#type: impl Into<String>,
         data: impl Into<String>,
@@ -125,6 +150,16 @@ impl MessageEvent {
 
     /// The event's type: `"message"` unless the stream named another with an `event`
     /// field (the JavaScript event's `type`).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"data: a\n\nevent: price\ndata: b\n\n")?;
+    /// let types: Vec<String> = std::iter::from_fn(|| parser.next_event()).map(|event| event.r#type().to_owned()).collect();
+    /// assert_eq!(types, ["message", "price"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     #[doc(alias = "event")]
     #[doc(alias = "event_type")]
     pub fn r#type(&self) -> &str {
@@ -132,11 +167,27 @@ impl MessageEvent {
     }
 
     /// The event's data: its `data` lines joined with line feeds.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"data: line one\ndata: line two\n\n")?;
+    /// assert_eq!(parser.next_event().map(|event| event.data().to_owned()).as_deref(), Some("line one\nline two"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn data(&self) -> &str {
         &self.data
     }
 
     /// The event's data, taken.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::MessageEvent;
+    ///
+    /// let data: String = MessageEvent::new("message", "payload", "", "").into_data();
+    /// assert_eq!(data, "payload");
+    /// ```
     pub fn into_data(self) -> String {
         self.data
     }
@@ -172,11 +223,29 @@ impl MessageEvent {
 
     /// The serialization of the origin of the event stream's final URL (after
     /// redirects), as `https://example.com`; empty when the parser was fed by hand.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::MessageEvent;
+    ///
+    /// let event = MessageEvent::new("message", "x", "", "https://stream.example");
+    /// assert_eq!(event.origin(), "https://stream.example");
+    /// ```
     pub fn origin(&self) -> &str {
         &self.origin
     }
 
     /// The last event ID the stream set with an `id` field, at this event; empty if none.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n")?;
+    /// let ids: Vec<String> = std::iter::from_fn(|| parser.next_event()).map(|event| event.last_event_id().to_owned()).collect();
+    /// // An ID stays until another `id` field, an empty one clearing it.
+    /// assert_eq!(ids, ["1", "1", ""]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     #[doc(alias = "id")]
     pub fn last_event_id(&self) -> &str {
         &self.last_event_id
@@ -261,11 +330,28 @@ pub struct EventStreamParser {
 
 impl EventStreamParser {
     /// A parser with the default [`EventStreamLimits`].
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"data: hello\n\n")?;
+    /// assert_eq!(parser.next_event().map(|event| event.into_data()).as_deref(), Some("hello"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn new() -> EventStreamParser {
         EventStreamParser::with_limits(EventStreamLimits::default())
     }
 
     /// A parser held to `limits`.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::{EventStreamLimits, EventStreamParser};
+    ///
+    /// // A feed of small events: a line over 64 KiB is not one of them.
+    /// let parser = EventStreamParser::with_limits(EventStreamLimits::default().max_line_length(64 * 1024));
+    /// # let _ = parser;
+    /// ```
     pub fn with_limits(limits: EventStreamLimits) -> EventStreamParser {
         EventStreamParser {
             limits,
@@ -285,6 +371,16 @@ impl EventStreamParser {
     }
 
     /// The origin the events carry (the serialization of the stream's final URL's origin).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.set_origin("https://stream.example");
+    /// parser.feed(b"data: x\n\n")?;
+    /// assert_eq!(parser.next_event().map(|event| event.origin().to_owned()).as_deref(), Some("https://stream.example"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn set_origin(&mut self, origin: impl Into<String>) {
         self.origin = origin.into();
     }
@@ -297,6 +393,20 @@ impl EventStreamParser {
     /// its start, so an event without an `id` field on a reconnected stream would reset
     /// the event source's last event ID. Browsers start the buffer at the event source's
     /// last event ID string instead, and WPT (`format-field-id-2.any.js`) expects it.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"id: 41\ndata: first\n\ndata: cut sh")?;
+    /// assert!(parser.next_event().is_some());
+    /// // The connection dropped: the next stream starts clean, the last event ID stays.
+    /// parser.restart();
+    /// parser.feed(b"data: second\n\n")?;
+    /// let event = parser.next_event().expect("an event");
+    /// assert_eq!((event.data(), event.last_event_id()), ("second", "41"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn restart(&mut self) {
         self.pending.clear();
         self.scanned = 0;
@@ -311,12 +421,34 @@ impl EventStreamParser {
 
     /// The event source's last event ID string: the `id` of the last event dispatched
     /// (empty if none, or if the stream cleared it).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"id: 7\ndata: x\n\n")?;
+    /// parser.next_event();
+    /// // What `Last-Event-ID` carries when the event source reconnects.
+    /// assert_eq!(parser.last_event_id(), "7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn last_event_id(&self) -> &str {
         &self.last_event_id
     }
 
     /// Sets the last event ID, as an event source resumed from a stored one starts
     /// (`Last-Event-ID` on its first request).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// // Resuming from an ID stored by an earlier run.
+    /// parser.set_last_event_id("1024");
+    /// parser.feed(b"data: next\n\n")?;
+    /// assert_eq!(parser.next_event().map(|event| event.last_event_id().to_owned()).as_deref(), Some("1024"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn set_last_event_id(&mut self, id: impl Into<String>) {
         self.last_event_id = Arc::from(id.into());
         self.last_event_id_buffer = Arc::clone(&self.last_event_id);
@@ -324,12 +456,36 @@ impl EventStreamParser {
 
     /// The event stream's reconnection time, from the last valid `retry` field; `None`
     /// when the stream sent none.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// assert_eq!(parser.reconnection_time(), None);
+    /// parser.feed(b"retry: 2500\n\n")?;
+    /// parser.next_event();
+    /// assert_eq!(parser.reconnection_time(), Some(Duration::from_millis(2500)));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn reconnection_time(&self) -> Option<Duration> {
         self.reconnection_time
     }
 
     /// Takes `bytes` of the stream. Nothing is parsed until
     /// [`next_event`](Self::next_event) asks.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// // Bytes come in any pieces: an event is complete at its blank line.
+    /// parser.feed(b"event: tick\nda")?;
+    /// assert!(parser.next_event().is_none());
+    /// parser.feed(b"ta: 1\n\n")?;
+    /// assert_eq!(parser.next_event().map(|event| event.r#type().to_owned()).as_deref(), Some("tick"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` naming the limit when the line being read is longer than
@@ -348,6 +504,19 @@ impl EventStreamParser {
 
     /// The next complete event, if the bytes fed hold one. Each call parses on from where
     /// the last one stopped.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b": a comment\ndata: a\n\ndata: b\n\n")?;
+    /// let mut data = Vec::new();
+    /// while let Some(event) = parser.next_event() {
+    ///     data.push(event.into_data());
+    /// }
+    /// assert_eq!(data, ["a", "b"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn next_event(&mut self) -> Option<MessageEvent> {
         if self.ready.is_empty() && !self.failed {
             // An error is kept in `failed` and given by the next `feed` or `try_next_event`.
@@ -357,6 +526,17 @@ impl EventStreamParser {
     }
 
     /// [`next_event`](Self::next_event) that reports a limit passed.
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::{EventStreamLimits, EventStreamParser};
+    ///
+    /// let mut parser = EventStreamParser::with_limits(EventStreamLimits::default().max_event_size(4));
+    /// parser.feed(b"data: 12\n\ndata: 123456\n\n")?;
+    /// assert_eq!(parser.try_next_event()?.map(|event| event.into_data()).as_deref(), Some("12"));
+    /// // The second event's data is over the limit: an error, where `next_event` says `None`.
+    /// assert!(parser.try_next_event().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`feed`](Self::feed), and when an event's data passes
@@ -371,6 +551,18 @@ impl EventStreamParser {
 
     /// The end of the stream: "any pending data must be discarded" (an incomplete event,
     /// and a last line without an end of line, are not dispatched).
+    ///
+    /// ```
+    /// use whatwg_fetch::event_stream::EventStreamParser;
+    ///
+    /// let mut parser = EventStreamParser::new();
+    /// parser.feed(b"data: complete\n\ndata: never finished\n")?;
+    /// parser.finish();
+    /// assert_eq!(parser.next_event().map(|event| event.into_data()).as_deref(), Some("complete"));
+    /// // An event without its blank line is discarded at the end of the stream.
+    /// assert!(parser.next_event().is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn finish(&mut self) {
         self.pending.clear();
         self.scanned = 0;
@@ -610,17 +802,58 @@ impl EventStream {
     }
 
     /// The stream held to `limits` in place of the defaults; call it before the first read.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::event_stream::EventStreamLimits;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let response = Response::new(Some("data: 0123456789\n\n".into()), ResponseInit::default())?;
+    /// let mut events = response.event_stream().limits(EventStreamLimits::default().max_event_size(4));
+    /// assert!(events.next().await.expect("an item").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn limits(mut self, limits: EventStreamLimits) -> EventStream {
         self.parser.limits = limits;
         self
     }
 
     /// The stream's reconnection time, from its last `retry` field so far.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let body = "retry: 3000\nid: 9\ndata: hello\n\n";
+    /// let response = Response::new(Some(body.into()), ResponseInit::default())?;
+    /// let mut events = response.event_stream();
+    /// events.next().await;
+    /// assert_eq!(events.reconnection_time(), Some(std::time::Duration::from_secs(3)));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reconnection_time(&self) -> Option<Duration> {
         self.parser.reconnection_time()
     }
 
     /// The last event ID so far.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::{Response, ResponseInit};
+    ///
+    /// let body = "retry: 3000\nid: 9\ndata: hello\n\n";
+    /// let response = Response::new(Some(body.into()), ResponseInit::default())?;
+    /// let mut events = response.event_stream();
+    /// events.next().await;
+    /// assert_eq!(events.last_event_id(), "9");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn last_event_id(&self) -> &str {
         self.parser.last_event_id()
     }
