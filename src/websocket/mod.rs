@@ -142,6 +142,16 @@ pub struct WebSocketLimits {
 impl WebSocketLimits {
     /// The largest frame payload, in bytes, refused from its header before any of it is
     /// read. Default [`DEFAULT_MAX_FRAME_SIZE`] (16 MiB).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // A chat of short messages: no frame over 1 MiB.
+    /// let limits = WebSocketLimits::default().max_frame_size(1 << 20);
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn max_frame_size(mut self, bytes: usize) -> WebSocketLimits {
         self.max_frame_size = bytes;
         self
@@ -150,6 +160,16 @@ impl WebSocketLimits {
     /// The largest message, in bytes, its fragments together and, for a compressed
     /// message, once inflated (the decompression-bomb cap). Default
     /// [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // Messages, compressed or not, of at most 4 MiB once whole.
+    /// let limits = WebSocketLimits::default().max_message_size(4 << 20);
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn max_message_size(mut self, bytes: usize) -> WebSocketLimits {
         self.max_message_size = bytes;
         self
@@ -157,6 +177,16 @@ impl WebSocketLimits {
 
     /// The most frames one message may be fragmented into. Default
     /// [`DEFAULT_MAX_FRAGMENTS`] (16,384).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // A message in at most 64 frames.
+    /// let limits = WebSocketLimits::default().max_fragments(64);
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn max_fragments(mut self, frames: usize) -> WebSocketLimits {
         self.max_fragments = frames;
         self
@@ -165,6 +195,16 @@ impl WebSocketLimits {
     /// The most control frames (ping, pong, close) a server may send in a second; a
     /// flood past it fails the connection with 1008. Default
     /// [`DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND`] (1,000).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // A server that pings more than 50 times a second is flooding.
+    /// let limits = WebSocketLimits::default().max_control_frames_per_second(50);
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn max_control_frames_per_second(mut self, frames: u32) -> WebSocketLimits {
         self.max_control_frames_per_second = frames;
         self
@@ -178,6 +218,16 @@ impl WebSocketLimits {
     /// dropped, whatever the server does: [`WebSocketError::CloseTimeout`] when we were
     /// waiting for the server's Close, and otherwise the server's Close or the failure,
     /// as due. Default [`DEFAULT_CLOSE_TIMEOUT`] (10 seconds).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // Shutting down: give a server 2 s to answer the Close.
+    /// let limits = WebSocketLimits::default().close_timeout(Duration::from_secs(2));
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn close_timeout(mut self, timeout: Duration) -> WebSocketLimits {
         self.close_timeout = timeout;
         self
@@ -192,27 +242,63 @@ impl WebSocketLimits {
     /// round trip). Past it the connection is dropped (no Close can reach a server that
     /// does not read) and the send fails with [`WebSocketError::SendTimeout`], as does the
     /// stream. Default [`DEFAULT_SEND_TIMEOUT`] (30 seconds).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// // A consumer that stops reading for 5 s is gone.
+    /// let limits = WebSocketLimits::default().send_timeout(Duration::from_secs(5));
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = (builder, Duration::ZERO);
+    /// ```
     pub fn send_timeout(mut self, timeout: Duration) -> WebSocketLimits {
         self.send_timeout = timeout;
         self
     }
 
     /// The frame size limit set.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::{DEFAULT_MAX_FRAME_SIZE, WebSocketLimits};
+    ///
+    /// assert_eq!(WebSocketLimits::default().get_max_frame_size(), DEFAULT_MAX_FRAME_SIZE);
+    /// ```
     pub fn get_max_frame_size(&self) -> usize {
         self.max_frame_size
     }
 
     /// The message size limit set.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// assert_eq!(WebSocketLimits::default().max_message_size(1024).get_max_message_size(), 1024);
+    /// ```
     pub fn get_max_message_size(&self) -> usize {
         self.max_message_size
     }
 
     /// The close timeout set.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::websocket::{DEFAULT_CLOSE_TIMEOUT, WebSocketLimits};
+    ///
+    /// assert_eq!(WebSocketLimits::default().get_close_timeout(), DEFAULT_CLOSE_TIMEOUT);
+    /// assert_eq!(WebSocketLimits::default().close_timeout(Duration::from_secs(1)).get_close_timeout(), Duration::from_secs(1));
+    /// ```
     pub fn get_close_timeout(&self) -> Duration {
         self.close_timeout
     }
 
     /// The send timeout set.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::{DEFAULT_SEND_TIMEOUT, WebSocketLimits};
+    ///
+    /// assert_eq!(WebSocketLimits::default().get_send_timeout(), DEFAULT_SEND_TIMEOUT);
+    /// ```
     pub fn get_send_timeout(&self) -> Duration {
         self.send_timeout
     }
@@ -269,6 +355,15 @@ impl CloseCode {
 
     /// Whether an endpoint may send this code in a Close frame: 1000–1003, 1007–1014
     /// (RFC 6455 §7.4.1 and the IANA registry) and 3000–4999 (registered and private).
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::CloseCode;
+    ///
+    /// assert!(CloseCode::NORMAL.is_sendable());
+    /// assert!(CloseCode(4000).is_sendable());
+    /// // 1006 only reports a connection that ended without a Close.
+    /// assert!(!CloseCode::ABNORMAL.is_sendable());
+    /// ```
     pub fn is_sendable(self) -> bool {
         matches!(self.0, 1000..=1003 | 1007..=1014 | 3000..=4999)
     }
@@ -342,16 +437,38 @@ pub enum Message {
 
 impl Message {
     /// A text message.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// let message = Message::text("hello");
+    /// assert_eq!((message.is_text(), message.as_text()), (true, Some("hello")));
+    /// ```
     pub fn text(text: impl Into<String>) -> Message {
         Message::Text(text.into())
     }
 
     /// A binary message.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// let message = Message::binary(vec![0u8, 1, 2]);
+    /// assert!(message.is_binary());
+    /// assert_eq!(&message.into_data()[..], [0, 1, 2]);
+    /// ```
     pub fn binary(data: impl Into<Bytes>) -> Message {
         Message::Binary(data.into())
     }
 
     /// The text of a text message.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// assert_eq!(Message::text("hi").as_text(), Some("hi"));
+    /// assert_eq!(Message::binary(&b"hi"[..]).as_text(), None);
+    /// ```
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Message::Text(text) => Some(text),
@@ -360,6 +477,12 @@ impl Message {
     }
 
     /// The message's payload as bytes: the text's UTF-8, the data, or a Close's reason.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// assert_eq!(&Message::text("héllo").into_data()[..], "héllo".as_bytes());
+    /// ```
     pub fn into_data(self) -> Bytes {
         match self {
             Message::Text(text) => Bytes::from(text),
@@ -369,16 +492,35 @@ impl Message {
     }
 
     /// Whether this is a text message.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// assert!(Message::from("json").is_text());
+    /// ```
     pub fn is_text(&self) -> bool {
         matches!(self, Message::Text(_))
     }
 
     /// Whether this is a binary message.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// assert!(Message::from(bytes::Bytes::from_static(b"\x00")).is_binary());
+    /// ```
     pub fn is_binary(&self) -> bool {
         matches!(self, Message::Binary(_))
     }
 
     /// Whether this is a Close.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::Message;
+    ///
+    /// assert!(Message::Close(None).is_close());
+    /// assert!(!Message::text("bye").is_close());
+    /// ```
     pub fn is_close(&self) -> bool {
         matches!(self, Message::Close(_))
     }
@@ -519,6 +661,34 @@ pub enum WebSocketError {
 
 impl WebSocketError {
     /// The [`WebSocketError`] behind `error`, if it is a WebSocket's.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::websocket::{CloseCode, WebSocketError, WebSocketLimits};
+    ///
+    /// // A client that takes messages of at most 4 bytes.
+    /// let limits = WebSocketLimits::default().max_message_size(4);
+    /// let mut socket = whatwg_fetch::Client::new().websocket(&url).limits(limits).connect().await?;
+    /// socket.send("too long").await?;
+    /// let error = socket.recv().await.expect("an item").unwrap_err();
+    /// let cause = WebSocketError::of(&error).expect("a WebSocket's error");
+    /// assert!(matches!(cause, WebSocketError::MessageTooLarge { .. }));
+    /// assert_eq!(cause.close_code(), Some(CloseCode::TOO_BIG));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn of(error: &Error) -> Option<&WebSocketError> {
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
@@ -532,6 +702,13 @@ impl WebSocketError {
 
     /// The code the connection is failed with (RFC 6455 §7.4.1), for the errors that
     /// send a Close.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::{CloseCode, WebSocketError};
+    ///
+    /// assert_eq!(WebSocketError::InvalidUtf8.close_code(), Some(CloseCode::INVALID_DATA));
+    /// assert_eq!(WebSocketError::Status(404).close_code(), None);
+    /// ```
     pub fn close_code(&self) -> Option<CloseCode> {
         match self {
             WebSocketError::Protocol(_) => Some(CloseCode::PROTOCOL),
@@ -600,22 +777,115 @@ impl WebSocket {
     }
 
     /// The URL, after the `http`→`ws` mapping: the `url` attribute.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let _ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// // An `http:` URL is taken as `ws:`, as the constructor maps it.
+    /// let socket = whatwg_fetch::Client::new().websocket(&format!("http://{addr}/live")).connect().await?;
+    /// assert_eq!(socket.url().as_str(), format!("ws://{addr}/live"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> &Url {
         &self.url
     }
 
     /// The subprotocol the server chose, or `""`: the `protocol` attribute.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let choose = |_: &tokio_tungstenite::tungstenite::handshake::server::Request,
+    /// #                   mut response: tokio_tungstenite::tungstenite::handshake::server::Response| {
+    /// #         response.headers_mut().insert("sec-websocket-protocol", "chat.v2".parse().unwrap());
+    /// #         response.headers_mut().insert("x-server", "echo/1".parse().unwrap());
+    /// #         Ok(response)
+    /// #     };
+    /// #     let mut ws = tokio_tungstenite::accept_hdr_async(tcp, choose).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// let socket = whatwg_fetch::Client::new()
+    ///     .websocket(&url)
+    ///     .protocols(["chat.v2", "chat.v1"])
+    ///     .connect()
+    ///     .await?;
+    /// assert_eq!(socket.protocol(), "chat.v2");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn protocol(&self) -> &str {
         &self.protocol
     }
 
     /// The extensions in use, as the server accepted them (`"permessage-deflate"` and
     /// its parameters), or `""`: the `extensions` attribute.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// // This server negotiates no extension; one that takes `permessage-deflate` says so here.
+    /// let socket = whatwg_fetch::Client::new().websocket(&url).connect().await?;
+    /// assert_eq!(socket.extensions(), "");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn extensions(&self) -> &str {
         &self.extensions
     }
 
     /// The headers of the server's `101 Switching Protocols` (of its `200` over HTTP/2).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let choose = |_: &tokio_tungstenite::tungstenite::handshake::server::Request,
+    /// #                   mut response: tokio_tungstenite::tungstenite::handshake::server::Response| {
+    /// #         response.headers_mut().insert("sec-websocket-protocol", "chat.v2".parse().unwrap());
+    /// #         response.headers_mut().insert("x-server", "echo/1".parse().unwrap());
+    /// #         Ok(response)
+    /// #     };
+    /// #     let mut ws = tokio_tungstenite::accept_hdr_async(tcp, choose).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// let socket = whatwg_fetch::Client::new().websocket(&url).protocol("chat.v2").connect().await?;
+    /// assert_eq!(socket.headers().get("x-server")?.as_deref(), Some("echo/1"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn headers(&self) -> &Headers {
         &self.headers
     }
@@ -650,6 +920,28 @@ impl WebSocket {
     /// 64 KiB and the message being sent, and one pong and one Close of the connection's:
     /// a send waits, [`WebSocketLimits::send_timeout`] at most, for the server to take the
     /// rest.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// let mut socket = whatwg_fetch::Client::new().websocket(&url).connect().await?;
+    /// socket.send("hello").await?;
+    /// // `send` returns once the message is written: nothing left queued.
+    /// assert_eq!(socket.buffered_amount(), 0);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn buffered_amount(&self) -> usize {
         self.connection.buffered()
     }
@@ -924,6 +1216,15 @@ impl Client {
 impl WebSocketBuilder {
     /// Offers the subprotocols `protocols`, in order of preference: the constructor's
     /// `protocols` argument (`Sec-WebSocket-Protocol`). Replaces those offered before.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::new();
+    /// let url = client.websocket("wss://chat.example/").protocols(["chat.v2", "chat.v1"]).check()?;
+    /// # let _ = url;
+    /// // A subprotocol offered twice is the constructor's `SyntaxError`.
+    /// assert!(client.websocket("wss://chat.example/").protocols(["v1", "v1"]).check().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn protocols<I>(mut self, protocols: I) -> WebSocketBuilder
     where
         I: IntoIterator,
@@ -934,6 +1235,13 @@ impl WebSocketBuilder {
     }
 
     /// Offers the subprotocol `protocol` after those offered before.
+    ///
+    /// ```
+    /// let client = whatwg_fetch::Client::new();
+    /// let builder = client.websocket("wss://chat.example/").protocol("chat.v2").protocol("chat.v1");
+    /// assert!(builder.check().is_ok());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn protocol(mut self, protocol: impl Into<String>) -> WebSocketBuilder {
         self.protocols.push(protocol.into());
         self
@@ -942,6 +1250,33 @@ impl WebSocketBuilder {
     /// Adds a header to the handshake's request (an `Authorization`, an `Origin` of the
     /// caller's choosing). The handshake's own (`Upgrade`, `Connection` and the
     /// `Sec-WebSocket-*` headers) are refused: `connect` says so.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     // Refuses a handshake without the right token.
+    /// #     let check = |request: &tokio_tungstenite::tungstenite::handshake::server::Request,
+    /// #                  response: tokio_tungstenite::tungstenite::handshake::server::Response| {
+    /// #         match request.headers().get("authorization").map(|v| v.as_bytes()) {
+    /// #             Some(b"Bearer t0k3n") => Ok(response),
+    /// #             _ => Err(http::Response::builder().status(401).body(None).unwrap()),
+    /// #         }
+    /// #     };
+    /// #     let _ws = tokio_tungstenite::accept_hdr_async(tcp, check).await;
+    /// #     std::future::pending::<()>().await;
+    /// # });
+    /// let socket = whatwg_fetch::Client::new()
+    ///     .websocket(&url)
+    ///     .header("authorization", "Bearer t0k3n")
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = socket;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(mut self, name: &str, value: &str) -> WebSocketBuilder {
         if self.error.is_none() {
             match check_header(name, value) {
@@ -953,12 +1288,26 @@ impl WebSocketBuilder {
     }
 
     /// Limits on what the server may make the connection hold or do.
+    ///
+    /// ```
+    /// use whatwg_fetch::websocket::WebSocketLimits;
+    ///
+    /// let limits = WebSocketLimits::default().max_message_size(1 << 20);
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://chat.example/").limits(limits);
+    /// # let _ = builder;
+    /// ```
     pub fn limits(mut self, limits: WebSocketLimits) -> WebSocketBuilder {
         self.limits = limits;
         self
     }
 
     /// Whether to offer `permessage-deflate` (offered by default, as browsers do).
+    ///
+    /// ```
+    /// // Messages already compressed (images, archives) gain nothing from deflate.
+    /// let builder = whatwg_fetch::Client::new().websocket("wss://media.example/").permessage_deflate(false);
+    /// # let _ = builder;
+    /// ```
     pub fn permessage_deflate(mut self, enabled: bool) -> WebSocketBuilder {
         self.permessage_deflate = enabled;
         self
@@ -995,6 +1344,28 @@ impl WebSocketBuilder {
     /// [`WebSocket(url, protocols)`](https://websockets.spec.whatwg.org/#dom-websocket-websocket)
     /// constructor's checks, then a fetch in `websocket` mode whose `101` (over HTTP/2, whose
     /// `200`) is validated.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("ws://{}/chat", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // An echo server.
+    /// #     use futures_util::{SinkExt, StreamExt};
+    /// #     let (tcp, _) = listener.accept().await.unwrap();
+    /// #     let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+    /// #     while let Some(Ok(message)) = ws.next().await {
+    /// #         if message.is_close() { break; }
+    /// #         let _ = ws.send(message).await;
+    /// #     }
+    /// # });
+    /// let mut socket = whatwg_fetch::Client::new().websocket(&url).connect().await?;
+    /// socket.send("ping?").await?;
+    /// let answer = socket.recv().await.expect("an answer")?;
+    /// assert_eq!(answer.as_text(), Some("ping?"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// - a `SyntaxError` for a URL that does not parse, is not `ws`/`wss`/`http`/`https`
