@@ -204,22 +204,157 @@ pub struct Attempt<'a> {
 
 impl<'a> Attempt<'a> {
     /// The redirect's status: 301, 302, 303, 307 or 308.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = redirect::Policy::custom(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.status());
+    ///     attempt.follow()
+    /// });
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), [301, 307]);
+    /// # let _ = response;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// The URL the redirect leads to, its `Location` parsed: of any scheme, not only
     /// `http:` and `https:` (see [`Policy::custom`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = redirect::Policy::custom(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.url().path().to_owned());
+    ///     attempt.follow()
+    /// });
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), ["/b", "/c"]);
+    /// # let _ = response;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> &'a Url {
         self.next
     }
 
     /// The URLs fetched so far, the request's first: one more than the redirects followed.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = redirect::Policy::custom(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.previous().len());
+    ///     attempt.follow()
+    /// });
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let response = client.get(&url).send().await?;
+    /// // The first redirect comes after one URL, the second after two.
+    /// assert_eq!(*seen.lock().unwrap(), [1, 2]);
+    /// # let _ = response;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn previous(&self) -> &'a [Url] {
         self.previous
     }
 
     /// Follows the redirect.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// let policy = redirect::Policy::custom(|attempt| attempt.follow());
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!((response.status(), response.url_list().len()), (200, 3));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn follow(self) -> Action {
         Action {
             inner: ActionInner::Follow,
@@ -228,6 +363,40 @@ impl<'a> Attempt<'a> {
 
     /// Follows no further: the redirect response is the fetch's response (see
     /// [`Policy::none`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// // Follows a permanent redirect, hands a temporary one back to the caller.
+    /// let policy = redirect::Policy::custom(|attempt| match attempt.status() {
+    ///     301 | 308 => attempt.follow(),
+    ///     _ => attempt.stop(),
+    /// });
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!(response.status(), 307);
+    /// assert_eq!(response.headers().get("location")?.as_deref(), Some("/c"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn stop(self) -> Action {
         Action {
             inner: ActionInner::Stop,
@@ -237,6 +406,45 @@ impl<'a> Attempt<'a> {
     /// Fails the fetch: a network error
     /// ([`NetworkError::RedirectPolicy`](crate::NetworkError::RedirectPolicy)) whose source
     /// is `error`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/a", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // `/a` redirects to `/b` (301), `/b` to `/c` (307), `/c` answers.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap();
+    /// #         let reply: &[u8] = match &head[..n] {
+    /// #             h if h.starts_with(b"GET /a ") => b"HTTP/1.1 301 Moved Permanently\r\nlocation: /b\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             h if h.starts_with(b"GET /b ") => b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /c\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    /// #             _ => b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nc",
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::{Arc, Mutex};
+    /// use whatwg_fetch::{Client, redirect};
+    ///
+    /// use whatwg_fetch::NetworkError;
+    ///
+    /// // Follows a redirect to `/b` only.
+    /// let policy = redirect::Policy::custom(|attempt| match attempt.url().path() {
+    ///     "/b" => attempt.follow(),
+    ///     path => {
+    ///         let path = path.to_owned();
+    ///         attempt.error(format!("redirect to {path} refused"))
+    ///     }
+    /// });
+    /// let client = Client::builder().redirect(policy).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(error.is_redirect());
+    /// assert!(matches!(error.network_error(), Some(NetworkError::RedirectPolicy(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn error(self, error: impl Into<BoxError>) -> Action {
         Action {
             inner: ActionInner::Error(error.into()),

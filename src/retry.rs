@@ -236,12 +236,79 @@ impl fmt::Debug for RetryPolicy {
 
 impl RetryPolicy {
     /// A policy with the defaults documented on each option (see [`RetryPolicy`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 2 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 2 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let client = Client::builder().retry(RetryPolicy::new().base_delay(Duration::from_millis(1))).build()?;
+    /// // Two 503s, then the answer: three attempts, the default most.
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!(response.status(), 200);
+    /// assert_eq!(served.load(Ordering::SeqCst), 3);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new() -> RetryPolicy {
         RetryPolicy::default()
     }
 
     /// The most attempts a fetch makes, the first one included: `1` never retries, and
     /// `0` counts as `1`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 5 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 5 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let client = Client::builder().retry(RetryPolicy::new().max_attempts(2).base_delay(Duration::from_millis(1))).build()?;
+    /// // Still unavailable after two attempts: the last response is the answer.
+    /// let response = client.get(&url).send().await?;
+    /// assert_eq!((response.status(), served.load(Ordering::SeqCst)), (503, 2));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is 3 ([`DEFAULT_MAX_ATTEMPTS`]).
     pub fn max_attempts(mut self, attempts: u32) -> RetryPolicy {
@@ -254,6 +321,16 @@ impl RetryPolicy {
     /// bound, up to [`max_delay`](Self::max_delay). Not used when a response says how long
     /// to wait with `Retry-After`.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::RetryPolicy;
+    ///
+    /// // A service that recovers in seconds, not milliseconds.
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(500)).max_delay(Duration::from_secs(5));
+    /// let client = whatwg_fetch::Client::builder().retry(policy).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 100 ms ([`DEFAULT_BASE_DELAY`]).
     pub fn base_delay(mut self, delay: Duration) -> RetryPolicy {
         self.base_delay = delay;
@@ -262,6 +339,15 @@ impl RetryPolicy {
 
     /// How much the bound of the backoff grows from one retry to the next (see
     /// [`base_delay`](Self::base_delay)); `1` keeps it at `base_delay`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::RetryPolicy;
+    ///
+    /// // The same bound before every retry: up to 200 ms each time.
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(200)).backoff_factor(1);
+    /// # let _ = policy;
+    /// ```
     ///
     /// Default is 2 ([`DEFAULT_BACKOFF_FACTOR`]).
     pub fn backoff_factor(mut self, factor: u32) -> RetryPolicy {
@@ -272,6 +358,15 @@ impl RetryPolicy {
     /// The longest the client waits before a retry: the bound of the backoff stops
     /// growing there, and a response whose `Retry-After` asks for longer is returned as it
     /// is rather than retried sooner than the server said.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::RetryPolicy;
+    ///
+    /// // An interactive call: never wait more than a second, even when `Retry-After` asks.
+    /// let policy = RetryPolicy::new().max_delay(Duration::from_secs(1));
+    /// # let _ = policy;
+    /// ```
     ///
     /// Default is 10 seconds ([`DEFAULT_MAX_DELAY`]).
     pub fn max_delay(mut self, delay: Duration) -> RetryPolicy {
@@ -284,6 +379,14 @@ impl RetryPolicy {
     /// the request's method. Naming `POST` or `PATCH` says that sending such a request
     /// twice does no harm (an idempotency key, an upsert); a request with a stream body is
     /// still never retried.
+    ///
+    /// ```
+    /// use whatwg_fetch::RetryPolicy;
+    ///
+    /// // This API's POSTs carry an idempotency key: sending one twice does no harm.
+    /// let policy = RetryPolicy::new().methods(["GET", "PUT", "DELETE", "post"]);
+    /// # let _ = policy;
+    /// ```
     ///
     /// Default is the idempotent methods of RFC 9110 §9.2.2: `GET`, `HEAD`, `OPTIONS`,
     /// `TRACE`, `PUT`, `DELETE`.
@@ -303,6 +406,38 @@ impl RetryPolicy {
     /// `504` for a gateway whose upstream restarts (`[429, 502, 503, 504]`), as undici's
     /// `RetryAgent` does (with `500`).
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let policy = RetryPolicy::new().statuses([429, 502, 503, 504]).base_delay(Duration::from_millis(1));
+    /// let client = Client::builder().retry(policy).build()?;
+    /// assert_eq!(client.get(&url).send().await?.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is `429 Too Many Requests` and `503 Service Unavailable`: the two statuses
     /// by which a server says that a later try may succeed, and for which it may say when
     /// with `Retry-After`.
@@ -316,6 +451,14 @@ impl RetryPolicy {
 
     /// The client's retry budget, or `None` for none (every retry the other options allow
     /// is made). Each client built with this policy keeps its own.
+    ///
+    /// ```
+    /// use whatwg_fetch::{RetryBudget, RetryPolicy};
+    ///
+    /// // During an outage, retries add at most 10% to the traffic (and 5 a second besides).
+    /// let policy = RetryPolicy::new().budget(Some(RetryBudget::new(0.1, 5)));
+    /// # let _ = policy;
+    /// ```
     ///
     /// Default is [`RetryBudget::default`]: retries add at most 20% to the first attempts,
     /// besides 10 a second.
@@ -334,6 +477,43 @@ impl RetryPolicy {
     ///
     /// It runs on the task that awaits the fetch, between two attempts: it should be quick,
     /// and it must not read the response's body.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 500 Internal Server Error\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// // This service's 500s are transient; its other errors are not.
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(|attempt| match attempt.status() {
+    ///     Some(500) => RetryDecision::Retry,
+    ///     _ => RetryDecision::Default,
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// assert_eq!(client.get(&url).send().await?.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is none: the rules alone decide.
     pub fn classify<F>(mut self, classify: F) -> RetryPolicy
@@ -440,6 +620,15 @@ impl RetryBudget {
     /// A budget allowing `ratio` retries per fetch (`0.2`: one retry for five fetches; a
     /// ratio that is negative or not a number counts as `0`, and one above 1,000 as
     /// 1,000), and besides those `min_per_second` retries a second.
+    ///
+    /// ```
+    /// use whatwg_fetch::RetryBudget;
+    ///
+    /// let budget = RetryBudget::new(0.2, 10);
+    /// assert_eq!((budget.ratio(), budget.min_per_second()), (0.2, 10));
+    /// // A ratio that is not a number counts as none.
+    /// assert_eq!(RetryBudget::new(f64::NAN, 0).ratio(), 0.0);
+    /// ```
     pub fn new(ratio: f64, min_per_second: u32) -> RetryBudget {
         RetryBudget {
             ratio: if ratio.is_nan() {
@@ -452,11 +641,23 @@ impl RetryBudget {
     }
 
     /// The retries allowed per fetch.
+    ///
+    /// ```
+    /// use whatwg_fetch::RetryBudget;
+    ///
+    /// assert_eq!(RetryBudget::default().ratio(), 0.2);
+    /// ```
     pub fn ratio(&self) -> f64 {
         self.ratio
     }
 
     /// The retries allowed a second whatever the traffic.
+    ///
+    /// ```
+    /// use whatwg_fetch::RetryBudget;
+    ///
+    /// assert_eq!(RetryBudget::default().min_per_second(), 10);
+    /// ```
     pub fn min_per_second(&self) -> u32 {
         self.min_per_second
     }
@@ -479,43 +680,366 @@ pub struct Attempt<'a> {
 
 impl Attempt<'_> {
     /// The request as the caller gave it: its method, URL (before any redirect), headers.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.request().headers().has("x-trace").unwrap_or(false));
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// // The request as given, each time.
+    /// assert_eq!(*seen.lock().unwrap(), [false, false]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn request(&self) -> &Request {
         self.request
     }
 
     /// The request's method.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.method().to_owned());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), ["GET", "GET"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn method(&self) -> &str {
         &self.request.method
     }
 
     /// The request's URL, before any redirect.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.url().path().to_owned());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), ["/", "/"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> &Url {
         self.request.current_url()
     }
 
     /// Which attempt this was: 1 for the first.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.number());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// // Asked after the 503 of the first attempt and the 200 of the second.
+    /// assert_eq!(*seen.lock().unwrap(), [1, 2]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn number(&self) -> u32 {
         self.number
     }
 
     /// The response the attempt ended in (after redirects and filtering, as the fetch
     /// would resolve with it), or `None` for a network error. Its body must not be read.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.response().map(|response| response.status_text().to_owned()));
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), [Some("Service Unavailable".to_owned()), Some("OK".to_owned())]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn response(&self) -> Option<&Response> {
         (!self.response.is_network_error()).then_some(self.response)
     }
 
     /// The response's status, or `None` for a network error.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.status());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), [Some(503), Some(200)]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn status(&self) -> Option<u16> {
         self.response().map(Response::status)
     }
 
     /// The error the attempt ended in (what the fetch would reject with), or `None` when
     /// a response came.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.error().is_some());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// // Responses both times: no error.
+    /// assert_eq!(*seen.lock().unwrap(), [false, false]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn error(&self) -> Option<&Error> {
         self.response.network_error_cause()
     }
 
     /// The network error behind [`error`](Self::error), if any.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use std::sync::Arc;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # let served = Arc::new(AtomicUsize::new(0));
+    /// # let count = served.clone();
+    /// # tokio::spawn(async move {
+    /// #     // Unavailable the first 1 times, then fine.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let n = count.fetch_add(1, Ordering::SeqCst);
+    /// #         let reply: &[u8] = if n < 1 {
+    /// #             b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    /// #         } else {
+    /// #             b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok"
+    /// #         };
+    /// #         let _ = stream.write_all(reply).await;
+    /// #     }
+    /// # });
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::retry::RetryDecision;
+    /// use whatwg_fetch::{Client, RetryPolicy};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let policy = RetryPolicy::new().base_delay(Duration::from_millis(1)).classify(move |attempt| {
+    ///     log.lock().unwrap().push(attempt.network_error().is_some());
+    ///     RetryDecision::Default
+    /// });
+    /// let client = Client::builder().retry(policy).build()?;
+    /// client.get(&url).send().await?;
+    /// assert_eq!(*seen.lock().unwrap(), [false, false]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn network_error(&self) -> Option<&NetworkError> {
         self.error().and_then(Error::network_error)
     }

@@ -211,6 +211,17 @@ impl Proxy {
     /// A proxy for requests to `http:` URLs. `url` is the proxy's: `http:`, `https:`,
     /// `socks5:` or `socks5h:` (see [`Proxy`]).
     ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::http("http://proxy.internal:3128")?;
+    /// assert!(proxy.intercepts(&"http://example.com/".parse()?));
+    /// assert!(!proxy.intercepts(&"https://example.com/".parse()?));
+    /// // A scheme no proxy here speaks is refused at once.
+    /// assert!(Proxy::http("socks4://proxy.internal:1080").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// A [`TypeError`](crate::ErrorKind::TypeError) when `url` does not parse, has no
@@ -223,6 +234,15 @@ impl Proxy {
     /// A proxy for requests to `https:` URLs: through a `CONNECT` tunnel (HTTP proxies)
     /// or a SOCKS5 one.
     ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::https("socks5h://127.0.0.1:1080")?;
+    /// assert!(proxy.intercepts(&"https://example.com/".parse()?));
+    /// assert!(!proxy.intercepts(&"http://example.com/".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Proxy::http`].
@@ -231,6 +251,14 @@ impl Proxy {
     }
 
     /// A proxy for requests to both `http:` and `https:` URLs.
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::all("http://proxy.internal:3128")?;
+    /// assert!(proxy.intercepts(&"http://example.com/".parse()?) && proxy.intercepts(&"https://example.com/".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -303,6 +331,17 @@ impl Proxy {
     /// from the URL: `Proxy-Authorization: Basic base64(username:password)` to an HTTP
     /// proxy, username/password authentication ([RFC 1929]) to a SOCKS5 proxy, where
     /// each must fit in 255 bytes or connecting fails.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Client, Proxy};
+    ///
+    /// let proxy = Proxy::all("http://proxy.internal:3128")?.basic_auth("build-agent", "s3cret");
+    /// // The credentials never show in the proxy's URL (nor in errors and logs).
+    /// assert_eq!(proxy.url(), "http://proxy.internal:3128");
+    /// let client = Client::builder().proxy(proxy).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     ///
     /// [RFC 1929]: https://www.rfc-editor.org/rfc/rfc1929
     pub fn basic_auth(self, username: &str, password: &str) -> Proxy {
@@ -440,12 +479,31 @@ impl Proxy {
     ///
     /// A `:port` on an entry is ignored: the entry bypasses every port. Calling this
     /// again adds to the list.
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::all("http://proxy.internal:3128")?.no_proxy("localhost, .corp.example, 10.0.0.0/8");
+    /// assert!(proxy.intercepts(&"https://example.com/".parse()?));
+    /// assert!(!proxy.intercepts(&"https://wiki.corp.example/".parse()?));
+    /// assert!(!proxy.intercepts(&"http://10.1.2.3:8080/".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn no_proxy(mut self, list: &str) -> Proxy {
         self.no_proxy.add(list);
         self
     }
 
     /// Whether this proxy carries a request to `uri` (absolute, `http:` or `https:`).
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// let proxy = Proxy::https("http://proxy.internal:3128")?.no_proxy("localhost");
+    /// assert!(proxy.intercepts(&"https://api.example/".parse()?));
+    /// assert!(!proxy.intercepts(&"https://localhost:8443/".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn intercepts(&self, uri: &http::Uri) -> bool {
         let https = match uri.scheme_str() {
             Some(scheme) if scheme.eq_ignore_ascii_case("https") => true,
@@ -494,6 +552,16 @@ impl Proxy {
     ///
     /// The result goes to [`HyperTransportBuilder::proxy`], one by one, in order; or
     /// let [`ClientBuilder::proxy_from_env`] do it.
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// // With `https_proxy=http://proxy.internal:3128` in the environment, one proxy for `https:`.
+    /// for proxy in Proxy::from_env()? {
+    ///     println!("through {}", proxy.url());
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -589,6 +657,14 @@ impl Proxy {
 
     /// The proxy's URL without credentials, with its port: `http://host:port`,
     /// `https://…`, `socks5://…` or `socks5h://…`.
+    ///
+    /// ```
+    /// use whatwg_fetch::Proxy;
+    ///
+    /// assert_eq!(Proxy::all("http://user:pass@proxy.internal")?.url(), "http://proxy.internal:80");
+    /// assert_eq!(Proxy::all("socks5h://127.0.0.1:1080")?.url(), "socks5h://127.0.0.1:1080");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn url(&self) -> String {
         format!("{}://{}", self.kind.scheme(), self.authority)
     }
