@@ -163,6 +163,14 @@ impl HyperTransportBuilder {
     /// taken as `1`. An HTTP/2 origin uses one connection (see
     /// [`http2_max_connections_per_origin`](Self::http2_max_connections_per_origin)).
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A crawler that opens at most 4 connections to a site; its other requests wait their turn.
+    /// let transport = HyperTransport::builder().max_connections_per_origin(4).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is no limit (`usize::MAX`).
     pub fn max_connections_per_origin(mut self, max: usize) -> HyperTransportBuilder {
         self.max_connections_per_origin = max.max(1);
@@ -197,6 +205,14 @@ impl HyperTransportBuilder {
     /// The most idle HTTP/1.1 connections kept per origin; a connection finishing a
     /// response beyond that is closed.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Bursts of 50 requests, between which 8 connections stay open for the next burst.
+    /// let transport = HyperTransport::builder().max_idle_per_origin(8).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is no limit (`usize::MAX`), as in reqwest and hyper-util: a burst of `n`
     /// requests in flight leaves `n` connections for the next burst instead of closing
     /// all but a few and opening them again (a TCP and, on `https:`, a TLS handshake
@@ -211,6 +227,18 @@ impl HyperTransportBuilder {
     /// How long an idle connection is kept before it is closed; `None` keeps it until
     /// the peer closes it.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A server that closes connections idle for 60 s: close them first, so that no request
+    /// // goes out on a connection the server is closing.
+    /// let transport = HyperTransport::builder()
+    ///     .pool_idle_timeout(Some(Duration::from_secs(50)))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 90 seconds, as in reqwest.
     pub fn pool_idle_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
         self.pool_idle_timeout = timeout;
@@ -220,6 +248,17 @@ impl HyperTransportBuilder {
     /// The longest a new connection may take: name resolution, TCP connect, TLS and
     /// HTTP/2 handshakes. Past it, the request fails with
     /// [`NetworkError::Timeout`] with [`TimeoutKind::Connect`](crate::TimeoutKind::Connect).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Gives up on a host that does not answer after 5 s of DNS, TCP and TLS together.
+    /// let transport = HyperTransport::builder()
+    ///     .connect_timeout(Some(Duration::from_secs(5)))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is 30 seconds.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> HyperTransportBuilder {
@@ -233,6 +272,31 @@ impl HyperTransportBuilder {
     /// body fails with [`NetworkError::Timeout`] with [`TimeoutKind::Idle`](crate::TimeoutKind::Idle). `None` waits
     /// as long as the connection stays open.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # // Accepts the connection and never answers.
+    /// # tokio::spawn(async move { let _kept = listener.accept().await; std::future::pending::<()>().await });
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError, TimeoutKind};
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .read_timeout(Some(Duration::from_millis(200)))
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// // The server takes the request and says nothing.
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(matches!(
+    ///     error.network_error(),
+    ///     Some(NetworkError::Timeout { kind: TimeoutKind::Idle, .. })
+    /// ));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is 300 seconds, undici's `headersTimeout` and `bodyTimeout`, so that a
     /// peer that accepts and never answers cannot hold a request forever (reqwest has no
     /// default read timeout).
@@ -244,6 +308,14 @@ impl HyperTransportBuilder {
     /// Whether to offer `h2` by ALPN on `https:` connections (HTTP/1.1 is always
     /// offered).
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // HTTP/1.1 on `https:` too: a server whose HTTP/2 misbehaves.
+    /// let transport = HyperTransport::builder().http2(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `true` with the `http2` Cargo feature (a default one); without it,
     /// turning this or [`http2_prior_knowledge`](Self::http2_prior_knowledge) on fails
     /// [`build`](Self::build).
@@ -254,6 +326,14 @@ impl HyperTransportBuilder {
 
     /// Whether to speak HTTP/2 without negotiation on `http:` connections ("prior
     /// knowledge", RFC 9113 §3.3).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // An `http:` service that speaks HTTP/2 only (h2c), as gRPC servers do.
+    /// let transport = HyperTransport::builder().http2_prior_knowledge(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `false`.
     pub fn http2_prior_knowledge(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -277,6 +357,14 @@ impl HyperTransportBuilder {
     /// [`HTTPS_RECORD_WAIT`](super::HTTPS_RECORD_WAIT); they are asked for again after
     /// their TTL, or five minutes after finding none.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // TCP only, even to origins that announce HTTP/3: a network that drops UDP.
+    /// let transport = HyperTransport::builder().http3(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `true` with the feature. Never through a proxy, nor on a request's own
     /// [`Route`](super::Route), and never with a maximum TLS version below 1.3 (QUIC is
     /// TLS 1.3 only).
@@ -289,6 +377,14 @@ impl HyperTransportBuilder {
     /// Whether `https:` URLs speak HTTP/3 without discovery: every request to an
     /// `https:` origin (not through a proxy, nor on a request's own
     /// [`Route`](super::Route)) goes over QUIC, and a QUIC failure is the request's (reqwest's `http3_prior_knowledge`). For servers known to speak HTTP/3.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Servers known to speak HTTP/3: QUIC from the first request, no TCP first.
+    /// let transport = HyperTransport::builder().http3_prior_knowledge(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `false`. [`build`](Self::build) fails when the TLS options exclude
     /// TLS 1.3.
@@ -388,6 +484,17 @@ impl HyperTransportBuilder {
     /// connection with no request in flight sends them too, until it is closed for being
     /// idle.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Long polls through a NAT that forgets a UDP flow after 30 s of silence.
+    /// let transport = HyperTransport::builder()
+    ///     .http3_keep_alive_interval(Duration::from_secs(15))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 5 seconds; at least 100 ms, at most a third of the
     /// [idle timeout](Self::http3_max_idle_timeout) and at most a day.
     #[cfg(feature = "http3")]
@@ -431,6 +538,33 @@ impl HyperTransportBuilder {
     /// Whether HTTP/1.1 header names go out in title case (`Content-Type`) rather than
     /// as `http::HeaderName` stores them (lowercase). A caller's own casing is not kept:
     /// `http::HeaderMap` does not keep it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers with the request's head, as it came.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {n}\r\n\r\n");
+    /// #     let _ = stream.write_all(&[reply.as_bytes(), &head[..n]].concat()).await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // For an old server that matches `X-Request-Id` but not `x-request-id`.
+    /// let transport = HyperTransport::builder().http1_title_case_headers(true).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// let head = client.get(&url).header("x-request-id", "7").send().await?.text().await?;
+    /// assert!(head.contains("\r\nX-Request-Id: 7\r\n"), "{head}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is `false`.
     pub fn http1_title_case_headers(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -483,6 +617,14 @@ impl HyperTransportBuilder {
 
     /// Speaks only HTTP/1.1: no `h2` offered by ALPN and no HTTP/2 prior knowledge.
     /// The same as `http2(false).http2_prior_knowledge(false)`.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Through a middlebox that mangles HTTP/2.
+    /// let transport = HyperTransport::builder().http1_only().build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn http1_only(self) -> HyperTransportBuilder {
         self.http2(false).http2_prior_knowledge(false)
     }
@@ -490,6 +632,33 @@ impl HyperTransportBuilder {
     /// The largest HTTP/1.1 response head accepted, in bytes: the status line and every
     /// header field (and a chunked body's trailer section). A larger head fails the
     /// request with a [`NetworkError::Protocol`] whose message says the head is too large.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers with a 4 KiB header field.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let head = format!("HTTP/1.1 200 OK\r\nx-big: {}\r\ncontent-length: 0\r\n\r\n", "x".repeat(4096));
+    /// #     let _ = stream.write_all(head.as_bytes()).await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // The server answers with a 4 KiB header field: past the limit.
+    /// let transport = HyperTransport::builder().http1_max_header_size(1024).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Protocol(_))));
+    /// assert!(format!("{error:#}").contains("head too large"), "{error:#}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is 256 KiB, Chrome's limit, and the same as
     /// [`http2_max_header_list_size`](Self::http2_max_header_list_size).
@@ -500,6 +669,34 @@ impl HyperTransportBuilder {
 
     /// The most header fields an HTTP/1.1 response head may have; more fail the request
     /// with a [`NetworkError::Protocol`].
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers with 10 header fields.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let fields: String = (0..9).map(|i| format!("x-field-{i}: {i}\r\n")).collect();
+    /// #     let head = format!("HTTP/1.1 200 OK\r\n{fields}content-length: 0\r\n\r\n");
+    /// #     let _ = stream.write_all(head.as_bytes()).await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // The server answers with 10 header fields: past the limit.
+    /// let transport = HyperTransport::builder().http1_max_headers(5).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Protocol(_))));
+    /// assert!(format!("{error:#}").contains("too many header fields"), "{error:#}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is 2,000, Node's (`maxHeadersCount`); browsers count no fields, bounding
     /// the head's bytes alone ([`http1_max_header_size`](Self::http1_max_header_size)).
@@ -516,6 +713,14 @@ impl HyperTransportBuilder {
     /// value plus 32 bytes). A larger head fails the request with a
     /// [`NetworkError::Protocol`] that names this limit.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A service whose responses carry heads of more than 256 KiB (many `Set-Cookie`s).
+    /// let transport = HyperTransport::builder().http2_max_header_list_size(1 << 20).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 256 KiB, as Chrome and Deno advertise (hyper's own default is 16 KiB,
     /// which large `Content-Security-Policy` or `Set-Cookie` heads exceed).
     pub fn http2_max_header_list_size(mut self, max: u32) -> HyperTransportBuilder {
@@ -525,6 +730,16 @@ impl HyperTransportBuilder {
 
     /// The HTTP/2 flow-control window of each stream (`SETTINGS_INITIAL_WINDOW_SIZE`), in
     /// bytes, at most 2³¹−1 (a larger one is taken as that).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Large downloads over a fast path with a long round trip: more in flight per stream.
+    /// let transport = HyperTransport::builder()
+    ///     .http2_initial_stream_window_size(8 << 20)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `None`: 2 MiB (hyper's default).
     pub fn http2_initial_stream_window_size(
@@ -538,6 +753,16 @@ impl HyperTransportBuilder {
     /// The HTTP/2 flow-control window of a whole connection, in bytes, at most 2³¹−1 (a
     /// larger one is taken as that).
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Several large downloads at once on one connection.
+    /// let transport = HyperTransport::builder()
+    ///     .http2_initial_connection_window_size(32 << 20)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `None`: 5 MiB (hyper's default).
     pub fn http2_initial_connection_window_size(
         mut self,
@@ -550,6 +775,14 @@ impl HyperTransportBuilder {
     /// Whether HTTP/2 windows grow with the measured bandwidth-delay product (BDP
     /// estimation by PING), overriding the two window sizes above.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Windows that follow the path, for downloads over links of unknown speed.
+    /// let transport = HyperTransport::builder().http2_adaptive_window(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `false`.
     pub fn http2_adaptive_window(mut self, enabled: bool) -> HyperTransportBuilder {
         self.protocol.http2_adaptive_window = enabled;
@@ -559,6 +792,14 @@ impl HyperTransportBuilder {
     /// The largest HTTP/2 frame payload this client accepts
     /// (`SETTINGS_MAX_FRAME_SIZE`), within the protocol's 16 KiB to 16 MiB (a size outside
     /// is taken as the nearer bound); `None` keeps the protocol's 16 KiB.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Fewer, larger DATA frames for bulk transfers.
+    /// let transport = HyperTransport::builder().http2_max_frame_size(1 << 20).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `None`.
     pub fn http2_max_frame_size(mut self, size: impl Into<Option<u32>>) -> HyperTransportBuilder {
@@ -570,6 +811,18 @@ impl HyperTransportBuilder {
     /// last PING's answer; `None` sends none. A PING unanswered within
     /// [`http2_keep_alive_timeout`](Self::http2_keep_alive_timeout) closes the
     /// connection, failing its requests.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Finds a connection a NAT dropped within 25 s, instead of at the next request.
+    /// let transport = HyperTransport::builder()
+    ///     .http2_keep_alive_interval(Duration::from_secs(20))
+    ///     .http2_keep_alive_timeout(Duration::from_secs(5))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `None`.
     pub fn http2_keep_alive_interval(
@@ -584,6 +837,18 @@ impl HyperTransportBuilder {
     /// closed. Applies only with an
     /// [`http2_keep_alive_interval`](Self::http2_keep_alive_interval).
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A server far away: 30 s for a PING's answer before the connection is taken for dead.
+    /// let transport = HyperTransport::builder()
+    ///     .http2_keep_alive_interval(Duration::from_secs(60))
+    ///     .http2_keep_alive_timeout(Duration::from_secs(30))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 20 seconds.
     pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> HyperTransportBuilder {
         self.protocol.http2_keep_alive_timeout = timeout;
@@ -593,6 +858,18 @@ impl HyperTransportBuilder {
     /// Whether keep-alive PINGs are sent while a connection has no request in flight too
     /// (otherwise only while it has).
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Keeps a pooled connection open through a NAT between bursts of requests.
+    /// let transport = HyperTransport::builder()
+    ///     .http2_keep_alive_interval(Duration::from_secs(20))
+    ///     .http2_keep_alive_while_idle(true)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `false`.
     pub fn http2_keep_alive_while_idle(mut self, enabled: bool) -> HyperTransportBuilder {
         self.protocol.http2_keep_alive_while_idle = enabled;
@@ -601,12 +878,68 @@ impl HyperTransportBuilder {
 
     /// Resolves `host` to `addr` instead of asking DNS. A port of 0 means the request
     /// URL's port. Names compare ASCII case-insensitively.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers one request with `ok`.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::net::SocketAddr;
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // `api.example` is this machine, whatever DNS says; port 0 keeps the URL's.
+    /// let transport = HyperTransport::builder()
+    ///     .resolve("api.example", SocketAddr::from(([127, 0, 0, 1], 0)))
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// let url = format!("http://api.example:{}/", addr.port());
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn resolve(self, host: &str, addr: SocketAddr) -> HyperTransportBuilder {
         self.resolve_to_addrs(host, &[addr])
     }
 
     /// Resolves `host` to `addrs`, tried in order, instead of asking DNS. A port of 0
     /// means the request URL's port.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers one request with `ok`.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// # // A port nothing listens on any more.
+    /// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // `closed` refuses the connection; the next address, `addr`, answers.
+    /// let transport = HyperTransport::builder()
+    ///     .resolve_to_addrs("api.example", &[closed, addr])
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// assert_eq!(client.get("http://api.example/").send().await?.text().await?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn resolve_to_addrs(mut self, host: &str, addrs: &[SocketAddr]) -> HyperTransportBuilder {
         self.overrides
             .insert(host.to_ascii_lowercase(), addrs.to_vec());
@@ -650,6 +983,14 @@ impl HyperTransportBuilder {
     /// through `rustls-platform-verifier`. See the [`net` module's
     /// documentation](super#tls) for how it combines with the built-in roots.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // The built-in Mozilla roots only: the same trust on every machine.
+    /// let transport = HyperTransport::builder().tls_system_roots(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `true` with the `system-roots` Cargo feature (a default one); without
     /// it, turning this on fails the build of the client.
     pub fn tls_system_roots(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -662,6 +1003,20 @@ impl HyperTransportBuilder {
     /// whose issuer the system does not know, and alone when the system's store is
     /// empty; turn them off to trust the system only, as curl and reqwest do.
     ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// # let der = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.der().to_vec();
+    /// // A private CA's root alone (`der`, as `std::fs::read("ca.der")?` reads it): neither the
+    /// // built-in roots nor the system's.
+    /// let transport = HyperTransport::builder()
+    ///     .tls_built_in_roots(false)
+    ///     .tls_system_roots(false)
+    ///     .add_root_certificate_der(der)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `true` with the `built-in-roots` Cargo feature (a default one); without
     /// it, turning this on fails the build of the client.
     pub fn tls_built_in_roots(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -671,6 +1026,21 @@ impl HyperTransportBuilder {
 
     /// Trusts one more root certificate, DER-encoded, besides the system's and the
     /// built-in ones (or alone, with both off).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// # let der = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.der().to_vec();
+    /// // `der`: a private CA's root, as `std::fs::read("ca.der")?` reads it, trusted beside
+    /// // the others.
+    /// let transport = HyperTransport::builder().add_root_certificate_der(der).build()?;
+    /// // Bytes that are not a certificate fail the build.
+    /// let garbled = HyperTransport::builder()
+    ///     .add_root_certificate_der(b"not DER".to_vec())
+    ///     .build();
+    /// assert!(garbled.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> HyperTransportBuilder {
         self.tls.extra_roots.push(CertificateDer::from(der.into()));
         self
@@ -678,6 +1048,19 @@ impl HyperTransportBuilder {
 
     /// Trusts every certificate in a PEM document, as
     /// [`add_root_certificate_der`](Self::add_root_certificate_der) does one.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// # let pem = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.pem();
+    /// // `pem`: a private CA's certificates, as `std::fs::read("ca.pem")?` reads them.
+    /// let transport = HyperTransport::builder()
+    ///     .add_root_certificates_pem(pem.as_bytes())?
+    ///     .build()?;
+    /// // A document that holds no certificate is refused at once.
+    /// assert!(HyperTransport::builder().add_root_certificates_pem(b"no certificate").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -720,6 +1103,20 @@ impl HyperTransportBuilder {
     /// The oldest TLS version offered. A server that speaks none of the versions allowed
     /// fails the handshake with a [`NetworkError::Tls`] that says so.
     ///
+    /// ```
+    /// use whatwg_fetch::net::{HyperTransport, TlsVersion};
+    ///
+    /// // TLS 1.3 only, as a policy may require.
+    /// let transport = HyperTransport::builder().min_tls_version(TlsVersion::Tls13).build()?;
+    /// // A minimum above the maximum fails the build.
+    /// let none = HyperTransport::builder()
+    ///     .min_tls_version(TlsVersion::Tls13)
+    ///     .max_tls_version(TlsVersion::Tls12)
+    ///     .build();
+    /// assert!(none.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is [`TlsVersion::Tls12`].
     pub fn min_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
         self.tls.min_version = version;
@@ -727,6 +1124,14 @@ impl HyperTransportBuilder {
     }
 
     /// The newest TLS version offered.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HyperTransport, TlsVersion};
+    ///
+    /// // An appliance whose TLS 1.3 is broken.
+    /// let transport = HyperTransport::builder().max_tls_version(TlsVersion::Tls12).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is [`TlsVersion::Tls13`].
     pub fn max_tls_version(mut self, version: TlsVersion) -> HyperTransportBuilder {
@@ -740,6 +1145,45 @@ impl HyperTransportBuilder {
     /// certificate presented. Prefer adding the development CA with
     /// [`add_root_certificate_der`](Self::add_root_certificate_der).
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // A test server's self-signed certificate, on a developer's machine only.
+    /// let url = format!("https://127.0.0.1:{port}/");
+    /// let transport = HyperTransport::builder().danger_accept_invalid_certs(true).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// // Checked, the certificate fails the handshake.
+    /// let error = Client::new().get(&url).send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Tls(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is `false`.
     pub fn danger_accept_invalid_certs(mut self, accept: bool) -> HyperTransportBuilder {
         self.tls.accept_invalid_certs = accept;
@@ -752,6 +1196,47 @@ impl HyperTransportBuilder {
     /// Windows, a certificate that is both for another name and otherwise invalid may be
     /// reported for its name, and so accepted.)
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["somewhere.else".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // `cert` is trusted, but for `somewhere.else`, not for 127.0.0.1.
+    /// let url = format!("https://127.0.0.1:{port}/");
+    /// let trusting = || HyperTransport::builder().add_root_certificate_der(cert.to_vec());
+    /// let transport = trusting().danger_accept_invalid_hostnames(true).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// // With the names checked, the handshake fails.
+    /// let strict = Client::builder().transport(Arc::new(trusting().build()?)).build()?;
+    /// let error = strict.get(&url).send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Tls(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is `false`.
     pub fn danger_accept_invalid_hostnames(mut self, accept: bool) -> HyperTransportBuilder {
         self.tls.accept_invalid_hostnames = accept;
@@ -763,6 +1248,14 @@ impl HyperTransportBuilder {
     /// the NSS key log format that Wireshark reads to decrypt a capture (as curl and
     /// browsers do with the same variable). Nothing is written when the variable is not
     /// set. Anyone who can read the file can decrypt the traffic.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Run with `SSLKEYLOGFILE=/tmp/keys.log`, and give Wireshark that file to read a capture.
+    /// let transport = HyperTransport::builder().tls_key_log(true).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `false`: the variable is not even read.
     pub fn tls_key_log(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -890,6 +1383,30 @@ impl HyperTransportBuilder {
     /// ALPN protocols, `h2` and `http/1.1` are offered per [`http2`](Self::http2);
     /// otherwise its list decides whether HTTP/2 is spoken.
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// # let ca = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.der().clone();
+    /// // A configuration of one's own: a private CA (`ca`) as the only root.
+    /// let mut roots = rustls::RootCertStore::empty();
+    /// roots.add(ca)?;
+    /// let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// let config = rustls::ClientConfig::builder_with_provider(provider)
+    ///     .with_safe_default_protocol_versions()?
+    ///     .with_root_certificates(roots)
+    ///     .with_no_client_auth();
+    /// let config = Arc::new(config);
+    /// let transport = HyperTransport::builder().rustls_config(config.clone()).build()?;
+    /// // Pins need the transport's own verifier, which the configuration replaces.
+    /// let pinned = HyperTransport::builder()
+    ///     .rustls_config(config)
+    ///     .pin_public_keys("api.example", [[0x2a; 32]])
+    ///     .build();
+    /// assert!(pinned.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// Default is `None`: the configuration is built from the options.
     pub fn rustls_config(mut self, config: Arc<rustls::ClientConfig>) -> HyperTransportBuilder {
         self.tls.rustls_config = Some(config);
@@ -907,6 +1424,36 @@ impl HyperTransportBuilder {
     /// a request no proxy carries connects directly. Connections through a proxy are
     /// pooled apart from direct ones.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers with the request's head, as it came.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {n}\r\n\r\n");
+    /// #     let _ = stream.write_all(&[reply.as_bytes(), &head[..n]].concat()).await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::{HyperTransport, Proxy};
+    ///
+    /// // `addr`: a forward proxy on this machine.
+    /// let transport = HyperTransport::builder()
+    ///     .proxy(Proxy::http(&format!("http://{addr}"))?)
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// // The request goes to the proxy, its target in absolute form.
+    /// let head = client.get("http://example.com/feed").send().await?.text().await?;
+    /// assert!(head.starts_with("GET http://example.com/feed HTTP/1.1\r\n"), "{head}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is no proxy; the environment is not read (see [`Proxy::from_env`]).
     pub fn proxy(mut self, proxy: Proxy) -> HyperTransportBuilder {
         self.proxies.push(proxy);
@@ -918,6 +1465,39 @@ impl HyperTransportBuilder {
     /// proxies refuse a `CONNECT` without one. Requests forwarded to a proxy carry their
     /// own `User-Agent`, if any, and not this. A [`Proxy::headers`] `User-Agent` replaces
     /// it for that proxy.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let (seen, connect) = std::sync::mpsc::channel();
+    /// # tokio::spawn(async move {
+    /// #     // A proxy that hands over the head of the CONNECT it gets, then refuses it.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let mut head = vec![0; 4096];
+    /// #     let n = stream.read(&mut head).await.unwrap();
+    /// #     seen.send(String::from_utf8_lossy(&head[..n]).into_owned()).unwrap();
+    /// #     let _ = stream.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n").await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::header::HeaderValue;
+    /// use whatwg_fetch::net::{HyperTransport, Proxy};
+    ///
+    /// // `addr`: a proxy that wants to know who opens tunnels through it.
+    /// let transport = HyperTransport::builder()
+    ///     .proxy(Proxy::all(&format!("http://{addr}"))?)
+    ///     .proxy_user_agent(Some(HeaderValue::from_static("inventory-sync/2.1")))
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// assert!(client.get("https://example.com/").send().await.is_err());
+    /// let connect = connect.recv()?;
+    /// assert!(connect.starts_with("CONNECT example.com:443 HTTP/1.1\r\n"), "{connect}");
+    /// assert!(connect.contains("\r\nUser-Agent: inventory-sync/2.1\r\n"), "{connect}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is `None`: no `User-Agent` on `CONNECT`, as the transport adds none to
     /// requests either. A [`Client`](crate::Client) sets it to its
@@ -931,6 +1511,39 @@ impl HyperTransportBuilder {
     /// [`resolve`](Self::resolve) map and the [`resolve_with`](Self::resolve_with)
     /// function leave unanswered go to it (see [`Resolve`] for an example). It is also
     /// asked for the address of a proxy.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers one request with `ok`.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::{HyperTransport, Resolve, ResolveFuture};
+    ///
+    /// /// Every name is this machine: a stand-in for DNS in tests.
+    /// struct Loopback;
+    ///
+    /// impl Resolve for Loopback {
+    ///     fn resolve(&self, _name: &str) -> ResolveFuture {
+    ///         Box::pin(async { Ok(vec![([127, 0, 0, 1], 0).into()]) })
+    ///     }
+    /// }
+    ///
+    /// let transport = HyperTransport::builder().resolver(Arc::new(Loopback)).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// let url = format!("http://api.example:{}/", addr.port());
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is the [`SystemResolver`] (`getaddrinfo` through tokio).
     pub fn resolver(mut self, resolver: Arc<dyn Resolve>) -> HyperTransportBuilder {
@@ -989,6 +1602,17 @@ impl HyperTransportBuilder {
     /// Attempt Delay, which spares a lossy network a burst of SYNs) is taken as 100 ms,
     /// one over 2 seconds (its Maximum) as 2 seconds.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A network whose IPv6 often hangs: the next address is tried after 100 ms, not 250.
+    /// let transport = HyperTransport::builder()
+    ///     .happy_eyeballs_delay(Duration::from_millis(100))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is 250 ms, RFC 8305's recommendation (Chrome and hyper-util wait 300 ms,
     /// curl 200 ms).
     pub fn happy_eyeballs_delay(mut self, delay: Duration) -> HyperTransportBuilder {
@@ -1001,6 +1625,40 @@ impl HyperTransportBuilder {
     /// with none of this family fails with [`NetworkError::Connect`] whose
     /// [`ConnectError`](super::ConnectError) says why.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # tokio::spawn(async move {
+    /// #     // Answers one request with `ok`.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // Connections from one interface's address (here the loopback's).
+    /// let transport = HyperTransport::builder()
+    ///     .local_address(Some(IpAddr::V4(Ipv4Addr::LOCALHOST)))
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// // From an IPv6 address, the host's one IPv4 address is not tried.
+    /// let v6 = HyperTransport::builder()
+    ///     .local_address(Some(IpAddr::V6(Ipv6Addr::LOCALHOST)))
+    ///     .build()?;
+    /// let client = Client::builder().transport(Arc::new(v6)).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Connect(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is `None`: the system picks.
     pub fn local_address(mut self, address: Option<IpAddr>) -> HyperTransportBuilder {
         self.socket.local_address = address;
@@ -1012,6 +1670,17 @@ impl HyperTransportBuilder {
     /// the nearest); the interval between probes and their count stay the system's. An idle pooled connection whose peer has vanished is then found dead
     /// rather than kept until it is used.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // Finds a pooled connection whose peer vanished (a NAT or firewall that forgot it).
+    /// let transport = HyperTransport::builder()
+    ///     .tcp_keepalive(Some(Duration::from_secs(60)))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is `None`: no keep-alive probes, as in hyper-util and libcurl (reqwest
     /// probes after 15 s idle, undici and the curl tool after 60 s).
     pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> HyperTransportBuilder {
@@ -1021,6 +1690,14 @@ impl HyperTransportBuilder {
 
     /// Whether to set `TCP_NODELAY`, sending small writes at once instead of holding
     /// them for Nagle's algorithm.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // An upload written in many small pieces: let Nagle's algorithm gather them.
+    /// let transport = HyperTransport::builder().tcp_nodelay(false).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// Default is `true`, as in reqwest, undici and browsers.
     pub fn tcp_nodelay(mut self, enabled: bool) -> HyperTransportBuilder {
@@ -1041,6 +1718,32 @@ impl HyperTransportBuilder {
     /// such file or directory (os error 2)`).
     ///
     /// Unix only. Default is `None`: TCP.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let path = std::env::temp_dir().join(format!("whatwg-fetch-doc-{}.sock", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// # let listener = tokio::net::UnixListener::bind(&path).unwrap();
+    /// # tokio::spawn(async move {
+    /// #     // Answers one request with `ok`.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // A daemon's API on a socket (`path`), as Docker's is at `/var/run/docker.sock`.
+    /// let transport = HyperTransport::builder().unix_socket(&path).build()?;
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// // The URL's host goes in `Host`; nothing is resolved.
+    /// assert_eq!(client.get("http://localhost/version").send().await?.text().await?, "ok");
+    /// # let _ = std::fs::remove_file(&path);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     #[cfg(unix)]
     pub fn unix_socket(mut self, path: impl Into<PathBuf>) -> HyperTransportBuilder {
         self.socket.unix_socket = Some(path.into());
@@ -1048,6 +1751,25 @@ impl HyperTransportBuilder {
     }
 
     /// Builds the transport.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::{HyperTransport, PublicKeyPin};
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .connect_timeout(Some(Duration::from_secs(5)))
+    ///     .build()?;
+    /// // Clients send through it; clones of it share its pool.
+    /// let client = Client::builder().transport(Arc::new(transport)).build()?;
+    /// // Options that cannot be used are refused here, not at the first request.
+    /// let unpinned = HyperTransport::builder()
+    ///     .pin_public_keys("api.example", Vec::<PublicKeyPin>::new())
+    ///     .build();
+    /// assert!(unpinned.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
