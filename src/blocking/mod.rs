@@ -187,23 +187,95 @@ impl Client {
     }
 
     /// A builder with the defaults of the async [`ClientBuilder`](crate::ClientBuilder).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder()
+    ///     .user_agent("report-tool/1.0")
+    ///     .timeout(Duration::from_secs(60))
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::from(crate::Client::builder())
     }
 
     /// The environment requests are made from.
+    ///
+    /// ```
+    /// use whatwg_fetch::Url;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().origin(Url::parse("https://app.example/")?).build()?;
+    /// assert!(client.environment().is_browser_like());
+    /// // By default, a server-side environment: no origin.
+    /// assert!(Client::new().environment().origin().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn environment(&self) -> &Arc<Environment> {
         self.inner.environment()
     }
 
     /// The cookie store credentialed fetches use, if cookies are enabled (see
     /// [`ClientBuilder::cookie_store`]).
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Sets a cookie, and answers with the `Cookie` each request sends.
+    /// #     for stream in listener.incoming() {
+    /// #         let mut stream = stream.unwrap();
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).unwrap();
+    /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+    /// #         let cookie = head.lines().find_map(|l| l.strip_prefix("cookie: ")).unwrap_or("").to_owned();
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nset-cookie: session=42\r\nconnection: close\r\n\
+    /// #             content-length: {}\r\n\r\n{cookie}", cookie.len());
+    /// #         let _ = stream.write_all(reply.as_bytes());
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().cookie_store(true).build()?;
+    /// client.get(&url).send()?;
+    /// let store = client.cookie_store().ok_or("cookies are on")?;
+    /// assert_eq!(store.len(), 1);
+    /// // A server-side client keeps no cookies unless asked.
+    /// assert!(Client::new().cookie_store().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn cookie_store(&self) -> Option<&Arc<CookieStore>> {
         self.inner.cookie_store()
     }
 
     /// A snapshot of the connection pool's statistics, as
     /// [`Client::pool_stats`](crate::Client::pool_stats) gives them.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers one request, and keeps the connection open.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    /// #     std::thread::sleep(std::time::Duration::from_secs(60));
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+    /// // `None` only for a client with a transport of its own.
+    /// let stats = client.pool_stats().ok_or("the built-in pool")?;
+    /// assert_eq!(stats.connections_opened, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn pool_stats(&self) -> Option<PoolStats> {
         self.inner.pool_stats()
     }
@@ -225,31 +297,142 @@ impl Client {
     }
 
     /// A [`RequestBuilder`] for a `GET` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers one request with an item.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{\"id\": 7}");
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let item: serde_json::Value = client.get(format!("{url}items/7")).send()?.json()?;
+    /// assert_eq!(item["id"], 7);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn get(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::GET, url)
     }
 
     /// A [`RequestBuilder`] for a `POST` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{BufRead, BufReader, Read, Write};
+    /// #     // Answers with the request as it came: its head, then its body.
+    /// #     let (socket, _) = listener.accept().unwrap();
+    /// #     let mut reader = BufReader::new(socket);
+    /// #     let mut request = String::new();
+    /// #     while !request.ends_with("\r\n\r\n") {
+    /// #         if reader.read_line(&mut request).unwrap() == 0 { break; }
+    /// #     }
+    /// #     let length: usize = request.lines()
+    /// #         .find_map(|line| line.strip_prefix("content-length: "))
+    /// #         .and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+    /// #     let mut body = vec![0; length];
+    /// #     reader.read_exact(&mut body).unwrap();
+    /// #     request.push_str(&String::from_utf8_lossy(&body));
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{request}", request.len());
+    /// #     let _ = reader.get_mut().write_all(reply.as_bytes());
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let echoed = client.post(format!("{url}notes")).body("remember the milk").send()?.text()?;
+    /// assert!(echoed.starts_with("POST /notes HTTP/1.1\r\n"), "{echoed}");
+    /// assert!(echoed.ends_with("\r\n\r\nremember the milk"), "{echoed}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn post(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::POST, url)
     }
 
     /// A [`RequestBuilder`] for a `PUT` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// // Replaces the item whole.
+    /// let request = client
+    ///     .put("https://api.example/items/7")
+    ///     .json(&serde_json::json!({ "name": "seventh", "stock": 3 }))
+    ///     .build()?;
+    /// assert_eq!(request.method(), "PUT");
+    /// assert_eq!(request.headers().get("content-type")?.as_deref(), Some("application/json"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn put(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::PUT, url)
     }
 
     /// A [`RequestBuilder`] for a `PATCH` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// // Changes one field of the item.
+    /// let request = client
+    ///     .patch("https://api.example/items/7")
+    ///     .json(&serde_json::json!({ "stock": 2 }))
+    ///     .build()?;
+    /// assert_eq!(request.method(), "PATCH");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn patch(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::PATCH, url)
     }
 
     /// A [`RequestBuilder`] for a `DELETE` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let request = client
+    ///     .delete("https://api.example/items/7")
+    ///     .bearer_auth("secret-token")
+    ///     .build()?;
+    /// assert_eq!(request.method(), "DELETE");
+    /// assert_eq!(request.url(), "https://api.example/items/7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn delete(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::DELETE, url)
     }
 
     /// A [`RequestBuilder`] for a `HEAD` to `url` (see [`request`](Self::request)).
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers a HEAD for a 1 MiB resource.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1048576\r\n\r\n");
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// // The size of a download, without downloading it.
+    /// let response = client.head(format!("{url}archive.tar")).send()?;
+    /// assert_eq!(response.headers().get("content-length")?.as_deref(), Some("1048576"));
+    /// assert_eq!(response.text()?, "");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn head(&self, url: impl Into<RequestInfo>) -> RequestBuilder {
         self.request(Method::HEAD, url)
     }
@@ -286,6 +469,39 @@ impl Client {
 
     /// Fetches an already constructed [`Request`], as
     /// [`Client::fetch_request`](crate::Client::fetch_request) does.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{BufRead, BufReader, Read, Write};
+    /// #     // Answers with the request as it came: its head, then its body.
+    /// #     let (socket, _) = listener.accept().unwrap();
+    /// #     let mut reader = BufReader::new(socket);
+    /// #     let mut request = String::new();
+    /// #     while !request.ends_with("\r\n\r\n") {
+    /// #         if reader.read_line(&mut request).unwrap() == 0 { break; }
+    /// #     }
+    /// #     let length: usize = request.lines()
+    /// #         .find_map(|line| line.strip_prefix("content-length: "))
+    /// #         .and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+    /// #     let mut body = vec![0; length];
+    /// #     reader.read_exact(&mut body).unwrap();
+    /// #     request.push_str(&String::from_utf8_lossy(&body));
+    /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{request}", request.len());
+    /// #     let _ = reader.get_mut().write_all(reply.as_bytes());
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// // A request put together first, looked at, then fetched.
+    /// let request = client.post(format!("{url}jobs")).body("rebuild").build()?;
+    /// assert_eq!(request.headers().get("content-type")?.as_deref(), Some("text/plain;charset=UTF-8"));
+    /// let echoed = client.fetch_request(request)?.text()?;
+    /// assert!(echoed.starts_with("POST /jobs HTTP/1.1\r\n"), "{echoed}");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`fetch`](Self::fetch), less the constructor's errors.
@@ -362,14 +578,17 @@ impl fmt::Debug for ClientBuilder {
     }
 }
 
-/// Methods that set the async builder's option of the same name, documented there.
+/// Methods that set the async builder's option of the same name, documented there; the
+/// doc comments written above an option (its example) follow that sentence.
 macro_rules! forward_options {
-    ($( $name:ident($($arg:ident: $ty:ty),*); )*) => {
+    ($( $(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*); )*) => {
         $(
             #[doc = concat!(
                 "Sets [`ClientBuilder::", stringify!($name), "`](crate::ClientBuilder::",
                 stringify!($name), "), which says what it does and its default."
             )]
+            #[doc = ""]
+            $(#[$doc])*
             pub fn $name(self, $($arg: $ty),*) -> ClientBuilder {
                 ClientBuilder { inner: self.inner.$name($($arg),*) }
             }
@@ -382,6 +601,28 @@ impl ClientBuilder {
     /// [`ClientBuilder::timeout`](crate::ClientBuilder::timeout) says; a request can set
     /// its own with [`RequestBuilder::timeout`].
     ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Sends the head and the start of the body, then nothing more.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nstart");
+    /// #     std::thread::sleep(std::time::Duration::from_secs(60));
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().timeout(Duration::from_millis(300)).build()?;
+    /// let response = client.get(&url).send()?;
+    /// // The head came in time; the rest of the body does not.
+    /// let error = response.text().unwrap_err();
+    /// assert!(error.is_timeout());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// Default is no limit, as for the async client: unlike reqwest's blocking client (30
     /// seconds), no total limit is added, while the connect and read timeouts still bound
     /// each wait (see [Timeouts](self#timeouts)).
@@ -392,51 +633,593 @@ impl ClientBuilder {
     }
 
     forward_options! {
+        /// ```
+        /// use whatwg_fetch::Url;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder()
+        ///     .origin(Url::parse("https://app.example/index.html")?)
+        ///     .build()?;
+        /// // Relative URLs resolve against the page, as a script's do.
+        /// let request = client.get("/api/items").build()?;
+        /// assert_eq!(request.url(), "https://app.example/api/items");
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         origin(url: Url);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::{Environment, Url};
+        ///
+        /// // Server-side (no origin, no CORS), with relative URLs resolved against an API's root.
+        /// let api = Url::parse("https://api.example/v1/")?;
+        /// let client = Client::builder()
+        ///     .environment(Environment::server().with_base_url(api))
+        ///     .build()?;
+        /// assert_eq!(client.get("items?page=2").build()?.url(), "https://api.example/v1/items?page=2");
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         environment(environment: Environment);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers with the value of the request's user-agent field.
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let mut head = vec![0; 4096];
+        /// #     let n = stream.read(&mut head).unwrap();
+        /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+        /// #     let value = head.lines()
+        /// #         .find_map(|line| line.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("user-agent")))
+        /// #         .map_or("", |(_, value)| value.trim()).to_owned();
+        /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{value}", value.len());
+        /// #     let _ = stream.write_all(reply.as_bytes());
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().user_agent("inventory-sync/2.1").build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "inventory-sync/2.1");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         user_agent(user_agent: impl Into<Bytes>);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers with the value of the request's accept-language field.
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let mut head = vec![0; 4096];
+        /// #     let n = stream.read(&mut head).unwrap();
+        /// #     let head = String::from_utf8_lossy(&head[..n]).into_owned();
+        /// #     let value = head.lines()
+        /// #         .find_map(|line| line.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("accept-language")))
+        /// #         .map_or("", |(_, value)| value.trim()).to_owned();
+        /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{value}", value.len());
+        /// #     let _ = stream.write_all(reply.as_bytes());
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().accept_language(Some("fr-CH, fr;q=0.9")).build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "fr-CH, fr;q=0.9");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         accept_language(accept_language: Option<impl Into<Bytes>>);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Gives up on a host that does not answer within 3 s (DNS, TCP and TLS together).
+        /// let client = Client::builder().connect_timeout(Duration::from_secs(3)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         connect_timeout(timeout: Duration);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # // Accepts the connection and never answers.
+        /// # std::thread::spawn(move || { let _kept = listener.accept(); std::thread::sleep(std::time::Duration::from_secs(60)) });
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::{NetworkError, TimeoutKind};
+        ///
+        /// let client = Client::builder().read_timeout(Duration::from_millis(200)).build()?;
+        /// // The server takes the request and says nothing.
+        /// let error = client.get(&url).send().unwrap_err();
+        /// assert!(matches!(
+        ///     error.network_error(),
+        ///     Some(NetworkError::Timeout { kind: TimeoutKind::Idle, .. })
+        /// ));
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         read_timeout(timeout: impl Into<Option<Duration>>);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let addr = listener.local_addr().unwrap();
+        /// # let url = format!("http://{addr}/");
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Busy once, then fine.
+        /// #     for answer in [
+        /// #         "HTTP/1.1 503 Service Unavailable\r\nretry-after: 0\r\ncontent-length: 0\r\n\r\n",
+        /// #         "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+        /// #     ] {
+        /// #         let (mut stream, _) = listener.accept().unwrap();
+        /// #         let _ = stream.read(&mut [0; 4096]);
+        /// #         let _ = stream.write_all(answer.as_bytes());
+        /// #     }
+        /// # });
+        /// use whatwg_fetch::RetryPolicy;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().retry(RetryPolicy::new().max_attempts(3)).build()?;
+        /// // The server answers 503 first: the client asks again and gets the 200.
+        /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         retry(policy: RetryPolicy);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers each request with a body of 2,000 bytes.
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let _ = stream.read(&mut [0; 4096]);
+        /// #         let body = "x".repeat(2000);
+        /// #         let head = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n", body.len());
+        /// #         let _ = stream.write_all(format!("{head}{body}").as_bytes());
+        /// #     }
+        /// # });
+        /// use std::io::Read;
+        /// use whatwg_fetch::NetworkError;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().max_response_body_size(Some(1024)).build()?;
+        /// // The 2,000-byte body is refused, read whole or as a stream.
+        /// let error = client.get(&url).send()?.text().unwrap_err();
+        /// assert!(matches!(error.network_error(), Some(NetworkError::BodyTooLarge { limit: 1024 })));
+        /// assert!(client.get(&url).send()?.read_to_end(&mut Vec::new()).is_err());
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         max_response_body_size(max: Option<u64>);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers each request with a body of 2,000 bytes.
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let _ = stream.read(&mut [0; 4096]);
+        /// #         let body = "x".repeat(2000);
+        /// #         let head = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n", body.len());
+        /// #         let _ = stream.write_all(format!("{head}{body}").as_bytes());
+        /// #     }
+        /// # });
+        /// use std::io::Read;
+        /// use whatwg_fetch::NetworkError;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().max_buffered_body_size(Some(1024)).build()?;
+        /// // The 2,000-byte body is too large to read whole…
+        /// let error = client.get(&url).send()?.text().unwrap_err();
+        /// assert!(matches!(error.network_error(), Some(NetworkError::BodyTooLarge { limit: 1024 })));
+        /// // …and is read as a stream.
+        /// let mut body = Vec::new();
+        /// client.get(&url).send()?.read_to_end(&mut body)?;
+        /// assert_eq!(body.len(), 2000);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         max_buffered_body_size(max: Option<u64>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // At most 4 connections to a site; further requests wait their turn.
+        /// let client = Client::builder().max_connections_per_origin(4).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         max_connections_per_origin(max: usize);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Keeps 4 connections to a site open between bursts of requests.
+        /// let client = Client::builder().max_idle_per_origin(4).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         max_idle_per_origin(max: usize);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A server that closes connections idle for 60 s: close them first.
+        /// let client = Client::builder()
+        ///     .pool_idle_timeout(Some(Duration::from_secs(50)))
+        ///     .build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         pool_idle_timeout(timeout: Option<Duration>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Through a middlebox that mangles HTTP/2.
+        /// let client = Client::builder().http1_only().build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http1_only();
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Many small requests to one HTTP/1.1 server that answers them in order.
+        /// let client = Client::builder().http1_pipelining(8).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http1_pipelining(depth: usize);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Large uploads: the body waits up to 1 s for the server to refuse it (a 401, a 413).
+        /// let client = Client::builder().expect_continue(Some(Duration::from_secs(1))).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         expect_continue(wait: Option<Duration>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // An `http:` service that speaks HTTP/2 only (h2c), as gRPC servers do.
+        /// let client = Client::builder().http2_prior_knowledge(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http2_prior_knowledge(enabled: bool);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let addr = listener.local_addr().unwrap();
+        /// # let url = format!("http://{addr}/");
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{BufRead, BufReader, Read, Write};
+        /// #     // Answers with the request as it came: its head, then its body.
+        /// #     let (socket, _) = listener.accept().unwrap();
+        /// #     let mut reader = BufReader::new(socket);
+        /// #     let mut request = String::new();
+        /// #     while !request.ends_with("\r\n\r\n") {
+        /// #         if reader.read_line(&mut request).unwrap() == 0 { break; }
+        /// #     }
+        /// #     let length: usize = request.lines()
+        /// #         .find_map(|line| line.strip_prefix("content-length: "))
+        /// #         .and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+        /// #     let mut body = vec![0; length];
+        /// #     reader.read_exact(&mut body).unwrap();
+        /// #     request.push_str(&String::from_utf8_lossy(&body));
+        /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{request}", request.len());
+        /// #     let _ = reader.get_mut().write_all(reply.as_bytes());
+        /// # });
+        /// use whatwg_fetch::Proxy;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // `addr`: a forward proxy on this machine.
+        /// let client = Client::builder().proxy(Proxy::http(&format!("http://{addr}"))?).build()?;
+        /// // The request goes to the proxy, its target in absolute form.
+        /// let head = client.get("http://example.com/feed").send()?.text()?;
+        /// assert!(head.starts_with("GET http://example.com/feed HTTP/1.1\r\n"), "{head}");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         proxy(proxy: Proxy);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // `https_proxy=http://proxy.internal:3128`, `no_proxy=localhost` and the like.
+        /// let client = Client::builder().proxy_from_env(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         proxy_from_env(enabled: bool);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let addr = listener.local_addr().unwrap();
+        /// # let url = format!("http://{addr}/");
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers one request.
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let _ = stream.read(&mut [0; 4096]);
+        /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+        /// # });
+        /// use std::net::SocketAddr;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // `api.example` is this machine, whatever DNS says; port 0 keeps the URL's.
+        /// let client = Client::builder()
+        ///     .resolve("api.example", SocketAddr::from(([127, 0, 0, 1], 0)))
+        ///     .build()?;
+        /// let url = format!("http://api.example:{}/", addr.port());
+        /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         resolve(host: &str, addr: SocketAddr);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// # let pem = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.pem();
+        /// // `pem`: the private CA's certificates, as `std::fs::read("ca.pem")?` reads them.
+        /// let client = Client::builder().add_root_certificates_pem(pem).build()?;
+        /// // A document that holds no certificate fails the build, not the first request.
+        /// assert!(Client::builder().add_root_certificates_pem("no certificate").build().is_err());
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         add_root_certificates_pem(pem: impl Into<Vec<u8>>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// # let der = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap().cert.der().to_vec();
+        /// // `der`: one DER-encoded root, as `std::fs::read("ca.der")?` reads it.
+        /// let client = Client::builder().add_root_certificate_der(der).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         add_root_certificate_der(der: impl Into<Vec<u8>>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // The system's trust store only, as curl.
+        /// let client = Client::builder().tls_built_in_roots(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         tls_built_in_roots(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // The built-in Mozilla roots only: the same on every machine.
+        /// let client = Client::builder().tls_system_roots(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         tls_system_roots(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::Identity;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// # let made = rcgen::generate_simple_self_signed(vec!["client.internal".to_owned()]).unwrap();
+        /// # let pem = format!("{}{}", made.cert.pem(), made.signing_key.serialize_pem());
+        /// // `pem`: the client's certificate chain and its private key, as `std::fs::read` reads them.
+        /// let client = Client::builder().identity(Identity::from_pem(pem.as_bytes())?).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         identity(identity: Identity);
+        /// ```
+        /// use whatwg_fetch::TlsVersion;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // TLS 1.3 only, as a policy may require.
+        /// let client = Client::builder().min_tls_version(TlsVersion::Tls13).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         min_tls_version(version: TlsVersion);
+        /// ```
+        /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        /// # let cert = made.cert.der().clone();
+        /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+        /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        /// # let config = std::sync::Arc::new(rustls::ServerConfig::builder_with_provider(provider)
+        /// #     .with_safe_default_protocol_versions().unwrap()
+        /// #     .with_no_client_auth()
+        /// #     .with_single_cert(vec![cert.clone()], key).unwrap());
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let port = listener.local_addr().unwrap().port();
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers each request whose handshake completes with `ok`.
+        /// #     for stream in listener.incoming() {
+        /// #         let Ok(stream) = stream else { continue };
+        /// #         let connection = rustls::ServerConnection::new(config.clone()).unwrap();
+        /// #         let mut tls = rustls::StreamOwned::new(connection, stream);
+        /// #         if tls.read(&mut [0; 4096]).is_err() { continue }
+        /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+        /// #         tls.conn.send_close_notify();
+        /// #         let _ = tls.flush();
+        /// #     }
+        /// # });
+        /// use whatwg_fetch::NetworkError;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A test server's self-signed certificate, on a developer's machine only.
+        /// let url = format!("https://127.0.0.1:{port}/");
+        /// let client = Client::builder().danger_accept_invalid_certs(true).build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+        /// // Checked, the certificate fails the handshake.
+        /// let error = Client::new().get(&url).send().unwrap_err();
+        /// assert!(matches!(error.network_error(), Some(NetworkError::Tls(_))));
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         danger_accept_invalid_certs(accept: bool);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Sets a cookie, and answers with the `Cookie` each request sends.
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let mut head = vec![0; 4096];
+        /// #         let n = stream.read(&mut head).unwrap();
+        /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+        /// #         let cookie = head.lines().find_map(|l| l.strip_prefix("cookie: ")).unwrap_or("").to_owned();
+        /// #         let reply = format!("HTTP/1.1 200 OK\r\nset-cookie: session=42\r\nconnection: close\r\n\
+        /// #             content-length: {}\r\n\r\n{cookie}", cookie.len());
+        /// #         let _ = stream.write_all(reply.as_bytes());
+        /// #     }
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().cookie_store(true).build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "");
+        /// // The second request sends the cookie the first response set.
+        /// assert_eq!(client.get(&url).send()?.text()?, "session=42");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         cookie_store(enabled: bool);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Sets a cookie, and answers with the `Cookie` each request sends.
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let mut head = vec![0; 4096];
+        /// #         let n = stream.read(&mut head).unwrap();
+        /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+        /// #         let cookie = head.lines().find_map(|l| l.strip_prefix("cookie: ")).unwrap_or("").to_owned();
+        /// #         let reply = format!("HTTP/1.1 200 OK\r\nset-cookie: session=42\r\nconnection: close\r\n\
+        /// #             content-length: {}\r\n\r\n{cookie}", cookie.len());
+        /// #         let _ = stream.write_all(reply.as_bytes());
+        /// #     }
+        /// # });
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::cookie::CookieStore;
+        ///
+        /// let store = Arc::new(CookieStore::default());
+        /// let one = Client::builder().cookie_store_with(store.clone()).build()?;
+        /// let two = Client::builder().cookie_store_with(store.clone()).build()?;
+        /// one.get(&url).send()?;
+        /// assert_eq!(store.len(), 1);
+        /// // The cookie the first client got, the second sends.
+        /// assert_eq!(two.get(&url).send()?.text()?, "session=42");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         cookie_store_with(store: Arc<CookieStore>);
+        /// ```
+        /// # use std::sync::Arc;
+        /// # use std::sync::atomic::{AtomicUsize, Ordering};
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # let served = Arc::new(AtomicUsize::new(0));
+        /// # let count = served.clone();
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let _ = stream.read(&mut [0; 4096]);
+        /// #         count.fetch_add(1, Ordering::SeqCst);
+        /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncache-control: max-age=60\r\n\
+        /// #             connection: close\r\ncontent-length: 5\r\n\r\nfresh");
+        /// #     }
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http_cache(true).build()?;
+        /// for _ in 0..3 {
+        ///     // `Cache-Control: max-age=60`: the first response serves the next two.
+        ///     assert_eq!(client.get(&url).send()?.text()?, "fresh");
+        /// }
+        /// assert_eq!(served.load(Ordering::SeqCst), 1);
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http_cache(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Upgrades `http:` requests to the hosts that asked for `https:` only.
+        /// let client = Client::builder().hsts(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         hsts(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A URL such as `http://ada:secret@camera.local/` answers a `Digest` challenge.
+        /// let client = Client::builder().digest_auth_from_url(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         digest_auth_from_url(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::Url;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let path = std::env::temp_dir().join(format!("whatwg-fetch-doc-blocking-{}.txt", std::process::id()));
+        /// std::fs::write(&path, "from disk")?;
+        /// let url = Url::from_file_path(&path).map_err(|()| "not an absolute path")?;
+        ///
+        /// let client = Client::builder().allow_file_urls(true).build()?;
+        /// assert_eq!(client.get(url.as_str()).send()?.text()?, "from disk");
+        /// // Off (the default), a `file:` URL is a network error.
+        /// assert!(Client::new().get(url.as_str()).send().is_err());
+        /// # std::fs::remove_file(&path)?;
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         allow_file_urls(allowed: bool);
+        /// ```
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+        ///
+        /// /// Answers every request with `200 OK` and "canned", as a test's stand-in for the network.
+        /// struct Canned;
+        ///
+        /// impl Transport for Canned {
+        ///     fn send(&self, _request: http::Request<RequestBody>, _options: SendOptions) -> TransportFuture {
+        ///         Box::pin(async { Ok(http::Response::new(ResponseBody::full("canned"))) })
+        ///     }
+        /// }
+        ///
+        /// let client = Client::builder().transport(Arc::new(Canned)).build()?;
+        /// assert_eq!(client.get("https://api.example/items").send()?.text()?, "canned");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         transport(transport: Arc<dyn Transport>);
     }
 
     #[cfg(feature = "http3")]
     forward_options! {
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Origins that announce HTTP/3 by `Alt-Svc` are asked over QUIC next.
+        /// let client = Client::builder().http3(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http3(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Servers known to speak HTTP/3: QUIC from the first request.
+        /// let client = Client::builder().http3_prior_knowledge().build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         http3_prior_knowledge();
+        /// ```
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::net::AltSvcCache;
+        ///
+        /// // Two clients that learn from each other which origins speak HTTP/3.
+        /// let cache = Arc::new(AltSvcCache::new());
+        /// let one = Client::builder().http3(true).alt_svc_cache(cache.clone()).build()?;
+        /// let two = Client::builder().http3(true).alt_svc_cache(cache).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         alt_svc_cache(cache: Arc<crate::net::AltSvcCache>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Resumed HTTP/3 connections send their first `GET`s without waiting for the handshake.
+        /// let client = Client::builder().http3(true).tls_early_data(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
         tls_early_data(enabled: bool);
     }
 
     /// Sets [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider),
     /// which says what it does. The client's thread awaits the provider's futures.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::blocking::Client;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// // The in-memory store is a provider too; a Redis one shares cookies across a fleet.
+    /// let client = Client::builder().cookie_provider(Arc::new(CookieStore::default())).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn cookie_provider<C: CookieProvider + 'static>(self, provider: Arc<C>) -> ClientBuilder {
         ClientBuilder {
             inner: self.inner.cookie_provider(provider),
@@ -444,6 +1227,17 @@ impl ClientBuilder {
     }
 
     /// Builds the client and starts its thread.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().timeout(Duration::from_secs(60)).build()?;
+    /// assert_eq!(client.get("data:,ready").send()?.text()?, "ready");
+    /// // Options that cannot be used fail here, not at the first request.
+    /// assert!(Client::builder().add_root_certificates_pem("no certificate").build().is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`ClientBuilder::build`](crate::ClientBuilder::build), and a `TypeError` when the
