@@ -19,8 +19,9 @@
 //! [`MAX_LINE_LEN`] bytes is skipped, as is a line that is not a record (a host that is
 //! not a host, a port of 0, a protocol of more than 64 bytes or not a token, a date that
 //! is not one); at most [`MAX_CACHED_ORIGINS`] origins are read, and
-//! [`MAX_ALTERNATIVES`] alternatives of each. Expired alternatives are skipped; a date
-//! past 2^31 seconds from now counts as that far away.
+//! [`MAX_ALTERNATIVES`] alternatives of each; at most [`MAX_FILE_LEN`] bytes are read in
+//! all, the rest left unread. Expired alternatives are skipped; a date past 2^31 seconds
+//! from now counts as that far away.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -36,6 +37,15 @@ use crate::infra::{civil_from_days, days_from_civil, days_in_month};
 /// The longest line read: 4,095 bytes, curl's `MAX_ALTSVC_LINE`. A record of two hosts of
 /// 255 bytes and two protocols of 64 takes under 700.
 pub(crate) const MAX_LINE_LEN: usize = 4_095;
+
+/// The most bytes read of one file: 65,536,000 (62.5 MiB), room for a line of the
+/// longest length for each alternative the cache can hold ([`MAX_CACHED_ORIGINS`] ×
+/// [`MAX_ALTERNATIVES`]). What [`AltSvcCache::save`] writes takes a sixth of it at most
+/// (a record is under 700 bytes). Past it the input is left unread: without a bound, a
+/// file that does not end (a FIFO, a device, a file something keeps appending to) would
+/// be read for ever, though nothing past the limits above is kept of it.
+pub(crate) const MAX_FILE_LEN: u64 =
+    (MAX_CACHED_ORIGINS * MAX_ALTERNATIVES * (MAX_LINE_LEN + 1)) as u64;
 
 /// What a saved cache starts with.
 const HEADER: &str = "# Alternative services (RFC 7838), in curl's alt-svc cache format: \
@@ -86,7 +96,9 @@ impl AltSvcCache {
     /// A cache of the alternatives `reader` holds, in curl's alt-svc cache format: what
     /// [`save`](AltSvcCache::save) writes, and curl's `--alt-svc` file. A line that is
     /// not a record is skipped, as curl skips it, and so are expired alternatives; the
-    /// module's documentation says what a record is and the limits of what is read.
+    /// module's documentation says what a record is and the limits of what is read. At
+    /// most 62.5 MiB of `reader` is read, which is room for more than the cache keeps;
+    /// the rest of a longer input is left unread.
     ///
     /// # Errors
     /// What reading from `reader` returned.
@@ -101,8 +113,10 @@ impl AltSvcCache {
     /// assert_eq!(cache.len(), 1);
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn load(mut reader: impl BufRead) -> io::Result<AltSvcCache> {
+    pub fn load(reader: impl BufRead) -> io::Result<AltSvcCache> {
         let (now, wall) = (Instant::now(), SystemTime::now());
+        // Every read below, a long line's skipped rest included, counts against it.
+        let mut reader = reader.take(MAX_FILE_LEN);
         // Each origin's alternatives in the order read, the origins in the order first seen.
         let mut origins: Vec<(OriginKey, Vec<Alternative>)> = Vec::new();
         let mut index: HashMap<OriginKey, usize> = HashMap::new();
@@ -311,6 +325,48 @@ fn parse_date(date: &str, time: &str) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `then` over and over, `len` bytes in all, counting what was read of it.
+    struct Endless {
+        then: &'static [u8],
+        at: usize,
+        served: u64,
+        len: u64,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let rest = &self.then[self.at..];
+            let left = usize::try_from(self.len - self.served).unwrap_or(usize::MAX);
+            let n = rest.len().min(buf.len()).min(left);
+            buf[..n].copy_from_slice(&rest[..n]);
+            self.at = (self.at + n) % self.then.len();
+            self.served += n as u64;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_input_that_does_not_end_is_read_only_to_the_limit() {
+        let record = "h1 example.com 443 h3 example.com 443 \"99991231 23:59:59\" 0 0\n";
+        let comment: &'static [u8] = format!("# {}\n", "c".repeat(1_000)).leak().as_bytes();
+        let long: &'static [u8] = "x".repeat(4_096).leak().as_bytes();
+        // Comment lines without end after a record, and one line without end, too long to
+        // keep, whose rest is skipped: four times the limit of either is there to read.
+        for then in [comment, long] {
+            let mut reader = io::BufReader::new(record.as_bytes().chain(Endless {
+                then,
+                at: 0,
+                served: 0,
+                len: 4 * MAX_FILE_LEN,
+            }));
+            let cache = AltSvcCache::load(&mut reader).unwrap();
+            let served = reader.get_ref().get_ref().1.served;
+            // What was read, and at most one buffer's worth read ahead of it.
+            assert!(served <= MAX_FILE_LEN + 8 * 1024, "{served} bytes read");
+            assert_eq!(cache.len(), 1);
+        }
+    }
 
     #[test]
     fn dates_are_written_and_read_as_curl_does() {
