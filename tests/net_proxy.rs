@@ -1262,6 +1262,51 @@ async fn a_refused_connect_names_the_proxy_and_the_target() {
 }
 
 #[tokio::test]
+async fn a_407_to_a_connect_says_whether_credentials_went_with_it() {
+    bounded(async {
+        let proxy = test_proxy(Some(StatusCode::PROXY_AUTHENTICATION_REQUIRED)).await;
+        let refusal = |url: String| async move {
+            let transport = HyperTransport::builder()
+                .proxy(Proxy::https(&url).unwrap())
+                .build()
+                .unwrap();
+            let error = transport
+                .send(get("https://example.com/"), SendOptions::new())
+                .await
+                .unwrap_err();
+            error.source().unwrap().to_string()
+        };
+        // None given: the proxy wants some.
+        let message = refusal(proxy.url()).await;
+        assert!(message.contains("give credentials"), "{message}");
+        // Given and sent: the proxy turned them down, and giving them is not the remedy.
+        let message = refusal(format!("http://ada:wrong@{}", proxy.addr)).await;
+        let seen = proxy.seen();
+        assert!(seen[1].headers.contains_key("proxy-authorization"));
+        assert!(
+            message.ends_with(
+                "407 Proxy Authentication Required (the proxy rejected the credentials sent)"
+            ),
+            "{message}"
+        );
+        // The same when they come from the proxy's own headers.
+        let mut headers = http::HeaderMap::new();
+        headers.insert("proxy-authorization", "Bearer t0ken".parse().unwrap());
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::https(&proxy.url()).unwrap().headers(headers))
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("https://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        let message = error.source().unwrap().to_string();
+        assert!(message.contains("rejected the credentials"), "{message}");
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_proxy_whose_connect_answer_never_ends_its_head_is_a_protocol_error() {
     bounded(async {
         // Answers CONNECT with a status line and then header lines without end.

@@ -624,6 +624,14 @@ where
     })?;
     if !status.is_success() {
         let mut refused = ProxyRefused::new(status, proxy.url(), target);
+        // What `connect_head` wrote: the proxy's credentials (Basic, or the answer to its
+        // last Digest challenge), or a `Proxy-Authorization` of its own headers.
+        refused.offered_credentials = proxy.authorization.is_some()
+            || digest.is_some()
+            || proxy
+                .headers
+                .as_deref()
+                .is_some_and(|headers| headers.contains_key(PROXY_AUTHORIZATION));
         if status == http::StatusCode::PROXY_AUTHENTICATION_REQUIRED && proxy.digest.is_some() {
             refused.digest_challenge = proxy_digest_challenge(buf.get(..end).unwrap_or_default());
         }

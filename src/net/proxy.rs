@@ -750,6 +750,9 @@ pub struct ProxyRefused {
     target: String,
     /// The strongest `Digest` challenge of a `407`, for a proxy with credentials for it.
     pub(crate) digest_challenge: Option<Box<DigestChallenge>>,
+    /// Whether the `CONNECT` carried a `Proxy-Authorization`: a `407` then turned down
+    /// credentials, rather than asked for some.
+    pub(crate) offered_credentials: bool,
 }
 
 impl ProxyRefused {
@@ -759,6 +762,7 @@ impl ProxyRefused {
             proxy,
             target,
             digest_challenge: None,
+            offered_credentials: false,
         }
     }
 
@@ -783,10 +787,14 @@ impl fmt::Display for ProxyRefused {
             self.proxy, self.target, self.status
         )?;
         if self.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED {
-            f.write_str(
-                " (the proxy requires authentication; give credentials in the proxy URL, or \
-                 with Proxy::basic_auth or Proxy::digest_auth)",
-            )?;
+            // Credentials sent and turned down are not fixed by giving credentials.
+            f.write_str(match self.offered_credentials {
+                true => " (the proxy rejected the credentials sent)",
+                false => {
+                    " (the proxy requires authentication; give credentials in the proxy URL, \
+                     or with Proxy::basic_auth or Proxy::digest_auth)"
+                }
+            })?;
         }
         Ok(())
     }
