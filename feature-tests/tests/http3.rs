@@ -561,6 +561,43 @@ async fn a_saved_alt_svc_cache_takes_the_next_run_over_http3_without_asking_agai
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alt_svc_protocol_id_cannot_write_a_record_for_another_origin() {
+    bounded(async {
+        let pki = TestPki::new(&["localhost"]);
+        // A protocol-id that percent-decodes to a line break and the first four fields of
+        // a record, which the rest of its line in the file would complete: bank.example,
+        // an origin this server does not speak for, at evil.example:8443. Then an
+        // alternative of its own.
+        let alt_svc = concat!(
+            "x%0Ah1%20bank.example%20443%20h3=\"evil.example:8443\"; ma=3600, ",
+            "h3=\":4433\"; ma=3600"
+        );
+        let tcp = tcp_server_announcing(&pki, alt_svc.to_owned()).await;
+        let cache = Arc::new(AltSvcCache::new());
+        let client = Client::builder()
+            .add_root_certificate_der(pki.ca_der.clone())
+            .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+            .alt_svc_cache(Arc::clone(&cache))
+            .build()
+            .unwrap();
+        let url = format!("https://localhost:{}/", tcp.addr.port());
+        assert_eq!(get(&client, &url).await.0, "h2");
+        assert_eq!(cache.len(), 1);
+        let mut file = Vec::new();
+        cache.save(&mut file).unwrap();
+        let file = String::from_utf8(file).unwrap();
+        // The server's own alternative alone is written, and read back.
+        let records: Vec<&str> = file.lines().filter(|line| !line.starts_with('#')).collect();
+        assert_eq!(records.len(), 1, "{file}");
+        let own = format!("h1 localhost {} h3 localhost 4433 \"", tcp.addr.port());
+        assert!(records[0].starts_with(&own), "{file}");
+        assert!(!file.contains("bank.example"), "{file}");
+        assert_eq!(AltSvcCache::load(file.as_bytes()).unwrap().len(), 1);
+    })
+    .await;
+}
+
 #[test]
 fn an_alt_svc_cache_reads_curls_file_and_writes_what_curl_reads() {
     // As curl 7.88 writes its `--alt-svc` file, the dates moved far ahead, with lines

@@ -54,9 +54,11 @@ const HEADER: &str = "# Alternative services (RFC 7838), in curl's alt-svc cache
 impl AltSvcCache {
     /// Writes the alternatives still fresh of each origin to `writer`, in curl's
     /// alt-svc cache format (see [`load`](AltSvcCache::load)), one line each, the origins
-    /// in order of host and port, each origin's alternatives most preferred first. Which
-    /// protocols failed lately (broken, in back-off) is not written: it says something of
-    /// the network of now, not of the next run's.
+    /// in order of host and port, each origin's alternatives most preferred first; an
+    /// alternative the format cannot hold, whose protocol is not a token (`http/1.1`) or
+    /// whose host is not a host, is left out. Which protocols failed lately (broken, in
+    /// back-off) is not written: it says something of the network of now, not of the
+    /// next run's.
     ///
     /// # Errors
     /// What writing to `writer` returned.
@@ -76,6 +78,18 @@ impl AltSvcCache {
         for (origin, alternatives) in &origins {
             for alternative in alternatives {
                 let host = alternative.host.as_deref().unwrap_or(origin.host());
+                // Only what `load` reads back: a token for the protocol, a host for the
+                // host. An `Alt-Svc` protocol-id is percent-decoded (RFC 7838 §3) to any
+                // octets, and a resolver's HTTPS record names its target as it likes:
+                // written as they are, a space or a line break would end this record and
+                // start one of the peer's own, for any origin (the protocol-id
+                // `x%0Ah1%20bank.example%20443%20h3` makes the rest of the line an
+                // alternative of bank.example).
+                if !crate::infra::is_token(alternative.protocol.as_bytes())
+                    || parse_host(host).is_none()
+                {
+                    continue;
+                }
                 let expiry = wall.checked_add(alternative.max_age).unwrap_or(wall);
                 text.push_str(&format!(
                     "h1 {} {} {} {} {} \"{}\" {} 0\n",
@@ -366,6 +380,53 @@ mod tests {
             assert!(served <= MAX_FILE_LEN + 8 * 1024, "{served} bytes read");
             assert_eq!(cache.len(), 1);
         }
+    }
+
+    #[test]
+    fn what_the_format_cannot_hold_is_not_written() {
+        let now = Instant::now();
+        let cache = AltSvcCache::new();
+        // A protocol-id that decodes to a line break and the start of a record of another
+        // origin, which the rest of its line would complete.
+        let value = b"x%0Ah1%20bank.example%20443%20h3=\"evil.example:8443\", h3=\":443\"";
+        let announced = super::super::alt_svc::parse_alt_svc(value).unwrap();
+        cache.set(
+            &OriginKey::new("https", "a.example", 443),
+            "",
+            announced,
+            now,
+        );
+        // A resolver's HTTPS record whose target is not a host, to the same end.
+        let target = |host: &str| Alternative {
+            protocol: "h3".to_owned(),
+            host: Some(host.to_owned()),
+            port: 443,
+            max_age: Duration::from_secs(3_600),
+            persist: false,
+        };
+        cache.note_https_records(
+            &OriginKey::new("https", "c.example", 443),
+            vec![
+                target("x\nh1 bank.example 443 h3 evil.example"),
+                target("d.example"),
+            ],
+            Duration::from_secs(60),
+            now,
+        );
+        let mut saved = Vec::new();
+        cache.save(&mut saved).unwrap();
+        let saved = String::from_utf8(saved).unwrap();
+        let records: Vec<&str> = saved.lines().skip(1).collect();
+        assert_eq!(records.len(), 2, "{saved}");
+        assert!(
+            records[0].starts_with("h1 a.example 443 h3 a.example 443 "),
+            "{saved}"
+        );
+        assert!(
+            records[1].starts_with("h1 c.example 443 h3 d.example 443 "),
+            "{saved}"
+        );
+        assert_eq!(AltSvcCache::load(saved.as_bytes()).unwrap().len(), 2);
     }
 
     #[test]
