@@ -92,6 +92,29 @@ async fn with_prior_knowledge_requests_go_over_http3_on_one_connection() {
     .await;
 }
 
+/// QUIC's handshake is TLS 1.3 alone (RFC 9001 §4.2): prior knowledge with a maximum
+/// TLS version below it is refused when the client is built, where it would otherwise
+/// fail each request's handshake; discovery alone is not refused, its origins going over
+/// TCP.
+#[test]
+fn prior_knowledge_with_tls_1_2_at_most_is_refused_when_built() {
+    use whatwg_fetch::TlsVersion;
+    let error = Client::builder()
+        .http3_prior_knowledge()
+        .max_tls_version(TlsVersion::Tls12)
+        .build()
+        .unwrap_err();
+    let message = format!("{error:#}");
+    assert!(message.contains("HTTP/3 needs TLS 1.3"), "{message}");
+    assert!(
+        Client::builder()
+            .http3(true)
+            .max_tls_version(TlsVersion::Tls12)
+            .build()
+            .is_ok()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_prior_knowledge_a_server_not_answering_over_udp_fails_the_request() {
     bounded(async {

@@ -1775,13 +1775,17 @@ impl HyperTransportBuilder {
     ///
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a
     /// [`NetworkError::Tls`] source when the TLS options cannot be used: an invalid root
-    /// certificate, a minimum TLS version above the maximum, no root to trust at all,
+    /// certificate, a minimum TLS version above the maximum,
     /// (with the built-in roots off) a system trust store that cannot be read, or
     /// [public-key pins](Self::pin_public_keys) for a host that is not one, without a
     /// pin, or beside a [`rustls_config`](Self::rustls_config). With
     /// `hickory_dns(true)` (the `hickory-dns` feature), one with a [`NetworkError::Other`]
     /// source when the system's DNS configuration cannot be read or used, as
     /// `HickoryResolver::from_system_conf` says.
+    ///
+    /// No root to trust at all (the system's and the built-in roots off, none added) is
+    /// not an error here, as in reqwest: the transport is built, and each TLS connection
+    /// then fails with a [`NetworkError::Tls`] that says so.
     pub fn build(self) -> Result<HyperTransport, Error> {
         if !cfg!(feature = "http2") && (self.http2 || self.http2_prior_knowledge) {
             return Err(Error::network(NetworkError::Other(
@@ -1792,15 +1796,24 @@ impl HyperTransportBuilder {
         }
         let tls = self.tls.build(self.http2)?;
         #[cfg(feature = "http3")]
-        let h3 = match super::h3::H3Client::new(
-            &tls.config,
-            self.tls_early_data,
-            super::h3::H3Timing::new(
-                self.http3_max_idle_timeout,
-                self.http3_keep_alive_interval,
-                self.http3_keep_alive_timeout,
+        let h3 = match tls.allows_tls13() {
+            // QUIC's handshake is TLS 1.3 alone: a maximum below it leaves HTTP/3 nothing
+            // to speak (quinn checks the cipher suites only, not the versions).
+            Some(false) => Err(Error::network(NetworkError::Tls(
+                "HTTP/3 needs TLS 1.3, which max_tls_version does not allow".into(),
+            ))),
+            _ => super::h3::H3Client::new(
+                &tls.config,
+                self.tls_early_data,
+                super::h3::H3Timing::new(
+                    self.http3_max_idle_timeout,
+                    self.http3_keep_alive_interval,
+                    self.http3_keep_alive_timeout,
+                ),
             ),
-        ) {
+        };
+        #[cfg(feature = "http3")]
+        let h3 = match h3 {
             Ok(h3) if self.http3 || self.http3_prior_knowledge => Some(h3),
             Ok(_) => None,
             Err(error) if self.http3_prior_knowledge => return Err(error),

@@ -292,6 +292,15 @@ impl TlsSetup {
     pub(crate) fn is_callers(&self) -> bool {
         self.versions.is_none()
     }
+
+    /// Whether TLS 1.3, which QUIC needs (RFC 9001 §4.2), is among the versions allowed:
+    /// `None` for a caller's own configuration, whose versions it keeps to itself (its
+    /// handshakes say).
+    #[cfg(feature = "http3")]
+    pub(crate) fn allows_tls13(&self) -> Option<bool> {
+        self.versions
+            .map(|(_, max)| max >= crate::peer::TlsVersion::Tls13)
+    }
 }
 
 impl TlsOptions {
