@@ -1345,6 +1345,40 @@ async fn a_proxy_whose_connect_answer_never_ends_its_head_is_a_protocol_error() 
     .await;
 }
 
+#[tokio::test]
+async fn a_connect_answer_trickled_a_byte_at_a_time_is_read_to_its_end() {
+    bounded(async {
+        // Each byte a write of its own, so that the end of the head comes over several
+        // reads: the client looks for it in the bytes each read adds.
+        let proxy = raw_server(|mut stream| async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = read_head(&mut stream).await;
+            for byte in b"HTTP/1.1 407 Proxy Authentication Required\r\nx-a: b\r\n\r\n" {
+                if stream.write_all(&[*byte]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            std::future::pending::<()>().await;
+        })
+        .await;
+        let transport = HyperTransport::builder()
+            .proxy(Proxy::https(&format!("http://{}", proxy.addr)).unwrap())
+            .build()
+            .unwrap();
+        let error = transport
+            .send(get("https://example.com/"), SendOptions::new())
+            .await
+            .unwrap_err();
+        let refusal = error
+            .source()
+            .and_then(|source| source.downcast_ref::<ProxyRefused>())
+            .unwrap();
+        assert_eq!(refusal.status(), StatusCode::PROXY_AUTHENTICATION_REQUIRED);
+    })
+    .await;
+}
+
 // ---------------------------------------------------------------------------------------
 // The environment, and a Client, with SOCKS5 and HTTPS proxies
 

@@ -598,9 +598,12 @@ where
                 .into(),
             ));
         }
+        // Only the new bytes, and the three before them an end could start in: a proxy
+        // answering a byte at a time is then read in time linear in its head.
+        let from = buf.len().saturating_sub(3);
         buf.extend_from_slice(chunk.get(..read).unwrap_or_default());
-        if let Some(end) = memchr::memmem::find(&buf, b"\r\n\r\n") {
-            break end + 4;
+        if let Some(end) = memchr::memmem::find(buf.get(from..).unwrap_or_default(), b"\r\n\r\n") {
+            break from + end + 4;
         }
         if buf.len() > MAX_CONNECT_HEAD {
             return Err(NetworkError::Protocol(
