@@ -218,6 +218,98 @@ fn a_jar_of_ten_thousand_cookies_loads_at_most_the_limits() {
     assert_eq!(store.len(), 50);
 }
 
+/// A reader of `head` and then of `fill` without end, counting what it gave.
+struct Endless {
+    head: std::io::Cursor<Vec<u8>>,
+    fill: u8,
+    given: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut read = self.head.read(buf)?;
+        if read == 0 {
+            buf.fill(self.fill);
+            read = buf.len();
+        }
+        self.given
+            .fetch_add(read as u64, std::sync::atomic::Ordering::SeqCst);
+        Ok(read)
+    }
+}
+
+fn endless(head: &[u8], fill: u8) -> (Endless, Arc<std::sync::atomic::AtomicU64>) {
+    let given = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let reader = Endless {
+        head: std::io::Cursor::new(head.to_vec()),
+        fill,
+        given: given.clone(),
+    };
+    (reader, given)
+}
+
+#[test]
+fn a_json_jar_value_larger_than_a_cookie_is_refused_once_that_much_is_read() {
+    use std::io::Read as _;
+    // A document whose array never ends (whitespace without end), and one whose cookie's
+    // value never ends: each refused once 40 KiB of the one value is read.
+    for (head, fill) in [
+        (&br#"{"version": 1, "cookies": ["#[..], b' '),
+        (
+            &br#"{"version": 1, "cookies": [{"name": "a", "value": ""#[..],
+            b'v',
+        ),
+    ] {
+        let (reader, given) = endless(head, fill);
+        let error = CookieStore::load_json(reader.take(1 << 30)).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(error.message().contains("over 40960 bytes"), "{error}");
+        let given = given.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(given < 64 * 1024, "{given} bytes read");
+    }
+}
+
+#[test]
+fn a_cookies_txt_line_without_end_is_refused_once_64_kib_of_it_is_read() {
+    let (reader, given) = endless(
+        b"# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\t",
+        b'v',
+    );
+    let reader = std::io::BufReader::new(std::io::Read::take(reader, 1 << 30));
+    let error = CookieStore::load_netscape(reader).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TypeError);
+    assert!(
+        error.message().contains("line 2: longer than 65536 bytes"),
+        "{error}"
+    );
+    let given = given.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(given < 128 * 1024, "{given} bytes read");
+}
+
+#[test]
+fn a_cookies_txt_of_more_cookies_than_the_store_keeps_loads_the_newest() {
+    let limits = CookieLimits {
+        max_per_domain: 10_000,
+        purge_per_domain_to: 10_000,
+        max_total: 100,
+        purge_total_to: 100,
+    };
+    let mut file = String::from("# Netscape HTTP Cookie File\n");
+    for n in 0..10_000 {
+        file.push_str(&format!(".example.com\tTRUE\t/\tFALSE\t0\tc{n}\tv\n"));
+    }
+    let store = CookieStore::load_netscape_with_limits(file.as_bytes(), limits).unwrap();
+    assert_eq!(store.len(), 100);
+    // The last lines of the file are the ones kept, as before it was read in batches.
+    let url = url::Url::parse("https://example.com/").unwrap();
+    let header = store.cookie_header_for(&url).unwrap();
+    let header = String::from_utf8(header.to_vec()).unwrap();
+    assert!(
+        header.contains("c9999=v") && !header.contains("c9899=v"),
+        "{header}"
+    );
+}
+
 #[test]
 fn malformed_json_is_a_type_error_that_says_where() {
     let error = CookieStore::load_json(&b"{\"version\": 1,\n \"cookies\": [}"[..]).unwrap_err();

@@ -20,6 +20,17 @@ use crate::error::{Error, Result};
 /// version is refused rather than read wrongly.
 const JSON_VERSION: u64 = 1;
 
+/// The most bytes one cookie takes in the JSON document, at the size limits and with
+/// every byte written as an escape (`\u0001`, six bytes) or an array element (`255,`,
+/// four): a name and value of 4,096 bytes, a domain and a path of 1,024, the other fields
+/// and room for the whitespace of a document formatted for reading.
+const MAX_JSON_BYTES_PER_COOKIE: u64 = 40 * 1024;
+
+/// The longest line of a `cookies.txt` file: a cookie at the size limits (a name and
+/// value of 4,096 bytes, a domain and a path of 1,024) and its other fields fit several
+/// times over. A longer line is refused before it is held whole.
+const MAX_NETSCAPE_LINE: usize = 64 * 1024;
+
 impl CookieStore {
     /// Writes every cookie the store holds, session cookies (those without `Max-Age` or
     /// `Expires`) included, as a JSON document; expired cookies are left out. Read it back
@@ -138,41 +149,53 @@ impl CookieStore {
     /// A `TypeError` that says what and where: JSON that does not parse (with its line and
     /// column), a `version` this crate does not know, or a cookie with a missing or wrong
     /// field (`cookies[3].domain: ...`), one over the size limits or with a control
-    /// character in its name or value.
+    /// character in its name or value; a cookie (or another value of the document) over
+    /// 40 KiB, more than one at the size limits takes, refused once that much of it is
+    /// read. The document is read as it is parsed, its cookies stored a few thousand at a
+    /// time: what loading holds is bounded by the limits, not by the document's length.
     pub fn load_json_with_limits(reader: impl Read, limits: CookieLimits) -> Result<CookieStore> {
-        let document: Value = serde_json::from_reader(reader).map_err(|error| {
-            Error::type_error("cookie jar is not valid JSON").with_detail(error.to_string())
-        })?;
-        let document = document
-            .as_object()
-            .ok_or_else(|| Error::type_error("cookie jar: the document is not a JSON object"))?;
-        match document.get("version").and_then(Value::as_u64) {
-            Some(JSON_VERSION) => {}
-            Some(version) => {
-                return Err(Error::type_error(format!(
-                    "cookie jar: version {version} is not known (this crate reads version \
-                     {JSON_VERSION})"
-                )));
-            }
-            None => {
-                return Err(Error::type_error(
-                    "cookie jar: `version` is missing or not a number",
+        use serde::de::DeserializeSeed as _;
+        let store = CookieStore::with_limits(limits);
+        let budget = std::cell::Cell::new(MAX_JSON_BYTES_PER_COOKIE);
+        let refused = std::cell::RefCell::new(None);
+        let document = Document {
+            store: &store,
+            budget: &budget,
+            refused: &refused,
+        };
+        let mut deserializer = serde_json::Deserializer::from_reader(Budgeted {
+            reader,
+            budget: &budget,
+        });
+        let read = document
+            .deserialize(&mut deserializer)
+            .and_then(|version| deserializer.end().map(|()| version));
+        // What the document says wrongly, as this module words it, before how serde failed.
+        if let Some(error) = refused.into_inner() {
+            return Err(error);
+        }
+        let version = read.map_err(|error| {
+            if budget.get() == 0 {
+                return Error::type_error(format!(
+                    "cookie jar: a value (a cookie, or a field of the document) is over \
+                     {MAX_JSON_BYTES_PER_COOKIE} bytes, more than a cookie at the size \
+                     limits takes"
                 ));
             }
+            Error::type_error("cookie jar is not valid JSON").with_detail(error.to_string())
+        })?;
+        match version {
+            Some(Value::Number(number)) if number.as_u64() == Some(JSON_VERSION) => Ok(store),
+            Some(Value::Number(number)) if number.as_u64().is_some() => {
+                Err(Error::type_error(format!(
+                    "cookie jar: version {number} is not known (this crate reads version \
+                     {JSON_VERSION})"
+                )))
+            }
+            _ => Err(Error::type_error(
+                "cookie jar: `version` is missing or not a number",
+            )),
         }
-        let cookies = document
-            .get("cookies")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::type_error("cookie jar: `cookies` is missing or not an array"))?;
-        let mut loaded = Vec::with_capacity(cookies.len().min(limits.max_total));
-        for (index, value) in cookies.iter().enumerate() {
-            loaded.push(cookie_from_json(value).map_err(|message| {
-                Error::type_error(format!("cookie jar: cookies[{index}]{message}"))
-            })?);
-        }
-        let store = CookieStore::with_limits(limits);
-        store.insert_loaded(loaded);
-        Ok(store)
     }
 
     /// A store with the default limits holding the cookies of a Netscape `cookies.txt`
@@ -199,7 +222,8 @@ impl CookieStore {
     ///
     /// # Errors
     /// A `TypeError` naming the line and the field that is wrong (`cookies.txt line 3:
-    /// expiry ...`), or with the I/O error as its source when `reader` fails.
+    /// expiry ...`), or a line longer than 64 KiB (refused once that much of it is read),
+    /// or with the I/O error as its source when `reader` fails.
     pub fn load_netscape(reader: impl BufRead) -> Result<CookieStore> {
         CookieStore::load_netscape_with_limits(reader, CookieLimits::default())
     }
@@ -212,22 +236,39 @@ impl CookieStore {
         reader: impl BufRead,
         limits: CookieLimits,
     ) -> Result<CookieStore> {
+        let store = CookieStore::with_limits(limits);
+        // Stored a batch at a time, in the order of the file (the order of creation and
+        // of use alike): a file of more cookies than the store keeps is never held whole.
+        let batch = store.limits.max_total.clamp(1, 4096);
         let mut loaded = Vec::new();
-        for (index, line) in reader.split(b'\n').enumerate() {
-            let number = index.saturating_add(1);
-            let line = line.map_err(|error| {
-                Error::type_error(format!("reading cookies.txt failed at line {number}"))
-                    .with_source(error)
-            })?;
-            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let mut line = Vec::new();
+        let mut reader = reader;
+        for number in 1usize.. {
+            let whole =
+                read_line_within(&mut reader, &mut line, MAX_NETSCAPE_LINE).map_err(|error| {
+                    Error::type_error(format!("reading cookies.txt failed at line {number}"))
+                        .with_source(error)
+                })?;
+            match whole {
+                None => break,
+                Some(false) => {
+                    return Err(Error::type_error(format!(
+                        "cookies.txt line {number}: longer than {MAX_NETSCAPE_LINE} bytes"
+                    )));
+                }
+                Some(true) => {}
+            }
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
             let creation = u64::try_from(number).unwrap_or(u64::MAX);
-            if let Some(cookie) = netscape_line(line, creation).map_err(|message| {
+            if let Some(cookie) = netscape_line(text, creation).map_err(|message| {
                 Error::type_error(format!("cookies.txt line {number}: {message}"))
             })? {
                 loaded.push(cookie);
+                if loaded.len() >= batch {
+                    store.insert_loaded(std::mem::take(&mut loaded));
+                }
             }
         }
-        let store = CookieStore::with_limits(limits);
         store.insert_loaded(loaded);
         Ok(store)
     }
@@ -242,6 +283,257 @@ impl CookieStore {
             jar.next_creation_time = jar.next_creation_time.max(cookie.creation_time);
             jar.access_clock = jar.access_clock.max(cookie.last_access_time);
             jar.store(cookie, now, &self.limits);
+        }
+    }
+}
+
+/// A reader that gives at most `budget` bytes, then fails, which the caller tells apart by
+/// the budget being 0; the parser sets the budget again at each cookie.
+struct Budgeted<'a, R> {
+    reader: R,
+    budget: &'a std::cell::Cell<u64>,
+}
+
+impl<R: Read> Read for Budgeted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.budget.get();
+        if left == 0 {
+            return Err(std::io::Error::other(
+                "a value of the cookie jar is over its size limit",
+            ));
+        }
+        let most = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+        let read = self.reader.read(buf.get_mut(..most).unwrap_or_default())?;
+        self.budget
+            .set(left.saturating_sub(u64::try_from(read).unwrap_or(u64::MAX)));
+        Ok(read)
+    }
+}
+
+/// The JSON document of [`CookieStore::save_json`], read as it is parsed: its cookies go to
+/// `store` a batch at a time; it gives the `version` field, which the caller checks (it may
+/// come after the cookies: `save_json` writes the fields in the order of their names).
+struct Document<'a> {
+    store: &'a CookieStore,
+    budget: &'a std::cell::Cell<u64>,
+    /// Why the document was refused, in this module's words, when it was.
+    refused: &'a std::cell::RefCell<Option<Error>>,
+}
+
+impl Document<'_> {
+    /// Refuses the document with `message`; `E` is what stops serde.
+    fn refuse<E: serde::de::Error>(&self, message: impl Into<std::borrow::Cow<'static, str>>) -> E {
+        let message = message.into();
+        let stop = E::custom(&message);
+        self.refused.replace(Some(Error::type_error(message)));
+        stop
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Document<'_> {
+    type Value = Option<Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Option<Value>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Document<'_> {
+    type Value = Option<Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a cookie jar: {\"version\": 1, \"cookies\": [...]}")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Option<Value>, A::Error> {
+        let mut version = None;
+        let mut cookies = false;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => version = Some(map.next_value::<Value>()?),
+                "cookies" => {
+                    map.next_value_seed(Cookies {
+                        store: self.store,
+                        budget: self.budget,
+                        refused: self.refused,
+                    })?;
+                    cookies = true;
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            self.budget.set(MAX_JSON_BYTES_PER_COOKIE);
+        }
+        if !cookies {
+            return Err(self.refuse("cookie jar: `cookies` is missing or not an array"));
+        }
+        Ok(version)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        _: A,
+    ) -> std::result::Result<Option<Value>, A::Error> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Option<Value>, E> {
+        Err(self.refuse("cookie jar: the document is not a JSON object"))
+    }
+}
+
+/// The `cookies` array of the document, stored a batch at a time as it is parsed.
+struct Cookies<'a> {
+    store: &'a CookieStore,
+    budget: &'a std::cell::Cell<u64>,
+    refused: &'a std::cell::RefCell<Option<Error>>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Cookies<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Cookies<'_> {
+    fn not_an_array<E: serde::de::Error>(&self) -> E {
+        let message = "cookie jar: `cookies` is missing or not an array";
+        self.refused.replace(Some(Error::type_error(message)));
+        E::custom(message)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Cookies<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of cookies")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<(), A::Error> {
+        // Stored a batch at a time: least recently used first within each, and the store's
+        // limits then keep the most recently used of all, whatever the document's order.
+        let batch = self.store.limits.max_total.clamp(1, 4096);
+        let mut loaded = Vec::new();
+        let mut index = 0usize;
+        loop {
+            self.budget.set(MAX_JSON_BYTES_PER_COOKIE);
+            let Some(value) = seq.next_element::<Value>()? else {
+                break;
+            };
+            match cookie_from_json(&value) {
+                Ok(cookie) => loaded.push(cookie),
+                Err(message) => {
+                    let message = format!("cookie jar: cookies[{index}]{message}");
+                    let stop = serde::de::Error::custom(&message);
+                    self.refused.replace(Some(Error::type_error(message)));
+                    return Err(stop);
+                }
+            }
+            if loaded.len() >= batch {
+                self.store.insert_loaded(std::mem::take(&mut loaded));
+            }
+            index = index.saturating_add(1);
+        }
+        self.store.insert_loaded(loaded);
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> std::result::Result<(), A::Error> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+        Err(self.not_an_array())
+    }
+}
+
+/// Reads the next line of `reader` into `line`, without its line feed: `None` at the end
+/// of the input, `Some(true)` for a line, `Some(false)` for one longer than `max` bytes,
+/// of which no more than `max` were read.
+fn read_line_within(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let mut any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(any.then_some(true));
+        }
+        any = true;
+        let (taken, ends) = match memchr::memchr(b'\n', available) {
+            Some(end) => (end, true),
+            None => (available.len(), false),
+        };
+        if line.len().saturating_add(taken) > max {
+            return Ok(Some(false));
+        }
+        line.extend_from_slice(available.get(..taken).unwrap_or_default());
+        reader.consume(if ends { taken.saturating_add(1) } else { taken });
+        if ends {
+            return Ok(Some(true));
         }
     }
 }
