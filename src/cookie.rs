@@ -481,6 +481,15 @@ impl fmt::Debug for CookieStore {
 impl CookieStore {
     /// An empty store that keeps at most as many cookies as `limits` says (the
     /// [`Default`] store keeps [`CookieLimits::default`]).
+    ///
+    /// ```
+    /// use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+    ///
+    /// // A crawler's jar: a few cookies per site, a few thousand in all.
+    /// let limits = CookieLimits { max_per_domain: 20, purge_per_domain_to: 15, ..CookieLimits::default() };
+    /// let store = CookieStore::with_limits(limits);
+    /// assert_eq!(store.limits().max_per_domain, 20);
+    /// ```
     pub fn with_limits(limits: CookieLimits) -> CookieStore {
         CookieStore {
             jar: Mutex::default(),
@@ -489,6 +498,12 @@ impl CookieStore {
     }
 
     /// The limits this store keeps to.
+    ///
+    /// ```
+    /// use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+    ///
+    /// assert_eq!(CookieStore::default().limits(), CookieLimits::default());
+    /// ```
     pub fn limits(&self) -> CookieLimits {
         self.limits
     }
@@ -504,6 +519,19 @@ impl CookieStore {
     /// ignore is ignored; an expired cookie deletes the one it replaces. A cookie over the
     /// size limits is ignored, and past the count limits the least recently used cookies
     /// make room (see [`CookieLimits`]).
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://shop.example/cart")?;
+    /// store.set_cookie_from_header(&url, b"cart=7; Path=/; Secure; HttpOnly");
+    /// // A value the RFC says to ignore (no `=`) is ignored.
+    /// store.set_cookie_from_header(&url, b"garbage");
+    /// assert_eq!(store.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_cookie_from_header(&self, url: &Url, value: &[u8]) {
         self.set_cookie_at(url, value, now());
     }
@@ -512,16 +540,53 @@ impl CookieStore {
     /// [cookie-string](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) of the cookies
     /// that match it, or `None` when there are none. The cookies count as used now, for
     /// the eviction order.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// store.set_cookie_from_header(&Url::parse("https://shop.example/")?, b"id=1; Secure");
+    /// assert_eq!(store.cookie_header_for(&Url::parse("https://shop.example/a")?).as_deref(), Some(&b"id=1"[..]));
+    /// // Not over plain `http:`, as the cookie is `Secure`.
+    /// assert_eq!(store.cookie_header_for(&Url::parse("http://shop.example/a")?), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn cookie_header_for(&self, url: &Url) -> Option<Vec<u8>> {
         self.cookie_string_at(url, now())
     }
 
     /// Removes every cookie.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// store.set_cookie_from_header(&Url::parse("https://a.example/")?, b"x=1");
+    /// store.clear();
+    /// assert!(store.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn clear(&self) {
         self.jar().clear();
     }
 
     /// How many cookies are stored, expired ones not counted.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://a.example/")?;
+    /// store.set_cookie_from_header(&url, b"x=1");
+    /// store.set_cookie_from_header(&url, b"y=2");
+    /// // The same name again replaces the cookie.
+    /// store.set_cookie_from_header(&url, b"x=3");
+    /// assert_eq!(store.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         let mut jar = self.jar();
         jar.evict_expired(now());
@@ -529,6 +594,12 @@ impl CookieStore {
     }
 
     /// Whether no cookie is stored.
+    ///
+    /// ```
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// assert!(CookieStore::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -93,6 +93,13 @@ pub enum Extracted<T> {
 
 impl<T> Extracted<T> {
     /// The value, if there is one: `None` for both null and failure.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("Content-Length", "42")].into_iter().collect();
+    /// assert_eq!(list.extract_length().value(), Some(42));
+    /// ```
     pub fn value(self) -> Option<T> {
         match self {
             Extracted::Value(value) => Some(value),
@@ -101,11 +108,25 @@ impl<T> Extracted<T> {
     }
 
     /// Whether this is the spec's failure.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// // Two lengths that disagree: the spec's failure.
+    /// let list: HeaderList = [("Content-Length", "42"), ("Content-Length", "30")].into_iter().collect();
+    /// assert!(list.extract_length().is_failure());
+    /// ```
     pub fn is_failure(&self) -> bool {
         matches!(self, Extracted::Failure)
     }
 
     /// Whether this is the spec's null.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// assert!(HeaderList::new().extract_length().is_null());
+    /// ```
     pub fn is_null(&self) -> bool {
         matches!(self, Extracted::Null)
     }
@@ -113,11 +134,26 @@ impl<T> Extracted<T> {
 
 impl HeaderList {
     /// An empty header list: « ».
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list = HeaderList::new();
+    /// list.append("Accept", "*/*");
+    /// assert_eq!(list.len(), 1);
+    /// ```
     pub fn new() -> HeaderList {
         HeaderList::default()
     }
 
     /// An empty header list with room for `capacity` headers.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list = HeaderList::with_capacity(8);
+    /// assert!(list.is_empty());
+    /// ```
     pub fn with_capacity(capacity: usize) -> HeaderList {
         HeaderList {
             fields: Fields::List(Vec::with_capacity(capacity)),
@@ -125,6 +161,14 @@ impl HeaderList {
     }
 
     /// The number of headers, counting repeated names separately.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("vary", "a"), ("Vary", "b")].into_iter().collect();
+    /// // Two headers, though one name.
+    /// assert_eq!(list.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         match &self.fields {
             Fields::List(headers) => headers.len(),
@@ -133,11 +177,25 @@ impl HeaderList {
     }
 
     /// Whether the list has no headers.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// assert!(HeaderList::new().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Removes every header.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list: HeaderList = [("a", "1"), ("b", "2")].into_iter().collect();
+    /// list.clear();
+    /// assert!(list.is_empty());
+    /// ```
     pub fn clear(&mut self) {
         match &mut self.fields {
             Fields::List(headers) => headers.clear(),
@@ -153,6 +211,15 @@ impl HeaderList {
     }
 
     /// The headers in order, as (name, value) with the names' stored case.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("X-B", "2"), ("x-a", "1")].into_iter().collect();
+    /// // As stored: in order, the names in the case they were given.
+    /// let pairs: Vec<(&[u8], &[u8])> = list.iter().collect();
+    /// assert_eq!(pairs, [(&b"X-B"[..], &b"2"[..]), (&b"x-a"[..], &b"1"[..])]);
+    /// ```
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             inner: self.list().iter(),
@@ -160,6 +227,16 @@ impl HeaderList {
     }
 
     /// The headers in order, as cheap clones of the stored [`Bytes`].
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("etag", "\"v1\"")].into_iter().collect();
+    /// let (name, value) = list.iter_bytes().next().expect("one header");
+    /// // `Bytes` handles: kept past the list, without copying.
+    /// let kept: bytes::Bytes = value.clone();
+    /// assert_eq!((&name[..], &kept[..]), (&b"etag"[..], &b"\"v1\""[..]));
+    /// ```
     pub fn iter_bytes(
         &self,
     ) -> impl ExactSizeIterator<Item = (&Bytes, &Bytes)> + DoubleEndedIterator {
@@ -167,6 +244,13 @@ impl HeaderList {
     }
 
     /// The values of the headers named `name` (byte-case-insensitively), in order.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("Set-Cookie", "a=1"), ("x", "y"), ("set-cookie", "b=2")].into_iter().collect();
+    /// assert_eq!(list.values(b"SET-COOKIE").collect::<Vec<_>>(), [&b"a=1"[..], b"b=2"]);
+    /// ```
     pub fn values<'a>(&'a self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
         self.fields()
             .filter(move |(header_name, _)| header_name.eq_ignore_ascii_case(name))
@@ -175,6 +259,13 @@ impl HeaderList {
 
     /// Whether the list [contains](https://fetch.spec.whatwg.org/#header-list-contains) a header
     /// whose name is a byte-case-insensitive match for `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("Content-Type", "text/plain")].into_iter().collect();
+    /// assert!(list.contains("content-type") && !list.contains("content-length"));
+    /// ```
     pub fn contains(&self, name: impl AsRef<[u8]>) -> bool {
         let name = name.as_ref();
         match &self.fields {
@@ -189,6 +280,14 @@ impl HeaderList {
     /// of all headers named `name`, separated from each other by 0x2C 0x20, in order.
     ///
     /// A single value is returned without copying.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let list: HeaderList = [("Accept", "text/html"), ("accept", "*/*")].into_iter().collect();
+    /// assert_eq!(list.get("ACCEPT").as_deref(), Some(&b"text/html, */*"[..]));
+    /// assert_eq!(list.get("range"), None);
+    /// ```
     pub fn get(&self, name: impl AsRef<[u8]>) -> Option<Bytes> {
         let name = name.as_ref();
         // A received map's values are not `Bytes` until its list is made: they are copied.
@@ -252,6 +351,17 @@ impl HeaderList {
     /// [Append](https://fetch.spec.whatwg.org/#concept-header-list-append) the header
     /// (`name`, `value`). If the list already contains `name`, the new header takes the case of
     /// the first such header's name.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list = HeaderList::new();
+    /// list.append("X-Tag", "a");
+    /// // The name takes the case of the first header of that name.
+    /// list.append("x-tag", "b");
+    /// let names: Vec<&[u8]> = list.iter().map(|(name, _)| name).collect();
+    /// assert_eq!(names, [&b"X-Tag"[..], b"X-Tag"]);
+    /// ```
     pub fn append(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = Bytes::copy_from_slice(value.as_ref());
@@ -267,6 +377,14 @@ impl HeaderList {
 
     /// [Delete](https://fetch.spec.whatwg.org/#concept-header-list-delete) `name`: remove all
     /// headers whose name is a byte-case-insensitive match for `name`.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list: HeaderList = [("a", "1"), ("A", "2"), ("b", "3")].into_iter().collect();
+    /// list.delete("a");
+    /// assert_eq!(list.len(), 1);
+    /// ```
     pub fn delete(&mut self, name: impl AsRef<[u8]>) {
         let name = name.as_ref();
         self.list_mut()
@@ -276,6 +394,16 @@ impl HeaderList {
     /// [Set](https://fetch.spec.whatwg.org/#concept-header-list-set) the header (`name`,
     /// `value`): replace the value of the first header named `name` and remove the others, or
     /// append it.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list: HeaderList = [("a", "1"), ("b", "2"), ("A", "3")].into_iter().collect();
+    /// list.set("a", "new");
+    /// // The first `a` keeps its place, the other goes.
+    /// let pairs: Vec<(&[u8], &[u8])> = list.iter().collect();
+    /// assert_eq!(pairs, [(&b"a"[..], &b"new"[..]), (&b"b"[..], &b"2"[..])]);
+    /// ```
     pub fn set(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = Bytes::copy_from_slice(value.as_ref());
@@ -305,6 +433,15 @@ impl HeaderList {
 
     /// [Combine](https://fetch.spec.whatwg.org/#concept-header-list-combine) the header
     /// (`name`, `value`): append `, value` to the first header named `name`, or append it.
+    ///
+    /// ```
+    /// use whatwg_fetch::headers::HeaderList;
+    ///
+    /// let mut list: HeaderList = [("vary", "Accept")].into_iter().collect();
+    /// list.combine("Vary", "Cookie");
+    /// assert_eq!(list.len(), 1);
+    /// assert_eq!(list.get("vary").as_deref(), Some(&b"Accept, Cookie"[..]));
+    /// ```
     pub fn combine(&mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         let name = name.as_ref();
         let value = value.as_ref();

@@ -191,6 +191,14 @@ pub struct ContentCodings {
 
 impl ContentCodings {
     /// Every coding this build decodes.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+    ///
+    /// // The codings of this build's features (`gzip`, `deflate`, `brotli`, `zstd`).
+    /// let codings = ContentCodings::available();
+    /// assert_eq!(codings.contains(ContentCoding::Gzip), cfg!(feature = "gzip"));
+    /// ```
     pub const fn available() -> ContentCodings {
         let mut bits = 0;
         if ContentCoding::Gzip.is_available() {
@@ -209,6 +217,15 @@ impl ContentCodings {
     }
 
     /// No coding: every body comes as sent, and requests ask for `identity`.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+    ///
+    /// let codings = ContentCodings::none();
+    /// assert!(!codings.contains(ContentCoding::Gzip));
+    /// assert!(codings.contains(ContentCoding::Identity));
+    /// assert_eq!(codings.accept_encoding(), "identity");
+    /// ```
     pub const fn none() -> ContentCodings {
         ContentCodings { bits: 0 }
     }
@@ -226,6 +243,14 @@ impl ContentCodings {
 
     /// This set with `coding` in it (`enabled`) or not. A coding this build does not
     /// decode is never in it.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+    ///
+    /// let gzip_only = ContentCodings::none().with(ContentCoding::Gzip, true);
+    /// assert_eq!(gzip_only.contains(ContentCoding::Gzip), cfg!(feature = "gzip"));
+    /// assert!(!gzip_only.contains(ContentCoding::Brotli));
+    /// ```
     pub const fn with(self, coding: ContentCoding, enabled: bool) -> ContentCodings {
         let bit = ContentCodings::bit(coding);
         let bits = if enabled && coding.is_available() {
@@ -237,12 +262,28 @@ impl ContentCodings {
     }
 
     /// Whether `coding` is decoded; `identity` always is.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+    ///
+    /// let codings = ContentCodings::available().with(ContentCoding::Deflate, false);
+    /// assert!(!codings.contains(ContentCoding::Deflate));
+    /// ```
     pub const fn contains(self, coding: ContentCoding) -> bool {
         matches!(coding, ContentCoding::Identity) || self.bits & ContentCodings::bit(coding) != 0
     }
 
     /// The `Accept-Encoding` value naming the set, in the order of [`ACCEPT_ENCODING`];
     /// `identity` for the empty set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+    ///
+    /// let codings = ContentCodings::none().with(ContentCoding::Gzip, true);
+    /// if cfg!(feature = "gzip") {
+    ///     assert_eq!(codings.accept_encoding(), "gzip");
+    /// }
+    /// ```
     pub const fn accept_encoding(self) -> &'static str {
         match self.bits {
             0b1111 => "gzip, deflate, br, zstd",

@@ -430,47 +430,103 @@ pub struct SendOptions {
 
 impl SendOptions {
     /// The defaults: no content decoding.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// let options = SendOptions::new();
+    /// // A transport hands back bodies as sent unless asked to decode them.
+    /// assert!(!options.decode_content);
+    /// ```
     pub fn new() -> SendOptions {
         SendOptions::default()
     }
 
     /// These options with [`decode_content`](SendOptions::decode_content) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// assert!(SendOptions::new().with_decode_content(true).decode_content);
+    /// ```
     pub fn with_decode_content(mut self, decode_content: bool) -> SendOptions {
         self.decode_content = decode_content;
         self
     }
 
     /// These options with [`decode_codings`](SendOptions::decode_codings) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{ContentCodings, SendOptions};
+    ///
+    /// // Decoded, but only in the codings named: here none, so bodies come as sent.
+    /// let options = SendOptions::new().with_decode_content(true).with_decode_codings(ContentCodings::none());
+    /// assert_eq!(options.decode_codings, ContentCodings::none());
+    /// ```
     pub fn with_decode_codings(mut self, codings: ContentCodings) -> SendOptions {
         self.decode_codings = codings;
         self
     }
 
     /// These options with [`http1_only`](SendOptions::http1_only) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// assert!(SendOptions::new().with_http1_only(true).http1_only);
+    /// ```
     pub fn with_http1_only(mut self, http1_only: bool) -> SendOptions {
         self.http1_only = http1_only;
         self
     }
 
     /// These options with [`websocket`](SendOptions::websocket) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// assert!(SendOptions::new().with_websocket(true).websocket);
+    /// ```
     pub fn with_websocket(mut self, websocket: bool) -> SendOptions {
         self.websocket = websocket;
         self
     }
 
     /// These options with [`new_connection`](SendOptions::new_connection) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// // A request that must not share a connection with the others (a fresh one, not pooled).
+    /// assert!(SendOptions::new().with_new_connection(true).new_connection);
+    /// ```
     pub fn with_new_connection(mut self, new_connection: bool) -> SendOptions {
         self.new_connection = new_connection;
         self
     }
 
     /// These options with [`expect_continue`](SendOptions::expect_continue) set.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// let options = SendOptions::new().with_expect_continue(Some(Duration::from_secs(1)));
+    /// assert_eq!(options.expect_continue, Some(Duration::from_secs(1)));
+    /// ```
     pub fn with_expect_continue(mut self, wait: Option<std::time::Duration>) -> SendOptions {
         self.expect_continue = wait;
         self
     }
 
     /// These options with [`version`](SendOptions::version) set.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::SendOptions;
+    ///
+    /// let options = SendOptions::new().with_version(Some(http::Version::HTTP_11));
+    /// assert_eq!(options.version, Some(http::Version::HTTP_11));
+    /// ```
     pub fn with_version(mut self, version: Option<http::Version>) -> SendOptions {
         self.version = version;
         self
