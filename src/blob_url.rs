@@ -40,6 +40,16 @@ impl BlobUrlStore {
     /// [`URL.createObjectURL(blob)`](https://w3c.github.io/FileAPI/#dfn-createObjectURL):
     /// [add an entry](https://w3c.github.io/FileAPI/#add-an-entry) for `blob` and return its
     /// new `blob:` URL, made with `environment`'s origin.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, Environment, Url};
+    ///
+    /// let environment = Environment::browser(Url::parse("https://app.example/")?);
+    /// let url = environment.blob_url_store().create_object_url(&environment, Blob::from_bytes(&b"x"[..], ""));
+    /// // Named with the environment's origin, and a random UUID.
+    /// assert!(url.starts_with("blob:https://app.example/"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_object_url(&self, environment: &Environment, blob: Blob) -> String {
         // Step 1. Let store be the user agent's blob URL store.
         // Step 2. Let url be the result of generating a new blob URL.
@@ -54,6 +64,17 @@ impl BlobUrlStore {
 
     /// [`URL.revokeObjectURL(url)`](https://w3c.github.io/FileAPI/#dfn-revokeObjectURL):
     /// [remove the entry](https://w3c.github.io/FileAPI/#removeTheEntry) for `url`, if any.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, Environment, Url};
+    ///
+    /// let environment = Environment::server();
+    /// let store = environment.blob_url_store();
+    /// let url = store.create_object_url(&environment, Blob::from_bytes(&b"x"[..], ""));
+    /// store.revoke_object_url(&url);
+    /// assert!(store.resolve(&Url::parse(&url)?).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn revoke_object_url(&self, url: &str) {
         // The URL is compared without its fragment, as resolving does.
         let key = match Url::parse(url) {
@@ -68,6 +89,18 @@ impl BlobUrlStore {
 
     /// The blob a `blob:` URL names: its
     /// [blob URL entry](https://w3c.github.io/FileAPI/#blob-url-resolve), fragment ignored.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Blob, Environment, Url};
+    ///
+    /// let environment = Environment::server();
+    /// let store = environment.blob_url_store();
+    /// let url = store.create_object_url(&environment, Blob::from_bytes(&b"data"[..], "text/plain"));
+    /// // A fragment does not matter.
+    /// let blob = store.resolve(&Url::parse(&format!("{url}#page=2"))?).expect("still registered");
+    /// assert_eq!(blob.text(), "data");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn resolve(&self, url: &Url) -> Option<Blob> {
         let mut key = url.clone();
         key.set_fragment(None);

@@ -128,6 +128,42 @@ impl TlsInfo {
     }
 
     /// The protocol version negotiated.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// // A server on 127.0.0.1 with a certificate for `localhost` from a CA of its own (`ca`).
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .build()?;
+    /// let response = client.get(&format!("https://localhost:{port}/")).send().await?;
+    /// let tls = response.tls_info().expect("an https: response");
+    /// assert_eq!(tls.version(), whatwg_fetch::TlsVersion::Tls13);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn version(&self) -> TlsVersion {
         self.version
     }
@@ -136,12 +172,85 @@ impl TlsInfo {
     /// [IANA TLS Cipher Suites registry](https://www.iana.org/assignments/tls-parameters/tls-parameters.xhtml#tls-parameters-4):
     /// `TLS_AES_128_GCM_SHA256`, `TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256`, ... (rustls
     /// writes the TLS 1.3 ones `TLS13_...`; this is the registry's `TLS_...`).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// // A server on 127.0.0.1 with a certificate for `localhost` from a CA of its own (`ca`).
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .build()?;
+    /// let response = client.get(&format!("https://localhost:{port}/")).send().await?;
+    /// let tls = response.tls_info().expect("an https: response");
+    /// assert!(tls.cipher_suite().starts_with("TLS_"), "{}", tls.cipher_suite());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn cipher_suite(&self) -> &'static str {
         self.cipher_suite
     }
 
     /// The cipher suite's two-byte value in that registry: `0x1301` for
     /// `TLS_AES_128_GCM_SHA256`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// // A server on 127.0.0.1 with a certificate for `localhost` from a CA of its own (`ca`).
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .build()?;
+    /// let response = client.get(&format!("https://localhost:{port}/")).send().await?;
+    /// let tls = response.tls_info().expect("an https: response");
+    /// // The TLS 1.3 suites are 0x1301 to 0x1305.
+    /// assert!((0x1301..=0x1305).contains(&tls.cipher_suite_id()));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn cipher_suite_id(&self) -> u16 {
         self.cipher_suite_id
     }
@@ -168,12 +277,86 @@ impl TlsInfo {
     /// The origin's certificate, in DER: the first of
     /// [`peer_certificates`](Self::peer_certificates). As reqwest's
     /// `TlsInfo::peer_certificate`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// // A server on 127.0.0.1 with a certificate for `localhost` from a CA of its own (`ca`).
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .build()?;
+    /// let response = client.get(&format!("https://localhost:{port}/")).send().await?;
+    /// let tls = response.tls_info().expect("an https: response");
+    /// // The server's own certificate, in DER.
+    /// assert_eq!(tls.peer_certificate(), Some(&cert[..]));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn peer_certificate(&self) -> Option<&[u8]> {
         self.certificates.first().map(Vec::as_slice)
     }
 
     /// The certificate chain the origin presented, each in DER, its own certificate first
     /// and then the intermediates as it sent them (a root it sent too is kept).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// // A server on 127.0.0.1 with a certificate for `localhost` from a CA of its own (`ca`).
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .build()?;
+    /// let response = client.get(&format!("https://localhost:{port}/")).send().await?;
+    /// let tls = response.tls_info().expect("an https: response");
+    /// // The chain as the server sent it: here its certificate alone.
+    /// assert_eq!(tls.peer_certificates().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn peer_certificates(&self) -> &[Vec<u8>] {
         &self.certificates
     }

@@ -365,6 +365,25 @@ impl ResourceTiming {
     /// `responseEnd`: when the body ended (read to its end, or failed), or when the
     /// response arrived for a response without a body; `None` while the body is being
     /// read, or if it is dropped unread.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 11\r\n\r\nhello world").await;
+    /// # });
+    /// let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+    /// assert!(response.timing().and_then(|timing| timing.response_end()).is_none());
+    /// response.text().await?;
+    /// // Set once the body was read to its end.
+    /// assert!(response.timing().and_then(|timing| timing.response_end()).is_some());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn response_end(&self) -> Option<Duration> {
         let end = self.cell.end()?;
         Some(end.saturating_duration_since(self.start_time))
@@ -372,6 +391,23 @@ impl ResourceTiming {
 
     /// `encodedBodySize`: the bytes of the body received so far as they were sent, before
     /// content decoding (the whole body's once it has been read).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 11\r\n\r\nhello world").await;
+    /// # });
+    /// let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+    /// response.text().await?;
+    /// assert_eq!(response.timing().map(|timing| timing.encoded_body_size()), Some(11));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn encoded_body_size(&self) -> u64 {
         if self.is_opaque() {
             return 0;
@@ -381,6 +417,24 @@ impl ResourceTiming {
 
     /// `decodedBodySize`: the bytes of the body delivered so far, after content decoding
     /// (the whole body's once it has been read).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 11\r\n\r\nhello world").await;
+    /// # });
+    /// let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+    /// response.text().await?;
+    /// // No content coding: as many bytes delivered as received.
+    /// assert_eq!(response.timing().map(|timing| timing.decoded_body_size()), Some(11));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn decoded_body_size(&self) -> u64 {
         if self.is_opaque() {
             return 0;

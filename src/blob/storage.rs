@@ -557,12 +557,50 @@ impl FileReadError {
     }
 
     /// Why the bytes could not be read.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::File;
+    /// use whatwg_fetch::blob::{FailureReason, FileReadError};
+    ///
+    /// let path = std::env::temp_dir().join(format!("report-{}.csv", std::process::id()));
+    /// std::fs::write(&path, "a,b\n")?;
+    /// let file = File::from_path(&path).await?;
+    /// // The file goes before it is read.
+    /// std::fs::remove_file(&path)?;
+    /// let error = file.read_bytes().await.unwrap_err();
+    /// let failed = std::error::Error::source(&error)
+    ///     .and_then(|source| source.downcast_ref::<FileReadError>())
+    ///     .expect("a read of a file");
+    /// assert_eq!(failed.reason(), FailureReason::NotFound);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reason(&self) -> FailureReason {
         self.reason
     }
 
     /// The path of the file on disk, or `None` for the reader of a
     /// [`StreamedFile`](crate::form_data::StreamedFile).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::File;
+    /// use whatwg_fetch::blob::{FailureReason, FileReadError};
+    ///
+    /// let path = std::env::temp_dir().join(format!("report-{}.csv", std::process::id()));
+    /// std::fs::write(&path, "a,b\n")?;
+    /// let file = File::from_path(&path).await?;
+    /// // The file goes before it is read.
+    /// std::fs::remove_file(&path)?;
+    /// let error = file.read_bytes().await.unwrap_err();
+    /// let failed = std::error::Error::source(&error)
+    ///     .and_then(|source| source.downcast_ref::<FileReadError>())
+    ///     .expect("a read of a file");
+    /// assert_eq!(failed.path(), Some(path.as_path()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn path(&self) -> Option<&Path> {
         match &self.file {
             Subject::Path(path) => Some(path),
@@ -572,6 +610,25 @@ impl FileReadError {
 
     /// The file's name: the last component of its path, or the name of a
     /// [`StreamedFile`](crate::form_data::StreamedFile).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::File;
+    /// use whatwg_fetch::blob::{FailureReason, FileReadError};
+    ///
+    /// let path = std::env::temp_dir().join(format!("report-{}.csv", std::process::id()));
+    /// std::fs::write(&path, "a,b\n")?;
+    /// let file = File::from_path(&path).await?;
+    /// // The file goes before it is read.
+    /// std::fs::remove_file(&path)?;
+    /// let error = file.read_bytes().await.unwrap_err();
+    /// let failed = std::error::Error::source(&error)
+    ///     .and_then(|source| source.downcast_ref::<FileReadError>())
+    ///     .expect("a read of a file");
+    /// assert!(failed.name().starts_with("report-"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn name(&self) -> String {
         match &self.file {
             Subject::Path(path) => path

@@ -144,6 +144,18 @@ impl fmt::Debug for HyperTransportBuilder {
 impl HyperTransport {
     /// A transport with the defaults of [`HyperTransportBuilder`].
     ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// // One pool for several clients of different policies.
+    /// let transport = Arc::new(HyperTransport::new()?);
+    /// let api = Client::builder().transport(transport.clone()).build()?;
+    /// let crawler = Client::builder().transport(transport).user_agent("crawler/1.0").build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`HyperTransportBuilder::build`].
@@ -152,6 +164,17 @@ impl HyperTransport {
     }
 
     /// A builder to configure a transport.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .connect_timeout(Some(Duration::from_secs(3)))
+    ///     .max_idle_per_origin(8)
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn builder() -> HyperTransportBuilder {
         HyperTransportBuilder::default()
     }

@@ -266,22 +266,183 @@ impl PinMismatch {
 
     /// The host the connection was for, as the handshake named it (a name in lowercase,
     /// or an IP address).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
+    ///
+    /// // The server's key is not the one pinned for `localhost`.
+    /// let pinned = PublicKeyPin::from_spki_der(b"another key");
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .pin_public_keys("localhost", [pinned])
+    ///     .build()?;
+    /// let error = client.get(&format!("https://localhost:{port}/")).send().await.unwrap_err();
+    /// let mismatch = PinMismatch::find(&error).expect("refused for its key");
+    /// assert_eq!(mismatch.host(), "localhost");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn host(&self) -> &str {
         &self.host
     }
 
     /// The host or pattern (`*.example.com`) whose pins applied, as given to
     /// [`pin_public_keys`](super::HyperTransportBuilder::pin_public_keys) (in lowercase).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
+    ///
+    /// // The server's key is not the one pinned for `localhost`.
+    /// let pinned = PublicKeyPin::from_spki_der(b"another key");
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .pin_public_keys("localhost", [pinned])
+    ///     .build()?;
+    /// let error = client.get(&format!("https://localhost:{port}/")).send().await.unwrap_err();
+    /// let mismatch = PinMismatch::find(&error).expect("refused for its key");
+    /// assert_eq!(mismatch.pinned_for(), "localhost");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn pinned_for(&self) -> &str {
         &self.pattern
     }
 
     /// The pins the key had to match, one of them.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
+    ///
+    /// // The server's key is not the one pinned for `localhost`.
+    /// let pinned = PublicKeyPin::from_spki_der(b"another key");
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .pin_public_keys("localhost", [pinned])
+    ///     .build()?;
+    /// let error = client.get(&format!("https://localhost:{port}/")).send().await.unwrap_err();
+    /// let mismatch = PinMismatch::find(&error).expect("refused for its key");
+    /// assert_eq!(mismatch.expected(), [pinned]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn expected(&self) -> &[PublicKeyPin] {
         &self.expected
     }
 
     /// The pin of the key the server's certificate carries.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// # let ca = cert.to_vec();
+    /// use whatwg_fetch::net::{PinMismatch, PublicKeyPin};
+    ///
+    /// // The server's key is not the one pinned for `localhost`.
+    /// let pinned = PublicKeyPin::from_spki_der(b"another key");
+    /// let client = whatwg_fetch::Client::builder()
+    ///     .add_root_certificate_der(ca)
+    ///     .resolve("localhost", ([127, 0, 0, 1], 0).into())
+    ///     .pin_public_keys("localhost", [pinned])
+    ///     .build()?;
+    /// let error = client.get(&format!("https://localhost:{port}/")).send().await.unwrap_err();
+    /// let mismatch = PinMismatch::find(&error).expect("refused for its key");
+    /// // The pin to add, if the key is the one meant: the SHA-256 of the certificate's key.
+    /// assert_eq!(mismatch.found(), PublicKeyPin::from_certificate_der(&cert)?);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn found(&self) -> PublicKeyPin {
         self.found
     }

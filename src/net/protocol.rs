@@ -71,6 +71,36 @@ pub struct HeadRefused {
 
 impl HeadRefused {
     /// The protocol the head came over: HTTP/1.1 or HTTP/2.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // A head of some 20 KB.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let head = format!("HTTP/1.1 200 OK\r\nx-big: {}\r\ncontent-length: 0\r\n\r\n", "v".repeat(20_000));
+    /// #     let _ = stream.write_all(head.as_bytes()).await;
+    /// # });
+    /// use whatwg_fetch::net::HeadRefused;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().http1_max_header_size(16 * 1024).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    /// let refused = std::iter::from_fn(|| {
+    ///     let now = cause?;
+    ///     cause = now.source();
+    ///     Some(now)
+    /// })
+    /// .find_map(|error| error.downcast_ref::<HeadRefused>())
+    /// .expect("refused for its size");
+    /// assert_eq!((refused.version(), refused.limit()), (whatwg_fetch::Version::HTTP_11, 16 * 1024));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn version(&self) -> Version {
         self.version
     }
@@ -78,6 +108,36 @@ impl HeadRefused {
     /// The limit in bytes the head was held to
     /// ([`http1_max_header_size`](super::HyperTransportBuilder::http1_max_header_size) or
     /// [`http2_max_header_list_size`](super::HyperTransportBuilder::http2_max_header_list_size)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // A head of some 20 KB.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let head = format!("HTTP/1.1 200 OK\r\nx-big: {}\r\ncontent-length: 0\r\n\r\n", "v".repeat(20_000));
+    /// #     let _ = stream.write_all(head.as_bytes()).await;
+    /// # });
+    /// use whatwg_fetch::net::HeadRefused;
+    /// use whatwg_fetch::Client;
+    ///
+    /// let client = Client::builder().http1_max_header_size(16 * 1024).build()?;
+    /// let error = client.get(&url).send().await.unwrap_err();
+    /// let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    /// let refused = std::iter::from_fn(|| {
+    ///     let now = cause?;
+    ///     cause = now.source();
+    ///     Some(now)
+    /// })
+    /// .find_map(|error| error.downcast_ref::<HeadRefused>())
+    /// .expect("refused for its size");
+    /// assert_eq!((refused.version(), refused.limit()), (whatwg_fetch::Version::HTTP_11, 16 * 1024));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn limit(&self) -> u32 {
         self.limit
     }

@@ -60,6 +60,14 @@ struct DeclaredStream {
 
 impl RequestBody {
     /// A body with no bytes.
+    ///
+    /// ```
+    /// use http_body::Body as _;
+    /// use whatwg_fetch::net::RequestBody;
+    ///
+    /// let body = RequestBody::empty();
+    /// assert!(body.is_end_stream());
+    /// ```
     pub fn empty() -> RequestBody {
         RequestBody {
             inner: RequestInner::Empty,
@@ -67,6 +75,14 @@ impl RequestBody {
     }
 
     /// A body of exactly `bytes`.
+    ///
+    /// ```
+    /// use http_body::Body as _;
+    /// use whatwg_fetch::net::RequestBody;
+    ///
+    /// let body = RequestBody::full(r#"{"id": 7}"#);
+    /// assert_eq!(body.size_hint().exact(), Some(9));
+    /// ```
     pub fn full(bytes: impl Into<Bytes>) -> RequestBody {
         let bytes = bytes.into();
         if bytes.is_empty() {
@@ -82,6 +98,17 @@ impl RequestBody {
     /// An error from the stream aborts the request: the connection is closed and the
     /// transport reports a [`NetworkError::Protocol`](crate::error::NetworkError::Protocol)
     /// whose source chain holds it.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use http_body::Body as _;
+    /// use whatwg_fetch::net::RequestBody;
+    ///
+    /// let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"part"))]);
+    /// let body = RequestBody::from_stream(chunks);
+    /// // Its length is not known before it is sent: chunked over HTTP/1.1.
+    /// assert_eq!(body.size_hint().exact(), None);
+    /// ```
     pub fn from_stream<S, E>(stream: S) -> RequestBody
     where
         S: Stream<Item = Result<Bytes, E>> + Send + 'static,

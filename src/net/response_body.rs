@@ -150,6 +150,13 @@ impl Source {
 
 impl ResponseBody {
     /// A body with no bytes.
+    ///
+    /// ```
+    /// use http_body::Body as _;
+    /// use whatwg_fetch::net::ResponseBody;
+    ///
+    /// assert!(ResponseBody::empty().is_end_stream());
+    /// ```
     pub fn empty() -> ResponseBody {
         ResponseBody {
             inner: ResponseInner::Empty,
@@ -157,6 +164,18 @@ impl ResponseBody {
     }
 
     /// A body of exactly `bytes`, for tests and for transports that buffer.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::ResponseBody;
+    ///
+    /// // What a `Transport` of one's own (a cache, a test double) answers with.
+    /// let bytes = ResponseBody::full("cached").collect().await?.to_bytes();
+    /// assert_eq!(&bytes[..], b"cached");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {
         ResponseBody {
             inner: ResponseInner::Full(Some(bytes.into())),
@@ -164,6 +183,19 @@ impl ResponseBody {
     }
 
     /// A body streamed from `stream`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use bytes::Bytes;
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::ResponseBody;
+    ///
+    /// let chunks = futures_util::stream::iter(["a", "b"].map(|chunk| Ok(Bytes::from(chunk))));
+    /// let bytes = ResponseBody::from_stream(chunks).collect().await?.to_bytes();
+    /// assert_eq!(&bytes[..], b"ab");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn from_stream<S>(stream: S) -> ResponseBody
     where
         S: Stream<Item = Result<Bytes, NetworkError>> + Send + 'static,
@@ -266,6 +298,30 @@ impl ResponseBody {
     /// What [`HyperTransport`](super::HyperTransport) knows of the connection this body's
     /// response came over (see [`ConnectionInfo`]); `None` for a body made any other way.
     /// It takes `&mut self` because a decoding body is reached only so.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await;
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// # });
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+    ///
+    /// let transport = HyperTransport::new()?;
+    /// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+    /// let mut body = transport.send(request, SendOptions::new()).await?.into_body();
+    /// let info = body.connection_info().expect("a response of the transport");
+    /// assert_eq!(info.remote_addr, Some(addr));
+    /// assert!(!info.secure && !info.reused);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn connection_info(&mut self) -> Option<ConnectionInfo> {
         match &mut self.inner {
             ResponseInner::Incoming(incoming) => Some(incoming.info.info()),
@@ -280,6 +336,29 @@ impl ResponseBody {
     /// [`HyperTransport`](super::HyperTransport) recorded it when the connection was made
     /// (see [`TlsInfo`](super::TlsInfo)); `None` without TLS to the origin, or for a body
     /// made any other way.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await;
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// # });
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+    ///
+    /// let transport = HyperTransport::new()?;
+    /// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+    /// let mut body = transport.send(request, SendOptions::new()).await?.into_body();
+    /// // Plain `http:`: no TLS to tell of.
+    /// assert!(body.tls_info().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn tls_info(&mut self) -> Option<&super::tls::TlsInfo> {
         match &mut self.inner {
             ResponseInner::Incoming(incoming) => incoming.info.peer.as_ref()?.tls.as_ref(),
@@ -302,6 +381,30 @@ impl ResponseBody {
     /// any content decoding: the spec's
     /// [encoded size](https://fetch.spec.whatwg.org/#fetch-timing-info-encoded-body-size)
     /// of a response body. `None` for a body not read from a connection.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await;
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// # });
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+    ///
+    /// let transport = HyperTransport::new()?;
+    /// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+    /// let mut body = transport.send(request, SendOptions::new()).await?.into_body();
+    /// body.frame().await;
+    /// // The five bytes of `hello`, as they came.
+    /// assert_eq!(body.encoded_size(), Some(5));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn encoded_size(&mut self) -> Option<u64> {
         match &mut self.inner {
             ResponseInner::Incoming(incoming) => Some(incoming.received),

@@ -91,6 +91,13 @@ enum RouteProxy {
 
 impl Route {
     /// A route that changes nothing: the transport's proxies, the transport's resolution.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::Route;
+    ///
+    /// let route = Route::new();
+    /// assert!(!route.has_proxy() && !route.is_direct());
+    /// ```
     pub fn new() -> Route {
         Route::default()
     }
@@ -165,17 +172,43 @@ impl Route {
     }
 
     /// Whether this route names a proxy of its own ([`Route::proxy`]).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{Proxy, Route};
+    ///
+    /// assert!(Route::new().proxy(Proxy::all("http://proxy.internal:3128")?).has_proxy());
+    /// assert!(!Route::new().has_proxy());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn has_proxy(&self) -> bool {
         matches!(self.0.proxy, RouteProxy::Via(_))
     }
 
     /// Whether this route goes direct whatever the transport's proxies
     /// ([`Route::no_proxy`]).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{Proxy, Route};
+    ///
+    /// // `no_proxy` after `proxy` replaces it.
+    /// let route = Route::new().proxy(Proxy::all("http://proxy.internal:3128")?).no_proxy();
+    /// assert!(route.is_direct() && !route.has_proxy());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn is_direct(&self) -> bool {
         matches!(self.0.proxy, RouteProxy::Direct)
     }
 
     /// The addresses this route gives `host` (without case), if it names it.
+    ///
+    /// ```
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::net::Route;
+    ///
+    /// let addr = SocketAddr::from(([10, 0, 0, 7], 443));
+    /// let route = Route::new().resolve("API.internal", addr);
+    /// assert_eq!(route.addresses("api.internal"), Some(&[addr][..]));
+    /// ```
     pub fn addresses(&self, host: &str) -> Option<&[SocketAddr]> {
         let host = host.trim_end_matches('.');
         self.0

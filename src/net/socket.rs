@@ -185,6 +185,27 @@ impl ConnectError {
     /// An address skipped because it is of another family than the
     /// [local address](super::HyperTransportBuilder::local_address) comes last, with an
     /// error saying so. Empty for a Unix domain socket.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let port = closed.local_addr().unwrap().port();
+    /// # drop(closed);
+    /// use std::error::Error as _;
+    /// use whatwg_fetch::net::ConnectError;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // `port`: one nothing listens on.
+    /// let error = Client::new().get(&format!("http://127.0.0.1:{port}/")).send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let connect = cause.downcast_ref::<ConnectError>().expect("the transport's");
+    /// let tried: Vec<_> = connect.attempts().map(|(addr, _)| addr.port()).collect();
+    /// assert_eq!(tried, [port]);
+    /// # let _ = connect.source();
+    /// # });
+    /// ```
     pub fn attempts(&self) -> impl ExactSizeIterator<Item = (SocketAddr, &io::Error)> {
         let attempts = match &self.target {
             Target::Tcp(attempts) => attempts.as_slice(),
@@ -196,6 +217,23 @@ impl ConnectError {
 
     /// The path of the Unix domain socket that could not be connected to, if that was
     /// the target.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::net::ConnectError;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let path = std::env::temp_dir().join("whatwg-fetch-doc-no-such.sock");
+    /// let client = Client::builder().unix_socket(&path).build()?;
+    /// let error = client.get("http://localhost/").send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let connect = cause.downcast_ref::<ConnectError>().expect("the transport's");
+    /// assert_eq!(connect.unix_socket(), Some(path.as_path()));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     #[cfg(unix)]
     pub fn unix_socket(&self) -> Option<&Path> {
         match &self.target {

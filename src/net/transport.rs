@@ -118,6 +118,32 @@ impl HyperTransport {
     /// and being made, the requests waiting, and the connections opened and closed; see
     /// [`PoolStats`](super::PoolStats). It takes the pool's lock once, for a pass over
     /// the origins; sending requests costs nothing more for it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// # });
+    /// use http_body_util::BodyExt;
+    /// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+    ///
+    /// let transport = HyperTransport::new()?;
+    /// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+    /// transport.send(request, SendOptions::new()).await?.into_body().collect().await?;
+    /// let stats = transport.pool_stats();
+    /// assert_eq!(stats.connections_opened, 1);
+    /// let origin = stats.origin(&format!("http://{addr}")).expect("one connection");
+    /// // Read to its end, the response gave its connection back: idle, ready for the next.
+    /// assert_eq!((origin.open, origin.idle), (1, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn pool_stats(&self) -> super::pool::PoolStats {
         #[cfg_attr(not(feature = "http3"), allow(unused_mut))]
         let mut stats = self.inner.pool.stats();

@@ -424,12 +424,44 @@ pub struct HickoryError {
 
 impl HickoryError {
     /// hickory's error: [`NetError`](hickory_resolver::net::NetError).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HickoryError, HickoryResolver, Resolve};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Asks the system's name servers: not run here, where there may be no network.
+    /// let resolver = HickoryResolver::from_system_conf()?;
+    /// if let Err(error) = resolver.resolve("no-such-host.invalid").await {
+    ///     if let Some(hickory) = error.downcast_ref::<HickoryError>() {
+    ///         // hickory's own error, for what this type does not say.
+    ///         eprintln!("{}", hickory.net_error());
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn net_error(&self) -> &NetError {
         &self.error
     }
 
     /// Whether the name server answered that the name does not exist (NXDOMAIN, RFC 1035
     /// §4.1.1's RCODE 3), rather than that it has no address, or not answering at all.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HickoryError, HickoryResolver, Resolve};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Asks the system's name servers: not run here, where there may be no network.
+    /// let resolver = HickoryResolver::from_system_conf()?;
+    /// if let Err(error) = resolver.resolve("no-such-host.invalid").await {
+    ///     if let Some(hickory) = error.downcast_ref::<HickoryError>() {
+    ///         // `.invalid` names never exist (RFC 6761): NXDOMAIN.
+    ///         assert!(hickory.is_nx_domain());
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_nx_domain(&self) -> bool {
         matches!(
             &self.error,
@@ -442,6 +474,22 @@ impl HickoryError {
 
     /// Whether no name server answered within the resolver's timeout
     /// ([`ResolverOpts::timeout`], for each of its attempts).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HickoryError, HickoryResolver, Resolve};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Asks the system's name servers: not run here, where there may be no network.
+    /// let resolver = HickoryResolver::from_system_conf()?;
+    /// if let Err(error) = resolver.resolve("no-such-host.invalid").await {
+    ///     if let Some(hickory) = error.downcast_ref::<HickoryError>() {
+    ///         // A network without DNS gives a timeout instead.
+    ///         if hickory.is_timeout() { eprintln!("no name server answered"); }
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_timeout(&self) -> bool {
         matches!(&self.error, NetError::Timeout)
     }

@@ -80,6 +80,14 @@ impl HttpsRecord {
     /// A record of `priority` (at least 1) for the endpoint `target` (`None`: the
     /// origin's host) speaking `alpn` on `port` (`None`: the origin's), kept for five
     /// minutes unless [`with_ttl`](Self::with_ttl) says otherwise.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::HttpsRecord;
+    ///
+    /// // `example.com. HTTPS 1 . alpn="h3,h2"`: the origin's host, speaking HTTP/3 and HTTP/2.
+    /// let record = HttpsRecord::new(1, None, vec!["h3".into(), "h2".into()], None);
+    /// assert_eq!((record.priority, record.target), (1, None));
+    /// ```
     pub fn new(
         priority: u16,
         target: Option<String>,
@@ -96,6 +104,15 @@ impl HttpsRecord {
     }
 
     /// The record, kept for `ttl`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HttpsRecord;
+    ///
+    /// let record = HttpsRecord::new(1, Some("edge.example.net".into()), vec!["h3".into()], Some(8443))
+    ///     .with_ttl(Duration::from_secs(60));
+    /// assert_eq!(record.ttl, Duration::from_secs(60));
+    /// ```
     #[must_use]
     pub fn with_ttl(mut self, ttl: Duration) -> HttpsRecord {
         self.ttl = ttl;
