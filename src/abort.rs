@@ -433,6 +433,15 @@ pub struct AbortSignal {
 
 /// Identifies an abort algorithm added with [`AbortSignal::add_algorithm`], to remove it
 /// with [`AbortSignal::remove_algorithm`].
+///
+/// ```
+/// use whatwg_fetch::AbortController;
+///
+/// let controller = AbortController::new();
+/// let handle = controller.signal().add_algorithm(|_| {});
+/// // Kept to take the algorithm back once the work it guards is done.
+/// assert!(handle.is_some_and(|handle| controller.signal().remove_algorithm(handle)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AlgorithmHandle {
     id: u64,
@@ -440,6 +449,14 @@ pub struct AlgorithmHandle {
 
 /// Identifies an `abort` event listener added with [`AbortSignal::on_abort_event`], to
 /// remove it with [`AbortSignal::remove_abort_event_listener`].
+///
+/// ```
+/// use whatwg_fetch::AbortController;
+///
+/// let controller = AbortController::new();
+/// let handle = controller.signal().on_abort_event(|_| {});
+/// assert!(controller.signal().remove_abort_event_listener(handle));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ListenerHandle {
     id: u64,
@@ -992,6 +1009,17 @@ fn abort_on_timeout(link: &Link) {
 }
 
 /// The future of [`AbortSignal::aborted_future`]: resolves with the abort reason.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::AbortController;
+///
+/// let controller = AbortController::new();
+/// let aborted = controller.signal().aborted_future();
+/// controller.abort(None);
+/// assert!(aborted.await.is_abort());
+/// # });
+/// ```
 #[derive(Debug)]
 #[must_use = "futures do nothing unless polled"]
 pub struct Aborted {

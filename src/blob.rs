@@ -66,6 +66,14 @@ pub struct Blob {
 
 /// One item of the [`BlobPart`](https://w3c.github.io/FileAPI/#typedefdef-blobpart) sequence
 /// given to [`Blob::new`] and [`File::new`]: `(BufferSource or Blob or USVString)`.
+///
+/// ```
+/// use whatwg_fetch::blob::BlobPart;
+/// use whatwg_fetch::{Blob, BlobPropertyBag};
+///
+/// let parts = [BlobPart::from("text, "), BlobPart::from(&b"bytes, "[..]), BlobPart::from(Blob::from_bytes(&b"a blob"[..], ""))];
+/// assert_eq!(Blob::new(parts, BlobPropertyBag::default()).text(), "text, bytes, a blob");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlobPart {
     /// A `BufferSource`: bytes copied as they are.
@@ -145,6 +153,15 @@ impl From<&File> for BlobPart {
 
 /// The [`EndingType`](https://w3c.github.io/FileAPI/#enumdef-endingtype) enum: what
 /// [`Blob::new`] does with line endings in text parts.
+///
+/// ```
+/// use whatwg_fetch::blob::Endings;
+/// use whatwg_fetch::{Blob, BlobPropertyBag};
+///
+/// // `native`: line ends written as the platform writes them (`\n` on Unix).
+/// let blob = Blob::new(["a\r\nb"], BlobPropertyBag { endings: Endings::Native, ..Default::default() });
+/// assert_eq!(blob.text(), if cfg!(windows) { "a\r\nb" } else { "a\nb" });
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Endings {
     /// `"transparent"`: text parts are encoded unchanged. The default.
@@ -158,6 +175,13 @@ pub enum Endings {
 
 /// The [`BlobPropertyBag`](https://w3c.github.io/FileAPI/#dfn-BlobPropertyBag) dictionary:
 /// options for [`Blob::new`].
+///
+/// ```
+/// use whatwg_fetch::{Blob, BlobPropertyBag};
+///
+/// let blob = Blob::new(["a,b\n"], BlobPropertyBag { r#type: Some("text/csv".into()), ..Default::default() });
+/// assert_eq!(blob.r#type(), "text/csv");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlobPropertyBag {
     /// The blob's type. Default is `None`, the same as the empty string. The type is
@@ -171,6 +195,14 @@ pub struct BlobPropertyBag {
 
 /// The [`FilePropertyBag`](https://w3c.github.io/FileAPI/#dfn-FilePropertyBag) dictionary:
 /// options for [`File::new`].
+///
+/// ```
+/// use whatwg_fetch::{File, FilePropertyBag};
+///
+/// let options = FilePropertyBag { r#type: Some("text/csv".into()), last_modified: Some(0), ..Default::default() };
+/// let file = File::new(["a,b\n"], "data.csv", options);
+/// assert_eq!((file.r#type(), file.last_modified()), ("text/csv", 0));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilePropertyBag {
     /// The file's type, as [`BlobPropertyBag::type`](BlobPropertyBag#structfield.type).

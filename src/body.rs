@@ -1015,6 +1015,17 @@ impl Drop for TeeBranch {
 
 /// The [`BodyInit`](https://fetch.spec.whatwg.org/#bodyinit) union: what a request or
 /// response body can be made from.
+///
+/// ```
+/// use whatwg_fetch::{BodyInit, Request, RequestInit};
+///
+/// // Text, bytes, a blob, a form, URL search parameters or a stream: what `body` takes.
+/// for body in [BodyInit::from("text"), BodyInit::from(vec![0u8, 1]), BodyInit::UrlSearchParams(vec![("q".into(), "x".into())])] {
+///     let init = RequestInit { method: Some("POST".into()), body: Some(body), ..RequestInit::default() };
+///     Request::new("https://api.example/", init)?;
+/// }
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum BodyInit {
@@ -1164,6 +1175,15 @@ impl BodyInit {
 
 /// A [body with type](https://fetch.spec.whatwg.org/#body-with-type): what
 /// [`extract_body`] returns.
+///
+/// ```
+/// use whatwg_fetch::body::extract_body;
+///
+/// let extracted = extract_body("plain".into(), false)?;
+/// assert_eq!(extracted.r#type.as_deref(), Some(&b"text/plain;charset=UTF-8"[..]));
+/// assert_eq!(extracted.body.length(), Some(5));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct BodyWithType {
     /// The body.

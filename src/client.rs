@@ -35,9 +35,28 @@ use crate::response::Response;
 use crate::retry::{Retrier, RetryPolicy};
 
 /// The `User-Agent` sent when a request has none: this crate's name and version.
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::client::DEFAULT_USER_AGENT;
+///
+/// // This crate's, followed by the program's own.
+/// let client = Client::builder().user_agent(format!("{DEFAULT_USER_AGENT} inventory-sync/2.1")).build()?;
+/// assert!(DEFAULT_USER_AGENT.starts_with("whatwg-fetch/"));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_USER_AGENT: &str = concat!("whatwg-fetch/", env!("CARGO_PKG_VERSION"));
 
 /// The default of [`ClientBuilder::max_buffered_body_size`]: 256 MiB.
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::client::DEFAULT_MAX_BUFFERED_BODY_SIZE;
+///
+/// // Four times the default, for a service known to answer with large documents.
+/// let client = Client::builder().max_buffered_body_size(Some(DEFAULT_MAX_BUFFERED_BODY_SIZE * 4)).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_MAX_BUFFERED_BODY_SIZE: u64 = 256 << 20;
 
 /// Runs [`fetch()`](https://fetch.spec.whatwg.org/#fetch-method) on a shared, lazily built

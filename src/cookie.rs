@@ -102,6 +102,17 @@ const MAX_ATTRIBUTE_VALUE_BYTES: usize = 1024;
 
 /// The [`SameSite`](https://httpwg.org/http-extensions/draft-ietf-httpbis-rfc6265bis.html#name-the-samesite-attribute-2)
 /// attribute of a stored cookie (kept, not enforced).
+///
+/// ```
+/// use url::Url;
+/// use whatwg_fetch::cookie::{CookieStore, SameSite};
+///
+/// let store = CookieStore::default();
+/// store.set_cookie_from_header(&Url::parse("https://a.example/")?, b"s=1; SameSite=Strict");
+/// let cookie = store.cookies().into_iter().next().expect("stored");
+/// assert_eq!(cookie.same_site(), SameSite::Strict);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SameSite {
     /// `SameSite=Strict`.

@@ -24,6 +24,15 @@ idl_enum! {
     /// [`ReferrerPolicy`](https://w3c.github.io/webappsec-referrer-policy/#enumdef-referrerpolicy):
     /// what an environment's policy container holds, and what a request's
     /// [referrer policy](https://fetch.spec.whatwg.org/#concept-request-referrer-policy) is.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, ReferrerPolicy};
+    ///
+    /// let init = RequestInit { referrer_policy: Some(ReferrerPolicy::NoReferrer), ..RequestInit::default() };
+    /// assert_eq!(Request::new("https://api.example/", init)?.referrer_policy(), ReferrerPolicy::NoReferrer);
+    /// assert_eq!(ReferrerPolicy::StrictOriginWhenCrossOrigin.as_str(), "strict-origin-when-cross-origin");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum ReferrerPolicy {
         /// `""`: the environment's default policy applies.
         Empty = "",

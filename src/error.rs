@@ -12,9 +12,25 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A boxed error that can cross threads: the cause behind an [`Error`].
+///
+/// ```
+/// use whatwg_fetch::{BoxError, Error};
+///
+/// let cause: BoxError = "the disk is full".into();
+/// let error = Error::type_error("the cache cannot be written").with_source(cause);
+/// assert!(std::error::Error::source(&error).is_some());
+/// ```
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A `Result` whose error is this crate's [`Error`].
+///
+/// ```
+/// fn parse_port(text: &str) -> whatwg_fetch::Result<u16> {
+///     text.parse().map_err(|_| whatwg_fetch::Error::type_error(format!("{text:?} is not a port")))
+/// }
+/// assert_eq!(parse_port("8080")?, 8080);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Which JavaScript exception the spec throws for an error.
@@ -23,6 +39,19 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// and the [`DOMException`](https://webidl.spec.whatwg.org/#idl-DOMException-error-names)
 /// names (`AbortError`, `TimeoutError`, `InvalidStateError`, `NotSupportedError`,
 /// `NotFoundError`, `NotReadableError`).
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::{Client, ErrorKind, Response, ResponseInit};
+///
+/// // The exception JavaScript would throw, for a binding to throw it or a caller to match.
+/// let bad_status = Response::new(None, ResponseInit { status: 99, ..ResponseInit::default() });
+/// assert_eq!(bad_status.unwrap_err().kind(), ErrorKind::RangeError);
+/// let bad_url = Client::new().get("not a url").send().await.unwrap_err();
+/// assert_eq!(bad_url.kind(), ErrorKind::TypeError);
+/// assert_eq!(ErrorKind::TypeError.to_string(), "TypeError");
+/// # });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -114,6 +143,23 @@ impl fmt::Display for ErrorKind {
 ///
 /// `fetch()` rejects a network error with a [`ErrorKind::TypeError`] whose
 /// [`source`](std::error::Error::source) is one of these.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+/// # let url = format!("http://{}/", closed.local_addr().unwrap());
+/// # drop(closed);
+/// use whatwg_fetch::{Client, NetworkError};
+///
+/// // `url`: a port on 127.0.0.1 that nothing listens on.
+/// let error = Client::new().get(&url).send().await.unwrap_err();
+/// match error.network_error() {
+///     Some(NetworkError::Connect(_)) => {}
+///     Some(NetworkError::Dns(_)) => panic!("127.0.0.1 needs no DNS"),
+///     other => panic!("{other:?}"),
+/// }
+/// # });
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum NetworkError {
@@ -299,6 +345,14 @@ impl fmt::Debug for Chain<'_> {
 }
 
 /// Which of a client's timeouts fired.
+///
+/// ```
+/// use whatwg_fetch::TimeoutKind;
+///
+/// // Named as the option that set the limit is named.
+/// assert_eq!(TimeoutKind::Connect.to_string(), "connect");
+/// assert_eq!(TimeoutKind::Idle.to_string(), "idle");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TimeoutKind {
@@ -346,6 +400,17 @@ fn describe_timeout(kind: TimeoutKind, after: std::time::Duration) -> String {
 /// The error type of this crate.
 ///
 /// Cheap to clone: an abort reason or a body error can be handed to several waiters.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::{Client, ErrorKind};
+///
+/// let error = Client::new().get("data:,x").header("bad name", "v").send().await.unwrap_err();
+/// // What JavaScript would throw, and a message that says what and where.
+/// assert_eq!(error.kind(), ErrorKind::TypeError);
+/// assert!(error.to_string().starts_with("TypeError: "));
+/// # });
+/// ```
 #[derive(Clone)]
 pub struct Error {
     inner: Arc<Inner>,

@@ -56,21 +56,65 @@ use crate::response::Response;
 
 /// The reconnection time before a server sets one with `retry`: 3 seconds, as Chrome and
 /// Safari (Firefox waits 5).
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::event_source::DEFAULT_RECONNECTION_TIME;
+///
+/// let source = Client::new()
+///     .event_source("https://stream.example/events", Default::default())?
+///     .reconnection_time(DEFAULT_RECONNECTION_TIME * 2);
+/// # let _ = source;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_RECONNECTION_TIME: Duration = Duration::from_secs(3);
 
 /// The longest the back-off makes a reconnection wait: 60 seconds (a `retry` longer than
 /// that is honoured as it is).
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::event_source::DEFAULT_MAX_RECONNECTION_BACKOFF;
+///
+/// let source = Client::new()
+///     .event_source("https://stream.example/events", Default::default())?
+///     .max_reconnection_backoff(DEFAULT_MAX_RECONNECTION_BACKOFF * 5);
+/// # let _ = source;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_MAX_RECONNECTION_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The shortest wait before any reconnection, whatever `retry` said: 1 second. A server
 /// that sends `retry: 0` and an event, then closes, is otherwise asked again hundreds of
 /// times a second. Firefox keeps a floor of 500 ms (`MIN_RECONNECTION_TIME_VALUE` in
 /// `dom/base/EventSource.cpp`); Chrome and Safari keep `retry` as given.
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::event_source::DEFAULT_MIN_RECONNECTION_TIME;
+///
+/// let source = Client::new()
+///     .event_source("https://stream.example/events", Default::default())?
+///     .min_reconnection_time(DEFAULT_MIN_RECONNECTION_TIME / 2);
+/// # let _ = source;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_MIN_RECONNECTION_TIME: Duration = Duration::from_secs(1);
 
 /// How long a connection must stay up for the back-off to start again from the
 /// reconnection time: 10 seconds. A connection that ends sooner (or fails) counts as a
 /// failed attempt, however many events it delivered.
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::event_source::DEFAULT_STABLE_CONNECTION_TIME;
+///
+/// let source = Client::new()
+///     .event_source("https://stream.example/events", Default::default())?
+///     .stable_connection_time(DEFAULT_STABLE_CONNECTION_TIME * 3);
+/// # let _ = source;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const DEFAULT_STABLE_CONNECTION_TIME: Duration = Duration::from_secs(10);
 
 /// The [`EventSourceInit`](https://html.spec.whatwg.org/multipage/server-sent-events.html#eventsourceinit)
@@ -94,6 +138,17 @@ pub struct EventSourceInit {
 
 /// The [`readyState`](https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-readystate)
 /// of an [`EventSource`].
+///
+/// ```
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::event_source::ReadyState;
+///
+/// let source = Client::new().event_source("https://stream.example/events", Default::default())?;
+/// // Not connected until it is polled.
+/// assert_eq!(source.ready_state(), ReadyState::Connecting);
+/// assert_eq!(ReadyState::Closed as u16, 2);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u16)]
 pub enum ReadyState {
@@ -107,6 +162,21 @@ pub enum ReadyState {
 }
 
 /// What an [`EventSource`] gives: the JavaScript events of the standard, in order.
+///
+/// ```
+/// use whatwg_fetch::event_source::Event;
+/// use whatwg_fetch::event_stream::MessageEvent;
+///
+/// fn describe(event: &Event) -> String {
+///     match event {
+///         Event::Open => "open".to_owned(),
+///         Event::Message(message) => format!("{}: {}", message.r#type(), message.data()),
+///         Event::Reconnecting { after, .. } => format!("reconnecting in {after:?}"),
+///         _ => "other".to_owned(),
+///     }
+/// }
+/// assert_eq!(describe(&Event::Message(MessageEvent::new("tick", "1", "", ""))), "tick: 1");
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Event {

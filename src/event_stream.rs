@@ -25,9 +25,23 @@ use crate::body::Body;
 use crate::error::{Error, Result};
 
 /// The default of [`EventStreamLimits::max_line_length`]: 8 MiB.
+///
+/// ```
+/// use whatwg_fetch::event_stream::{DEFAULT_MAX_LINE_LENGTH, EventStreamLimits};
+///
+/// let limits = EventStreamLimits::default().max_line_length(DEFAULT_MAX_LINE_LENGTH / 8);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_LINE_LENGTH: usize = 8 << 20;
 
 /// The default of [`EventStreamLimits::max_event_size`]: 16 MiB.
+///
+/// ```
+/// use whatwg_fetch::event_stream::{DEFAULT_MAX_EVENT_SIZE, EventStreamLimits};
+///
+/// let limits = EventStreamLimits::default().max_event_size(DEFAULT_MAX_EVENT_SIZE * 2);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_EVENT_SIZE: usize = 16 << 20;
 
 /// What a server may make an event stream's parser hold. Not in the standard, which sets
@@ -788,6 +802,22 @@ impl fmt::Debug for EventStreamParser {
 /// (a normal end, not an error; an incomplete last event is discarded) and gives the
 /// body's error, or a limit passed, as its last item. It does not reconnect: that is
 /// [`EventSource`](crate::event_source::EventSource)'s job.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use futures_util::StreamExt;
+/// use whatwg_fetch::{Response, ResponseInit};
+///
+/// let body = "data: one\n\ndata: two\n\n";
+/// let mut events = Response::new(Some(body.into()), ResponseInit::default())?.event_stream();
+/// let mut data = Vec::new();
+/// while let Some(event) = events.next().await {
+///     data.push(event?.into_data());
+/// }
+/// assert_eq!(data, ["one", "two"]);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 pub struct EventStream {
     body: Option<Body>,
     parser: EventStreamParser,

@@ -455,6 +455,17 @@ impl Stream for ReaderChunks {
 /// The `Blob blobValue` argument of [`FormData::append_blob`] and [`FormData::set_blob`]: a
 /// plain [`Blob`] or a [`File`] (a `File` is a `Blob` in the IDL, and keeps its name and
 /// last-modified time when stored).
+///
+/// ```
+/// use whatwg_fetch::{Blob, File, FilePropertyBag, FormData};
+///
+/// let mut form = FormData::new();
+/// // A blob is stored as a file named "blob"; a file keeps its name.
+/// form.append_blob("a", Blob::from_bytes(&b"1"[..], ""), None);
+/// form.append_blob("b", File::new(["2"], "two.txt", FilePropertyBag::default()), None);
+/// let names: Vec<_> = form.values().filter_map(|v| v.as_file()).map(|f| f.name().to_owned()).collect();
+/// assert_eq!(names, ["blob", "two.txt"]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlobValue {
     /// A blob that is not a file: stored as a `File` named `"blob"`, last modified now.

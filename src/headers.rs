@@ -47,6 +47,17 @@ pub use sets::{
 
 /// A [headers guard](https://fetch.spec.whatwg.org/#headers-guard): what a [`Headers`] object
 /// lets scripts change.
+///
+/// ```
+/// use whatwg_fetch::{Headers, HeadersGuard};
+///
+/// let mut headers = Headers::with_guard(HeadersGuard::Response);
+/// // The `response` guard drops what a response may not set itself.
+/// headers.append("set-cookie", "a=1")?;
+/// headers.append("content-type", "text/plain")?;
+/// assert!(!headers.has("set-cookie")? && headers.has("content-type")?);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum HeadersGuard {
     /// `"immutable"`: every change is a `TypeError` (the headers of a fetched response).
@@ -115,6 +126,15 @@ impl Default for Headers {
 ///
 /// Build one with `.into()` from `Vec<(K, V)>` or `[(K, V); N]` (any `K, V: AsRef<[u8]>`),
 /// `Vec<Vec<Vec<u8>>>`, [`Headers`] or [`http::HeaderMap`].
+///
+/// ```
+/// use whatwg_fetch::{Headers, HeadersInit};
+///
+/// // Pairs, as a `record<ByteString, ByteString>` is.
+/// let init: HeadersInit = vec![("accept", "application/json"), ("x-trace", "1")].into();
+/// assert_eq!(Headers::from_init(init)?.get("accept")?.as_deref(), Some("application/json"));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub enum HeadersInit {
     /// `sequence<sequence<ByteString>>`: each inner sequence must have exactly two items, a
@@ -720,6 +740,15 @@ fn lossy(bytes: &[u8]) -> String {
 
 /// The iterator of [`Headers::iter`]: (lowercase name, lossy UTF-8 value) in sort-and-combine
 /// order.
+///
+/// ```
+/// use whatwg_fetch::Headers;
+///
+/// let headers = Headers::from_init([("b", "2"), ("a", "1")])?;
+/// let names: Vec<String> = headers.iter().map(|(name, _)| name).collect();
+/// assert_eq!(names, ["a", "b"]);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Iter {
     inner: std::vec::IntoIter<(Bytes, Bytes)>,
@@ -743,6 +772,15 @@ impl ExactSizeIterator for Iter {}
 
 /// The iterator of [`Headers::iter_bytes`]: (lowercase name, exact value) in
 /// sort-and-combine order.
+///
+/// ```
+/// use whatwg_fetch::Headers;
+///
+/// let headers = Headers::from_init([("a", "1")])?;
+/// let values: Vec<bytes::Bytes> = headers.iter_bytes().map(|(_, value)| value).collect();
+/// assert_eq!(values, [bytes::Bytes::from_static(b"1")]);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct IterBytes {
     inner: std::vec::IntoIter<(Bytes, Bytes)>,

@@ -51,10 +51,35 @@ const SPEC_LIMIT: usize = 20;
 /// inside the one before (HTTP-redirect fetch step 22, as the spec nests it), so the
 /// chain's length is the depth of the stack its polling needs: past about 35 hops a 2 MiB
 /// thread of an unoptimized build overflowed. 30 leaves a margin.
+///
+/// ```
+/// use whatwg_fetch::redirect::{MAX_REDIRECTS, Policy};
+///
+/// // The most any policy follows, however high its own limit.
+/// let policy = Policy::limited(MAX_REDIRECTS);
+/// # let _ = policy;
+/// ```
 pub const MAX_REDIRECTS: usize = 30;
 
 /// Which redirects a client follows: [`limited`](Policy::limited) (20 by default, as the
 /// Fetch Standard has it), [`none`](Policy::none) or [`custom`](Policy::custom).
+///
+/// ```
+/// use whatwg_fetch::{Client, redirect};
+///
+/// let none = Client::builder().redirect(redirect::Policy::none()).build()?;
+/// let five = Client::builder().redirect(redirect::Policy::limited(5)).build()?;
+/// let same_host = Client::builder()
+///     .redirect(redirect::Policy::custom(|attempt| {
+///         if attempt.url().host_str() == attempt.previous()[0].host_str() {
+///             attempt.follow()
+///         } else {
+///             attempt.stop()
+///         }
+///     }))
+///     .build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Policy {
     inner: Inner,
@@ -195,6 +220,17 @@ impl fmt::Debug for Policy {
 }
 
 /// A redirect a [custom policy](Policy::custom) is asked about.
+///
+/// ```
+/// use whatwg_fetch::redirect::Policy;
+///
+/// // Seen by a custom policy at each redirect: its status, where it leads, where it came from.
+/// let policy = Policy::custom(|attempt| {
+///     eprintln!("{} to {} after {:?}", attempt.status(), attempt.url(), attempt.previous());
+///     attempt.follow()
+/// });
+/// # let _ = policy;
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Attempt<'a> {
     status: u16,
@@ -454,6 +490,16 @@ impl<'a> Attempt<'a> {
 
 /// What a [`Policy`] decided for a redirect: made by [`Attempt::follow`],
 /// [`Attempt::stop`] or [`Attempt::error`].
+///
+/// ```
+/// use whatwg_fetch::redirect::{Action, Policy};
+///
+/// // What a custom policy returns, made by the attempt it was given.
+/// let policy = Policy::custom(|attempt| -> Action {
+///     if attempt.previous().len() > 3 { attempt.error("too many hops") } else { attempt.follow() }
+/// });
+/// # let _ = policy;
+/// ```
 #[derive(Debug)]
 pub struct Action {
     inner: ActionInner,

@@ -26,6 +26,15 @@ use crate::headers::{self, Headers, HeadersGuard, HeadersInit};
 idl_enum! {
     /// [`RequestDestination`](https://fetch.spec.whatwg.org/#requestdestination): the kind
     /// of resource requested.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestDestination, RequestInit};
+    ///
+    /// let request = Request::new("https://api.example/", RequestInit::default())?;
+    /// assert_eq!(request.destination(), RequestDestination::Empty);
+    /// assert_eq!(RequestDestination::Script.as_str(), "script");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestDestination {
         /// `""`: no particular destination, as for `fetch()`.
         Empty = "",
@@ -77,6 +86,15 @@ idl_enum! {
 idl_enum! {
     /// [`RequestMode`](https://fetch.spec.whatwg.org/#concept-request-mode): whether the
     /// request uses CORS or is restricted to same-origin URLs.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestMode};
+    ///
+    /// let init = RequestInit { mode: Some(RequestMode::SameOrigin), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert_eq!(request.mode(), RequestMode::SameOrigin);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestMode {
         /// `"navigate"`: only the user agent makes navigation requests.
         Navigate = "navigate",
@@ -96,6 +114,15 @@ idl_enum! {
 idl_enum! {
     /// [`RequestCredentials`](https://fetch.spec.whatwg.org/#concept-request-credentials-mode):
     /// whether cookies and HTTP authentication travel with the request.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestCredentials};
+    ///
+    /// let init = RequestInit { credentials: Some(RequestCredentials::Omit), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert_eq!(request.credentials(), RequestCredentials::Omit);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestCredentials {
         /// `"omit"`: never.
         Omit = "omit",
@@ -109,6 +136,15 @@ idl_enum! {
 idl_enum! {
     /// [`RequestCache`](https://fetch.spec.whatwg.org/#concept-request-cache-mode): how the
     /// request interacts with the HTTP cache.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestCache};
+    ///
+    /// let init = RequestInit { cache: Some(RequestCache::NoStore), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert_eq!(request.cache(), RequestCache::NoStore);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestCache {
         /// `"default"`.
         Default = "default",
@@ -128,6 +164,15 @@ idl_enum! {
 idl_enum! {
     /// [`RequestRedirect`](https://fetch.spec.whatwg.org/#concept-request-redirect-mode):
     /// how redirects are handled.
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestRedirect};
+    ///
+    /// let init = RequestInit { redirect: Some(RequestRedirect::Manual), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert_eq!(request.redirect(), RequestRedirect::Manual);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestRedirect {
         /// `"follow"`: follow up to 20 redirects.
         Follow = "follow",
@@ -140,6 +185,16 @@ idl_enum! {
 
 idl_enum! {
     /// [`RequestDuplex`](https://fetch.spec.whatwg.org/#dom-requestinit-duplex).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestDuplex, RequestInit};
+    ///
+    /// // `half`, the one value: the whole request is sent before the response is read.
+    /// let request = Request::new("https://api.example/", RequestInit::default())?;
+    /// assert_eq!(request.duplex(), RequestDuplex::Half);
+    /// assert_eq!(RequestDuplex::Half.as_str(), "half");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestDuplex {
         /// `"half"`: the whole request is sent before the response is processed.
         Half = "half",
@@ -148,6 +203,15 @@ idl_enum! {
 
 idl_enum! {
     /// [`RequestPriority`](https://fetch.spec.whatwg.org/#request-priority).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Request, RequestInit, RequestPriority};
+    ///
+    /// let init = RequestInit { priority: Some(RequestPriority::Low), ..RequestInit::default() };
+    /// let request = Request::new("https://api.example/items", init)?;
+    /// assert_eq!(request.priority(), RequestPriority::Low);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum RequestPriority {
         /// `"high"`.
         High = "high",
@@ -159,6 +223,16 @@ idl_enum! {
 }
 
 /// A request's [referrer](https://fetch.spec.whatwg.org/#concept-request-referrer).
+///
+/// ```
+/// use whatwg_fetch::request::Referrer;
+/// use whatwg_fetch::{Request, RequestInit};
+///
+/// let request = Request::new("https://api.example/", RequestInit::default())?;
+/// // `about:client`: the environment's referrer, worked out when fetching.
+/// assert_eq!(request.referrer_value(), &Referrer::Client);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Referrer {
     /// `"no-referrer"`: no `Referer` header.
@@ -283,6 +357,19 @@ impl RequestInit {
 }
 
 /// A [`RequestInfo`](https://fetch.spec.whatwg.org/#requestinfo): a URL or a [`Request`].
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::{Client, Request, RequestInit, Url};
+///
+/// let client = Client::new();
+/// // A string, a parsed URL or a request: what `fetch(input)` takes.
+/// client.fetch("data:,a", RequestInit::default()).await?;
+/// client.fetch(Url::parse("data:,b").map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?, RequestInit::default()).await?;
+/// client.fetch(Request::new("data:,c", RequestInit::default())?, RequestInit::default()).await?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub enum RequestInfo {
     /// A URL string, parsed against the environment's base URL.
@@ -414,6 +501,21 @@ enum Parsed<'a> {
 /// [`Request`](https://fetch.spec.whatwg.org/#request) object around it.
 ///
 /// `Request` is `Send + Sync`; its body is read once.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use whatwg_fetch::{Client, Request, RequestInit};
+///
+/// let init = RequestInit { method: Some("POST".into()), body: Some("hi".into()), ..RequestInit::default() };
+/// let mut request = Request::new("https://api.example/echo", init)?;
+/// request.headers_mut().set("x-trace", "7f3a")?;
+/// assert_eq!((request.method(), request.url()), ("POST", "https://api.example/echo"));
+/// # let _ = Client::new();
+/// // Fetched with `Client::fetch_request(request)`, or `fetch(request, init)`.
+/// assert_eq!(request.text().await?, "hi");
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 pub struct Request {
     /// <https://fetch.spec.whatwg.org/#concept-request-method>, initially `GET`.
     pub(crate) method: Cow<'static, str>,

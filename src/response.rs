@@ -20,6 +20,14 @@ use crate::timing::{ResourceTiming, TimingCell};
 
 idl_enum! {
     /// [`ResponseType`](https://fetch.spec.whatwg.org/#concept-response-type).
+    ///
+    /// ```
+    /// use whatwg_fetch::{Response, ResponseInit, ResponseType};
+    ///
+    /// assert_eq!(Response::new(None, ResponseInit::default())?.r#type(), ResponseType::Default);
+    /// assert_eq!(Response::error().r#type(), ResponseType::Error);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub enum ResponseType {
         /// `"basic"`: a same-origin response; forbidden response-headers are hidden.
         Basic = "basic",
@@ -64,6 +72,19 @@ fn is_reason_phrase(text: &str) -> bool {
 
 /// The [`ResponseInit`](https://fetch.spec.whatwg.org/#responseinit) dictionary, with the
 /// IDL defaults: status 200, empty status text, no headers.
+///
+/// ```
+/// use whatwg_fetch::{Response, ResponseInit};
+///
+/// let init = ResponseInit {
+///     status: 404,
+///     status_text: "Not Found".into(),
+///     headers: Some(vec![("content-type", "text/plain")].into()),
+/// };
+/// let response = Response::new(Some("no such item".into()), init)?;
+/// assert_eq!((response.status(), response.status_text()), (404, "Not Found"));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct ResponseInit {
     /// The status, 200 to 599.

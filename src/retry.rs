@@ -86,15 +86,48 @@ use crate::response::Response;
 
 /// The default of [`RetryPolicy::max_attempts`]: 3 attempts in all, the first and two
 /// retries.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::DEFAULT_MAX_ATTEMPTS;
+///
+/// // Two more tries than the default.
+/// let policy = RetryPolicy::new().max_attempts(DEFAULT_MAX_ATTEMPTS + 2);
+/// # let _ = policy;
+/// ```
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 
 /// The default of [`RetryPolicy::base_delay`]: 100 ms.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::DEFAULT_BASE_DELAY;
+///
+/// let policy = RetryPolicy::new().base_delay(DEFAULT_BASE_DELAY * 5);
+/// # let _ = policy;
+/// ```
 pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(100);
 
 /// The default of [`RetryPolicy::backoff_factor`]: 2.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::DEFAULT_BACKOFF_FACTOR;
+///
+/// let policy = RetryPolicy::new().backoff_factor(DEFAULT_BACKOFF_FACTOR * 2);
+/// # let _ = policy;
+/// ```
 pub const DEFAULT_BACKOFF_FACTOR: u32 = 2;
 
 /// The default of [`RetryPolicy::max_delay`]: 10 seconds.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::DEFAULT_MAX_DELAY;
+///
+/// let policy = RetryPolicy::new().max_delay(DEFAULT_MAX_DELAY / 10);
+/// # let _ = policy;
+/// ```
 pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(10);
 
 /// The methods retried by default: the idempotent ones of RFC 9110 §9.2.2.
@@ -672,6 +705,18 @@ impl Default for RetryBudget {
 
 /// One attempt of a fetch, as a [classifier](RetryPolicy::classify) sees it: the request,
 /// which attempt it was, and what it ended in: a response or a network error.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::RetryDecision;
+///
+/// // Seen by a classifier after each attempt.
+/// let policy = RetryPolicy::new().classify(|attempt| {
+///     eprintln!("attempt {} of {} {}: {:?}", attempt.number(), attempt.method(), attempt.url(), attempt.status());
+///     RetryDecision::Default
+/// });
+/// # let _ = policy;
+/// ```
 pub struct Attempt<'a> {
     request: &'a Request,
     number: u32,
@@ -1058,6 +1103,18 @@ impl fmt::Debug for Attempt<'_> {
 }
 
 /// What a [classifier](RetryPolicy::classify) decides after an attempt.
+///
+/// ```
+/// use whatwg_fetch::RetryPolicy;
+/// use whatwg_fetch::retry::RetryDecision;
+///
+/// // A 409 of this API is worth one more try; anything else as the rules say.
+/// let policy = RetryPolicy::new().classify(|attempt| match attempt.status() {
+///     Some(409) => RetryDecision::Retry,
+///     _ => RetryDecision::Default,
+/// });
+/// # let _ = policy;
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RetryDecision {

@@ -435,6 +435,13 @@ impl RangeRead {
 /// Why a file's bytes could not be read: one of the File API's [failure
 /// reasons](https://w3c.github.io/FileAPI/#failureReason), or a reader that did not give the
 /// bytes it was said to.
+///
+/// ```
+/// use whatwg_fetch::blob::FailureReason;
+///
+/// // The File API's failure reasons, and the one a `StreamedFile` of the wrong length adds.
+/// assert_ne!(FailureReason::NotFound, FailureReason::SnapshotState);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FailureReason {

@@ -80,6 +80,18 @@ impl Eq for HeaderList {}
 /// The result of an algorithm that returns null, failure, or a value, as
 /// [extract a length](https://fetch.spec.whatwg.org/#header-list-extract-a-length) and
 /// [extract header list values](https://fetch.spec.whatwg.org/#extract-header-list-values) do.
+///
+/// ```
+/// use whatwg_fetch::headers::{Extracted, HeaderList};
+///
+/// let one: HeaderList = [("Content-Length", "42")].into_iter().collect();
+/// let two: HeaderList = [("Content-Length", "42, 42")].into_iter().collect();
+/// let bad: HeaderList = [("Content-Length", "42, 30")].into_iter().collect();
+/// assert_eq!(one.extract_length(), Extracted::Value(42));
+/// // The same length twice is one length.
+/// assert_eq!(two.extract_length(), Extracted::Value(42));
+/// assert_eq!(bad.extract_length(), Extracted::Failure);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Extracted<T> {
     /// The header list does not contain the header (the spec's null); for extract a length,
@@ -1168,6 +1180,13 @@ impl<'a> IntoIterator for &'a HeaderList {
 
 /// An iterator over the headers of a [`HeaderList`] as (name, value) byte slices, from
 /// [`HeaderList::iter`].
+///
+/// ```
+/// use whatwg_fetch::headers::HeaderList;
+///
+/// let list: HeaderList = [("A", "1")].into_iter().collect();
+/// assert_eq!(list.iter().next(), Some((&b"A"[..], &b"1"[..])));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Iter<'a> {
     inner: std::slice::Iter<'a, (Bytes, Bytes)>,

@@ -122,6 +122,15 @@ use crate::error::NetworkError;
 pub const MAX_CONTENT_CODINGS: usize = 5;
 
 /// A content coding this crate can undo.
+///
+/// ```
+/// use whatwg_fetch::net::{ContentCoding, ContentCodings};
+///
+/// let codings = ContentCodings::available().with(ContentCoding::Zstd, false);
+/// assert!(!codings.contains(ContentCoding::Zstd));
+/// // `identity` is always decoded: it is no coding at all.
+/// assert!(codings.contains(ContentCoding::Identity));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ContentCoding {

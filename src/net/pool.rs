@@ -1080,6 +1080,13 @@ impl Held for Pooled {
 /// numbers per origin are gauges, and an origin is listed only while the pool has
 /// something of it (a connection, idle or in use or being made, or a request waiting):
 /// its own `opened` and `closed` count from when it last entered the pool.
+///
+/// ```
+/// let client = whatwg_fetch::Client::new();
+/// let stats = client.pool_stats().expect("the built-in transport");
+/// // Nothing sent yet: no connection, no origin.
+/// assert_eq!((stats.connections_opened, stats.origins.len()), (0, 0));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PoolStats {
@@ -1108,6 +1115,27 @@ impl PoolStats {
 }
 
 /// One origin's part of [`PoolStats`].
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// # let addr = listener.local_addr().unwrap();
+/// # tokio::spawn(async move {
+/// #     let (mut stream, _) = listener.accept().await.unwrap();
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// # });
+/// let client = whatwg_fetch::Client::new();
+/// client.get(&format!("http://{addr}/")).send().await?.text().await?;
+/// let stats = client.pool_stats().expect("the built-in transport");
+/// let origin = &stats.origins[0];
+/// assert_eq!((origin.origin.as_str(), origin.proxied), (format!("http://{addr}").as_str(), false));
+/// assert_eq!((origin.open, origin.idle, origin.in_use, origin.queued), (1, 1, 0, 0));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OriginStats {

@@ -74,21 +74,63 @@ use crate::upgrade::Upgraded;
 use protocol::{Connection, Ended};
 
 /// The default of [`WebSocketLimits::max_frame_size`]: 16 MiB.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_MAX_FRAME_SIZE, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().max_frame_size(DEFAULT_MAX_FRAME_SIZE / 16);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 << 20;
 
 /// The default of [`WebSocketLimits::max_message_size`]: 64 MiB.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_MAX_MESSAGE_SIZE, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().max_message_size(DEFAULT_MAX_MESSAGE_SIZE / 64);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 << 20;
 
 /// The default of [`WebSocketLimits::max_fragments`]: 16,384 frames per message.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_MAX_FRAGMENTS, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().max_fragments(DEFAULT_MAX_FRAGMENTS / 4);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_FRAGMENTS: usize = 16_384;
 
 /// The default of [`WebSocketLimits::max_control_frames_per_second`]: 1,000.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().max_control_frames_per_second(DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND / 10);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_MAX_CONTROL_FRAMES_PER_SECOND: u32 = 1_000;
 
 /// The default of [`WebSocketLimits::close_timeout`]: 10 seconds.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_CLOSE_TIMEOUT, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().close_timeout(DEFAULT_CLOSE_TIMEOUT / 5);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The default of [`WebSocketLimits::send_timeout`]: 30 seconds.
+///
+/// ```
+/// use whatwg_fetch::websocket::{DEFAULT_SEND_TIMEOUT, WebSocketLimits};
+///
+/// let limits = WebSocketLimits::default().send_timeout(DEFAULT_SEND_TIMEOUT * 2);
+/// # let _ = limits;
+/// ```
 pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What a server may make a [`WebSocket`] hold or do. Not in the standard, which sets no
