@@ -200,6 +200,21 @@ impl Shared {
 impl MockTransport {
     /// A mock with no interceptors: every request fails until one is registered. Real
     /// network connections are disabled.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::MockTransport;
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// // Nothing is registered yet: a request fails (and is recorded).
+    /// assert!(client.get("https://api.example/").send().await.is_err());
+    /// assert_eq!(mock.calls().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new() -> MockTransport {
         MockTransport::default()
     }
@@ -212,6 +227,28 @@ impl MockTransport {
     /// `method` is compared exactly with the request's (fetch upper-cases `get`, `post`,
     /// `put`, `delete`, `head` and `options`, but not `patch`); a fragment of `url` is
     /// ignored, as it is never sent.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/search?q=rust&page=2")?
+    ///     .reply(MockResponse::new(200).body("results"));
+    /// // Another value, or another pair, is another request; the order of the pairs is not.
+    /// assert!(client.get("https://api.example/search?q=rust&page=3").send().await.is_err());
+    /// let mut response = client.get("https://api.example/search?page=2&q=rust").send().await?;
+    /// assert_eq!(response.text().await?, "results");
+    ///
+    /// // A method that is not a token, or a URL that is not http: or https:, is refused.
+    /// assert!(mock.intercept("GET /", "https://api.example/").is_err());
+    /// assert!(mock.intercept("GET", "ftp://files.example/").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` when `method` is not a valid method token, or `url` is not an
@@ -251,6 +288,37 @@ impl MockTransport {
     /// [`enable_net_connect_all`](Self::enable_net_connect_all). The request body, already
     /// read for matching, goes out as one buffer.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap().to_string();
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nlive").await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockResponse, MockTransport};
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.intercept("GET", &format!("http://{addr}/mocked"))?
+    ///     .reply(MockResponse::new(200).body("mocked"));
+    /// mock.passthrough(Arc::new(HyperTransport::new()?)).enable_net_connect("127.0.0.1");
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    ///
+    /// // `addr`: a server on 127.0.0.1 that answers "live".
+    /// let mocked = client.get(format!("http://{addr}/mocked")).send().await?.text().await?;
+    /// let live = client.get(format!("http://{addr}/other")).send().await?.text().await?;
+    /// assert_eq!((mocked.as_str(), live.as_str()), ("mocked", "live"));
+    /// assert_eq!(mock.calls()[1].outcome(), CallOutcome::Passthrough);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default is none: an unmatched request fails.
     pub fn passthrough(&self, transport: Arc<dyn Transport>) -> &MockTransport {
         self.shared.lock().passthrough = Some(transport);
@@ -260,6 +328,36 @@ impl MockTransport {
     /// Lets unmatched requests to `host` go to the [`passthrough`](Self::passthrough)
     /// transport: a host name or address (`localhost`, `127.0.0.1`, `[::1]`), for any
     /// port, or one with a port (`127.0.0.1:8080`). May be called for several hosts.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap().to_string();
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nlive").await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockTransport};
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.passthrough(Arc::new(HyperTransport::new()?));
+    /// // `addr`: a server on 127.0.0.1 that answers "live"; only its port is let through.
+    /// mock.enable_net_connect(&addr);
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    ///
+    /// assert_eq!(client.get(format!("http://{addr}/")).send().await?.text().await?, "live");
+    /// // Another host fails without leaving the machine.
+    /// assert!(client.get("https://example.com/").send().await.is_err());
+    /// assert_eq!(mock.calls()[1].outcome(), CallOutcome::Unmatched);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is no host: no request reaches the network.
     pub fn enable_net_connect(&self, host: &str) -> &MockTransport {
@@ -275,12 +373,69 @@ impl MockTransport {
 
     /// Lets every unmatched request go to the [`passthrough`](Self::passthrough)
     /// transport.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap().to_string();
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nlive").await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockTransport};
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.passthrough(Arc::new(HyperTransport::new()?)).enable_net_connect_all();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    ///
+    /// // No interceptor at all: every request goes to the network (here, a server on 127.0.0.1).
+    /// assert_eq!(client.get(format!("http://{addr}/")).send().await?.text().await?, "live");
+    /// assert_eq!(mock.calls()[0].outcome(), CallOutcome::Passthrough);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn enable_net_connect_all(&self) -> &MockTransport {
         self.shared.lock().net_connect = NetConnect::All;
         self
     }
 
     /// Lets no unmatched request reach the network again: the default.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap().to_string();
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nlive").await;
+    /// #     }
+    /// # });
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockTransport};
+    /// use whatwg_fetch::net::HyperTransport;
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.passthrough(Arc::new(HyperTransport::new()?)).enable_net_connect_all();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// let url = format!("http://{addr}/");
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "live");
+    ///
+    /// // Cut off again: with no interceptor for it, the same request fails.
+    /// mock.disable_net_connect();
+    /// assert!(client.get(&url).send().await.is_err());
+    /// assert_eq!(mock.calls()[1].outcome(), CallOutcome::Unmatched);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn disable_net_connect(&self) -> &MockTransport {
         self.shared.lock().net_connect = NetConnect::Disabled;
         self
@@ -288,6 +443,31 @@ impl MockTransport {
 
     /// The largest request body read for matching; a larger one fails its request with
     /// [`NetworkError::InvalidRequest`] before any interceptor sees it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.max_body_size(4);
+    /// mock.intercept("POST", "https://api.example/upload")?
+    ///     .reply(MockResponse::new(204))
+    ///     .persist();
+    /// let response = client.post("https://api.example/upload").body("tiny").send().await?;
+    /// assert_eq!(response.status(), 204);
+    ///
+    /// // Five bytes: the request fails before any interceptor sees it, and is not recorded.
+    /// let Err(error) = client.post("https://api.example/upload").body("large").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// assert!(matches!(error.network_error(), Some(NetworkError::InvalidRequest(_))));
+    /// assert_eq!(mock.calls().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// Default is [`DEFAULT_MAX_BODY_SIZE`], 16 MiB.
     pub fn max_body_size(&self, max: u64) -> &MockTransport {
@@ -297,11 +477,55 @@ impl MockTransport {
 
     /// Every request sent through this transport, in order, whether an interceptor
     /// answered it or not (a request whose body could not be read is not among them).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/items")?.reply(MockResponse::new(201));
+    /// client.post("https://api.example/items").body("pen").send().await?;
+    /// // Unmatched, and recorded all the same.
+    /// assert!(client.get("https://api.example/items").send().await.is_err());
+    ///
+    /// let calls = mock.calls();
+    /// assert_eq!(calls.len(), 2);
+    /// assert_eq!(calls[0].method(), "POST");
+    /// assert_eq!(calls[0].body_text(), "pen");
+    /// assert_eq!(calls[1].outcome(), CallOutcome::Unmatched);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn calls(&self) -> Vec<MockCall> {
         self.shared.lock().calls.clone()
     }
 
     /// Forgets the recorded calls; the interceptors stay.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/health")?
+    ///     .reply(MockResponse::new(200))
+    ///     .persist();
+    /// client.get("https://api.example/health").send().await?;
+    /// mock.clear_calls();
+    /// assert!(mock.calls().is_empty());
+    ///
+    /// // The interceptor still answers.
+    /// assert_eq!(client.get("https://api.example/health").send().await?.status(), 200);
+    /// assert_eq!(mock.calls().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn clear_calls(&self) {
         self.shared.lock().calls.clear();
     }
@@ -309,6 +533,31 @@ impl MockTransport {
     /// The interceptors not used up: one that answers `n` times and answered fewer, and
     /// a [persistent](MockScope::persist) one that never answered. Empty when every
     /// interceptor has done its work.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/a")?.reply(MockResponse::new(200)).times(2);
+    /// mock.intercept("GET", "https://api.example/b")?.reply(MockResponse::new(200)).persist();
+    /// mock.intercept("GET", "https://api.example/c")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/a").send().await?;
+    /// client.get("https://api.example/c").send().await?;
+    ///
+    /// // `/c` has done its work; `/a` answered once of twice, `/b` never.
+    /// let pending = mock.pending_interceptors();
+    /// let pending: Vec<String> = pending.iter().map(|p| p.to_string()).collect();
+    /// assert_eq!(pending, [
+    ///     "GET https://api.example/a → 200 (used 1 of 2 times)",
+    ///     "GET https://api.example/b → 200 (persistent, never used)",
+    /// ]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn pending_interceptors(&self) -> Vec<PendingInterceptor> {
         let interceptors = self.shared.lock().interceptors.clone();
         interceptors
@@ -333,6 +582,22 @@ impl MockTransport {
 
     /// Asserts that every interceptor has been used up (see
     /// [`pending_interceptors`](Self::pending_interceptors)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/users/1").send().await?;
+    /// // The test asked for everything it meant to.
+    /// mock.assert_all_used();
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Panics
     /// When some are pending, with a message listing them:
@@ -500,6 +765,27 @@ impl Intercept {
     /// Matches a request whose path starts with `prefix` (`/static/` matches
     /// `/static/app.js`), instead of the URL's path exactly. The path is compared as it is
     /// sent, percent-encoded.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://cdn.example/")?
+    ///     .path_prefix("/static/")
+    ///     .reply(MockResponse::new(200).body("asset"))
+    ///     .persist();
+    /// for asset in ["/static/app.js", "/static/css/site.css"] {
+    ///     let url = format!("https://cdn.example{asset}");
+    ///     assert_eq!(client.get(url).send().await?.status(), 200);
+    /// }
+    /// assert!(client.get("https://cdn.example/index.html").send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn path_prefix(mut self, prefix: impl Into<String>) -> Intercept {
         self.matcher.path = PathMatch::Prefix(prefix.into());
         self
@@ -507,6 +793,28 @@ impl Intercept {
 
     /// Matches a request whose path (percent-encoded, as sent) `matches` accepts, instead
     /// of the URL's path exactly.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// // `/users/` and a number.
+    /// mock.intercept("GET", "https://api.example/")?
+    ///     .path_matches(|path| {
+    ///         path.strip_prefix("/users/")
+    ///             .is_some_and(|id| id.parse::<u32>().is_ok())
+    ///     })
+    ///     .reply(MockResponse::new(200))
+    ///     .persist();
+    /// assert_eq!(client.get("https://api.example/users/42").send().await?.status(), 200);
+    /// assert!(client.get("https://api.example/users/me").send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn path_matches(
         mut self,
         matches: impl Fn(&str) -> bool + Send + Sync + 'static,
@@ -517,6 +825,28 @@ impl Intercept {
 
     /// Matches a request whose query pairs (decoded, in the order sent) `matches` accepts,
     /// instead of the URL's pairs exactly.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// // A `q` of "rust programming", whatever else the query holds.
+    /// mock.intercept("GET", "https://api.example/search")?
+    ///     .query_matches(|pairs| {
+    ///         pairs.iter().any(|(name, value)| name == "q" && value == "rust programming")
+    ///     })
+    ///     .reply(MockResponse::new(200))
+    ///     .persist();
+    /// let url = "https://api.example/search?page=2&q=rust+programming";
+    /// assert_eq!(client.get(url).send().await?.status(), 200);
+    /// assert!(client.get("https://api.example/search?q=go").send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn query_matches(
         mut self,
         matches: impl Fn(&[(String, String)]) -> bool + Send + Sync + 'static,
@@ -526,6 +856,25 @@ impl Intercept {
     }
 
     /// Matches a request whatever its query.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/items")?
+    ///     .any_query()
+    ///     .reply(MockResponse::new(200))
+    ///     .persist();
+    /// for url in ["https://api.example/items?page=3&sort=name", "https://api.example/items"] {
+    ///     assert_eq!(client.get(url).send().await?.status(), 200);
+    /// }
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn any_query(mut self) -> Intercept {
         self.matcher.query = QueryMatch::Any;
         self
@@ -533,6 +882,24 @@ impl Intercept {
 
     /// Matches a request with a header `name` (any case) whose value is `value`: one of
     /// the values, or all of them joined by `, `.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/me")?
+    ///     .header("Authorization", "Bearer t0k3n")
+    ///     .reply(MockResponse::new(200));
+    /// let me = "https://api.example/me";
+    /// assert!(client.get(me).bearer_auth("expired").send().await.is_err());
+    /// assert_eq!(client.get(me).bearer_auth("t0k3n").send().await?.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(mut self, name: &str, value: impl AsRef<[u8]>) -> Intercept {
         self.matcher.headers.push(HeaderMatch::Equals(
             name.to_ascii_lowercase(),
@@ -542,6 +909,25 @@ impl Intercept {
     }
 
     /// Matches a request without a header `name` (any case).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// // A 401 for a request without credentials; one with them is for another interceptor.
+    /// mock.intercept("GET", "https://api.example/me")?
+    ///     .without_header("authorization")
+    ///     .reply(MockResponse::new(401))
+    ///     .persist();
+    /// assert_eq!(client.get("https://api.example/me").send().await?.status(), 401);
+    /// assert!(client.get("https://api.example/me").bearer_auth("t0k3n").send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn without_header(mut self, name: &str) -> Intercept {
         self.matcher
             .headers
@@ -550,6 +936,28 @@ impl Intercept {
     }
 
     /// Matches a request whose headers `matches` accepts.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder()
+    ///     .user_agent("my-app/1.0")
+    ///     .transport(Arc::new(mock.clone()))
+    ///     .build()?;
+    /// mock.intercept("GET", "https://api.example/")?
+    ///     .headers_match(|headers| {
+    ///         let agent = headers.get("user-agent");
+    ///         agent.is_some_and(|agent| agent.as_bytes().starts_with(b"my-app/"))
+    ///     })
+    ///     .reply(MockResponse::new(200));
+    /// assert_eq!(client.get("https://api.example/").send().await?.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn headers_match(
         mut self,
         matches: impl Fn(&HeaderMap) -> bool + Send + Sync + 'static,
@@ -561,6 +969,24 @@ impl Intercept {
     }
 
     /// Matches a request whose body is exactly `body`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/echo")?
+    ///     .body("ping")
+    ///     .reply(MockResponse::new(200).body("pong"));
+    /// assert!(client.post("https://api.example/echo").body("PING").send().await.is_err());
+    /// let mut response = client.post("https://api.example/echo").body("ping").send().await?;
+    /// assert_eq!(response.text().await?, "pong");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(mut self, body: impl Into<Bytes>) -> Intercept {
         self.matcher.body = Some(BodyMatch::Exact(body.into()));
         self
@@ -568,12 +994,54 @@ impl Intercept {
 
     /// Matches a request whose body parses as JSON equal to `value` (whatever its spacing
     /// and the order of its members).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/users")?
+    ///     .body_json(serde_json::json!({ "name": "Ada", "admin": false }))
+    ///     .reply(MockResponse::new(201));
+    /// // The members in another order, spaced otherwise: the same value.
+    /// let response = client
+    ///     .post("https://api.example/users")
+    ///     .header("content-type", "application/json")
+    ///     .body(r#"{ "admin": false, "name": "Ada" }"#)
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(response.status(), 201);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body_json(mut self, value: serde_json::Value) -> Intercept {
         self.matcher.body = Some(BodyMatch::Json(value));
         self
     }
 
     /// Matches a request whose body `matches` accepts.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/upload")?
+    ///     .body_matches(|body| body.len() <= 1024)
+    ///     .reply(MockResponse::new(204))
+    ///     .persist();
+    /// let upload = "https://api.example/upload";
+    /// assert_eq!(client.post(upload).body(vec![0; 100]).send().await?.status(), 204);
+    /// assert!(client.post(upload).body(vec![0; 4096]).send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body_matches(
         mut self,
         matches: impl Fn(&[u8]) -> bool + Send + Sync + 'static,
@@ -584,6 +1052,23 @@ impl Intercept {
 
     /// Registers the interceptor, answering with `response`; once, unless the returned
     /// [`MockScope`] says otherwise.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/status")?
+    ///     .reply(MockResponse::new(200).body("up"));
+    /// assert_eq!(client.get("https://api.example/status").send().await?.text().await?, "up");
+    /// // Once only: a second request has no answer.
+    /// assert!(client.get("https://api.example/status").send().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reply(self, response: MockResponse) -> MockScope {
         self.register(Reply::Response(response))
     }
@@ -612,6 +1097,24 @@ impl Intercept {
     /// makes (a [`NetworkError`] cannot be cloned, so each answer makes its own), such
     /// as [`connection_refused`]. The fetch rejects with a `TypeError` whose
     /// [`network_error`](Error::network_error) is it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, ErrorKind, NetworkError};
+    /// use whatwg_fetch::mock::{MockTransport, connection_refused};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/")?.reply_error(connection_refused);
+    /// let Err(error) = client.get("https://api.example/").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// assert_eq!(error.kind(), ErrorKind::TypeError);
+    /// assert!(matches!(error.network_error(), Some(NetworkError::Connect(_))));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reply_error(
         self,
         error: impl Fn() -> NetworkError + Send + Sync + 'static,
@@ -666,12 +1169,52 @@ pub struct MockScope {
 impl MockScope {
     /// Answers `n` requests, then lets later ones go to the next interceptor that
     /// matches. Default is once.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// // Unavailable twice, then fine.
+    /// mock.intercept("GET", "https://api.example/flaky")?.reply(MockResponse::new(503)).times(2);
+    /// mock.intercept("GET", "https://api.example/flaky")?.reply(MockResponse::new(200));
+    /// let mut statuses = Vec::new();
+    /// for _ in 0..3 {
+    ///     statuses.push(client.get("https://api.example/flaky").send().await?.status());
+    /// }
+    /// assert_eq!(statuses, [503, 503, 200]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn times(self, n: usize) -> MockScope {
         self.interceptor.usage().times = Times::Exactly(n);
         self
     }
 
     /// Answers every request that matches, for as long as the mock lives.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/config")?
+    ///     .reply(MockResponse::new(200))
+    ///     .persist();
+    /// for _ in 0..5 {
+    ///     assert_eq!(client.get("https://api.example/config").send().await?.status(), 200);
+    /// }
+    /// // Used at least once: not pending.
+    /// assert!(mock.pending_interceptors().is_empty());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn persist(self) -> MockScope {
         self.interceptor.usage().times = Times::Persist;
         self
@@ -680,6 +1223,30 @@ impl MockScope {
     /// Waits `delay` before answering (the request is recorded at once): a slow server,
     /// for testing timeouts and abort signals, which cut the wait short. Default is no
     /// delay.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// use std::time::Duration;
+    ///
+    /// mock.intercept("GET", "https://api.example/slow")?
+    ///     .reply(MockResponse::new(200))
+    ///     .delay(Duration::from_secs(10));
+    /// let request = client.get("https://api.example/slow").timeout(Duration::from_millis(50));
+    /// let Err(error) = request.send().await else {
+    ///     panic!("answered");
+    /// };
+    /// assert!(error.is_timeout());
+    /// // The request was recorded all the same.
+    /// assert_eq!(mock.calls().len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn delay(self, delay: Duration) -> MockScope {
         self.interceptor.usage().delay = Some(delay);
         self
@@ -687,6 +1254,25 @@ impl MockScope {
 
     /// Which interceptor this is: its place in the order of registration, from 0, as
     /// [`CallOutcome::Matched`] names it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// let ok = MockResponse::new(200);
+    /// let users = mock.intercept("GET", "https://api.example/users")?.reply(ok.clone());
+    /// let items = mock.intercept("GET", "https://api.example/items")?.reply(ok);
+    /// assert_eq!((users.index(), items.index()), (0, 1));
+    ///
+    /// client.get("https://api.example/items").send().await?;
+    /// assert_eq!(mock.calls()[0].outcome(), CallOutcome::Matched(items.index()));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn index(&self) -> usize {
         self.interceptor.index
     }
@@ -724,6 +1310,22 @@ pub struct MockResponse {
 
 impl MockResponse {
     /// A response with `status`, no headers and an empty body.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("DELETE", "https://api.example/users/1")?.reply(MockResponse::new(204));
+    /// let mut response = client.delete("https://api.example/users/1").send().await?;
+    /// assert_eq!(response.status(), 204);
+    /// assert_eq!(response.text().await?, "");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new(status: u16) -> MockResponse {
         MockResponse {
             status,
@@ -734,6 +1336,30 @@ impl MockResponse {
 
     /// A response with `status`, `Content-Type: application/json` and `value` as its
     /// body. A typed value becomes one with `serde_json::to_value`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// #[derive(serde::Serialize)]
+    /// struct User {
+    ///     id: u32,
+    ///     name: &'static str,
+    /// }
+    ///
+    /// let ada = serde_json::to_value(User { id: 1, name: "Ada" })?;
+    /// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::json(200, &ada));
+    /// let mut response = client.get("https://api.example/users/1").send().await?;
+    /// assert_eq!(response.headers().get("content-type")?.as_deref(), Some("application/json"));
+    /// let user: serde_json::Value = response.json().await?;
+    /// assert_eq!(user["name"], "Ada");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn json(status: u16, value: &serde_json::Value) -> MockResponse {
         MockResponse::new(status)
             .header("content-type", "application/json")
@@ -742,6 +1368,29 @@ impl MockResponse {
 
     /// This response with the header `name: value` added after the others (several with
     /// one name are several fields, as `Set-Cookie` needs).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://app.example/login")?.reply(
+    ///     MockResponse::new(200)
+    ///         .header("set-cookie", "session=abc; Path=/; HttpOnly")
+    ///         .header("set-cookie", "theme=dark; Path=/"),
+    /// );
+    /// let response = client.post("https://app.example/login").send().await?;
+    /// let names: Vec<String> = response
+    ///     .cookies()
+    ///     .filter_map(|cookie| cookie.name().map(str::to_owned))
+    ///     .collect();
+    /// assert_eq!(names, ["session", "theme"]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(mut self, name: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> MockResponse {
         self.headers.push((
             Bytes::copy_from_slice(name.as_ref()),
@@ -752,12 +1401,38 @@ impl MockResponse {
 
     /// This response with `body`. The body is sent as given: with a `Content-Encoding`
     /// header it is decoded as a server's would be.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/greeting")?.reply(
+    ///     MockResponse::new(200)
+    ///         .header("content-type", "text/plain; charset=utf-8")
+    ///         .body("¡hola!"),
+    /// );
+    /// let mut response = client.get("https://api.example/greeting").send().await?;
+    /// assert_eq!(response.text().await?, "¡hola!");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(mut self, body: impl Into<Bytes>) -> MockResponse {
         self.body = body.into();
         self
     }
 
     /// The status.
+    ///
+    /// ```
+    /// use whatwg_fetch::mock::MockResponse;
+    ///
+    /// let response = MockResponse::new(404).body("not found");
+    /// assert_eq!(response.status(), 404);
+    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
@@ -801,21 +1476,90 @@ pub struct MockCall {
 
 impl MockCall {
     /// The method.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("PUT", "https://api.example/users/1")?.reply(MockResponse::new(204));
+    /// client.put("https://api.example/users/1").body("Ada").send().await?;
+    /// assert_eq!(mock.calls()[0].method(), "PUT");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn method(&self) -> &Method {
         &self.method
     }
 
     /// The absolute URI, as sent (`https://api.example/users?page=2`).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/users?page=2")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/users?page=2#top").send().await?;
+    /// let call = &mock.calls()[0];
+    /// // Absolute, and without the fragment, which is never sent.
+    /// assert_eq!(call.uri().to_string(), "https://api.example/users?page=2");
+    /// assert_eq!(call.uri().query(), Some("page=2"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn uri(&self) -> &Uri {
         &self.uri
     }
 
     /// The headers, as fetch sent them (`Accept`, `User-Agent`, `Cookie`, …).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/").header("x-request-id", "42").send().await?;
+    /// let headers = mock.calls()[0].headers().clone();
+    /// assert_eq!(headers["x-request-id"], "42");
+    /// // With those fetch adds.
+    /// assert_eq!(headers["accept"], "*/*");
+    /// assert!(headers.contains_key("user-agent"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn headers(&self) -> &HeaderMap {
         &self.headers
     }
 
     /// The value of header `name`, if it has exactly one that is text.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/").header("accept", "application/json").send().await?;
+    /// let call = &mock.calls()[0];
+    /// assert_eq!(call.header("accept"), Some("application/json"));
+    /// assert_eq!(call.header("cookie"), None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(&self, name: &str) -> Option<&str> {
         let mut values = self.headers.get_all(name).iter();
         match (values.next(), values.next()) {
@@ -825,16 +1569,67 @@ impl MockCall {
     }
 
     /// The body, read whole (empty when there was none).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/blobs")?.reply(MockResponse::new(201));
+    /// mock.intercept("GET", "https://api.example/blobs")?.reply(MockResponse::new(200));
+    /// client.post("https://api.example/blobs").body(vec![0, 1, 255]).send().await?;
+    /// client.get("https://api.example/blobs").send().await?;
+    /// let calls = mock.calls();
+    /// assert_eq!(calls[0].body().as_ref(), [0, 1, 255]);
+    /// assert!(calls[1].body().is_empty());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(&self) -> &Bytes {
         &self.body
     }
 
     /// The body as text, with invalid UTF-8 replaced.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("POST", "https://api.example/login")?.reply(MockResponse::new(200));
+    /// client.post("https://api.example/login").form(&[("user", "Ada Lovelace")]).send().await?;
+    /// assert_eq!(mock.calls()[0].body_text(), "user=Ada+Lovelace");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body_text(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.body)
     }
 
     /// Who answered.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{CallOutcome, MockCall, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/a")?.reply(MockResponse::new(200));
+    /// client.get("https://api.example/a").send().await?;
+    /// assert!(client.get("https://api.example/b").send().await.is_err());
+    /// let outcomes: Vec<CallOutcome> = mock.calls().iter().map(MockCall::outcome).collect();
+    /// assert_eq!(outcomes, [CallOutcome::Matched(0), CallOutcome::Unmatched]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn outcome(&self) -> CallOutcome {
         self.outcome
     }
@@ -863,16 +1658,57 @@ pub struct PendingInterceptor {
 
 impl PendingInterceptor {
     /// What the interceptor matches and answers: `GET https://api.example/users/1 → 200`.
+    ///
+    /// ```
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.intercept("GET", "https://api.example/users?page=1")?
+    ///     .header("accept", "application/json")
+    ///     .reply(MockResponse::new(200));
+    /// assert_eq!(
+    ///     mock.pending_interceptors()[0].description(),
+    ///     "GET https://api.example/users?page=1 [accept: application/json] → 200"
+    /// );
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn description(&self) -> &str {
         &self.description
     }
 
     /// How many requests it answered.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/")?.reply(MockResponse::new(200)).times(3);
+    /// client.get("https://api.example/").send().await?;
+    /// assert_eq!(mock.pending_interceptors()[0].used(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn used(&self) -> usize {
         self.used
     }
 
     /// How many it was to answer; `None` for a [persistent](MockScope::persist) one.
+    ///
+    /// ```
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.intercept("GET", "https://api.example/a")?.reply(MockResponse::new(200)).times(3);
+    /// mock.intercept("GET", "https://api.example/b")?.reply(MockResponse::new(200)).persist();
+    /// let pending = mock.pending_interceptors();
+    /// let times: Vec<Option<usize>> = pending.iter().map(|p| p.times()).collect();
+    /// assert_eq!(times, [Some(3), None]);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn times(&self) -> Option<usize> {
         self.times
     }
@@ -955,17 +1791,83 @@ impl MockNotMatched {
     }
 
     /// The request's method.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::mock::{MockNotMatched, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+    /// let Err(error) = client.delete("https://api.example/users/2").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<MockNotMatched>().ok_or("another source")?;
+    /// assert_eq!(not_matched.method(), "DELETE");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn method(&self) -> &Method {
         &self.method
     }
 
     /// The request's URL.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::mock::{MockNotMatched, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+    /// let Err(error) = client.delete("https://api.example/users/2").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<MockNotMatched>().ok_or("another source")?;
+    /// assert_eq!(not_matched.url(), "https://api.example/users/2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> &str {
         &self.url
     }
 
     /// The nearest interceptors (at most three), each described with what differs:
     /// `GET https://api.example/users/1 → 200 (path differs)`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::mock::{MockNotMatched, MockResponse, MockTransport};
+    ///
+    /// let mock = MockTransport::new();
+    /// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+    /// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+    /// let Err(error) = client.delete("https://api.example/users/2").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<MockNotMatched>().ok_or("another source")?;
+    /// assert_eq!(
+    ///     not_matched.nearest(),
+    ///     ["GET https://api.example/users/1 → 200 (method differs, path differs)"]
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn nearest(&self) -> &[String] {
         &self.nearest
     }
