@@ -248,46 +248,234 @@ pub struct Exchange {
 
 impl Exchange {
     /// Its place in the recording, from 0.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [
+    ///   { "request": { "method": "GET", "url": "http://api.test/a" },
+    ///     "response": { "status": 200 } },
+    ///   { "request": { "method": "GET", "url": "http://api.test/b" },
+    ///     "response": { "status": 200 } }
+    /// ] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// client.get("http://api.test/b").send().await?;
+    /// // What is left is the first exchange of the file.
+    /// let unused = replay.unused();
+    /// assert_eq!((unused.len(), unused[0].index()), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn index(&self) -> usize {
         self.index
     }
 
     /// The request's method.
+    ///
+    /// ```
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "PATCH", "url": "http://api.test/users/1" },
+    ///   "response": { "status": 204 }
+    /// }] }"#)?;
+    /// assert_eq!(replay.exchanges()[0].method(), http::Method::PATCH);
+    /// # Ok::<(), whatwg_fetch::record::RecordingFileError>(())
+    /// ```
     pub fn method(&self) -> &Method {
         &self.method
     }
 
     /// The request's absolute URL, as sent.
+    ///
+    /// ```
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "GET", "url": "https://api.example/users?sort=name&page=2" },
+    ///   "response": { "status": 200 }
+    /// }] }"#)?;
+    /// let exchange = &replay.exchanges()[0];
+    /// // Whole, its query's pairs in the order they were sent.
+    /// assert_eq!(exchange.url(), "https://api.example/users?sort=name&page=2");
+    /// # Ok::<(), whatwg_fetch::record::RecordingFileError>(())
+    /// ```
     pub fn url(&self) -> &str {
         &self.url
     }
 
     /// The request's headers, secrets [redacted](REDACTED).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+    /// # struct Api;
+    /// # impl Transport for Api {
+    /// #     fn send(&self, _: http::Request<RequestBody>, _: SendOptions) -> TransportFuture {
+    /// #         Box::pin(async {
+    /// #             let mut response = http::Response::new(ResponseBody::full("ok"));
+    /// #             let headers = response.headers_mut();
+    /// #             headers.insert("content-type", "text/plain".parse().unwrap());
+    /// #             headers.insert("set-cookie", "session=abc; HttpOnly".parse().unwrap());
+    /// #             Ok(response)
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::RecordingTransport;
+    ///
+    /// // `Api`: a transport standing for a real server, which answers "ok".
+    /// let recorder = RecordingTransport::new(Arc::new(Api));
+    /// let client = Client::builder().transport(Arc::new(recorder.clone())).build()?;
+    /// client
+    ///     .get("https://api.example/me")
+    ///     .bearer_auth("t0k3n")
+    ///     .header("x-trace-id", "7")
+    ///     .send()
+    ///     .await?;
+    /// let exchange = &recorder.exchanges()[0];
+    /// // The server was sent the token; the recording keeps none of it.
+    /// assert_eq!(exchange.request_headers()["authorization"], "[redacted]");
+    /// assert_eq!(exchange.request_headers()["x-trace-id"], "7");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn request_headers(&self) -> &HeaderMap {
         &self.request_headers
     }
 
     /// The request's body (empty when there was none).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+    /// # struct Api;
+    /// # impl Transport for Api {
+    /// #     fn send(&self, _: http::Request<RequestBody>, _: SendOptions) -> TransportFuture {
+    /// #         Box::pin(async {
+    /// #             let mut response = http::Response::new(ResponseBody::full("ok"));
+    /// #             let headers = response.headers_mut();
+    /// #             headers.insert("content-type", "text/plain".parse().unwrap());
+    /// #             headers.insert("set-cookie", "session=abc; HttpOnly".parse().unwrap());
+    /// #             Ok(response)
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::RecordingTransport;
+    ///
+    /// // `Api`: a transport standing for a real server, which answers "ok".
+    /// let recorder = RecordingTransport::new(Arc::new(Api));
+    /// let client = Client::builder().transport(Arc::new(recorder.clone())).build()?;
+    /// client.post("https://api.example/users").body(r#"{"name":"Ada"}"#).send().await?;
+    /// client.get("https://api.example/users").send().await?;
+    /// let exchanges = recorder.exchanges();
+    /// assert_eq!(exchanges[0].request_body().as_ref(), br#"{"name":"Ada"}"#);
+    /// assert!(exchanges[1].request_body().is_empty());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn request_body(&self) -> &Bytes {
         &self.request_body
     }
 
     /// The response's status.
+    ///
+    /// ```
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "GET", "url": "http://api.test/missing" },
+    ///   "response": { "status": 404, "body": "not found" }
+    /// }] }"#)?;
+    /// assert_eq!(replay.exchanges()[0].status(), http::StatusCode::NOT_FOUND);
+    /// # Ok::<(), whatwg_fetch::record::RecordingFileError>(())
+    /// ```
     pub fn status(&self) -> StatusCode {
         self.status
     }
 
     /// The HTTP version the response came over.
+    ///
+    /// ```
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [
+    ///   { "request": { "method": "GET", "url": "https://a.test/" },
+    ///     "response": { "status": 200, "version": "HTTP/2.0" } },
+    ///   { "request": { "method": "GET", "url": "https://b.test/" },
+    ///     "response": { "status": 200 } }
+    /// ] }"#)?;
+    /// let exchanges = replay.exchanges();
+    /// assert_eq!(exchanges[0].version(), http::Version::HTTP_2);
+    /// // Left out of the file: HTTP/1.1.
+    /// assert_eq!(exchanges[1].version(), http::Version::HTTP_11);
+    /// # Ok::<(), whatwg_fetch::record::RecordingFileError>(())
+    /// ```
     pub fn version(&self) -> Version {
         self.version
     }
 
     /// The response's headers, secrets [redacted](REDACTED).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+    /// # struct Api;
+    /// # impl Transport for Api {
+    /// #     fn send(&self, _: http::Request<RequestBody>, _: SendOptions) -> TransportFuture {
+    /// #         Box::pin(async {
+    /// #             let mut response = http::Response::new(ResponseBody::full("ok"));
+    /// #             let headers = response.headers_mut();
+    /// #             headers.insert("content-type", "text/plain".parse().unwrap());
+    /// #             headers.insert("set-cookie", "session=abc; HttpOnly".parse().unwrap());
+    /// #             Ok(response)
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::RecordingTransport;
+    ///
+    /// // `Api`: a transport standing for a real server, which answers "ok".
+    /// let recorder = RecordingTransport::new(Arc::new(Api));
+    /// let client = Client::builder().transport(Arc::new(recorder.clone())).build()?;
+    /// let response = client.get("https://api.example/login").send().await?;
+    /// // The client had the cookie; the recording keeps none of it.
+    /// assert_eq!(response.cookies().count(), 1);
+    /// let exchange = &recorder.exchanges()[0];
+    /// assert_eq!(exchange.response_headers()["set-cookie"], "[redacted]");
+    /// assert_eq!(exchange.response_headers()["content-type"], "text/plain");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn response_headers(&self) -> &HeaderMap {
         &self.response_headers
     }
 
     /// The response's body, as it came (before content decoding).
+    ///
+    /// ```
+    /// use whatwg_fetch::record::ReplayTransport;
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "GET", "url": "https://api.example/greeting" },
+    ///   "response": {
+    ///     "status": 200,
+    ///     "headers": ["content-encoding: gzip"],
+    ///     "body_base64": "H4sIAAAAAAACA8tIzcnJBwCGphA2BQAAAA=="
+    ///   }
+    /// }] }"#)?;
+    /// // "hello" gzipped, as the server sent it: a client replaying it reads "hello".
+    /// let body = replay.exchanges()[0].response_body().clone();
+    /// assert_eq!(body[..2], [0x1f, 0x8b]);
+    /// # Ok::<(), whatwg_fetch::record::RecordingFileError>(())
+    /// ```
     pub fn response_body(&self) -> &Bytes {
         &self.response_body
     }
@@ -660,11 +848,51 @@ pub struct Match {
 
 impl Match {
     /// Method and URL: the default.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::{Match, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "POST", "url": "https://api.example/users", "body": "Ada" },
+    ///   "response": { "status": 201 }
+    /// }] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new());
+    /// // Another body, the same method and URL: answered.
+    /// let response = client.post("https://api.example/users").body("Grace").send().await?;
+    /// assert_eq!(response.status(), 201);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new() -> Match {
         Match::default()
     }
 
     /// Also the body, byte for byte.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::{Match, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [
+    ///   { "request": { "method": "POST", "url": "https://api.example/users", "body": "Ada" },
+    ///     "response": { "status": 201, "body": "/users/1" } },
+    ///   { "request": { "method": "POST", "url": "https://api.example/users", "body": "Grace" },
+    ///     "response": { "status": 201, "body": "/users/2" } }
+    /// ] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new().body());
+    /// // The second exchange answers, for its body, though the first is not used.
+    /// let mut response = client.post("https://api.example/users").body("Grace").send().await?;
+    /// assert_eq!(response.text().await?, "/users/2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn body(mut self) -> Match {
         self.body = true;
         self
@@ -672,6 +900,28 @@ impl Match {
 
     /// Also header `name` (any case): the same values in the same order, or absent from
     /// both. A header [redacted](REDACTED) when recorded matches only `[redacted]`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::record::{Match, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [
+    ///   { "request": { "method": "GET", "url": "https://example.com/",
+    ///                  "headers": ["accept-language: en"] },
+    ///     "response": { "status": 200, "body": "hello" } },
+    ///   { "request": { "method": "GET", "url": "https://example.com/",
+    ///                  "headers": ["accept-language: fr"] },
+    ///     "response": { "status": 200, "body": "bonjour" } }
+    /// ] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new().header("Accept-Language"));
+    /// let request = client.get("https://example.com/").header("accept-language", "fr");
+    /// assert_eq!(request.send().await?.text().await?, "bonjour");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(mut self, name: &str) -> Match {
         self.headers.push(name.to_ascii_lowercase());
         self
@@ -1076,11 +1326,59 @@ impl ReplayNotMatched {
     }
 
     /// The request's method.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::record::{Match, ReplayNotMatched, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "POST", "url": "https://api.example/users", "body": "Ada" },
+    ///   "response": { "status": 201 }
+    /// }] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new().body());
+    /// let Err(error) = client.post("https://api.example/users").body("Grace").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<ReplayNotMatched>().ok_or("another source")?;
+    /// assert_eq!(not_matched.method(), "POST");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn method(&self) -> &Method {
         &self.method
     }
 
     /// The request's URL.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::record::{Match, ReplayNotMatched, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "POST", "url": "https://api.example/users", "body": "Ada" },
+    ///   "response": { "status": 201 }
+    /// }] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new().body());
+    /// let Err(error) = client.post("https://api.example/users").body("Grace").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<ReplayNotMatched>().ok_or("another source")?;
+    /// assert_eq!(not_matched.url(), "https://api.example/users");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -1089,6 +1387,30 @@ impl ReplayNotMatched {
     /// method, the same URL first with what differs (`https://api.example/a (body
     /// differs)`); or, when nothing was recorded for it, the method and URL of each
     /// exchange.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::{Client, NetworkError};
+    /// use whatwg_fetch::record::{Match, ReplayNotMatched, ReplayTransport};
+    ///
+    /// let replay = ReplayTransport::from_json(r#"{ "version": 1, "exchanges": [{
+    ///   "request": { "method": "POST", "url": "https://api.example/users", "body": "Ada" },
+    ///   "response": { "status": 201 }
+    /// }] }"#)?;
+    /// let client = Client::builder().transport(Arc::new(replay.clone())).build()?;
+    /// replay.match_on(Match::new().body());
+    /// let Err(error) = client.post("https://api.example/users").body("Grace").send().await else {
+    ///     panic!("answered");
+    /// };
+    /// let Some(NetworkError::Connect(source)) = error.network_error() else {
+    ///     panic!("another error: {error}");
+    /// };
+    /// let not_matched = source.downcast_ref::<ReplayNotMatched>().ok_or("another source")?;
+    /// assert_eq!(not_matched.nearest(), ["https://api.example/users (body differs)"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn nearest(&self) -> &[String] {
         &self.nearest
     }
