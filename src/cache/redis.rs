@@ -285,6 +285,19 @@ impl RedisCacheStore {
     /// A builder for a store on the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`,
     /// or `rediss://` with the redis crate's TLS features, or `redis+unix:///path`), with
     /// the defaults above.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0").build().await?;
+    /// let client = Client::builder().http_cache_store(Arc::new(store)).build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn builder(url: impl Into<String>) -> RedisCacheStoreBuilder {
         RedisCacheStoreBuilder {
             url: url.into(),
@@ -301,6 +314,39 @@ impl RedisCacheStore {
     }
 
     /// What the store has done since it was made: hits, misses, errors, dropped writes.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncache-control: max-age=3600\r\n\
+    /// #         content-length: 5\r\n\r\nhello").await;
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// let store = Arc::new(RedisCacheStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// // `url`: a server on 127.0.0.1 that answers once, cacheable for an hour.
+    /// let replica = Client::builder().http_cache_store(store.clone()).build()?;
+    /// assert_eq!(replica.get(&url).send().await?.text().await?, "hello");
+    /// // The response is written behind the fetch: give the write a moment.
+    /// tokio::time::sleep(Duration::from_millis(100)).await;
+    ///
+    /// // Another replica, its memory empty, is served from Redis.
+    /// let other = Client::builder().http_cache_store(store.clone()).build()?;
+    /// assert_eq!(other.get(&url).send().await?.text().await?, "hello");
+    /// let stats = store.stats();
+    /// assert_eq!((stats.misses, stats.hits, stats.errors), (1, 1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn stats(&self) -> RedisCacheStats {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let counters = &*self.counters;
@@ -315,6 +361,17 @@ impl RedisCacheStore {
     }
 
     /// The prefix of the store's keys.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0").build().await?;
+    /// assert_eq!(store.prefix(), RedisCacheStore::DEFAULT_PREFIX);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn prefix(&self) -> &str {
         &self.prefix
     }
@@ -367,12 +424,43 @@ impl fmt::Debug for RedisCacheStore {
 impl RedisCacheStoreBuilder {
     /// The prefix of every key the store writes. Stores with the same prefix on the same
     /// Redis share their records. Default: [`RedisCacheStore::DEFAULT_PREFIX`].
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // The replicas of this service share one cache, apart from other services' on this Redis.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .prefix("my-service:http:")
+    ///     .build()
+    ///     .await?;
+    /// assert_eq!(store.prefix(), "my-service:http:");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn prefix(mut self, prefix: impl Into<String>) -> RedisCacheStoreBuilder {
         self.prefix = prefix.into();
         self
     }
 
     /// How long a fetch waits for Redis to answer a read before it goes to the network.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::time::Duration;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // A Redis in the same rack: a read slower than 10 ms is a miss, and the fetch goes on.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .timeout(Duration::from_millis(10))
+    ///     .build()
+    ///     .await?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default: [`RedisCacheStore::DEFAULT_TIMEOUT`] (50 ms).
     pub fn timeout(mut self, timeout: Duration) -> RedisCacheStoreBuilder {
         self.timeout = timeout;
@@ -381,6 +469,22 @@ impl RedisCacheStoreBuilder {
 
     /// How long the store's task waits for a write before it counts an error and goes on
     /// to the next. Default: [`RedisCacheStore::DEFAULT_WRITE_TIMEOUT`] (1 s).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::time::Duration;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // A busy Redis: each write has 5 s before it counts as an error.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .write_timeout(Duration::from_secs(5))
+    ///     .build()
+    ///     .await?;
+    /// println!("{} errors so far", store.stats().errors);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn write_timeout(mut self, timeout: Duration) -> RedisCacheStoreBuilder {
         self.write_timeout = timeout;
         self
@@ -388,6 +492,29 @@ impl RedisCacheStoreBuilder {
 
     /// How long connecting to Redis may take, in [`build`](Self::build) and each time the
     /// connection is made again. Default: [`RedisCacheStore::DEFAULT_CONNECT_TIMEOUT`] (1 s).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // With no Redis within 200 ms at start-up, a cache of this client's own.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .connect_timeout(Duration::from_millis(200))
+    ///     .build()
+    ///     .await;
+    /// let client = match store {
+    ///     Ok(store) => Client::builder().http_cache_store(Arc::new(store)).build()?,
+    ///     Err(error) => {
+    ///         eprintln!("no shared cache: {error}");
+    ///         Client::new()
+    ///     }
+    /// };
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> RedisCacheStoreBuilder {
         self.connect_timeout = timeout;
         self
@@ -396,6 +523,21 @@ impl RedisCacheStoreBuilder {
     /// The most bytes of responses the client's cache keeps in its own memory (see
     /// [`HttpCacheStore::max_bytes`]); Redis holds what it is given room for. Default:
     /// 64 MiB, the cache's default.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::{HttpCacheStore, RedisCacheStore};
+    ///
+    /// // Each replica keeps 16 MiB of responses in its memory; Redis holds what it has room for.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .max_bytes(16 << 20)
+    ///     .build()
+    ///     .await?;
+    /// assert_eq!(store.max_bytes(), 16 << 20);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn max_bytes(mut self, max_bytes: usize) -> RedisCacheStoreBuilder {
         self.max_bytes = max_bytes;
         self
@@ -404,6 +546,21 @@ impl RedisCacheStoreBuilder {
     /// The largest record (a URL's responses) written to Redis; a larger one is not, and
     /// its key's older record is removed. Default:
     /// [`RedisCacheStore::DEFAULT_MAX_RECORD_BYTES`] (16 MiB).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // Large downloads stay out of Redis: a URL's responses are shared up to 1 MiB.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .max_record_bytes(1 << 20)
+    ///     .build()
+    ///     .await?;
+    /// println!("{} records too large to share", store.stats().oversized);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn max_record_bytes(mut self, max_record_bytes: usize) -> RedisCacheStoreBuilder {
         self.max_record_bytes = max_record_bytes;
         self
@@ -412,6 +569,21 @@ impl RedisCacheStoreBuilder {
     /// How many writes may wait for the store's task; one more is dropped. Default:
     /// [`RedisCacheStore::DEFAULT_WRITE_QUEUE`] (1,024); at least 1. The bytes they hold
     /// are bounded too: [`write_queue_bytes`](Self::write_queue_bytes).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // At most 256 writes wait for a slow Redis; more are dropped, and counted.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .write_queue(256)
+    ///     .build()
+    ///     .await?;
+    /// println!("{} writes dropped", store.stats().dropped_writes);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn write_queue(mut self, writes: usize) -> RedisCacheStoreBuilder {
         self.write_queue = writes.max(1);
         self
@@ -447,6 +619,20 @@ impl RedisCacheStoreBuilder {
     /// this size, under a manifest (see [`RedisCacheStore`]). Default:
     /// [`RedisCacheStore::DEFAULT_CHUNK_BYTES`] (512 KiB); at least 4 KiB, and large
     /// enough that a record is at most 4,096 chunks.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // A Redis serving many small requests: no command moves more than 64 KiB of a record.
+    /// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+    ///     .chunk_bytes(64 << 10)
+    ///     .build()
+    ///     .await?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn chunk_bytes(mut self, chunk_bytes: usize) -> RedisCacheStoreBuilder {
         self.chunk_bytes = chunk_bytes;
         self
@@ -455,6 +641,22 @@ impl RedisCacheStoreBuilder {
     /// Connects to Redis and starts the store's writing task, on the current Tokio runtime
     /// (the store's connection and task live there: keep that runtime running while the
     /// store is used).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::io::ErrorKind;
+    /// use whatwg_fetch::cache::RedisCacheStore;
+    ///
+    /// // Refused before connecting: not a Redis URL. The error names it, without its password.
+    /// let built = RedisCacheStore::builder("https://user:s3cret@cache.internal/").build().await;
+    /// let Err(error) = built else {
+    ///     panic!("a store on an https: URL");
+    /// };
+    /// assert_eq!(error.kind(), ErrorKind::InvalidInput);
+    /// assert!(error.to_string().contains("https://user:***@cache.internal/"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// An I/O error naming the URL (without its password) when the URL is not a Redis URL

@@ -473,6 +473,19 @@ impl RedisCookieStore {
 
     /// A builder for a store on the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`,
     /// or `redis+unix:///path`), with the defaults above and [`CookieLimits::default`].
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = Arc::new(RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// let client = Client::builder().cookie_provider(jar).build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn builder(url: impl Into<String>) -> RedisCookieStoreBuilder {
         RedisCookieStoreBuilder {
             url: url.into(),
@@ -488,6 +501,36 @@ impl RedisCookieStore {
     }
 
     /// What the store has done since it was made.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: session=abc; Max-Age=3600\r\n\
+    /// #             connection: close\r\ncontent-length: 0\r\n\r\n").await;
+    /// #     }
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = Arc::new(RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+    /// // `url`: a server on 127.0.0.1 that sets `session=abc`.
+    /// client.get(&url).send().await?;
+    /// client.get(&url).send().await?;
+    /// // Two requests read their cookies; the responses' cookies were written.
+    /// let stats = jar.stats();
+    /// assert_eq!(stats.reads, 2);
+    /// assert!(stats.writes >= 1 && stats.errors == 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn stats(&self) -> RedisCookieStats {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let counters = &self.shared.counters;
@@ -504,17 +547,66 @@ impl RedisCookieStore {
     }
 
     /// The prefix of the store's keys.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?;
+    /// assert_eq!(jar.prefix(), RedisCookieStore::DEFAULT_PREFIX);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn prefix(&self) -> &str {
         &self.shared.prefix
     }
 
     /// The limits the store keeps to.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cookie::{CookieLimits, RedisCookieStore};
+    ///
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?;
+    /// assert_eq!(jar.limits(), CookieLimits::default());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn limits(&self) -> CookieLimits {
         self.shared.limits
     }
 
     /// Every unexpired cookie of the jar, as [`CookieStore::cookies`](super::CookieStore::cookies)
     /// lists them: by domain, then path, then creation. Listing does not count as use.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: session=abc; Max-Age=3600\r\n\
+    /// #             connection: close\r\ncontent-length: 0\r\n\r\n").await;
+    /// #     }
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = Arc::new(RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+    /// // `url`: a server on 127.0.0.1 that sets `session=abc`.
+    /// client.get(&url).send().await?;
+    /// let cookies = jar.cookies().await?;
+    /// assert_eq!((cookies[0].name(), cookies[0].value()), (Some("session"), Some("abc")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// An I/O error when Redis fails or does not answer within the write timeout.
@@ -534,6 +626,32 @@ impl RedisCookieStore {
     /// the store keeps, counted again first when it is not a count (whoever else writes to
     /// the Redis may leave anything under its key).
     ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: session=abc; Max-Age=3600\r\n\
+    /// #             connection: close\r\ncontent-length: 0\r\n\r\n").await;
+    /// #     }
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = Arc::new(RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+    /// // `url`: a server on 127.0.0.1 that sets `session=abc`.
+    /// client.get(&url).send().await?;
+    /// assert_eq!(jar.len().await?, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     /// An I/O error when Redis fails or does not answer within the write timeout.
     pub async fn len(&self) -> io::Result<usize> {
@@ -542,6 +660,33 @@ impl RedisCookieStore {
     }
 
     /// Removes every cookie of the jar (every key with the store's prefix that it wrote).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: session=abc; Max-Age=3600\r\n\
+    /// #             connection: close\r\ncontent-length: 0\r\n\r\n").await;
+    /// #     }
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = Arc::new(RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?);
+    /// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+    /// // `url`: a server on 127.0.0.1 that sets `session=abc`.
+    /// client.get(&url).send().await?;
+    /// jar.clear().await?;
+    /// assert_eq!(jar.len().await?, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// An I/O error when Redis fails or does not answer within the write timeout.
@@ -731,12 +876,43 @@ impl fmt::Debug for RedisCookieStore {
 impl RedisCookieStoreBuilder {
     /// The prefix of every key the store writes. Stores with the same prefix on the same
     /// Redis share one jar. Default: [`RedisCookieStore::DEFAULT_PREFIX`].
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // A jar of its own for each account a crawler logs in as.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .prefix("crawler:account-42:cookies:")
+    ///     .build()
+    ///     .await?;
+    /// assert_eq!(jar.prefix(), "crawler:account-42:cookies:");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn prefix(mut self, prefix: impl Into<String>) -> RedisCookieStoreBuilder {
         self.prefix = prefix.into();
         self
     }
 
     /// How long a fetch waits for Redis to give its cookies before it goes without.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::time::Duration;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // A Redis in the same rack: with no cookies within 10 ms, a request goes without.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .timeout(Duration::from_millis(10))
+    ///     .build()
+    ///     .await?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// Default: [`RedisCookieStore::DEFAULT_TIMEOUT`] (50 ms).
     pub fn timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
         self.timeout = timeout;
@@ -748,6 +924,21 @@ impl RedisCookieStoreBuilder {
     /// and of [`cookies`](RedisCookieStore::cookies), [`len`](RedisCookieStore::len) and
     /// [`clear`](RedisCookieStore::clear). Default:
     /// [`RedisCookieStore::DEFAULT_WRITE_TIMEOUT`] (500 ms).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::time::Duration;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // A busy Redis: a response's cookies have 2 s to be stored before the fetch goes on.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .write_timeout(Duration::from_secs(2))
+    ///     .build()
+    ///     .await?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn write_timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
         self.write_timeout = timeout;
         self
@@ -756,6 +947,29 @@ impl RedisCookieStoreBuilder {
     /// How long connecting to Redis may take, in [`build`](Self::build) and each time the
     /// connection is made again. Default: [`RedisCookieStore::DEFAULT_CONNECT_TIMEOUT`]
     /// (1 s).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // With no Redis within 200 ms at start-up, a jar of this client's own.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .connect_timeout(Duration::from_millis(200))
+    ///     .build()
+    ///     .await;
+    /// let client = match jar {
+    ///     Ok(jar) => Client::builder().cookie_provider(Arc::new(jar)).build()?,
+    ///     Err(error) => {
+    ///         eprintln!("no shared jar: {error}");
+    ///         Client::builder().cookie_store(true).build()?
+    ///     }
+    /// };
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> RedisCookieStoreBuilder {
         self.connect_timeout = timeout;
         self
@@ -763,6 +977,26 @@ impl RedisCookieStoreBuilder {
 
     /// How many cookies the jar keeps, per registrable domain and in all, across every
     /// store on it (give them all the same). Default: [`CookieLimits::default`].
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cookie::{CookieLimits, RedisCookieStore};
+    ///
+    /// // A jar shared by many clients, visiting many sites: room for 10,000 cookies.
+    /// let limits = CookieLimits {
+    ///     max_total: 10_000,
+    ///     purge_total_to: 9_000,
+    ///     ..CookieLimits::default()
+    /// };
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .limits(limits)
+    ///     .build()
+    ///     .await?;
+    /// assert_eq!(jar.limits().max_total, 10_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn limits(mut self, limits: CookieLimits) -> RedisCookieStoreBuilder {
         self.limits = limits;
         self
@@ -771,6 +1005,39 @@ impl RedisCookieStoreBuilder {
     /// Keeps a session cookie (one without `Max-Age` or `Expires`) for `lifetime` from when
     /// it was last set, rather than until the jar is cleared: it is stored with that
     /// expiry-time (and then listed as persistent). Default: `None`, kept until cleared.
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let _ = stream.read(&mut [0; 4096]).await;
+    /// #         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: session=abc\r\n\
+    /// #             connection: close\r\ncontent-length: 0\r\n\r\n").await;
+    /// #     }
+    /// # });
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .session_cookie_lifetime(Duration::from_secs(24 * 60 * 60))
+    ///     .build()
+    ///     .await?;
+    /// let jar = Arc::new(jar);
+    /// let client = Client::builder().cookie_provider(jar.clone()).build()?;
+    /// // `url`: a server on 127.0.0.1 that sets `session=abc`, a session cookie.
+    /// client.get(&url).send().await?;
+    /// // Kept for a day, not until the jar is cleared.
+    /// let cookies = jar.cookies().await?;
+    /// assert!(!cookies[0].is_session() && cookies[0].expires().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn session_cookie_lifetime(
         mut self,
         lifetime: impl Into<Option<Duration>>,
@@ -783,6 +1050,21 @@ impl RedisCookieStoreBuilder {
     /// task; one more is dropped. Default: [`RedisCookieStore::DEFAULT_TASK_QUEUE`]; at
     /// least 1. The bytes they hold are bounded too:
     /// [`task_queue_bytes`](Self::task_queue_bytes).
+    ///
+    /// ```no_run
+    /// # tokio_test::block_on(async {
+    /// // Needs a Redis on 127.0.0.1:6379.
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // At most 64 tasks wait for a slow Redis; more are dropped, and counted.
+    /// let jar = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+    ///     .task_queue(64)
+    ///     .build()
+    ///     .await?;
+    /// println!("{} tasks dropped", jar.stats().dropped_tasks);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn task_queue(mut self, tasks: usize) -> RedisCookieStoreBuilder {
         self.task_queue = tasks.max(1);
         self
@@ -816,6 +1098,22 @@ impl RedisCookieStoreBuilder {
     /// Connects to Redis and starts the store's task, on the current Tokio runtime (the
     /// store's connection and task live there: keep that runtime running while the store
     /// is used).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::io::ErrorKind;
+    /// use whatwg_fetch::cookie::RedisCookieStore;
+    ///
+    /// // Refused before connecting: not a Redis URL. The error names it, without its password.
+    /// let built = RedisCookieStore::builder("https://user:s3cret@jar.internal/").build().await;
+    /// let Err(error) = built else {
+    ///     panic!("a jar on an https: URL");
+    /// };
+    /// assert_eq!(error.kind(), ErrorKind::InvalidInput);
+    /// assert!(error.to_string().contains("https://user:***@jar.internal/"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     ///
     /// # Errors
     /// An I/O error naming the URL (without its password) when the URL is not a Redis URL

@@ -52,9 +52,38 @@ use crate::headers::HeaderList;
 pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// Every stored record as `(key, record)`, least recently used first. Called once, when
     /// a cache is made with the store.
+    ///
+    /// ```
+    /// use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore};
+    ///
+    /// let name = format!("whatwg-fetch-doc-load-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// store.put("https://example.com/", b"record")?;
+    /// drop(store);
+    ///
+    /// // A store opened later on the same directory (after a restart, say) has the record.
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// assert_eq!(store.load(), [("https://example.com/".to_owned(), b"record".to_vec())]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     fn load(&self) -> Vec<(String, Vec<u8>)>;
 
     /// Stores `record` for `key`, replacing what was stored for it.
+    ///
+    /// ```
+    /// use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore};
+    ///
+    /// let name = format!("whatwg-fetch-doc-put-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// store.put("https://example.com/", b"first")?;
+    /// store.put("https://example.com/", b"second")?;
+    /// assert_eq!(store.load(), [("https://example.com/".to_owned(), b"second".to_vec())]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     ///
     /// # Errors
     /// The I/O error that kept the record from being stored.
@@ -62,17 +91,57 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
 
     /// Marks the record of `key` as used now, for the least-recently-used order.
     ///
+    /// ```
+    /// use whatwg_fetch::cache::{HttpCacheStore, MemoryCacheStore};
+    ///
+    /// let store = MemoryCacheStore::new(64 << 20);
+    /// store.put("https://a.example/", b"a")?;
+    /// store.put("https://b.example/", b"b")?;
+    /// store.touch("https://a.example/")?;
+    /// // Least recently used first: `b`, then `a`, used since it was put.
+    /// let keys: Vec<String> = store.load().into_iter().map(|(key, _)| key).collect();
+    /// assert_eq!(keys, ["https://b.example/", "https://a.example/"]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The I/O error that kept the mark from being stored.
     fn touch(&self, key: &str) -> io::Result<()>;
 
     /// Removes the record of `key`, if there is one.
     ///
+    /// ```
+    /// use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore};
+    ///
+    /// let name = format!("whatwg-fetch-doc-remove-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// store.put("https://example.com/", b"record")?;
+    /// store.remove("https://example.com/")?;
+    /// assert!(store.load().is_empty());
+    /// // Nothing to remove is no error.
+    /// store.remove("https://example.com/")?;
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The I/O error that kept the record from being removed.
     fn remove(&self, key: &str) -> io::Result<()>;
 
     /// The most bytes of responses (bodies and header fields) the cache keeps, in all.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::{HttpCacheStore, MemoryCacheStore};
+    ///
+    /// // A client on this store keeps at most 8 MiB of responses.
+    /// let store = Arc::new(MemoryCacheStore::new(8 << 20));
+    /// assert_eq!(store.max_bytes(), 8 << 20);
+    /// let client = Client::builder().http_cache_store(store).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     fn max_bytes(&self) -> usize;
 
     /// Stores `record` for `key`, as [`put`](Self::put) does, for at most `ttl` (`None`:
@@ -82,6 +151,17 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// `Last-Modified`), so that a cache reading it can still validate it. A store that
     /// expires records (such as one on Redis) lets them go then; by default the `ttl` is
     /// ignored and the record is [`put`](Self::put).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::cache::{HttpCacheStore, MemoryCacheStore};
+    ///
+    /// let store = MemoryCacheStore::new(64 << 20);
+    /// // A store that does not expire records (the default): the `ttl` is ignored.
+    /// store.put_expiring("https://example.com/", b"record", Some(Duration::from_secs(60)))?;
+    /// assert_eq!(store.load().len(), 1);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     ///
     /// # Errors
     /// The I/O error that kept the record from being stored.
@@ -95,6 +175,19 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// ([`get`](Self::get)) before the network, and its own evictions leave the store's
     /// records in place (they are the others' too). Default: `false`, a store of one cache
     /// at a time, read once when the cache is made.
+    ///
+    /// ```
+    /// use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore, MemoryCacheStore};
+    ///
+    /// let name = format!("whatwg-fetch-doc-is-shared-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// // A directory is for one cache at a time; memory is this process's.
+    /// assert!(!store.is_shared());
+    /// assert!(!MemoryCacheStore::new(64 << 20).is_shared());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     fn is_shared(&self) -> bool {
         false
     }
@@ -103,6 +196,18 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// [is shared](Self::is_shared): awaited before the network, so a store bounds its own
     /// time (an answer too slow, or an error, is `None`, a miss). A record that the cache
     /// cannot read is a miss too. Default: `None`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::cache::{HttpCacheStore, MemoryCacheStore};
+    ///
+    /// let store = MemoryCacheStore::new(64 << 20);
+    /// store.put("https://example.com/", b"record")?;
+    /// // Not shared: read once, with `load`, and never key by key.
+    /// assert_eq!(store.get("https://example.com/").await, None);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
     fn get<'a>(
         &'a self,
         key: &'a str,
@@ -239,6 +344,24 @@ impl DiskCacheStore {
     /// request's `Vary`'d values and some 60 bytes of layout). Temporary files a crash left
     /// behind are deleted.
     ///
+    /// ```
+    /// use whatwg_fetch::cache::{DiskCacheStore, HttpCacheStore};
+    ///
+    /// let name = format!("whatwg-fetch-doc-open-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// store.put("https://example.com/", b"record")?;
+    /// // Opened again: the record is there.
+    /// assert_eq!(DiskCacheStore::open(&dir, 64 << 20)?.load().len(), 1);
+    ///
+    /// // A file is not a directory.
+    /// let file = dir.join("notes.txt");
+    /// std::fs::write(&file, "not a directory")?;
+    /// assert!(DiskCacheStore::open(&file, 64 << 20).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The I/O error when `dir` cannot be created or read.
     pub fn open(dir: impl AsRef<Path>, max_bytes: usize) -> io::Result<DiskCacheStore> {
@@ -262,6 +385,17 @@ impl DiskCacheStore {
     }
 
     /// The directory the store is in.
+    ///
+    /// ```
+    /// use whatwg_fetch::cache::DiskCacheStore;
+    ///
+    /// let name = format!("whatwg-fetch-doc-dir-{}", std::process::id());
+    /// let dir = std::env::temp_dir().join(name);
+    /// let store = DiskCacheStore::open(&dir, 64 << 20)?;
+    /// assert_eq!(store.dir(), dir);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn dir(&self) -> &Path {
         &self.dir
     }
