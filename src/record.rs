@@ -1274,6 +1274,8 @@ pub struct ReplayNotMatched {
     method: Method,
     url: String,
     nearest: Vec<String>,
+    /// How many more were recorded past the nearest.
+    more: usize,
     /// Set when nothing was recorded for the method: the nearest are of other methods.
     other_methods: bool,
 }
@@ -1314,13 +1316,11 @@ impl ReplayNotMatched {
         }
         let more = nearest.len().saturating_sub(NEAREST);
         nearest.truncate(NEAREST);
-        if more > 0 {
-            nearest.push(format!("and {more} more"));
-        }
         ReplayNotMatched {
             method: request.method.clone(),
             url: request.url.clone(),
             nearest,
+            more,
             other_methods,
         }
     }
@@ -1424,22 +1424,27 @@ impl fmt::Display for ReplayNotMatched {
             self.method, self.url
         )?;
         if self.nearest.is_empty() {
-            f.write_str("; the recording holds no exchanges")
-        } else if self.other_methods {
+            return f.write_str("; the recording holds no exchanges");
+        }
+        if self.other_methods {
             write!(
                 f,
                 "; nothing was recorded for {}; recorded: {}",
                 self.method,
                 self.nearest.join(", ")
-            )
+            )?;
         } else {
             write!(
                 f,
                 "; recorded for {}: {}",
                 self.method,
                 self.nearest.join(", ")
-            )
+            )?;
         }
+        if self.more > 0 {
+            write!(f, ", and {} more", self.more)?;
+        }
+        Ok(())
     }
 }
 

@@ -537,3 +537,37 @@ async fn a_request_body_past_the_limit_fails_loudly() {
     );
     assert!(recorder.exchanges().is_empty());
 }
+
+#[tokio::test]
+async fn a_request_not_matched_names_at_most_five_recorded_and_counts_the_rest() {
+    let exchanges: Vec<String> = (0..7)
+        .map(|n| {
+            format!(
+                r#"{{ "request": {{ "method": "GET", "url": "https://api.example/{n}" }},
+                      "response": {{ "status": 200 }} }}"#
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{ "version": 1, "exchanges": [{}] }}"#,
+        exchanges.join(",")
+    );
+    let replay = ReplayTransport::from_json(&json).unwrap();
+    let error = replay
+        .send(get("https://api.example/other"), SendOptions::new())
+        .await
+        .unwrap_err();
+    let not_matched = not_matched(&error);
+    // URLs only, as documented: the two past the five are counted in the message.
+    assert_eq!(not_matched.nearest().len(), 5);
+    assert!(
+        not_matched
+            .nearest()
+            .iter()
+            .all(|url| url.starts_with("https://api.example/"))
+    );
+    assert!(
+        not_matched.to_string().ends_with(", and 2 more"),
+        "{not_matched}"
+    );
+}
