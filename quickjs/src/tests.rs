@@ -763,3 +763,95 @@ fn websocket_stream_echoes_through_its_streams_and_closes_with_the_code_given() 
         r#"["TypeError",true,"WebSocketError",1000,"why",true,"","","text",true,"7,8",4000,"done",true,"AbortError"]"#
     );
 }
+
+/// A tokio-tungstenite server on a thread of its own that sends `greeting` on each
+/// connection and then only reads; gives its `ws://` URL and a receiver told each time a
+/// connection ends (the client closed it, or said goodbye).
+fn websocket_greeting_server(
+    greeting: Vec<tokio_tungstenite::tungstenite::Message>,
+) -> (String, std::sync::mpsc::Receiver<()>) {
+    use futures_util::SinkExt;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    let (ended, ends) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (greeting, ended) = (greeting.clone(), ended.clone());
+                tokio::spawn(async move {
+                    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                        return;
+                    };
+                    for message in greeting {
+                        if ws.send(message).await.is_err() {
+                            return;
+                        }
+                    }
+                    while let Some(Ok(_)) = ws.next().await {}
+                    let _ = ended.send(());
+                });
+            }
+        });
+    });
+    (url, ends)
+}
+
+/// On a network runtime, a socket waiting for a silent server's next message goes with the
+/// engine that opened it: the wait is the engine's, not a task left on the host holding
+/// the connection open until the server speaks.
+#[test]
+fn websocket_on_a_network_runtime_is_closed_when_the_engine_is_dropped() {
+    let host = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (url, ended) = websocket_greeting_server(Vec::new());
+    let client = host.block_on(async { whatwg_fetch::Client::builder().build().unwrap() });
+    let globals = Globals::new(client)
+        .network_runtime(host.handle().clone())
+        .console(|_, _| {});
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        let (opened, open) = tokio::sync::oneshot::channel::<()>();
+        let opened = Cell::new(Some(opened));
+        context
+            .with(|ctx| {
+                globals.install(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+                let opened = Function::new(ctx.clone(), move || {
+                    if let Some(opened) = opened.take() {
+                        let _ = opened.send(());
+                    }
+                })
+                .unwrap();
+                ctx.globals().set("opened", opened).unwrap();
+                let script = "const ws = new WebSocket(URL_OF_SERVER); ws.onopen = () => opened();";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::select! {
+            () = rt.drive() => panic!("the engine ended"),
+            open = tokio::time::timeout(Duration::from_secs(10), open) => open.unwrap().unwrap(),
+        }
+        drop(context);
+        drop(rt);
+    });
+    assert!(
+        ended.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "the connection outlived the engine that opened it"
+    );
+}

@@ -16,7 +16,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll};
 
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::stream::{SplitSink, SplitStream};
@@ -62,19 +64,54 @@ struct Entry {
     protocol: String,
     extensions: String,
     received: Option<Received>,
+    /// Where the connection lives, for the halves' goodbye.
+    network: Option<tokio::runtime::Handle>,
+}
+
+impl Drop for Entry {
+    /// Forgotten, or the engine is dropped: the handshake is given up, and the socket's
+    /// halves say goodbye to the server where the connection lives.
+    fn drop(&mut self) {
+        self.abort.abort();
+        drop_on(
+            self.network.as_ref(),
+            (self.reader.take(), self.writer.take()),
+        );
+    }
 }
 
 type Entries = Rc<RefCell<HashMap<u32, Entry>>>;
 
 /// Runs `future` on `network` when there is one (a task there, awaited), else here.
+///
+/// The task is aborted when the wait for it is dropped (the engine let go of the promise,
+/// or was dropped itself): a read waiting for a server that never speaks again would
+/// otherwise hold the connection open on the network runtime for as long as it runs.
 async fn on_network<F>(network: Option<tokio::runtime::Handle>, future: F) -> Option<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
     match network {
-        Some(network) => network.spawn(future).await.ok(),
+        Some(network) => Aborting(network.spawn(future)).await.ok(),
         None => Some(future.await),
+    }
+}
+
+/// A task's outcome, awaited; dropping the wait aborts the task.
+struct Aborting<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for Aborting<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for Aborting<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -123,6 +160,7 @@ pub fn register<'js>(
                         protocol: String::new(),
                         extensions: String::new(),
                         received: None,
+                        network: st.network.clone(),
                     },
                 );
                 let made = rquickjs::Array::new(ctx.clone())?;
@@ -309,15 +347,12 @@ pub fn register<'js>(
         )?,
     )?;
 
-    let st = state.clone();
     native.set(
         "websocket_forget",
         Function::new(ctx.clone(), move |handle: u32| {
+            // Its drop aborts the handshake and lets go of the connection.
             let removed = entries.borrow_mut().remove(&handle);
-            if let Some(entry) = removed {
-                entry.abort.abort();
-                drop_on(st.network.as_ref(), (entry.reader, entry.writer));
-            }
+            drop(removed);
         })?,
     )?;
     Ok(())
