@@ -75,12 +75,12 @@
       const next = await nextOf(s.handle);
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
         // When a WebSocket message has been received: nothing unless the state is OPEN.
-        let data = native.websocket_take(s.handle);
+        // Binary data comes as a Blob for binaryType "blob", made of the bytes received.
+        const data = native.websocket_take(s.handle, s.binaryType === "blob");
         if (s.readyState !== OPEN) continue;
-        if (next === NEXT_BINARY && s.binaryType === "blob") data = new Blob([data]);
         fire(target, new MessageEvent("message", { data, origin: s.origin }));
       } else if (next === NEXT_CLOSED) {
-        const [code, reason] = native.websocket_take(s.handle);
+        const [code, reason] = native.websocket_take(s.handle, false);
         return closed(target, s, false, code, reason);
       } else {
         // Failed, or ended without the server's Close: 1006, and nothing more said
@@ -281,12 +281,12 @@
     t.reading = (async () => {
       const next = await nextOf(t.handle);
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
-        const data = native.websocket_take(t.handle);
+        const data = native.websocket_take(t.handle, false);
         if (t.readable !== null && !t.canceled) {
           t.readable.enqueue(next === NEXT_TEXT ? data : new Uint8Array(data));
         }
       } else if (next === NEXT_CLOSED) {
-        const [code, reason] = native.websocket_take(t.handle);
+        const [code, reason] = native.websocket_take(t.handle, false);
         // The server closed while a message of ours was still going out: not clean.
         if (t.writing) finish(t, connectionError("the server closed with a message unsent", code, reason));
         else finish(t, null, code, reason);

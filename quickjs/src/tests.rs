@@ -855,3 +855,56 @@ fn websocket_on_a_network_runtime_is_closed_when_the_engine_is_dropped() {
         "the connection outlived the engine that opened it"
     );
 }
+/// A binary message for a script whose `binaryType` is `"blob"` (the default) goes to the
+/// Blob as the bytes that arrived, not through an `ArrayBuffer` in the engine and back out:
+/// an 8 MiB message is received in an engine that has 4 MiB to spare.
+#[test]
+fn websocket_hands_a_binary_message_to_a_blob_without_the_engines_memory() {
+    const SIZE: usize = 8 << 20;
+    let message = tokio_tungstenite::tungstenite::Message::binary(vec![7u8; SIZE]);
+    let (url, _) = websocket_greeting_server(vec![message]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                quiet().install_with_state(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+            })
+            .await;
+        let used = rt.memory_usage().await.malloc_size;
+        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
+            .await;
+        context
+            .with(|ctx| {
+                let script = "const ws = new WebSocket(URL_OF_SERVER);
+                     ws.onmessage = async e => {
+                       const bytes = new Uint8Array(await e.data.slice(SIZE - 2).arrayBuffer());
+                       result = [e.data instanceof Blob, e.data.size, ...bytes];
+                       ws.close();
+                     };";
+                ctx.globals().set("SIZE", SIZE).unwrap();
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    });
+    assert_eq!(
+        result.as_deref(),
+        Some(format!("[true,{SIZE},7,7]").as_str())
+    );
+}

@@ -25,9 +25,10 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use rquickjs::{Ctx, Function, IntoJs, Object, TypedArray, Value};
 use whatwg_fetch::websocket::{CloseCode, CloseFrame, Message};
-use whatwg_fetch::{WebSocket, WebSocketBuilder};
+use whatwg_fetch::{Blob, WebSocket, WebSocketBuilder};
 
 use crate::blob::Buffer;
+use crate::handle::{self, Native};
 use crate::promise::future_to_promise;
 use crate::state::SharedState;
 
@@ -128,8 +129,8 @@ fn drop_on<T: Send + 'static>(network: Option<&tokio::runtime::Handle>, value: T
 
 /// Registers `websocket_new(url, protocols)` (`[handle, url, origin]`, the URL serialized,
 /// or the constructor's exception), `websocket_connect(h)`, `websocket_info(h)`
-/// (`[protocol, extensions]`), `websocket_next(h)`, `websocket_take(h)` (a string, an
-/// `ArrayBuffer`, or `[code, reason]`), `websocket_send(h, data)`,
+/// (`[protocol, extensions]`), `websocket_next(h)`, `websocket_take(h, blob)` (a string,
+/// an `ArrayBuffer` or, with `blob`, a `Blob`, or `[code, reason]`), `websocket_send(h, data)`,
 /// `websocket_close(h, code, reason)` and `websocket_forget(h)`.
 pub fn register<'js>(
     ctx: &Ctx<'js>,
@@ -280,23 +281,32 @@ pub fn register<'js>(
     let taken = entries.clone();
     native.set(
         "websocket_take",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, handle: u32| {
-            let received = taken
-                .borrow_mut()
-                .get_mut(&handle)
-                .and_then(|entry| entry.received.take());
-            match received {
-                None => Ok(Value::new_null(ctx)),
-                Some(Received::Text(text)) => text.into_js(&ctx),
-                Some(Received::Binary(data)) => Buffer(data).into_js(&ctx),
-                Some(Received::Close(code, reason)) => {
-                    let pair = rquickjs::Array::new(ctx.clone())?;
-                    pair.set(0, code)?;
-                    pair.set(1, reason)?;
-                    Ok(pair.into_value())
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, handle: u32, blob: bool| {
+                let received = taken
+                    .borrow_mut()
+                    .get_mut(&handle)
+                    .and_then(|entry| entry.received.take());
+                match received {
+                    None => Ok(Value::new_null(ctx)),
+                    Some(Received::Text(text)) => text.into_js(&ctx),
+                    // The bytes that arrived become the Blob's: copied into the engine and back
+                    // out, a large message would take twice its size, half of it in the
+                    // engine's heap.
+                    Some(Received::Binary(data)) if blob => {
+                        handle::wrapped(&ctx, "wrapBlob", Native::Blob(Blob::from_bytes(data, "")))
+                    }
+                    Some(Received::Binary(data)) => Buffer(data).into_js(&ctx),
+                    Some(Received::Close(code, reason)) => {
+                        let pair = rquickjs::Array::new(ctx.clone())?;
+                        pair.set(0, code)?;
+                        pair.set(1, reason)?;
+                        Ok(pair.into_value())
+                    }
                 }
-            }
-        })?,
+            },
+        )?,
     )?;
 
     let (st, sent) = (state.clone(), entries.clone());
