@@ -706,3 +706,71 @@ async fn a_server_on_the_callers_runtime_is_reached_from_spawn_blocking() {
     .unwrap();
     assert_eq!(text, "ok");
 }
+
+/// A transport that panics: in `send`, or in its body's first poll.
+struct Panicking {
+    in_body: bool,
+}
+
+impl whatwg_fetch::net::Transport for Panicking {
+    fn send(
+        &self,
+        _request: http::Request<whatwg_fetch::net::RequestBody>,
+        _options: whatwg_fetch::net::SendOptions,
+    ) -> whatwg_fetch::net::TransportFuture {
+        let in_body = self.in_body;
+        Box::pin(async move {
+            assert!(in_body, "the transport broke");
+            let body = futures_util::stream::poll_fn(|_| -> std::task::Poll<Option<_>> {
+                panic!("the body broke")
+            });
+            Ok(http::Response::new(
+                whatwg_fetch::net::ResponseBody::from_stream(body),
+            ))
+        })
+    }
+}
+
+/// A panic in code the client runs on its thread (a transport, a cookie provider) fails
+/// the call, or the read, with an error that says so and carries the panic's message; the
+/// thread lives on, and the next call works.
+#[test]
+fn a_panic_on_the_clients_thread_is_an_error_that_says_so() {
+    for in_body in [false, true] {
+        let client = blocking::Client::builder()
+            .transport(std::sync::Arc::new(Panicking { in_body }))
+            .build()
+            .unwrap();
+        let error = match client.get("http://panic.test/").send() {
+            Err(error) => error,
+            Ok(mut response) => {
+                let mut body = Vec::new();
+                let error = response.read_to_end(&mut body).unwrap_err();
+                *error
+                    .into_inner()
+                    .unwrap()
+                    .downcast::<whatwg_fetch::Error>()
+                    .unwrap()
+            }
+        };
+        let message = error.to_string();
+        let broke = if in_body {
+            "the body broke"
+        } else {
+            "the transport broke"
+        };
+        assert!(
+            message.contains("panicked") && message.contains(broke),
+            "{message}"
+        );
+        assert_eq!(
+            client
+                .get("data:,still%20here")
+                .send()
+                .unwrap()
+                .text()
+                .unwrap(),
+            "still here"
+        );
+    }
+}

@@ -10,12 +10,13 @@
 
 use std::fmt;
 use std::io;
+use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use tokio::sync::mpsc;
 
-use super::runtime_thread::{RuntimeThread, wait};
+use super::runtime_thread::{RuntimeThread, panicked, wait};
 use crate::body::Body;
 use crate::error::{Error, Result};
 
@@ -42,26 +43,15 @@ impl BodyReader {
     ///
     /// # Errors
     /// A `TypeError` when the runtime thread has stopped.
-    pub(super) fn start(runtime: &RuntimeThread, mut body: Body) -> Result<BodyReader> {
+    pub(super) fn start(runtime: &RuntimeThread, body: Body) -> Result<BodyReader> {
         // One chunk in the channel, and one in the task's hand while it waits for room.
         let (pieces, receiver) = mpsc::channel(1);
         runtime.spawn(async move {
-            loop {
-                let next = tokio::select! {
-                    biased;
-                    // The reader is gone: dropping the body cancels it.
-                    () = pieces.closed() => return,
-                    next = body.next() => next,
-                };
-                let (piece, last) = match next {
-                    Some(Ok(chunk)) if chunk.is_empty() => continue,
-                    Some(Ok(chunk)) => (Piece::Chunk(chunk), false),
-                    Some(Err(error)) => (Piece::Failed(error), true),
-                    None => (Piece::End, true),
-                };
-                if pieces.send(piece).await.is_err() || last {
-                    return;
-                }
+            // A panic polling the body (a transport's stream) ends it with an error that
+            // says so: uncaught, the reader would be told that the thread stopped.
+            let pumped = AssertUnwindSafe(pump(body, &pieces)).catch_unwind().await;
+            if let Err(panic) = pumped {
+                let _ = pieces.send(Piece::Failed(panicked(&*panic))).await;
             }
         })?;
         Ok(BodyReader {
@@ -106,6 +96,27 @@ impl BodyReader {
             into.copy_from_slice(&taken);
         }
         Ok(n)
+    }
+}
+
+/// Polls `body` and sends its pieces until its end, or until the reader is gone.
+async fn pump(mut body: Body, pieces: &mpsc::Sender<Piece>) {
+    loop {
+        let next = tokio::select! {
+            biased;
+            // The reader is gone: dropping the body cancels it.
+            () = pieces.closed() => return,
+            next = body.next() => next,
+        };
+        let (piece, last) = match next {
+            Some(Ok(chunk)) if chunk.is_empty() => continue,
+            Some(Ok(chunk)) => (Piece::Chunk(chunk), false),
+            Some(Err(error)) => (Piece::Failed(error), true),
+            None => (Piece::End, true),
+        };
+        if pieces.send(piece).await.is_err() || last {
+            return;
+        }
     }
 }
 

@@ -16,13 +16,16 @@
 //! runtime (on a current-thread runtime, every task of it) while the thread stops, so the
 //! thread is detached and stops by itself.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, JoinHandle, Thread, ThreadId};
 
+use futures_util::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{Error, Result};
@@ -119,8 +122,8 @@ impl RuntimeThread {
     ///
     /// # Errors
     /// A `TypeError` when called on the runtime thread itself (it would wait for itself),
-    /// when the thread has stopped (only if a task of it panicked), or the error of a
-    /// thread that could not be started.
+    /// when `future` panicked (with the panic's message), when the thread has stopped, or
+    /// the error of a thread that could not be started.
     pub(super) fn run<T: Send + 'static>(
         &self,
         future: impl Future<Output = T> + Send + 'static,
@@ -132,9 +135,16 @@ impl RuntimeThread {
         }
         let (output, receiver) = oneshot::channel();
         self.spawn(async move {
-            let _ = output.send(future.await);
+            // A panic of the future (a transport's, a cookie provider's) is this call's
+            // error: uncaught, it would drop `output`, and the caller would be told that
+            // the thread stopped, which it did not.
+            let _ = output.send(AssertUnwindSafe(future).catch_unwind().await);
         })?;
-        wait(receiver).map_err(|_| stopped())
+        match wait(receiver) {
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(panic)) => Err(panicked(&*panic)),
+            Err(_) => Err(stopped()),
+        }
     }
 
     /// Spawns `future` on the runtime thread, without waiting for it.
@@ -183,6 +193,19 @@ impl fmt::Debug for RuntimeThread {
 /// The error of a runtime thread that is gone.
 fn stopped() -> Error {
     Error::type_error("the blocking client's runtime thread has stopped")
+}
+
+/// The error of a task of the runtime thread that panicked with `payload`: the panic's
+/// message, when it has one.
+pub(super) fn panicked(payload: &(dyn Any + Send)) -> Error {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)");
+    Error::type_error(format!(
+        "a task on the blocking client's thread panicked: {message}"
+    ))
 }
 
 /// Parks the calling thread until `future` is ready, polling it each time it is woken.
