@@ -405,6 +405,37 @@ impl Body {
         self.limit_per_response = true;
     }
 
+    /// Not in the spec: holds this body to `other`'s size limits (see
+    /// [`ClientBuilder::max_response_body_size`](crate::ClientBuilder::max_response_body_size)
+    /// and [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size)),
+    /// counted over the bytes this body delivers.
+    ///
+    /// For a body whose bytes are `other`'s passed through a reader of their own: a
+    /// JavaScript binding hands a response's body to a script as a `ReadableStream`, and
+    /// reads that stream back whole when the script calls `text()`. Read so, the body is
+    /// refused where the response's own would have been, not buffered without a limit.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{Body, BodyInit, Response, ResponseInit};
+    ///
+    /// let mut response = Response::new(Some(BodyInit::from("twelve bytes")), ResponseInit::default())?;
+    /// response.set_max_body_size(Some(8));
+    /// let chunks = [Ok::<_, std::io::Error>(bytes::Bytes::from("twelve bytes"))];
+    /// let mut relayed = Body::from_stream(futures_util::stream::iter(chunks));
+    /// relayed.limit_like(response.body().unwrap());
+    /// assert!(relayed.text().await.is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn limit_like(&mut self, other: &Body) {
+        self.limit = SizeLimit {
+            delivered: 0,
+            ..other.limit
+        };
+        self.limit_per_response = other.limit_per_response;
+    }
+
     /// Not in the spec: the number of bytes the body will deliver, when it is known before
     /// reading (a `Content-Length` without content codings): a read that a cap forbids
     /// then fails before reading anything.

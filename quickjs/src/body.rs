@@ -350,7 +350,11 @@ pub(crate) fn register<'js>(
                     if b.is_disturbed() {
                         Body::empty()
                     } else {
-                        std::mem::replace(b, Body::empty())
+                        let taken = std::mem::replace(b, Body::empty());
+                        // What stays keeps the limits on the response's bytes, for the
+                        // stream the script may give back (`body_set_stream`).
+                        b.limit_like(&taken);
+                        taken
                     }
                 })
             })?;
@@ -370,9 +374,13 @@ pub(crate) fn register<'js>(
                   read: Function<'js>,
                   cancel: Function<'js>,
                   take: Function<'js>| {
-                let body = js_stream_body(&ctx, &st, read, take, cancel);
+                let mut body = js_stream_body(&ctx, &st, read, take, cancel);
                 with_body(&ctx, &h, |b| {
                     if let Some(b) = b {
+                        // The script's stream of a response's body, read whole with `text()`,
+                        // is held to the limits the body was: a server's bytes are no less
+                        // its for having passed through the script.
+                        body.limit_like(b);
                         *b = body;
                     }
                 })

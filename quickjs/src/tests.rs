@@ -908,3 +908,33 @@ fn websocket_hands_a_binary_message_to_a_blob_without_the_engines_memory() {
         Some(format!("[true,{SIZE},7,7]").as_str())
     );
 }
+/// The client's `max_buffered_body_size` holds for `text()` whether or not the script
+/// looked at `response.body` first (which hands the body to a stream the crate then reads
+/// back): a 2 MiB body is refused under a 1 MiB limit either way.
+#[test]
+fn a_body_read_whole_after_a_look_at_its_stream_keeps_the_buffered_limit() {
+    const SIZE: usize = 2 << 20;
+    let response = format!(
+        "HTTP/1.1 200 OK\r\ncontent-length: {SIZE}\r\n\r\n{}",
+        "x".repeat(SIZE)
+    );
+    let url = event_stream_server(response.leak());
+    let client = whatwg_fetch::Client::builder()
+        .max_buffered_body_size(Some(1 << 20))
+        .build()
+        .unwrap();
+    let r = run_js(
+        Globals::new(client).console(|_, _| {}),
+        "(async () => {
+           const log = [];
+           for (const look of [false, true]) {
+             const response = await fetch(URL_OF_SERVER);
+             if (look) log.push(response.body instanceof ReadableStream);
+             await response.text().then(text => log.push(text.length), e => log.push(e.name));
+           }
+           result = log;
+         })();",
+        move |ctx, _| ctx.globals().set("URL_OF_SERVER", url).unwrap(),
+    );
+    assert_eq!(r, r#"["TypeError",true,"TypeError"]"#);
+}
