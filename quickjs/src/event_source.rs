@@ -76,10 +76,20 @@ fn run(
             }
         }
     });
-    Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|item| (item, rx))
+    // The task ends without a word only when the network runtime shuts down (the source's
+    // own end comes after its failure, which the script stops at): a failure too, or the
+    // script would see the event source closed and never be told why.
+    Box::pin(futures_util::stream::unfold(Some(rx), |rx| async move {
+        let mut rx = rx?;
+        match rx.recv().await {
+            Some(item) => Some((item, Some(rx))),
+            None => Some((Err(whatwg_fetch::Error::type_error(STOPPED)), None)),
+        }
     }))
 }
+
+/// The failure of an event source whose task on the network runtime ended under it.
+const STOPPED: &str = "the event source's task on the network runtime ended: the runtime shut down";
 
 /// Registers `event_source_new(url, withCredentials)` (a handle, or the constructor's
 /// exception), `event_source_url(h)`, `event_source_next(h)`, `event_source_message(h)`

@@ -938,3 +938,65 @@ fn a_body_read_whole_after_a_look_at_its_stream_keeps_the_buffered_limit() {
     );
     assert_eq!(r, r#"["TypeError",true,"TypeError"]"#);
 }
+/// On a network runtime that shuts down under it, an event source fails as a lost
+/// connection does, with an `error` event: a script is told, not left waiting.
+#[test]
+fn event_source_on_a_network_runtime_that_shuts_down_fires_error() {
+    let url = event_stream_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: first\n\n",
+    );
+    let host = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = host.block_on(async { whatwg_fetch::Client::builder().build().unwrap() });
+    let globals = Globals::new(client)
+        .network_runtime(host.handle().clone())
+        .console(|_, _| {});
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        let (got, message) = tokio::sync::oneshot::channel::<()>();
+        let got = Cell::new(Some(got));
+        context
+            .with(|ctx| {
+                globals.install(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+                let got = Function::new(ctx.clone(), move || {
+                    if let Some(got) = got.take() {
+                        let _ = got.send(());
+                    }
+                })
+                .unwrap();
+                ctx.globals().set("got", got).unwrap();
+                let script = "const es = new EventSource(URL_OF_SERVER);
+                     const log = [];
+                     es.onmessage = e => { log.push(e.data); got(); };
+                     es.onerror = () => { log.push('error', es.readyState); result = log; };";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::select! {
+            () = rt.drive() => panic!("the engine ended"),
+            got = tokio::time::timeout(Duration::from_secs(10), message) => got.unwrap().unwrap(),
+        }
+        host.shutdown_background();
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    });
+    assert_eq!(result.as_deref(), Some(r#"["first","error",2]"#));
+}
