@@ -5,7 +5,16 @@
   "use strict";
   const native = globalThis.__fetch_native;
   const idl = globalThis.__fetch_idl;
-  const H = self => idl.slot(self, "Headers").n;
+  const S = self => idl.slot(self, "Headers");
+  const H = self => S(self).n;
+  // The sort-and-combine pairs, kept until the header list changes (only the methods
+  // below change a list a script can reach): iterating asks for them at each step, and
+  // making them anew each time took time quadratic in the number of headers, which a
+  // server chooses for a response.
+  function pairs(s) {
+    if (s.pairs === undefined) s.pairs = native.headers_entries(s.n);
+    return s.pairs;
+  }
 
   // HeadersInit = sequence<sequence<ByteString>> or record<ByteString, ByteString>, as the
   // ["sequence" | "record", pairs] the native side takes; undefined stays undefined.
@@ -27,14 +36,19 @@
       idl.setSlot(this, ["Headers"], { n: native.headers_new(converted) });
     }
     append(name, value) {
-      const n = H(this);
+      const s = S(this);
       if (arguments.length < 2) throw new TypeError("Headers.append: 2 arguments required");
-      native.headers_append(n, idl.byteString(name), idl.byteString(value));
+      name = idl.byteString(name);
+      value = idl.byteString(value);
+      s.pairs = undefined;
+      native.headers_append(s.n, name, value);
     }
     delete(name) {
-      const n = H(this);
+      const s = S(this);
       if (arguments.length < 1) throw new TypeError("Headers.delete: 1 argument required");
-      native.headers_delete(n, idl.byteString(name));
+      name = idl.byteString(name);
+      s.pairs = undefined;
+      native.headers_delete(s.n, name);
     }
     get(name) {
       const n = H(this);
@@ -48,12 +62,15 @@
       return native.headers_has(n, idl.byteString(name));
     }
     set(name, value) {
-      const n = H(this);
+      const s = S(this);
       if (arguments.length < 2) throw new TypeError("Headers.set: 2 arguments required");
-      native.headers_set(n, idl.byteString(name), idl.byteString(value));
+      name = idl.byteString(name);
+      value = idl.byteString(value);
+      s.pairs = undefined;
+      native.headers_set(s.n, name, value);
     }
   }
-  idl.pairIterable(Headers, "Headers", self => native.headers_entries(H(self)));
+  idl.pairIterable(Headers, "Headers", self => pairs(S(self)));
   __fetch_interface(Headers);
 
   // For Request and Response: HeadersInit conversion, and the Headers object over a native

@@ -126,7 +126,10 @@
           if (it === undefined) throw new TypeError("Illegal invocation");
           const list = pairs(it.target);
           if (it.index >= list.length) return { value: undefined, done: true };
-          const [k, v] = list[it.index++];
+          // By index, not destructuring: the list may be kept between steps, and a
+          // script's Array.prototype[Symbol.iterator] must not be handed its pairs.
+          const pair = list[it.index++];
+          const k = pair[0], v = pair[1];
           return { value: it.kind === "key" ? k : it.kind === "value" ? v : [k, v], done: false };
         },
         writable: true, enumerable: true, configurable: true,
