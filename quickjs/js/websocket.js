@@ -76,7 +76,14 @@
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
         // When a WebSocket message has been received: nothing unless the state is OPEN.
         // Binary data comes as a Blob for binaryType "blob", made of the bytes received.
-        const data = native.websocket_take(s.handle, s.binaryType === "blob");
+        let data;
+        try {
+          data = native.websocket_take(s.handle, s.binaryType === "blob");
+        } catch (_) {
+          // A message the engine cannot hold (out of memory): fail the connection, or the
+          // socket would stay open and say nothing again.
+          return closed(target, s, true, 1006, "");
+        }
         if (s.readyState !== OPEN) continue;
         fire(target, new MessageEvent("message", { data, origin: s.origin }));
       } else if (next === NEXT_CLOSED) {
@@ -281,7 +288,14 @@
     t.reading = (async () => {
       const next = await nextOf(t.handle);
       if (next === NEXT_TEXT || next === NEXT_BINARY) {
-        const data = native.websocket_take(t.handle, false);
+        let data;
+        try {
+          data = native.websocket_take(t.handle, false);
+        } catch (_) {
+          // A message the engine cannot hold (out of memory): the connection fails.
+          finish(t, connectionError("the WebSocket connection failed", 1006, ""));
+          return;
+        }
         if (t.readable !== null && !t.canceled) {
           t.readable.enqueue(next === NEXT_TEXT ? data : new Uint8Array(data));
         }

@@ -1096,3 +1096,66 @@ fn iterating_a_responses_many_headers_is_linear_in_their_number() {
         "{made} allocations to iterate {FIELDS} headers twice"
     );
 }
+
+/// A message the engine has no memory for fails the connection (1006, an `error` event,
+/// a rejected read of a `WebSocketStream`) and lets it go: before, the exception ended the
+/// socket's reading in the script, and the socket sat open with no event ever again.
+#[test]
+fn websocket_fails_a_connection_whose_message_the_engine_cannot_hold() {
+    const SIZE: usize = 8 << 20;
+    let message = tokio_tungstenite::tungstenite::Message::text("x".repeat(SIZE));
+    let (url, ended) = websocket_greeting_server(vec![message]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                quiet().install_with_state(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+            })
+            .await;
+        let used = rt.memory_usage().await.malloc_size;
+        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
+            .await;
+        context
+            .with(|ctx| {
+                let script = "const events = [], reads = [];
+                     const ws = new WebSocket(URL_OF_SERVER);
+                     ws.onmessage = e => events.push('message');
+                     ws.onerror = () => events.push('error');
+                     const closed = new Promise(resolve => { ws.onclose = e => {
+                       events.push('close', e.code, e.wasClean); resolve(); }; });
+                     const wss = new WebSocketStream(URL_OF_SERVER);
+                     const read = wss.opened.then(({ readable }) => readable.getReader().read())
+                       .then(() => reads.push('read'), e => reads.push(e.name, e.closeCode));
+                     Promise.all([closed, read, wss.closed.catch(() => {})])
+                       .then(() => { result = [events, reads]; });";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        // While the engine lives on, both connections go.
+        let gone = tokio::task::spawn_blocking(move || {
+            (0..2).all(|_| ended.recv_timeout(Duration::from_secs(10)).is_ok())
+        });
+        assert!(gone.await.unwrap(), "a connection outlived its failure");
+        context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    });
+    assert_eq!(
+        result.as_deref(),
+        Some(r#"[["error","close",1006,false],["WebSocketError",1006]]"#)
+    );
+}
