@@ -32,7 +32,14 @@
         s.readyState = OPEN;
         fire(target, new Event("open"));
       } else if (next === NEXT_MESSAGE) {
-        const m = native.event_source_message(s.handle);
+        let m;
+        try {
+          m = native.event_source_message(s.handle);
+        } catch (_) {
+          // An event the engine cannot hold (out of memory): fail the connection, or the
+          // event source would stay open and say nothing again.
+          return ended(target, s, true);
+        }
         if (m != null) {
           // The last event ID comes only when it changed: the script keeps the one string.
           if (m.length > 3) s.lastEventId = m[3];
@@ -44,12 +51,15 @@
         fire(target, new Event("error"));
       } else {
         // Fail the connection (or the stream ended, which only a failure does).
-        s.readyState = CLOSED;
-        native.event_source_close(s.handle);
-        if (next === NEXT_FAILED) fire(target, new Event("error"));
-        return;
+        return ended(target, s, next === NEXT_FAILED);
       }
     }
+  }
+  // The ready state CLOSED, the connection let go, and an error event if it failed.
+  function ended(target, s, failed) {
+    s.readyState = CLOSED;
+    native.event_source_close(s.handle);
+    if (failed) fire(target, new Event("error"));
   }
   class EventSource extends EventTarget {
     constructor(url, eventSourceInitDict = undefined) {

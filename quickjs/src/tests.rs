@@ -1159,3 +1159,56 @@ fn websocket_fails_a_connection_whose_message_the_engine_cannot_hold() {
         Some(r#"[["error","close",1006,false],["WebSocketError",1006]]"#)
     );
 }
+
+/// An event the engine has no memory for fails the connection, with an `error` event:
+/// before, the exception ended the event source's reading in the script, which then sat
+/// open with no event ever again.
+#[test]
+fn event_source_fails_on_an_event_the_engine_cannot_hold() {
+    // Under the line length limit (8 MiB), over the engine's room (4 MiB).
+    const SIZE: usize = 6 << 20;
+    let stream = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: {}\n\n",
+        "x".repeat(SIZE)
+    );
+    let url = event_stream_server(stream.leak());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                quiet().install_with_state(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+            })
+            .await;
+        let used = rt.memory_usage().await.malloc_size;
+        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
+            .await;
+        context
+            .with(|ctx| {
+                let script = "const es = new EventSource(URL_OF_SERVER);
+                     const log = [];
+                     es.onopen = () => log.push('open');
+                     es.onmessage = () => log.push('message');
+                     es.onerror = () => { log.push('error', es.readyState); result = log; };";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    });
+    assert_eq!(result.as_deref(), Some(r#"["open","error",2]"#));
+}
