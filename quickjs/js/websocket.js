@@ -180,10 +180,11 @@
       }
       // (BufferSource or Blob or USVString).
       let size, payload;
-      if (idl.maybeSlot(data, "Blob") !== undefined) {
-        const blob = data;
-        size = blob.size;
-        payload = () => blob.arrayBuffer().then(buffer => new Uint8Array(buffer));
+      const blob = idl.maybeSlot(data, "Blob");
+      if (blob !== undefined) {
+        // The Blob's own bytes go out, not a copy read into an ArrayBuffer.
+        size = data.size;
+        payload = () => blob.n;
       } else {
         const bytes = idl.bufferSource(data);
         if (bytes !== undefined) {

@@ -1212,3 +1212,55 @@ fn event_source_fails_on_an_event_the_engine_cannot_hold() {
     });
     assert_eq!(result.as_deref(), Some(r#"["open","error",2]"#));
 }
+
+/// A Blob is sent as the bytes it holds, not read into an `ArrayBuffer` in the engine
+/// first: an 8 MiB Blob (the one an 8 MiB message arrived as) is sent back from an engine
+/// with 4 MiB to spare, and `bufferedAmount` returns to 0.
+#[test]
+fn websocket_sends_a_blob_without_the_engines_memory() {
+    const SIZE: usize = 8 << 20;
+    let message = tokio_tungstenite::tungstenite::Message::binary(vec![7u8; SIZE]);
+    let (url, _) = websocket_greeting_server(vec![message]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                quiet().install_with_state(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+            })
+            .await;
+        let used = rt.memory_usage().await.malloc_size;
+        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
+            .await;
+        context
+            .with(|ctx| {
+                let script = "const ws = new WebSocket(URL_OF_SERVER);
+                     const log = [];
+                     ws.onmessage = e => {
+                       ws.send(e.data);
+                       log.push(ws.bufferedAmount);
+                       ws.close();
+                     };
+                     ws.onclose = e => { log.push(ws.bufferedAmount, e.wasClean); result = log; };";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    });
+    assert_eq!(result.as_deref(), Some(format!("[{SIZE},0,true]").as_str()));
+}

@@ -130,7 +130,8 @@ fn drop_on<T: Send + 'static>(network: Option<&tokio::runtime::Handle>, value: T
 /// Registers `websocket_new(url, protocols)` (`[handle, url, origin]`, the URL serialized,
 /// or the constructor's exception), `websocket_connect(h)`, `websocket_info(h)`
 /// (`[protocol, extensions]`), `websocket_next(h)`, `websocket_take(h, blob)` (a string,
-/// an `ArrayBuffer` or, with `blob`, a `Blob`, or `[code, reason]`), `websocket_send(h, data)`,
+/// an `ArrayBuffer` or, with `blob`, a `Blob`, or `[code, reason]`), `websocket_send(h,
+/// data)` (a string, a `Uint8Array` or a Blob's handle),
 /// `websocket_close(h, code, reason)` and `websocket_forget(h)`.
 pub fn register<'js>(
     ctx: &Ctx<'js>,
@@ -315,13 +316,23 @@ pub fn register<'js>(
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, handle: u32, data: Value<'js>| {
-                let message = match data.as_string() {
-                    Some(text) => Message::Text(text.to_string()?),
-                    None => {
-                        let array = TypedArray::<u8>::from_value(data)?;
-                        Message::Binary(bytes::Bytes::from(crate::encoding::copy_bytes(&array)))
-                    }
-                };
+                if let Some(text) = data.as_string() {
+                    let message = Message::Text(text.to_string()?);
+                    return write(&ctx, &sent, st.network.clone(), handle, async {
+                        Ok(message)
+                    });
+                }
+                if let Ok(array) = TypedArray::<u8>::from_value(data.clone()) {
+                    let bytes = bytes::Bytes::from(crate::encoding::copy_bytes(&array));
+                    let message = Message::Binary(bytes);
+                    return write(&ctx, &sent, st.network.clone(), handle, async {
+                        Ok(message)
+                    });
+                }
+                // A Blob's handle: sent as the bytes it holds (shared, or read from disk),
+                // not read into the engine's heap and copied back out.
+                let blob = handle::blob(&ctx, &data)?;
+                let message = async move { blob.read_bytes().await.map(Message::Binary) };
                 write(&ctx, &sent, st.network.clone(), handle, message)
             },
         )?,
@@ -346,13 +357,10 @@ pub fn register<'js>(
                     code: CloseCode(code),
                     reason: reason.unwrap_or_default(),
                 });
-                write(
-                    &ctx,
-                    &ended,
-                    st.network.clone(),
-                    handle,
-                    Message::Close(frame),
-                )
+                let message = Message::Close(frame);
+                write(&ctx, &ended, st.network.clone(), handle, async {
+                    Ok(message)
+                })
             },
         )?,
     )?;
@@ -369,16 +377,20 @@ pub fn register<'js>(
 }
 
 /// A promise of `message` written to the socket's connection: `true` once it is, `false`
-/// when there is no connection to write to (not open, failed, or forgotten).
+/// when there is no connection to write to (not open, failed, or forgotten) or no message
+/// (a Blob whose file could not be read).
 fn write<'js>(
     ctx: &Ctx<'js>,
     entries: &Entries,
     network: Option<tokio::runtime::Handle>,
     handle: u32,
-    message: Message,
+    message: impl Future<Output = whatwg_fetch::Result<Message>> + 'static,
 ) -> rquickjs::Result<rquickjs::Promise<'js>> {
     let entries = entries.clone();
     future_to_promise(ctx, async move {
+        let Ok(message) = message.await else {
+            return Ok(false);
+        };
         let Some(mut writer) = entries
             .borrow_mut()
             .get_mut(&handle)
