@@ -1229,6 +1229,17 @@ pub struct BodyWithType {
 /// # Errors
 /// A `TypeError` for a stream body when `keepalive` is true, or for a stream that is
 /// already disturbed.
+///
+/// ```
+/// use whatwg_fetch::body::extract_body;
+/// use whatwg_fetch::BodyInit;
+///
+/// // What `new Request(url, { body })` makes of a body: the bytes and the type they imply.
+/// let extracted = extract_body(BodyInit::UrlSearchParams(vec![("q".into(), "a b".into())]), false)?;
+/// assert_eq!(extracted.r#type.as_deref(), Some(&b"application/x-www-form-urlencoded;charset=UTF-8"[..]));
+/// assert_eq!(extracted.body.length(), Some(5));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub fn extract_body(object: BodyInit, keepalive: bool) -> Result<BodyWithType> {
     // Steps 1–5 (choosing the stream) are folded into the switch below: a byte source
     // becomes a bytes-backed stream, a stream stays itself.
@@ -1390,6 +1401,21 @@ impl Blob {
     /// that yields its bytes. A blob's bytes on disk are read as the body is pulled, 64 KiB
     /// at a time; a file that changed since the `File` was made errors the body with a
     /// `NotReadableError` (see [`Blob::read_bytes`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use futures_util::StreamExt;
+    /// use whatwg_fetch::Blob;
+    ///
+    /// let mut stream = Blob::from_bytes(&b"streamed"[..], "").stream();
+    /// let mut read = Vec::new();
+    /// while let Some(chunk) = stream.next().await {
+    ///     read.extend_from_slice(&chunk?);
+    /// }
+    /// assert_eq!(read, b"streamed");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn stream(&self) -> Body {
         Body::from_blob_bytes(self.blob_bytes().clone())
     }

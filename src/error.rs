@@ -100,6 +100,14 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The JavaScript name of the exception: `"TypeError"`, `"AbortError"`, and so on.
+    ///
+    /// ```
+    /// use whatwg_fetch::ErrorKind;
+    ///
+    /// // What a JavaScript binding throws: a built-in error, or a DOMException of this name.
+    /// assert_eq!(ErrorKind::TypeError.js_name(), "TypeError");
+    /// assert_eq!(ErrorKind::AbortError.js_name(), "AbortError");
+    /// ```
     pub fn js_name(self) -> &'static str {
         match self {
             ErrorKind::TypeError => "TypeError",
@@ -120,6 +128,13 @@ impl ErrorKind {
 
     /// Whether the spec throws this as a `DOMException` rather than a JavaScript
     /// built-in error.
+    ///
+    /// ```
+    /// use whatwg_fetch::ErrorKind;
+    ///
+    /// assert!(ErrorKind::AbortError.is_dom_exception());
+    /// assert!(!ErrorKind::TypeError.is_dom_exception());
+    /// ```
     pub fn is_dom_exception(self) -> bool {
         matches!(
             self,

@@ -320,6 +320,13 @@ pub struct RequestInit {
 
 impl RequestInit {
     /// Whether no member is present: the spec's "init is empty".
+    ///
+    /// ```
+    /// use whatwg_fetch::RequestInit;
+    ///
+    /// assert!(RequestInit::default().is_empty());
+    /// assert!(!RequestInit { method: Some("POST".into()), ..RequestInit::default() }.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         let RequestInit {
             method,
@@ -1647,6 +1654,14 @@ pub(crate) fn url_includes_credentials(url: &Url) -> bool {
 /// [Normalize](https://fetch.spec.whatwg.org/#concept-method-normalize) a method: a
 /// byte-case-insensitive match for `DELETE`, `GET`, `HEAD`, `OPTIONS`, `POST` or `PUT` is
 /// uppercased; any other method is kept as given.
+///
+/// ```
+/// use whatwg_fetch::request::normalize_method;
+///
+/// assert_eq!(normalize_method("post".to_owned()), "POST");
+/// // Only the six standard methods are uppercased.
+/// assert_eq!(normalize_method("patch".to_owned()), "patch");
+/// ```
 pub fn normalize_method(method: String) -> Cow<'static, str> {
     const NORMALIZED: [&str; 6] = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"];
     match NORMALIZED

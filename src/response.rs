@@ -47,17 +47,38 @@ idl_enum! {
 
 /// Whether `status` is a [null body status](https://fetch.spec.whatwg.org/#null-body-status):
 /// 101, 103, 204, 205 or 304.
+///
+/// ```
+/// use whatwg_fetch::response::is_null_body_status;
+///
+/// assert!(is_null_body_status(204) && is_null_body_status(304));
+/// assert!(!is_null_body_status(200));
+/// ```
 pub fn is_null_body_status(status: u16) -> bool {
     matches!(status, 101 | 103 | 204 | 205 | 304)
 }
 
 /// Whether `status` is an [ok status](https://fetch.spec.whatwg.org/#ok-status): 200 to 299.
+///
+/// ```
+/// use whatwg_fetch::response::is_ok_status;
+///
+/// assert!(is_ok_status(299) && !is_ok_status(304));
+/// ```
 pub fn is_ok_status(status: u16) -> bool {
     (200..=299).contains(&status)
 }
 
 /// Whether `status` is a [redirect status](https://fetch.spec.whatwg.org/#redirect-status):
 /// 301, 302, 303, 307 or 308.
+///
+/// ```
+/// use whatwg_fetch::response::is_redirect_status;
+///
+/// assert!(is_redirect_status(308));
+/// // 300 and 304 are not redirects to follow.
+/// assert!(!is_redirect_status(300) && !is_redirect_status(304));
+/// ```
 pub fn is_redirect_status(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }

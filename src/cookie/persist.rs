@@ -134,6 +134,20 @@ impl CookieStore {
     /// A store with the default limits holding the cookies of a JSON document that
     /// [`CookieStore::save_json`] wrote: see [`CookieStore::load_json_with_limits`].
     ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::CookieStore;
+    ///
+    /// let store = CookieStore::default();
+    /// store.set_cookie_from_header(&Url::parse("https://a.example/")?, b"id=1; Max-Age=3600");
+    /// let mut file = Vec::new();
+    /// store.save_json(&mut file)?;
+    /// // The next run: the same cookies, sent as before.
+    /// let loaded = CookieStore::load_json(&file[..])?;
+    /// assert_eq!(loaded.cookie_header_for(&Url::parse("https://a.example/")?).as_deref(), Some(&b"id=1"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`CookieStore::load_json_with_limits`].
     pub fn load_json(reader: impl Read) -> Result<CookieStore> {
@@ -144,6 +158,22 @@ impl CookieStore {
     /// [`CookieStore::save_json`] wrote. Expired cookies are dropped; past the limits the
     /// least recently used make room, as when a server sets them, so a document of 10,000
     /// cookies loads at most [`CookieLimits::max_total`] of them.
+    ///
+    /// ```
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+    ///
+    /// let store = CookieStore::default();
+    /// for name in ["a", "b", "c"] {
+    ///     store.set_cookie_from_header(&Url::parse("https://a.example/")?, format!("{name}=1").as_bytes());
+    /// }
+    /// let mut file = Vec::new();
+    /// store.save_json(&mut file)?;
+    /// // Into a smaller store: the least recently used make room.
+    /// let limits = CookieLimits { max_total: 2, purge_total_to: 2, ..CookieLimits::default() };
+    /// assert_eq!(CookieStore::load_json_with_limits(&file[..], limits)?.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// A `TypeError` that says what and where: JSON that does not parse (with its line and
@@ -229,6 +259,17 @@ impl CookieStore {
     }
 
     /// As [`CookieStore::load_netscape`], into a store keeping to `limits`.
+    ///
+    /// ```
+    /// use whatwg_fetch::cookie::{CookieLimits, CookieStore};
+    ///
+    /// let file = ".example.com\tTRUE\t/\tFALSE\t0\ta\t1\n.example.com\tTRUE\t/\tFALSE\t0\tb\t2\n";
+    /// let limits = CookieLimits { max_total: 1, purge_total_to: 1, ..CookieLimits::default() };
+    /// // The later line is the more recent cookie: it is the one kept.
+    /// let store = CookieStore::load_netscape_with_limits(file.as_bytes(), limits)?;
+    /// assert_eq!(store.len(), 1);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`CookieStore::load_netscape`].

@@ -931,6 +931,13 @@ pub(crate) fn get_decode_and_split_header_value_bytes(value: &[u8]) -> Vec<Vec<u
 ///
 /// The spec keeps this for a few blessed call sites; most code wants
 /// [`HeaderList::get_decode_split`].
+///
+/// ```
+/// use whatwg_fetch::headers::get_decode_and_split_header_value;
+///
+/// let items = get_decode_and_split_header_value(b"text/html, \"a,b\" , x");
+/// assert_eq!(items, ["text/html", "\"a,b\"", "x"]);
+/// ```
 pub fn get_decode_and_split_header_value(value: &[u8]) -> Vec<String> {
     get_decode_and_split_header_value_bytes(value)
         .iter()

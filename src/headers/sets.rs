@@ -55,6 +55,14 @@ pub fn normalize_header_value(potential_value: &[u8]) -> &[u8] {
 
 /// Whether `method` is a [CORS-safelisted method](https://fetch.spec.whatwg.org/#cors-safelisted-method):
 /// `GET`, `HEAD` or `POST` (case-sensitive, as the spec says).
+///
+/// ```
+/// use whatwg_fetch::headers::is_cors_safelisted_method;
+///
+/// assert!(is_cors_safelisted_method(b"POST"));
+/// // A preflight comes first for any other.
+/// assert!(!is_cors_safelisted_method(b"PUT"));
+/// ```
 pub fn is_cors_safelisted_method(method: &[u8]) -> bool {
     matches!(method, b"GET" | b"HEAD" | b"POST")
 }
@@ -81,6 +89,13 @@ fn matches_one_of(name: &[u8], names: &[&[u8]]) -> bool {
 }
 
 /// Whether `byte` is a [CORS-unsafe request-header byte](https://fetch.spec.whatwg.org/#cors-unsafe-request-header-byte).
+///
+/// ```
+/// use whatwg_fetch::headers::is_cors_unsafe_request_header_byte;
+///
+/// assert!(is_cors_unsafe_request_header_byte(b'"'));
+/// assert!(!is_cors_unsafe_request_header_byte(b'a'));
+/// ```
 pub fn is_cors_unsafe_request_header_byte(byte: u8) -> bool {
     // byte is less than 0x20 and is not 0x09 HT
     (byte < 0x20 && byte != 0x09)
@@ -213,6 +228,13 @@ pub fn cors_unsafe_request_header_names(headers: &HeaderList) -> Vec<Vec<u8>> {
 
 /// [Convert header names to a sorted-lowercase set](https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set):
 /// byte-lowercase each name, drop duplicates, and sort with byte less than.
+///
+/// ```
+/// use whatwg_fetch::headers::convert_header_names_to_a_sorted_lowercase_set;
+///
+/// let set = convert_header_names_to_a_sorted_lowercase_set([&b"X-B"[..], b"x-a", b"x-b"]);
+/// assert_eq!(set, [b"x-a".to_vec(), b"x-b".to_vec()]);
+/// ```
 pub fn convert_header_names_to_a_sorted_lowercase_set<'a>(
     header_names: impl IntoIterator<Item = &'a [u8]>,
 ) -> Vec<Vec<u8>> {
@@ -231,6 +253,14 @@ pub fn convert_header_names_to_a_sorted_lowercase_set<'a>(
 
 /// Whether `name` is a [CORS non-wildcard request-header name](https://fetch.spec.whatwg.org/#cors-non-wildcard-request-header-name):
 /// `Authorization`.
+///
+/// ```
+/// use whatwg_fetch::headers::is_cors_non_wildcard_request_header_name;
+///
+/// // `Access-Control-Allow-Headers: *` does not cover `Authorization`.
+/// assert!(is_cors_non_wildcard_request_header_name(b"Authorization"));
+/// assert!(!is_cors_non_wildcard_request_header_name(b"x-trace"));
+/// ```
 pub fn is_cors_non_wildcard_request_header_name(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b"authorization")
 }
@@ -240,6 +270,13 @@ pub const PRIVILEGED_NO_CORS_REQUEST_HEADER_NAMES: &[&[u8]] = &[b"Range"];
 
 /// Whether `name` is a [privileged no-CORS request-header name](https://fetch.spec.whatwg.org/#privileged-no-cors-request-header-name):
 /// `Range`.
+///
+/// ```
+/// use whatwg_fetch::headers::is_privileged_no_cors_request_header_name;
+///
+/// assert!(is_privileged_no_cors_request_header_name(b"range"));
+/// assert!(!is_privileged_no_cors_request_header_name(b"accept"));
+/// ```
 pub fn is_privileged_no_cors_request_header_name(name: &[u8]) -> bool {
     matches_one_of(name, PRIVILEGED_NO_CORS_REQUEST_HEADER_NAMES)
 }
@@ -275,6 +312,13 @@ pub fn is_cors_safelisted_response_header_name<T: AsRef<[u8]>>(name: &[u8], list
 
 /// Whether `name` is a [no-CORS-safelisted request-header name](https://fetch.spec.whatwg.org/#no-cors-safelisted-request-header-name):
 /// `Accept`, `Accept-Language`, `Content-Language` or `Content-Type`.
+///
+/// ```
+/// use whatwg_fetch::headers::is_no_cors_safelisted_request_header_name;
+///
+/// assert!(is_no_cors_safelisted_request_header_name(b"Content-Language"));
+/// assert!(!is_no_cors_safelisted_request_header_name(b"x-trace"));
+/// ```
 pub fn is_no_cors_safelisted_request_header_name(name: &[u8]) -> bool {
     matches_one_of(
         name,
@@ -289,6 +333,14 @@ pub fn is_no_cors_safelisted_request_header_name(name: &[u8]) -> bool {
 
 /// Whether (`name`, `value`) is a
 /// [no-CORS-safelisted request-header](https://fetch.spec.whatwg.org/#no-cors-safelisted-request-header).
+///
+/// ```
+/// use whatwg_fetch::headers::is_no_cors_safelisted_request_header;
+///
+/// assert!(is_no_cors_safelisted_request_header(b"content-type", b"text/plain"));
+/// // Safelisted by name, but not with this value.
+/// assert!(!is_no_cors_safelisted_request_header(b"content-type", b"application/json"));
+/// ```
 pub fn is_no_cors_safelisted_request_header(name: &[u8], value: &[u8]) -> bool {
     // Step 1. If name is not a no-CORS-safelisted request-header name, then return false.
     if !is_no_cors_safelisted_request_header_name(name) {
@@ -375,12 +427,27 @@ pub fn is_forbidden_request_header(name: &[u8], value: &[u8]) -> bool {
 
 /// Whether `name` is a [forbidden response-header name](https://fetch.spec.whatwg.org/#forbidden-response-header-name):
 /// `Set-Cookie` or `Set-Cookie2`.
+///
+/// ```
+/// use whatwg_fetch::headers::is_forbidden_response_header_name;
+///
+/// assert!(is_forbidden_response_header_name(b"Set-Cookie"));
+/// assert!(!is_forbidden_response_header_name(b"content-type"));
+/// ```
 pub fn is_forbidden_response_header_name(name: &[u8]) -> bool {
     matches_one_of(name, &[b"Set-Cookie", b"Set-Cookie2"])
 }
 
 /// Whether `name` is a [request-body-header name](https://fetch.spec.whatwg.org/#request-body-header-name):
 /// `Content-Encoding`, `Content-Language`, `Content-Location` or `Content-Type`.
+///
+/// ```
+/// use whatwg_fetch::headers::is_request_body_header_name;
+///
+/// // Dropped when a redirect turns a POST into a GET.
+/// assert!(is_request_body_header_name(b"Content-Type"));
+/// assert!(!is_request_body_header_name(b"accept"));
+/// ```
 pub fn is_request_body_header_name(name: &[u8]) -> bool {
     matches_one_of(
         name,

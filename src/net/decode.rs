@@ -325,6 +325,14 @@ impl Default for ContentCodings {
 impl ContentCoding {
     /// Whether this build decodes the coding: each is a Cargo feature (`gzip`,
     /// `deflate`, `brotli`, `zstd`, all on by default); `identity` always is.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::ContentCoding;
+    ///
+    /// // Each coding is a Cargo feature of its own; `identity` needs none.
+    /// assert_eq!(ContentCoding::Brotli.is_available(), cfg!(feature = "brotli"));
+    /// assert!(ContentCoding::Identity.is_available());
+    /// ```
     pub const fn is_available(self) -> bool {
         match self {
             ContentCoding::Gzip => cfg!(feature = "gzip"),
@@ -542,6 +550,19 @@ fn decode_chain(body: ResponseBody, chain: &Chain) -> ResponseBody {
 /// [`MAX_CONTENT_CODINGS`] codings besides `identity` (and no unknown one, which would
 /// leave the body as it is). The headers are read once and nothing is allocated for the
 /// codings, however many there are.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use http_body_util::BodyExt;
+/// use whatwg_fetch::net::{ResponseBody, decode_response};
+///
+/// // A response of a transport that does not decode (`SendOptions::new()`), decoded after.
+/// let plain = http::Response::builder().body(ResponseBody::full("as sent"))?;
+/// let decoded = decode_response(plain)?;
+/// assert_eq!(&decoded.into_body().collect().await?.to_bytes()[..], b"as sent");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 pub fn decode_response(
     response: Response<ResponseBody>,
 ) -> Result<Response<ResponseBody>, NetworkError> {
@@ -553,6 +574,18 @@ pub fn decode_response(
 ///
 /// # Errors
 /// As [`decode_response`].
+///
+/// ```
+/// use whatwg_fetch::net::{ContentCodings, ResponseBody, decode_response_with};
+///
+/// // Decoding none: a gzip body comes as sent, its `Content-Encoding` saying so.
+/// let gzipped = http::Response::builder()
+///     .header("content-encoding", "gzip")
+///     .body(ResponseBody::full(&b"\x1f\x8b"[..]))?;
+/// let response = decode_response_with(gzipped, ContentCodings::none())?;
+/// assert_eq!(response.headers()["content-encoding"], "gzip");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn decode_response_with(
     response: Response<ResponseBody>,
     codings: ContentCodings,

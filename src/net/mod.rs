@@ -536,6 +536,15 @@ impl SendOptions {
 /// The status text of a response as received: HTTP/1's reason phrase (the transport keeps
 /// a non-canonical one in the response's extensions as a `hyper::ext::ReasonPhrase`, as
 /// hyper does, and drops a canonical one, which is restored here), and the empty string for HTTP/2, which has none.
+///
+/// ```
+/// use whatwg_fetch::net::status_text;
+///
+/// let response = http::Response::builder().status(404).body(())?;
+/// // No reason phrase kept apart: the canonical one.
+/// assert_eq!(status_text(&response), "Not Found");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn status_text<B>(response: &http::Response<B>) -> std::borrow::Cow<'static, str> {
     if response.version() >= http::Version::HTTP_2 {
         return std::borrow::Cow::Borrowed("");

@@ -1107,6 +1107,26 @@ impl PoolStats {
     /// `"http://127.0.0.1:8080"`; the port only when the URL had one), if the pool has
     /// something of it. Through a proxy an origin may be listed once per proxy, and once
     /// per request's own [`Route`]: the first is returned.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// # });
+    /// let client = whatwg_fetch::Client::new();
+    /// client.get(&format!("http://{addr}/")).send().await?.text().await?;
+    /// let stats = client.pool_stats().expect("the built-in transport");
+    /// assert_eq!(stats.origin(&format!("http://{addr}")).map(|origin| origin.open), Some(1));
+    /// assert!(stats.origin("http://elsewhere.example").is_none());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn origin(&self, origin: &str) -> Option<&OriginStats> {
         self.origins
             .iter()

@@ -767,11 +767,61 @@ impl ProxyRefused {
     }
 
     /// The status the proxy answered `CONNECT` with.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     // A proxy that refuses every CONNECT.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n").await;
+    /// # });
+    /// use whatwg_fetch::net::{Proxy, ProxyRefused};
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let client = Client::builder().proxy(Proxy::https(&format!("http://{addr}"))?).build()?;
+    /// let error = client.get("https://example.com/").send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let refused = cause.downcast_ref::<ProxyRefused>().expect("the proxy's refusal");
+    /// assert_eq!(refused.status(), whatwg_fetch::StatusCode::FORBIDDEN);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn status(&self) -> StatusCode {
         self.status
     }
 
     /// The proxy's URL, without credentials (as [`Proxy::url`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     // A proxy that refuses every CONNECT.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n").await;
+    /// # });
+    /// use whatwg_fetch::net::{Proxy, ProxyRefused};
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let client = Client::builder().proxy(Proxy::https(&format!("http://{addr}"))?).build()?;
+    /// let error = client.get("https://example.com/").send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let refused = cause.downcast_ref::<ProxyRefused>().expect("the proxy's refusal");
+    /// assert_eq!(refused.proxy(), format!("http://{addr}"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn proxy(&self) -> &str {
         &self.proxy
     }

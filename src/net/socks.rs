@@ -309,11 +309,62 @@ pub enum SocksRefusal {
 
 impl SocksRefused {
     /// Why the proxy refused.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     // A SOCKS5 proxy that takes no method the client offers.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 64]).await;
+    /// #     let _ = stream.write_all(&[5, 0xFF]).await;
+    /// # });
+    /// use whatwg_fetch::net::{Proxy, SocksRefusal, SocksRefused};
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let client = Client::builder().proxy(Proxy::all(&format!("socks5h://{addr}"))?).build()?;
+    /// let error = client.get("http://example.com/").send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let refused = cause.downcast_ref::<SocksRefused>().expect("the proxy's refusal");
+    /// assert_eq!(refused.reason(), SocksRefusal::NoAcceptableMethod);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn reason(&self) -> SocksRefusal {
         self.reason
     }
 
     /// The proxy's URL, without credentials (as [`Proxy::url`]).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # tokio::spawn(async move {
+    /// #     // A SOCKS5 proxy that takes no method the client offers.
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 64]).await;
+    /// #     let _ = stream.write_all(&[5, 0xFF]).await;
+    /// # });
+    /// use whatwg_fetch::net::{Proxy, SocksRefusal, SocksRefused};
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// let client = Client::builder().proxy(Proxy::all(&format!("socks5h://{addr}"))?).build()?;
+    /// let error = client.get("http://example.com/").send().await.unwrap_err();
+    /// let Some(NetworkError::Connect(cause)) = error.network_error() else {
+    ///     panic!("not a connect error: {error:?}");
+    /// };
+    /// let refused = cause.downcast_ref::<SocksRefused>().expect("the proxy's refusal");
+    /// assert_eq!(refused.proxy(), format!("socks5h://{addr}"));
+    /// # let _ = SocksRefusal::AuthenticationFailed;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn proxy(&self) -> &str {
         &self.proxy
     }

@@ -111,6 +111,19 @@ impl Identity {
     /// #8, PKCS #1 or SEC1), in any order: the certificate and key files of curl's
     /// `--cert` and `--key` put together.
     ///
+    /// ```
+    /// use whatwg_fetch::{Client, Identity};
+    ///
+    /// # let made = rcgen::generate_simple_self_signed(vec!["client.internal".to_owned()]).unwrap();
+    /// # let pem = format!("{}{}", made.cert.pem(), made.signing_key.serialize_pem());
+    /// // `pem`: the certificate chain and the key, as `std::fs::read("client.pem")?` reads them.
+    /// let identity = Identity::from_pem(pem.as_bytes())?;
+    /// let client = Client::builder().identity(identity).build()?;
+    /// // A certificate without its key is refused.
+    /// assert!(Identity::from_pem(made.cert.pem().as_bytes()).is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// A [`ErrorKind::TypeError`](crate::ErrorKind::TypeError) with a

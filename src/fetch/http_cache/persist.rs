@@ -230,6 +230,18 @@ pub struct MemoryCacheStore {
 
 impl MemoryCacheStore {
     /// An empty store for a cache of at most `max_bytes` bytes of responses.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::cache::MemoryCacheStore;
+    ///
+    /// // One cache of at most 32 MiB, shared by two clients.
+    /// let store = Arc::new(MemoryCacheStore::new(32 << 20));
+    /// let one = Client::builder().http_cache_store(store.clone()).build()?;
+    /// let two = Client::builder().http_cache_store(store).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn new(max_bytes: usize) -> MemoryCacheStore {
         MemoryCacheStore {
             records: Mutex::default(),

@@ -272,6 +272,31 @@ impl DnsError {
     }
 
     /// The host name that was looked up.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::{DnsError, Resolve, ResolveFuture};
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// /// A resolver that knows no name.
+    /// struct Nothing;
+    /// impl Resolve for Nothing {
+    ///     fn resolve(&self, name: &str) -> ResolveFuture {
+    ///         let name = name.to_owned();
+    ///         Box::pin(async move { Err(format!("{name} is not known here").into()) })
+    ///     }
+    /// }
+    ///
+    /// let client = Client::builder().resolver(Arc::new(Nothing)).build()?;
+    /// let error = client.get("http://api.internal/").send().await.unwrap_err();
+    /// let Some(NetworkError::Dns(cause)) = error.network_error() else {
+    ///     panic!("not a DNS error: {error:?}");
+    /// };
+    /// assert_eq!(cause.downcast_ref::<DnsError>().map(DnsError::host), Some("api.internal"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn host(&self) -> &str {
         &self.host
     }
