@@ -44,6 +44,17 @@
 //! [`AbortSignal::timeout`], until it is aborted, so that
 //! `AbortSignal::any([&AbortSignal::timeout_ms(ms)])` is aborted when the time is up even though
 //! nothing else holds the timeout signal.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use whatwg_fetch::{AbortController, Client};
+//!
+//! let controller = AbortController::new();
+//! let request = Client::new().get("data:,x").signal(controller.signal());
+//! controller.abort(None);
+//! assert!(request.send().await.unwrap_err().is_abort());
+//! # });
+//! ```
 
 use std::any::Any;
 use std::cmp::Ordering as CmpOrdering;

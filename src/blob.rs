@@ -25,6 +25,14 @@
 //! [`Blob::text`] return at once. A blob with bytes on disk cannot be read that way:
 //! [`Blob::is_in_memory`] says which it is, and [`Blob::read_bytes`] and [`Blob::read_text`]
 //! read either kind. A stream over a blob is a [`Body`](crate::body) concern.
+//!
+//! ```
+//! use whatwg_fetch::{Blob, BlobPropertyBag};
+//!
+//! let blob = Blob::new(["hello, ", "world"], BlobPropertyBag { r#type: Some("text/plain".into()), ..Default::default() });
+//! assert_eq!((blob.size(), blob.r#type()), (12, "text/plain"));
+//! assert_eq!(blob.slice(Some(7), None, None).text(), "world");
+//! ```
 
 mod storage;
 

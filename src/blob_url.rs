@@ -1,6 +1,18 @@
 //! The [blob URL store](https://w3c.github.io/FileAPI/#BlobURLStore) of the File API:
 //! `blob:` URLs that name a [`Blob`], created and revoked by the [`Environment`] that owns
 //! the store, and resolved by fetching a `blob:` URL.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use whatwg_fetch::{Blob, Client};
+//!
+//! let client = Client::new();
+//! let environment = client.environment();
+//! let url = environment.blob_url_store().create_object_url(environment, Blob::from_bytes(&b"from memory"[..], "text/plain"));
+//! assert_eq!(client.get(url.as_str()).send().await?.text().await?, "from memory");
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! # }).unwrap();
+//! ```
 
 use std::collections::HashMap;
 use std::fmt;

@@ -13,6 +13,19 @@
 //! and [`ClientBuilder::max_buffered_body_size`](crate::ClientBuilder::max_buffered_body_size));
 //! they are counted here, a comparison per chunk, so that they hold however the body is
 //! read. Other bodies carry none.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use whatwg_fetch::{Request, RequestInit};
+//!
+//! let init = RequestInit { method: Some("POST".into()), body: Some("payload".into()), ..RequestInit::default() };
+//! let mut request = Request::new("https://api.example/", init)?;
+//! // A body is read once.
+//! assert_eq!(request.text().await?, "payload");
+//! assert!(request.body_used() && request.text().await.is_err());
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! # }).unwrap();
+//! ```
 
 use std::collections::VecDeque;
 use std::fmt;

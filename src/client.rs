@@ -1,5 +1,16 @@
 //! [`Client`]: where `fetch()` runs — an environment, a network, and options — and the
 //! [`fetch()` method](https://fetch.spec.whatwg.org/#fetch-method) itself.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use std::time::Duration;
+//! use whatwg_fetch::Client;
+//!
+//! let client = Client::builder().timeout(Duration::from_secs(30)).build()?;
+//! assert_eq!(client.get("data:,hi").send().await?.text().await?, "hi");
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! # }).unwrap();
+//! ```
 
 use std::fmt;
 use std::future::Future;

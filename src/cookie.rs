@@ -69,6 +69,16 @@
 //! - from RFC 6265bis, only the rejection of control characters in a name or value (so a
 //!   stored cookie always makes a valid `Cookie` header), the `SameSite` attribute, the
 //!   size limits and the eviction order above.
+//!
+//! ```
+//! use url::Url;
+//! use whatwg_fetch::cookie::CookieStore;
+//!
+//! let store = CookieStore::default();
+//! store.set_cookie_from_header(&Url::parse("https://shop.example/")?, b"cart=7; Path=/");
+//! assert_eq!(store.cookie_header_for(&Url::parse("https://shop.example/checkout")?).as_deref(), Some(&b"cart=7"[..]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::collections::HashMap;
 use std::fmt;

@@ -5,6 +5,17 @@
 //!
 //! The Fetch Standard replaces the processing requirements of RFC 2397 with these, to match
 //! deployed content.
+//!
+//! ```
+//! use whatwg_fetch::Url;
+//! use whatwg_fetch::data_url::{data_url_processor, forgiving_base64_decode};
+//!
+//! let url = Url::parse("data:text/plain;base64,aGVsbG8=")?;
+//! let data = data_url_processor(&url).ok_or("not a data: URL")?;
+//! assert_eq!((data.mime_type.essence(), data.body.as_slice()), ("text/plain".to_owned(), &b"hello"[..]));
+//! assert_eq!(forgiving_base64_decode(" aGV sbG8 "), Some(b"hello".to_vec()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::borrow::Cow;
 

@@ -12,6 +12,16 @@
 //!   `Sec-Fetch-Mode`, `Sec-Fetch-Site` to potentially trustworthy URLs), mixed content
 //!   blocking (from a secure origin) and response tainting apply; the client's defaults
 //!   turn on cookies, the HTTP cache and HSTS.
+//!
+//! ```
+//! use whatwg_fetch::{Client, Environment, Url};
+//!
+//! // A client that makes requests as a page at this URL would.
+//! let page = Url::parse("https://app.example/inbox")?;
+//! let client = Client::builder().environment(Environment::browser(page)).build()?;
+//! assert!(client.environment().is_browser_like());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::cell::RefCell;
 

@@ -5,6 +5,17 @@
 //! invalid header name, a `RangeError` for a status of 600, an `AbortError` when a signal
 //! fires — so code written against the spec's prose can match on it. The network cause,
 //! if any, is on [`std::error::Error::source`] and on [`Error::network_error`].
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use whatwg_fetch::{Client, ErrorKind};
+//!
+//! let error = Client::new().get("data:,x").header("bad name", "v").send().await.unwrap_err();
+//! assert_eq!(error.kind(), ErrorKind::TypeError);
+//! // Not a network error: the request was never made.
+//! assert!(error.network_error().is_none());
+//! # });
+//! ```
 
 use std::any::Any;
 use std::borrow::Cow;

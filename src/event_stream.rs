@@ -7,6 +7,16 @@
 //! [`EventSource`](crate::event_source::EventSource) runs this parser on its connection
 //! and reconnects; this module knows no network. Every length a server controls is held
 //! to an [`EventStreamLimits`]: the parser keeps at most one line and one event's data.
+//!
+//! ```
+//! use whatwg_fetch::event_stream::EventStreamParser;
+//!
+//! let mut parser = EventStreamParser::new();
+//! parser.feed(b"event: price\ndata: 42\n\n")?;
+//! let event = parser.next_event().expect("one event");
+//! assert_eq!((event.r#type(), event.data()), ("price", "42"));
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
 // The summary line's links name their targets: rustdoc's module lists show it without
 // resolving the names the module imports.
 #![allow(rustdoc::redundant_explicit_links)]

@@ -30,6 +30,21 @@
 //! The body's `Content-Length` is known when every part's length is (a file's size, a
 //! reader's given length); without it the body goes `Transfer-Encoding: chunked` over
 //! HTTP/1.1.
+//!
+//! ```
+//! use whatwg_fetch::{FormData, Request, RequestInit};
+//!
+//! let mut form = FormData::new();
+//! form.append("title", "Q3");
+//! let request = Request::new("https://api.example/upload", RequestInit {
+//!     method: Some("POST".into()),
+//!     body: Some(form.into()),
+//!     ..RequestInit::default()
+//! })?;
+//! let content_type = request.headers().get("content-type")?.unwrap_or_default();
+//! assert!(content_type.starts_with("multipart/form-data; boundary="));
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
 
 use std::borrow::Cow;
 use std::collections::VecDeque;

@@ -24,6 +24,16 @@
 //! its environment. It defaults to `true`, the spec's behaviour. The other guards behave the
 //! same in every environment: `response` always drops `Set-Cookie`/`Set-Cookie2`, and
 //! `request-no-cors` always keeps only no-CORS-safelisted headers.
+//!
+//! ```
+//! use whatwg_fetch::Headers;
+//!
+//! let mut headers = Headers::new();
+//! headers.append("Accept", "text/html")?;
+//! headers.append("accept", "*/*")?;
+//! assert_eq!(headers.get("ACCEPT")?.as_deref(), Some("text/html, */*"));
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
 
 use bytes::Bytes;
 

@@ -10,6 +10,14 @@
 //!
 //! Positions into a string are byte offsets that always sit on a `char` boundary; every
 //! delimiter the parser advances past by 1 is ASCII, one byte.
+//!
+//! ```
+//! use whatwg_fetch::MimeType;
+//!
+//! let mime = MimeType::parse("Text/HTML; Charset=\"utf-8\"").ok_or("not a MIME type")?;
+//! assert_eq!((mime.essence(), mime.parameter("charset")), ("text/html".to_owned(), Some("utf-8")));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::collections::HashSet;
 use std::fmt;

@@ -4,6 +4,14 @@
 //! [`Request::new`] runs the constructor algorithm of `new Request(input, init)` step by
 //! step, so it accepts and rejects exactly what a browser does; [`RequestInit`] is the IDL
 //! dictionary, every member an `Option` because an absent member differs from a default.
+//!
+//! ```
+//! use whatwg_fetch::{Request, RequestInit, RequestMode};
+//!
+//! let request = Request::new("https://api.example/items", RequestInit::default())?;
+//! assert_eq!((request.method(), request.mode()), ("GET", RequestMode::Cors));
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
 
 use std::borrow::Cow;
 use std::fmt;

@@ -1,6 +1,18 @@
 //! Responses: the [response](https://fetch.spec.whatwg.org/#concept-response) concept, its
 //! [filtered responses](https://fetch.spec.whatwg.org/#concept-filtered-response), and the
 //! [`Response` class](https://fetch.spec.whatwg.org/#response-class) (Fetch § 5.5).
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use whatwg_fetch::{Response, ResponseInit};
+//!
+//! let mut response = Response::new(Some(r#"{"ok": true}"#.into()), ResponseInit::default())?;
+//! assert!(response.ok());
+//! let value: serde_json::Value = response.json().await?;
+//! assert_eq!(value["ok"], true);
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! # }).unwrap();
+//! ```
 
 use std::borrow::Cow;
 use std::fmt;

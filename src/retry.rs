@@ -65,6 +65,14 @@
 //! connection turns out closed before the request was processed (see [`crate::net`]).
 //! That happens inside one attempt, is not counted here, and happens with or without a
 //! policy.
+//!
+//! ```
+//! use whatwg_fetch::{Client, RetryPolicy};
+//!
+//! // Idempotent requests tried up to three times on a connection error, a 429 or a 503.
+//! let client = Client::builder().retry(RetryPolicy::new()).build()?;
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! ```
 
 use std::borrow::Cow;
 use std::fmt;

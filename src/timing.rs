@@ -12,6 +12,24 @@
 //! Not in the spec: times are [`Instant`]s, not `DOMHighResTimeStamp`s, and are not
 //! coarsened (there is no cross-origin isolation to protect here); the spec's 0 ("did not
 //! happen") is `None`.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! # let url = format!("http://{}/", listener.local_addr().unwrap());
+//! # tokio::spawn(async move {
+//! #     let (mut stream, _) = listener.accept().await.unwrap();
+//! #     let _ = stream.read(&mut [0; 4096]).await;
+//! #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\nx").await;
+//! # });
+//! let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+//! response.text().await?;
+//! let timing = response.timing().expect("a fetched response");
+//! assert_eq!(timing.decoded_body_size(), 1);
+//! # Ok::<(), whatwg_fetch::Error>(())
+//! # }).unwrap();
+//! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};

@@ -6,6 +6,23 @@
 //!
 //! What follows a `101` is not HTTP: the connection leaves the pool with the response
 //! and belongs to whoever takes it, bytes the server sent right after the head included.
+//!
+//! ```
+//! # async fn run() -> Result<(), whatwg_fetch::Error> {
+//! use tokio::io::{AsyncReadExt, AsyncWriteExt};
+//!
+//! // A server that switches to its own protocol after `101 Switching Protocols`.
+//! let response = whatwg_fetch::Client::new()
+//!     .get("http://127.0.0.1:8080/chat")
+//!     .header("connection", "upgrade")
+//!     .header("upgrade", "chat/1")
+//!     .send()
+//!     .await?;
+//! let mut connection = response.upgrade().await?;
+//! connection.write_all(b"hello").await.map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::fmt;
 use std::io;

@@ -196,6 +196,29 @@
 //! ([`rustls_config`](HyperTransportBuilder::rustls_config)). A failed handshake is a
 //! [`NetworkError::Tls`] whose source, a [`TlsHandshakeError`], names the host and the
 //! reason: `TLS handshake with localhost failed: invalid peer certificate: UnknownIssuer`.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! # let addr = listener.local_addr().unwrap();
+//! # tokio::spawn(async move {
+//! #     let (mut stream, _) = listener.accept().await.unwrap();
+//! #     let _ = stream.read(&mut [0; 4096]).await;
+//! #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+//! # });
+//! use http_body_util::BodyExt;
+//! use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+//!
+//! // The layer below the fetch algorithm: an `http::Request` out, an `http::Response` in.
+//! let transport = HyperTransport::new()?;
+//! let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+//! let response = transport.send(request, SendOptions::new()).await?;
+//! assert_eq!(response.status(), 200);
+//! assert_eq!(&response.into_body().collect().await?.to_bytes()[..], b"ok");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
 
 #[cfg(feature = "http3")]
 mod alt_svc;
