@@ -30,6 +30,17 @@ use crate::mime::MimeType;
 
 /// A [`data:` URL struct](https://fetch.spec.whatwg.org/#data-url-struct): what the
 /// [`data:` URL processor](data_url_processor) makes of a `data:` URL.
+///
+/// ```
+/// use whatwg_fetch::Url;
+/// use whatwg_fetch::data_url::data_url_processor;
+///
+/// let data = data_url_processor(&Url::parse("data:,a%20b")?).ok_or("not a data: URL")?;
+/// // No type given: `text/plain;charset=US-ASCII`.
+/// assert_eq!(data.mime_type.to_string(), "text/plain;charset=US-ASCII");
+/// assert_eq!(data.body, b"a b");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataUrl {
     /// <https://fetch.spec.whatwg.org/#data-url-struct-mime-type>: the MIME type written

@@ -111,6 +111,14 @@ use crate::error::{Error, NetworkError};
 use crate::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
 
 /// The default of [`MockTransport::max_body_size`]: 16 MiB.
+///
+/// ```
+/// use whatwg_fetch::mock::{DEFAULT_MAX_BODY_SIZE, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// // Uploads of up to 64 MiB seen whole by the interceptors.
+/// mock.max_body_size(DEFAULT_MAX_BODY_SIZE * 4);
+/// ```
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 16 << 20;
 
 /// How many of the nearest interceptors an unmatched request's error names.

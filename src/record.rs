@@ -191,13 +191,43 @@ use crate::infra::{forgiving_base64_decode, forgiving_base64_encode};
 use crate::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
 
 /// The default of [`RecordingTransport::max_body_size`] and
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::net::HyperTransport;
+/// use whatwg_fetch::record::{DEFAULT_MAX_BODY_SIZE, RecordingTransport};
+///
+/// // Recordings of a service with large bodies: four times the default.
+/// let recorder = RecordingTransport::new(Arc::new(HyperTransport::new()?));
+/// recorder.max_body_size(DEFAULT_MAX_BODY_SIZE * 4);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
+///
 /// [`ReplayTransport::max_body_size`]: 16 MiB.
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 16 << 20;
 
 /// The version of the file format this build writes and reads: the file's `version`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::net::HyperTransport;
+/// use whatwg_fetch::record::{FORMAT_VERSION, RecordingTransport};
+///
+/// let recorder = RecordingTransport::new(Arc::new(HyperTransport::new()?));
+/// let file: serde_json::Value = serde_json::from_str(&recorder.to_json()).map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?;
+/// assert_eq!(file["version"], FORMAT_VERSION);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const FORMAT_VERSION: u64 = 1;
 
 /// What a secret header's value becomes in a recording.
+///
+/// ```
+/// use whatwg_fetch::record::REDACTED;
+///
+/// // What an `Authorization` or a `Cookie` reads in a recording, never the secret.
+/// assert_eq!(REDACTED, "[redacted]");
+/// ```
 pub const REDACTED: &str = "[redacted]";
 
 /// The headers redacted by default, in requests and responses alike.

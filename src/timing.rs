@@ -304,6 +304,25 @@ fn time_base() -> Instant {
 /// When the response fails the timing allow check (a cross-origin response without
 /// `Timing-Allow-Origin`, in a browser-like environment), only `start_time` and
 /// `fetch_start` are given, as Resource Timing does.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// # let url = format!("http://{}/", listener.local_addr().unwrap());
+/// # tokio::spawn(async move {
+/// #     let (mut stream, _) = listener.accept().await.unwrap();
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+/// # });
+/// let mut response = whatwg_fetch::Client::new().get(&url).send().await?;
+/// response.text().await?;
+/// let timing = response.timing().expect("fetched");
+/// assert!(timing.response_end().is_some());
+/// assert_eq!(timing.encoded_body_size(), 2);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ResourceTiming {

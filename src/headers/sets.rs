@@ -266,6 +266,12 @@ pub fn is_cors_non_wildcard_request_header_name(name: &[u8]) -> bool {
 }
 
 /// The [privileged no-CORS request-header names](https://fetch.spec.whatwg.org/#privileged-no-cors-request-header-name).
+///
+/// ```
+/// use whatwg_fetch::headers::{PRIVILEGED_NO_CORS_REQUEST_HEADER_NAMES, is_privileged_no_cors_request_header_name};
+///
+/// assert!(PRIVILEGED_NO_CORS_REQUEST_HEADER_NAMES.iter().all(|name| is_privileged_no_cors_request_header_name(name)));
+/// ```
 pub const PRIVILEGED_NO_CORS_REQUEST_HEADER_NAMES: &[&[u8]] = &[b"Range"];
 
 /// Whether `name` is a [privileged no-CORS request-header name](https://fetch.spec.whatwg.org/#privileged-no-cors-request-header-name):

@@ -27,6 +27,20 @@ use super::transport::{HyperTransport, Inner};
 use crate::error::{Error, NetworkError};
 
 /// Configures a [`HyperTransport`]. Each option documents its default.
+///
+/// ```
+/// use std::time::Duration;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::net::HyperTransport;
+///
+/// let transport = HyperTransport::builder()
+///     .connect_timeout(Some(Duration::from_secs(5)))
+///     .read_timeout(Some(Duration::from_secs(30)))
+///     .max_idle_per_origin(16)
+///     .build()?;
+/// let client = Client::builder().transport(std::sync::Arc::new(transport)).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct HyperTransportBuilder {
     max_connections_per_origin: usize,

@@ -119,6 +119,22 @@ use crate::error::NetworkError;
 /// codings before any decoder is made. `identity` is not counted: it is no coding and is
 /// skipped, so it costs nothing to undo. A list with a coding this crate does not know
 /// leaves the body as sent, however long the list.
+///
+/// ```
+/// use whatwg_fetch::NetworkError;
+/// use whatwg_fetch::net::{MAX_CONTENT_CODINGS, ResponseBody, decode_response};
+///
+/// // One more `gzip` than the most a response may name.
+/// let codings = vec!["gzip"; MAX_CONTENT_CODINGS + 1].join(", ");
+/// let response = http::Response::builder()
+///     .header("content-encoding", codings)
+///     .body(ResponseBody::empty())
+///     .map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?;
+/// if cfg!(feature = "gzip") {
+///     assert!(matches!(decode_response(response), Err(NetworkError::TooManyContentCodings { .. })));
+/// }
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub const MAX_CONTENT_CODINGS: usize = 5;
 
 /// A content coding this crate can undo.

@@ -78,6 +78,13 @@ const MIN_GAP_BETWEEN_ATTEMPTS: Duration = Duration::from_millis(10);
 /// the answer each keeps its first 16, and a family with fewer leaves the rest of the 32
 /// to the other. With a [local address](super::HyperTransportBuilder::local_address), the
 /// 32 are of its family, and at most 32 of the other are reported as skipped.
+///
+/// ```
+/// use whatwg_fetch::net::MAX_CONNECT_ADDRESSES;
+///
+/// // However many addresses a name has, a connection tries at most these.
+/// assert!(MAX_CONNECT_ADDRESSES >= 2);
+/// ```
 pub const MAX_CONNECT_ADDRESSES: usize = 32;
 
 /// A Connection Attempt Delay within RFC 8305's bounds (§5, §8): 100 ms to 2 s.

@@ -61,6 +61,23 @@ impl Default for ProtocolOptions {
 /// source of a [`NetworkError::Protocol`](crate::error::NetworkError::Protocol); the error
 /// of the connection that read it is its own source. The same response fails the same way
 /// again.
+///
+/// ```
+/// use whatwg_fetch::net::HeadRefused;
+///
+/// // Found in a fetch error's causes: see `version` and `limit`.
+/// fn head_refused<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a HeadRefused> {
+///     let mut cause = Some(error);
+///     while let Some(now) = cause {
+///         if let Some(refused) = now.downcast_ref::<HeadRefused>() {
+///             return Some(refused);
+///         }
+///         cause = now.source();
+///     }
+///     None
+/// }
+/// # let _ = head_refused;
+/// ```
 #[derive(Debug)]
 pub struct HeadRefused {
     pub(crate) message: String,

@@ -291,6 +291,14 @@ pub struct SocksRefused {
 }
 
 /// Why a SOCKS5 proxy refused: see [`SocksRefused`].
+///
+/// ```
+/// use whatwg_fetch::net::SocksRefusal;
+///
+/// // Reply code 2 of RFC 1928: "connection not allowed by ruleset".
+/// let refusal = SocksRefusal::Reply(2);
+/// assert_ne!(refusal, SocksRefusal::AuthenticationFailed);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SocksRefusal {

@@ -29,6 +29,18 @@ mod hickory;
 pub use hickory::{HickoryError, HickoryResolver};
 
 /// The future a [`Resolve`] returns: the addresses of a name, or why there are none.
+///
+/// ```
+/// use whatwg_fetch::net::{Resolve, ResolveFuture};
+///
+/// /// Every name on this machine.
+/// struct Loopback;
+/// impl Resolve for Loopback {
+///     fn resolve(&self, _: &str) -> ResolveFuture {
+///         Box::pin(async { Ok(vec![([127, 0, 0, 1], 0).into()]) })
+///     }
+/// }
+/// ```
 pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Vec<SocketAddr>, BoxError>> + Send>>;
 
 /// The future [`Resolve::resolve_https`] returns: an origin's service bindings, or why
@@ -224,6 +236,13 @@ pub trait Resolve: Send + Sync + 'static {
 /// ([`Resolve::resolve_https`]) before it goes on without them: one second. A name
 /// server that drops questions of a type it does not know holds up no more than the
 /// first request to an origin for that long, once in five minutes.
+///
+/// ```
+/// use whatwg_fetch::net::HTTPS_RECORD_WAIT;
+///
+/// // The longest a first request to an origin waits for its HTTPS records.
+/// assert!(HTTPS_RECORD_WAIT.as_secs() <= 1);
+/// ```
 pub const HTTPS_RECORD_WAIT: Duration = Duration::from_secs(1);
 
 /// The system resolver (`getaddrinfo` on a blocking thread, through
@@ -255,8 +274,31 @@ impl Resolve for SystemResolver {
 
 /// Why a host name has no addresses: the source of
 /// [`NetworkError::Dns`](crate::NetworkError::Dns). Its `Display` names the host
-/// (`DNS lookup of example.invalid failed: …`); the resolver's own error is its
+/// (`DNS lookup of example.invalid failed`); the resolver's own error is its
 /// [`source`](std::error::Error::source).
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::net::{DnsError, Resolve, ResolveFuture};
+/// use whatwg_fetch::{Client, NetworkError};
+///
+/// struct Nothing;
+/// impl Resolve for Nothing {
+///     fn resolve(&self, _: &str) -> ResolveFuture {
+///         Box::pin(async { Err("no such name".into()) })
+///     }
+/// }
+/// let client = Client::builder().resolver(Arc::new(Nothing)).build()?;
+/// let error = client.get("http://api.internal/").send().await.unwrap_err();
+/// let Some(NetworkError::Dns(cause)) = error.network_error() else { panic!("{error:?}") };
+/// let dns = cause.downcast_ref::<DnsError>().expect("named");
+/// assert_eq!(dns.to_string(), "DNS lookup of api.internal failed");
+/// // The resolver's own error is its source.
+/// assert_eq!(std::error::Error::source(dns).map(|e| e.to_string()).as_deref(), Some("no such name"));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct DnsError {
     host: Box<str>,
