@@ -450,6 +450,15 @@ macro_rules! idl_enum {
 
         impl $name {
             /// The IDL string for this value.
+            ///
+            #[doc = concat!(
+                "```\nuse whatwg_fetch::", stringify!($name), ";\n\n",
+                "// Each value and its IDL string, both ways, as JavaScript passes them.\n",
+                "for value in [", $( stringify!($name), "::", stringify!($variant), ", ", )+ "] {\n",
+                "    assert_eq!(value.as_str().parse::<", stringify!($name), ">()?, value);\n",
+                "}\n",
+                "# Ok::<(), whatwg_fetch::Error>(())\n```",
+            )]
             pub fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $value, )+

@@ -57,11 +57,38 @@ pub trait CookieProvider: fmt::Debug + Send + Sync {
     /// The `Cookie` header value to send with a request to `url`, or `None` for none: the
     /// [cookie-string](https://www.rfc-editor.org/rfc/rfc6265#section-5.4) of the cookies
     /// that match it.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::{CookieProvider, CookieStore};
+    ///
+    /// // The in-memory store is a provider too.
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://a.example/")?;
+    /// CookieProvider::set_cookies_from_headers(&store, &url, &[b"id=1"]).await;
+    /// assert_eq!(CookieProvider::cookie_header_for(&store, &url).await.as_deref(), Some(&b"id=1"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     fn cookie_header_for<'a>(&'a self, url: &'a Url) -> CookieFuture<'a, Option<Vec<u8>>>;
 
     /// Stores the cookies of the `Set-Cookie` header values `headers`, received in the
     /// response to `url`, in order
     /// ([RFC 6265 §5.2–5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.2)).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use url::Url;
+    /// use whatwg_fetch::cookie::{CookieProvider, CookieStore};
+    ///
+    /// let store = CookieStore::default();
+    /// let url = Url::parse("https://a.example/")?;
+    /// CookieProvider::set_cookies_from_headers(&store, &url, &[b"a=1", b"b=2; Path=/"]).await;
+    /// assert_eq!(store.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     fn set_cookies_from_headers<'a>(
         &'a self,
         url: &'a Url,

@@ -329,6 +329,25 @@ pub type TransportFuture =
 pub trait Transport: Send + Sync + 'static {
     /// Sends `request` and resolves to the response head once it arrives.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::net::{ResponseBody, RequestBody, SendOptions, Transport, TransportFuture};
+    ///
+    /// /// Answers every request with its own path: a test double of a server.
+    /// struct Echo;
+    /// impl Transport for Echo {
+    ///     fn send(&self, request: http::Request<RequestBody>, _: SendOptions) -> TransportFuture {
+    ///         let path = request.uri().path().to_owned();
+    ///         Box::pin(async move { Ok(http::Response::new(ResponseBody::full(path))) })
+    ///     }
+    /// }
+    ///
+    /// let client = whatwg_fetch::Client::builder().transport(std::sync::Arc::new(Echo)).build()?;
+    /// assert_eq!(client.get("https://api.example/items").send().await?.text().await?, "/items");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     ///
     /// A [`NetworkError`] saying why no response came: [`Dns`](NetworkError::Dns),

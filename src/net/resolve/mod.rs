@@ -186,6 +186,23 @@ impl HttpsRecord {
 pub trait Resolve: Send + Sync + 'static {
     /// The addresses of `name`, a lowercase host name.
     ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::net::{Resolve, ResolveFuture};
+    ///
+    /// /// Every name on this machine.
+    /// struct Loopback;
+    /// impl Resolve for Loopback {
+    ///     fn resolve(&self, _: &str) -> ResolveFuture {
+    ///         Box::pin(async { Ok(vec![([127, 0, 0, 1], 0).into()]) })
+    ///     }
+    /// }
+    /// let addrs = Loopback.resolve("api.internal").await.map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?;
+    /// assert!(addrs[0].ip().is_loopback());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
     /// # Errors
     ///
     /// Any error; the request fails with
