@@ -182,6 +182,21 @@ pub struct RedisCacheStore {
 }
 
 /// Builds a [`RedisCacheStore`]: from [`RedisCacheStore::builder`].
+///
+/// ```
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use whatwg_fetch::cache::RedisCacheStore;
+///
+/// // Needs a Redis on 127.0.0.1:6379.
+/// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0")
+///     .connect_timeout(Duration::from_secs(1))
+///     .build()
+///     .await?;
+/// # let _ = store;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct RedisCacheStoreBuilder {
@@ -198,6 +213,18 @@ pub struct RedisCacheStoreBuilder {
 }
 
 /// What a [`RedisCacheStore`] has done since it was made: [`RedisCacheStore::stats`].
+///
+/// ```
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use whatwg_fetch::cache::RedisCacheStore;
+///
+/// // Needs a Redis on 127.0.0.1:6379: figures for a metrics exporter.
+/// let store = RedisCacheStore::builder("redis://127.0.0.1:6379/0").build().await?;
+/// let stats = store.stats();
+/// println!("hits {} misses {} errors {}", stats.hits, stats.misses, stats.errors);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RedisCacheStats {

@@ -327,6 +327,21 @@ struct Shared {
 }
 
 /// Builds a [`RedisCookieStore`]: from [`RedisCookieStore::builder`].
+///
+/// ```
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use whatwg_fetch::cookie::RedisCookieStore;
+///
+/// // Needs a Redis on 127.0.0.1:6379.
+/// let store = RedisCookieStore::builder("redis://127.0.0.1:6379/0")
+///     .connect_timeout(Duration::from_secs(1))
+///     .build()
+///     .await?;
+/// # let _ = store;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct RedisCookieStoreBuilder {
@@ -342,6 +357,18 @@ pub struct RedisCookieStoreBuilder {
 }
 
 /// What a [`RedisCookieStore`] has done since it was made: [`RedisCookieStore::stats`].
+///
+/// ```
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use whatwg_fetch::cookie::RedisCookieStore;
+///
+/// // Needs a Redis on 127.0.0.1:6379: figures for a metrics exporter.
+/// let store = RedisCookieStore::builder("redis://127.0.0.1:6379/0").build().await?;
+/// let stats = store.stats();
+/// println!("reads {} writes {} conflicts {}", stats.reads, stats.writes, stats.conflicts);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RedisCookieStats {

@@ -19,6 +19,30 @@ use crate::peer::Peer;
 /// [connection timing info](https://fetch.spec.whatwg.org/#connection-timing-info), as
 /// instants. `None` stands for the spec's 0: the step did not happen (no name to
 /// resolve through a Unix socket, no TLS on `http:`).
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// # let addr = listener.local_addr().unwrap();
+/// # tokio::spawn(async move {
+/// #     let (mut stream, _) = listener.accept().await.unwrap();
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// # });
+/// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+///
+/// let transport = HyperTransport::new()?;
+/// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+/// let mut body = transport.send(request, SendOptions::new()).await?.into_body();
+/// let info = body.connection_info().expect("a response of the transport");
+/// // A new connection to an address: no name to resolve, no TLS on `http:`.
+/// assert!(info.timing.connection_start.is_some() && info.timing.connection_end.is_some());
+/// assert!(info.timing.secure_connection_start.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ConnectionTiming {
@@ -42,6 +66,28 @@ pub struct ConnectionTiming {
 /// What [`HyperTransport`](super::HyperTransport) knows of the connection a response came
 /// over and of the request on it. Read it with
 /// [`ResponseBody::connection_info`](super::ResponseBody::connection_info).
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// # let addr = listener.local_addr().unwrap();
+/// # tokio::spawn(async move {
+/// #     let (mut stream, _) = listener.accept().await.unwrap();
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+/// #     let _ = stream.read(&mut [0; 4096]).await;
+/// # });
+/// use whatwg_fetch::net::{HyperTransport, RequestBody, SendOptions, Transport};
+///
+/// let transport = HyperTransport::new()?;
+/// let request = http::Request::get(format!("http://{addr}/")).body(RequestBody::empty())?;
+/// let mut body = transport.send(request, SendOptions::new()).await?.into_body();
+/// let info = body.connection_info().expect("a response of the transport");
+/// assert_eq!((info.remote_addr, info.alpn_negotiated_protocol), (Some(addr), "http/1.1"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct ConnectionInfo {

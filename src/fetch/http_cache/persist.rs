@@ -221,6 +221,17 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
 /// cache) as long as the store does, in this process only. A store given to several
 /// clients one after the other lets each start where the last one ended; clients using it
 /// at once each write their own changes and read the others' only when they start.
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::cache::MemoryCacheStore;
+///
+/// // A cache of 64 MiB in this process, shared by every client given it.
+/// let store = Arc::new(MemoryCacheStore::new(64 << 20));
+/// let client = Client::builder().http_cache_store(store).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct MemoryCacheStore {
     records: Mutex<HashMap<String, (u64, Vec<u8>)>>,
