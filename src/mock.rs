@@ -763,6 +763,24 @@ fn sorted_pairs(url: &Url) -> Vec<(String, String)> {
 /// An interceptor being built: what a request must look like. Register it with
 /// [`reply`](Intercept::reply), [`reply_with`](Intercept::reply_with) or
 /// [`reply_error`](Intercept::reply_error); made by [`MockTransport::intercept`].
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::mock::{MockResponse, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+/// // What the request must look like, then what it gets.
+/// mock.intercept("POST", "https://api.example/users")?
+///     .header("content-type", "application/json")
+///     .reply(MockResponse::new(201));
+/// let response = client.post("https://api.example/users").json(&serde_json::json!({"name": "Ada"})).send().await?;
+/// assert_eq!(response.status(), 201);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[must_use = "an interceptor is registered only by reply, reply_with or reply_error"]
 pub struct Intercept {
     shared: Arc<Shared>,
@@ -1473,6 +1491,22 @@ impl MockResponse {
 }
 
 /// One request the mock received.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::mock::{MockResponse, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+/// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+/// client.get("https://api.example/users/1").header("x-trace", "7f3a").send().await?;
+/// let calls = mock.calls();
+/// assert_eq!((calls[0].method().as_str(), calls[0].header("x-trace")), ("GET", Some("7f3a")));
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug)]
 pub struct MockCall {
     method: Method,
@@ -1644,6 +1678,25 @@ impl MockCall {
 }
 
 /// Who answered a [`MockCall`].
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::mock::{MockResponse, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+/// use whatwg_fetch::mock::CallOutcome;
+///
+/// mock.intercept("GET", "https://api.example/a")?.reply(MockResponse::new(200));
+/// client.get("https://api.example/a").send().await?;
+/// let _ = client.get("https://api.example/b").send().await;
+/// let outcomes: Vec<CallOutcome> = mock.calls().iter().map(|call| call.outcome()).collect();
+/// assert_eq!(outcomes, [CallOutcome::Matched(0), CallOutcome::Unmatched]);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CallOutcome {
@@ -1657,6 +1710,23 @@ pub enum CallOutcome {
 
 /// An interceptor not used up, from [`MockTransport::pending_interceptors`]; its `Display`
 /// describes it: `GET https://api.example/users/1 → 200 (used 0 of 1 times)`.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::mock::{MockResponse, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+/// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+/// // Never requested: still pending at the end of the test.
+/// let pending = mock.pending_interceptors();
+/// assert_eq!(pending[0].to_string(), "GET https://api.example/users/1 → 200 (used 0 of 1 times)");
+/// # let _ = client;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug)]
 pub struct PendingInterceptor {
     description: String,
@@ -1738,6 +1808,26 @@ impl fmt::Display for PendingInterceptor {
 /// Why a request had no answer: no interceptor matched it and it could not go to the
 /// network. The source of the [`NetworkError::Connect`] it fails with; its message names
 /// the request and the nearest interceptors, with what differs.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use std::sync::Arc;
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::mock::{MockResponse, MockTransport};
+///
+/// let mock = MockTransport::new();
+/// let client = Client::builder().transport(Arc::new(mock.clone())).build()?;
+/// use whatwg_fetch::NetworkError;
+/// use whatwg_fetch::mock::MockNotMatched;
+///
+/// mock.intercept("GET", "https://api.example/users/1")?.reply(MockResponse::new(200));
+/// let error = client.get("https://api.example/users/2").send().await.unwrap_err();
+/// let Some(NetworkError::Connect(cause)) = error.network_error() else { panic!("{error:?}") };
+/// let not_matched = cause.downcast_ref::<MockNotMatched>().expect("the mock's");
+/// assert_eq!(not_matched.url(), "https://api.example/users/2");
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug)]
 pub struct MockNotMatched {
     method: Method,
