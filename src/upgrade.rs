@@ -73,6 +73,22 @@ pub struct Upgraded {
 impl Upgraded {
     /// The stream `io`, with `read_buf` read from it already (the bytes past the `101`'s
     /// head): reads give those first.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// use whatwg_fetch::Upgraded;
+    ///
+    /// // A `Transport` of one's own hands over its stream, and the bytes it read past the head.
+    /// let (ours, mut theirs) = tokio::io::duplex(64);
+    /// let mut upgraded = Upgraded::new(ours, &b"early "[..]);
+    /// theirs.write_all(b"bytes").await?;
+    /// let mut read = [0u8; 11];
+    /// upgraded.read_exact(&mut read).await?;
+    /// assert_eq!(&read, b"early bytes");
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new(
         io: impl AsyncRead + AsyncWrite + Send + Unpin + 'static,
         read_buf: impl Into<Bytes>,
@@ -163,11 +179,33 @@ pub struct OnUpgrade(Arc<Mutex<Option<Upgraded>>>);
 
 impl OnUpgrade {
     /// A handle to hand `upgraded` over.
+    ///
+    /// ```
+    /// use whatwg_fetch::upgrade::OnUpgrade;
+    /// use whatwg_fetch::Upgraded;
+    ///
+    /// let (ours, _theirs) = tokio::io::duplex(64);
+    /// // Put in a `101` response's extensions by a `Transport`, for `Response::upgrade` to take.
+    /// let mut response = http::Response::new(());
+    /// response.extensions_mut().insert(OnUpgrade::new(Upgraded::new(ours, bytes::Bytes::new())));
+    /// assert!(response.extensions().get::<OnUpgrade>().is_some());
+    /// ```
     pub fn new(upgraded: Upgraded) -> OnUpgrade {
         OnUpgrade(Arc::new(Mutex::new(Some(upgraded))))
     }
 
     /// The connection, the first time; `None` after.
+    ///
+    /// ```
+    /// use whatwg_fetch::upgrade::OnUpgrade;
+    /// use whatwg_fetch::Upgraded;
+    ///
+    /// let (ours, _theirs) = tokio::io::duplex(64);
+    /// let handle = OnUpgrade::new(Upgraded::new(ours, bytes::Bytes::new()));
+    /// assert!(handle.take().is_some());
+    /// // Handed over once.
+    /// assert!(handle.take().is_none());
+    /// ```
     pub fn take(&self) -> Option<Upgraded> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
     }

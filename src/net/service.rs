@@ -50,11 +50,31 @@ pub struct TransportService {
 
 impl TransportService {
     /// The service that sends through `transport`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::{HyperTransport, TransportService};
+    ///
+    /// // The transport as a `tower::Service`, for layers of one's own around it.
+    /// let service = TransportService::new(Arc::new(HyperTransport::new()?));
+    /// # let _ = service;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn new(transport: Arc<dyn Transport>) -> TransportService {
         TransportService { transport }
     }
 
     /// The transport requests are sent through.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::{HyperTransport, Transport, TransportService};
+    ///
+    /// let transport: Arc<dyn Transport> = Arc::new(HyperTransport::new()?);
+    /// let service = TransportService::new(transport.clone());
+    /// assert!(Arc::ptr_eq(service.transport(), &transport));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport
     }
@@ -101,6 +121,27 @@ pub struct ServiceTransport<S> {
 
 impl<S> ServiceTransport<S> {
     /// The transport that sends each request through `service`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use tower::ServiceBuilder;
+    /// use whatwg_fetch::mock::{MockResponse, MockTransport};
+    /// use whatwg_fetch::net::{ServiceTransport, TransportService};
+    /// use whatwg_fetch::Client;
+    ///
+    /// let mock = MockTransport::new();
+    /// mock.intercept("GET", "https://api.example/")?.reply(MockResponse::new(200));
+    /// // A tower stack around a transport, used as a transport again.
+    /// let service = ServiceBuilder::new()
+    ///     .timeout(Duration::from_secs(5))
+    ///     .service(TransportService::new(Arc::new(mock)));
+    /// let client = Client::builder().transport(Arc::new(ServiceTransport::new(service))).build()?;
+    /// assert_eq!(client.get("https://api.example/").send().await?.status(), 200);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new(service: S) -> ServiceTransport<S> {
         ServiceTransport {
             service: Mutex::new(service),
