@@ -68,10 +68,37 @@ use crate::response::Response;
 
 /// The future of a [`Client`] serving a [`Request`]: `Send` and `Sync`, as the future of
 /// [`RequestBuilder::send`](crate::RequestBuilder::send) is.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use tower_service::Service;
+/// use whatwg_fetch::middleware::ResponseFuture;
+/// use whatwg_fetch::{Client, Request, RequestInit};
+///
+/// let mut client = Client::new();
+/// let future: ResponseFuture = client.call(Request::new("data:,served", RequestInit::default())?);
+/// assert_eq!(future.await?.text().await?, "served");
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + Sync>>;
 
 /// The future of a [`Client`] serving an `http::Request`: `Send` and `Sync`, whatever the
 /// request's body.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// use tower_service::Service;
+/// use whatwg_fetch::middleware::HttpResponseFuture;
+///
+/// let mut client = whatwg_fetch::Client::new();
+/// let request = http::Request::get("data:,served").body(String::new()).map_err(|e| whatwg_fetch::Error::type_error(e.to_string()))?;
+/// let future: HttpResponseFuture = client.call(request);
+/// let response = future.await?;
+/// assert_eq!(response.status(), 200);
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// # }).unwrap();
+/// ```
 pub type HttpResponseFuture =
     Pin<Box<dyn Future<Output = Result<http::Response<Body>, Error>> + Send + Sync>>;
 

@@ -589,6 +589,18 @@ impl Recorder {
 
 impl RecordingTransport {
     /// Records the exchanges of requests sent through `inner`, secrets redacted.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::net::HyperTransport;
+    /// use whatwg_fetch::record::RecordingTransport;
+    ///
+    /// // Records what the real network answers, to replay it offline later.
+    /// let recorder = RecordingTransport::new(Arc::new(HyperTransport::new()?));
+    /// let client = whatwg_fetch::Client::builder().transport(Arc::new(recorder.clone())).build()?;
+    /// assert!(recorder.to_json().contains("\"exchanges\""));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
     pub fn new(inner: Arc<dyn Transport>) -> RecordingTransport {
         RecordingTransport {
             shared: Arc::new(Recorder {

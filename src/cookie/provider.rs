@@ -11,6 +11,25 @@ use url::Url;
 use super::CookieStore;
 
 /// The future a [`CookieProvider`] method returns.
+///
+/// ```
+/// use url::Url;
+/// use whatwg_fetch::cookie::{CookieFuture, CookieProvider};
+///
+/// /// A jar that keeps nothing and sends nothing.
+/// #[derive(Debug)]
+/// struct NoCookies;
+/// impl CookieProvider for NoCookies {
+///     fn cookie_header_for<'a>(&'a self, _: &'a Url) -> CookieFuture<'a, Option<Vec<u8>>> {
+///         Box::pin(async { None })
+///     }
+///     fn set_cookies_from_headers<'a>(&'a self, _: &'a Url, _: &'a [&'a [u8]]) -> CookieFuture<'a, ()> {
+///         Box::pin(async {})
+///     }
+/// }
+/// let client = whatwg_fetch::Client::builder().cookie_provider(std::sync::Arc::new(NoCookies)).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub type CookieFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A cookie store a [`Client`](crate::Client) uses through

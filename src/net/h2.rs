@@ -622,11 +622,26 @@ pub struct ConnectProtocol(Box<str>);
 
 impl ConnectProtocol {
     /// The protocol named `protocol` (`websocket` for WebSocket).
+    ///
+    /// ```
+    /// use whatwg_fetch::net::ConnectProtocol;
+    ///
+    /// // An extended CONNECT (RFC 8441) for WebSocket, put in a request's extensions.
+    /// let mut request = http::Request::connect("https://chat.example/").body(())?;
+    /// request.extensions_mut().insert(ConnectProtocol::new("websocket"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(protocol: impl Into<Box<str>>) -> ConnectProtocol {
         ConnectProtocol(protocol.into())
     }
 
     /// The protocol's name.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::ConnectProtocol;
+    ///
+    /// assert_eq!(ConnectProtocol::new("websocket").as_str(), "websocket");
+    /// ```
     pub fn as_str(&self) -> &str {
         &self.0
     }

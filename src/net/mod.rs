@@ -295,6 +295,22 @@ pub use transport::HyperTransport;
 use crate::error::NetworkError;
 
 /// The future a [`Transport`] returns: the response head with a body still to be read.
+///
+/// ```
+/// use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+///
+/// /// Answers every request with `204 No Content`.
+/// struct Empty;
+/// impl Transport for Empty {
+///     fn send(&self, _: http::Request<RequestBody>, _: SendOptions) -> TransportFuture {
+///         Box::pin(async {
+///             let mut response = http::Response::new(ResponseBody::empty());
+///             *response.status_mut() = http::StatusCode::NO_CONTENT;
+///             Ok(response)
+///         })
+///     }
+/// }
+/// ```
 pub type TransportFuture =
     Pin<Box<dyn Future<Output = Result<http::Response<ResponseBody>, NetworkError>> + Send>>;
 

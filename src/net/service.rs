@@ -113,6 +113,18 @@ impl tower_service::Service<http::Request<RequestBody>> for TransportService {
 /// the clone is ready and calls it, with the [`SendOptions`] in the request's extensions.
 /// An error of the service that is a [`NetworkError`] stays one; any other (a layer's
 /// timeout, a refusal) becomes a [`NetworkError::Layer`] whose source it is.
+///
+/// ```
+/// use std::sync::Arc;
+/// use whatwg_fetch::net::{HyperTransport, ServiceTransport, TransportService};
+///
+/// // Any tower service of the transport's shape, given to a client as its transport.
+/// let service = tower::ServiceBuilder::new()
+///     .concurrency_limit(64)
+///     .service(TransportService::new(Arc::new(HyperTransport::new()?)));
+/// let client = whatwg_fetch::Client::builder().transport(Arc::new(ServiceTransport::new(service))).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub struct ServiceTransport<S> {
     // A mutex only to be `Sync`, as a `Transport` must: tower services often are not (a
     // concurrency limit holds a boxed future). It is held only to clone.

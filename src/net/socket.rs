@@ -155,6 +155,22 @@ pub(crate) async fn connect_unix(path: &Path) -> Result<tokio::net::UnixStream, 
 ///   directory (os error 2)`.
 ///
 /// Its [`source`](std::error::Error::source) is the first attempt's `io::Error`.
+///
+/// ```
+/// # tokio_test::block_on(async {
+/// # let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+/// # let port = closed.local_addr().unwrap().port();
+/// # drop(closed);
+/// use whatwg_fetch::net::ConnectError;
+/// use whatwg_fetch::{Client, NetworkError};
+///
+/// // `port`: one nothing listens on.
+/// let error = Client::new().get(&format!("http://127.0.0.1:{port}/")).send().await.unwrap_err();
+/// let Some(NetworkError::Connect(cause)) = error.network_error() else { panic!("{error:?}") };
+/// let connect = cause.downcast_ref::<ConnectError>().expect("the transport's");
+/// assert!(connect.to_string().starts_with(&format!("connect to 127.0.0.1:{port} failed")));
+/// # });
+/// ```
 #[derive(Debug)]
 pub struct ConnectError {
     target: Target,

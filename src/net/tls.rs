@@ -189,6 +189,43 @@ impl TlsHandshakeError {
     }
 
     /// The host the handshake was with: a name, or an IP address.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap();
+    /// # let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request that completes the handshake with `ok`.
+    /// #     while let Ok((stream, _)) = listener.accept().await {
+    /// #         let Ok(mut tls) = acceptor.accept(stream).await else { continue };
+    /// #         let _ = tls.read(&mut [0; 4096]).await;
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// #         let _ = tls.shutdown().await;
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::net::TlsHandshakeError;
+    /// use whatwg_fetch::{Client, NetworkError};
+    ///
+    /// // A server whose certificate no root here vouches for.
+    /// let client = Client::builder().resolve("localhost", ([127, 0, 0, 1], 0).into()).build()?;
+    /// let error = client.get(&format!("https://localhost:{port}/")).send().await.unwrap_err();
+    /// let Some(NetworkError::Tls(cause)) = error.network_error() else { panic!("{error:?}") };
+    /// let handshake = cause.downcast_ref::<TlsHandshakeError>().expect("a handshake's");
+    /// assert_eq!(handshake.host(), "localhost");
+    /// # let _ = cert;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn host(&self) -> &str {
         &self.host
     }

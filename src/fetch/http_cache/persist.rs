@@ -49,6 +49,41 @@ use crate::headers::HeaderList;
 /// printable text. The cache calls these methods while it holds its lock, so each key's
 /// writes arrive in order; a method that fails only leaves the store behind the cache,
 /// and never fails a fetch.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::{Arc, Mutex};
+/// use whatwg_fetch::Client;
+/// use whatwg_fetch::cache::HttpCacheStore;
+///
+/// /// Records kept in a map: a store of one's own (a database, an object store) has the
+/// /// same five methods.
+/// #[derive(Debug, Default)]
+/// struct InMap(Mutex<HashMap<String, Vec<u8>>>);
+///
+/// impl HttpCacheStore for InMap {
+///     fn load(&self) -> Vec<(String, Vec<u8>)> {
+///         self.0.lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+///     }
+///     fn put(&self, key: &str, record: &[u8]) -> std::io::Result<()> {
+///         self.0.lock().unwrap().insert(key.to_owned(), record.to_vec());
+///         Ok(())
+///     }
+///     fn touch(&self, _key: &str) -> std::io::Result<()> {
+///         Ok(())
+///     }
+///     fn remove(&self, key: &str) -> std::io::Result<()> {
+///         self.0.lock().unwrap().remove(key);
+///         Ok(())
+///     }
+///     fn max_bytes(&self) -> usize {
+///         16 << 20
+///     }
+/// }
+///
+/// let client = Client::builder().http_cache_store(Arc::new(InMap::default())).build()?;
+/// # Ok::<(), whatwg_fetch::Error>(())
+/// ```
 pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// Every stored record as `(key, record)`, least recently used first. Called once, when
     /// a cache is made with the store.

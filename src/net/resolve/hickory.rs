@@ -175,6 +175,20 @@ impl HickoryResolver {
     /// (timeouts, attempts, the order of A and AAAA lookups, the cache), hickory's
     /// [`ResolverConfig`] and [`ResolverOpts`]; see the example on [`HickoryResolver`].
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatwg_fetch::net::HickoryResolver;
+    /// use whatwg_fetch::net::hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
+    ///
+    /// // Two name servers of one's own, asked with a 2 s timeout per attempt.
+    /// let servers = [[10, 0, 0, 2], [10, 0, 0, 3]].map(|ip| NameServerConfig::udp_and_tcp(ip.into()));
+    /// let mut options = ResolverOpts::default();
+    /// options.timeout = Duration::from_secs(2);
+    /// let resolver = HickoryResolver::new(ResolverConfig::from_name_servers(servers.to_vec()), options)?;
+    /// let client = whatwg_fetch::Client::builder().resolver(std::sync::Arc::new(resolver)).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// A [`TypeError`](crate::ErrorKind::TypeError) whose

@@ -45,6 +45,21 @@ pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Vec<SocketAddr>, Box
 
 /// The future [`Resolve::resolve_https`] returns: an origin's service bindings, or why
 /// there are none.
+///
+/// ```
+/// use whatwg_fetch::net::{HttpsRecord, HttpsRecordsFuture, Resolve, ResolveFuture, SystemResolver};
+///
+/// /// The system's addresses, and HTTP/3 for every `https:` origin.
+/// struct H3Everywhere;
+/// impl Resolve for H3Everywhere {
+///     fn resolve(&self, name: &str) -> ResolveFuture {
+///         SystemResolver.resolve(name)
+///     }
+///     fn resolve_https(&self, _host: &str, _port: u16) -> Option<HttpsRecordsFuture> {
+///         Some(Box::pin(async { Ok(vec![HttpsRecord::new(1, None, vec!["h3".into()], None)]) }))
+///     }
+/// }
+/// ```
 pub type HttpsRecordsFuture =
     Pin<Box<dyn Future<Output = Result<Vec<HttpsRecord>, BoxError>> + Send>>;
 
