@@ -1234,22 +1234,33 @@ async fn an_https_proxy_with_an_untrusted_certificate_is_a_tls_error_naming_it()
     .await;
 }
 
+/// The error of a `GET https://example.com/` through the HTTP proxy at `url`, for
+/// `https:` requests alone.
+async fn through_https_proxy(url: &str) -> NetworkError {
+    let transport = HyperTransport::builder()
+        .proxy(Proxy::https(url).unwrap())
+        .build()
+        .unwrap();
+    transport
+        .send(get("https://example.com/"), SendOptions::new())
+        .await
+        .unwrap_err()
+}
+
+/// The proxy's refusal behind `error`.
+fn refusal_of(error: &NetworkError) -> &ProxyRefused {
+    error
+        .source()
+        .and_then(|source| source.downcast_ref::<ProxyRefused>())
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_refused_connect_names_the_proxy_and_the_target() {
     bounded(async {
         let proxy = test_proxy(Some(StatusCode::PROXY_AUTHENTICATION_REQUIRED)).await;
-        let transport = HyperTransport::builder()
-            .proxy(Proxy::https(&proxy.url()).unwrap())
-            .build()
-            .unwrap();
-        let error = transport
-            .send(get("https://example.com/"), SendOptions::new())
-            .await
-            .unwrap_err();
-        let refusal = error
-            .source()
-            .and_then(|source| source.downcast_ref::<ProxyRefused>())
-            .unwrap();
+        let error = through_https_proxy(&proxy.url()).await;
+        let refusal = refusal_of(&error);
         assert_eq!(refusal.proxy(), proxy.url());
         let message = refusal.to_string();
         let expected = format!(
@@ -1328,14 +1339,7 @@ async fn a_proxy_whose_connect_answer_never_ends_its_head_is_a_protocol_error() 
             }
         })
         .await;
-        let transport = HyperTransport::builder()
-            .proxy(Proxy::https(&format!("http://{}", proxy.addr)).unwrap())
-            .build()
-            .unwrap();
-        let error = transport
-            .send(get("https://example.com/"), SendOptions::new())
-            .await
-            .unwrap_err();
+        let error = through_https_proxy(&format!("http://{}", proxy.addr)).await;
         assert!(matches!(error, NetworkError::Protocol(_)), "{error:?}");
         assert!(said(&error).contains("larger than 16384"), "{error:?}");
         // The client stopped reading at the 16 KiB limit, long before the 1 MB the proxy
@@ -1362,18 +1366,8 @@ async fn a_connect_answer_trickled_a_byte_at_a_time_is_read_to_its_end() {
             std::future::pending::<()>().await;
         })
         .await;
-        let transport = HyperTransport::builder()
-            .proxy(Proxy::https(&format!("http://{}", proxy.addr)).unwrap())
-            .build()
-            .unwrap();
-        let error = transport
-            .send(get("https://example.com/"), SendOptions::new())
-            .await
-            .unwrap_err();
-        let refusal = error
-            .source()
-            .and_then(|source| source.downcast_ref::<ProxyRefused>())
-            .unwrap();
+        let error = through_https_proxy(&format!("http://{}", proxy.addr)).await;
+        let refusal = refusal_of(&error);
         assert_eq!(refusal.status(), StatusCode::PROXY_AUTHENTICATION_REQUIRED);
     })
     .await;

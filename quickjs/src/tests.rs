@@ -51,6 +51,89 @@ fn run_js(
     })
 }
 
+/// An engine for the tests `run_js` does not serve: with a network runtime of its own,
+/// its memory held to a margin, or a look at it between the script and the result.
+struct Engine {
+    // Dropped in this order: the context, then its runtime.
+    context: AsyncContext,
+    rt: AsyncRuntime,
+}
+
+impl Engine {
+    /// An engine with `globals` installed and `URL_OF_SERVER` set to `url`; with `spare`,
+    /// its memory held to that many bytes past what the installed globals take.
+    async fn new(globals: Globals, url: String, spare: Option<usize>) -> Engine {
+        Engine::on(AsyncRuntime::new().unwrap(), globals, url, spare).await
+    }
+
+    /// [`Engine::new`] on the runtime `rt`.
+    async fn on(rt: AsyncRuntime, globals: Globals, url: String, spare: Option<usize>) -> Engine {
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                globals.install_with_state(&ctx).unwrap();
+                ctx.globals().set("URL_OF_SERVER", url).unwrap();
+            })
+            .await;
+        if let Some(spare) = spare {
+            let used = rt.memory_usage().await.malloc_size;
+            rt.set_memory_limit(usize::try_from(used).unwrap() + spare)
+                .await;
+        }
+        Engine { context, rt }
+    }
+
+    /// Runs `script`, after `setup` (globals of the test's own).
+    async fn eval(&self, script: &'static str, setup: impl for<'js> FnOnce(&Ctx<'js>)) {
+        self.context
+            .with(|ctx| {
+                setup(&ctx);
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+    }
+
+    /// Drives the event loop until nothing is left to do, `within` at most.
+    async fn idle(&self, within: Duration) {
+        tokio::time::timeout(within, self.rt.idle()).await.unwrap();
+    }
+
+    /// `globalThis.result` as JSON, if the script set it.
+    async fn result(&self) -> Option<String> {
+        self.context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await
+    }
+}
+
+/// A function the script calls to say it got somewhere, named `name`, and the receiver
+/// its first call sends on.
+fn notifier(ctx: &Ctx<'_>, name: &str) -> tokio::sync::oneshot::Receiver<()> {
+    let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+    let sender = Cell::new(Some(sender));
+    let notify = Function::new(ctx.clone(), move || {
+        if let Some(sender) = sender.take() {
+            let _ = sender.send(());
+        }
+    })
+    .unwrap();
+    ctx.globals().set(name, notify).unwrap();
+    receiver
+}
+
+/// A current-thread runtime for a test's engine.
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// What the console printed.
 type Lines = Arc<Mutex<Vec<(ConsoleLevel, String)>>>;
 
@@ -552,18 +635,11 @@ fn event_source_hands_a_long_id_to_the_script_once_not_with_each_event() {
     }
     stream.push_str("id: 2\ndata: last\n\n");
     let url = event_stream_server(stream.leak());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (result, strings) = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-                let script = "const es = new EventSource(URL_OF_SERVER);
+    let (result, strings) = current_thread().block_on(async move {
+        let engine = Engine::new(quiet(), url, None).await;
+        engine
+            .eval(
+                "const es = new EventSource(URL_OF_SERVER);
                      const ids = [];
                      es.onmessage = e => {
                        ids.push(e.lastEventId);
@@ -572,28 +648,18 @@ fn event_source_hands_a_long_id_to_the_script_once_not_with_each_event() {
                        globalThis.kept = ids;
                        result = [ids.length, new Set(ids.slice(0, -1)).size, ids[0].length,
                          ids[ids.length - 2] === ids[0], ids[ids.length - 1]];
-                     };";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     };",
+                |_| {},
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
-        rt.run_gc().await;
-        let strings = rt.memory_usage().await.str_size;
-        let result = context
-            .with(|ctx| {
-                ctx.eval::<String, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await;
-        (result, strings)
+        engine.idle(Duration::from_secs(10)).await;
+        engine.rt.run_gc().await;
+        let strings = engine.rt.memory_usage().await.str_size;
+        (engine.result().await, strings)
     });
     assert_eq!(
-        result,
-        format!("[{},1,{},true,\"2\"]", EVENTS + 1, 64 * 1024)
+        result.as_deref(),
+        Some(format!("[{},1,{},true,\"2\"]", EVENTS + 1, 64 * 1024).as_str())
     );
     assert!(
         strings < 4 * 1024 * 1024,
@@ -818,38 +884,21 @@ fn websocket_on_a_network_runtime_is_closed_when_the_engine_is_dropped() {
     let globals = Globals::new(client)
         .network_runtime(host.handle().clone())
         .console(|_, _| {});
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        let (opened, open) = tokio::sync::oneshot::channel::<()>();
-        let opened = Cell::new(Some(opened));
-        context
-            .with(|ctx| {
-                globals.install(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-                let opened = Function::new(ctx.clone(), move || {
-                    if let Some(opened) = opened.take() {
-                        let _ = opened.send(());
-                    }
-                })
-                .unwrap();
-                ctx.globals().set("opened", opened).unwrap();
-                let script = "const ws = new WebSocket(URL_OF_SERVER); ws.onopen = () => opened();";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+    current_thread().block_on(async move {
+        let engine = Engine::new(globals, url, None).await;
+        let mut open = None;
+        engine
+            .eval(
+                "const ws = new WebSocket(URL_OF_SERVER); ws.onopen = () => opened();",
+                |ctx| open = Some(notifier(ctx, "opened")),
+            )
             .await;
+        let open = open.unwrap();
         tokio::select! {
-            () = rt.drive() => panic!("the engine ended"),
+            () = engine.rt.drive() => panic!("the engine ended"),
             open = tokio::time::timeout(Duration::from_secs(10), open) => open.unwrap().unwrap(),
         }
-        drop(context);
-        drop(rt);
+        drop(engine);
     });
     assert!(
         ended.recv_timeout(Duration::from_secs(10)).is_ok(),
@@ -864,45 +913,21 @@ fn websocket_hands_a_binary_message_to_a_blob_without_the_engines_memory() {
     const SIZE: usize = 8 << 20;
     let message = tokio_tungstenite::tungstenite::Message::binary(vec![7u8; SIZE]);
     let (url, _) = websocket_greeting_server(vec![message]);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-            })
-            .await;
-        let used = rt.memory_usage().await.malloc_size;
-        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
-            .await;
-        context
-            .with(|ctx| {
-                let script = "const ws = new WebSocket(URL_OF_SERVER);
+    let result = current_thread().block_on(async move {
+        let engine = Engine::new(quiet(), url, Some(4 << 20)).await;
+        engine
+            .eval(
+                "const ws = new WebSocket(URL_OF_SERVER);
                      ws.onmessage = async e => {
                        const bytes = new Uint8Array(await e.data.slice(SIZE - 2).arrayBuffer());
                        result = [e.data instanceof Blob, e.data.size, ...bytes];
                        ws.close();
-                     };";
-                ctx.globals().set("SIZE", SIZE).unwrap();
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     };",
+                |ctx| ctx.globals().set("SIZE", SIZE).unwrap(),
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
-        context
-            .with(|ctx| {
-                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await
+        engine.idle(Duration::from_secs(10)).await;
+        engine.result().await
     });
     assert_eq!(
         result.as_deref(),
@@ -955,49 +980,26 @@ fn event_source_on_a_network_runtime_that_shuts_down_fires_error() {
     let globals = Globals::new(client)
         .network_runtime(host.handle().clone())
         .console(|_, _| {});
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        let (got, message) = tokio::sync::oneshot::channel::<()>();
-        let got = Cell::new(Some(got));
-        context
-            .with(|ctx| {
-                globals.install(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-                let got = Function::new(ctx.clone(), move || {
-                    if let Some(got) = got.take() {
-                        let _ = got.send(());
-                    }
-                })
-                .unwrap();
-                ctx.globals().set("got", got).unwrap();
-                let script = "const es = new EventSource(URL_OF_SERVER);
+    let result = current_thread().block_on(async move {
+        let engine = Engine::new(globals, url, None).await;
+        let mut message = None;
+        engine
+            .eval(
+                "const es = new EventSource(URL_OF_SERVER);
                      const log = [];
                      es.onmessage = e => { log.push(e.data); got(); };
-                     es.onerror = () => { log.push('error', es.readyState); result = log; };";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     es.onerror = () => { log.push('error', es.readyState); result = log; };",
+                |ctx| message = Some(notifier(ctx, "got")),
+            )
             .await;
+        let message = message.unwrap();
         tokio::select! {
-            () = rt.drive() => panic!("the engine ended"),
+            () = engine.rt.drive() => panic!("the engine ended"),
             got = tokio::time::timeout(Duration::from_secs(10), message) => got.unwrap().unwrap(),
         }
         host.shutdown_background();
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
-        context
-            .with(|ctx| {
-                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await
+        engine.idle(Duration::from_secs(10)).await;
+        engine.result().await
     });
     assert_eq!(result.as_deref(), Some(r#"["first","error",2]"#));
 }
@@ -1051,38 +1053,30 @@ fn iterating_a_responses_many_headers_is_linear_in_their_number() {
     let url = event_stream_server(head.leak());
     let allocations = Arc::new(AtomicU64::new(0));
     let counted = allocations.clone();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
+    let result = current_thread().block_on(async move {
         let allocator = Counting(rquickjs::allocator::RustAllocator, counted.clone());
         let rt = AsyncRuntime::new_with_alloc(allocator).unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-                let count =
-                    Function::new(ctx.clone(), move || counted.load(Ordering::Relaxed) as f64);
-                ctx.globals().set("allocations", count).unwrap();
-                let script = "(async () => {
+        let engine = Engine::on(rt, quiet(), url, None).await;
+        engine
+            .eval(
+                "(async () => {
                        const headers = (await fetch(URL_OF_SERVER)).headers;
                        const before = allocations();
                        let n = 0, m = 0;
                        for (const [name] of headers) if (name.startsWith('x-h')) n++;
                        headers.forEach((value, name) => { if (name.startsWith('x-h')) m++; });
                        result = [n, m, allocations() - before];
-                     })();";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     })();",
+                |ctx| {
+                    let count =
+                        Function::new(ctx.clone(), move || counted.load(Ordering::Relaxed) as f64);
+                    ctx.globals().set("allocations", count).unwrap();
+                },
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(60), rt.idle())
-            .await
-            .unwrap();
-        context
+        engine.idle(Duration::from_secs(60)).await;
+        engine
+            .context
             .with(|ctx| ctx.eval::<Vec<f64>, _>("result").unwrap())
             .await
     });
@@ -1105,25 +1099,11 @@ fn websocket_fails_a_connection_whose_message_the_engine_cannot_hold() {
     const SIZE: usize = 8 << 20;
     let message = tokio_tungstenite::tungstenite::Message::text("x".repeat(SIZE));
     let (url, ended) = websocket_greeting_server(vec![message]);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-            })
-            .await;
-        let used = rt.memory_usage().await.malloc_size;
-        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
-            .await;
-        context
-            .with(|ctx| {
-                let script = "const events = [], reads = [];
+    let result = current_thread().block_on(async move {
+        let engine = Engine::new(quiet(), url, Some(4 << 20)).await;
+        engine
+            .eval(
+                "const events = [], reads = [];
                      const ws = new WebSocket(URL_OF_SERVER);
                      ws.onmessage = e => events.push('message');
                      ws.onerror = () => events.push('error');
@@ -1133,26 +1113,17 @@ fn websocket_fails_a_connection_whose_message_the_engine_cannot_hold() {
                      const read = wss.opened.then(({ readable }) => readable.getReader().read())
                        .then(() => reads.push('read'), e => reads.push(e.name, e.closeCode));
                      Promise.all([closed, read, wss.closed.catch(() => {})])
-                       .then(() => { result = [events, reads]; });";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                       .then(() => { result = [events, reads]; });",
+                |_| {},
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
+        engine.idle(Duration::from_secs(10)).await;
         // While the engine lives on, both connections go.
         let gone = tokio::task::spawn_blocking(move || {
             (0..2).all(|_| ended.recv_timeout(Duration::from_secs(10)).is_ok())
         });
         assert!(gone.await.unwrap(), "a connection outlived its failure");
-        context
-            .with(|ctx| {
-                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await
+        engine.result().await
     });
     assert_eq!(
         result.as_deref(),
@@ -1172,43 +1143,20 @@ fn event_source_fails_on_an_event_the_engine_cannot_hold() {
         "x".repeat(SIZE)
     );
     let url = event_stream_server(stream.leak());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-            })
-            .await;
-        let used = rt.memory_usage().await.malloc_size;
-        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
-            .await;
-        context
-            .with(|ctx| {
-                let script = "const es = new EventSource(URL_OF_SERVER);
+    let result = current_thread().block_on(async move {
+        let engine = Engine::new(quiet(), url, Some(4 << 20)).await;
+        engine
+            .eval(
+                "const es = new EventSource(URL_OF_SERVER);
                      const log = [];
                      es.onopen = () => log.push('open');
                      es.onmessage = () => log.push('message');
-                     es.onerror = () => { log.push('error', es.readyState); result = log; };";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     es.onerror = () => { log.push('error', es.readyState); result = log; };",
+                |_| {},
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
-        context
-            .with(|ctx| {
-                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await
+        engine.idle(Duration::from_secs(10)).await;
+        engine.result().await
     });
     assert_eq!(result.as_deref(), Some(r#"["open","error",2]"#));
 }
@@ -1221,46 +1169,23 @@ fn websocket_sends_a_blob_without_the_engines_memory() {
     const SIZE: usize = 8 << 20;
     let message = tokio_tungstenite::tungstenite::Message::binary(vec![7u8; SIZE]);
     let (url, _) = websocket_greeting_server(vec![message]);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let result = rt.block_on(async move {
-        let rt = AsyncRuntime::new().unwrap();
-        let context = AsyncContext::full(&rt).await.unwrap();
-        context
-            .with(|ctx| {
-                quiet().install_with_state(&ctx).unwrap();
-                ctx.globals().set("URL_OF_SERVER", url).unwrap();
-            })
-            .await;
-        let used = rt.memory_usage().await.malloc_size;
-        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
-            .await;
-        context
-            .with(|ctx| {
-                let script = "const ws = new WebSocket(URL_OF_SERVER);
+    let result = current_thread().block_on(async move {
+        let engine = Engine::new(quiet(), url, Some(4 << 20)).await;
+        engine
+            .eval(
+                "const ws = new WebSocket(URL_OF_SERVER);
                      const log = [];
                      ws.onmessage = e => {
                        ws.send(e.data);
                        log.push(ws.bufferedAmount);
                        ws.close();
                      };
-                     ws.onclose = e => { log.push(ws.bufferedAmount, e.wasClean); result = log; };";
-                if crate::eval_script(&ctx, "test.js", script).is_err() {
-                    panic!("test.js: {:?}", ctx.catch());
-                }
-            })
+                     ws.onclose = e => { log.push(ws.bufferedAmount, e.wasClean); result = log; };",
+                |_| {},
+            )
             .await;
-        tokio::time::timeout(Duration::from_secs(10), rt.idle())
-            .await
-            .unwrap();
-        context
-            .with(|ctx| {
-                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
-                    .unwrap()
-            })
-            .await
+        engine.idle(Duration::from_secs(10)).await;
+        engine.result().await
     });
     assert_eq!(result.as_deref(), Some(format!("[{SIZE},0,true]").as_str()));
 }
