@@ -86,6 +86,14 @@ async fn header_for(jar: &RedisCookieStore, url: &str) -> Option<String> {
         .map(|value| String::from_utf8(value).unwrap())
 }
 
+/// Sets the cookie `a=1` of `127.0.0.1` through `jar`: the key of the domain's hash and
+/// the cookie's field in it.
+async fn one_cookie(redis: &RedisServer, jar: &RedisCookieStore) -> (String, Vec<u8>) {
+    set(jar, "http://127.0.0.1/", "a=1").await;
+    let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
+    (key, fields(redis, "127.0.0.1").pop().unwrap())
+}
+
 /// The fields of a registrable domain's hash, its version left out.
 fn fields(redis: &RedisServer, domain: &str) -> Vec<Vec<u8>> {
     let fields: Vec<Vec<u8>> = redis::cmd("HKEYS")
@@ -753,9 +761,7 @@ async fn a_writer_that_always_gets_in_first_makes_the_store_give_up_after_eight_
         let server = cookie_server().await;
         // Two values of the cookie `a` as the store writes them.
         let direct = jar(&redis).await;
-        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
-        set(&direct, "http://127.0.0.1/", "a=1").await;
-        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        let (key, field) = one_cookie(&redis, &direct).await;
         let first = hget(&redis, &key, &field).unwrap();
         set(&direct, "http://127.0.0.1/", "a=2").await;
         let second = hget(&redis, &key, &field).unwrap();
@@ -892,9 +898,7 @@ async fn a_task_past_the_queues_byte_budget_is_dropped_and_counted() {
     };
     bounded(async {
         let direct = jar(&redis).await;
-        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
-        set(&direct, "http://127.0.0.1/", "a=1").await;
-        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        let (key, field) = one_cookie(&redis, &direct).await;
         // Last used two minutes ago (a use writes a new time after one), and a value
         // beside it that is not a cookie (a read queues a sweep of the domain for it).
         let mut cookie: serde_json::Value =
@@ -968,9 +972,7 @@ async fn a_cookie_set_over_a_corrupt_value_of_its_own_field_is_stored_at_once() 
     };
     bounded(async {
         let jar = jar(&redis).await;
-        let key = format!("{}site:127.0.0.1", RedisCookieStore::DEFAULT_PREFIX);
-        set(&jar, "http://127.0.0.1/", "a=1").await;
-        let field = fields(&redis, "127.0.0.1").pop().unwrap();
+        let (key, field) = one_cookie(&redis, &jar).await;
         // The cookie's own field made garbage behind the store's back.
         let () = redis::cmd("HSET")
             .arg(&key)
