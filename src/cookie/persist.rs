@@ -285,19 +285,27 @@ impl CookieStore {
         let mut line = Vec::new();
         let mut reader = reader;
         for number in 1usize.. {
-            let whole =
-                read_line_within(&mut reader, &mut line, MAX_NETSCAPE_LINE).map_err(|error| {
+            line.clear();
+            // One byte past the limit, to tell a line of the limit from a longer one.
+            let most = u64::try_from(MAX_NETSCAPE_LINE)
+                .unwrap_or(u64::MAX)
+                .saturating_add(1);
+            let read = (&mut reader)
+                .take(most)
+                .read_until(b'\n', &mut line)
+                .map_err(|error| {
                     Error::type_error(format!("reading cookies.txt failed at line {number}"))
                         .with_source(error)
                 })?;
-            match whole {
-                None => break,
-                Some(false) => {
-                    return Err(Error::type_error(format!(
-                        "cookies.txt line {number}: longer than {MAX_NETSCAPE_LINE} bytes"
-                    )));
-                }
-                Some(true) => {}
+            if read == 0 {
+                break;
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            } else if line.len() > MAX_NETSCAPE_LINE {
+                return Err(Error::type_error(format!(
+                    "cookies.txt line {number}: longer than {MAX_NETSCAPE_LINE} bytes"
+                )));
             }
             let text = line.strip_suffix(b"\r").unwrap_or(&line);
             let creation = u64::try_from(number).unwrap_or(u64::MAX);
@@ -541,41 +549,6 @@ impl<'de> serde::de::Visitor<'de> for Cookies<'_> {
 
     fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
         Err(self.not_an_array())
-    }
-}
-
-/// Reads the next line of `reader` into `line`, without its line feed: `None` at the end
-/// of the input, `Some(true)` for a line, `Some(false)` for one longer than `max` bytes,
-/// of which no more than `max` were read.
-fn read_line_within(
-    reader: &mut impl BufRead,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Option<bool>> {
-    line.clear();
-    let mut any = false;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(available) => available,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        if available.is_empty() {
-            return Ok(any.then_some(true));
-        }
-        any = true;
-        let (taken, ends) = match memchr::memchr(b'\n', available) {
-            Some(end) => (end, true),
-            None => (available.len(), false),
-        };
-        if line.len().saturating_add(taken) > max {
-            return Ok(Some(false));
-        }
-        line.extend_from_slice(available.get(..taken).unwrap_or_default());
-        reader.consume(if ends { taken.saturating_add(1) } else { taken });
-        if ends {
-            return Ok(Some(true));
-        }
     }
 }
 
