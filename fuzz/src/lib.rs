@@ -15,6 +15,7 @@ use std::future::Future;
 mod alt_svc;
 mod alt_svc_file;
 mod cache;
+mod cookie_jar_file;
 mod cookies;
 mod data_url;
 mod decode;
@@ -36,6 +37,7 @@ mod websocket_handshake;
 pub use alt_svc::alt_svc;
 pub use alt_svc_file::alt_svc_file;
 pub use cache::http_cache;
+pub use cookie_jar_file::cookie_jar_file;
 pub use cookies::cookie_store;
 pub use data_url::data_url;
 pub use decode::content_decode;
@@ -255,6 +257,11 @@ mod tests {
     #[test]
     fn form_data_replays_its_seeds_and_regressions() {
         replay("form_data", super::form_data);
+    }
+
+    #[test]
+    fn cookie_jar_file_replays_its_seeds_and_regressions() {
+        replay("cookie_jar_file", super::cookie_jar_file);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (versioned), and the Netscape `cookies.txt` format that curl and wget read and write.
 //!
 //! A loaded cookie is held to the same rules as one a server sets: the size limits, no
-//! control characters in a name or value, the store's [`CookieLimits`]; an expired one is
+//! control characters in a name or value nor a space or tab at either end of one, the store's [`CookieLimits`]; an expired one is
 //! dropped. A document that breaks them is an error that names the cookie (JSON) or the
 //! line (`cookies.txt`) and the field.
 
@@ -15,6 +15,7 @@ use super::{
     now,
 };
 use crate::error::{Error, Result};
+use crate::infra::trim_http_tab_or_space;
 
 /// The version of the JSON document [`CookieStore::save_json`] writes; a document of a later
 /// version is refused rather than read wrongly.
@@ -178,8 +179,8 @@ impl CookieStore {
     /// # Errors
     /// A `TypeError` that says what and where: JSON that does not parse (with its line and
     /// column), a `version` this crate does not know, or a cookie with a missing or wrong
-    /// field (`cookies[3].domain: ...`), one over the size limits or with a control
-    /// character in its name or value; a cookie (or another value of the document) over
+    /// field (`cookies[3].domain: ...`), one over the size limits, with a control
+    /// character in its name or value, or a space or tab at either end of one; a cookie (or another value of the document) over
     /// 40 KiB, more than one at the size limits takes, refused once that much of it is
     /// read. The document is read as it is parsed, its cookies stored a few thousand at a
     /// time: what loading holds is bounded by the limits, not by the document's length.
@@ -679,6 +680,15 @@ fn check_cookie(cookie: &Cookie) -> std::result::Result<(), String> {
     if cookie.value.iter().any(is_ctl) {
         return Err(String::from("value: holds a control character"));
     }
+    // A server's name and value lose their leading and trailing spaces and tabs (§5.6
+    // step 4), and the `Cookie` header, a header value, can neither begin nor end with one.
+    let padded = |bytes: &[u8]| trim_http_tab_or_space(bytes).len() != bytes.len();
+    if padded(&cookie.name) {
+        return Err(String::from("name: begins or ends with a space or a tab"));
+    }
+    if padded(&cookie.value) {
+        return Err(String::from("value: begins or ends with a space or a tab"));
+    }
     if cookie.domain.is_empty() || cookie.domain.len() > MAX_ATTRIBUTE_VALUE_BYTES {
         return Err(format!(
             "domain: empty or over {MAX_ATTRIBUTE_VALUE_BYTES} bytes"
@@ -830,6 +840,16 @@ mod tests {
             .replace("\"value\": \"1\"", "\"value\": \"1\\r\\nX: y\"");
         let error = CookieStore::load_json(control.as_bytes()).unwrap_err();
         assert!(error.message().contains("cookies[0].value"), "{error}");
+        let padded = cookie
+            .replace("\"secure\": \"yes\"", "\"secure\": true")
+            .replace("\"name\": \"a\"", "\"name\": \"\\ta\"");
+        let error = CookieStore::load_json(padded.as_bytes()).unwrap_err();
+        assert!(
+            error
+                .message()
+                .contains("cookies[0].name: begins or ends with a space or a tab"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -862,6 +882,17 @@ mod tests {
             CookieStore::load_netscape(&b"# c\nexample.com\tTRUE\t/\tFALSE\tsoon\ta\tb\n"[..])
                 .unwrap_err();
         assert!(error.message().contains("line 2: expiry"), "{error}");
+        // A value no server could set (§5.6 trims it), which would end the `Cookie` header
+        // with a space: the line is named.
+        let error =
+            CookieStore::load_netscape(&b"# c\n.co.uk\tTRUE\t/\tFALSE\t0\tsuper\tcookie \n"[..])
+                .unwrap_err();
+        assert!(
+            error
+                .message()
+                .contains("line 2: value: begins or ends with a space"),
+            "{error}"
+        );
         let error = CookieStore::load_netscape(&b"example.com\tTRUE\t/\n"[..]).unwrap_err();
         assert!(
             error.message().contains("line 1: 3 tab-separated"),
