@@ -189,8 +189,13 @@ fn generate(blocks: &[Block]) -> String {
             "/// {}:{}, under \"{}\".",
             block.file, block.line, block.heading
         );
-        // What rustdoc allows in a doctest: examples bind values they do not use.
-        let _ = writeln!(out, "#[allow(unused)]\npub mod {name} {{");
+        // A whole program (`fn main`) is what a reader pastes into a crate of their own: it
+        // builds without a warning there, so here too. What rustdoc allows in a doctest is
+        // allowed the fragments (`run`), which bind values they do not use.
+        if !matches!(prepared.entry, Entry::Main) {
+            let _ = writeln!(out, "#[allow(unused)]");
+        }
+        let _ = writeln!(out, "pub mod {name} {{");
         for line in prepared.code.lines() {
             if line.is_empty() {
                 out.push('\n');

@@ -238,7 +238,7 @@
 //! ```no_run
 //! use futures_util::StreamExt;
 //! use whatwg_fetch::Client;
-//! use whatwg_fetch::websocket::{CloseCode, Message};
+//! use whatwg_fetch::websocket::Message;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), whatwg_fetch::Error> {
