@@ -2,19 +2,9 @@
 //!
 //! ```text
 //! cargo run -p examples --example fetch -- [OPTIONS] URL
-//!
-//!   -X, --method METHOD      request method (default GET, or POST with a body)
-//!   -H, --header 'N: V'      add a request header (repeatable)
-//!   -d, --data TEXT          send TEXT as the body
-//!       --data-file PATH     send the file's bytes as the body
-//!       --redirect MODE      follow (default), error or manual
-//!   -m, --timeout SECONDS    give up after this long, body included
-//!   -i, --include            print the status line and headers first
-//!   -o, --output PATH        write the body to PATH, with a progress line on stderr
-//!       --origin URL         fetch as a page at URL would (CORS, Origin, Referer)
-//!   -x, --proxy URL          send every request through the proxy at URL (http, https, socks5, socks5h)
-//!       --env-proxy          use the proxies of http_proxy, https_proxy, no_proxy, …
 //! ```
+//!
+//! `--help` lists the options ([`OPTIONS`]).
 
 use std::io::Write;
 use std::time::Duration;
@@ -40,7 +30,23 @@ const USAGE: &str = "usage: fetch [-X METHOD] [-H 'Name: value']... [-d TEXT | -
 [--redirect follow|error|manual] [-m SECONDS] [-i] [-o PATH] [--origin URL] [-x PROXY] \
 [--env-proxy] URL";
 
-fn parse_args() -> Result<Options, String> {
+/// What `--help` prints after [`USAGE`].
+const OPTIONS: &str = "options:
+  -X, --method METHOD      request method (default GET, or POST with a body)
+  -H, --header 'N: V'      add a request header (repeatable)
+  -d, --data TEXT          send TEXT as the body
+      --data-file PATH     send the file's bytes as the body
+      --redirect MODE      follow (default), error or manual
+  -m, --timeout SECONDS    give up after this long, body included
+  -i, --include            print the status line and headers first
+  -o, --output PATH        write the body to PATH, with a progress line on stderr
+      --origin URL         fetch as a page at URL would (CORS, Origin, Referer)
+  -x, --proxy URL          send every request through the proxy at URL (http, https, socks5, socks5h)
+      --env-proxy          use the proxies of http_proxy, https_proxy, no_proxy, ...
+  -h, --help               print this and exit";
+
+/// The options of the command line, or `None` when it asks for `--help`.
+fn parse_args() -> Result<Option<Options>, String> {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         url: String::new(),
@@ -97,7 +103,7 @@ fn parse_args() -> Result<Options, String> {
             "--origin" => options.origin = Some(value(&arg)?),
             "-x" | "--proxy" => options.proxy = Some(value(&arg)?),
             "--env-proxy" => options.env_proxy = true,
-            "-h" | "--help" => return Err(USAGE.to_owned()),
+            "-h" | "--help" => return Ok(None),
             _ if arg.starts_with('-') && arg.len() > 1 => {
                 return Err(format!("unknown option {arg}\n{USAGE}"));
             }
@@ -105,7 +111,7 @@ fn parse_args() -> Result<Options, String> {
         }
     }
     options.url = url.ok_or_else(|| USAGE.to_owned())?;
-    Ok(options)
+    Ok(Some(options))
 }
 
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
@@ -196,7 +202,12 @@ fn print_progress(received: u64, total: Option<u64>) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let options = match parse_args() {
-        Ok(options) => options,
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            // Ignored: a closed pipe (`fetch --help | head -1`) is no error of the command's.
+            let _ = writeln!(std::io::stdout(), "{USAGE}\n\n{OPTIONS}");
+            return;
+        }
         Err(message) => {
             eprintln!("{message}");
             std::process::exit(2);
