@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What the tests need outside the repository, under ${WPT_CACHE:-~/.cache/whatwg-fetch}
 # (idempotent; each step says what it does):
-#   - the pinned web-platform-tests suite: $WPT_ROOT, or ../shared/wpt-suite beside the
-#     repository, or <cache>/wpt, downloaded there when none is found (about 2.5 MB from
-#     GitHub); whichever is used is checked against wpt/suite.sha256;
+#   - the pinned web-platform-tests suite: $WPT_ROOT (copied into <cache>/wpt), or
+#     ../shared/wpt-suite beside the repository, or <cache>/wpt, downloaded there when none
+#     is found (about 2.5 MB from GitHub); whichever is used is checked against
+#     wpt/suite.sha256;
 #   - a Python virtualenv with wptserve (the WPT server) and pywebsocket3 (its WebSocket
 #     server), from PyPI, in <cache>/venv;
 #   - redis-server, Debian's package, for the `redis` feature's tests, installed with apt-get
@@ -21,7 +22,7 @@ PYWEBSOCKET3_VERSION="4.0.2"
 
 for arg in "$@"; do
   case "$arg" in
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -39,6 +40,11 @@ if ! suite="$(python3 wpt/suite.py locate)"; then
   suite="$(python3 wpt/suite.py locate)"
 fi
 python3 wpt/suite.py verify "$suite"
+# A suite $WPT_ROOT names is copied into the cache, as a download would be, so that the tests
+# run without the variable (`cargo test` in a new shell) find it there.
+if [ -n "${WPT_ROOT:-}" ]; then
+  python3 wpt/suite.py keep "$suite"
+fi
 
 # redis-server for feature-tests/tests/redis.rs and redis_cookies.rs, which start their own
 # on a free port.

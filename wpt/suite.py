@@ -5,6 +5,8 @@
     python3 wpt/suite.py verify DIR check DIR against wpt/suite.sha256
     python3 wpt/suite.py fetch      download it into <cache>/wpt, checked before it is kept
                                     (from $WPT_SUITE_URL when set: a mirror of the archive)
+    python3 wpt/suite.py keep DIR   copy the suite at DIR into <cache>/wpt, as `fetch` would
+                                    download it, unless the cache holds it already
 
 The suite is the `test/fixtures/wpt` directory of nodejs/undici at the commit below: the
 files the expectations in wpt/expectations were recorded against, listed with their SHA-256
@@ -13,7 +15,7 @@ same places, `tests/common/wpt_suite.rs`):
 
   1. $WPT_ROOT,
   2. ../shared/wpt-suite beside the repository,
-  3. ${WPT_CACHE:-~/.cache/whatwg-fetch}/wpt, where `fetch` keeps it.
+  3. ${WPT_CACHE:-~/.cache/whatwg-fetch}/wpt, where `fetch` and `keep` put it.
 
 Only the Python standard library is used, so that it runs on any machine with Python 3.
 """
@@ -166,14 +168,41 @@ def fetch():
                     shutil.copyfileobj(source, out)
                 if member.mode & 0o111:
                     os.chmod(target, 0o755)
-        verify(staging, announce=False)
-        if os.path.exists(destination):
-            shutil.rmtree(destination)
-        os.rename(staging, destination)
+        install(staging, destination)
     finally:
         if os.path.exists(staging):
             shutil.rmtree(staging)
     print(f"suite: {destination} ({len(manifest())} files, as wpt/suite.sha256 lists)")
+
+
+def install(staging, destination):
+    """Puts the suite made in `staging` at `destination` once every file checks out."""
+    verify(staging, announce=False)
+    if os.path.exists(destination):
+        shutil.rmtree(destination)
+    os.rename(staging, destination)
+
+
+def keep(root):
+    """Copies the suite at `root` into <cache>/wpt, unless the cache holds it already: the
+    tests and the runner then find it there without $WPT_ROOT, as after a download."""
+    destination = os.path.join(cache_dir(), "wpt")
+    if os.path.abspath(root) == os.path.abspath(destination) or (
+        is_suite(destination) and differences(destination) == ([], [], [])
+    ):
+        return
+    os.makedirs(cache_dir(), exist_ok=True)
+    staging = tempfile.mkdtemp(prefix="wpt-", dir=cache_dir())
+    try:
+        for path in manifest():
+            target = os.path.join(staging, *path.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(os.path.join(root, *path.split("/")), target)
+        install(staging, destination)
+    finally:
+        if os.path.exists(staging):
+            shutil.rmtree(staging)
+    print(f"suite: copied into {destination}, where the tests find it without $WPT_ROOT")
 
 
 def main(args):
@@ -186,6 +215,8 @@ def main(args):
         verify(args[1])
     elif args == ["fetch"]:
         fetch()
+    elif len(args) == 2 and args[0] == "keep":
+        keep(args[1])
     else:
         raise SystemExit(__doc__)
 
