@@ -240,3 +240,20 @@ async fn a_memory_store_carries_the_cache_from_one_client_to_the_next() {
     })
     .await;
 }
+
+#[test]
+fn touching_a_key_with_no_record_is_no_error_and_stores_nothing() {
+    let dir = temp_dir("touch_missing");
+    let disk = DiskCacheStore::open(&dir, 1 << 20).unwrap();
+    let memory = MemoryCacheStore::new(1 << 20);
+    let stores: [&dyn HttpCacheStore; 2] = [&disk, &memory];
+    for store in stores {
+        store.put("https://a.example/", b"a").unwrap();
+        store.remove("https://a.example/").unwrap();
+        // Removed (by another store on the same directory, say) before the touch.
+        store.touch("https://a.example/").unwrap();
+        store.touch("https://never.example/").unwrap();
+        assert!(store.load().is_empty());
+    }
+    assert!(entry_files(&dir).is_empty());
+}

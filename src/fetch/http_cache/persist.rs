@@ -139,8 +139,13 @@ pub trait HttpCacheStore: Send + Sync + fmt::Debug {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     ///
+    /// A key with no record is no error: there is nothing to mark (as [`remove`] of one
+    /// is none), and nothing is stored for it.
+    ///
     /// # Errors
     /// The I/O error that kept the mark from being stored.
+    ///
+    /// [`remove`]: HttpCacheStore::remove
     fn touch(&self, key: &str) -> io::Result<()>;
 
     /// Removes the record of `key`, if there is one.
@@ -542,10 +547,12 @@ impl HttpCacheStore for DiskCacheStore {
     }
 
     fn touch(&self, key: &str) -> io::Result<()> {
-        File::options()
-            .write(true)
-            .open(self.path_of(key))?
-            .set_modified(SystemTime::now())
+        // No record (another store on the directory removed it, say): nothing to mark.
+        match File::options().write(true).open(self.path_of(key)) {
+            Ok(file) => file.set_modified(SystemTime::now()),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(error),
+        }
     }
 
     fn remove(&self, key: &str) -> io::Result<()> {
