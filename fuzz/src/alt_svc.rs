@@ -59,12 +59,17 @@ fn check_cache(parsed: AltSvc) {
     let cache = AltSvcCache::new();
     let origin = OriginKey::new("https", "origin.example", 443);
     let now = Instant::now();
-    // What a lookup of `h3` must give: the first `h3` alternative with a non-zero `ma`.
+    // What a lookup of `h3` must give: the first `h3` alternative with a non-zero `ma` on
+    // a port the origin's (443) may change to, one below 1024.
     let expected = match &parsed {
         AltSvc::Clear => None,
         AltSvc::Entries(alternatives) => alternatives
             .iter()
-            .find(|alternative| alternative.protocol == "h3" && !alternative.max_age.is_zero())
+            .find(|alternative| {
+                alternative.protocol == "h3"
+                    && !alternative.max_age.is_zero()
+                    && alternative.port < 1024
+            })
             .map(|alternative| {
                 let host = alternative.host.as_deref().unwrap_or(origin.host());
                 (host.to_owned(), alternative.port)

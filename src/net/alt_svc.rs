@@ -15,6 +15,11 @@
 //! - §3.1: take the response's age (`Age`) off each `max_age` before
 //!   [`AltSvcCache::set`], as the freshness it gives is counted "since the response was
 //!   generated";
+//! - §9.1 ("Changing Ports"): whoever can inject a field value and listen on the port it
+//!   names can hijack the origin. As Chrome does, an origin on a port below 1024 (which
+//!   only a privileged user can listen on) is not taken to an alternative on a port of
+//!   1024 or above (which any user of a shared server can): [`AltSvcCache::set`] leaves
+//!   such alternatives out, of a field value and of a saved cache file alike;
 //! - §3.1: forget the alternatives not advertised with `persist=1` when the network
 //!   changes. The client observes no network change, so `persist` is parsed and has no
 //!   effect: an alternative is kept until its `ma` runs out or the origin replaces it.
@@ -53,6 +58,18 @@ pub(crate) const MAX_HOST_LEN: usize = 255;
 /// The most (origin, partition) pairs an [`AltSvcCache`] holds; past it, the least
 /// recently used is forgotten.
 pub(crate) const MAX_CACHED_ORIGINS: usize = 1_000;
+
+/// The lowest port any user may listen on (RFC 6335 §6: the system ports are 0–1023).
+/// An origin below it is not taken to an alternative at or above it (§9.1; Chrome's
+/// `kUnrestrictedPort`).
+pub(crate) const UNRESTRICTED_PORT: u16 = 1024;
+
+/// Whether an origin on `origin_port` may be reached at an alternative on `port`: not
+/// from a port only a privileged user listens on to one anyone may (see
+/// [`UNRESTRICTED_PORT`]).
+pub(crate) fn may_change_port(origin_port: u16, port: u16) -> bool {
+    origin_port >= UNRESTRICTED_PORT || port < UNRESTRICTED_PORT
+}
 
 /// `ma`'s default: "If omitted, its default value is 86400 (24 hours)" (§3.1).
 pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(86_400);
@@ -726,12 +743,15 @@ impl AltSvcCache {
     /// origin, its value invalidates and replaces all cached alternative services for
     /// that origin." [`AltSvc::Clear`] leaves none. Each alternative is kept until `now`
     /// plus its `max_age` (one with a `max_age` of 0 is not kept), and at most
-    /// [`MAX_ALTERNATIVES`] of them. Which protocols are broken is kept as it was.
+    /// [`MAX_ALTERNATIVES`] of them. Which protocols are broken is kept as it was. An
+    /// alternative on a port the origin's may not change to ([`may_change_port`]) is left
+    /// out, as Chrome leaves it.
     pub(crate) fn set(&self, origin: &OriginKey, partition: &str, alt_svc: AltSvc, now: Instant) {
         let alternatives: Vec<CachedAlternative> = match alt_svc {
             AltSvc::Clear => Vec::new(),
             AltSvc::Entries(entries) => entries
                 .into_iter()
+                .filter(|alternative| may_change_port(origin.port(), alternative.port))
                 .take(MAX_ALTERNATIVES)
                 .filter_map(|alternative| {
                     let expiry = now.checked_add(alternative.max_age)?;
@@ -1326,17 +1346,17 @@ mod tests {
             &example,
             "",
             AltSvc::Entries(entries(
-                r#"h2=":8443", h3="alt.example.net:8443"; ma=60, h3=":443"; ma=3600"#,
+                r#"h2=":843", h3="alt.example.net:843"; ma=60, h3=":443"; ma=3600"#,
             )),
             now,
         );
         assert_eq!(
             cache.lookup(&example, "", "h3", now),
-            Some(("alt.example.net".to_owned(), 8443))
+            Some(("alt.example.net".to_owned(), 843))
         );
         assert_eq!(
             cache.lookup(&example, "", "h2", now),
-            Some(("example.com".to_owned(), 8443))
+            Some(("example.com".to_owned(), 843))
         );
         assert_eq!(cache.lookup(&example, "", "h3-29", now), None);
         // The first expires after 60 seconds; then the second is used.
@@ -1349,6 +1369,49 @@ mod tests {
         assert_eq!(cache.lookup(&example, "", "h2", now + 24 * HOUR), None);
         // Everything expired: the origin is forgotten.
         assert_eq!(cache.state().len, 0);
+    }
+
+    #[test]
+    fn an_origin_on_a_system_port_is_not_taken_to_a_port_any_user_can_listen_on() {
+        // RFC 7838 §9.1, as Chrome keeps it: a user of a shared server who can answer with
+        // a field value (`/~user/` pages) and listen on a port of 1024 or above could
+        // otherwise take the origin over.
+        let cache = AltSvcCache::new();
+        let now = Instant::now();
+        let example = origin("example.com");
+        cache.set(
+            &example,
+            "",
+            AltSvc::Entries(entries(
+                r#"h3=":8443", h3="other.example:1024", h2=":1023", h3=":443""#,
+            )),
+            now,
+        );
+        assert_eq!(
+            cache.lookup(&example, "", "h3", now),
+            Some(("example.com".to_owned(), 443))
+        );
+        assert_eq!(
+            cache.lookup(&example, "", "h2", now),
+            Some(("example.com".to_owned(), 1023))
+        );
+        // Only such alternatives: none is kept, and the field value still replaces what
+        // was cached.
+        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":8443""#)), now);
+        assert_eq!(cache.lookup(&example, "", "h3", now), None);
+        assert_eq!(cache.state().len, 0);
+        // An origin on a port of 1024 or above may name any port.
+        let high = OriginKey::new("https", "example.com", 8443);
+        cache.set(
+            &high,
+            "",
+            AltSvc::Entries(entries(r#"h3=":9443", h3=":443""#)),
+            now,
+        );
+        assert_eq!(
+            cache.lookup(&high, "", "h3", now),
+            Some(("example.com".to_owned(), 9443))
+        );
     }
 
     #[test]

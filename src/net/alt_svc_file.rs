@@ -388,7 +388,7 @@ mod tests {
         let cache = AltSvcCache::new();
         // A protocol-id that decodes to a line break and the start of a record of another
         // origin, which the rest of its line would complete.
-        let value = b"x%0Ah1%20bank.example%20443%20h3=\"evil.example:8443\", h3=\":443\"";
+        let value = b"x%0Ah1%20bank.example%20443%20h3=\"evil.example:443\", h3=\":443\"";
         let announced = super::super::alt_svc::parse_alt_svc(value).unwrap();
         cache.set(
             &OriginKey::new("https", "a.example", 443),
