@@ -31,6 +31,7 @@ mod redis_cache;
 mod redis_cookies;
 mod redis_server;
 mod request;
+mod socks;
 mod websocket;
 mod websocket_handshake;
 
@@ -52,6 +53,7 @@ pub use mime::mime_type;
 pub use redis_cache::redis_cache;
 pub use redis_cookies::redis_cookies;
 pub use request::request_init;
+pub use socks::socks_reply;
 pub use websocket::websocket_frames;
 pub use websocket_handshake::websocket_handshake;
 
@@ -267,6 +269,11 @@ mod tests {
     #[test]
     fn cookie_store_replays_its_seeds_and_regressions() {
         replay("cookie_store", super::cookie_store);
+    }
+
+    #[test]
+    fn socks_reply_replays_its_seeds_and_regressions() {
+        replay("socks_reply", super::socks_reply);
     }
 
     #[test]
