@@ -27,6 +27,7 @@ mod h3;
 mod headers;
 mod http1;
 mod mime;
+mod pipeline;
 mod redis_cache;
 mod redis_cookies;
 mod redis_server;
@@ -50,6 +51,7 @@ pub use h3::h3_response;
 pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
+pub use pipeline::http1_pipelined;
 pub use redis_cache::redis_cache;
 pub use redis_cookies::redis_cookies;
 pub use request::request_init;
@@ -244,6 +246,11 @@ mod tests {
     #[test]
     fn http1_response_replays_its_seeds_and_regressions() {
         replay("http1_response", super::http1_response);
+    }
+
+    #[test]
+    fn http1_pipelined_replays_its_seeds_and_regressions() {
+        replay("http1_pipelined", super::http1_pipelined);
     }
 
     #[test]
