@@ -8,19 +8,27 @@
       return new ReadableStream({
         type: "bytes",
         async pull(controller) {
-          for (;;) {
-            // A boolean crosses the promise, then the chunk is taken: resolving with an
-            // object would consult a `then` a script may have put on Object.prototype.
-            const chunk = (await native.stream_pull(handle)) ? native.stream_chunk(handle) : null;
-            if (chunk == null) {
-              controller.close();
-              // A pending read into the caller's buffer is answered with zero bytes.
-              if (controller.byobRequest) controller.byobRequest.respond(0);
+          try {
+            for (;;) {
+              // A boolean crosses the promise, then the chunk is taken: resolving with an
+              // object would consult a `then` a script may have put on Object.prototype.
+              const chunk = (await native.stream_pull(handle)) ? native.stream_chunk(handle) : null;
+              if (chunk == null) {
+                controller.close();
+                // A pending read into the caller's buffer is answered with zero bytes.
+                if (controller.byobRequest) controller.byobRequest.respond(0);
+                return;
+              }
+              if (chunk.byteLength === 0) continue;
+              controller.enqueue(chunk);
               return;
             }
-            if (chunk.byteLength === 0) continue;
-            controller.enqueue(chunk);
-            return;
+          } catch (error) {
+            // The stream errors with it, and no `cancel` follows a failed pull: the Rust
+            // stream (a body's connection) goes now, not with the engine. (A chunk the
+            // engine has no memory for fails here.)
+            native.stream_cancel(handle);
+            throw error;
           }
         },
         cancel() {

@@ -482,6 +482,66 @@ fn rust_streams_are_pulled_one_chunk_per_read() {
     );
 }
 
+/// A chunk the engine has no memory for errors the stream and lets its Rust stream go (a
+/// body's connection with it): the streams implementation calls no `cancel` when `pull`
+/// fails, and the Rust stream was held until the engine was dropped.
+#[test]
+fn a_stream_whose_chunk_the_engine_cannot_hold_lets_the_rust_stream_go() {
+    const SIZE: usize = 8 << 20;
+    /// Notes that the stream holding it is dropped.
+    struct Guard(Rc<Cell<bool>>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+    let dropped = Rc::new(Cell::new(false));
+    let guard = Guard(dropped.clone());
+    // One chunk over the engine's room, then nothing, ever: only a drop ends it.
+    let body = futures_util::stream::iter([Ok(Bytes::from(vec![7u8; SIZE]))])
+        .chain(futures_util::stream::pending())
+        .inspect(move |_| {
+            let _held = &guard;
+        });
+    let (result, held) = current_thread().block_on(async move {
+        let rt = AsyncRuntime::new().unwrap();
+        let context = AsyncContext::full(&rt).await.unwrap();
+        context
+            .with(|ctx| {
+                let state = quiet().install_with_state(&ctx).unwrap();
+                let stream = streams::readable_stream(&ctx, &state, Box::pin(body)).unwrap();
+                ctx.globals().set("body", stream).unwrap();
+            })
+            .await;
+        let used = rt.memory_usage().await.malloc_size;
+        rt.set_memory_limit(usize::try_from(used).unwrap() + (4 << 20))
+            .await;
+        context
+            .with(|ctx| {
+                let script = "body.getReader().read().then(() => { result = 'read'; }, \
+                              e => { result = e instanceof Error ? e.name : String(e); });";
+                if crate::eval_script(&ctx, "test.js", script).is_err() {
+                    panic!("test.js: {:?}", ctx.catch());
+                }
+            })
+            .await;
+        tokio::time::timeout(Duration::from_secs(10), rt.idle())
+            .await
+            .unwrap();
+        // Asked while the engine lives.
+        let held = !dropped.get();
+        let result = context
+            .with(|ctx| {
+                ctx.eval::<Option<String>, _>("JSON.stringify(globalThis.result)")
+                    .unwrap()
+            })
+            .await;
+        (result, held)
+    });
+    assert!(!held, "the Rust stream is held while the engine lives");
+    assert_eq!(result.as_deref(), Some(r#""InternalError""#));
+}
+
 #[test]
 fn a_clone_tees_a_script_stream_giving_the_clone_structured_clones_of_its_chunks() {
     let r = run_js(
