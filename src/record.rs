@@ -1714,10 +1714,12 @@ fn version_name(version: Version) -> &'static str {
 
 /// The exchanges of a recording's text.
 fn parse(text: &str) -> Result<Vec<Exchange>, RecordingFileError> {
+    // serde_json counts an error just past a newline (the text ending there) as column 0;
+    // this error's columns count from 1, where that one is.
     let value: Value = serde_json::from_str(text).map_err(|source| RecordingFileError::Json {
         path: None,
-        line: source.line(),
-        column: source.column(),
+        line: source.line().max(1),
+        column: source.column().max(1),
         source,
     })?;
     parse_file(&value).map_err(|(field, message)| RecordingFileError::Invalid {
@@ -1739,11 +1741,14 @@ struct Object<'a> {
 impl<'a> Object<'a> {
     fn new(value: &'a Value, path: String, allowed: &[&str]) -> Result<Object<'a>, Invalid> {
         let Some(map) = value.as_object() else {
-            return Err((path, format!("expected an object, found {}", kind(value))));
+            return Err((
+                place(&path),
+                format!("expected an object, found {}", kind(value)),
+            ));
         };
         if let Some(unknown) = map.keys().find(|key| !allowed.contains(&key.as_str())) {
             return Err((
-                path,
+                place(&path),
                 format!(
                     "unknown field `{unknown}`, expected one of {}",
                     allowed
@@ -1770,14 +1775,8 @@ impl<'a> Object<'a> {
     }
 
     fn required(&self, name: &str) -> Result<&'a Value, Invalid> {
-        self.get(name).ok_or_else(|| {
-            let path = if self.path.is_empty() {
-                "the file".to_owned()
-            } else {
-                self.path.clone()
-            };
-            (path, format!("missing field `{name}`"))
-        })
+        self.get(name)
+            .ok_or_else(|| (place(&self.path), format!("missing field `{name}`")))
     }
 
     fn string(&self, name: &str) -> Result<&'a str, Invalid> {
@@ -1865,6 +1864,15 @@ impl<'a> Object<'a> {
             }
             (None, None) => Ok(Bytes::new()),
         }
+    }
+}
+
+/// How an error names the object at `path`: the file itself is at the empty path.
+fn place(path: &str) -> String {
+    if path.is_empty() {
+        "the file".to_owned()
+    } else {
+        path.to_owned()
     }
 }
 
@@ -2046,10 +2054,29 @@ mod tests {
     }
 
     #[test]
+    fn broken_json_counts_columns_from_one() {
+        for (text, line, column) in [("{\n", 2, 1), ("{\n  \"version\": 1,\n", 3, 1), ("", 1, 1)] {
+            match parse(text) {
+                Err(RecordingFileError::Json {
+                    line: got_line,
+                    column: got_column,
+                    ..
+                }) => assert_eq!((got_line, got_column), (line, column), "{text:?}"),
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn wrong_values_name_their_field() {
         let cases = [
             (r#"{"version": 2, "exchanges": []}"#, "version"),
             (r#"{"exchanges": []}"#, "the file"),
+            ("[]", "the file"),
+            (
+                r#"{"version": 1, "exchanges": [], "extra": true}"#,
+                "the file",
+            ),
             (
                 r#"{"version": 1, "exchanges": [{"request": {"method": "GET", "url": "/rel"}, "response": {"status": 200}}]}"#,
                 "exchanges[0].request.url",
