@@ -28,6 +28,7 @@ mod headers;
 mod http1;
 mod mime;
 mod pipeline;
+mod recording_file;
 mod redis_cache;
 mod redis_cookies;
 mod redis_server;
@@ -52,6 +53,7 @@ pub use headers::headers;
 pub use http1::http1_response;
 pub use mime::mime_type;
 pub use pipeline::http1_pipelined;
+pub use recording_file::recording_file;
 pub use redis_cache::redis_cache;
 pub use redis_cookies::redis_cookies;
 pub use request::request_init;
@@ -241,6 +243,11 @@ mod tests {
     #[test]
     fn alt_svc_file_replays_its_seeds_and_regressions() {
         replay("alt_svc_file", super::alt_svc_file);
+    }
+
+    #[test]
+    fn recording_file_replays_its_seeds_and_regressions() {
+        replay("recording_file", super::recording_file);
     }
 
     #[test]
