@@ -161,7 +161,7 @@
 //! | `version` | The format's version, [`FORMAT_VERSION`] (1). A file of another version is refused. |
 //! | `exchanges` | The exchanges, in the order their responses arrived. |
 //! | `request.method` | The method, as sent (`GET`, `PATCH`, …). |
-//! | `request.url` | The absolute URL, as sent (`https://api.example/users?page=2`); no fragment. |
+//! | `request.url` | The absolute URL, as sent (`https://api.example/users?page=2`); no fragment. Read as the URL parser reads it: `http://api.test?q` is matched as the `http://api.test/?q` a client sends. |
 //! | `request.headers`, `response.headers` | The header fields in order, each `"name: value"` (a lowercase name, `": "`, the value exactly); a value that is not UTF-8 as `{"name": …, "value_base64": …}`. |
 //! | `request.body`, `response.body` | The body as text, when it is UTF-8 (an empty body is `""`). |
 //! | `request.body_base64`, `response.body_base64` | Otherwise the body in base64 (RFC 4648, with padding). At most one of the two is given; neither means an empty body. |
@@ -1944,13 +1944,22 @@ fn parse_exchange(index: usize, value: &Value) -> Result<Exchange, Invalid> {
             format!("{method:?} is not a valid method"),
         )
     })?;
-    let url = request.string("url")?;
-    if url::Url::parse(url).is_err() {
-        return Err((
-            request.field("url"),
-            format!("{url:?} is not an absolute URL"),
-        ));
-    }
+    let written = request.string("url")?;
+    // Kept as the URL parser serializes it, as a request's URL is sent: a URL written
+    // `http://api.test?q` (no path) is the `http://api.test/?q` a client asks for, and is
+    // matched as that, not never.
+    let url = match url::Url::parse(written) {
+        Ok(mut url) => {
+            url.set_fragment(None);
+            String::from(url)
+        }
+        Err(_) => {
+            return Err((
+                request.field("url"),
+                format!("{written:?} is not an absolute URL"),
+            ));
+        }
+    };
 
     let status = response.required("status")?;
     let status = status
@@ -2000,7 +2009,7 @@ fn parse_exchange(index: usize, value: &Value) -> Result<Exchange, Invalid> {
     Ok(Exchange {
         index,
         method,
-        url: url.to_owned(),
+        url,
         request_headers: request.headers()?,
         request_body: request.body()?,
         status,

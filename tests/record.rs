@@ -571,3 +571,25 @@ async fn a_request_not_matched_names_at_most_five_recorded_and_counts_the_rest()
         "{not_matched}"
     );
 }
+
+/// A URL written without a path (`http://api.test?q=1`, as by hand) is read as the URL
+/// parser reads it, the `http://api.test/?q=1` a client sends: before, it loaded and was
+/// never matched.
+#[tokio::test]
+async fn a_recorded_url_is_matched_as_the_url_parser_reads_it() {
+    let replay = ReplayTransport::from_json(
+        r#"{"version": 1, "exchanges": [
+            {"request": {"method": "GET", "url": "http://API.test?q=1#top"},
+             "response": {"status": 200, "body": "matched"}}]}"#,
+    )
+    .unwrap();
+    let text = client(replay)
+        .get("http://api.test/?q=1")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(text, "matched");
+}
