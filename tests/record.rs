@@ -116,6 +116,11 @@ async fn send(transport: &impl Transport, request: http::Request<RequestBody>) -
     (parts.status, parts.headers, read_all(body).await.unwrap())
 }
 
+/// The body of the response to `request`, as text.
+async fn text_of(request: whatwg_fetch::RequestBuilder) -> String {
+    request.send().await.unwrap().text().await.unwrap()
+}
+
 fn not_matched(error: &NetworkError) -> &ReplayNotMatched {
     let NetworkError::Connect(source) = error else {
         panic!("not a connect error: {error:?}");
@@ -179,14 +184,7 @@ async fn a_gzip_body_is_recorded_as_sent_and_decoded_on_replay_as_live() {
     let server = server().await;
     let url = server.url("/gzip");
     let recorder = recording();
-    let live = client(recorder.clone())
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let live = text_of(client(recorder.clone()).get(&url)).await;
     assert_eq!(live, TEXT);
     let exchange = &recorder.exchanges()[0];
     assert_eq!(
@@ -195,14 +193,7 @@ async fn a_gzip_body_is_recorded_as_sent_and_decoded_on_replay_as_live() {
     );
 
     let replay = ReplayTransport::from_json(&recorder.to_json()).unwrap();
-    let replayed = client(replay.clone())
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let replayed = text_of(client(replay.clone()).get(&url)).await;
     assert_eq!(replayed, live);
 
     // Asked for the body as sent, the transport gives the gzip bytes, as the network does.
@@ -217,14 +208,7 @@ async fn an_unmatched_request_fails_naming_it_and_never_connects() {
     let server = server().await;
     let recorder = recording();
     let client_live = client(recorder.clone());
-    client_live
-        .get(server.url("/text"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    text_of(client_live.get(server.url("/text"))).await;
     let accepts = server.counts.accepts();
 
     let replay = ReplayTransport::from_json(&recorder.to_json()).unwrap();
@@ -329,15 +313,7 @@ async fn matching_on_the_body_tells_two_posts_to_one_url_apart() {
     let recorder = recording();
     let live = client(recorder.clone());
     for body in ["one", "two"] {
-        let text = live
-            .post(&url)
-            .body(body)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = text_of(live.post(&url).body(body)).await;
         assert_eq!(text, format!("got: {body}"));
     }
 
@@ -361,15 +337,7 @@ async fn matching_on_the_body_tells_two_posts_to_one_url_apart() {
 
     // On method and URL alone, the first POST gets the first answer, whatever its body.
     let replay = ReplayTransport::from_json(&recorder.to_json()).unwrap();
-    let text = client(replay)
-        .post(&url)
-        .body("two")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = text_of(client(replay).post(&url).body("two")).await;
     assert_eq!(text, "got: one");
 }
 
@@ -583,13 +551,6 @@ async fn a_recorded_url_is_matched_as_the_url_parser_reads_it() {
              "response": {"status": 200, "body": "matched"}}]}"#,
     )
     .unwrap();
-    let text = client(replay)
-        .get("http://api.test/?q=1")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = text_of(client(replay).get("http://api.test/?q=1")).await;
     assert_eq!(text, "matched");
 }
