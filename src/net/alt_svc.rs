@@ -1042,6 +1042,17 @@ impl CacheState {
 mod tests {
     use super::*;
 
+    /// `cache.set` of the field value `value` received from `origin` in `partition`.
+    fn announce(
+        cache: &AltSvcCache,
+        origin: &OriginKey,
+        partition: &str,
+        value: &str,
+        now: Instant,
+    ) {
+        cache.set(origin, partition, AltSvc::Entries(entries(value)), now);
+    }
+
     /// The alternatives of `value`, which must parse to some.
     fn entries(value: &str) -> Vec<Alternative> {
         match parse_alt_svc(value.as_bytes()) {
@@ -1342,12 +1353,11 @@ mod tests {
         let now = Instant::now();
         let example = origin("example.com");
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
-        cache.set(
+        announce(
+            &cache,
             &example,
             "",
-            AltSvc::Entries(entries(
-                r#"h2=":843", h3="alt.example.net:843"; ma=60, h3=":443"; ma=3600"#,
-            )),
+            r#"h2=":843", h3="alt.example.net:843"; ma=60, h3=":443"; ma=3600"#,
             now,
         );
         assert_eq!(
@@ -1379,12 +1389,11 @@ mod tests {
         let cache = AltSvcCache::new();
         let now = Instant::now();
         let example = origin("example.com");
-        cache.set(
+        announce(
+            &cache,
             &example,
             "",
-            AltSvc::Entries(entries(
-                r#"h3=":8443", h3="other.example:1024", h2=":1023", h3=":443""#,
-            )),
+            r#"h3=":8443", h3="other.example:1024", h2=":1023", h3=":443""#,
             now,
         );
         assert_eq!(
@@ -1397,17 +1406,12 @@ mod tests {
         );
         // Only such alternatives: none is kept, and the field value still replaces what
         // was cached.
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":8443""#)), now);
+        announce(&cache, &example, "", r#"h3=":8443""#, now);
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
         assert_eq!(cache.state().len, 0);
         // An origin on a port of 1024 or above may name any port.
         let high = OriginKey::new("https", "example.com", 8443);
-        cache.set(
-            &high,
-            "",
-            AltSvc::Entries(entries(r#"h3=":9443", h3=":443""#)),
-            now,
-        );
+        announce(&cache, &high, "", r#"h3=":9443", h3=":443""#, now);
         assert_eq!(
             cache.lookup(&high, "", "h3", now),
             Some(("example.com".to_owned(), 9443))
@@ -1419,12 +1423,7 @@ mod tests {
         let cache = AltSvcCache::new();
         let now = Instant::now();
         let example = origin("example.com");
-        cache.set(
-            &example,
-            "https://a.example",
-            AltSvc::Entries(entries(r#"h3=":443""#)),
-            now,
-        );
+        announce(&cache, &example, "https://a.example", r#"h3=":443""#, now);
         assert!(
             cache
                 .lookup(&example, "https://a.example", "h3", now)
@@ -1458,22 +1457,17 @@ mod tests {
         let cache = AltSvcCache::new();
         let now = Instant::now();
         let example = origin("example.com");
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":443""#)), now);
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h2=":443""#)), now);
+        announce(&cache, &example, "", r#"h3=":443""#, now);
+        announce(&cache, &example, "", r#"h2=":443""#, now);
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
         assert!(cache.lookup(&example, "", "h2", now).is_some());
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":443""#)), now);
+        announce(&cache, &example, "", r#"h3=":443""#, now);
         cache.set(&example, "", AltSvc::Clear, now);
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
         assert_eq!(cache.state().len, 0);
         // `ma=0` alone is as good as `clear`.
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":443""#)), now);
-        cache.set(
-            &example,
-            "",
-            AltSvc::Entries(entries(r#"h3=":443"; ma=0"#)),
-            now,
-        );
+        announce(&cache, &example, "", r#"h3=":443""#, now);
+        announce(&cache, &example, "", r#"h3=":443"; ma=0"#, now);
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
         assert_eq!(cache.state().len, 0);
     }
@@ -1506,10 +1500,11 @@ mod tests {
         let cache = AltSvcCache::new();
         let start = Instant::now();
         let example = origin("example.com");
-        cache.set(
+        announce(
+            &cache,
             &example,
             "",
-            AltSvc::Entries(entries(r#"h3=":443"; ma=31536000, h2=":443"; ma=31536000"#)),
+            r#"h3=":443"; ma=31536000, h2=":443"; ma=31536000"#,
             start,
         );
         let mut now = start;
@@ -1536,12 +1531,7 @@ mod tests {
         let cache = AltSvcCache::new();
         let now = Instant::now();
         let example = origin("example.com");
-        cache.set(
-            &example,
-            "",
-            AltSvc::Entries(entries(r#"h3=":443"; ma=31536000"#)),
-            now,
-        );
+        announce(&cache, &example, "", r#"h3=":443"; ma=31536000"#, now);
         cache.mark_broken(&example, "", "h3", now);
         cache.mark_broken(&example, "", "h3", now + MINUTE);
         assert!(cache.lookup(&example, "", "h3", now + 5 * MINUTE).is_some());
@@ -1629,10 +1619,10 @@ mod tests {
         let now = Instant::now();
         let example = origin("example.com");
         cache.mark_broken(&example, "", "h3", now);
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":443""#)), now);
+        announce(&cache, &example, "", r#"h3=":443""#, now);
         assert_eq!(cache.lookup(&example, "", "h3", now), None);
         cache.set(&example, "", AltSvc::Clear, now);
-        cache.set(&example, "", AltSvc::Entries(entries(r#"h3=":443""#)), now);
+        announce(&cache, &example, "", r#"h3=":443""#, now);
         assert_eq!(cache.lookup(&example, "", "h3", now + 4 * MINUTE), None);
         assert!(cache.lookup(&example, "", "h3", now + 5 * MINUTE).is_some());
     }
@@ -1674,12 +1664,7 @@ mod tests {
         })
         .join();
         let now = Instant::now();
-        cache.set(
-            &origin("example.com"),
-            "",
-            AltSvc::Entries(entries(r#"h3=":443""#)),
-            now,
-        );
+        announce(&cache, &origin("example.com"), "", r#"h3=":443""#, now);
         assert!(
             cache
                 .lookup(&origin("example.com"), "", "h3", now)
