@@ -530,6 +530,53 @@ async fn a_forwarding_proxys_407_is_answered_with_proxy_authorization() {
     );
 }
 
+/// A realm is a quoted string, whose bytes past ASCII (obs-text, RFC 9110 §5.6.4) a server
+/// may send as UTF-8; the answer echoes it, byte for byte, to an origin and to a proxy.
+#[tokio::test]
+async fn a_realm_past_ascii_is_answered_to_an_origin_and_to_a_proxy() {
+    const REALM: &str = "Büro Zürich";
+    let (origin, log) = serve(|log| {
+        let seen = log.last().unwrap();
+        match verifies(seen, REALM, "o1") {
+            true => ok("in"),
+            false => unauthorized(&[&format!("Digest realm=\"{REALM}\", qop=auth, nonce=\"o1\"")]),
+        }
+    })
+    .await;
+    let response = client()
+        .get(format!("{origin}/desk"))
+        .digest_auth(USER, PASSWORD)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(log_of(&log).len(), 2);
+
+    let (proxy, log) = serve(|log| {
+        let seen = log.last().unwrap();
+        match verifies_value(seen, seen.proxy_authorization.as_deref(), REALM, "p1") {
+            true => ok("through"),
+            false => format!(
+                "HTTP/1.1 407 Proxy Authentication Required\r\n\
+                 Proxy-Authenticate: Digest realm=\"{REALM}\", qop=auth, nonce=\"p1\"\r\n\
+                 Content-Length: 0\r\n\r\n"
+            ),
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .proxy(
+            whatwg_fetch::Proxy::http(&proxy)
+                .unwrap()
+                .digest_auth(USER, PASSWORD),
+        )
+        .build()
+        .unwrap();
+    let response = client.get("http://origin.test/desk").send().await.unwrap();
+    assert_eq!(response.status(), 200, "{:?}", log_of(&log));
+    assert_eq!(log_of(&log).len(), 2);
+}
+
 #[tokio::test]
 async fn a_proxy_that_always_answers_407_fails_the_fetch_after_one_retry() {
     let (proxy, log) = serve(|log| {

@@ -268,6 +268,26 @@ async fn a_builder_keeps_its_first_error_with_what_was_wrong() {
     assert_eq!(error.kind(), whatwg_fetch::ErrorKind::TypeError);
 }
 
+/// Credentials are a header value's bytes, as Fetch's are: a token past ASCII goes out as
+/// its UTF-8, whatever the `http` crate's string conversions accept; a newline is refused.
+#[tokio::test]
+async fn a_token_past_ascii_is_sent_as_its_bytes_and_a_newline_is_refused() {
+    let server = server().await;
+    let text = sent(client().get(server.url("/echo")).bearer_auth("jeton-é")).await;
+    assert!(text.contains("\nauthorization: Bearer jeton-é\n"), "{text}");
+    let error = client()
+        .get(server.url("/echo"))
+        .bearer_auth("a\r\nx-injected: 1")
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("invalid Authorization credentials"),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn a_requests_timeout_overrides_the_clients() {
     let server = server().await;

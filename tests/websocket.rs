@@ -95,7 +95,12 @@ where
         let head = request
             .headers()
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned()))
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect::<Vec<_>>();
         let offered = request
             .headers()
@@ -228,6 +233,8 @@ async fn the_handshake_sends_the_standard_headers_and_the_callers() {
         .websocket(&server.url("/chat"))
         .protocols(["chat.v1", "chat.v2"])
         .header("Authorization", "Bearer t0ken")
+        // A value is bytes, as in Fetch: UTF-8 past ASCII goes as given.
+        .header("x-display-name", "Zoë")
         .connect()
         .await
         .unwrap();
@@ -257,6 +264,7 @@ async fn the_handshake_sends_the_standard_headers_and_the_callers() {
         seen.header("authorization").as_deref(),
         Some("Bearer t0ken")
     );
+    assert_eq!(seen.header("x-display-name").as_deref(), Some("Zoë"));
     assert_eq!(seen.header("cache-control").as_deref(), Some("no-cache"));
     assert!(seen.header("referer").is_none());
     // A server-side client has no origin to send.
@@ -730,12 +738,12 @@ fn h2_handshake(
         (":method".to_owned(), "CONNECT".to_owned()),
         (":protocol".to_owned(), protocol),
     ];
-    head.extend(
-        request
-            .headers()
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned())),
-    );
+    head.extend(request.headers().iter().map(|(k, v)| {
+        (
+            k.to_string(),
+            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+        )
+    }));
     let offered = request
         .headers()
         .get("sec-websocket-protocol")

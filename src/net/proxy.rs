@@ -707,7 +707,9 @@ impl ProxyDigest {
         let value = session
             .as_mut()?
             .authorize(&self.credentials, method, target, None)?;
-        let mut value = HeaderValue::try_from(value).ok()?;
+        // As bytes: a realm past ASCII is echoed as the server sent it (obs-text), which
+        // `HeaderValue`'s string conversions refuse.
+        let mut value = HeaderValue::from_maybe_shared(bytes::Bytes::from(value)).ok()?;
         value.set_sensitive(true);
         Some(value)
     }

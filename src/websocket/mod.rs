@@ -1475,7 +1475,9 @@ fn check_header(name: &str, value: &str) -> Result<()> {
             "WebSocket: {name:?} is not a valid header name"
         )));
     }
-    if http::HeaderValue::from_str(value).is_err() {
+    // By its bytes, as a header value of Fetch: UTF-8 past ASCII is kept as given, where
+    // `HeaderValue`'s string conversions (http 1.6) refuse it.
+    if http::HeaderValue::from_bytes(value.as_bytes()).is_err() {
         return Err(Error::type_error(format!(
             "WebSocket: the value of {name} is not a valid header value (no control \
              characters, newlines included)"
