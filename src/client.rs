@@ -890,6 +890,19 @@ impl fmt::Debug for ClientBuilder {
 }
 
 impl ClientBuilder {
+    /// A builder with the defaults documented on each option: the same as
+    /// [`Client::builder`] and [`ClientBuilder::default`].
+    ///
+    /// ```
+    /// use whatwg_fetch::ClientBuilder;
+    ///
+    /// let client = ClientBuilder::new().user_agent("inventory-sync/2.1").build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn new() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
     /// Makes requests from a browser-like environment at `url`: its origin turns on CORS,
     /// the `Origin`, `Referer` and `Sec-Fetch-*` headers, forbidden request-headers and
     /// response tainting, exactly as a page at `url` sees them; relative URLs resolve
@@ -1942,6 +1955,42 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends connections to `host` to `addrs` instead of asking DNS, raced as resolved
+    /// addresses are (Happy Eyeballs); a port of 0 keeps the URL's. An empty `addrs`
+    /// makes connecting to `host` fail with a [`NetworkError::Dns`].
+    /// [`RequestBuilder::resolve_to_addrs`] does the same for one request.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # tokio::spawn(async move {
+    /// #     let (mut stream, _) = listener.accept().await.unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]).await;
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
+    /// # });
+    /// use std::net::SocketAddr;
+    /// use whatwg_fetch::Client;
+    ///
+    /// // Nothing listens on [::1] here, so 127.0.0.1 answers.
+    /// let addrs: [SocketAddr; 2] = ["[::1]:0".parse()?, "127.0.0.1:0".parse()?];
+    /// let client = Client::builder().resolve_to_addrs("api.example", &addrs).build()?;
+    /// let url = format!("http://api.example:{port}/");
+    /// assert_eq!(client.get(&url).send().await?.text().await?, "ok");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// What it does, its limits and its default: the transport's
+    /// [`HyperTransportBuilder::resolve_to_addrs`], which this sets.
+    ///
+    /// [`HyperTransportBuilder::resolve_to_addrs`]: crate::net::HyperTransportBuilder::resolve_to_addrs
+    pub fn resolve_to_addrs(mut self, host: &str, addrs: &[SocketAddr]) -> ClientBuilder {
+        self.hyper = self.hyper.resolve_to_addrs(host, addrs);
+        self
+    }
+
     /// Resolves host names with `resolve` before asking DNS: it gets the lowercase name and
     /// returns its addresses (a port of 0 keeps the URL's port), or `None` to ask DNS. Names
     /// given to [`resolve`](Self::resolve) are answered first.
@@ -2208,6 +2257,28 @@ impl ClientBuilder {
     /// Default is `false`: the environment is never read unless asked.
     pub fn proxy_from_env(mut self, enabled: bool) -> ClientBuilder {
         self.proxy_from_env = enabled;
+        self
+    }
+
+    /// Uses no proxy: forgets those given to [`proxy`](Self::proxy) before, and turns
+    /// [`proxy_from_env`](Self::proxy_from_env) off, as reqwest's `no_proxy` does.
+    /// Proxies given after it are used. [`RequestBuilder::no_proxy`] decides for one
+    /// request.
+    ///
+    /// ```
+    /// use whatwg_fetch::Client;
+    /// use whatwg_fetch::net::Proxy;
+    ///
+    /// // A builder shared by several clients; this one goes direct.
+    /// let shared = || Client::builder().proxy(Proxy::all("http://proxy.internal:3128").unwrap());
+    /// let direct = shared().no_proxy().build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// Default: no proxy is given, and the environment is not read.
+    pub fn no_proxy(mut self) -> ClientBuilder {
+        self.hyper = self.hyper.no_proxy();
+        self.proxy_from_env = false;
         self
     }
 

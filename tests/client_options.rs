@@ -392,6 +392,55 @@ async fn a_limited_policy_keeps_the_specs_checks_of_the_location() {
     }
 }
 
+/// `no_proxy` forgets the proxies given before it: the request goes to its server, in
+/// origin form, where through the proxy it went in absolute form.
+#[tokio::test]
+async fn no_proxy_forgets_the_proxies_given_before_it() {
+    let server = server().await;
+    let proxy = || whatwg_fetch::Proxy::all(&server.url("")).unwrap();
+    let url = "http://origin.test/echo";
+    let proxied = Client::builder().proxy(proxy()).build().unwrap();
+    let head = text(&proxied, url).await.unwrap();
+    assert!(head.starts_with("GET http://origin.test/echo\n"), "{head}");
+    let direct = Client::builder()
+        .proxy(proxy())
+        .no_proxy()
+        .resolve("origin.test", server.addr)
+        .build()
+        .unwrap();
+    let head = text(&direct, url).await.unwrap();
+    assert!(head.starts_with("GET /echo\n"), "{head}");
+    // A proxy given after it is used.
+    let again = Client::builder().no_proxy().proxy(proxy()).build().unwrap();
+    let head = text(&again, url).await.unwrap();
+    assert!(head.starts_with("GET http://origin.test/echo\n"), "{head}");
+}
+
+/// `resolve_to_addrs` on the client: the addresses are tried in turn, the URL's port kept
+/// for port 0; an empty list is a DNS error.
+#[tokio::test]
+async fn resolve_to_addrs_sends_a_host_to_its_addresses_in_turn() {
+    let server = server().await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let client = Client::builder()
+        .resolve_to_addrs("api.test", &[closed, local])
+        .resolve_to_addrs("nowhere.test", &[])
+        .build()
+        .unwrap();
+    let url = format!("http://api.test:{}/echo", server.addr.port());
+    let head = text(&client, &url).await.unwrap();
+    assert!(head.starts_with("GET /echo\n"), "{head}");
+    let error = text(&client, "http://nowhere.test/").await.unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Dns(_))),
+        "{error:?}"
+    );
+}
+
 #[tokio::test]
 async fn https_only_refuses_http_urls() {
     let server = server().await;

@@ -948,7 +948,8 @@ impl HyperTransportBuilder {
     }
 
     /// Resolves `host` to `addrs`, tried in order, instead of asking DNS. A port of 0
-    /// means the request URL's port.
+    /// means the request URL's port; an empty `addrs` makes connecting to `host` fail with
+    /// a [`NetworkError::Dns`](crate::NetworkError::Dns), as a name without addresses does.
     ///
     /// ```
     /// # tokio_test::block_on(async {
@@ -1494,6 +1495,23 @@ impl HyperTransportBuilder {
     /// Default is no proxy; the environment is not read (see [`Proxy::from_env`]).
     pub fn proxy(mut self, proxy: Proxy) -> HyperTransportBuilder {
         self.proxies.push(proxy);
+        self
+    }
+
+    /// Forgets the proxies given to [`proxy`](Self::proxy) before: connections go
+    /// direct, unless a proxy is given after it.
+    ///
+    /// ```
+    /// use whatwg_fetch::net::{HyperTransport, Proxy};
+    ///
+    /// let transport = HyperTransport::builder()
+    ///     .proxy(Proxy::all("http://proxy.internal:3128")?)
+    ///     .no_proxy()
+    ///     .build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn no_proxy(mut self) -> HyperTransportBuilder {
+        self.proxies.clear();
         self
     }
 

@@ -487,33 +487,29 @@ impl Connector {
             0 => SocketAddr::new(addr.ip(), port),
             _ => *addr,
         };
+        // Whoever answers, no address at all is the name's failure to resolve.
+        let some = |addrs: &[SocketAddr]| match addrs {
+            [] => Err(NetworkError::Dns(Box::new(DnsError::new(
+                name,
+                "no addresses".into(),
+            )))),
+            addrs => Ok(addrs.iter().map(with_port).collect()),
+        };
         if let Some(addrs) = route.and_then(|route| route.addresses(name)) {
-            if addrs.is_empty() {
-                return Err(NetworkError::Dns(Box::new(DnsError::new(
-                    name,
-                    "no addresses".into(),
-                ))));
-            }
-            return Ok(addrs.iter().map(with_port).collect());
+            return some(addrs);
         }
         if let Some(addrs) = self.overrides.get(name) {
-            return Ok(addrs.iter().map(with_port).collect());
+            return some(addrs);
         }
         if let Some(addrs) = self.resolve_fn.as_ref().and_then(|f| f(name)) {
-            return Ok(addrs.iter().map(with_port).collect());
+            return some(&addrs);
         }
         let addrs = self
             .resolver
             .resolve(name)
             .await
             .map_err(|e| NetworkError::Dns(Box::new(DnsError::new(name, e))))?;
-        if addrs.is_empty() {
-            return Err(NetworkError::Dns(Box::new(DnsError::new(
-                name,
-                "no addresses".into(),
-            ))));
-        }
-        Ok(addrs.iter().map(with_port).collect())
+        some(&addrs)
     }
 
     /// The HTTPS records of the `https:` origin `host`:`port` (see
