@@ -319,6 +319,28 @@ impl Body {
         }
     }
 
+    /// A body read from `stream`, whose chunks may be anything that converts into
+    /// [`Bytes`] (`Vec<u8>`, `String`, `&'static str`, ...): reqwest's `Body::wrap_stream`.
+    /// As [`from_stream`](Self::from_stream), it has no length and cannot be sent again.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::Body;
+    ///
+    /// let lines = futures_util::stream::iter(["one\n", "two\n"].map(Ok::<_, std::io::Error>));
+    /// assert_eq!(Body::wrap_stream(lines).text().await?, "one\ntwo\n");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn wrap_stream<S, T, E>(stream: S) -> Body
+    where
+        S: Stream<Item = std::result::Result<T, E>> + Send + 'static,
+        T: Into<Bytes>,
+        E: Into<BoxError>,
+    {
+        Body::from_stream(stream.map(|chunk| chunk.map(Into::into)))
+    }
+
     /// A body read from a network response's body (such as a
     /// [`net::ResponseBody`](crate::net::ResponseBody)), chunk by chunk as it is polled; its
     /// source and length are null, as a network response's are.

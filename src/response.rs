@@ -1525,6 +1525,40 @@ fn filter_headers(headers: &Headers, keep: impl Fn(&[u8]) -> bool) -> Headers {
     Headers::from_header_list(list, HeadersGuard::Immutable)
 }
 
+impl From<Response> for BodyInit {
+    /// The response's body as a stream, to send on as a request's (reqwest's
+    /// `Body::from(Response)`): read as the request is sent, never held whole. A length
+    /// known before the body is read ([`Response::content_length`]) goes with it, so the
+    /// request carries a `Content-Length`, and a body that then ends short fails the
+    /// request rather than sending less; without one the body is sent as it comes
+    /// (chunked over HTTP/1.1). A response without a body gives an empty one. As any
+    /// stream, it cannot be sent again on a redirect that needs it (307, 308).
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// use whatwg_fetch::{BodyInit, Request, RequestDuplex, RequestInit, Response, ResponseInit};
+    ///
+    /// // A download handed on as an upload, chunk by chunk.
+    /// let downloaded = Response::new(Some("report".into()), ResponseInit::default())?;
+    /// let init = RequestInit {
+    ///     method: Some("PUT".into()),
+    ///     body: Some(BodyInit::from(downloaded)),
+    ///     duplex: Some(RequestDuplex::Half),
+    ///     ..RequestInit::default()
+    /// };
+    /// let mut upload = Request::new("https://archive.example/reports/1", init)?;
+    /// assert_eq!(upload.text().await?, "report");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
+    /// ```
+    fn from(mut response: Response) -> BodyInit {
+        let length = response.content_length();
+        let mut body = response.take_body().unwrap_or_else(Body::empty);
+        body.set_length(length);
+        BodyInit::Stream(body)
+    }
+}
+
 impl fmt::Debug for Response {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Response")

@@ -288,6 +288,32 @@ async fn a_token_past_ascii_is_sent_as_its_bytes_and_a_newline_is_refused() {
     );
 }
 
+/// A response handed on as a request's body (reqwest's `.body(response)`): streamed, with
+/// the `Content-Length` it came with; one that ends short fails the upload.
+#[tokio::test]
+async fn a_response_piped_into_a_request_keeps_its_length_and_its_failure() {
+    let server = server().await;
+    let client = client();
+    let downloaded = client.get(server.url("/json")).send().await.unwrap();
+    let text = sent(client.put(server.url("/echo")).body(downloaded)).await;
+    assert!(text.contains("\ncontent-length: 21\n"), "{text}");
+    assert!(!text.contains("transfer-encoding"), "{text}");
+    assert!(text.ends_with("\n\n{\"id\":7,\"name\":\"Ada\"}"), "{text}");
+
+    // 100 bytes announced, 10 sent, then the connection closes.
+    let (short, _) =
+        net_support::recording_server(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly ten b")
+            .await;
+    let downloaded = client.get(short.url("/")).send().await.unwrap();
+    let error = client
+        .put(server.url("/echo"))
+        .body(downloaded)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.is_request() || error.is_body(), "{error:?}");
+}
+
 #[tokio::test]
 async fn a_requests_timeout_overrides_the_clients() {
     let server = server().await;
