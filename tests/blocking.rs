@@ -774,3 +774,140 @@ fn a_panic_on_the_clients_thread_is_an_error_that_says_so() {
         );
     }
 }
+
+#[test]
+fn default_headers_are_sent_unless_a_request_has_its_own() {
+    let served = server();
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-api-key", http::HeaderValue::from_static("team-key"));
+    headers.insert("accept", http::HeaderValue::from_static("application/json"));
+    let client = blocking::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let echoed = client
+        .get(served.url("/echo"))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(echoed.contains("\nx-api-key: team-key\n"), "{echoed}");
+    assert!(echoed.contains("\naccept: application/json\n"), "{echoed}");
+    let echoed = client
+        .get(served.url("/echo"))
+        .header("x-api-key", "own-key")
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(echoed.contains("\nx-api-key: own-key\n"), "{echoed}");
+    assert!(!echoed.contains("team-key"), "{echoed}");
+}
+
+#[test]
+fn https_only_refuses_http_and_a_redirect_policy_rules_redirects() {
+    let served = serve(|| {
+        hyper_server(|request| async move {
+            if request.uri().path() == "/old" {
+                return http::Response::builder()
+                    .status(302)
+                    .header("location", "/new")
+                    .body(full(""))
+                    .unwrap();
+            }
+            http::Response::new(full("new"))
+        })
+    });
+    let strict = blocking::Client::builder()
+        .https_only(true)
+        .build()
+        .unwrap();
+    let error = strict.get(served.url("/new")).send().unwrap_err();
+    assert!(
+        matches!(error.network_error(), Some(NetworkError::Blocked(_))),
+        "{error:?}"
+    );
+    assert_eq!(
+        strict.get("data:,local").send().unwrap().text().unwrap(),
+        "local"
+    );
+
+    let followed = client().get(served.url("/old")).send().unwrap();
+    assert!(followed.redirected());
+    let manual = blocking::Client::builder()
+        .redirect(whatwg_fetch::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = manual.get(served.url("/old")).send().unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(
+        response.headers().get("location").unwrap().as_deref(),
+        Some("/new")
+    );
+}
+
+#[test]
+fn the_transport_options_of_the_async_builder_are_set_on_the_blocking_one() {
+    let served = server();
+    let addr = served.server.addr;
+    let mut builder = blocking::Client::builder()
+        .http1_title_case_headers(true)
+        .http1_max_header_size(64 * 1024)
+        .http1_max_headers(200)
+        .http2_max_connections_per_origin(2)
+        .http2_max_header_list_size(64 * 1024)
+        .http2_initial_stream_window_size(1 << 20)
+        .http2_initial_connection_window_size(4 << 20)
+        .http2_adaptive_window(false)
+        .http2_max_frame_size(1 << 15)
+        .http2_keep_alive_interval(Duration::from_secs(20))
+        .http2_keep_alive_timeout(Duration::from_secs(5))
+        .http2_keep_alive_while_idle(false)
+        .happy_eyeballs_delay(Duration::from_millis(250))
+        .local_address(Some(std::net::IpAddr::from([127, 0, 0, 1])))
+        .tcp_keepalive(Some(Duration::from_secs(60)))
+        .tcp_nodelay(true)
+        .max_tls_version(whatwg_fetch::TlsVersion::Tls13)
+        .danger_accept_invalid_hostnames(false)
+        .tls_key_log(false)
+        .gzip(true)
+        .deflate(true)
+        .brotli(true)
+        .zstd(true)
+        .resolve_with(move |host| (host == "api.test").then(|| vec![addr]));
+    builder = builder.pin_public_keys("pinned.test", [[0u8; 32]]);
+    let client = builder.build().unwrap();
+    let echoed = client
+        .get(format!("http://api.test:{}/echo", addr.port()))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(echoed.starts_with("GET /echo\n"), "{echoed}");
+    // Title case goes out on the wire; hyper's server reads names in lowercase.
+    assert!(echoed.contains("\naccept-encoding: "), "{echoed}");
+}
+
+#[cfg(feature = "tower")]
+#[test]
+fn a_transport_layer_wraps_each_network_request() {
+    let served = server();
+    let client = blocking::Client::builder()
+        .transport_layer(tower::ServiceBuilder::new().map_request(
+            |mut request: http::Request<whatwg_fetch::net::RequestBody>| {
+                request
+                    .headers_mut()
+                    .insert("x-layer", http::HeaderValue::from_static("signed"));
+                request
+            },
+        ))
+        .build()
+        .unwrap();
+    let echoed = client
+        .get(served.url("/echo"))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(echoed.contains("\nx-layer: signed\n"), "{echoed}");
+}

@@ -80,7 +80,7 @@ mod response_reading;
 mod runtime_thread;
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -88,10 +88,11 @@ use bytes::Bytes;
 use http::Method;
 use url::Url;
 
+use crate::cache::HttpCacheStore;
 use crate::cookie::{CookieProvider, CookieStore};
 use crate::environment::Environment;
 use crate::error::{Error, Result};
-use crate::net::{Identity, PoolStats, Proxy, TlsVersion, Transport};
+use crate::net::{Identity, PoolStats, Proxy, PublicKeyPin, Resolve, TlsVersion, Transport};
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::retry::RetryPolicy;
 
@@ -533,8 +534,8 @@ impl fmt::Debug for Client {
 /// Builds a blocking [`Client`]: an async [`ClientBuilder`](crate::ClientBuilder) under
 /// it, so that every option is the async one, with its default.
 ///
-/// The options used most have a method here that sets the async one (and is documented
-/// there); any other is set on an async builder, which [`ClientBuilder::from`] takes.
+/// Each option has a method here that sets the async one (and is documented there);
+/// [`ClientBuilder::from`] takes an async builder already set up.
 ///
 /// ```
 /// use std::time::Duration;
@@ -546,7 +547,7 @@ impl fmt::Debug for Client {
 ///     .user_agent("my-tool/1.0")
 ///     .build()?;
 ///
-/// // An option without a method here, on the async builder.
+/// // A builder the async code set up, for a blocking client with the same options.
 /// let tuned = ClientBuilder::from(whatwg_fetch::Client::builder().http2_adaptive_window(true))
 ///     .timeout(Duration::from_secs(60))
 ///     .build()?;
@@ -705,6 +706,70 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         accept_language(accept_language: Option<impl Into<Bytes>>);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers each request with the value of its x-api-key field.
+        /// #     for stream in listener.incoming() {
+        /// #         let mut stream = stream.unwrap();
+        /// #         let mut head = vec![0; 4096];
+        /// #         let n = stream.read(&mut head).unwrap();
+        /// #         let head = String::from_utf8_lossy(&head[..n]).into_owned();
+        /// #         let value = head.lines()
+        /// #             .find_map(|line| line.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("x-api-key")))
+        /// #             .map_or("", |(_, value)| value.trim()).to_owned();
+        /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{value}", value.len());
+        /// #         let _ = stream.write_all(reply.as_bytes());
+        /// #     }
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::header::{HeaderMap, HeaderValue};
+        ///
+        /// let mut headers = HeaderMap::new();
+        /// headers.insert("x-api-key", HeaderValue::from_static("team-key"));
+        /// let client = Client::builder().default_headers(headers).build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "team-key");
+        /// // A request's own header of that name wins.
+        /// assert_eq!(client.get(&url).header("x-api-key", "own-key").send()?.text()?, "own-key");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        default_headers(headers: http::HeaderMap);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers one request with a redirect.
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let _ = stream.read(&mut [0; 4096]);
+        /// #     let _ = stream.write_all(b"HTTP/1.1 302 Found\r\nlocation: /login\r\ncontent-length: 0\r\n\r\n");
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::redirect;
+        ///
+        /// // Redirects are not followed: the 302 is the response.
+        /// let client = Client::builder().redirect(redirect::Policy::none()).build()?;
+        /// let response = client.get(&url).send()?;
+        /// assert_eq!(response.status(), 302);
+        /// assert_eq!(response.headers().get("location")?.as_deref(), Some("/login"));
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        redirect(policy: crate::redirect::Policy);
+        /// ```
+        /// use whatwg_fetch::NetworkError;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().https_only(true).build()?;
+        /// // Refused before any connection is made.
+        /// let error = client.get("http://example.com/").send().unwrap_err();
+        /// assert!(matches!(error.network_error(), Some(NetworkError::Blocked(_))));
+        /// // `data:` URLs are no network request, and are not affected.
+        /// assert_eq!(client.get("data:,local").send()?.text()?, "local");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        https_only(enabled: bool);
         /// ```
         /// use std::time::Duration;
         /// use whatwg_fetch::blocking::Client;
@@ -874,6 +939,104 @@ impl ClientBuilder {
         /// ```
         http2_prior_knowledge(enabled: bool);
         /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // For an old server that matches `Content-Type` but not `content-type`.
+        /// let client = Client::builder().http1_title_case_headers(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http1_title_case_headers(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Response heads up to 64 KiB, for a server that sends long cookies.
+        /// let client = Client::builder().http1_max_header_size(64 * 1024).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http1_max_header_size(max: u32);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http1_max_headers(200).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http1_max_headers(max: usize);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A second HTTP/2 connection to an origin once the first's streams are all taken.
+        /// let client = Client::builder().http2_max_connections_per_origin(2).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_max_connections_per_origin(max: usize);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http2_max_header_list_size(64 * 1024).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_max_header_list_size(max: u32);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // 1 MiB in flight per stream, for large downloads over a long link.
+        /// let client = Client::builder().http2_initial_stream_window_size(1 << 20).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_initial_stream_window_size(size: impl Into<Option<u32>>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http2_initial_connection_window_size(4 << 20).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_initial_connection_window_size(size: impl Into<Option<u32>>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http2_adaptive_window(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_adaptive_window(enabled: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http2_max_frame_size(1 << 20).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_max_frame_size(size: impl Into<Option<u32>>);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A PING every 20 seconds, through a NAT that forgets quiet connections.
+        /// let client = Client::builder().http2_keep_alive_interval(Duration::from_secs(20)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_keep_alive_interval(interval: impl Into<Option<Duration>>);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder()
+        ///     .http2_keep_alive_interval(Duration::from_secs(20))
+        ///     .http2_keep_alive_timeout(Duration::from_secs(5))
+        ///     .build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_keep_alive_timeout(timeout: Duration);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder()
+        ///     .http2_keep_alive_interval(Duration::from_secs(20))
+        ///     .http2_keep_alive_while_idle(true)
+        ///     .build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http2_keep_alive_while_idle(enabled: bool);
+        /// ```
         /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         /// # let addr = listener.local_addr().unwrap();
         /// # let url = format!("http://{addr}/");
@@ -925,7 +1088,7 @@ impl ClientBuilder {
         /// #     let _ = stream.read(&mut [0; 4096]);
         /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
         /// # });
-        /// use std::net::SocketAddr;
+        /// use std::net::{IpAddr, SocketAddr};
         /// use whatwg_fetch::blocking::Client;
         ///
         /// // `api.example` is this machine, whatever DNS says; port 0 keeps the URL's.
@@ -937,6 +1100,71 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         resolve(host: &str, addr: SocketAddr);
+        /// ```
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::net::{Resolve, ResolveFuture, SystemResolver};
+        ///
+        /// /// Names under `.internal` from a registry, the rest from the system.
+        /// struct Registry;
+        ///
+        /// impl Resolve for Registry {
+        ///     fn resolve(&self, name: &str) -> ResolveFuture {
+        ///         if name.ends_with(".internal") {
+        ///             return Box::pin(async { Ok(vec![([10, 0, 0, 7], 0).into()]) });
+        ///         }
+        ///         SystemResolver.resolve(name)
+        ///     }
+        /// }
+        ///
+        /// let client = Client::builder().resolver(Arc::new(Registry)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        resolver(resolver: Arc<dyn Resolve>);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().happy_eyeballs_delay(Duration::from_millis(250)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        happy_eyeballs_delay(delay: Duration);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers with the address the connection came from.
+        /// #     let (mut stream, peer) = listener.accept().unwrap();
+        /// #     let _ = stream.read(&mut [0; 4096]);
+        /// #     let ip = peer.ip().to_string();
+        /// #     let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{ip}", ip.len());
+        /// #     let _ = stream.write_all(reply.as_bytes());
+        /// # });
+        /// use std::net::IpAddr;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Connections leave from this address of the machine's.
+        /// let client = Client::builder().local_address(Some(IpAddr::from([127, 0, 0, 1]))).build()?;
+        /// assert_eq!(client.get(&url).send()?.text()?, "127.0.0.1");
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        local_address(address: Option<IpAddr>);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().tcp_keepalive(Some(Duration::from_secs(60))).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        tcp_keepalive(idle: Option<Duration>);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().tcp_nodelay(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        tcp_nodelay(enabled: bool);
         /// ```
         /// use whatwg_fetch::blocking::Client;
         ///
@@ -994,6 +1222,15 @@ impl ClientBuilder {
         /// ```
         min_tls_version(version: TlsVersion);
         /// ```
+        /// use whatwg_fetch::TlsVersion;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // For a server whose TLS 1.3 is broken.
+        /// let client = Client::builder().max_tls_version(TlsVersion::Tls12).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        max_tls_version(version: TlsVersion);
+        /// ```
         /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
         /// # let cert = made.cert.der().clone();
         /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
@@ -1030,6 +1267,41 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         danger_accept_invalid_certs(accept: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A development build only: a trusted certificate for another name passes.
+        /// let client = Client::builder().danger_accept_invalid_hostnames(cfg!(debug_assertions)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        danger_accept_invalid_hostnames(accept: bool);
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // Writes to the file `SSLKEYLOGFILE` names, when it is set.
+        /// let client = Client::builder().tls_key_log(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        tls_key_log(enabled: bool);
+        /// ```
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// # let ca = rcgen::generate_simple_self_signed(vec!["ca.internal".to_owned()]).unwrap();
+        /// # #[cfg(feature = "aws-lc-rs")] {
+        /// // Trusts one private CA (`ca`), and nothing else.
+        /// let mut roots = rustls::RootCertStore::empty();
+        /// roots.add(ca.cert.der().clone())?;
+        /// let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        /// let config = rustls::ClientConfig::builder_with_provider(provider)
+        ///     .with_safe_default_protocol_versions()?
+        ///     .with_root_certificates(roots)
+        ///     .with_no_client_auth();
+        /// let client = Client::builder().rustls_config(Arc::new(config)).build()?;
+        /// # }
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        rustls_config(config: Arc<rustls::ClientConfig>);
         /// ```
         /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         /// # let url = format!("http://{}/", listener.local_addr().unwrap());
@@ -1115,6 +1387,19 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         http_cache(enabled: bool);
+        /// ```
+        /// use std::sync::Arc;
+        /// use whatwg_fetch::blocking::Client;
+        /// use whatwg_fetch::cache::DiskCacheStore;
+        ///
+        /// # let dir = std::env::temp_dir().join(format!("whatwg-fetch-doc-blocking-cache-{}", std::process::id()));
+        /// // Responses kept on disk, up to 256 MiB, for the clients of this run and the next.
+        /// let store = Arc::new(DiskCacheStore::open(&dir, 256 << 20)?);
+        /// let client = Client::builder().http_cache_store(store).build()?;
+        /// # let _ = std::fs::remove_dir_all(&dir);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        http_cache_store(store: Arc<dyn HttpCacheStore>);
         /// ```
         /// use whatwg_fetch::blocking::Client;
         ///
@@ -1206,6 +1491,268 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         tls_early_data(enabled: bool);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http3(true).http3_max_idle_timeout(Duration::from_secs(30)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http3_max_idle_timeout(timeout: Duration);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().http3(true).http3_keep_alive_interval(Duration::from_secs(15)).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http3_keep_alive_interval(interval: Duration);
+        /// ```
+        /// use std::time::Duration;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder()
+        ///     .http3(true)
+        ///     .http3_keep_alive_interval(Duration::from_secs(15))
+        ///     .http3_keep_alive_timeout(Duration::from_secs(5))
+        ///     .build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        http3_keep_alive_timeout(timeout: Duration);
+    }
+
+    #[cfg(feature = "gzip")]
+    forward_options! {
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // `gzip` neither asked for in `Accept-Encoding` nor decoded.
+        /// let client = Client::builder().gzip(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        gzip(enabled: bool);
+    }
+
+    #[cfg(feature = "deflate")]
+    forward_options! {
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().deflate(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        deflate(enabled: bool);
+    }
+
+    #[cfg(feature = "brotli")]
+    forward_options! {
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().brotli(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        brotli(enabled: bool);
+    }
+
+    #[cfg(feature = "zstd")]
+    forward_options! {
+        /// ```
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().zstd(false).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        zstd(enabled: bool);
+    }
+
+    #[cfg(unix)]
+    forward_options! {
+        /// ```
+        /// # let path = std::env::temp_dir().join(format!("whatwg-fetch-doc-blocking-{}.sock", std::process::id()));
+        /// # let _ = std::fs::remove_file(&path);
+        /// # let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let _ = stream.read(&mut [0; 1024]);
+        /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+        /// # });
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A server listening on `path`, as the Docker daemon does on /var/run/docker.sock.
+        /// let client = Client::builder().unix_socket(&path).build()?;
+        /// assert_eq!(client.get("http://localhost/_ping").send()?.text()?, "ok");
+        /// # let _ = std::fs::remove_file(&path);
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        unix_socket(path: impl Into<std::path::PathBuf>);
+    }
+
+    #[cfg(feature = "hickory-dns")]
+    forward_options! {
+        /// ```no_run
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// let client = Client::builder().hickory_dns(true).build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        hickory_dns(enabled: bool);
+    }
+
+    /// Sets [`ClientBuilder::resolve_with`](crate::ClientBuilder::resolve_with), which says
+    /// what it does and its default.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers one request.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// // Every name under `.test` is the server at `addr`; other names are asked of DNS.
+    /// let client = Client::builder()
+    ///     .resolve_with(move |host| host.ends_with(".test").then(|| vec![addr]))
+    ///     .build()?;
+    /// let url = format!("http://api.test:{}/", addr.port());
+    /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn resolve_with<F>(self, resolve: F) -> ClientBuilder
+    where
+        F: Fn(&str) -> Option<Vec<SocketAddr>> + Send + Sync + 'static,
+    {
+        ClientBuilder {
+            inner: self.inner.resolve_with(resolve),
+        }
+    }
+
+    /// Sets [`ClientBuilder::pin_public_keys`](crate::ClientBuilder::pin_public_keys),
+    /// which says what it does and its default.
+    ///
+    /// ```
+    /// use whatwg_fetch::blocking::Client;
+    /// use whatwg_fetch::net::PublicKeyPin;
+    ///
+    /// // The certificate of `example.com` must be valid and carry this key.
+    /// let pin: PublicKeyPin = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=".parse()?;
+    /// let client = Client::builder().pin_public_keys("example.com", [pin]).build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn pin_public_keys<I>(self, host: &str, pins: I) -> ClientBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        ClientBuilder {
+            inner: self.inner.pin_public_keys(host, pins),
+        }
+    }
+
+    /// Sets [`ClientBuilder::pin_public_keys_only`](crate::ClientBuilder::pin_public_keys_only),
+    /// which says what it does and its default.
+    ///
+    /// ```
+    /// # let made = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = std::sync::Arc::new(rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap());
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers each request whose handshake completes with `ok`.
+    /// #     for stream in listener.incoming() {
+    /// #         let Ok(stream) = stream else { continue };
+    /// #         let connection = rustls::ServerConnection::new(config.clone()).unwrap();
+    /// #         let mut tls = rustls::StreamOwned::new(connection, stream);
+    /// #         if tls.read(&mut [0; 4096]).is_err() { continue }
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+    /// #         tls.conn.send_close_notify();
+    /// #         let _ = tls.flush();
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    /// use whatwg_fetch::net::PublicKeyPin;
+    ///
+    /// // A device's self-signed certificate (`cert`), trusted for its key alone.
+    /// let pin = PublicKeyPin::from_certificate_der(&cert)?;
+    /// let client = Client::builder().pin_public_keys_only("127.0.0.1", [pin]).build()?;
+    /// assert_eq!(client.get(format!("https://127.0.0.1:{port}/")).send()?.text()?, "ok");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn pin_public_keys_only<I>(self, host: &str, pins: I) -> ClientBuilder
+    where
+        I: IntoIterator,
+        I::Item: Into<PublicKeyPin>,
+    {
+        ClientBuilder {
+            inner: self.inner.pin_public_keys_only(host, pins),
+        }
+    }
+
+    /// Sets [`ClientBuilder::transport_layer`](crate::ClientBuilder::transport_layer),
+    /// which says what it does and its default. The layer's service runs on the client's
+    /// thread, as the transport does.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use whatwg_fetch::blocking::Client;
+    /// use whatwg_fetch::net::{RequestBody, ResponseBody, SendOptions, Transport, TransportFuture};
+    ///
+    /// /// Answers each request with its `x-signature` field, as a test's stand-in for the network.
+    /// struct Echo;
+    ///
+    /// impl Transport for Echo {
+    ///     fn send(&self, request: http::Request<RequestBody>, _options: SendOptions) -> TransportFuture {
+    ///         let signature = request.headers().get("x-signature").map(|value| value.as_bytes().to_vec());
+    ///         Box::pin(async move { Ok(http::Response::new(ResponseBody::full(signature.unwrap_or_default()))) })
+    ///     }
+    /// }
+    ///
+    /// // Signs each request with what it asks for: here its path.
+    /// fn sign(mut request: http::Request<RequestBody>) -> http::Request<RequestBody> {
+    ///     let signature = format!("sig({})", request.uri().path());
+    ///     if let Ok(value) = http::HeaderValue::try_from(signature) {
+    ///         request.headers_mut().insert("x-signature", value);
+    ///     }
+    ///     request
+    /// }
+    ///
+    /// let client = Client::builder()
+    ///     .transport(Arc::new(Echo))
+    ///     .transport_layer(tower::ServiceBuilder::new().map_request(sign))
+    ///     .build()?;
+    /// assert_eq!(client.get("https://api.example/items").send()?.text()?, "sig(/items)");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    #[cfg(feature = "tower")]
+    pub fn transport_layer<L>(self, layer: L) -> ClientBuilder
+    where
+        L: tower_layer::Layer<crate::net::TransportService> + Send + Sync + 'static,
+        L::Service: tower_service::Service<
+                http::Request<crate::net::RequestBody>,
+                Response = http::Response<crate::net::ResponseBody>,
+            > + Clone
+            + Send
+            + 'static,
+        <L::Service as tower_service::Service<http::Request<crate::net::RequestBody>>>::Error:
+            Into<crate::error::BoxError>,
+        <L::Service as tower_service::Service<http::Request<crate::net::RequestBody>>>::Future:
+            Send + 'static,
+    {
+        ClientBuilder {
+            inner: self.inner.transport_layer(layer),
+        }
     }
 
     /// Sets [`ClientBuilder::cookie_provider`](crate::ClientBuilder::cookie_provider),
