@@ -912,10 +912,14 @@ impl Response {
             return Ok(None);
         }
         while self.chunk().await?.is_some() {}
+        Ok(self.received_trailers())
+    }
+
+    /// The trailer fields the body ended with, once it has been read to its end.
+    pub(crate) fn received_trailers(&self) -> Option<http::HeaderMap> {
         let cell = self.internal_response_or_self().timing.as_ref();
-        Ok(cell
-            .and_then(|cell| cell.trailers.get())
-            .map(|trailers| (**trailers).clone()))
+        cell.and_then(|cell| cell.trailers.get())
+            .map(|trailers| (**trailers).clone())
     }
 
     /// The body as a [`Stream`](futures_core::Stream) of chunks, as reqwest's

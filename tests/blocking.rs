@@ -847,6 +847,105 @@ fn https_only_refuses_http_and_a_redirect_policy_rules_redirects() {
 }
 
 #[test]
+fn a_response_tells_its_peer_address_version_type_and_urls() {
+    let served = server();
+    let client = client();
+    let response = client.get(served.url("/text")).send().unwrap();
+    assert_eq!(response.remote_addr(), Some(served.server.addr));
+    assert!(response.tls_info().is_none(), "plain http has no TLS");
+    assert_eq!(response.version(), http::Version::HTTP_11);
+    assert_eq!(response.r#type(), whatwg_fetch::ResponseType::Basic);
+    assert_eq!(response.url_list().len(), 1);
+    assert_eq!(response.url_list()[0].as_str(), served.url("/text"));
+    let response = client.get("data:,x").send().unwrap();
+    assert_eq!(response.remote_addr(), None);
+}
+
+#[test]
+fn an_https_response_tells_its_tls() {
+    let pki = net_support::TestPki::new(&["localhost"]);
+    let acceptor = pki.acceptor(&[b"http/1.1"]);
+    let served = serve(move || {
+        net_support::tls_server(acceptor, |_| async { http::Response::new(full("ok")) })
+    });
+    let addr = served.server.addr;
+    let client = blocking::Client::builder()
+        .tls_built_in_roots(false)
+        .add_root_certificates_pem(pki.ca_pem.as_bytes())
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let response = client
+        .get(format!("https://localhost:{}/", addr.port()))
+        .send()
+        .unwrap();
+    assert_eq!(response.remote_addr(), Some(addr));
+    let tls = response.tls_info().expect("an https response has TLS info");
+    assert!(tls.version() >= whatwg_fetch::TlsVersion::Tls12);
+    assert_eq!(tls.peer_certificate(), Some(pki.cert.as_ref()));
+    assert_eq!(response.text().unwrap(), "ok");
+}
+
+#[test]
+fn a_response_gives_its_cookies_and_trailers_and_is_cloned() {
+    let served = serve(|| {
+        raw_server(|mut stream| async move {
+            if read_head(&mut stream).await.is_none() {
+                return;
+            }
+            let _ = stream
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\nset-cookie: sid=1; HttpOnly\r\n\
+                      transfer-encoding: chunked\r\ntrailer: x-checksum\r\n\r\n\
+                      5\r\nhello\r\n0\r\nx-checksum: 5d41\r\n\r\n",
+                )
+                .await;
+            let _ = is_closed(&mut stream).await;
+        })
+    });
+    let mut response = client().get(served.url("/")).send().unwrap();
+    let cookies: Vec<_> = response.cookies().collect();
+    assert_eq!(cookies.len(), 1);
+    assert_eq!(cookies[0].name(), Some("sid"));
+    assert!(
+        response.headers_mut().set("x-mine", "1").is_err(),
+        "immutable"
+    );
+    let copy = response.try_clone().unwrap();
+    assert!(!response.body_used());
+    let mut body = String::new();
+    response.read_to_string(&mut body).unwrap();
+    assert_eq!(body, "hello");
+    assert!(response.body_used());
+    assert!(
+        response.try_clone().is_err(),
+        "a used body cannot be cloned"
+    );
+    let trailers = response.trailers().unwrap().expect("the body's trailers");
+    assert_eq!(trailers["x-checksum"], "5d41");
+    assert_eq!(copy.text().unwrap(), "hello");
+}
+
+#[test]
+fn a_response_body_reads_as_a_blob_or_form_data() {
+    let client = client();
+    let blob = client
+        .get("data:text/csv,a%2Cb")
+        .send()
+        .unwrap()
+        .blob()
+        .unwrap();
+    assert_eq!((blob.size(), blob.r#type()), (3, "text/csv"));
+    let form = client
+        .get("data:application/x-www-form-urlencoded,q=rust+http&page=2")
+        .send()
+        .unwrap()
+        .form_data()
+        .unwrap();
+    assert_eq!(form.get("page").and_then(|value| value.as_str()), Some("2"));
+}
+
+#[test]
 fn the_transport_options_of_the_async_builder_are_set_on_the_blocking_one() {
     let served = server();
     let addr = served.server.addr;

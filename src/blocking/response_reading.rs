@@ -4,14 +4,21 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use url::Url;
 
 use super::body_pump::{BodyReader, from_io, into_io};
 use super::runtime_thread::RuntimeThread;
+use crate::blob::Blob;
+use crate::cookie::SetCookie;
 use crate::error::Result;
+use crate::form_data::FormData;
 use crate::headers::Headers;
+use crate::peer::TlsInfo;
+use crate::response::ResponseType;
 use crate::timing::ResourceTiming;
 
 /// A response of a blocking [`Client`](super::Client): its head, as the async
@@ -276,6 +283,178 @@ impl Response {
         self.inner.timing()
     }
 
+    /// The HTTP version the response came over, as
+    /// [`Response::version`](crate::Response::version) says.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers one request, in HTTP/1.0.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    /// # });
+    /// use whatwg_fetch::Version;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// assert_eq!(client.get(&url).send()?.version(), Version::HTTP_10);
+    /// // A response that did not come over the network says HTTP/1.1.
+    /// assert_eq!(client.get("data:,hello").send()?.version(), Version::HTTP_11);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn version(&self) -> http::Version {
+        self.inner.version()
+    }
+
+    /// The address of the peer the response came from (the server's, or a proxy's), as
+    /// [`Response::remote_addr`](crate::Response::remote_addr) says; `None` for a response
+    /// that did not come from the network.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let addr = listener.local_addr().unwrap();
+    /// # let url = format!("http://{addr}/");
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers one request.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    /// # });
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let response = client.get(&url).send()?;
+    /// assert_eq!(response.remote_addr(), Some(addr));
+    /// // Over plain `http:`, there is no TLS to tell of.
+    /// assert!(response.tls_info().is_none());
+    /// assert_eq!(client.get("data:,hello").send()?.remote_addr(), None);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn remote_addr(&self) -> Option<SocketAddr> {
+        self.inner.remote_addr()
+    }
+
+    /// The TLS this `https:` response came over (version, cipher suite, the server's
+    /// certificate chain), as [`Response::tls_info`](crate::Response::tls_info) says;
+    /// `None` over plain `http:` and for a response that did not come from the network.
+    ///
+    /// ```
+    /// # let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    /// # let cert = made.cert.der().clone();
+    /// # let key = rustls_pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    /// # let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// # let config = std::sync::Arc::new(rustls::ServerConfig::builder_with_provider(provider)
+    /// #     .with_safe_default_protocol_versions().unwrap()
+    /// #     .with_no_client_auth()
+    /// #     .with_single_cert(vec![cert.clone()], key).unwrap());
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Answers each request whose handshake completes with `ok`.
+    /// #     for stream in listener.incoming() {
+    /// #         let Ok(stream) = stream else { continue };
+    /// #         let connection = rustls::ServerConnection::new(config.clone()).unwrap();
+    /// #         let mut tls = rustls::StreamOwned::new(connection, stream);
+    /// #         if tls.read(&mut [0; 4096]).is_err() { continue }
+    /// #         let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+    /// #         tls.conn.send_close_notify();
+    /// #         let _ = tls.flush();
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::TlsVersion;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// // A test server's self-signed certificate (`cert`), on a developer's machine only.
+    /// let client = Client::builder().danger_accept_invalid_certs(true).build()?;
+    /// let response = client.get(format!("https://127.0.0.1:{port}/")).send()?;
+    /// let tls = response.tls_info().ok_or("fetched over https")?;
+    /// assert!(tls.version() >= TlsVersion::Tls12);
+    /// assert_eq!(tls.peer_certificate(), Some(cert.as_ref()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn tls_info(&self) -> Option<&TlsInfo> {
+        self.inner.tls_info()
+    }
+
+    /// The [`type`](https://fetch.spec.whatwg.org/#dom-response-type), as
+    /// [`Response::type`](crate::Response::type) says.
+    ///
+    /// ```
+    /// use whatwg_fetch::ResponseType;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// // A server-side client's responses are `basic`; a browser-like one's to another
+    /// // origin are `cors` or `opaque`, as a page's are.
+    /// let response = Client::new().get("data:,x").send()?;
+    /// assert_eq!(response.r#type(), ResponseType::Basic);
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn r#type(&self) -> ResponseType {
+        self.inner.r#type()
+    }
+
+    /// The response's [URL list](https://fetch.spec.whatwg.org/#concept-response-url-list):
+    /// the URL asked for, then each one a redirect went to.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let response = client.get("data:,hello").send()?;
+    /// // One URL, as nothing redirected.
+    /// assert_eq!(response.url_list().len(), 1);
+    /// assert_eq!(response.url_list()[0].scheme(), "data");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn url_list(&self) -> &[Url] {
+        self.inner.url_list()
+    }
+
+    /// The cookies the response sets (its `Set-Cookie` fields, parsed), as
+    /// [`Response::cookies`](crate::Response::cookies) gives them: server-side only.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // Sets two cookies.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nset-cookie: sid=1; HttpOnly\r\n\
+    /// #         set-cookie: lang=en; Max-Age=3600\r\ncontent-length: 0\r\n\r\n");
+    /// # });
+    /// use std::time::Duration;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let response = Client::new().get(&url).send()?;
+    /// let cookies: Vec<_> = response.cookies().collect();
+    /// assert_eq!(cookies.len(), 2);
+    /// assert_eq!((cookies[0].name(), cookies[0].value()), (Some("sid"), Some("1")));
+    /// assert!(cookies[0].http_only());
+    /// assert_eq!(cookies[1].max_age(), Some(Duration::from_secs(3600)));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn cookies(&self) -> impl Iterator<Item = SetCookie> + '_ {
+        self.inner.cookies()
+    }
+
+    /// The headers, mutable, as [`Response::headers_mut`](crate::Response::headers_mut)
+    /// gives them: a fetched response's guard is `immutable`, as in JavaScript.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let mut response = client.get("data:,x").send()?;
+    /// assert!(response.headers_mut().set("cache-control", "no-store").is_err());
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn headers_mut(&mut self) -> &mut Headers {
+        self.inner.headers_mut()
+    }
     /// Caps the bytes the body may deliver, as
     /// [`Response::set_max_body_size`](crate::Response::set_max_body_size) does: before
     /// the body is read.
@@ -439,6 +618,44 @@ impl Response {
         self.runtime.run(reading)?
     }
 
+    /// [`blob()`](https://fetch.spec.whatwg.org/#dom-body-blob): the whole body as a
+    /// [`Blob`] typed with the MIME type of the headers.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let response = client.get("data:image/svg+xml,%3Csvg%2F%3E").send()?;
+    /// let blob = response.blob()?;
+    /// assert_eq!((blob.size(), blob.r#type()), (6, "image/svg+xml"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`bytes`](Self::bytes).
+    pub fn blob(mut self) -> Result<Blob> {
+        let reading = self.inner.blob();
+        self.runtime.run(reading)?
+    }
+
+    /// [`formData()`](https://fetch.spec.whatwg.org/#dom-body-formdata): the whole body
+    /// parsed by its `Content-Type`.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let response = client
+    ///     .get("data:application/x-www-form-urlencoded,q=rust+http&page=2")
+    ///     .send()?;
+    /// let form = response.form_data()?;
+    /// assert_eq!(form.get("q").and_then(|value| value.as_str()), Some("rust http"));
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`bytes`](Self::bytes), and a `TypeError` when the type is not a form type or
+    /// the body does not parse.
+    pub fn form_data(mut self) -> Result<FormData> {
+        let reading = self.inner.form_data();
+        self.runtime.run(reading)?
+    }
     /// Writes the rest of the body to `writer` as it arrives, and returns how many bytes
     /// were written.
     ///
@@ -458,6 +675,85 @@ impl Response {
         io::copy(self, writer).map_err(from_io)
     }
 
+    /// The trailer fields the body ended with, as
+    /// [`Response::trailers`](crate::Response::trailers) gives them: what is left of the
+    /// body is read first, its data dropped (read it before, through [`Read`], to keep
+    /// it). `None` when the body had none.
+    ///
+    /// ```
+    /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let url = format!("http://{}/", listener.local_addr().unwrap());
+    /// # std::thread::spawn(move || {
+    /// #     use std::io::{Read, Write};
+    /// #     // A chunked body, then a trailer field.
+    /// #     let (mut stream, _) = listener.accept().unwrap();
+    /// #     let _ = stream.read(&mut [0; 4096]);
+    /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-checksum\r\n\r\n\
+    /// #         5\r\nhello\r\n0\r\nx-checksum: 5d41\r\n\r\n");
+    /// # });
+    /// use std::io::Read;
+    /// use whatwg_fetch::blocking::Client;
+    ///
+    /// let client = Client::builder().build()?;
+    /// let mut response = client.get(&url).send()?;
+    /// let mut body = String::new();
+    /// response.read_to_string(&mut body)?;
+    /// assert_eq!(body, "hello");
+    /// let trailers = response.trailers()?.ok_or("the body ended with trailers")?;
+    /// assert_eq!(trailers.get("x-checksum").map(|value| value.as_bytes()), Some(&b"5d41"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The body's error, if reading what was left of it failed.
+    pub fn trailers(&mut self) -> Result<Option<http::HeaderMap>> {
+        if matches!(
+            self.inner.r#type(),
+            ResponseType::Opaque | ResponseType::OpaqueRedirect
+        ) {
+            return Ok(None);
+        }
+        io::copy(self, &mut io::sink()).map_err(from_io)?;
+        Ok(self.inner.received_trailers())
+    }
+
+    /// [`bodyUsed`](https://fetch.spec.whatwg.org/#dom-body-bodyused): whether a read of
+    /// the body (through [`Read`] too) has begun.
+    ///
+    /// ```
+    /// use std::io::Read;
+    ///
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let mut response = client.get("data:,hello").send()?;
+    /// assert!(!response.body_used());
+    /// response.read_exact(&mut [0; 2])?;
+    /// assert!(response.body_used());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn body_used(&self) -> bool {
+        self.inner.body_used()
+    }
+
+    /// [`clone()`](https://fetch.spec.whatwg.org/#dom-response-clone): a copy whose body
+    /// is a tee of this one's, as [`Response::try_clone`](crate::Response::try_clone)
+    /// makes it.
+    ///
+    /// ```
+    /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
+    /// let mut response = client.get("data:,twice").send()?;
+    /// // Both read the same bytes: one to keep, one to use.
+    /// let copy = response.try_clone()?;
+    /// assert_eq!(response.text()?, "twice");
+    /// assert_eq!(copy.text()?, "twice");
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A `TypeError` if the body has been used (a read through [`Read`] has begun).
+    pub fn try_clone(&mut self) -> Result<Response> {
+        let inner = self.inner.try_clone()?;
+        Ok(Response::new(inner, self.runtime.clone()))
+    }
     /// The reader of the body, started at the first read.
     fn reader(&mut self) -> Result<Option<&mut BodyReader>> {
         if self.reader.is_none() {
