@@ -775,6 +775,289 @@ fn a_panic_on_the_clients_thread_is_an_error_that_says_so() {
     }
 }
 
+/// Whether `error` or an error in its chain of sources is an `io::Error` of `kind` saying
+/// `message`.
+fn caused_by_io(
+    error: &(dyn std::error::Error + 'static),
+    kind: io::ErrorKind,
+    message: &str,
+) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(io) = error.downcast_ref::<io::Error>() {
+            if io.kind() == kind && io.to_string() == message {
+                return true;
+            }
+        }
+        next = error.source();
+    }
+    false
+}
+
+/// The text of `error` and every source under it, one after the other.
+fn chain_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(error) = next {
+        text.push_str(": ");
+        text.push_str(&error.to_string());
+        next = error.source();
+    }
+    text
+}
+
+/// A reader that counts the bytes it has given.
+struct Counted<R> {
+    inner: R,
+    given: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.given.fetch_add(n as u64, Ordering::SeqCst);
+        Ok(n)
+    }
+}
+
+/// A reader of `before` bytes of [`big_byte`]s, then `error`.
+struct FailingAfter {
+    at: usize,
+    before: usize,
+    error: Option<io::Error>,
+}
+
+impl Read for FailingAfter {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.before {
+            return Err(self
+                .error
+                .take()
+                .unwrap_or_else(|| io::Error::other("read again after its error")));
+        }
+        let n = buf.len().min(self.before - self.at);
+        for (offset, byte) in buf[..n].iter_mut().enumerate() {
+            *byte = big_byte(self.at + offset);
+        }
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A server that answers each request with what it received: its `content-length` and
+/// `transfer-encoding` (or `-`), the body's length, and whether the body is [`big_byte`]s.
+fn upload_server() -> Served {
+    serve(|| {
+        hyper_server(|request| async move {
+            let header = |name: &str| {
+                request
+                    .headers()
+                    .get(name)
+                    .map_or("-".to_owned(), |value| value.to_str().unwrap().to_owned())
+            };
+            let (length, coding) = (header("content-length"), header("transfer-encoding"));
+            let Ok(body) = request.into_body().collect().await else {
+                return http::Response::new(full("the body broke"));
+            };
+            let body = body.to_bytes();
+            let pattern = body
+                .iter()
+                .enumerate()
+                .all(|(index, &byte)| byte == big_byte(index));
+            http::Response::new(full(format!("{length} {coding} {} {pattern}", body.len())))
+        })
+    })
+}
+
+#[test]
+fn a_reader_body_arrives_whole_with_or_without_a_length() {
+    let served = upload_server();
+    let client = client();
+    let size = 1_000_000;
+    let pattern = || FailingAfter {
+        at: 0,
+        before: size,
+        error: None,
+    };
+    // Of no known length: chunked.
+    let reader = pattern().take(size as u64);
+    let body = blocking::Body::new(reader);
+    assert_eq!(body.len(), None);
+    let answer = client.put(served.url("/upload")).body(body).send().unwrap();
+    assert_eq!(answer.text().unwrap(), format!("- chunked {size} true"));
+    // Sized: under its `Content-Length`.
+    let reader = pattern().take(size as u64);
+    let answer = client
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(reader, size as u64))
+        .send()
+        .unwrap();
+    assert_eq!(answer.text().unwrap(), format!("{size} - {size} true"));
+    // An empty reader.
+    let answer = client
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(io::empty(), 0))
+        .send()
+        .unwrap();
+    assert_eq!(answer.text().unwrap(), "0 - 0 true");
+}
+
+#[test]
+fn a_sized_reader_that_gives_fewer_or_more_bytes_fails_the_request() {
+    let served = upload_server();
+    let client = client();
+    let short = io::repeat(b'x').take(1000);
+    let error = client
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(short, 5000))
+        .send()
+        .unwrap_err();
+    let text = chain_text(&error);
+    assert!(
+        text.contains("ended after 1000 bytes, fewer than the 5000"),
+        "{text}"
+    );
+    let long = io::repeat(b'x').take(200_000);
+    let error = client
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(long, 100_000))
+        .send()
+        .unwrap_err();
+    let text = chain_text(&error);
+    assert!(text.contains("more than the 100000 bytes"), "{text}");
+    // The client is still good for the next request.
+    let exact = io::repeat(b'x').take(1000);
+    let answer = client
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(exact, 1000))
+        .send()
+        .unwrap();
+    assert_eq!(answer.text().unwrap(), "1000 - 1000 false");
+}
+
+#[test]
+fn a_failing_reader_fails_the_request_with_its_error_as_source() {
+    let served = upload_server();
+    let client = client();
+    for sized in [false, true] {
+        let reader = FailingAfter {
+            at: 0,
+            before: 300_000,
+            error: Some(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "disk on fire",
+            )),
+        };
+        let body = if sized {
+            blocking::Body::sized(reader, 1_000_000)
+        } else {
+            blocking::Body::new(reader)
+        };
+        let error = client
+            .put(served.url("/upload"))
+            .body(body)
+            .send()
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TypeError);
+        assert!(
+            caused_by_io(&error, io::ErrorKind::PermissionDenied, "disk on fire"),
+            "{}",
+            chain_text(&error)
+        );
+    }
+}
+
+#[test]
+fn a_reader_body_is_not_sent_again_on_a_307() {
+    let served = serve(|| {
+        hyper_server(|request| async move {
+            let _ = request.into_body().collect().await;
+            http::Response::builder()
+                .status(307)
+                .header("location", "/text")
+                .body(full(""))
+                .unwrap()
+        })
+    });
+    let given = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let reader = Counted {
+        inner: io::repeat(b'x').take(100_000),
+        given: given.clone(),
+    };
+    let error = client()
+        .post(served.url("/old"))
+        .body(blocking::Body::sized(reader, 100_000))
+        .send()
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.network_error(),
+            Some(NetworkError::StreamBodyOnRedirect)
+        ),
+        "{error:?}"
+    );
+    // Read once, for the first request only.
+    assert_eq!(given.load(Ordering::SeqCst), 100_000);
+}
+
+#[test]
+fn a_large_reader_is_read_only_as_fast_as_the_server_takes_it() {
+    const SIZE: u64 = 64 << 20;
+    // At most this much read from the reader and not yet received by the server: what
+    // the kernel's socket buffers hold, and a chunk or two; a quarter of the body.
+    const AHEAD: u64 = 16 << 20;
+    let given = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let widest = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let (seen, most) = (given.clone(), widest.clone());
+    let served = serve(move || {
+        raw_server(move |mut stream| {
+            let (seen, most) = (seen.clone(), most.clone());
+            async move {
+                if read_head(&mut stream).await.is_none() {
+                    return;
+                }
+                let mut received = 0u64;
+                let mut buf = vec![0; 16 * 1024];
+                let mut reads = 0;
+                while received < SIZE {
+                    // Slowly at first: the client fills every buffer and must wait.
+                    if reads < 20 {
+                        tokio::time::sleep(Duration::from_millis(25)).await;
+                    }
+                    reads += 1;
+                    let ahead = seen.load(Ordering::SeqCst).saturating_sub(received);
+                    most.fetch_max(ahead, Ordering::SeqCst);
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => received += n as u64,
+                    }
+                }
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{received}",
+                    received.to_string().len()
+                );
+                let _ = stream.write_all(reply.as_bytes()).await;
+                let _ = is_closed(&mut stream).await;
+            }
+        })
+    });
+    let reader = Counted {
+        inner: io::repeat(b'x').take(SIZE),
+        given,
+    };
+    let answer = client()
+        .put(served.url("/upload"))
+        .body(blocking::Body::sized(reader, SIZE))
+        .send()
+        .unwrap();
+    assert_eq!(answer.text().unwrap(), SIZE.to_string());
+    let widest = widest.load(Ordering::SeqCst);
+    assert!(
+        widest <= AHEAD,
+        "{widest} bytes were read from the reader ahead of the server"
+    );
+}
+
 #[test]
 fn default_headers_are_sent_unless_a_request_has_its_own() {
     let served = server();

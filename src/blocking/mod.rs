@@ -75,6 +75,7 @@
 //! [`is_timeout`](crate::Error::is_timeout).
 
 mod body_pump;
+mod reader_body;
 mod request_building;
 mod response_reading;
 mod runtime_thread;
@@ -96,6 +97,7 @@ use crate::net::{Identity, PoolStats, Proxy, PublicKeyPin, Resolve, TlsVersion, 
 use crate::request::{Request, RequestInfo, RequestInit};
 use crate::retry::RetryPolicy;
 
+pub use reader_body::Body;
 pub use request_building::RequestBuilder;
 pub use response_reading::Response;
 use runtime_thread::RuntimeThread;
@@ -1832,5 +1834,6 @@ mod tests {
     fn a_request_builder_can_move_to_another_thread() {
         fn assert_send<T: Send>() {}
         assert_send::<RequestBuilder>();
+        assert_send::<Body>();
     }
 }
