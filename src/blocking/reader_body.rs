@@ -119,9 +119,10 @@ impl Body {
         }
     }
 
-    /// A body of the `length` bytes `reader` gives, declared in `Content-Length`: a
-    /// reader that ends before or gives more fails the request, rather than send a body
-    /// its head does not describe.
+    /// A body of the first `length` bytes `reader` gives, declared in `Content-Length`: a
+    /// reader that ends before fails the request, rather than send a body its head does
+    /// not describe. What the reader holds past `length` is left unread (a read past it
+    /// could wait for ever, on a socket or a pipe).
     ///
     /// ```
     /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -213,7 +214,8 @@ impl ReaderStream {
     /// current runtime.
     fn start_read(&mut self, mut reader: BoxReader) -> Result<(), Error> {
         let want = match self.length {
-            // One byte past a declared length finished: a reader that has more breaks it.
+            // What is left of a declared length (never 0: the stream ends at the length
+            // without asking the reader for more).
             Some(length) => length
                 .saturating_sub(self.read)
                 .clamp(1, CHUNK as u64)
@@ -294,11 +296,12 @@ impl Stream for ReaderStream {
                     // A chunk is at most `CHUNK` bytes: the count cannot overflow before
                     // a reader has given 2^64 bytes, where it stops at the top.
                     this.read = this.read.saturating_add(chunk.len() as u64);
-                    if let Some(length) = this.length.filter(|&length| this.read > length) {
-                        let error = Error::type_error(format!(
-                            "the body's reader gave more than the {length} bytes of its Content-Length (Body::sized)"
-                        ));
-                        return Poll::Ready(Some(Err(error.into())));
+                    // A declared length read whole is the body's end: the reader is not
+                    // asked for more, as a read past it may wait for ever (a socket, a
+                    // pipe whose writer stays open, a terminal). Each read asks for at
+                    // most what is left, so no chunk goes past it.
+                    if this.length.is_some_and(|length| this.read >= length) {
+                        return Poll::Ready(Some(Ok(chunk)));
                     }
                     // The next chunk is read while this one is sent.
                     if let Err(error) = this.start_read(reader) {
