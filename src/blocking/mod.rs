@@ -600,6 +600,19 @@ macro_rules! forward_options {
 }
 
 impl ClientBuilder {
+    /// A builder with the defaults documented on each option: the same as
+    /// [`Client::builder`] and [`ClientBuilder::default`].
+    ///
+    /// ```
+    /// use whatwg_fetch::blocking::ClientBuilder;
+    ///
+    /// let client = ClientBuilder::new().user_agent("inventory-sync/2.1").build()?;
+    /// # Ok::<(), whatwg_fetch::Error>(())
+    /// ```
+    pub fn new() -> ClientBuilder {
+        Client::builder()
+    }
+
     /// The longest a whole fetch may take, body included, as
     /// [`ClientBuilder::timeout`](crate::ClientBuilder::timeout) says; a request can set
     /// its own with [`RequestBuilder::timeout`].
@@ -1080,6 +1093,16 @@ impl ClientBuilder {
         /// ```
         proxy_from_env(enabled: bool);
         /// ```
+        /// use whatwg_fetch::Proxy;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A builder shared by several clients; this one goes direct.
+        /// let shared = || Client::builder().proxy(Proxy::all("http://proxy.internal:3128").unwrap());
+        /// let direct = shared().no_proxy().build()?;
+        /// # Ok::<(), whatwg_fetch::Error>(())
+        /// ```
+        no_proxy();
+        /// ```
         /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         /// # let addr = listener.local_addr().unwrap();
         /// # let url = format!("http://{addr}/");
@@ -1102,6 +1125,28 @@ impl ClientBuilder {
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
         resolve(host: &str, addr: SocketAddr);
+        /// ```
+        /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        /// # let addr = listener.local_addr().unwrap();
+        /// # std::thread::spawn(move || {
+        /// #     use std::io::{Read, Write};
+        /// #     // Answers one request.
+        /// #     let (mut stream, _) = listener.accept().unwrap();
+        /// #     let _ = stream.read(&mut [0; 4096]);
+        /// #     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+        /// # });
+        /// use std::net::SocketAddr;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A port nothing listens on any more, then this machine's server: tried in turn.
+        /// let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+        /// let local = SocketAddr::from(([127, 0, 0, 1], 0));
+        /// let client = Client::builder().resolve_to_addrs("api.example", &[closed, local]).build()?;
+        /// let url = format!("http://api.example:{}/", addr.port());
+        /// assert_eq!(client.get(&url).send()?.text()?, "ok");
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        resolve_to_addrs(host: &str, addrs: &[SocketAddr]);
         /// ```
         /// use std::sync::Arc;
         /// use whatwg_fetch::blocking::Client;
