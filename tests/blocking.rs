@@ -1092,6 +1092,11 @@ fn a_large_reader_is_read_only_as_fast_as_the_server_takes_it() {
     );
 }
 
+/// Sends `request` and reads its response's text.
+fn text_of(request: blocking::RequestBuilder) -> String {
+    request.send().unwrap().text().unwrap()
+}
+
 #[test]
 fn default_headers_are_sent_unless_a_request_has_its_own() {
     let served = server();
@@ -1102,21 +1107,14 @@ fn default_headers_are_sent_unless_a_request_has_its_own() {
         .default_headers(headers)
         .build()
         .unwrap();
-    let echoed = client
-        .get(served.url("/echo"))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let echoed = text_of(client.get(served.url("/echo")));
     assert!(echoed.contains("\nx-api-key: team-key\n"), "{echoed}");
     assert!(echoed.contains("\naccept: application/json\n"), "{echoed}");
-    let echoed = client
-        .get(served.url("/echo"))
-        .header("x-api-key", "own-key")
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let echoed = text_of(
+        client
+            .get(served.url("/echo"))
+            .header("x-api-key", "own-key"),
+    );
     assert!(echoed.contains("\nx-api-key: own-key\n"), "{echoed}");
     assert!(!echoed.contains("team-key"), "{echoed}");
 }
@@ -1293,12 +1291,7 @@ fn the_transport_options_of_the_async_builder_are_set_on_the_blocking_one() {
         .resolve_with(move |host| (host == "api.test").then(|| vec![addr]));
     builder = builder.pin_public_keys("pinned.test", [[0u8; 32]]);
     let client = builder.build().unwrap();
-    let echoed = client
-        .get(format!("http://api.test:{}/echo", addr.port()))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let echoed = text_of(client.get(format!("http://api.test:{}/echo", addr.port())));
     assert!(echoed.starts_with("GET /echo\n"), "{echoed}");
     // Title case goes out on the wire; hyper's server reads names in lowercase.
     assert!(echoed.contains("\naccept-encoding: "), "{echoed}");
@@ -1319,11 +1312,6 @@ fn a_transport_layer_wraps_each_network_request() {
         ))
         .build()
         .unwrap();
-    let echoed = client
-        .get(served.url("/echo"))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let echoed = text_of(client.get(served.url("/echo")));
     assert!(echoed.contains("\nx-layer: signed\n"), "{echoed}");
 }

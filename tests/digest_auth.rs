@@ -222,6 +222,15 @@ fn client() -> Client {
     Client::builder().build().unwrap()
 }
 
+/// A client whose requests go through `proxy`, answering its Digest challenges as
+/// `Mufasa` with `password`.
+fn proxied(proxy: whatwg_fetch::Proxy, password: &str) -> Client {
+    Client::builder()
+        .proxy(proxy.digest_auth(USER, password))
+        .build()
+        .unwrap()
+}
+
 fn log_of(log: &Log) -> Vec<Seen> {
     log.lock().unwrap().clone()
 }
@@ -497,14 +506,7 @@ async fn a_forwarding_proxys_407_is_answered_with_proxy_authorization() {
         }
     })
     .await;
-    let client = Client::builder()
-        .proxy(
-            whatwg_fetch::Proxy::http(&proxy)
-                .unwrap()
-                .digest_auth(USER, PASSWORD),
-        )
-        .build()
-        .unwrap();
+    let client = proxied(whatwg_fetch::Proxy::http(&proxy).unwrap(), PASSWORD);
     let mut response = client
         .post("http://origin.test/form?x=1")
         .body("a=b")
@@ -564,14 +566,7 @@ async fn a_realm_past_ascii_is_answered_to_an_origin_and_to_a_proxy() {
         }
     })
     .await;
-    let client = Client::builder()
-        .proxy(
-            whatwg_fetch::Proxy::http(&proxy)
-                .unwrap()
-                .digest_auth(USER, PASSWORD),
-        )
-        .build()
-        .unwrap();
+    let client = proxied(whatwg_fetch::Proxy::http(&proxy).unwrap(), PASSWORD);
     let response = client.get("http://origin.test/desk").send().await.unwrap();
     assert_eq!(response.status(), 200, "{:?}", log_of(&log));
     assert_eq!(log_of(&log).len(), 2);
@@ -588,14 +583,7 @@ async fn a_proxy_that_always_answers_407_fails_the_fetch_after_one_retry() {
         )
     })
     .await;
-    let client = Client::builder()
-        .proxy(
-            whatwg_fetch::Proxy::http(&proxy)
-                .unwrap()
-                .digest_auth(USER, "wrong"),
-        )
-        .build()
-        .unwrap();
+    let client = proxied(whatwg_fetch::Proxy::http(&proxy).unwrap(), "wrong");
     let error = client.get("http://origin.test/").send().await.unwrap_err();
     assert!(
         error.to_string().contains("proxy authentication required"),
@@ -618,14 +606,7 @@ async fn a_connect_tunnels_407_is_answered_on_a_new_connection() {
         }
     })
     .await;
-    let client = Client::builder()
-        .proxy(
-            whatwg_fetch::Proxy::all(&proxy)
-                .unwrap()
-                .digest_auth(USER, PASSWORD),
-        )
-        .build()
-        .unwrap();
+    let client = proxied(whatwg_fetch::Proxy::all(&proxy).unwrap(), PASSWORD);
     // The tunnel opens; the TLS to the origin inside it fails, as the test proxy closes it.
     let error = client.get("https://origin.test/").send().await.unwrap_err();
     assert!(!error.to_string().contains("407"), "{error}");
@@ -646,14 +627,7 @@ async fn a_connect_tunnels_407_is_answered_on_a_new_connection() {
         )
     })
     .await;
-    let client = Client::builder()
-        .proxy(
-            whatwg_fetch::Proxy::all(&proxy)
-                .unwrap()
-                .digest_auth(USER, "wrong"),
-        )
-        .build()
-        .unwrap();
+    let client = proxied(whatwg_fetch::Proxy::all(&proxy).unwrap(), "wrong");
     let error = client.get("https://origin.test/").send().await.unwrap_err();
     let refused = std::error::Error::source(error.network_error().unwrap())
         .and_then(|source| source.downcast_ref::<whatwg_fetch::net::ProxyRefused>())
