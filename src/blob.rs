@@ -285,6 +285,15 @@ impl Blob {
         }
     }
 
+    /// An untyped blob of `bytes`, wherever they are (in memory, in part in files on disk):
+    /// a `multipart/form-data` payload that can be read again.
+    pub(crate) fn from_blob_bytes(bytes: BlobBytes) -> Blob {
+        Blob {
+            bytes,
+            r#type: String::new(),
+        }
+    }
+
     /// The blob's byte sequence, wherever it is.
     pub(crate) fn blob_bytes(&self) -> &BlobBytes {
         &self.bytes

@@ -640,6 +640,7 @@ pub mod middleware;
 pub mod mime;
 #[cfg(feature = "mock")]
 pub mod mock;
+pub mod multipart;
 pub mod net;
 mod peer;
 #[cfg(feature = "record")]

@@ -47,11 +47,13 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use serde::Serialize;
 
 use crate::abort::AbortSignal;
-use crate::body::BodyInit;
+use crate::blob::Blob;
+use crate::body::{Body, BodyInit};
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::form_data::FormData;
+use crate::form_data::{self, MultipartBody};
 use crate::infra::digest::DigestCredentials;
+use crate::multipart::Form;
 use crate::net::{Proxy, Route};
 use crate::request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestDuplex, RequestInfo,
@@ -347,7 +349,7 @@ impl RequestBuilder {
     }
 
     /// Sets the body: anything a [`BodyInit`] is made from (`&str`, `String`, `Vec<u8>`,
-    /// [`Bytes`](bytes::Bytes), [`Blob`](crate::Blob), [`FormData`], a stream by
+    /// [`Bytes`](bytes::Bytes), [`Blob`](crate::Blob), [`FormData`](crate::FormData), a stream by
     /// [`BodyInit::stream`]). Its type goes in `Content-Type` unless the request has one, as
     /// the spec's "extract a body" says (`text/plain;charset=UTF-8` for text).
     ///
@@ -432,22 +434,54 @@ impl RequestBuilder {
         })
     }
 
-    /// Sets the body to `form` as `multipart/form-data`, with a fresh boundary in its
-    /// `Content-Type` ([`BodyInit::FormData`]).
+    /// Sets the body to `form` as `multipart/form-data` (HTML's encoding, as a
+    /// [`FormData`](crate::FormData) body), with `Content-Type: multipart/form-data;
+    /// boundary=` and the form's [`boundary`](Form::boundary) unless the request has a
+    /// `Content-Type`. A [`multipart::Form`](crate::multipart::Form) is sent with its own
+    /// boundary; a `FormData` becomes one, with a fresh boundary.
+    ///
+    /// The body can be sent again (after a 307 or 308, by a retry) unless the form holds a
+    /// part read from a stream ([`StreamedFile`](crate::form_data::StreamedFile),
+    /// [`Part::stream`](crate::multipart::Part::stream)), which is read once; it has a
+    /// `Content-Length` when every part's length is known, and is sent chunked otherwise.
     ///
     /// ```
+    /// # tokio_test::block_on(async {
     /// # let client = whatwg_fetch::Client::builder().build().unwrap();
     /// use whatwg_fetch::FormData;
+    /// use whatwg_fetch::multipart::Form;
     ///
+    /// let form = Form::new().text("title", "a report");
+    /// let expected = format!("multipart/form-data; boundary={}", form.boundary());
+    /// let request = client.post("https://example.com/upload").multipart(form).build()?;
+    /// assert_eq!(request.headers().get("content-type")?.as_deref(), Some(expected.as_str()));
+    ///
+    /// // A `FormData` is sent the same way.
     /// let mut form = FormData::new();
     /// form.append("title", "a report");
-    /// let request = client.post("https://example.com/upload").multipart(form).build()?;
+    /// let mut request = client.post("https://example.com/upload").multipart(form).build()?;
     /// let content_type = request.headers().get("content-type")?.unwrap_or_default();
     /// assert!(content_type.starts_with("multipart/form-data; boundary="));
+    /// assert!(request.text().await?.contains("\r\n\r\na report\r\n"));
     /// # Ok::<(), whatwg_fetch::Error>(())
+    /// # }).unwrap();
     /// ```
-    pub fn multipart(self, form: FormData) -> RequestBuilder {
-        self.body(BodyInit::FormData(form))
+    pub fn multipart(self, form: impl Into<Form>) -> RequestBuilder {
+        let (boundary, form) = form.into().into_parts();
+        let body = match form_data::multipart_form_data_body(&form, &boundary) {
+            // The payload, in memory or in part in files on disk, read again if needed: an
+            // untyped blob, so that the `Content-Type` below is the one sent.
+            MultipartBody::Bytes(bytes) => BodyInit::Blob(Blob::from_blob_bytes(bytes)),
+            // A form holding a reader: a stream body, of the payload's length if known, as
+            // extracting a `FormData` that holds one makes it.
+            MultipartBody::Stream { stream, length } => {
+                BodyInit::Stream(Body::from_chunks(stream, length))
+            }
+        };
+        self.body(body).with(|parts| {
+            parts.set_default_content_type(&format!("multipart/form-data; boundary={boundary}"));
+            Ok(())
+        })
     }
 
     /// Appends `query`, serialized as a form (`serde_urlencoded`: a sequence of pairs, a map

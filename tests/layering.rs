@@ -98,6 +98,8 @@ const MODULES: &[(&str, Layer)] = &[
     ("client", Layer::Client),
     // reqwest's request builder over `Client::fetch_request`.
     ("request_builder", Layer::Client),
+    // reqwest's `multipart::{Form, Part}` over `FormData`, for the request builder.
+    ("multipart", Layer::Client),
     // The HTTP cache's stores, from `fetch/http_cache`, for `ClientBuilder`.
     ("cache", Layer::Client),
     ("retry", Layer::Client),

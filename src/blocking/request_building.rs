@@ -13,7 +13,7 @@ use super::runtime_thread::RuntimeThread;
 use crate::abort::AbortSignal;
 use crate::body::BodyInit;
 use crate::error::Result;
-use crate::form_data::FormData;
+use crate::multipart::Form;
 use crate::request::{
     ReferrerPolicy, Request, RequestCache, RequestCredentials, RequestMode, RequestPriority,
     RequestRedirect,
@@ -338,16 +338,22 @@ impl RequestBuilder {
         /// ```
         /// # let client = whatwg_fetch::blocking::Client::builder().build()?;
         /// use whatwg_fetch::FormData;
+        /// use whatwg_fetch::multipart::Form;
         ///
+        /// let form = Form::new().text("title", "a report").text("year", "2024");
+        /// let expected = format!("multipart/form-data; boundary={}", form.boundary());
+        /// let request = client.post("https://example.com/upload").multipart(form).build()?;
+        /// assert_eq!(request.headers().get("content-type")?.as_deref(), Some(expected.as_str()));
+        ///
+        /// // A `FormData` is sent with a fresh boundary.
         /// let mut form = FormData::new();
         /// form.append("title", "a report");
-        /// form.append("year", "2024");
         /// let request = client.post("https://example.com/upload").multipart(form).build()?;
         /// let content_type = request.headers().get("content-type")?.unwrap_or_default();
         /// assert!(content_type.starts_with("multipart/form-data; boundary="));
         /// # Ok::<(), whatwg_fetch::Error>(())
         /// ```
-        multipart(form: FormData);
+        multipart(form: impl Into<Form>);
         /// ```
         /// # let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         /// # let url = format!("http://{}/", listener.local_addr().unwrap());
