@@ -349,7 +349,7 @@ impl RequestBuilder {
     }
 
     /// Sets the body: anything a [`BodyInit`] is made from (`&str`, `String`, `Vec<u8>`,
-    /// [`Bytes`](bytes::Bytes), [`Blob`](crate::Blob), [`FormData`](crate::FormData), a stream by
+    /// [`Bytes`](bytes::Bytes), [`Blob`], [`FormData`](crate::FormData), a stream by
     /// [`BodyInit::stream`]). Its type goes in `Content-Type` unless the request has one, as
     /// the spec's "extract a body" says (`text/plain;charset=UTF-8` for text).
     ///
