@@ -804,6 +804,8 @@ impl Stream for AbortableBody {
 /// ```
 pub struct ClientBuilder {
     environment: Environment,
+    /// Whether requests may send a `Referer` (see [`ClientBuilder::referer`]).
+    referer: bool,
     transport: Option<Arc<dyn Transport>>,
     http_cache: Option<bool>,
     http_cache_store: Option<Arc<dyn HttpCacheStore>>,
@@ -848,6 +850,7 @@ impl Default for ClientBuilder {
     fn default() -> ClientBuilder {
         ClientBuilder {
             environment: Environment::server(),
+            referer: true,
             transport: None,
             http_cache: None,
             http_cache_store: None,
@@ -943,6 +946,47 @@ impl ClientBuilder {
     /// ```
     pub fn environment(mut self, environment: Environment) -> ClientBuilder {
         self.environment = environment;
+        self
+    }
+
+    /// Whether requests send a `Referer`, as reqwest's `referer`: with `false`, the
+    /// environment's referrer policy (its policy container's, which a request without a
+    /// policy of its own follows) is `no-referrer`, whatever [`origin`](Self::origin) or
+    /// [`environment`](Self::environment) made it; a request that sets its own
+    /// [`referrer_policy`](crate::RequestBuilder::referrer_policy) still has it, as does a
+    /// redirect whose `Referrer-Policy` header sets one (the spec's "set request's
+    /// referrer policy on redirect"). With
+    /// `true`, the spec decides: a browser-like client sends the page's URL as its
+    /// policy says, and a server-side one has no page, so no `Referer`.
+    ///
+    /// ```
+    /// # tokio_test::block_on(async {
+    /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// # let page = format!("http://{}/app/", listener.local_addr().unwrap());
+    /// # tokio::spawn(async move {
+    /// #     // Answers each request with its head.
+    /// #     while let Ok((mut stream, _)) = listener.accept().await {
+    /// #         let mut head = vec![0; 4096];
+    /// #         let n = stream.read(&mut head).await.unwrap_or(0);
+    /// #         let head = String::from_utf8_lossy(&head[..n]).to_lowercase();
+    /// #         let reply = format!("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{head}", head.len());
+    /// #         let _ = stream.write_all(reply.as_bytes()).await;
+    /// #     }
+    /// # });
+    /// use whatwg_fetch::{Client, Url};
+    ///
+    /// // A page's client, which would send the page's URL to its own origin.
+    /// let client = Client::builder().origin(Url::parse(&page)?).referer(false).build()?;
+    /// let head = client.get("data.json").send().await?.text().await?;
+    /// assert!(!head.contains("referer:"), "{head}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Default is `true`.
+    pub fn referer(mut self, enabled: bool) -> ClientBuilder {
+        self.referer = enabled;
         self
     }
 
@@ -2819,7 +2863,12 @@ impl ClientBuilder {
             .then(|| Arc::new(crate::fetch::hsts::HstsStore::default()));
         Client {
             inner: Arc::new(ClientInner {
-                environment: Arc::new(self.environment),
+                environment: Arc::new(match self.referer {
+                    true => self.environment,
+                    false => self
+                        .environment
+                        .with_referrer_policy(crate::request::ReferrerPolicy::NoReferrer),
+                }),
                 context: FetchContext {
                     transport,
                     http_cache,

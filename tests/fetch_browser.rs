@@ -101,6 +101,40 @@ async fn same_origin_get_sends_referer_but_no_origin() {
     assert!(!text.contains("\norigin:"), "{text}");
 }
 
+/// `referer(false)`: the environment's policy is `no-referrer`, so the page's URL is not
+/// sent; a request with a policy of its own still follows it.
+#[tokio::test]
+async fn referer_false_sends_no_referer_unless_a_request_asks() {
+    let setup = setup().await;
+    let client = Client::builder()
+        .origin(setup.page.url("/index.html").parse().unwrap())
+        .referer(false)
+        .build()
+        .unwrap();
+    let text = client
+        .get("/echo")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!text.contains("\nreferer:"), "{text}");
+    let text = client
+        .get("/echo")
+        .referrer_policy(whatwg_fetch::ReferrerPolicy::SameOrigin)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains(&format!("\nreferer: {}\n", setup.page.url("/index.html"))),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn same_origin_post_sends_origin() {
     let setup = setup().await;

@@ -1093,6 +1093,16 @@ impl ClientBuilder {
         /// ```
         proxy_from_env(enabled: bool);
         /// ```
+        /// use whatwg_fetch::Url;
+        /// use whatwg_fetch::blocking::Client;
+        ///
+        /// // A page's client that never sends the page's URL.
+        /// let page = Url::parse("https://app.example/account")?;
+        /// let client = Client::builder().origin(page).referer(false).build()?;
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        referer(enabled: bool);
+        /// ```
         /// use whatwg_fetch::Proxy;
         /// use whatwg_fetch::blocking::Client;
         ///
