@@ -32,6 +32,13 @@ impl Received {
         self.headers.get(name).and_then(|value| value.to_str().ok())
     }
 
+    /// Fails unless the body is `expected`, with a `Content-Length` saying its length.
+    fn assert_body_with_its_length(&self, expected: &str) {
+        let length = expected.len().to_string();
+        assert_eq!(self.header("content-length"), Some(length.as_str()));
+        assert_eq!(self.body, expected.as_bytes());
+    }
+
     /// The body parsed back as a form, by the boundary of its `Content-Type`.
     fn form(&self) -> FormData {
         let content_type = self.header("content-type").unwrap();
@@ -108,11 +115,7 @@ async fn a_text_field_is_sent_as_reqwest_lays_it_out() {
 
     let received = send(&server, &mut rx, "/multipart/1", form).await;
     assert_eq!(received.header("content-type"), Some(content_type.as_str()));
-    assert_eq!(
-        received.header("content-length"),
-        Some(expected.len().to_string().as_str())
-    );
-    assert_eq!(received.body, expected.as_bytes());
+    received.assert_body_with_its_length(&expected);
 }
 
 #[tokio::test]
@@ -135,11 +138,7 @@ async fn a_bytes_part_with_a_file_name_and_type_is_sent_with_both() {
 
     let received = send(&server, &mut rx, "/upload", form).await;
     assert_eq!(received.header("content-type"), Some(content_type.as_str()));
-    assert_eq!(
-        received.header("content-length"),
-        Some(expected.len().to_string().as_str())
-    );
-    assert_eq!(received.body, expected.as_bytes());
+    received.assert_body_with_its_length(&expected);
 }
 
 #[tokio::test]
@@ -180,11 +179,7 @@ async fn a_stream_part_of_known_length_gives_the_body_a_content_length() {
 
     let received = send(&server, &mut rx, "/upload", form).await;
     assert_eq!(received.header("transfer-encoding"), None);
-    assert_eq!(
-        received.header("content-length"),
-        Some(expected.len().to_string().as_str())
-    );
-    assert_eq!(received.body, expected.as_bytes());
+    received.assert_body_with_its_length(&expected);
 }
 
 #[tokio::test]
