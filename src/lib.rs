@@ -124,7 +124,9 @@
 //! A [`FormData`] body goes out as `multipart/form-data` with a generated boundary; a
 //! `url::Url`'s query (URLSearchParams) as `application/x-www-form-urlencoded`; a
 //! [`Blob`] or [`File`] as its bytes with its type. `Response::form_data` parses either
-//! form type back.
+//! form type back. reqwest's form calls are in [`multipart`] ([`multipart::Form`],
+//! [`multipart::Part`]), over the same `FormData`; the blocking client sends a
+//! `std::io::Read` with [`blocking::Body`].
 //!
 //! ```
 //! use whatwg_fetch::{File, FilePropertyBag, FormData, Request, RequestInit};
